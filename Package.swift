@@ -1,0 +1,52 @@
+// swift-tools-version: 6.2
+//
+// Hearth geo & sensor analytics.
+//
+// Dependency rule (see docs/architecture.md): targets depend only on targets
+// listed above them in this file.
+//   C shims and system libraries → pure maths → I/O → executables.
+// Nothing outside the Swift toolchain and Debian's C libraries is used.
+
+import PackageDescription
+
+let package = Package(
+  name: "Hearth",
+  products: [
+    .library(name: "HearthGeo", targets: ["HearthGeo"]),
+    .library(name: "HearthLinearAlgebra", targets: ["HearthLinearAlgebra"]),
+    .executable(name: "hearth-bench", targets: ["Bench"]),
+  ],
+  targets: [
+    // MARK: C bindings (not API)
+
+    /// Header-only helpers for what Swift cannot say: a square root without
+    /// errno, an unchecked float-to-integer conversion.
+    .target(name: "_HearthShims"),
+    .systemLibrary(
+      name: "CBLAS", pkgConfig: "openblas", providers: [.apt(["libopenblas-dev"])]),
+    .systemLibrary(
+      name: "CLAPACKE", pkgConfig: "lapacke", providers: [.apt(["liblapacke-dev"])]),
+
+    // MARK: Pure maths (public API, no I/O)
+
+    .target(name: "HearthLinearAlgebra", dependencies: ["CBLAS", "CLAPACKE"]),
+    .target(name: "HearthGeo", dependencies: ["_HearthShims"]),
+
+    // MARK: Executables
+
+    /// hearth-bench. Reference/reference.c is the benchmark-only C reference,
+    /// compiled at run time with the system compiler (see CReference.swift).
+    .executableTarget(
+      name: "Bench",
+      dependencies: ["HearthGeo", "HearthLinearAlgebra", "_HearthShims"],
+      exclude: ["Reference"]
+    ),
+
+    // MARK: Tests
+
+    .target(name: "_HearthTestSupport", dependencies: ["HearthGeo"], path: "Tests/_HearthTestSupport"),
+    .testTarget(name: "HearthGeoTests", dependencies: ["HearthGeo", "_HearthTestSupport"]),
+    .testTarget(name: "HearthLinearAlgebraTests", dependencies: ["HearthLinearAlgebra"]),
+    .testTarget(name: "BenchTests", dependencies: ["Bench", "_HearthTestSupport"]),
+  ]
+)

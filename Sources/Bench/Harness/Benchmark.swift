@@ -1,0 +1,60 @@
+/// A benchmark described as data (STYLE §15): a stable name, a workload size,
+/// a throughput unit, the ratio targets it is held to, and how to prepare it.
+struct Benchmark {
+  /// `Area/operation/workload`, stable across commits (results are compared by name).
+  var name: String
+  /// Items processed by one run of the subject.
+  var itemCount: Int
+  /// What one item is ("pair", "step", "point").
+  var itemUnit: String
+  /// Largest acceptable subject/reference time ratio, per build kind.
+  var targets: RatioTargets
+  /// A sentence printed under the table (what is compared with what).
+  var note: String
+  /// Builds the inputs and returns the runnable subject and reference. Called
+  /// just before the benchmark runs, so only one workload is in memory at once.
+  var prepare: (BenchContext) throws -> PreparedBenchmark
+}
+
+/// Ratio targets (subject time / reference time) for the two build kinds.
+struct RatioTargets: Codable, Equatable {
+  /// Built for the machine (`-target-cpu native`).
+  var native: Double?
+  /// Built with the toolchain's default flags.
+  var portable: Double?
+
+  static let none = RatioTargets(native: nil, portable: nil)
+}
+
+/// A benchmark ready to run.
+struct PreparedBenchmark {
+  /// The Swift code under test, processing `itemCount` items.
+  var subject: () -> Void
+  /// The same loop in C (compiled for this machine with -ffast-math), on the
+  /// same inputs, or nil when there is none.
+  var reference: (() -> Void)?
+  /// Checks the outputs of the last subject and reference runs. Called after
+  /// one untimed run of each, before anything is timed.
+  var verify: () -> Verification
+}
+
+/// The outcome of a result check.
+enum Verification: Equatable {
+  case passed(String)
+  case failed(String)
+}
+
+/// What every workload can use while preparing.
+struct BenchContext {
+  /// The C reference library, if it could be built.
+  var reference: CReference?
+  /// Scale factor for workload sizes (1 = the documented sizes; smaller for smoke runs).
+  var scale: Double
+  /// Where the shared real datasets are (../shared/datasets by default).
+  var datasetsDirectory: String
+
+  /// `count` scaled, never below `minimum`.
+  func scaled(_ count: Int, minimum: Int = 1_000) -> Int {
+    max(minimum, Int((Double(count) * scale).rounded()))
+  }
+}

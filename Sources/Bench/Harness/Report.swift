@@ -1,0 +1,132 @@
+import Foundation
+
+/// Everything one run of hearth-bench measured, as written to the JSON file.
+struct BenchmarkRun: Codable, Equatable {
+  /// Identifies the file layout.
+  var schema = "hearth-bench/1"
+  /// ISO 8601, UTC.
+  var date: String
+  /// `git rev-parse --short HEAD`, with "+dirty" when the tree has changes.
+  var commit: String
+  var machine: MachineInfo
+  var build: BuildInfo
+  var results: [BenchmarkResult]
+}
+
+struct MachineInfo: Codable, Equatable {
+  var cpu: String
+  var cores: Int
+  var memoryGiB: Int
+  var os: String
+
+  static func current() -> MachineInfo {
+    let cpuinfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
+    let model =
+      cpuinfo.split(separator: "\n").first { $0.hasPrefix("model name") }
+      .flatMap { $0.split(separator: ":", maxSplits: 1).last }
+      .map { $0.trimmingCharacters(in: .whitespaces) } ?? "unknown"
+    let info = ProcessInfo.processInfo
+    return MachineInfo(
+      cpu: model, cores: info.activeProcessorCount,
+      memoryGiB: Int((Double(info.physicalMemory) / 1_073_741_824).rounded()),
+      os: info.operatingSystemVersionString)
+  }
+}
+
+struct BuildInfo: Codable, Equatable {
+  /// "native" (AVX2 or better, targets use the native column) or "portable".
+  var kind: String
+  /// A free-form label passed by the caller (the build command).
+  var label: String
+  /// Instruction-set extensions the build was compiled for.
+  var cpuFeatures: [String]
+  /// How the C reference was compiled, or why there is none.
+  var cReference: String
+  var cCompiler: String
+}
+
+enum Report {
+  /// The results table for one run.
+  static func table(_ run: BenchmarkRun) -> String {
+    var lines: [String] = []
+    lines.append("hearth-bench \(run.commit) \(run.date)")
+    lines.append("machine: \(run.machine.cpu), \(run.machine.cores) cores, \(run.machine.memoryGiB) GiB")
+    lines.append(
+      "build: \(run.build.kind) [\(run.build.cpuFeatures.joined(separator: " "))] \(run.build.label)")
+    lines.append("C reference: \(run.build.cReference)")
+    lines.append("")
+    let header = ["benchmark", "items", "Swift", "C", "Swift/C", "target", "spread"]
+    let rows = run.results.map { result -> [String] in
+      [
+        result.name, "\(result.itemCount)", "\(number(result.value)) \(result.unit)",
+        result.referenceValue.map { number($0) } ?? "-",
+        result.ratio.map { String(format: "%.2f", $0) } ?? "-",
+        targetCell(result.targetRatio, result.meetsTarget),
+        String(format: "%.0f%%", result.spread * 100),
+      ]
+    }
+    lines.append(contentsOf: align([header] + rows))
+    return lines.joined(separator: "\n")
+  }
+
+  /// A side-by-side table of a native and a portable run of the same commit.
+  static func comparison(native: BenchmarkRun, portable: BenchmarkRun) -> String {
+    var lines: [String] = []
+    lines.append("hearth-bench \(native.commit) \(native.date)")
+    lines.append("machine: \(native.machine.cpu), \(native.machine.cores) cores")
+    lines.append("native build: [\(native.build.cpuFeatures.joined(separator: " "))] \(native.build.label)")
+    lines.append("portable build: [\(portable.build.cpuFeatures.joined(separator: " "))] \(portable.build.label)")
+    lines.append("C reference (both columns): \(native.build.cReference)")
+    lines.append("")
+    let header = [
+      "benchmark", "unit", "C", "native", "native/C", "target", "portable", "portable/C", "target",
+    ]
+    let portableByName = Dictionary(portable.results.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+    let rows = native.results.map { result -> [String] in
+      let other = portableByName[result.name]
+      return [
+        result.name, result.unit,
+        result.referenceValue.map { number($0) } ?? "-",
+        number(result.value),
+        result.ratio.map { String(format: "%.2f", $0) } ?? "-",
+        targetCell(result.targetRatio, result.meetsTarget),
+        other.map { number($0.value) } ?? "-",
+        other?.ratio.map { String(format: "%.2f", $0) } ?? "-",
+        other.map { targetCell($0.targetRatio, $0.meetsTarget) } ?? "-",
+      ]
+    }
+    lines.append(contentsOf: align([header] + rows))
+    return lines.joined(separator: "\n")
+  }
+
+  static func encode(_ run: BenchmarkRun) throws -> Data {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+    return try encoder.encode(run)
+  }
+
+  static func decode(_ data: Data) throws -> BenchmarkRun {
+    try JSONDecoder().decode(BenchmarkRun.self, from: data)
+  }
+
+  private static func targetCell(_ target: Double?, _ meets: Bool?) -> String {
+    guard let target else { return "-" }
+    return String(format: "≤%.1f %@", target, meets == true ? "ok" : "MISSED")
+  }
+
+  private static func number(_ value: Double) -> String {
+    value >= 100 ? String(format: "%.0f", value) : String(format: "%.2f", value)
+  }
+
+  /// Pads columns: the first left-aligned, the rest right-aligned.
+  static func align(_ rows: [[String]]) -> [String] {
+    guard let columns = rows.first?.count else { return [] }
+    let widths = (0..<columns).map { c in rows.map { $0[c].count }.max() ?? 0 }
+    return rows.map { row in
+      row.enumerated().map { c, cell in
+        let padding = String(repeating: " ", count: widths[c] - cell.count)
+        return c == 0 ? cell + padding : padding + cell
+      }.joined(separator: "  ")
+    }
+  }
+}

@@ -1,0 +1,105 @@
+import Foundation
+
+/// One benchmark's measured result.
+struct BenchmarkResult: Codable, Equatable {
+  var name: String
+  /// Unit of `value`, e.g. "ns/pair".
+  var unit: String
+  /// Median time per item of the Swift subject.
+  var value: Double
+  /// Median time per item of the C reference, when there is one.
+  var referenceValue: Double?
+  /// Median over repetitions of (subject time / reference time), timed back to back.
+  var ratio: Double?
+  /// The target for this build kind, if any.
+  var targetRatio: Double?
+  /// (max − min) / median of the subject's times.
+  var spread: Double
+  var itemCount: Int
+  var repetitions: Int
+  /// What the result check said.
+  var check: String
+
+  /// True when there is a target and the ratio meets it.
+  var meetsTarget: Bool? {
+    guard let targetRatio, let ratio else { return nil }
+    return ratio <= targetRatio
+  }
+}
+
+/// Runs benchmarks: verify once, then time subject and reference alternately.
+struct Runner {
+  var repetitions: Int
+  var isNativeBuild: Bool
+  var log: (String) -> Void
+
+  /// Runs one benchmark. Throws when preparing fails; a failed check is a
+  /// thrown error too (a wrong result is never timed).
+  func run(_ benchmark: Benchmark, context: BenchContext) throws -> BenchmarkResult {
+    let prepared = try benchmark.prepare(context)
+    prepared.subject()
+    prepared.reference?()
+    let check = prepared.verify()
+    guard case .passed(let detail) = check else {
+      if case .failed(let message) = check {
+        throw BenchError.checkFailed(benchmark.name, message)
+      }
+      fatalError("unreachable")
+    }
+    var subjectSeconds: [Double] = []
+    var referenceSeconds: [Double] = []
+    var ratios: [Double] = []
+    for repetition in 0..<repetitions {
+      // Alternate the order so neither side always runs on a warmer machine.
+      var s = 0.0
+      var r = 0.0
+      if repetition % 2 == 0 {
+        s = Self.time(prepared.subject)
+        if let reference = prepared.reference { r = Self.time(reference) }
+      } else {
+        if let reference = prepared.reference { r = Self.time(reference) }
+        s = Self.time(prepared.subject)
+      }
+      subjectSeconds.append(s)
+      if prepared.reference != nil {
+        referenceSeconds.append(r)
+        ratios.append(s / r)
+      }
+    }
+    let perItem = 1e9 / Double(benchmark.itemCount)
+    let target = isNativeBuild ? benchmark.targets.native : benchmark.targets.portable
+    return BenchmarkResult(
+      name: benchmark.name,
+      unit: "ns/\(benchmark.itemUnit)",
+      value: Statistics.median(subjectSeconds) * perItem,
+      referenceValue: referenceSeconds.isEmpty ? nil : Statistics.median(referenceSeconds) * perItem,
+      ratio: ratios.isEmpty ? nil : Statistics.median(ratios),
+      targetRatio: prepared.reference == nil ? nil : target,
+      spread: Statistics.relativeSpread(subjectSeconds),
+      itemCount: benchmark.itemCount,
+      repetitions: repetitions,
+      check: detail)
+  }
+
+  /// Wall time of one call, seconds (monotonic clock).
+  static func time(_ body: () -> Void) -> Double {
+    let clock = ContinuousClock()
+    let elapsed = clock.measure(body)
+    return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+  }
+}
+
+/// Errors that stop the benchmark program.
+enum BenchError: Error, CustomStringConvertible {
+  case checkFailed(String, String)
+  case usage(String)
+  case io(String)
+
+  var description: String {
+    switch self {
+    case .checkFailed(let name, let message): "\(name): result check failed: \(message)"
+    case .usage(let message): message
+    case .io(let message): message
+    }
+  }
+}

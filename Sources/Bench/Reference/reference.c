@@ -1,0 +1,85 @@
+// C reference loops for hearth-bench. Not part of any library.
+//
+// hearth-bench compiles this file when it starts, with the system C compiler:
+//   cc -O3 -march=native -ffast-math -fPIC -shared reference.c -lm
+// so that gcc may call glibc's vector math (libmvec) for sin, cos and asin.
+// Each function is the loop a careful C programmer would write for the same
+// job as the Swift kernel it is timed against, on the same arrays.
+#include <math.h>
+#include <stdint.h>
+
+#define EARTH_RADIUS_METERS 6371008.8
+#define RADIANS_PER_DEGREE (M_PI / 180.0)
+
+void ref_haversine_pairs(const double *lat1, const double *lon1, const double *lat2,
+                         const double *lon2, double *out, int64_t n) {
+  for (int64_t i = 0; i < n; i++) {
+    double dlat = (lat2[i] - lat1[i]) * RADIANS_PER_DEGREE;
+    double dlon = (lon2[i] - lon1[i]) * RADIANS_PER_DEGREE;
+    double s1 = sin(0.5 * dlat), s2 = sin(0.5 * dlon);
+    double h = s1 * s1 + cos(lat1[i] * RADIANS_PER_DEGREE) * cos(lat2[i] * RADIANS_PER_DEGREE) * s2 * s2;
+    out[i] = 2.0 * EARTH_RADIUS_METERS * asin(sqrt(h));
+  }
+}
+
+void ref_haversine_one_to_many(double lat0, double lon0, const double *lat, const double *lon,
+                               double *out, int64_t n) {
+  double c0 = cos(lat0 * RADIANS_PER_DEGREE);
+  for (int64_t i = 0; i < n; i++) {
+    double s1 = sin(0.5 * (lat[i] - lat0) * RADIANS_PER_DEGREE);
+    double s2 = sin(0.5 * (lon[i] - lon0) * RADIANS_PER_DEGREE);
+    double h = s1 * s1 + c0 * cos(lat[i] * RADIANS_PER_DEGREE) * s2 * s2;
+    out[i] = 2.0 * EARTH_RADIUS_METERS * asin(sqrt(h));
+  }
+}
+
+// Steps between consecutive points and their running sum. Cosines are
+// computed once per point in blocks, as the Swift kernel does.
+void ref_track_distances(const double *lat, const double *lon, double *steps,
+                         double *cumulative, int64_t n) {
+  enum { BLOCK = 512 };
+  double cosines[BLOCK + 1];
+  if (n <= 0) return;
+  steps[0] = 0.0;
+  for (int64_t start = 0; start < n - 1;) {
+    int64_t end = start + BLOCK < n - 1 ? start + BLOCK : n - 1;
+    for (int64_t j = 0; j <= end - start; j++) cosines[j] = cos(lat[start + j] * RADIANS_PER_DEGREE);
+    for (int64_t i = start + 1; i <= end; i++) {
+      int64_t j = i - start;
+      double s1 = sin(0.5 * (lat[i] - lat[i - 1]) * RADIANS_PER_DEGREE);
+      double s2 = sin(0.5 * (lon[i] - lon[i - 1]) * RADIANS_PER_DEGREE);
+      double h = s1 * s1 + cosines[j - 1] * cosines[j] * s2 * s2;
+      steps[i] = 2.0 * EARTH_RADIUS_METERS * asin(sqrt(h));
+    }
+    start = end;
+  }
+  double sum = 0.0;
+  for (int64_t i = 0; i < n; i++) {
+    sum += steps[i];
+    cumulative[i] = sum;
+  }
+}
+
+// Latitude-band grid snap with the same tables the Swift grid uses (passed in,
+// so both sides use bit-identical column counts).
+void ref_grid_snap(const double *lat, const double *lon, int64_t n, double rows_per_degree,
+                   double last_row, double row_height, const double *columns_per_degree,
+                   const double *column_counts, const double *column_widths, int64_t *ids,
+                   double *centre_lat, double *centre_lon) {
+  for (int64_t i = 0; i < n; i++) {
+    double y = (lat[i] + 90.0) * rows_per_degree;
+    y = y >= 0.0 ? y : 0.0;
+    y = y < last_row ? y : last_row;
+    int32_t row = (int32_t)y;
+    double count = column_counts[row];
+    double x = (lon[i] + 180.0) * columns_per_degree[row];
+    x = x >= 0.0 ? x : 0.0;
+    x = x < count ? x : count;
+    int32_t column = (int32_t)x;
+    column = (double)column >= count ? 0 : column;
+    int valid = fabs(lat[i]) <= 90.0 && fabs(lon[i]) <= 180.0;
+    ids[i] = valid ? ((int64_t)row << 32 | (int64_t)column) : -1;
+    centre_lat[i] = valid ? ((double)row + 0.5) * row_height - 90.0 : NAN;
+    centre_lon[i] = valid ? ((double)column + 0.5) * column_widths[row] - 180.0 : NAN;
+  }
+}

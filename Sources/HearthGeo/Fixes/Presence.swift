@@ -1,0 +1,110 @@
+/// "Where are they now": one row per person, advanced by incoming fixes
+/// (SPEC §1, *Presence advance* and *Stale*).
+public struct PresenceRules: Sendable, Hashable, Codable {
+  /// A position older than this is stale, ms. Default 15 min.
+  public var staleAfterMilliseconds: Int64
+  /// A position whose fix said `still` is stale only after this, ms. Default 35 min.
+  public var staleAfterStillMilliseconds: Int64
+
+  public init(
+    staleAfterMilliseconds: Int64 = 15 * 60_000,
+    staleAfterStillMilliseconds: Int64 = 35 * 60_000
+  ) {
+    self.staleAfterMilliseconds = staleAfterMilliseconds
+    self.staleAfterStillMilliseconds = staleAfterStillMilliseconds
+  }
+
+  /// Whether a position recorded at `fixTimeMilliseconds` with `activity` is
+  /// stale at `nowMilliseconds`: strictly older than 15 min (35 min after a
+  /// `still` fix). Exact integer arithmetic. O(1).
+  public func isStale(fixTimeMilliseconds: Int64, activity: Activity, nowMilliseconds: Int64) -> Bool {
+    let limit = activity == .still ? staleAfterStillMilliseconds : staleAfterMilliseconds
+    let age = nowMilliseconds.subtractingReportingOverflow(fixTimeMilliseconds)
+    return age.overflow ? nowMilliseconds > fixTimeMilliseconds : age.partialValue > limit
+  }
+}
+
+/// The presence row of one person: the fix that says where they are now.
+public struct PresenceRow: Sendable, Hashable, Codable {
+  public var device: DeviceID
+  public var timeMilliseconds: Int64
+  public var coordinate: Coordinate
+  public var horizontalAccuracyMeters: Double
+  public var activity: Activity
+
+  public init(fix: Fix) {
+    device = fix.device
+    timeMilliseconds = fix.timeMilliseconds
+    coordinate = fix.coordinate
+    horizontalAccuracyMeters = fix.horizontalAccuracyMeters
+    activity = fix.activity
+  }
+}
+
+/// What presence did with one fix, and why.
+public enum PresenceDecision: Sendable, Hashable, Codable {
+  public enum Advanced: String, Sendable, Hashable, Codable {
+    /// Nobody had a row yet.
+    case firstFix
+    /// A newer fix from the device that holds the row.
+    case sameDevice
+    /// A newer fix from another device that is not `still`.
+    case otherDeviceMoving
+    /// A newer `still` fix from another device; the holder's position was stale.
+    case holderStale
+  }
+  public enum Kept: String, Sendable, Hashable, Codable {
+    /// The fix is not newer than the row: presence only moves forwards.
+    case notNewer
+    /// A `still` fix from another device while the holder's position is fresh.
+    case stillWhileHolderFresh
+  }
+  case advanced(Advanced)
+  case kept(Kept)
+
+  public var didAdvance: Bool {
+    if case .advanced = self { true } else { false }
+  }
+}
+
+/// One person's presence, advanced fix by fix.
+public struct Presence: Sendable, Hashable, Codable {
+  public private(set) var row: PresenceRow?
+  public var rules: PresenceRules
+
+  public init(row: PresenceRow? = nil, rules: PresenceRules = PresenceRules()) {
+    self.row = row
+    self.rules = rules
+  }
+
+  /// Offers `fix` (of this person) to the row.
+  ///
+  /// The row only moves forwards in time. A `still` fix from one device does
+  /// not take the row from another device whose position is not stale, judged
+  /// at the incoming fix's time (so a replay decides exactly as the live
+  /// server did); any other newer fix takes it.
+  /// - Complexity: O(1).
+  @discardableResult
+  public mutating func advance(with fix: Fix) -> PresenceDecision {
+    guard let current = row else {
+      row = PresenceRow(fix: fix)
+      return .advanced(.firstFix)
+    }
+    guard fix.timeMilliseconds > current.timeMilliseconds else { return .kept(.notNewer) }
+    let decision: PresenceDecision
+    if fix.device == current.device {
+      decision = .advanced(.sameDevice)
+    } else if fix.activity != .still {
+      decision = .advanced(.otherDeviceMoving)
+    } else if rules.isStale(
+      fixTimeMilliseconds: current.timeMilliseconds, activity: current.activity,
+      nowMilliseconds: fix.timeMilliseconds)
+    {
+      decision = .advanced(.holderStale)
+    } else {
+      decision = .kept(.stillWhileHolderFresh)
+    }
+    if decision.didAdvance { row = PresenceRow(fix: fix) }
+    return decision
+  }
+}

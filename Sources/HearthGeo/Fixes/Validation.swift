@@ -1,0 +1,164 @@
+/// Ingest validation (SPEC §1, *Validation*).
+///
+/// Two kinds of bad input are told apart:
+/// - a **schema error** (a latitude or longitude outside its range or not
+///   finite) means the sender is broken: the whole batch is refused, naming
+///   the first offending fix and field;
+/// - an **implausible fix** (too far in the future, too old, no usable
+///   accuracy) is rejected on its own with a reason code and counted; the
+///   rest of the batch goes on.
+///
+/// Nothing is dropped silently: `accepted + rejected == input` always.
+public enum FixValidation {}
+
+/// Limits for ``FixValidation/validate(_:nowMilliseconds:rules:)``.
+public struct ValidationRules: Sendable, Hashable, Codable {
+  /// A fix dated more than this after the server's clock is rejected, ms.
+  /// Default 5 min.
+  public var maximumFutureMilliseconds: Int64
+  /// A fix dated more than this before the server's clock is rejected, ms.
+  /// Default 7 days.
+  public var maximumAgeMilliseconds: Int64
+
+  public init(
+    maximumFutureMilliseconds: Int64 = 5 * 60_000,
+    maximumAgeMilliseconds: Int64 = 7 * 86_400_000
+  ) {
+    self.maximumFutureMilliseconds = maximumFutureMilliseconds
+    self.maximumAgeMilliseconds = maximumAgeMilliseconds
+  }
+}
+
+/// The column a validation finding is about.
+public enum FixField: String, Sendable, Hashable, Codable, CaseIterable {
+  case time, latitude, longitude, horizontalAccuracy
+}
+
+/// Why a whole batch was refused.
+public struct SchemaError: Error, Sendable, Hashable, CustomStringConvertible {
+  public enum Reason: String, Sendable, Hashable, Codable {
+    case notFinite = "not a finite number"
+    case outOfRange = "outside its range"
+  }
+  /// Index of the first offending fix in the batch.
+  public var index: Int
+  public var field: FixField
+  public var reason: Reason
+  /// The offending value.
+  public var value: Double
+
+  public var description: String {
+    let range = field == .latitude ? "[-90, 90]" : "[-180, 180]"
+    return "fix \(index): \(field.rawValue) \(value) is \(reason.rawValue) \(range); batch refused"
+  }
+}
+
+/// Why a single fix was rejected.
+public enum RejectionReason: String, Sendable, Hashable, Codable, CaseIterable {
+  /// Dated more than ``ValidationRules/maximumFutureMilliseconds`` ahead.
+  case inFuture
+  /// Dated more than ``ValidationRules/maximumAgeMilliseconds`` ago.
+  case tooOld
+  /// Horizontal accuracy NaN, negative or infinite: the fix cannot be gated.
+  case accuracyMissing
+
+  /// The field the reason is about.
+  public var field: FixField {
+    switch self {
+    case .inFuture, .tooOld: .time
+    case .accuracyMissing: .horizontalAccuracy
+    }
+  }
+}
+
+/// One rejected fix.
+public struct Rejection: Sendable, Hashable, Codable {
+  public var index: Int
+  public var reason: RejectionReason
+}
+
+/// What validation decided for a batch that passed the schema check.
+public struct ValidationReport: Sendable, Hashable {
+  /// Number of fixes in the input batch.
+  public var inputCount: Int
+  /// Indices of the accepted fixes, ascending.
+  public var acceptedIndices: [Int]
+  /// Every rejected fix with its reason, ascending by index.
+  public var rejections: [Rejection]
+
+  /// Rejections counted by reason (every reason present, zero included).
+  public var rejectedCountsByReason: [RejectionReason: Int] {
+    var counts = Dictionary(uniqueKeysWithValues: RejectionReason.allCases.map { ($0, 0) })
+    for rejection in rejections { counts[rejection.reason, default: 0] += 1 }
+    return counts
+  }
+
+  /// `accepted + rejected == input`: true for every report validation makes.
+  public var reconciles: Bool { acceptedIndices.count + rejections.count == inputCount }
+}
+
+extension FixValidation {
+  /// Validates a batch against the server clock.
+  ///
+  /// - Parameters:
+  ///   - batch: the uploaded fixes, in upload order.
+  ///   - nowMilliseconds: the server clock, ms since the epoch.
+  ///   - rules: the time limits.
+  /// - Returns: `.failure` with the first schema error (lowest index; latitude
+  ///   checked before longitude), or `.success` with the accepted indices and
+  ///   every rejection. A fix can have several problems; it is reported once,
+  ///   with the first reason in the order time (future, old), accuracy.
+  /// - Complexity: O(n), no allocation per fix.
+  public static func validate(
+    _ batch: FixColumns, nowMilliseconds: Int64, rules: ValidationRules = ValidationRules()
+  ) -> Result<ValidationReport, SchemaError> {
+    let n = batch.count
+    for index in 0..<n {
+      if let error = schemaError(
+        latitude: batch.latitudeDegrees[index], longitude: batch.longitudeDegrees[index],
+        index: index)
+      {
+        return .failure(error)
+      }
+    }
+    var accepted: [Int] = []
+    accepted.reserveCapacity(n)
+    var rejections: [Rejection] = []
+    let newestAllowed = nowMilliseconds.addingReportingOverflow(rules.maximumFutureMilliseconds)
+    let oldestAllowed = nowMilliseconds.subtractingReportingOverflow(rules.maximumAgeMilliseconds)
+    let newest = newestAllowed.overflow ? Int64.max : newestAllowed.partialValue
+    let oldest = oldestAllowed.overflow ? Int64.min : oldestAllowed.partialValue
+    for index in 0..<n {
+      let time = batch.timeMilliseconds[index]
+      let accuracy = batch.horizontalAccuracyMeters[index]
+      let reason: RejectionReason? =
+        if time > newest { .inFuture } else if time < oldest { .tooOld } else if !(accuracy >= 0 && accuracy.isFinite) {
+          .accuracyMissing
+        } else { nil }
+      if let reason {
+        rejections.append(Rejection(index: index, reason: reason))
+      } else {
+        accepted.append(index)
+      }
+    }
+    return .success(ValidationReport(inputCount: n, acceptedIndices: accepted, rejections: rejections))
+  }
+
+  /// The schema error of one position, if any.
+  @inline(__always)
+  static func schemaError(latitude: Double, longitude: Double, index: Int) -> SchemaError? {
+    if !latitude.isFinite {
+      return SchemaError(index: index, field: .latitude, reason: .notFinite, value: latitude)
+    }
+    if abs(latitude) > 90 {
+      return SchemaError(index: index, field: .latitude, reason: .outOfRange, value: latitude)
+    }
+    if !longitude.isFinite {
+      return SchemaError(index: index, field: .longitude, reason: .notFinite, value: longitude)
+    }
+    if abs(longitude) > 180 {
+      return SchemaError(index: index, field: .longitude, reason: .outOfRange, value: longitude)
+    }
+    return nil
+  }
+}

@@ -1,0 +1,193 @@
+import _HearthShims
+
+// Vectorised forms of GreatCircle.distanceMeters. Each loop body is the
+// scalar kernel, so results are bit-identical to the scalar function and do
+// not depend on how an array is split into batches.
+
+extension GreatCircle {
+  /// Distances between corresponding points of two arrays, metres.
+  ///
+  /// `output[i]` = ``distanceMeters(latitude1Degrees:longitude1Degrees:latitude2Degrees:longitude2Degrees:)``
+  /// of pair i; same domain, NaN rule and error bound.
+  /// - Precondition: all five spans have the same count.
+  /// - Complexity: O(n); per pair four polynomial sines, one square root and
+  ///   one arcsine polynomial, no allocation.
+  public static func distancesMeters(
+    latitudes1Degrees: Span<Double>, longitudes1Degrees: Span<Double>,
+    latitudes2Degrees: Span<Double>, longitudes2Degrees: Span<Double>,
+    into output: inout MutableSpan<Double>
+  ) {
+    let n = output.count
+    precondition(
+      latitudes1Degrees.count == n && longitudes1Degrees.count == n
+        && latitudes2Degrees.count == n && longitudes2Degrees.count == n,
+      "distancesMeters: every span must have the output's count")
+    for i in 0..<n {
+      output[i] = distanceMeters(
+        latitude1Degrees: latitudes1Degrees[i], longitude1Degrees: longitudes1Degrees[i],
+        latitude2Degrees: latitudes2Degrees[i], longitude2Degrees: longitudes2Degrees[i])
+    }
+  }
+
+  /// Distances from one point to many, metres.
+  ///
+  /// `output[i]` is the distance from `origin` to point i, bit-identical to
+  /// ``distanceMeters(from:to:)``; same domain, NaN rule and error bound.
+  /// - Precondition: the three spans have the same count.
+  /// - Complexity: O(n); per point three polynomial sines, one square root and
+  ///   one arcsine polynomial (the origin's cosine is computed once).
+  public static func distancesMeters(
+    from origin: Coordinate,
+    toLatitudesDegrees latitudes: Span<Double>, longitudesDegrees longitudes: Span<Double>,
+    into output: inout MutableSpan<Double>
+  ) {
+    let n = output.count
+    precondition(
+      latitudes.count == n && longitudes.count == n,
+      "distancesMeters(from:): every span must have the output's count")
+    let lat0 = origin.latitudeDegrees
+    let lon0 = origin.longitudeDegrees
+    let cos0 = HaversineKernel.cosineOfLatitude(lat0)
+    for i in 0..<n {
+      let lat = latitudes[i]
+      let h = HaversineKernel.haversine(
+        latitude1: lat0, longitude1: lon0, cosine1: cos0,
+        latitude2: lat, longitude2: longitudes[i],
+        cosine2: HaversineKernel.cosineOfLatitude(lat))
+      output[i] = earthMeanRadiusMeters * HaversineKernel.centralAngle(haversine: h)
+    }
+  }
+
+  /// Step lengths and cumulative path length along a track, metres.
+  ///
+  /// For points 0…n−1 in order: `steps[0] = 0` and `steps[i]` is the distance
+  /// from point i−1 to point i (bit-identical to ``distanceMeters(from:to:)``);
+  /// `cumulative[i]` is the sum of `steps[1...i]`.
+  ///
+  /// - NaN: a NaN or out-of-domain point makes its two steps NaN, and every
+  ///   cumulative value from there on NaN (the path length is unknown).
+  /// - Error: steps as ``distanceMeters(from:to:)``; the running sum is
+  ///   compensated (Neumaier), so its rounding error stays within about two
+  ///   units in the last place of the total, whatever the number of steps.
+  /// - Precondition: the four spans have the same count.
+  /// - Complexity: O(n); per step three polynomial sines (each point's cosine
+  ///   is computed once and shared by its two steps), one square root, one
+  ///   arcsine polynomial; no heap allocation (a 4 KiB stack buffer).
+  public static func trackDistancesMeters(
+    latitudesDegrees latitudes: Span<Double>, longitudesDegrees longitudes: Span<Double>,
+    steps: inout MutableSpan<Double>, cumulative: inout MutableSpan<Double>
+  ) {
+    let n = latitudes.count
+    precondition(
+      longitudes.count == n && steps.count == n && cumulative.count == n,
+      "trackDistancesMeters: every span must have the same count")
+    guard n > 0 else { return }
+    let block = 512
+    // Raw pointers inside: the counts are checked above, and Span's per-element
+    // bounds checks would keep these loops scalar.
+    latitudes.withUnsafeBufferPointer { latitudeBuffer in
+      longitudes.withUnsafeBufferPointer { longitudeBuffer in
+        steps.withUnsafeMutableBufferPointer { stepBuffer in
+          withUnsafeTemporaryAllocation(of: Double.self, capacity: block + 1) { cosineBuffer in
+            let latitude = latitudeBuffer.baseAddress!
+            let longitude = longitudeBuffer.baseAddress!
+            let step = stepBuffer.baseAddress!
+            let cosine = cosineBuffer.baseAddress!
+            step[0] = 0
+            var start = 0  // first point of the block; the block's steps are start+1 ... end
+            while start < n - 1 {
+              let count = min(block, n - 1 - start)  // steps in this block
+              let a = latitude + start
+              let b = longitude + start
+              for j in 0..<(count &+ 1) {
+                cosine[j] = HaversineKernel.cosineOfLatitude(a[j])
+              }
+              // Wrapping index arithmetic: an overflow trap inside the loop
+              // would stop it vectorising (j + 1 ≤ block cannot overflow).
+              let out = step + start + 1
+              for j in 0..<count {
+                let h = HaversineKernel.haversine(
+                  latitude1: a[j], longitude1: b[j], cosine1: cosine[j],
+                  latitude2: a[j &+ 1], longitude2: b[j &+ 1], cosine2: cosine[j &+ 1])
+                out[j] = earthMeanRadiusMeters * HaversineKernel.centralAngle(haversine: h)
+              }
+              start += count
+            }
+          }
+        }
+      }
+    }
+    runningSum(steps, into: &cumulative)
+  }
+
+  /// Compensated prefix sum of non-negative values (Neumaier's variant of
+  /// Kahan summation): `output[i]` is `values[0] + … + values[i]` carried as a
+  /// running sum plus its rounding error, within about 2 ulp of the exact
+  /// prefix sum however long the track. NaN propagates.
+  @inline(__always)
+  static func runningSum(_ values: borrowing MutableSpan<Double>, into output: inout MutableSpan<Double>) {
+    var sum = 0.0
+    var compensation = 0.0
+    for i in 0..<values.count {
+      let x = values[i]
+      let t = sum + x
+      compensation += sum >= x ? (sum - t) + x : (x - t) + sum
+      sum = t
+      output[i] = sum + compensation
+    }
+  }
+}
+
+// MARK: Array conveniences
+
+extension GreatCircle {
+  /// ``distancesMeters(latitudes1Degrees:longitudes1Degrees:latitudes2Degrees:longitudes2Degrees:into:)-(Span<Double>,_,_,_,_)``
+  /// on arrays; `output` is resized to the input count if needed (its storage
+  /// is reused when the count already matches, so steady-state calls do not
+  /// allocate).
+  public static func distancesMeters(
+    latitudes1Degrees: [Double], longitudes1Degrees: [Double],
+    latitudes2Degrees: [Double], longitudes2Degrees: [Double],
+    into output: inout [Double]
+  ) {
+    resize(&output, to: latitudes1Degrees.count)
+    var span = output.mutableSpan
+    distancesMeters(
+      latitudes1Degrees: latitudes1Degrees.span, longitudes1Degrees: longitudes1Degrees.span,
+      latitudes2Degrees: latitudes2Degrees.span, longitudes2Degrees: longitudes2Degrees.span,
+      into: &span)
+  }
+
+  /// ``distancesMeters(from:toLatitudesDegrees:longitudesDegrees:into:)-(_,Span<Double>,_,_)``
+  /// on arrays; `output` is resized to the input count if needed.
+  public static func distancesMeters(
+    from origin: Coordinate, toLatitudesDegrees latitudes: [Double], longitudesDegrees longitudes: [Double],
+    into output: inout [Double]
+  ) {
+    resize(&output, to: latitudes.count)
+    var span = output.mutableSpan
+    distancesMeters(
+      from: origin, toLatitudesDegrees: latitudes.span, longitudesDegrees: longitudes.span, into: &span)
+  }
+
+  /// ``trackDistancesMeters(latitudesDegrees:longitudesDegrees:steps:cumulative:)-(Span<Double>,_,_,_)``
+  /// on arrays; `steps` and `cumulative` are resized to the input count if needed.
+  public static func trackDistancesMeters(
+    latitudesDegrees latitudes: [Double], longitudesDegrees longitudes: [Double],
+    steps: inout [Double], cumulative: inout [Double]
+  ) {
+    resize(&steps, to: latitudes.count)
+    resize(&cumulative, to: latitudes.count)
+    var stepSpan = steps.mutableSpan
+    var cumulativeSpan = cumulative.mutableSpan
+    trackDistancesMeters(
+      latitudesDegrees: latitudes.span, longitudesDegrees: longitudes.span,
+      steps: &stepSpan, cumulative: &cumulativeSpan)
+  }
+}
+
+/// Makes `array` hold `count` elements, reusing its storage when it already does.
+@inline(__always)
+func resize<T: ExpressibleByIntegerLiteral>(_ array: inout [T], to count: Int) {
+  if array.count != count { array = [T](repeating: 0, count: count) }
+}

@@ -1,0 +1,331 @@
+// A deterministic grid of roughly square cells of a given size on the sphere.
+//
+// Construction ("latitude bands"; documented in docs/guides/grid.md):
+//   * the meridian (πR ≈ 20 015 km) is cut into rowCount = round(πR / s)
+//     bands of equal height 180°/rowCount;
+//   * band r (r = 0 at the south pole) is cut into
+//     n_r = round(2πR·cos φ_r / s) columns of equal width 360°/n_r, where
+//     φ_r is the band's middle latitude; the two polar bands are one cell
+//     each (a cap around the pole, so the pole is one cell whatever its
+//     longitude is written as);
+//   * the cell id is r·2³² + c, c counted eastwards from −180°.
+//
+// Goals, in priority order:
+//   1. Determinism: the cell depends only on (latitude, longitude), through
+//      IEEE multiply, add and truncation of non-negative values (no fused
+//      operations, no library calls), and the column table is built from our
+//      own polynomial with every n_r at least 1e-6 away from a rounding tie
+//      (tested), so ids are identical on every platform, build and batch size.
+//   2. Cells close to s on a side at every latitude (worst cases in the
+//      guide), tiling the sphere without gaps or overlaps.
+//   3. Speed: one multiply-add and a table lookup per coordinate, branch-free.
+
+import _HearthShims
+
+/// A grid cell, identified by band (row) and column.
+public struct GridCell: RawRepresentable, Sendable, Hashable, Codable, Comparable {
+  /// row·2³² + column; −1 for "no cell" (NaN or out-of-range input).
+  public var rawValue: Int64
+  public init(rawValue: Int64) { self.rawValue = rawValue }
+  public init(row: Int, column: Int) { rawValue = Int64(row) << 32 | Int64(column) }
+
+  /// The id given to NaN or out-of-range positions.
+  public static let none = GridCell(rawValue: -1)
+
+  /// Band index, 0 at the south pole.
+  public var row: Int { Int(rawValue >> 32) }
+  /// Column index, 0 at −180°, counted eastwards.
+  public var column: Int { Int(rawValue & 0xFFFF_FFFF) }
+  public var isNone: Bool { rawValue < 0 }
+
+  public static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
+}
+
+/// The edges of a cell, degrees.
+public struct CellBounds: Sendable, Hashable, Codable {
+  public var southDegrees: Double
+  public var northDegrees: Double
+  public var westDegrees: Double
+  public var eastDegrees: Double
+}
+
+/// A deterministic grid of cells about ``cellSizeMeters`` on a side.
+public struct LatitudeBandGrid: Sendable {
+  /// The nominal cell size, metres.
+  public let cellSizeMeters: Double
+  /// Number of latitude bands.
+  public let rowCount: Int
+  /// Height of every band, degrees.
+  public var rowHeightDegrees: Double { tables.rowHeightDegrees }
+  /// The lookup tables that define the cells, for re-implementations in
+  /// other languages (the benchmark's C reference uses them).
+  public let tables: Tables
+
+  /// The numbers that define a grid's cells. Every cell computation is a
+  /// function of a position and these tables only.
+  public struct Tables: Sendable, Hashable {
+    /// rowCount / 180.
+    public let rowsPerDegree: Double
+    /// rowCount − 1, as a Double (the clamp for latitude 90°).
+    public let lastRow: Double
+    /// 180 / rowCount.
+    public let rowHeightDegrees: Double
+    /// Per band: n_r / 360.
+    public let columnsPerDegree: [Double]
+    /// Per band: n_r, as a Double for branch-free clamping.
+    public let columnCounts: [Double]
+    /// Per band: 360 / n_r.
+    public let columnWidthDegrees: [Double]
+  }
+
+  /// The privacy grid of SPEC §2: cells of about 750 m.
+  public static let privacy = LatitudeBandGrid(cellSizeMeters: 750)
+  /// The reverse-geocoder cache grid of SPEC §2: cells of about 100 m.
+  public static let geocoderCache = LatitudeBandGrid(cellSizeMeters: 100)
+
+  /// Builds the grid for a nominal cell size.
+  /// - Precondition: `cellSizeMeters` between 1 m and 10 000 km.
+  /// - Complexity: O(πR / s) polynomial cosines (26 687 for 750 m).
+  public init(cellSizeMeters: Double) {
+    precondition(
+      cellSizeMeters >= 1 && cellSizeMeters <= 10_000_000,
+      "LatitudeBandGrid: cell size must be between 1 m and 10 000 km")
+    let radius = GreatCircle.earthMeanRadiusMeters
+    let rows = max(2, Int((Double.pi * radius / cellSizeMeters).rounded()))
+    self.cellSizeMeters = cellSizeMeters
+    rowCount = rows
+    let equatorColumns = 2 * Double.pi * radius / cellSizeMeters
+    var perDegree = [Double](repeating: 0, count: rows)
+    var counts = [Double](repeating: 0, count: rows)
+    var widths = [Double](repeating: 0, count: rows)
+    for row in 0..<rows {
+      let middle = -90 + (Double(row) + 0.5) * (180 / Double(rows))
+      let isPolar = row == 0 || row == rows - 1
+      let columns =
+        isPolar ? 1 : max(1, (equatorColumns * HaversineKernel.cosineOfLatitude(middle)).rounded())
+      counts[row] = columns
+      perDegree[row] = columns / 360
+      widths[row] = 360 / columns
+    }
+    tables = Tables(
+      rowsPerDegree: Double(rows) / 180, lastRow: Double(rows - 1),
+      rowHeightDegrees: 180 / Double(rows), columnsPerDegree: perDegree, columnCounts: counts,
+      columnWidthDegrees: widths)
+  }
+
+  /// Number of columns in band `row`.
+  public func columnCount(row: Int) -> Int { Int(tables.columnCounts[row]) }
+
+  /// Total number of cells on the sphere.
+  public var cellCount: Int { tables.columnCounts.reduce(0) { $0 + Int($1) } }
+
+  /// The exact value `round(2πR·cos φ_r / s)` was rounded from, for band `row`
+  /// (tests check it is never near a tie).
+  func unroundedColumnCount(row: Int) -> Double {
+    let middle = -90 + (Double(row) + 0.5) * (180 / Double(rowCount))
+    return 2 * Double.pi * GreatCircle.earthMeanRadiusMeters / cellSizeMeters
+      * HaversineKernel.cosineOfLatitude(middle)
+  }
+
+  // MARK: One point
+
+  /// The cell containing a point.
+  ///
+  /// - Domain: latitude in [-90°, 90°], longitude in [-180°, 180°] (180° is
+  ///   the same meridian as −180° and lands in column 0; both poles are a
+  ///   single cell whatever the longitude).
+  /// - Returns: the cell, or ``GridCell/none`` for NaN or out-of-range input.
+  /// - Complexity: O(1). Identical to the batch form.
+  public func cell(containing point: Coordinate) -> GridCell {
+    tables.columnsPerDegree.withUnsafeBufferPointer { perDegree in
+      tables.columnCounts.withUnsafeBufferPointer { counts in
+        let (row, column, valid) = Self.locate(
+          latitude: point.latitudeDegrees, longitude: point.longitudeDegrees,
+          rowsPerDegree: tables.rowsPerDegree, lastRow: tables.lastRow,
+          columnsPerDegree: perDegree.baseAddress!, columnCounts: counts.baseAddress!)
+        return valid ? GridCell(row: Int(row), column: Int(column)) : .none
+      }
+    }
+  }
+
+  /// The centre of a cell (the point every position in it snaps to).
+  /// NaN for ``GridCell/none`` or a cell outside the grid. Exact to the
+  /// rounding of one multiply and one add per coordinate. O(1).
+  public func centre(of cell: GridCell) -> Coordinate {
+    guard contains(cell) else { return Coordinate(latitudeDegrees: .nan, longitudeDegrees: .nan) }
+    return Coordinate(
+      latitudeDegrees: (Double(cell.row) + 0.5) * rowHeightDegrees - 90,
+      longitudeDegrees: (Double(cell.column) + 0.5) * tables.columnWidthDegrees[cell.row] - 180)
+  }
+
+  /// The edges of a cell (south < north, west < east; a polar cap spans
+  /// −180°…180°). NaN edges for ``GridCell/none``. O(1).
+  public func bounds(of cell: GridCell) -> CellBounds {
+    guard contains(cell) else {
+      return CellBounds(southDegrees: .nan, northDegrees: .nan, westDegrees: .nan, eastDegrees: .nan)
+    }
+    let width = tables.columnWidthDegrees[cell.row]
+    return CellBounds(
+      southDegrees: Double(cell.row) * rowHeightDegrees - 90,
+      northDegrees: Double(cell.row + 1) * rowHeightDegrees - 90,
+      westDegrees: Double(cell.column) * width - 180,
+      eastDegrees: Double(cell.column + 1) * width - 180)
+  }
+
+  /// Whether `cell` is a cell of this grid.
+  public func contains(_ cell: GridCell) -> Bool {
+    !cell.isNone && cell.row < rowCount && cell.column < columnCount(row: cell.row)
+  }
+
+  // MARK: Many points
+
+  /// Snaps every point to its cell: writes the cell id and the cell centre.
+  ///
+  /// Identical, element by element, to ``cell(containing:)`` and
+  /// ``centre(of:)``; NaN or out-of-range points get id −1 and a NaN centre.
+  /// - Precondition: all five spans have the same count.
+  /// - Complexity: O(n), branch-free, two table lookups per point, no allocation.
+  public func snap(
+    latitudesDegrees latitudes: Span<Double>, longitudesDegrees longitudes: Span<Double>,
+    cellIDs: inout MutableSpan<Int64>,
+    centreLatitudesDegrees: inout MutableSpan<Double>,
+    centreLongitudesDegrees: inout MutableSpan<Double>
+  ) {
+    let n = latitudes.count
+    precondition(
+      longitudes.count == n && cellIDs.count == n && centreLatitudesDegrees.count == n
+        && centreLongitudesDegrees.count == n,
+      "snap: every span must have the same count")
+    let rowsPerDegree = tables.rowsPerDegree
+    let lastRow = tables.lastRow
+    let height = tables.rowHeightDegrees
+    // Raw pointers inside: the counts are checked above, and Span's per-element
+    // bounds checks would keep the loops scalar. Each block of points is done
+    // in two passes: the first looks the band values up into small stack
+    // buffers, the second does the arithmetic. Split this way the compiler can
+    // prove the table reads never alias the output writes, and the second pass
+    // vectorises.
+    let block = 64
+    latitudes.withUnsafeBufferPointer { latitudeBuffer in
+      longitudes.withUnsafeBufferPointer { longitudeBuffer in
+        cellIDs.withUnsafeMutableBufferPointer { idBuffer in
+          centreLatitudesDegrees.withUnsafeMutableBufferPointer { centreLatitudeBuffer in
+            centreLongitudesDegrees.withUnsafeMutableBufferPointer { centreLongitudeBuffer in
+              tables.columnsPerDegree.withUnsafeBufferPointer { perDegreeBuffer in
+                tables.columnCounts.withUnsafeBufferPointer { countsBuffer in
+                  tables.columnWidthDegrees.withUnsafeBufferPointer { widthsBuffer in
+                    // Each buffer ≤ 1 KiB, so it is always on the stack.
+                    withUnsafeTemporaryAllocation(of: Double.self, capacity: block) { perDegreeBlock in
+                    withUnsafeTemporaryAllocation(of: Double.self, capacity: block) { countBlock in
+                    withUnsafeTemporaryAllocation(of: Double.self, capacity: block) { widthBlock in
+                      withUnsafeTemporaryAllocation(of: Int32.self, capacity: block) { rowBuffer in
+                        guard n > 0 else { return }
+                        let latitude = latitudeBuffer.baseAddress!
+                        let longitude = longitudeBuffer.baseAddress!
+                        let ids = idBuffer.baseAddress!
+                        let centreLatitude = centreLatitudeBuffer.baseAddress!
+                        let centreLongitude = centreLongitudeBuffer.baseAddress!
+                        let perDegree = perDegreeBuffer.baseAddress!
+                        let counts = countsBuffer.baseAddress!
+                        let widths = widthsBuffer.baseAddress!
+                        let rows = rowBuffer.baseAddress!
+                        let bandPerDegree = perDegreeBlock.baseAddress!
+                        let bandCount = countBlock.baseAddress!
+                        let bandWidth = widthBlock.baseAddress!
+                        var start = 0
+                        while start < n {
+                          let m = min(block, n &- start)
+                          let la = latitude + start
+                          let lo = longitude + start
+                          for k in 0..<m {
+                            let row = Self.row(latitude: la[k], rowsPerDegree: rowsPerDegree, lastRow: lastRow)
+                            rows[k] = row
+                            bandPerDegree[k] = perDegree[Int(row)]
+                            bandCount[k] = counts[Int(row)]
+                            bandWidth[k] = widths[Int(row)]
+                          }
+                          let outID = ids + start
+                          let outLatitude = centreLatitude + start
+                          let outLongitude = centreLongitude + start
+                          for k in 0..<m {
+                            let row = rows[k]
+                            let column = Self.column(
+                              longitude: lo[k], columnsPerDegree: bandPerDegree[k],
+                              columnCount: bandCount[k])
+                            let valid = abs(la[k]) <= 90 && abs(lo[k]) <= 180
+                            let middleLatitude = (Double(row) + 0.5) * height - 90
+                            let middleLongitude = (Double(column) + 0.5) * bandWidth[k] - 180
+                            outID[k] = valid ? Int64(row) << 32 | Int64(column) : -1
+                            outLatitude[k] = valid ? middleLatitude : .nan
+                            outLongitude[k] = valid ? middleLongitude : .nan
+                          }
+                          start &+= m
+                        }
+                      }
+                    }
+                    }
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+
+  /// The band and column of a point, and whether the point is in the domain.
+  /// Branch-free: NaN and out-of-range input are clamped into the table (so
+  /// the lookups stay in bounds) and reported through `valid`.
+  @inline(__always)
+  static func locate(
+    latitude: Double, longitude: Double, rowsPerDegree: Double, lastRow: Double,
+    columnsPerDegree: UnsafePointer<Double>, columnCounts: UnsafePointer<Double>
+  ) -> (row: Int32, column: Int32, valid: Bool) {
+    let row = row(latitude: latitude, rowsPerDegree: rowsPerDegree, lastRow: lastRow)
+    let column = column(
+      longitude: longitude, columnsPerDegree: columnsPerDegree[Int(row)],
+      columnCount: columnCounts[Int(row)])
+    let valid = abs(latitude) <= 90 && abs(longitude) <= 180
+    return (row, column, valid)
+  }
+
+  /// The band of a latitude: ⌊(φ + 90)·rows/180⌋ clamped to [0, rows − 1]
+  /// (NaN → 0, so a table lookup with it stays in bounds).
+  @inline(__always)
+  static func row(latitude: Double, rowsPerDegree: Double, lastRow: Double) -> Int32 {
+    let y = (latitude + 90) * rowsPerDegree
+    let nonNegative = y >= 0 ? y : 0  // NaN becomes 0
+    return hearth_int32_from_nonnegative(nonNegative < lastRow ? nonNegative : lastRow)
+  }
+
+  /// The column of a longitude in a band of `columnCount` columns:
+  /// ⌊(λ + 180)·n/360⌋ clamped to [0, n], with n (longitude 180°) wrapped to 0.
+  @inline(__always)
+  static func column(longitude: Double, columnsPerDegree: Double, columnCount: Double) -> Int32 {
+    let x = (longitude + 180) * columnsPerDegree
+    let nonNegative = x >= 0 ? x : 0
+    let raw = hearth_int32_from_nonnegative(nonNegative < columnCount ? nonNegative : columnCount)
+    return Double(raw) >= columnCount ? 0 : raw
+  }
+
+  /// ``snap(latitudesDegrees:longitudesDegrees:cellIDs:centreLatitudesDegrees:centreLongitudesDegrees:)-(Span<Double>,_,_,_,_)``
+  /// on arrays; the outputs are resized to the input count if needed (their
+  /// storage is reused when the count already matches).
+  public func snap(
+    latitudesDegrees latitudes: [Double], longitudesDegrees longitudes: [Double],
+    cellIDs: inout [Int64], centreLatitudesDegrees: inout [Double],
+    centreLongitudesDegrees: inout [Double]
+  ) {
+    resize(&cellIDs, to: latitudes.count)
+    resize(&centreLatitudesDegrees, to: latitudes.count)
+    resize(&centreLongitudesDegrees, to: latitudes.count)
+    var idSpan = cellIDs.mutableSpan
+    var latitudeSpan = centreLatitudesDegrees.mutableSpan
+    var longitudeSpan = centreLongitudesDegrees.mutableSpan
+    snap(
+      latitudesDegrees: latitudes.span, longitudesDegrees: longitudes.span, cellIDs: &idSpan,
+      centreLatitudesDegrees: &latitudeSpan, centreLongitudesDegrees: &longitudeSpan)
+  }
+}

@@ -1,0 +1,93 @@
+/// What a viewer with approximate sharing sees of a fix (SPEC §2).
+///
+/// Speed, heading and activity are absent from the type: they cannot leak.
+public struct ApproximateFix: Sendable, Hashable, Codable {
+  /// The grid cell the fix fell in.
+  public var cell: GridCell
+  /// The cell's centre, degrees (never the fix's own position).
+  public var coordinate: Coordinate
+  /// The fix's accuracy widened to at least the grid's minimum, metres.
+  public var horizontalAccuracyMeters: Double
+  /// The fix's time floored to the start of its slot, ms since the epoch.
+  public var timeMilliseconds: Int64
+  public var device: DeviceID
+  public var user: UserID
+}
+
+/// The approximate-sharing projection: snap to the privacy grid, widen the
+/// accuracy, floor the time, drop speed, heading and activity.
+///
+/// Deterministic: the position part of the output depends only on the cell,
+/// never on where in the cell the fix was, on who looks, or on earlier fixes.
+public struct PrivacyProjection: Sendable {
+  public let grid: LatitudeBandGrid
+  /// Accuracy reported is at least this, metres. Default 750.
+  public var minimumAccuracyMeters: Double
+  /// Times are floored to a multiple of this, ms. Default 5 min.
+  public var timeSlotMilliseconds: Int64
+
+  public init(
+    grid: LatitudeBandGrid = .privacy,
+    minimumAccuracyMeters: Double = 750,
+    timeSlotMilliseconds: Int64 = 5 * 60_000
+  ) {
+    precondition(timeSlotMilliseconds > 0, "PrivacyProjection: time slot must be positive")
+    self.grid = grid
+    self.minimumAccuracyMeters = minimumAccuracyMeters
+    self.timeSlotMilliseconds = timeSlotMilliseconds
+  }
+
+  /// The projection of one fix. A fix outside the domain (NaN position) gets
+  /// ``GridCell/none`` and a NaN coordinate; NaN accuracy becomes the
+  /// minimum. O(1).
+  public func project(_ fix: Fix) -> ApproximateFix {
+    let cell = grid.cell(containing: fix.coordinate)
+    return ApproximateFix(
+      cell: cell,
+      coordinate: grid.centre(of: cell),
+      horizontalAccuracyMeters: widenedAccuracy(fix.horizontalAccuracyMeters),
+      timeMilliseconds: slotStart(of: fix.timeMilliseconds),
+      device: fix.device,
+      user: fix.user)
+  }
+
+  /// Projects a whole batch; element i equals `project(batch[i])`.
+  /// - Complexity: O(n): one vectorised grid snap over the columns plus one
+  ///   pass to assemble the values.
+  public func project(_ batch: FixColumns) -> [ApproximateFix] {
+    let n = batch.count
+    var ids: [Int64] = []
+    var latitudes: [Double] = []
+    var longitudes: [Double] = []
+    grid.snap(
+      latitudesDegrees: batch.latitudeDegrees, longitudesDegrees: batch.longitudeDegrees,
+      cellIDs: &ids, centreLatitudesDegrees: &latitudes, centreLongitudesDegrees: &longitudes)
+    return (0..<n).map { i in
+      ApproximateFix(
+        cell: GridCell(rawValue: ids[i]),
+        coordinate: Coordinate(latitudeDegrees: latitudes[i], longitudeDegrees: longitudes[i]),
+        horizontalAccuracyMeters: widenedAccuracy(batch.horizontalAccuracyMeters[i]),
+        timeMilliseconds: slotStart(of: batch.timeMilliseconds[i]),
+        device: batch.device[i],
+        user: batch.user[i])
+    }
+  }
+
+  /// Whether a viewer who last saw `previous` must be sent `next`: true for a
+  /// first frame, a new cell or a new time slot. O(1).
+  public func changed(from previous: ApproximateFix?, to next: ApproximateFix) -> Bool {
+    guard let previous else { return true }
+    return previous.cell != next.cell || previous.timeMilliseconds != next.timeMilliseconds
+  }
+
+  /// The start of the slot containing `timeMilliseconds` (floor, also for
+  /// times before 1970). Exact. O(1).
+  public func slotStart(of timeMilliseconds: Int64) -> Int64 {
+    let (quotient, remainder) = timeMilliseconds.quotientAndRemainder(dividingBy: timeSlotMilliseconds)
+    return (remainder < 0 ? quotient - 1 : quotient) * timeSlotMilliseconds
+  }
+
+  private func widenedAccuracy(_ accuracy: Double) -> Double {
+    accuracy >= minimumAccuracyMeters ? accuracy : minimumAccuracyMeters  // NaN → minimum
+  }
+}
