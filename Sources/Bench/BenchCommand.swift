@@ -63,7 +63,9 @@ enum BenchCommand {
         guard let n = Int(value), n >= 1 else { throw BenchError.usage("--repetitions needs an integer ≥ 1") }
         options.repetitions = n
       case "--scale":
-        guard let x = Double(value), x > 0, x <= 1 else { throw BenchError.usage("--scale needs a number in (0, 1]") }
+        guard let x = Double(value), x > 0, x <= 1 else {
+          throw BenchError.usage("--scale needs a number in (0, 1]")
+        }
         options.scale = x
       case "--datasets": options.datasets = value
       case "--reference-source": options.referenceSource = value
@@ -137,7 +139,8 @@ enum BenchCommand {
         referenceNote = "none: \(error)"
         printError("hearth-bench: warning: no C reference, ratios omitted: \(error)")
       }
-      let context = BenchContext(reference: reference, scale: options.scale, datasetsDirectory: options.datasets)
+      let context = BenchContext(
+        reference: reference, scale: options.scale, datasetsDirectory: options.datasets)
       let runner = Runner(repetitions: options.repetitions, isNativeBuild: isNative) { printError($0) }
       var results: [BenchmarkResult] = []
       for benchmark in selected(options, context) {
@@ -173,7 +176,8 @@ enum BenchCommand {
     guard let (status, hash) = try? Shell.run("git", ["rev-parse", "--short", "HEAD"]), status == 0 else {
       return "unknown"
     }
-    let dirty = (try? Shell.run("git", ["status", "--porcelain", "--untracked-files=no"]))
+    let dirty =
+      (try? Shell.run("git", ["status", "--porcelain", "--untracked-files=no"]))
       .map { !$0.1.isEmpty } ?? false
     return hash.trimmingCharacters(in: .whitespacesAndNewlines) + (dirty ? "+dirty" : "")
   }

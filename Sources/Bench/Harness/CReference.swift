@@ -12,23 +12,27 @@ import Foundation
 /// it: clang (the toolchain SwiftPM uses for C targets) leaves asin scalar and
 /// measured 1.8× slower on the globe workload.
 struct CReference {
-  typealias PairsFunction = @convention(c) (
-    UnsafePointer<Double>?, UnsafePointer<Double>?, UnsafePointer<Double>?,
-    UnsafePointer<Double>?, UnsafeMutablePointer<Double>?, Int64
-  ) -> Void
-  typealias OneToManyFunction = @convention(c) (
-    Double, Double, UnsafePointer<Double>?, UnsafePointer<Double>?,
-    UnsafeMutablePointer<Double>?, Int64
-  ) -> Void
-  typealias TrackFunction = @convention(c) (
-    UnsafePointer<Double>?, UnsafePointer<Double>?, UnsafeMutablePointer<Double>?,
-    UnsafeMutablePointer<Double>?, Int64
-  ) -> Void
-  typealias GridFunction = @convention(c) (
-    UnsafePointer<Double>?, UnsafePointer<Double>?, Int64, Double, Double, Double,
-    UnsafePointer<Double>?, UnsafePointer<Double>?, UnsafePointer<Double>?,
-    UnsafeMutablePointer<Int64>?, UnsafeMutablePointer<Double>?, UnsafeMutablePointer<Double>?
-  ) -> Void
+  typealias PairsFunction =
+    @convention(c) (
+      UnsafePointer<Double>?, UnsafePointer<Double>?, UnsafePointer<Double>?,
+      UnsafePointer<Double>?, UnsafeMutablePointer<Double>?, Int64
+    ) -> Void
+  typealias OneToManyFunction =
+    @convention(c) (
+      Double, Double, UnsafePointer<Double>?, UnsafePointer<Double>?,
+      UnsafeMutablePointer<Double>?, Int64
+    ) -> Void
+  typealias TrackFunction =
+    @convention(c) (
+      UnsafePointer<Double>?, UnsafePointer<Double>?, UnsafeMutablePointer<Double>?,
+      UnsafeMutablePointer<Double>?, Int64
+    ) -> Void
+  typealias GridFunction =
+    @convention(c) (
+      UnsafePointer<Double>?, UnsafePointer<Double>?, Int64, Double, Double, Double,
+      UnsafePointer<Double>?, UnsafeMutablePointer<Int64>?, UnsafeMutablePointer<Double>?,
+      UnsafeMutablePointer<Double>?
+    ) -> Void
 
   let haversinePairs: PairsFunction
   let haversineOneToMany: OneToManyFunction
@@ -69,7 +73,8 @@ struct CReference {
       }
       return unsafeBitCast(pointer, to: type)
     }
-    let version = (try? Shell.run(compiler, ["--version"]).1)?
+    let version =
+      (try? Shell.run(compiler, ["--version"]).1)?
       .split(separator: "\n").first.map(String.init) ?? "unknown"
     return CReference(
       haversinePairs: try symbol("ref_haversine_pairs", as: PairsFunction.self),

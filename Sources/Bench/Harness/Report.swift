@@ -75,7 +75,8 @@ enum Report {
     lines.append("hearth-bench \(native.commit) \(native.date)")
     lines.append("machine: \(native.machine.cpu), \(native.machine.cores) cores")
     lines.append("native build: [\(native.build.cpuFeatures.joined(separator: " "))] \(native.build.label)")
-    lines.append("portable build: [\(portable.build.cpuFeatures.joined(separator: " "))] \(portable.build.label)")
+    lines.append(
+      "portable build: [\(portable.build.cpuFeatures.joined(separator: " "))] \(portable.build.label)")
     lines.append("C reference (both columns): \(native.build.cReference)")
     lines.append("")
     let header = [

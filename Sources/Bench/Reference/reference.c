@@ -61,25 +61,27 @@ void ref_track_distances(const double *lat, const double *lon, double *steps,
 }
 
 // Latitude-band grid snap with the same tables the Swift grid uses (passed in,
-// so both sides use bit-identical column counts).
+// so both sides use bit-identical column counts). bands: per band r, two
+// doubles at 2r: columns per degree and column width; the column count is
+// recovered exactly by rounding 360 * columns per degree.
 void ref_grid_snap(const double *lat, const double *lon, int64_t n, double rows_per_degree,
-                   double last_row, double row_height, const double *columns_per_degree,
-                   const double *column_counts, const double *column_widths, int64_t *ids,
+                   double last_row, double row_height, const double *bands, int64_t *ids,
                    double *centre_lat, double *centre_lon) {
   for (int64_t i = 0; i < n; i++) {
     double y = (lat[i] + 90.0) * rows_per_degree;
     y = y >= 0.0 ? y : 0.0;
     y = y < last_row ? y : last_row;
     int32_t row = (int32_t)y;
-    double count = column_counts[row];
-    double x = (lon[i] + 180.0) * columns_per_degree[row];
+    const double *band = bands + 2 * (int64_t)row;
+    double last_column = rint(360.0 * band[0]) - 1.0;
+    double wrapped = lon[i] >= 180.0 ? lon[i] - 360.0 : lon[i];
+    double x = (wrapped + 180.0) * band[0];
     x = x >= 0.0 ? x : 0.0;
-    x = x < count ? x : count;
+    x = x < last_column ? x : last_column;
     int32_t column = (int32_t)x;
-    column = (double)column >= count ? 0 : column;
     int valid = fabs(lat[i]) <= 90.0 && fabs(lon[i]) <= 180.0;
     ids[i] = valid ? ((int64_t)row << 32 | (int64_t)column) : -1;
     centre_lat[i] = valid ? ((double)row + 0.5) * row_height - 90.0 : NAN;
-    centre_lon[i] = valid ? ((double)column + 0.5) * column_widths[row] - 180.0 : NAN;
+    centre_lon[i] = valid ? ((double)column + 0.5) * band[1] - 180.0 : NAN;
   }
 }

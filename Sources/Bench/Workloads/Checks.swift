@@ -1,3 +1,5 @@
+import Foundation
+
 /// Result comparisons used by the workloads' checks.
 enum Checks {
   /// Largest |a − b| / max(|b|, floor) over elements where both are finite,
@@ -33,5 +35,3 @@ enum Checks {
     value == 0 ? "0" : String(format: "%.1e", value)
   }
 }
-
-import Foundation

@@ -82,7 +82,8 @@ enum GeoWorkloads {
       name: name, itemCount: count, itemUnit: "pair", targets: .none,
       note: "plain Swift loop over Foundation sin/cos/asin vs the same C loop",
       prepare: { context in
-        let buffers = PairBuffers(Inputs.globe(count: count, seed: seed), Inputs.globe(count: count, seed: seed &+ 100))
+        let buffers = PairBuffers(
+          Inputs.globe(count: count, seed: seed), Inputs.globe(count: count, seed: seed &+ 100))
         return PreparedBenchmark(
           subject: {
             let k = Double.pi / 180
@@ -211,8 +212,7 @@ enum GeoWorkloads {
                   referenceLongitudes.withUnsafeMutableBufferPointer { lo in
                     reference.gridSnap(
                       points.latitudes, points.longitudes, Int64(n), tables.rowsPerDegree,
-                      tables.lastRow, tables.rowHeightDegrees, tables.columnsPerDegree,
-                      tables.columnCounts, tables.columnWidthDegrees, i.baseAddress,
+                      tables.lastRow, tables.rowHeightDegrees, tables.bands, i.baseAddress,
                       la.baseAddress, lo.baseAddress)
                   }
                 }

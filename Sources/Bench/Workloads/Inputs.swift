@@ -58,8 +58,14 @@ enum Inputs {
       latitude += step * cosApprox(heading) / metersPerDegree
       let cosLatitude = max(0.05, cosApprox(latitude * .pi / 180))
       longitude += step * sinApprox(heading) / (metersPerDegree * cosLatitude)
-      if latitude > 85 { latitude = 170 - latitude; heading = .pi - heading }
-      if latitude < -85 { latitude = -170 - latitude; heading = .pi - heading }
+      if latitude > 85 {
+        latitude = 170 - latitude
+        heading = .pi - heading
+      }
+      if latitude < -85 {
+        latitude = -170 - latitude
+        heading = .pi - heading
+      }
       if longitude > 180 { longitude -= 360 }
       if longitude < -180 { longitude += 360 }
     }

@@ -75,6 +75,11 @@ public enum RejectionReason: String, Sendable, Hashable, Codable, CaseIterable {
 public struct Rejection: Sendable, Hashable, Codable {
   public var index: Int
   public var reason: RejectionReason
+
+  public init(index: Int, reason: RejectionReason) {
+    self.index = index
+    self.reason = reason
+  }
 }
 
 /// What validation decided for a batch that passed the schema check.
@@ -85,6 +90,12 @@ public struct ValidationReport: Sendable, Hashable {
   public var acceptedIndices: [Int]
   /// Every rejected fix with its reason, ascending by index.
   public var rejections: [Rejection]
+
+  public init(inputCount: Int, acceptedIndices: [Int], rejections: [Rejection]) {
+    self.inputCount = inputCount
+    self.acceptedIndices = acceptedIndices
+    self.rejections = rejections
+  }
 
   /// Rejections counted by reason (every reason present, zero included).
   public var rejectedCountsByReason: [RejectionReason: Int] {
@@ -132,7 +143,9 @@ extension FixValidation {
       let time = batch.timeMilliseconds[index]
       let accuracy = batch.horizontalAccuracyMeters[index]
       let reason: RejectionReason? =
-        if time > newest { .inFuture } else if time < oldest { .tooOld } else if !(accuracy >= 0 && accuracy.isFinite) {
+        if time > newest { .inFuture } else if time < oldest {
+          .tooOld
+        } else if !(accuracy >= 0 && accuracy.isFinite) {
           .accuracyMissing
         } else { nil }
       if let reason {

@@ -1,8 +1,13 @@
 import _HearthShims
 
 // Vectorised forms of GreatCircle.distanceMeters. Each loop body is the
-// scalar kernel, so results are bit-identical to the scalar function and do
-// not depend on how an array is split into batches.
+// scalar kernel, followed by the same near-antipode refinement the scalar
+// function applies, so results are bit-identical to the scalar function and
+// do not depend on how an array is split into batches.
+//
+// The loops run on raw pointers: the public entry points check the counts
+// first, and Span's per-element bounds checks (or an overflow check on an
+// index) would keep LLVM from vectorising them.
 
 extension GreatCircle {
   /// Distances between corresponding points of two arrays, metres.
@@ -22,10 +27,33 @@ extension GreatCircle {
       latitudes1Degrees.count == n && longitudes1Degrees.count == n
         && latitudes2Degrees.count == n && longitudes2Degrees.count == n,
       "distancesMeters: every span must have the output's count")
-    for i in 0..<n {
-      output[i] = distanceMeters(
-        latitude1Degrees: latitudes1Degrees[i], longitude1Degrees: longitudes1Degrees[i],
-        latitude2Degrees: latitudes2Degrees[i], longitude2Degrees: longitudes2Degrees[i])
+    guard n > 0 else { return }
+    latitudes1Degrees.withUnsafeBufferPointer { lat1 in
+      longitudes1Degrees.withUnsafeBufferPointer { lon1 in
+        latitudes2Degrees.withUnsafeBufferPointer { lat2 in
+          longitudes2Degrees.withUnsafeBufferPointer { lon2 in
+            output.withUnsafeMutableBufferPointer { out in
+              let (a, b, c, d, o) = (
+                lat1.baseAddress!, lon1.baseAddress!, lat2.baseAddress!, lon2.baseAddress!,
+                out.baseAddress!
+              )
+              var nearAntipode: UInt8 = 0
+              for i in 0..<n {
+                let distance = fastDistanceMeters(
+                  latitude1Degrees: a[i], longitude1Degrees: b[i],
+                  latitude2Degrees: c[i], longitude2Degrees: d[i])
+                o[i] = distance
+                nearAntipode |= distance >= HaversineKernel.antipodalRefinementMeters ? 1 : 0
+              }
+              guard nearAntipode != 0 else { return }
+              for i in 0..<n where o[i] >= HaversineKernel.antipodalRefinementMeters {
+                o[i] = HaversineKernel.distanceNearAntipodeMeters(
+                  latitude1: a[i], longitude1: b[i], latitude2: c[i], longitude2: d[i])
+              }
+            }
+          }
+        }
+      }
     }
   }
 
@@ -45,16 +73,31 @@ extension GreatCircle {
     precondition(
       latitudes.count == n && longitudes.count == n,
       "distancesMeters(from:): every span must have the output's count")
+    guard n > 0 else { return }
     let lat0 = origin.latitudeDegrees
     let lon0 = origin.longitudeDegrees
     let cos0 = HaversineKernel.cosineOfLatitude(lat0)
-    for i in 0..<n {
-      let lat = latitudes[i]
-      let h = HaversineKernel.haversine(
-        latitude1: lat0, longitude1: lon0, cosine1: cos0,
-        latitude2: lat, longitude2: longitudes[i],
-        cosine2: HaversineKernel.cosineOfLatitude(lat))
-      output[i] = earthMeanRadiusMeters * HaversineKernel.centralAngle(haversine: h)
+    latitudes.withUnsafeBufferPointer { latitudeBuffer in
+      longitudes.withUnsafeBufferPointer { longitudeBuffer in
+        output.withUnsafeMutableBufferPointer { out in
+          let (a, b, o) = (latitudeBuffer.baseAddress!, longitudeBuffer.baseAddress!, out.baseAddress!)
+          var nearAntipode: UInt8 = 0
+          for i in 0..<n {
+            let lat = a[i]
+            let h = HaversineKernel.haversine(
+              latitude1: lat0, longitude1: lon0, cosine1: cos0,
+              latitude2: lat, longitude2: b[i], cosine2: HaversineKernel.cosineOfLatitude(lat))
+            let distance = earthMeanRadiusMeters * HaversineKernel.centralAngle(haversine: h)
+            o[i] = distance
+            nearAntipode |= distance >= HaversineKernel.antipodalRefinementMeters ? 1 : 0
+          }
+          guard nearAntipode != 0 else { return }
+          for i in 0..<n where o[i] >= HaversineKernel.antipodalRefinementMeters {
+            o[i] = HaversineKernel.distanceNearAntipodeMeters(
+              latitude1: lat0, longitude1: lon0, latitude2: a[i], longitude2: b[i])
+          }
+        }
+      }
     }
   }
 
@@ -72,7 +115,7 @@ extension GreatCircle {
   /// - Precondition: the four spans have the same count.
   /// - Complexity: O(n); per step three polynomial sines (each point's cosine
   ///   is computed once and shared by its two steps), one square root, one
-  ///   arcsine polynomial; no heap allocation (a 4 KiB stack buffer).
+  ///   arcsine polynomial; no heap allocation (a 4 KiB scratch buffer).
   public static func trackDistancesMeters(
     latitudesDegrees latitudes: Span<Double>, longitudesDegrees longitudes: Span<Double>,
     steps: inout MutableSpan<Double>, cumulative: inout MutableSpan<Double>
@@ -83,8 +126,6 @@ extension GreatCircle {
       "trackDistancesMeters: every span must have the same count")
     guard n > 0 else { return }
     let block = 512
-    // Raw pointers inside: the counts are checked above, and Span's per-element
-    // bounds checks would keep these loops scalar.
     latitudes.withUnsafeBufferPointer { latitudeBuffer in
       longitudes.withUnsafeBufferPointer { longitudeBuffer in
         steps.withUnsafeMutableBufferPointer { stepBuffer in
@@ -94,7 +135,8 @@ extension GreatCircle {
             let step = stepBuffer.baseAddress!
             let cosine = cosineBuffer.baseAddress!
             step[0] = 0
-            var start = 0  // first point of the block; the block's steps are start+1 ... end
+            var nearAntipode: UInt8 = 0
+            var start = 0  // first point of the block
             while start < n - 1 {
               let count = min(block, n - 1 - start)  // steps in this block
               let a = latitude + start
@@ -102,16 +144,22 @@ extension GreatCircle {
               for j in 0..<(count &+ 1) {
                 cosine[j] = HaversineKernel.cosineOfLatitude(a[j])
               }
-              // Wrapping index arithmetic: an overflow trap inside the loop
-              // would stop it vectorising (j + 1 ≤ block cannot overflow).
               let out = step + start + 1
               for j in 0..<count {
                 let h = HaversineKernel.haversine(
                   latitude1: a[j], longitude1: b[j], cosine1: cosine[j],
                   latitude2: a[j &+ 1], longitude2: b[j &+ 1], cosine2: cosine[j &+ 1])
-                out[j] = earthMeanRadiusMeters * HaversineKernel.centralAngle(haversine: h)
+                let distance = earthMeanRadiusMeters * HaversineKernel.centralAngle(haversine: h)
+                out[j] = distance
+                nearAntipode |= distance >= HaversineKernel.antipodalRefinementMeters ? 1 : 0
               }
               start += count
+            }
+            guard nearAntipode != 0 else { return }
+            for i in 1..<n where step[i] >= HaversineKernel.antipodalRefinementMeters {
+              step[i] = HaversineKernel.distanceNearAntipodeMeters(
+                latitude1: latitude[i - 1], longitude1: longitude[i - 1],
+                latitude2: latitude[i], longitude2: longitude[i])
             }
           }
         }

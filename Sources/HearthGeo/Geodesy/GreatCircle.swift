@@ -34,11 +34,14 @@ public enum GreatCircle {
   ///   most 540° (so [-180°, 180°] and [0°, 360°] both work).
   /// - Returns: distance in [0, πR] metres; NaN if any input is NaN or out of
   ///   the domain.
-  /// - Error: ≤ 1e-12 relative (measured ≤ 1e-14 off the antipodes), plus at
-  ///   most 2 cm within 1 m of exact antipodes where the haversine formula is
-  ///   ill-conditioned. The sphere's model error is separate (docs/accuracy.md).
+  /// - Error: ≤ 1e-9 relative + 15 nm against GeodSolve over every edge
+  ///   category (measured: docs/accuracy.md). Near the antipode, where the
+  ///   haversine formula loses half its digits, results within 200 m of πR
+  ///   are recomputed from 1 − h evaluated directly, so antipodal pairs keep
+  ///   full accuracy. The sphere's model error is separate (docs/accuracy.md).
   /// - Complexity: O(1): four polynomial sines, one square root, one arcsine
-  ///   polynomial. Bit-identical to the batch forms.
+  ///   polynomial (two more sines near the antipode). Bit-identical to the
+  ///   batch forms.
   public static func distanceMeters(from a: Coordinate, to b: Coordinate) -> Double {
     distanceMeters(
       latitude1Degrees: a.latitudeDegrees, longitude1Degrees: a.longitudeDegrees,
@@ -49,6 +52,23 @@ public enum GreatCircle {
   /// Same contract as ``distanceMeters(from:to:)``.
   @inline(__always)
   public static func distanceMeters(
+    latitude1Degrees: Double, longitude1Degrees: Double,
+    latitude2Degrees: Double, longitude2Degrees: Double
+  ) -> Double {
+    let fast = fastDistanceMeters(
+      latitude1Degrees: latitude1Degrees, longitude1Degrees: longitude1Degrees,
+      latitude2Degrees: latitude2Degrees, longitude2Degrees: longitude2Degrees)
+    guard fast >= HaversineKernel.antipodalRefinementMeters else { return fast }
+    return HaversineKernel.distanceNearAntipodeMeters(
+      latitude1: latitude1Degrees, longitude1: longitude1Degrees,
+      latitude2: latitude2Degrees, longitude2: longitude2Degrees)
+  }
+
+  /// The haversine distance without the near-antipode refinement: the body of
+  /// every vector loop. Callers refine results at or beyond
+  /// `HaversineKernel.antipodalRefinementMeters` afterwards.
+  @inline(__always)
+  static func fastDistanceMeters(
     latitude1Degrees: Double, longitude1Degrees: Double,
     latitude2Degrees: Double, longitude2Degrees: Double
   ) -> Double {
@@ -72,15 +92,18 @@ public enum GreatCircle {
   ///   (glibc's atan2, sin and cos; tested against GeodSolve).
   /// - Complexity: O(1), six libm calls. NaN in gives NaN out.
   public static func initialBearingDegrees(from a: Coordinate, to b: Coordinate) -> Double {
-    let deltaLambda = reducedLongitudeDifferenceDegrees(b.longitudeDegrees - a.longitudeDegrees)
+    let deltaLambda =
+      reducedLongitudeDifferenceDegrees(b.longitudeDegrees - a.longitudeDegrees)
       * HaversineKernel.radiansPerDegree
     if a.latitudeDegrees == b.latitudeDegrees && deltaLambda == 0 { return 0 }
     let phi1 = a.latitudeDegrees * HaversineKernel.radiansPerDegree
-    let phi2 = b.latitudeDegrees * HaversineKernel.radiansPerDegree
-    let cosPhi1 = HaversineKernel.cosineOfLatitude(a.latitudeDegrees)
     let cosPhi2 = HaversineKernel.cosineOfLatitude(b.latitudeDegrees)
     let y = sin(deltaLambda) * cosPhi2
-    let x = cosPhi1 * sin(phi2) - sin(phi1) * cosPhi2 * cos(deltaLambda)
+    // cos φ₁ sin φ₂ − sin φ₁ cos φ₂ cos Δλ, rewritten without cancellation for
+    // close points: sin(φ₂ − φ₁) + 2 sin φ₁ cos φ₂ sin²(Δλ/2).
+    let halfSine = sin(deltaLambda / 2)
+    let deltaPhi = (b.latitudeDegrees - a.latitudeDegrees) * HaversineKernel.radiansPerDegree
+    let x = sin(deltaPhi) + 2 * sin(phi1) * cosPhi2 * halfSine * halfSine
     return normalisedDegrees(atan2(y, x) / HaversineKernel.radiansPerDegree)
   }
 
@@ -104,11 +127,14 @@ public enum GreatCircle {
     let cosPhi1 = HaversineKernel.cosineOfLatitude(start.latitudeDegrees)
     let sinSigma = sin(sigma)
     let cosSigma = cos(sigma)
-    let sinPhi2 = sinPhi1 * cosSigma + cosPhi1 * sinSigma * cos(alpha)
-    let y = sin(alpha) * sinSigma * cosPhi1
-    let x = cosSigma - sinPhi1 * sinPhi2
-    let phi2 = atan2(sinPhi2, hypot(y, x))
-    let lambda2 = start.longitudeDegrees + atan2(y, x) / HaversineKernel.radiansPerDegree
+    let cosAlpha = cos(alpha)
+    let sinPhi2 = sinPhi1 * cosSigma + cosPhi1 * sinSigma * cosAlpha
+    // cos φ₂·sin Δλ and cos φ₂·cos Δλ, free of a cos φ₁ factor so that a start
+    // at a pole still yields the meridian travelled (Δλ = 180° − α there).
+    let east = sin(alpha) * sinSigma
+    let north = cosSigma * cosPhi1 - sinPhi1 * sinSigma * cosAlpha
+    let phi2 = atan2(sinPhi2, hypot(east, north))
+    let lambda2 = start.longitudeDegrees + atan2(east, north) / HaversineKernel.radiansPerDegree
     return Coordinate(
       latitudeDegrees: phi2 / HaversineKernel.radiansPerDegree,
       longitudeDegrees: reducedLongitudeDifferenceDegrees(lambda2))

@@ -48,4 +48,30 @@ enum HaversineKernel {
     let half = h > 0.5 ? (Double.pi / 2 - p) : p
     return 2 * half
   }
+
+  /// Distances at least this long are recomputed by
+  /// ``distanceNearAntipodeMeters(latitude1:longitude1:latitude2:longitude2:)``:
+  /// πR − 200 m, i.e. 1 − h below about 2.5e-10, where h's rounding
+  /// (≈ 1e-16 absolute) would cost more than 1e-9 of the distance.
+  static let antipodalRefinementMeters = Double.pi * GreatCircle.earthMeanRadiusMeters - 200
+
+  /// The distance between nearly antipodal points, well conditioned there.
+  ///
+  /// 1 − h is the haversine of π − θ, the distance from point 1 to point 2's
+  /// antipode: sin²((φ₁+φ₂)/2) + cos φ₁ cos φ₂ cos²(Δλ/2), every term with full
+  /// relative accuracy (cos(Δλ/2) is the sine of the exact (180° − |Δλ|)/2).
+  /// Two more polynomial sines than the fast path; used for the few pairs
+  /// within 200 m of antipodal.
+  static func distanceNearAntipodeMeters(
+    latitude1: Double, longitude1: Double, latitude2: Double, longitude2: Double
+  ) -> Double {
+    let sSum = Polynomial.sine((latitude1 + latitude2) * halfRadiansPerDegree)
+    let magnitude = abs(longitude2 - longitude1)
+    let folded = magnitude > 180 ? 360 - magnitude : magnitude
+    let cLon = Polynomial.sine((180 - folded) * halfRadiansPerDegree)
+    let cosines = cosineOfLatitude(latitude1) * cosineOfLatitude(latitude2)
+    let complement = hearth_muladd(cosines, cLon * cLon, sSum * sSum)
+    let p = hearth_sqrt(complement) * Polynomial.arcsineOfRootOverRoot(complement)
+    return GreatCircle.earthMeanRadiusMeters * 2 * (Double.pi / 2 - p)
+  }
 }

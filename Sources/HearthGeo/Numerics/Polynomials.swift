@@ -28,8 +28,9 @@ enum Polynomial {
   /// sin(x) for x in [-π/2, π/2], as x + x³·P(x²) with P of degree 7.
   ///
   /// Approximation error ≤ 3e-19 relative (below double rounding); with
-  /// evaluation rounding the result is within 1 ulp of the true sine on the
-  /// domain. Outside the domain the value is meaningless (not NaN); callers
+  /// evaluation rounding the result is within 2 ulp of glibc's correctly
+  /// rounded sine on the domain (tested on 200 001 points, with and without
+  /// FMA). Outside the domain the value is meaningless (not NaN); callers
   /// reduce their argument first. NaN in gives NaN out.
   @inline(__always)
   static func sine(_ x: Double) -> Double {
@@ -47,7 +48,8 @@ enum Polynomial {
   }
 
   /// asin(√u)/√u for u in [0, 1/2], a degree-18 polynomial in u with value
-  /// exactly 1 at 0. Approximation error ≤ 1.7e-17 relative.
+  /// exactly 1 at 0. Approximation error ≤ 1.7e-17 relative; within 2 ulp of
+  /// glibc's asin(√u)/√u with evaluation rounding (tested).
   @inline(__always)
   static func arcsineOfRootOverRoot(_ u: Double) -> Double {
     let u2 = u * u

@@ -1,0 +1,91 @@
+import Foundation
+import Testing
+import _HearthTestSupport
+
+@testable import Bench
+
+@Suite("hearth-bench command line")
+struct BenchCommandTests {
+  @Test("options parse; bad input is a usage error")
+  func parsing() throws {
+    let command = try BenchCommand.parse([
+      "run", "--filter", "grid", "--filter", "haversine", "--json", "out.json", "--repetitions", "3",
+      "--scale", "0.5", "--build-label", "native",
+    ])
+    var expected = BenchCommand.Options()
+    expected.filters = ["grid", "haversine"]
+    expected.jsonPath = "out.json"
+    expected.repetitions = 3
+    expected.scale = 0.5
+    expected.buildLabel = "native"
+    #expect(command == .run(expected))
+    #expect(try BenchCommand.parse([]) == .run(BenchCommand.Options()))
+    #expect(try BenchCommand.parse(["report", "a.json", "b.json"]) == .report(["a.json", "b.json"]))
+    #expect(try BenchCommand.parse(["list", "--help"]) == .help)
+    for bad in [
+      ["--repetitions", "0"], ["--scale", "2"], ["--bogus", "1"], ["--json"], ["frobnicate"], ["report"],
+    ] {
+      #expect(throws: BenchError.self, "\(bad)") { try BenchCommand.parse(bad) }
+    }
+    #expect(BenchCommand.main(["--bogus", "x"]) == 2)
+  }
+
+  @Test("benchmark names are stable Area/operation/workload and unique")
+  func names() {
+    let context = BenchContext(reference: nil, scale: 1, datasetsDirectory: "")
+    let names = GeoWorkloads.all(context).map(\.name)
+    #expect(Set(names).count == names.count)
+    for name in names { #expect(name.split(separator: "/").count == 3, "\(name)") }
+    #expect(names.contains("Geo/haversine/globe-10M"))
+  }
+
+  @Test("results JSON round-trips and the table shows ratio and target")
+  func report() throws {
+    let result = BenchmarkResult(
+      name: "Geo/haversine/city-10M", unit: "ns/pair", value: 7.2, referenceValue: 16.1, ratio: 0.45,
+      targetRatio: 0.7, spread: 0.02, itemCount: 10_000_000, repetitions: 5, check: "ok")
+    let run = BenchmarkRun(
+      date: "2026-11-29T00:00:00Z", commit: "abc1234",
+      machine: MachineInfo(cpu: "test", cores: 2, memoryGiB: 24, os: "linux"),
+      build: BuildInfo(
+        kind: "native", label: "x", cpuFeatures: ["avx2"], cReference: "gcc", cCompiler: "gcc 12"),
+      results: [result])
+    #expect(try Report.decode(Report.encode(run)) == run)
+    let table = Report.table(run)
+    #expect(table.contains("0.45") && table.contains("≤0.7 ok"))
+    var slow = run
+    slow.results[0].ratio = 0.9
+    #expect(Report.comparison(native: slow, portable: run).contains("MISSED"))
+    #expect(result.meetsTarget == true)
+  }
+}
+
+/// Every workload, run at a tiny scale against the C reference: the result
+/// checks that guard the timings must pass (they compare Swift and C output).
+@Suite("hearth-bench workloads agree with the C reference")
+struct WorkloadCheckTests {
+  @Test("all workload checks pass at small scale")
+  func checks() throws {
+    let reference = try CReference.build(sourcePath: CReference.defaultSourcePath, compiler: "gcc")
+    let context = BenchContext(
+      reference: reference, scale: 0.001, datasetsDirectory: TestPaths.sharedDatasets.path)
+    let runner = Runner(repetitions: 1, isNativeBuild: false) { _ in }
+    for benchmark in GeoWorkloads.all(context) {
+      let result = try runner.run(benchmark, context: context)
+      #expect(result.value > 0, "\(benchmark.name)")
+      #expect(result.ratio != nil, "\(benchmark.name) has no C reference")
+      #expect(!result.check.isEmpty)
+    }
+  }
+
+  @Test("a wrong result fails the check and is never timed")
+  func failingCheck() {
+    let benchmark = Benchmark(
+      name: "Test/wrong/answer", itemCount: 1, itemUnit: "item", targets: .none, note: "",
+      prepare: { _ in PreparedBenchmark(subject: {}, reference: nil, verify: { .failed("off by one") }) })
+    let context = BenchContext(reference: nil, scale: 1, datasetsDirectory: "")
+    #expect(throws: BenchError.self) {
+      try Runner(repetitions: 3, isNativeBuild: true) { _ in }.run(benchmark, context: context)
+    }
+  }
+}

@@ -1,0 +1,97 @@
+import HearthGeo
+import Testing
+
+@Suite("Ingest validation (SPEC §1)")
+struct ValidationTests {
+  let now: Int64 = 1_790_000_000_000
+
+  func fix(time: Int64? = nil, lat: Double = 40, lon: Double = -75, accuracy: Double = 10) -> Fix {
+    Fix(
+      timeMilliseconds: time ?? now, latitudeDegrees: lat, longitudeDegrees: lon,
+      horizontalAccuracyMeters: accuracy)
+  }
+
+  func report(_ fixes: [Fix]) throws -> ValidationReport {
+    try FixValidation.validate(FixColumns(fixes), nowMilliseconds: now).get()
+  }
+
+  @Test("latitude and longitude at their limits are fine; beyond them the batch is refused")
+  func schemaLimits() throws {
+    let edges = [fix(lat: 90), fix(lat: -90), fix(lon: 180), fix(lon: -180)]
+    #expect(try report(edges).acceptedIndices == [0, 1, 2, 3])
+    let cases: [(Fix, FixField, SchemaError.Reason)] = [
+      (fix(lat: 90.000001), .latitude, .outOfRange), (fix(lat: -90.5), .latitude, .outOfRange),
+      (fix(lon: 180.000001), .longitude, .outOfRange), (fix(lon: -181), .longitude, .outOfRange),
+      (fix(lat: .nan), .latitude, .notFinite), (fix(lon: .infinity), .longitude, .notFinite),
+    ]
+    for (bad, field, reason) in cases {
+      let batch = FixColumns([fix(), fix(), bad, fix(lat: 100)])
+      let result = FixValidation.validate(batch, nowMilliseconds: now)
+      guard case .failure(let error) = result else {
+        Issue.record("batch with \(bad) was not refused")
+        continue
+      }
+      #expect(error.index == 2 && error.field == field && error.reason == reason)
+      #expect(error.description.contains("fix 2"))
+    }
+  }
+
+  @Test("future limit: 5 min ahead accepted, 1 ms more rejected")
+  func future() throws {
+    let r = try report([fix(time: now + 300_000), fix(time: now + 300_001)])
+    #expect(r.acceptedIndices == [0])
+    #expect(r.rejections == [Rejection(index: 1, reason: .inFuture)])
+  }
+
+  @Test("age limit: 7 days old accepted, 1 ms older rejected")
+  func age() throws {
+    let week: Int64 = 7 * 86_400_000
+    let r = try report([fix(time: now - week), fix(time: now - week - 1)])
+    #expect(r.acceptedIndices == [0])
+    #expect(r.rejections == [Rejection(index: 1, reason: .tooOld)])
+  }
+
+  @Test("accuracy that cannot gate anything rejects the fix; zero is allowed")
+  func accuracy() throws {
+    let r = try report([fix(accuracy: .nan), fix(accuracy: -1), fix(accuracy: .infinity), fix(accuracy: 0)])
+    #expect(r.acceptedIndices == [3])
+    #expect(r.rejections.map(\.reason) == [.accuracyMissing, .accuracyMissing, .accuracyMissing])
+    #expect(
+      r.rejections.map(\.reason.field) == [.horizontalAccuracy, .horizontalAccuracy, .horizontalAccuracy])
+  }
+
+  @Test("accepted + rejected == input, counted by reason (seeded mix)")
+  func reconciliation() throws {
+    var generator = SeededGenerator(seed: 3)
+    var fixes: [Fix] = []
+    for _ in 0..<5000 {
+      let offset = Int64(generator.nextDouble(in: -8 * 86_400_000, 600_000))
+      let accuracy = generator.next() % 20 == 0 ? Double.nan : generator.nextDouble(in: 0, 3000)
+      fixes.append(fix(time: now + offset, accuracy: accuracy))
+    }
+    let r = try report(fixes)
+    #expect(r.reconciles)
+    #expect(r.acceptedIndices.count + r.rejections.count == 5000)
+    let counts = r.rejectedCountsByReason
+    #expect(counts.values.reduce(0, +) == r.rejections.count)
+    #expect(counts[.inFuture]! > 0 && counts[.tooOld]! > 0 && counts[.accuracyMissing]! > 0)
+    #expect(
+      FixValidation.validate(FixColumns(), nowMilliseconds: now)
+        == .success(
+          ValidationReport(inputCount: 0, acceptedIndices: [], rejections: [])))
+  }
+
+  @Test("limits are parameters, and extreme clocks do not overflow")
+  func parameters() throws {
+    let rules = ValidationRules(maximumFutureMilliseconds: 0, maximumAgeMilliseconds: 1000)
+    let r = try FixValidation.validate(
+      FixColumns([fix(time: now + 1), fix(time: now - 1000), fix(time: now - 1001)]),
+      nowMilliseconds: now, rules: rules
+    ).get()
+    #expect(r.acceptedIndices == [1])
+    let extreme = try FixValidation.validate(
+      FixColumns([fix(time: .max), fix(time: .min)]), nowMilliseconds: .max - 1
+    ).get()
+    #expect(extreme.acceptedIndices == [0] && extreme.rejections.map(\.reason) == [.tooOld])
+  }
+}

@@ -1,0 +1,67 @@
+import HearthGeo
+import Testing
+
+@Suite("Approximate sharing projection (SPEC §2)")
+struct PrivacyProjectionTests {
+  let projection = PrivacyProjection()
+  let slot: Int64 = 300_000
+
+  func fix(_ lat: Double, _ lon: Double, time: Int64 = 1_790_000_123_456, accuracy: Double = 8) -> Fix {
+    Fix(
+      timeMilliseconds: time, latitudeDegrees: lat, longitudeDegrees: lon,
+      horizontalAccuracyMeters: accuracy, speedMetersPerSecond: 13, headingDegrees: 270,
+      activity: .automotive, device: DeviceID(3), user: UserID(4))
+  }
+
+  @Test("output depends only on the cell and the slot, not on where in the cell the fix was")
+  func deterministic() {
+    let a = projection.project(fix(48.85840, 2.29450))
+    let b = projection.project(fix(48.85841, 2.29452, time: 1_790_000_123_456 + 10_000))
+    #expect(a.cell == b.cell)
+    #expect(a == b)
+    #expect(a.coordinate == projection.grid.centre(of: a.cell))
+    #expect(a.coordinate != Coordinate(latitudeDegrees: 48.85840, longitudeDegrees: 2.29450))
+  }
+
+  @Test("accuracy widened to at least 750 m: 749.99 → 750, 750 stays, 900 stays, NaN → 750")
+  func accuracy() {
+    #expect(projection.project(fix(1, 1, accuracy: 749.99)).horizontalAccuracyMeters == 750)
+    #expect(projection.project(fix(1, 1, accuracy: 750)).horizontalAccuracyMeters == 750)
+    #expect(projection.project(fix(1, 1, accuracy: 900)).horizontalAccuracyMeters == 900)
+    #expect(projection.project(fix(1, 1, accuracy: .nan)).horizontalAccuracyMeters == 750)
+  }
+
+  @Test("time floored to 5 min, also before 1970")
+  func timeFloor() {
+    #expect(projection.slotStart(of: 0) == 0)
+    #expect(projection.slotStart(of: slot - 1) == 0)
+    #expect(projection.slotStart(of: slot) == slot)
+    #expect(projection.slotStart(of: -1) == -slot)
+    #expect(projection.slotStart(of: -slot) == -slot)
+    #expect(projection.project(fix(1, 1, time: 7 * slot + 299_999)).timeMilliseconds == 7 * slot)
+  }
+
+  @Test("a new frame only for a new cell or a new five-minute slot")
+  func changeTest() {
+    let first = projection.project(fix(48.8584, 2.2945, time: 10 * slot))
+    #expect(projection.changed(from: nil, to: first))
+    let sameCellSameSlot = projection.project(
+      fix(48.85842, 2.29451, time: 10 * slot + slot - 1, accuracy: 30))
+    #expect(!projection.changed(from: first, to: sameCellSameSlot))
+    let nextSlot = projection.project(fix(48.8584, 2.2945, time: 11 * slot))
+    #expect(projection.changed(from: first, to: nextSlot))
+    let otherCell = projection.project(fix(48.8684, 2.2945, time: 10 * slot))
+    #expect(projection.changed(from: first, to: otherCell))
+  }
+
+  @Test("batch projection equals fix-by-fix projection")
+  func batch() {
+    var generator = SeededGenerator(seed: 31)
+    let fixes = (0..<500).map { i in
+      fix(
+        generator.nextDouble(in: -90, 90), generator.nextDouble(in: -180, 180),
+        time: Int64(i) * 77_777 - 1_000_000, accuracy: generator.nextDouble(in: 0, 2000))
+    }
+    #expect(projection.project(FixColumns(fixes)) == fixes.map(projection.project))
+  }
+}
