@@ -82,7 +82,9 @@ struct WorkloadCheckTests {
   func failingCheck() {
     let benchmark = Benchmark(
       name: "Test/wrong/answer", itemCount: 1, itemUnit: "item", targets: .none, note: "",
-      prepare: { _ in PreparedBenchmark(subject: {}, reference: nil, verify: { .failed("off by one") }) })
+      prepare: { _ in
+        PreparedBenchmark(itemCount: 1, subject: {}, reference: nil, verify: { .failed("off by one") })
+      })
     let context = BenchContext(reference: nil, scale: 1, datasetsDirectory: "")
     #expect(throws: BenchError.self) {
       try Runner(repetitions: 3, isNativeBuild: true) { _ in }.run(benchmark, context: context)

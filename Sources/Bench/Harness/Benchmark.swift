@@ -3,7 +3,8 @@
 struct Benchmark {
   /// `Area/operation/workload`, stable across commits (results are compared by name).
   var name: String
-  /// Items processed by one run of the subject.
+  /// Items one run of the subject processes, as declared (for listings). The
+  /// prepared benchmark reports the actual count, which a real dataset decides.
   var itemCount: Int
   /// What one item is ("pair", "step", "point").
   var itemUnit: String
@@ -28,6 +29,8 @@ struct RatioTargets: Codable, Equatable {
 
 /// A benchmark ready to run.
 struct PreparedBenchmark {
+  /// Items one run of the subject processes (times are divided by this).
+  var itemCount: Int
   /// The Swift code under test, processing `itemCount` items.
   var subject: () -> Void
   /// The same loop in C (compiled for this machine with -ffast-math), on the

@@ -66,7 +66,7 @@ struct Runner {
         ratios.append(s / r)
       }
     }
-    let perItem = 1e9 / Double(benchmark.itemCount)
+    let perItem = 1e9 / Double(prepared.itemCount)
     let target = isNativeBuild ? benchmark.targets.native : benchmark.targets.portable
     return BenchmarkResult(
       name: benchmark.name,
@@ -76,7 +76,7 @@ struct Runner {
       ratio: ratios.isEmpty ? nil : Statistics.median(ratios),
       targetRatio: prepared.reference == nil ? nil : target,
       spread: Statistics.relativeSpread(subjectSeconds),
-      itemCount: benchmark.itemCount,
+      itemCount: prepared.itemCount,
       repetitions: repetitions,
       check: detail)
   }

@@ -60,6 +60,7 @@ enum GeoWorkloads {
         let make = city ? Inputs.city : Inputs.globe
         let buffers = PairBuffers(make(count, seed), make(count, seed &+ 100))
         return PreparedBenchmark(
+          itemCount: count,
           subject: {
             GreatCircle.distancesMeters(
               latitudes1Degrees: buffers.first.latitudes, longitudes1Degrees: buffers.first.longitudes,
@@ -85,6 +86,7 @@ enum GeoWorkloads {
         let buffers = PairBuffers(
           Inputs.globe(count: count, seed: seed), Inputs.globe(count: count, seed: seed &+ 100))
         return PreparedBenchmark(
+          itemCount: count,
           subject: {
             let k = Double.pi / 180
             let (a, b) = (buffers.first, buffers.second)
@@ -116,6 +118,7 @@ enum GeoWorkloads {
         var subjectOutput = [Double](repeating: 0, count: count)
         var referenceOutput = [Double](repeating: 0, count: count)
         return PreparedBenchmark(
+          itemCount: count,
           subject: {
             GreatCircle.distancesMeters(
               from: origin, toLatitudesDegrees: points.latitudes, longitudesDegrees: points.longitudes,
@@ -153,6 +156,7 @@ enum GeoWorkloads {
         var referenceSteps = [Double](repeating: 0, count: n)
         var referencePath = [Double](repeating: 0, count: n)
         return PreparedBenchmark(
+          itemCount: n,
           subject: {
             GreatCircle.trackDistancesMeters(
               latitudesDegrees: points.latitudes, longitudesDegrees: points.longitudes,
@@ -199,6 +203,7 @@ enum GeoWorkloads {
         var referenceLongitudes = [Double](repeating: 0, count: n)
         let tables = grid.tables
         return PreparedBenchmark(
+          itemCount: n,
           subject: {
             grid.snap(
               latitudesDegrees: points.latitudes, longitudesDegrees: points.longitudes,

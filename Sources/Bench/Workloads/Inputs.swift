@@ -1,7 +1,9 @@
+import Foundation
 import HearthGeo
 
 /// Deterministic workload inputs (SplitMix64 with fixed seeds): the same
-/// arrays on every machine and run.
+/// arrays on every run (on another platform they can differ in the last bit of
+/// a latitude, through libm's asin, sin and cos).
 enum Inputs {
   /// Columns of latitudes and longitudes, degrees.
   struct Points {
@@ -18,7 +20,7 @@ enum Inputs {
     points.longitudes.reserveCapacity(count)
     for _ in 0..<count {
       let z = generator.nextDouble(in: -1, 1)
-      points.latitudes.append(asinDegrees(z))
+      points.latitudes.append(asin(z) * 180 / .pi)
       points.longitudes.append(generator.nextDouble(in: -180, 180))
     }
     return points
@@ -55,9 +57,9 @@ enum Inputs {
       points.longitudes.append(longitude)
       heading += generator.nextDouble(in: -0.15, 0.15)
       let step = generator.nextDouble(in: 5, 40)
-      latitude += step * cosApprox(heading) / metersPerDegree
-      let cosLatitude = max(0.05, cosApprox(latitude * .pi / 180))
-      longitude += step * sinApprox(heading) / (metersPerDegree * cosLatitude)
+      latitude += step * cos(heading) / metersPerDegree
+      let cosLatitude = max(0.05, cos(latitude * .pi / 180))
+      longitude += step * sin(heading) / (metersPerDegree * cosLatitude)
       if latitude > 85 {
         latitude = 170 - latitude
         heading = .pi - heading
@@ -70,34 +72,5 @@ enum Inputs {
       if longitude < -180 { longitude += 360 }
     }
     return points
-  }
-
-  // Generator-only trigonometry: the workloads must be identical on every
-  // platform, so they avoid libm (whose last bits vary between platforms).
-  private static func sinApprox(_ x: Double) -> Double { taylorSine(x) }
-  private static func cosApprox(_ x: Double) -> Double { taylorSine(x + .pi / 2) }
-  private static func asinDegrees(_ z: Double) -> Double {
-    // Newton on sin(θ) = z from θ₀ = z·90°; portable and exact enough for test data.
-    var theta = z * .pi / 2
-    for _ in 0..<40 {
-      let derivative = taylorSine(theta + .pi / 2)
-      guard abs(derivative) > 1e-12 else { break }
-      theta -= (taylorSine(theta) - z) / derivative
-    }
-    return max(-90, min(90, theta * 180 / .pi))
-  }
-  /// sin(x) by range reduction to [−π, π] and a Taylor series to x²¹.
-  private static func taylorSine(_ x: Double) -> Double {
-    var y = x.truncatingRemainder(dividingBy: 2 * .pi)
-    if y > .pi { y -= 2 * .pi }
-    if y < -.pi { y += 2 * .pi }
-    var term = y
-    var sum = y
-    let y2 = y * y
-    for k in stride(from: 2, through: 22, by: 2) {
-      term *= -y2 / Double(k * (k + 1))
-      sum += term
-    }
-    return sum
   }
 }

@@ -37,18 +37,17 @@ extension GreatCircle {
                 lat1.baseAddress!, lon1.baseAddress!, lat2.baseAddress!, lon2.baseAddress!,
                 out.baseAddress!
               )
-              var nearAntipode: UInt8 = 0
-              for i in 0..<n {
-                let distance = fastDistanceMeters(
-                  latitude1Degrees: a[i], longitude1Degrees: b[i],
-                  latitude2Degrees: c[i], longitude2Degrees: d[i])
-                o[i] = distance
-                nearAntipode |= distance >= HaversineKernel.antipodalRefinementMeters ? 1 : 0
-              }
-              guard nearAntipode != 0 else { return }
-              for i in 0..<n where o[i] >= HaversineKernel.antipodalRefinementMeters {
-                o[i] = HaversineKernel.distanceNearAntipodeMeters(
-                  latitude1: a[i], longitude1: b[i], latitude2: c[i], longitude2: d[i])
+              forEachBlock(count: n) { start, count in
+                let (a, b, c, d, o) = (a + start, b + start, c + start, d + start, o + start)
+                for i in 0..<count {
+                  o[i] = fastDistanceMeters(
+                    latitude1Degrees: a[i], longitude1Degrees: b[i],
+                    latitude2Degrees: c[i], longitude2Degrees: d[i])
+                }
+                refineNearAntipodes(o, count: count) { i in
+                  HaversineKernel.distanceNearAntipodeMeters(
+                    latitude1: a[i], longitude1: b[i], latitude2: c[i], longitude2: d[i])
+                }
               }
             }
           }
@@ -81,20 +80,19 @@ extension GreatCircle {
       longitudes.withUnsafeBufferPointer { longitudeBuffer in
         output.withUnsafeMutableBufferPointer { out in
           let (a, b, o) = (latitudeBuffer.baseAddress!, longitudeBuffer.baseAddress!, out.baseAddress!)
-          var nearAntipode: UInt8 = 0
-          for i in 0..<n {
-            let lat = a[i]
-            let h = HaversineKernel.haversine(
-              latitude1: lat0, longitude1: lon0, cosine1: cos0,
-              latitude2: lat, longitude2: b[i], cosine2: HaversineKernel.cosineOfLatitude(lat))
-            let distance = earthMeanRadiusMeters * HaversineKernel.centralAngle(haversine: h)
-            o[i] = distance
-            nearAntipode |= distance >= HaversineKernel.antipodalRefinementMeters ? 1 : 0
-          }
-          guard nearAntipode != 0 else { return }
-          for i in 0..<n where o[i] >= HaversineKernel.antipodalRefinementMeters {
-            o[i] = HaversineKernel.distanceNearAntipodeMeters(
-              latitude1: lat0, longitude1: lon0, latitude2: a[i], longitude2: b[i])
+          forEachBlock(count: n) { start, count in
+            let (a, b, o) = (a + start, b + start, o + start)
+            for i in 0..<count {
+              let lat = a[i]
+              let h = HaversineKernel.haversine(
+                latitude1: lat0, longitude1: lon0, cosine1: cos0,
+                latitude2: lat, longitude2: b[i], cosine2: HaversineKernel.cosineOfLatitude(lat))
+              o[i] = earthMeanRadiusMeters * HaversineKernel.centralAngle(haversine: h)
+            }
+            refineNearAntipodes(o, count: count) { i in
+              HaversineKernel.distanceNearAntipodeMeters(
+                latitude1: lat0, longitude1: lon0, latitude2: a[i], longitude2: b[i])
+            }
           }
         }
       }
@@ -135,7 +133,6 @@ extension GreatCircle {
             let step = stepBuffer.baseAddress!
             let cosine = cosineBuffer.baseAddress!
             step[0] = 0
-            var nearAntipode: UInt8 = 0
             var start = 0  // first point of the block
             while start < n - 1 {
               let count = min(block, n - 1 - start)  // steps in this block
@@ -149,17 +146,13 @@ extension GreatCircle {
                 let h = HaversineKernel.haversine(
                   latitude1: a[j], longitude1: b[j], cosine1: cosine[j],
                   latitude2: a[j &+ 1], longitude2: b[j &+ 1], cosine2: cosine[j &+ 1])
-                let distance = earthMeanRadiusMeters * HaversineKernel.centralAngle(haversine: h)
-                out[j] = distance
-                nearAntipode |= distance >= HaversineKernel.antipodalRefinementMeters ? 1 : 0
+                out[j] = earthMeanRadiusMeters * HaversineKernel.centralAngle(haversine: h)
+              }
+              refineNearAntipodes(out, count: count) { j in
+                HaversineKernel.distanceNearAntipodeMeters(
+                  latitude1: a[j], longitude1: b[j], latitude2: a[j &+ 1], longitude2: b[j &+ 1])
               }
               start += count
-            }
-            guard nearAntipode != 0 else { return }
-            for i in 1..<n where step[i] >= HaversineKernel.antipodalRefinementMeters {
-              step[i] = HaversineKernel.distanceNearAntipodeMeters(
-                latitude1: latitude[i - 1], longitude1: longitude[i - 1],
-                latitude2: latitude[i], longitude2: longitude[i])
             }
           }
         }
@@ -182,6 +175,40 @@ extension GreatCircle {
       compensation += sum >= x ? (sum - t) + x : (x - t) + sum
       sum = t
       output[i] = sum + compensation
+    }
+  }
+
+  /// Runs `body(start, count)` over consecutive blocks of at most 1024 items:
+  /// small enough that a block's outputs are still in L1/L2 when
+  /// ``refineNearAntipodes(_:count:recompute:)`` scans them.
+  @inline(__always)
+  static func forEachBlock(count n: Int, _ body: (_ start: Int, _ count: Int) -> Void) {
+    var start = 0
+    while start < n {
+      let count = min(1024, n &- start)
+      body(start, count)
+      start &+= count
+    }
+  }
+
+  /// Recomputes, with the well-conditioned near-antipode formula, every
+  /// distance in `distances[0..<count]` at or beyond
+  /// `HaversineKernel.antipodalRefinementMeters` — the same rule the scalar
+  /// function applies, so batch and scalar agree bit for bit. The scan is a
+  /// separate loop (an add reduction LLVM vectorises); folding the test into
+  /// the distance loop stopped that loop vectorising.
+  @inline(__always)
+  static func refineNearAntipodes(
+    _ distances: UnsafeMutablePointer<Double>, count: Int, recompute: (Int) -> Double
+  ) {
+    // Non-negative doubles order like their bit patterns, so an integer max
+    // finds the largest distance without a floating-point reduction (NaN,
+    // whose pattern is larger still, only costs the second loop).
+    var largest: UInt64 = 0
+    for i in 0..<count { largest = max(largest, distances[i].bitPattern) }
+    guard largest >= HaversineKernel.antipodalRefinementMeters.bitPattern else { return }
+    for i in 0..<count where distances[i] >= HaversineKernel.antipodalRefinementMeters {
+      distances[i] = recompute(i)
     }
   }
 }
