@@ -2,6 +2,7 @@
 // depends on it.
 
 import Foundation
+import HearthGeo
 
 /// Where things are when tests run from a checkout.
 public enum TestPaths {
@@ -91,4 +92,9 @@ public func ulpDistance(_ a: Double, _ b: Double) -> Double {
 public func angularDifferenceDegrees(_ a: Double, _ b: Double) -> Double {
   let d = (a - b).truncatingRemainder(dividingBy: 360).magnitude
   return min(d, 360 - d)
+}
+
+/// A coordinate from (latitude, longitude) in degrees: shorthand for tests.
+public func point(_ latitudeDegrees: Double, _ longitudeDegrees: Double) -> Coordinate {
+  Coordinate(latitudeDegrees: latitudeDegrees, longitudeDegrees: longitudeDegrees)
 }

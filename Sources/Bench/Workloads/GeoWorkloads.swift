@@ -53,52 +53,51 @@ enum GeoWorkloads {
   }
 
   private static func pairs(_ name: String, count: Int, seed: UInt64, city: Bool) -> Benchmark {
-    Benchmark(
-      name: name, itemCount: count, itemUnit: "pair", targets: distanceTargets,
-      note: "GreatCircle.distancesMeters vs C sin/cos/asin loop",
-      prepare: { context in
-        let make = city ? Inputs.city : Inputs.globe
-        let buffers = PairBuffers(make(count, seed), make(count, seed &+ 100))
-        return PreparedBenchmark(
-          itemCount: count,
-          subject: {
-            GreatCircle.distancesMeters(
-              latitudes1Degrees: buffers.first.latitudes, longitudes1Degrees: buffers.first.longitudes,
-              latitudes2Degrees: buffers.second.latitudes, longitudes2Degrees: buffers.second.longitudes,
-              into: &buffers.subjectOutput)
-          },
-          reference: context.reference.map { reference in { buffers.runReference(reference) } },
-          verify: {
-            guard context.reference != nil else { return .passed("no C reference") }
-            return Checks.agree(
-              "distances", buffers.subjectOutput, buffers.referenceOutput, tolerance: 1e-9)
-          })
-      })
+    pairBenchmark(
+      name, count: count, seed: seed, city: city, targets: distanceTargets,
+      note: "GreatCircle.distancesMeters vs C sin/cos/asin loop"
+    ) { buffers in
+      GreatCircle.distancesMeters(
+        latitudes1Degrees: buffers.first.latitudes, longitudes1Degrees: buffers.first.longitudes,
+        latitudes2Degrees: buffers.second.latitudes, longitudes2Degrees: buffers.second.longitudes,
+        into: &buffers.subjectOutput)
+    }
   }
 
   /// The same pairs through Foundation's scalar sin/cos/asin: what a plain
   /// Swift loop costs (no target; shows why the kernels use polynomials).
   private static func libmPairs(_ name: String, count: Int, seed: UInt64) -> Benchmark {
+    pairBenchmark(
+      name, count: count, seed: seed, city: false, targets: .none,
+      note: "plain Swift loop over Foundation sin/cos/asin vs the same C loop"
+    ) { buffers in
+      let k = Double.pi / 180
+      let (a, b) = (buffers.first, buffers.second)
+      buffers.subjectOutput.withUnsafeMutableBufferPointer { out in
+        for i in 0..<out.count {
+          let s1 = sin(0.5 * (b.latitudes[i] - a.latitudes[i]) * k)
+          let s2 = sin(0.5 * (b.longitudes[i] - a.longitudes[i]) * k)
+          let h = s1 * s1 + cos(a.latitudes[i] * k) * cos(b.latitudes[i] * k) * s2 * s2
+          out[i] = 2 * GreatCircle.earthMeanRadiusMeters * asin(h.squareRoot())
+        }
+      }
+    }
+  }
+
+  /// A pairs workload: `subject` fills `buffers.subjectOutput`; the C
+  /// reference is the textbook loop; results must agree to 1e-9.
+  private static func pairBenchmark(
+    _ name: String, count: Int, seed: UInt64, city: Bool, targets: RatioTargets, note: String,
+    subject: @escaping (PairBuffers) -> Void
+  ) -> Benchmark {
     Benchmark(
-      name: name, itemCount: count, itemUnit: "pair", targets: .none,
-      note: "plain Swift loop over Foundation sin/cos/asin vs the same C loop",
+      name: name, itemCount: count, itemUnit: "pair", targets: targets, note: note,
       prepare: { context in
-        let buffers = PairBuffers(
-          Inputs.globe(count: count, seed: seed), Inputs.globe(count: count, seed: seed &+ 100))
+        let make = city ? Inputs.city : Inputs.globe
+        let buffers = PairBuffers(make(count, seed), make(count, seed &+ 100))
         return PreparedBenchmark(
           itemCount: count,
-          subject: {
-            let k = Double.pi / 180
-            let (a, b) = (buffers.first, buffers.second)
-            buffers.subjectOutput.withUnsafeMutableBufferPointer { out in
-              for i in 0..<out.count {
-                let s1 = sin(0.5 * (b.latitudes[i] - a.latitudes[i]) * k)
-                let s2 = sin(0.5 * (b.longitudes[i] - a.longitudes[i]) * k)
-                let h = s1 * s1 + cos(a.latitudes[i] * k) * cos(b.latitudes[i] * k) * s2 * s2
-                out[i] = 2 * GreatCircle.earthMeanRadiusMeters * asin(h.squareRoot())
-              }
-            }
-          },
+          subject: { subject(buffers) },
           reference: context.reference.map { reference in { buffers.runReference(reference) } },
           verify: {
             guard context.reference != nil else { return .passed("no C reference") }

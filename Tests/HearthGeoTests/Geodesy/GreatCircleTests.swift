@@ -7,10 +7,6 @@ import _HearthTestSupport
 struct GreatCircleTests {
   let radius = GreatCircle.earthMeanRadiusMeters
 
-  func point(_ lat: Double, _ lon: Double) -> Coordinate {
-    Coordinate(latitudeDegrees: lat, longitudeDegrees: lon)
-  }
-
   @Test("coincident points are exactly 0 m apart, also at the poles and the antimeridian")
   func coincident() {
     for p in [point(0, 0), point(90, 17), point(-90, -3), point(45.5, 180), point(-12.25, -180)] {

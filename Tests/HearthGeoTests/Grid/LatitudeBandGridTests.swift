@@ -7,10 +7,6 @@ import _HearthTestSupport
 struct LatitudeBandGridTests {
   let grid = LatitudeBandGrid.privacy
 
-  func point(_ lat: Double, _ lon: Double) -> Coordinate {
-    Coordinate(latitudeDegrees: lat, longitudeDegrees: lon)
-  }
-
   @Test("construction: bands of ~750 m, polar caps of one cell")
   func construction() {
     #expect(grid.rowCount == 26_687)
