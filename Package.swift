@@ -14,6 +14,7 @@ let package = Package(
   products: [
     .library(name: "HearthGeo", targets: ["HearthGeo"]),
     .library(name: "HearthLinearAlgebra", targets: ["HearthLinearAlgebra"]),
+    .library(name: "HearthTrace", targets: ["HearthTrace"]),
     .executable(name: "hearth-bench", targets: ["Bench"]),
   ],
   targets: [
@@ -32,13 +33,17 @@ let package = Package(
     .target(name: "HearthLinearAlgebra", dependencies: ["CBLAS", "CLAPACKE"]),
     .target(name: "HearthGeo", dependencies: ["_HearthShims"]),
 
+    // MARK: I/O (the only layer that throws on data)
+
+    .target(name: "HearthTrace", dependencies: ["HearthGeo"]),
+
     // MARK: Executables
 
     /// hearth-bench. Reference/reference.c is the benchmark-only C reference,
     /// compiled at run time with the system compiler (see CReference.swift).
     .executableTarget(
       name: "Bench",
-      dependencies: ["HearthGeo", "HearthLinearAlgebra", "_HearthShims"],
+      dependencies: ["HearthGeo", "HearthTrace", "HearthLinearAlgebra", "_HearthShims"],
       exclude: ["Reference"]
     ),
 
@@ -47,6 +52,7 @@ let package = Package(
     .target(name: "_HearthTestSupport", dependencies: ["HearthGeo"], path: "Tests/_HearthTestSupport"),
     .testTarget(name: "HearthGeoTests", dependencies: ["HearthGeo", "_HearthTestSupport"]),
     .testTarget(name: "HearthLinearAlgebraTests", dependencies: ["HearthLinearAlgebra"]),
+    .testTarget(name: "HearthTraceTests", dependencies: ["HearthTrace", "_HearthTestSupport"]),
     .testTarget(name: "BenchTests", dependencies: ["Bench", "_HearthTestSupport"]),
   ]
 )

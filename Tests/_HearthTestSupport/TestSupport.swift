@@ -98,3 +98,33 @@ public func angularDifferenceDegrees(_ a: Double, _ b: Double) -> Double {
 public func point(_ latitudeDegrees: Double, _ longitudeDegrees: Double) -> Coordinate {
   Coordinate(latitudeDegrees: latitudeDegrees, longitudeDegrees: longitudeDegrees)
 }
+
+/// A fresh temporary folder for one test, removed when the value is released.
+public final class TemporaryFolder: @unchecked Sendable {
+  public let path: String
+
+  public init() {
+    path =
+      FileManager.default.temporaryDirectory
+      .appendingPathComponent("hearth-test-\(UUID().uuidString)").path
+    try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+  }
+
+  deinit { try? FileManager.default.removeItem(atPath: path) }
+
+  /// Writes `bytes` to `name` inside the folder and returns the full path.
+  @discardableResult
+  public func write(_ name: String, _ bytes: [UInt8]) -> String {
+    let full = (path as NSString).appendingPathComponent(name)
+    try? FileManager.default.createDirectory(
+      atPath: (full as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+    _ = FileManager.default.createFile(atPath: full, contents: Data(bytes))
+    return full
+  }
+
+  /// Writes UTF-8 `text`.
+  @discardableResult
+  public func write(_ name: String, _ text: String) -> String { write(name, Array(text.utf8)) }
+
+  public func path(_ name: String) -> String { (path as NSString).appendingPathComponent(name) }
+}

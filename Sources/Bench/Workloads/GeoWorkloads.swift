@@ -1,5 +1,6 @@
 import Foundation
 import HearthGeo
+import HearthTrace
 
 /// The geodesy and grid workloads of the foundation issue.
 enum GeoWorkloads {
@@ -25,9 +26,22 @@ enum GeoWorkloads {
     ]
   }
 
-  private static func aisPoints(_ directory: String) throws -> Inputs.Points {
-    let ais = try AISPositions.load(directory: directory)
-    return Inputs.Points(latitudes: ais.latitudes, longitudes: ais.longitudes)
+  /// Every position of the tracktable AIS files, trajectory after trajectory.
+  static func aisPoints(_ directory: String) throws -> Inputs.Points {
+    let files = try FileManager.default.contentsOfDirectory(atPath: directory).filter {
+      $0.hasSuffix(".traj")
+    }.sorted()
+    guard !files.isEmpty else { throw BenchError.io("no .traj files in \(directory)") }
+    var points = Inputs.Points(latitudes: [], longitudes: [])
+    for file in files {
+      let (trajectories, _) = try TracktableReader.read(
+        path: (directory as NSString).appendingPathComponent(file))
+      for trajectory in trajectories {
+        points.latitudes += trajectory.fixes.latitudeDegrees
+        points.longitudes += trajectory.fixes.longitudeDegrees
+      }
+    }
+    return points
   }
 
   // MARK: Pairs

@@ -106,4 +106,30 @@ public struct Fix: Sendable, Hashable, Codable {
   public var coordinate: Coordinate {
     Coordinate(latitudeDegrees: latitudeDegrees, longitudeDegrees: longitudeDegrees)
   }
+
+  /// Equal when every field is equal, NaN counting as equal to NaN (an
+  /// unknown accuracy is the same reading as another unknown accuracy).
+  public static func == (a: Fix, b: Fix) -> Bool {
+    func same(_ x: Double, _ y: Double) -> Bool { x == y || (x.isNaN && y.isNaN) }
+    func same(_ x: Double?, _ y: Double?) -> Bool {
+      switch (x, y) {
+      case (nil, nil): true
+      case (let x?, let y?): same(x, y)
+      default: false
+      }
+    }
+    return a.timeMilliseconds == b.timeMilliseconds && same(a.latitudeDegrees, b.latitudeDegrees)
+      && same(a.longitudeDegrees, b.longitudeDegrees)
+      && same(a.horizontalAccuracyMeters, b.horizontalAccuracyMeters)
+      && same(a.speedMetersPerSecond, b.speedMetersPerSecond) && same(a.headingDegrees, b.headingDegrees)
+      && same(a.altitudeMeters, b.altitudeMeters) && a.activity == b.activity && a.source == b.source
+      && same(a.batteryLevel, b.batteryLevel) && a.charging == b.charging && a.device == b.device
+      && a.user == b.user
+  }
+
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(timeMilliseconds)
+    hasher.combine(device)
+    hasher.combine(user)
+  }
 }

@@ -1,0 +1,147 @@
+/// Where in a file something was found: file, line (1-based), column
+/// (1-based field index, or 0 for the whole row) and the column's name.
+public struct SourceLocation: Sendable, Hashable, Codable, CustomStringConvertible {
+  public var file: String
+  public var line: Int
+  public var column: Int
+  public var columnName: String?
+
+  public init(file: String, line: Int, column: Int = 0, columnName: String? = nil) {
+    self.file = file
+    self.line = line
+    self.column = column
+    self.columnName = columnName
+  }
+
+  public var description: String {
+    var text = "\(file):\(line)"
+    if column > 0 { text += ":\(column)" }
+    if let columnName { text += " (\(columnName))" }
+    return text
+  }
+}
+
+/// Why HearthTrace could not read or write something. The closed set of
+/// errors the module throws; every case says where and why.
+public enum TraceError: Error, Sendable, Hashable, CustomStringConvertible {
+  /// The file system refused (missing file, permission, disk full).
+  case io(path: String, reason: String)
+  /// The file is not in the expected format at all (no header, wrong magic,
+  /// a required column missing): nothing in it can be kept.
+  case malformed(SourceLocation, reason: String)
+  /// Well-formed, but uses something this reader does not support (an NPY
+  /// dtype, a unit, a GPX version).
+  case unsupported(SourceLocation, reason: String)
+  /// Strict mode: the first row that would have been rejected.
+  case rejectedInStrictMode(RowRejection)
+
+  public var description: String {
+    switch self {
+    case .io(let path, let reason): "\(path): \(reason)"
+    case .malformed(let location, let reason): "\(location): \(reason)"
+    case .unsupported(let location, let reason): "\(location): unsupported: \(reason)"
+    case .rejectedInStrictMode(let rejection): "strict mode: \(rejection)"
+    }
+  }
+}
+
+/// One row (or sample) that was read but not kept, and why.
+public struct RowRejection: Sendable, Hashable, Codable, CustomStringConvertible {
+  public enum Reason: String, Sendable, Hashable, Codable, CaseIterable {
+    /// A field that must be a number is not one.
+    case notANumber
+    /// The row has a different number of fields from the header.
+    case wrongFieldCount
+    /// The row is longer than the reader's line limit.
+    case lineTooLong
+    /// A text field is not valid UTF-8.
+    case invalidUTF8
+    /// A field is outside the values its quantity can take.
+    case outOfRange
+    /// A field the row cannot do without is empty or NaN (a fix without a position).
+    case missingValue
+    /// A time is missing or cannot be parsed.
+    case badTime
+    /// The same sample (same time and values) appeared before.
+    case duplicate
+    /// A quoted field is not closed before the end of the file.
+    case unterminatedQuote
+    /// Text between a closing quote and the next delimiter.
+    case badQuote
+    /// Broken XML (GPX): the rest of the file from this point.
+    case malformedMarkup
+  }
+
+  public var location: SourceLocation
+  public var reason: Reason
+  /// The offending text, shortened to 64 characters.
+  public var detail: String
+
+  public init(location: SourceLocation, reason: Reason, detail: String) {
+    self.location = location
+    self.reason = reason
+    self.detail = detail.count > 64 ? String(detail.prefix(61)) + "…" : detail
+  }
+
+  public var description: String { "\(location): \(reason.rawValue): \(detail)" }
+}
+
+/// What reading one file did: every row read is either kept or rejected.
+public struct FileReport: Sendable, Hashable, Codable {
+  public var file: String
+  /// Data rows read (header excluded).
+  public var rowsRead = 0
+  /// Rows (or samples) kept.
+  public var rowsKept = 0
+  /// Rejected rows by reason; the total always equals `rowsRead − rowsKept`.
+  public var rejectedByReason: [RowRejection.Reason: Int] = [:]
+  /// The first rejections in full (at most ``FileReport/detailLimit``).
+  public var rejections: [RowRejection] = []
+  /// Kept rows that were out of time order in the file (sorted on import).
+  public var reorderedRows = 0
+  /// Problems that made the reader skip the whole file (folder imports).
+  public var skippedBecause: String?
+
+  /// How many rejections are kept in full; the rest are only counted.
+  public static let detailLimit = 1000
+
+  public init(file: String) { self.file = file }
+
+  public var rowsRejected: Int { rejectedByReason.values.reduce(0, +) }
+  /// `rowsRead == rowsKept + rowsRejected`: true for every report a reader makes.
+  public var reconciles: Bool { rowsRead == rowsKept + rowsRejected }
+
+  mutating func reject(_ rejection: RowRejection) {
+    rejectedByReason[rejection.reason, default: 0] += 1
+    if rejections.count < Self.detailLimit { rejections.append(rejection) }
+  }
+}
+
+/// What an import did, file by file.
+public struct ImportReport: Sendable, Hashable, Codable {
+  public var files: [FileReport] = []
+  public init() {}
+
+  public var rowsRead: Int { files.reduce(0) { $0 + $1.rowsRead } }
+  public var rowsKept: Int { files.reduce(0) { $0 + $1.rowsKept } }
+  public var rowsRejected: Int { files.reduce(0) { $0 + $1.rowsRejected } }
+  public var reconciles: Bool { files.allSatisfy(\.reconciles) }
+
+  /// The report of the file whose name ends with `suffix`.
+  public func file(endingWith suffix: String) -> FileReport? {
+    files.first { $0.file.hasSuffix(suffix) }
+  }
+}
+
+/// How readers treat bad rows.
+public struct ReadOptions: Sendable, Hashable {
+  /// Throw on the first bad row instead of rejecting it and going on.
+  public var strict: Bool
+  /// Rows longer than this many bytes are rejected without being buffered.
+  public var maximumLineBytes: Int
+
+  public init(strict: Bool = false, maximumLineBytes: Int = 1 << 20) {
+    self.strict = strict
+    self.maximumLineBytes = maximumLineBytes
+  }
+}

@@ -1,0 +1,192 @@
+import Foundation
+import HearthGeo
+import Testing
+import _HearthTestSupport
+
+@testable import HearthTrace
+
+@Suite("NumPy .npy arrays and trace folders")
+struct NPYTests {
+  static let comma = TestPaths.sharedDatasets.appendingPathComponent("comma2k19-example")
+
+  @Test("write → read round-trips f8, i8 and u1 exactly, copied and memory-mapped", arguments: [0, 1 << 40])
+  func roundTrip(mapThreshold: Int) throws {
+    let folder = TemporaryFolder()
+    var generator = SeededGenerator(seed: 4)
+    let doubles = (0..<10_001).map { _ in Double(bitPattern: generator.next()) }.map { $0.isNaN ? 0 : $0 }
+    let ints = (0..<777).map { _ in Int64(bitPattern: generator.next()) }
+    let bytes = (0..<300).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
+    try NPYArray.write(doubles, shape: [10_001], to: folder.path("d.npy"))
+    try NPYArray.write(ints, to: folder.path("i.npy"))
+    try NPYArray.write(bytes, shape: [100, 3], to: folder.path("b.npy"))
+    let d = try NPYArray.read(path: folder.path("d.npy"), mapThresholdBytes: mapThreshold)
+    #expect(d.isMemoryMapped == (mapThreshold == 0))
+    #expect(d.doubles.map(\.bitPattern) == doubles.map(\.bitPattern))
+    d.withDoubles { #expect($0.count == 10_001 && $0[5].bitPattern == doubles[5].bitPattern) }
+    #expect(try NPYArray.read(path: folder.path("i.npy"), mapThresholdBytes: mapThreshold).int64s == ints)
+    let b = try NPYArray.read(path: folder.path("b.npy"), mapThresholdBytes: mapThreshold)
+    #expect(b.shape == [100, 3] && b.column(2) == (0..<100).map { Double(bytes[3 * $0 + 2]) })
+    // The header is padded to 64 bytes, as numpy expects.
+    let raw = try #require(FileManager.default.contents(atPath: folder.path("d.npy")))
+    #expect((10 + Int(raw[8]) + Int(raw[9]) * 256) % 64 == 0)
+  }
+
+  @Test("comma2k19's own arrays (Fortran-order IMU) agree with the derived CSV values")
+  func commaOriginals() throws {
+    let segment = Self.comma.appendingPathComponent("Example_1/b0c9d2329ad1606b|2018-08-02--08-34-47/40").path
+    let (trace, report) = try TraceFolder.readComma2k19Segment(segment)
+    #expect(report.reconciles)
+    let accelerometer = try #require(trace.accelerometer?.samples)
+    #expect(accelerometer.count == 6256 && trace.gyroscope?.count == 6256)
+    #expect(trace.scalars["canSpeed"]?.count == 4974 && trace.fixes.count == 579)
+    // derived_csv/accelerometer.csv row 1: 46408.580034294,1.074371337890625,-0.12921142578125,-9.544967651367188
+    #expect(accelerometer.seconds[0] == 46408.580034294)
+    #expect(accelerometer.x[0] == 1.074371337890625 && accelerometer.z[0] == -9.544967651367188)
+    // The first u-blox fix: UTC 1533226488299 ms.
+    #expect(trace.fixes.timeMilliseconds[0] == 1_533_226_488_299)
+  }
+
+  @Test("unsupported and broken files say why")
+  func errors() throws {
+    let segment = Self.comma.appendingPathComponent("Example_1/b0c9d2329ad1606b|2018-08-02--08-34-47/40").path
+    #expect {
+      try NPYArray.read(path: segment + "/processed_log/CAN/raw_can/data")
+    } throws: { error in
+      guard case TraceError.unsupported(_, let reason) = error else { return false }
+      return reason.contains("|S8")
+    }
+    let folder = TemporaryFolder()
+    try NPYArray.write([1.0, 2, 3], to: folder.path("ok.npy"))
+    let bytes = Array(FileManager.default.contents(atPath: folder.path("ok.npy"))!)
+    folder.write("short.npy", Array(bytes.dropLast(8)))
+    folder.write("magic.npy", [0x00] + Array(bytes.dropFirst()))
+    folder.write("empty.npy", [])
+    for name in ["short.npy", "magic.npy", "empty.npy"] {
+      #expect(throws: TraceError.self, "\(name)") { try NPYArray.read(path: folder.path(name)) }
+    }
+  }
+
+  @Test("a trace written as a folder of .npy columns reads back equal")
+  func traceFolderRoundTrip() throws {
+    let (original, _) = try SensorLoggerReader.read(
+      folder: TestPaths.sharedDatasets.appendingPathComponent("mems-nav-drives/raw/2023-08-04_214758").path)
+    var trace = original
+    trace.gyroscope = VectorStream(seconds: [0, 0.1], x: [1, .nan], y: [2, 3], z: [-1, 0])
+    trace.barometer = PressureStream(seconds: [0], hectopascals: [1013.25], relativeAltitudeMeters: [0.5])
+    trace.scalars["canSpeed"] = ScalarStream(seconds: [1, 2], values: [3, 4], unit: "m/s")
+    trace.activities = [ActivitySample(seconds: 1.5, activity: .automotive)]
+    trace.providerFixes = [:]  // not part of the folder layout
+    let folder = TemporaryFolder()
+    try TraceFolder.write(trace, to: folder.path("trace"))
+    let (back, _) = try TraceFolder.read(folder.path("trace"))
+    #expect(back.fixes == trace.fixes)
+    #expect(back.gyroscope!.x[0] == 1 && back.gyroscope!.x[1].isNaN && back.gyroscope!.y == [2, 3])
+    #expect(back.barometer == trace.barometer && back.scalars == trace.scalars)
+    #expect(back.activities == trace.activities && back.metadata == trace.metadata)
+    #expect(TraceImport.format(of: folder.path("trace")) == .traceFolder)
+  }
+}
+
+@Suite("Generic CSV with a column mapping")
+struct ColumnMappingTests {
+  static let mappings = TestPaths.projectDatasets.appendingPathComponent("mappings")
+
+  @Test("the four MEMS-Nav processed_1hz drives load through the shipped mapping", arguments: [
+    ("20230804_214758", 6303, 6303), ("20230806_144805", 8516, 8516), ("20230809_124742", 3436, 3439),
+    ("20230809_163741", 2536, 2540),
+  ])
+  func memsNav(drive: String, fixes: Int, imu: Int) throws {
+    let mapping = try ColumnMapping.load(path: Self.mappings.appendingPathComponent("mems-nav-processed-1hz.json").path)
+    let folder = TestPaths.sharedDatasets.appendingPathComponent("mems-nav-drives/processed_1hz/\(drive)").path
+    let (trace, report) = try mapping.read(folder: folder)
+    // Resampling left rows with an empty position during GPS outages: those
+    // are rejected as missing, counted here independently from the text.
+    let gpsText = try String(contentsOfFile: folder + "/gps.csv", encoding: .utf8)
+    let emptyPositions = gpsText.split(whereSeparator: \.isNewline).filter { $0.contains(",,,,,,,,,") }.count
+    #expect(report.reconciles)
+    #expect(report.file(endingWith: "gps.csv")?.rejectedByReason == (emptyPositions > 0 ? [.missingValue: emptyPositions] : [:]))
+    #expect(trace.fixes.count == fixes - emptyPositions)
+    #expect(trace.accelerometer?.samples.count == imu && trace.gyroscope?.count == imu)
+    #expect(trace.barometer!.hectopascals.allSatisfy { $0 > 940 && $0 < 1015 }, "hPa")
+    #expect(trace.fixes.speedMetersPerSecond.filter { !$0.isNaN }.max()! < 40, "m/s")
+    // Times are UTC: the first drive starts 2023-08-04 17:47:58 EDT = 21:47:58Z.
+    if drive == "20230804_214758" { #expect(trace.fixes.timeMilliseconds[0] == 1_691_185_678_000) }
+  }
+
+  @Test("the comma2k19 derived CSVs load through the shipped mapping, on one clock")
+  func comma() throws {
+    let mapping = try ColumnMapping.load(path: Self.mappings.appendingPathComponent("comma2k19-derived-csv.json").path)
+    let folder = TestPaths.sharedDatasets.appendingPathComponent("comma2k19-example/derived_csv").path
+    let (trace, report) = try mapping.read(folder: folder)
+    #expect(report.reconciles)
+    #expect(trace.accelerometer?.samples.count == 6256 && trace.gyroscope?.count == 6256)
+    #expect(trace.scalars["canSpeed"]?.count == 4974 && trace.scalars["canSpeed"]?.unit == "m/s")
+    #expect(trace.fixes.count == 579)
+    // Fixes land on their UTC times via the median boot-clock offset; the
+    // GNSS-to-boot-clock jitter is a few milliseconds.
+    #expect(abs(trace.fixes.timeMilliseconds[0] - 1_533_226_488_299) <= 5)
+  }
+
+  @Test("unknown units and unparsable times are reported with the column", arguments: [0, 1])
+  func errors(which: Int) throws {
+    let folder = TemporaryFolder()
+    folder.write("a.csv", "t,v\n2024-01-01T00:00:00Z,1\nnot-a-time,2\n2024-01-01T00:00:02Z,3\n")
+    let unit = which == 0 ? "m/s" : "parsecs/s"
+    let mapping = ColumnMapping(
+      name: "test",
+      files: [
+        .init(file: "a.csv", time: .init(column: "t", format: "iso8601"), scalars: ["speed": .init(column: "v", unit: unit)])
+      ], clock: nil)
+    if which == 0 {
+      let (trace, report) = try mapping.read(folder: folder.path)
+      #expect(trace.scalars["speed"]?.values == [1, 3])
+      #expect(report.files[0].rejectedByReason == [.badTime: 1] && report.reconciles)
+    } else {
+      // Not a unit of any quantity: kept as is, named as given.
+      let (trace, _) = try mapping.read(folder: folder.path)
+      #expect(trace.scalars["speed"]?.unit == "parsecs/s")
+    }
+  }
+}
+
+@Suite("Tracktable trajectories and the import door")
+struct TraceImportTests {
+  /// The files hold 457 559 positions, 23 of which repeat the timestamp of
+  /// another position of the same ship (1 s resolution): one device cannot
+  /// have two fixes at one time, so those are rejected as duplicates.
+  @Test("all 457 559 AIS positions are read, trajectory by trajectory; repeated times are duplicates")
+  func tracktable() throws {
+    let folder = TestPaths.sharedDatasets.appendingPathComponent("tracktable-ais")
+    var total = 0
+    var read = 0
+    var duplicates = 0
+    for (file, expected) in [
+      ("NYHarbor_2020_12_08.traj", 38), ("NYHarbor_2020_12_first_week.traj", 513),
+      ("US_coastal_2020_06_30.traj", 1395), ("VirginiaBeach_2020_06_04_to_06_filtered.traj", 125),
+    ] {
+      let (trajectories, report) = try TracktableReader.read(path: folder.appendingPathComponent(file).path)
+      #expect(trajectories.count == expected, "\(file)")
+      #expect(report.reconciles)
+      #expect(Set(report.rejectedByReason.keys).isSubset(of: [.duplicate]))
+      total += trajectories.reduce(0) { $0 + $1.fixes.count }
+      read += report.rowsRead
+      duplicates += report.rowsRejected
+    }
+    #expect(read == 457_559 && duplicates == 23 && total == 457_536)
+  }
+
+  @Test("the door recognises every format of the shared datasets")
+  func detection() throws {
+    let shared = TestPaths.sharedDatasets
+    #expect(TraceImport.format(of: shared.appendingPathComponent("mems-nav-drives/raw/2023-08-04_214758").path) == .sensorLogger)
+    #expect(TraceImport.format(of: shared.appendingPathComponent("phone-drop-freefall/raw_data/fall_1").path) == .phyphox)
+    #expect(TraceImport.format(of: shared.appendingPathComponent("tracktable-ais/NYHarbor_2020_12_08.traj").path) == .tracktable)
+    #expect(
+      TraceImport.format(of: shared.appendingPathComponent("comma2k19-example/Example_1/b0c9d2329ad1606b|2018-08-02--08-34-47/40").path)
+        == .comma2k19)
+    #expect(TraceImport.format(of: "/nonexistent") == nil)
+    #expect(throws: TraceError.self) { try TraceImport.read(path: TemporaryFolder().path) }
+    let (trace, _) = try TraceImport.read(path: shared.appendingPathComponent("tracktable-ais/NYHarbor_2020_12_08.traj").path)
+    #expect(trace.fixes.count == 9091)
+  }
+}
