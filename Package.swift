@@ -16,6 +16,7 @@ let package = Package(
     .library(name: "HearthLinearAlgebra", targets: ["HearthLinearAlgebra"]),
     .library(name: "HearthTrace", targets: ["HearthTrace"]),
     .executable(name: "hearth-bench", targets: ["Bench"]),
+    .executable(name: "hearth-fuzz", targets: ["HearthFuzz"]),
   ],
   targets: [
     // MARK: C bindings (not API)
@@ -47,12 +48,17 @@ let package = Package(
       exclude: ["Reference"]
     ),
 
+    /// Fuzz targets for the readers (not API) and the dual-mode harness.
+    .target(name: "_HearthFuzzing", dependencies: ["HearthTrace"]),
+    .executableTarget(name: "HearthFuzz", dependencies: ["_HearthFuzzing"]),
+
     // MARK: Tests
 
     .target(name: "_HearthTestSupport", dependencies: ["HearthGeo"], path: "Tests/_HearthTestSupport"),
     .testTarget(name: "HearthGeoTests", dependencies: ["HearthGeo", "_HearthTestSupport"]),
     .testTarget(name: "HearthLinearAlgebraTests", dependencies: ["HearthLinearAlgebra"]),
-    .testTarget(name: "HearthTraceTests", dependencies: ["HearthTrace", "_HearthTestSupport"]),
+    .testTarget(
+      name: "HearthTraceTests", dependencies: ["HearthTrace", "_HearthFuzzing", "_HearthTestSupport"]),
     .testTarget(name: "BenchTests", dependencies: ["Bench", "_HearthTestSupport"]),
   ]
 )

@@ -10,7 +10,8 @@ struct CSVStreamTests {
   /// Reads every column as a number (or `kinds` per column) and returns the
   /// values by column plus the report.
   func read(
-    _ bytes: [UInt8], kinds: [CSVColumnRequest.Kind]? = nil, options: ReadOptions = ReadOptions(), batchRows: Int = 65_536
+    _ bytes: [UInt8], kinds: [CSVColumnRequest.Kind]? = nil, options: ReadOptions = ReadOptions(),
+    batchRows: Int = 65_536
   ) throws -> (numbers: [[Double]], texts: [[String]], lines: [Int], report: FileReport) {
     let folder = TemporaryFolder()
     let path = folder.write("data.csv", bytes)
@@ -33,7 +34,8 @@ struct CSVStreamTests {
     return (numbers, texts, lines, report)
   }
 
-  func read(_ text: String, kinds: [CSVColumnRequest.Kind]? = nil, options: ReadOptions = ReadOptions()) throws
+  func read(_ text: String, kinds: [CSVColumnRequest.Kind]? = nil, options: ReadOptions = ReadOptions())
+    throws
     -> (numbers: [[Double]], texts: [[String]], lines: [Int], report: FileReport)
   {
     try read(Array(text.utf8), kinds: kinds, options: options)
@@ -49,7 +51,8 @@ struct CSVStreamTests {
 
   @Test("quoted fields hold delimiters, line breaks and doubled quotes")
   func quoting() throws {
-    let r = try read("name,value\n\"a,b\",1\n\"line\nbreak\",2\n\"say \"\"hi\"\"\",3\n", kinds: [.text, .number])
+    let r = try read(
+      "name,value\n\"a,b\",1\n\"line\nbreak\",2\n\"say \"\"hi\"\"\",3\n", kinds: [.text, .number])
     #expect(r.texts == [["a,b", "line\nbreak", "say \"hi\""]])
     #expect(r.numbers == [[1, 2, 3]])
     #expect(r.lines == [2, 3, 5])
@@ -79,7 +82,8 @@ struct CSVStreamTests {
 
   @Test("non-UTF-8 bytes: a number column rejects the row, a text column too, others are untouched")
   func invalidUTF8() throws {
-    let bytes = Array("t,name\n1,ok\n2,".utf8) + [0xFF, 0xFE] + Array("\n".utf8) + [0xC3] + Array(",x\n3,fine\n".utf8)
+    let bytes =
+      Array("t,name\n1,ok\n2,".utf8) + [0xFF, 0xFE] + Array("\n".utf8) + [0xC3] + Array(",x\n3,fine\n".utf8)
     let r = try read(bytes, kinds: [.number, .text])
     #expect(r.numbers == [[1, 3]])
     #expect(r.texts == [["ok", "fine"]])
@@ -154,7 +158,9 @@ struct CSVStreamTests {
     let alphabet = Array("0123456789.,;-+eE\"\n\r \tNaN".utf8) + [0xFF, 0x00, 0xC3]
     for _ in 0..<300 {
       var bytes = Array("a,b,c\n".utf8)
-      for _ in 0..<Int(generator.next() % 2000) { bytes.append(alphabet[Int(generator.next() % UInt64(alphabet.count))]) }
+      for _ in 0..<Int(generator.next() % 2000) {
+        bytes.append(alphabet[Int(generator.next() % UInt64(alphabet.count))])
+      }
       let r = try read(bytes, kinds: [.number, .text, .integer])
       #expect(r.report.reconciles)
       #expect(r.numbers.allSatisfy { $0.count == r.report.rowsKept })

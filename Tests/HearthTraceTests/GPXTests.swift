@@ -13,7 +13,8 @@ struct GPXTests {
     for i in 0..<n {
       fixes.append(
         Fix(
-          timeMilliseconds: 1_700_000_000_000 + Int64(i) * 1_234, latitudeDegrees: generator.nextDouble(in: -90, 90),
+          timeMilliseconds: 1_700_000_000_000 + Int64(i) * 1_234,
+          latitudeDegrees: generator.nextDouble(in: -90, 90),
           longitudeDegrees: generator.nextDouble(in: -180, 180),
           horizontalAccuracyMeters: i % 5 == 0 ? .nan : generator.nextDouble(in: 1, 500),
           speedMetersPerSecond: i % 3 == 0 ? nil : generator.nextDouble(in: 0.1, 40),
@@ -76,7 +77,9 @@ struct GPXTests {
     #expect(file.reconciles)
     #expect(file.rejections[0].location.line == 4 && file.rejections[1].location.line == 5)
     #expect(throws: TraceError.self) { try GPX.read(bytes: Array("<kml></kml>".utf8), name: "k") }
-    #expect(throws: TraceError.self) { try GPX.read(bytes: Array(text.utf8), name: "bad.gpx", options: ReadOptions(strict: true)) }
+    #expect(throws: TraceError.self) {
+      try GPX.read(bytes: Array(text.utf8), name: "bad.gpx", options: ReadOptions(strict: true))
+    }
   }
 
   @Test("ISO 8601 times: offsets, fractions, leap years, before 1970; text form round-trips")
@@ -103,9 +106,12 @@ struct GeoJSONTests {
     let fixes = GPXTests.sampleFixes(3, seed: 3)
     let features = [
       GeoJSON.track(fixes, properties: [("name", .string("drive \"1\""))]),
-      GeoJSON.place(id: "home", name: "Home", centre: Coordinate(latitudeDegrees: 40, longitudeDegrees: -75), radiusMeters: 120),
-      GeoJSON.event(kind: "arrival", at: Coordinate(latitudeDegrees: 40, longitudeDegrees: -75), timeMilliseconds: 0,
-                    properties: [("speed", .number(.nan))]),
+      GeoJSON.place(
+        id: "home", name: "Home", centre: Coordinate(latitudeDegrees: 40, longitudeDegrees: -75),
+        radiusMeters: 120),
+      GeoJSON.event(
+        kind: "arrival", at: Coordinate(latitudeDegrees: 40, longitudeDegrees: -75), timeMilliseconds: 0,
+        properties: [("speed", .number(.nan))]),
     ]
     let text = GeoJSON.document(features)
     let object = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
@@ -115,7 +121,9 @@ struct GeoJSONTests {
     let line = try #require((list[0]["geometry"] as? [String: Any])?["coordinates"] as? [[Double]])
     // Longitude first. (Foundation's JSON parser on Linux is not correctly
     // rounded, so compare to 1e-12°; our text itself round-trips exactly.)
-    #expect(abs(line[0][0] - fixes.longitudeDegrees[0]) < 1e-12 && abs(line[0][1] - fixes.latitudeDegrees[0]) < 1e-12)
+    #expect(
+      abs(line[0][0] - fixes.longitudeDegrees[0]) < 1e-12
+        && abs(line[0][1] - fixes.latitudeDegrees[0]) < 1e-12)
     #expect((list[1]["properties"] as? [String: Any])?["radiusMeters"] as? Double == 120)
     #expect((list[2]["properties"] as? [String: Any])?["speed"] is NSNull, "NaN becomes null")
     #expect((list[0]["properties"] as? [String: Any])?["name"] as? String == "drive \"1\"")

@@ -91,20 +91,26 @@ struct NPYTests {
 struct ColumnMappingTests {
   static let mappings = TestPaths.projectDatasets.appendingPathComponent("mappings")
 
-  @Test("the four MEMS-Nav processed_1hz drives load through the shipped mapping", arguments: [
-    ("20230804_214758", 6303, 6303), ("20230806_144805", 8516, 8516), ("20230809_124742", 3436, 3439),
-    ("20230809_163741", 2536, 2540),
-  ])
+  @Test(
+    "the four MEMS-Nav processed_1hz drives load through the shipped mapping",
+    arguments: [
+      ("20230804_214758", 6303, 6303), ("20230806_144805", 8516, 8516), ("20230809_124742", 3436, 3439),
+      ("20230809_163741", 2536, 2540),
+    ])
   func memsNav(drive: String, fixes: Int, imu: Int) throws {
-    let mapping = try ColumnMapping.load(path: Self.mappings.appendingPathComponent("mems-nav-processed-1hz.json").path)
-    let folder = TestPaths.sharedDatasets.appendingPathComponent("mems-nav-drives/processed_1hz/\(drive)").path
+    let mapping = try ColumnMapping.load(
+      path: Self.mappings.appendingPathComponent("mems-nav-processed-1hz.json").path)
+    let folder = TestPaths.sharedDatasets.appendingPathComponent("mems-nav-drives/processed_1hz/\(drive)")
+      .path
     let (trace, report) = try mapping.read(folder: folder)
     // Resampling left rows with an empty position during GPS outages: those
     // are rejected as missing, counted here independently from the text.
     let gpsText = try String(contentsOfFile: folder + "/gps.csv", encoding: .utf8)
     let emptyPositions = gpsText.split(whereSeparator: \.isNewline).filter { $0.contains(",,,,,,,,,") }.count
     #expect(report.reconciles)
-    #expect(report.file(endingWith: "gps.csv")?.rejectedByReason == (emptyPositions > 0 ? [.missingValue: emptyPositions] : [:]))
+    #expect(
+      report.file(endingWith: "gps.csv")?.rejectedByReason
+        == (emptyPositions > 0 ? [.missingValue: emptyPositions] : [:]))
     #expect(trace.fixes.count == fixes - emptyPositions)
     #expect(trace.accelerometer?.samples.count == imu && trace.gyroscope?.count == imu)
     #expect(trace.barometer!.hectopascals.allSatisfy { $0 > 940 && $0 < 1015 }, "hPa")
@@ -115,7 +121,8 @@ struct ColumnMappingTests {
 
   @Test("the comma2k19 derived CSVs load through the shipped mapping, on one clock")
   func comma() throws {
-    let mapping = try ColumnMapping.load(path: Self.mappings.appendingPathComponent("comma2k19-derived-csv.json").path)
+    let mapping = try ColumnMapping.load(
+      path: Self.mappings.appendingPathComponent("comma2k19-derived-csv.json").path)
     let folder = TestPaths.sharedDatasets.appendingPathComponent("comma2k19-example/derived_csv").path
     let (trace, report) = try mapping.read(folder: folder)
     #expect(report.reconciles)
@@ -135,7 +142,9 @@ struct ColumnMappingTests {
     let mapping = ColumnMapping(
       name: "test",
       files: [
-        .init(file: "a.csv", time: .init(column: "t", format: "iso8601"), scalars: ["speed": .init(column: "v", unit: unit)])
+        .init(
+          file: "a.csv", time: .init(column: "t", format: "iso8601"),
+          scalars: ["speed": .init(column: "v", unit: unit)])
       ], clock: nil)
     if which == 0 {
       let (trace, report) = try mapping.read(folder: folder.path)
@@ -178,15 +187,25 @@ struct TraceImportTests {
   @Test("the door recognises every format of the shared datasets")
   func detection() throws {
     let shared = TestPaths.sharedDatasets
-    #expect(TraceImport.format(of: shared.appendingPathComponent("mems-nav-drives/raw/2023-08-04_214758").path) == .sensorLogger)
-    #expect(TraceImport.format(of: shared.appendingPathComponent("phone-drop-freefall/raw_data/fall_1").path) == .phyphox)
-    #expect(TraceImport.format(of: shared.appendingPathComponent("tracktable-ais/NYHarbor_2020_12_08.traj").path) == .tracktable)
     #expect(
-      TraceImport.format(of: shared.appendingPathComponent("comma2k19-example/Example_1/b0c9d2329ad1606b|2018-08-02--08-34-47/40").path)
+      TraceImport.format(of: shared.appendingPathComponent("mems-nav-drives/raw/2023-08-04_214758").path)
+        == .sensorLogger)
+    #expect(
+      TraceImport.format(of: shared.appendingPathComponent("phone-drop-freefall/raw_data/fall_1").path)
+        == .phyphox)
+    #expect(
+      TraceImport.format(of: shared.appendingPathComponent("tracktable-ais/NYHarbor_2020_12_08.traj").path)
+        == .tracktable)
+    #expect(
+      TraceImport.format(
+        of: shared.appendingPathComponent(
+          "comma2k19-example/Example_1/b0c9d2329ad1606b|2018-08-02--08-34-47/40"
+        ).path)
         == .comma2k19)
     #expect(TraceImport.format(of: "/nonexistent") == nil)
     #expect(throws: TraceError.self) { try TraceImport.read(path: TemporaryFolder().path) }
-    let (trace, _) = try TraceImport.read(path: shared.appendingPathComponent("tracktable-ais/NYHarbor_2020_12_08.traj").path)
+    let (trace, _) = try TraceImport.read(
+      path: shared.appendingPathComponent("tracktable-ais/NYHarbor_2020_12_08.traj").path)
     #expect(trace.fixes.count == 9091)
   }
 }

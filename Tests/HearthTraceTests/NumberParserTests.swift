@@ -27,7 +27,10 @@ struct NumberParserTests {
     #expect(parse("5.") == .value(5))
     #expect(parse("") == .empty)
     #expect(parse("   ") == .empty)
-    guard case .value(let nan) = parse("NaN") else { Issue.record("NaN"); return }
+    guard case .value(let nan) = parse("NaN") else {
+      Issue.record("NaN")
+      return
+    }
     #expect(nan.isNaN)
     #expect(parse("-inf") == .value(-.infinity))
     #expect(parse("Infinity") == .value(.infinity))
@@ -36,7 +39,8 @@ struct NumberParserTests {
 
   @Test("garbage is invalid, never a trap")
   func invalid() {
-    for bad in ["abc", "1.2.3", "1e", "1e+", "--1", "1 2", "0x10", "1,5", ".", "-", "nana", "1e5x", "\u{FF}"] {
+    for bad in ["abc", "1.2.3", "1e", "1e+", "--1", "1 2", "0x10", "1,5", ".", "-", "nana", "1e5x", "\u{FF}"]
+    {
       #expect(parse(bad) == .invalid, "\(bad)")
     }
   }
@@ -60,7 +64,9 @@ struct NumberParserTests {
     for _ in 0..<300_000 {
       let digits = 15 + Int(generator.next() % 5)
       var mantissa = ""
-      for k in 0..<digits { mantissa.append(Character(String(k == 0 ? 1 + generator.next() % 9 : generator.next() % 10))) }
+      for k in 0..<digits {
+        mantissa.append(Character(String(k == 0 ? 1 + generator.next() % 9 : generator.next() % 10)))
+      }
       let exponent = Int(generator.next() % 660) - 345
       let text = "\(mantissa)e\(exponent)"
       let expected = strtodValue(text)
@@ -113,7 +119,9 @@ struct NumberFieldTests {
   @Test("parseNumberField == parseDouble on every field and stops at the delimiter (seeded)")
   func agreement() {
     var generator = SeededGenerator(seed: 79)
-    let pieces = ["0", "1", "9", "12", "-", "+", ".", "e", "E", "-3", "123456789", "00", " ", "nan", "x", ","]
+    let pieces = [
+      "0", "1", "9", "12", "-", "+", ".", "e", "E", "-3", "123456789", "00", " ", "nan", "x", ",",
+    ]
     for _ in 0..<200_000 {
       var field = ""
       for _ in 0..<Int(generator.next() % 6) { field += pieces[Int(generator.next() % UInt64(pieces.count))] }
@@ -123,12 +131,14 @@ struct NumberFieldTests {
       let bytes = Array(field.utf8).filter { $0 != delimiter }
       let row = bytes + [delimiter] + Array("7".utf8)
       let fast = row.withUnsafeBufferPointer {
-        NumberParser.parseNumberField($0.baseAddress!, from: 0, end: row.count, delimiter: delimiter, decimalComma: decimalComma)
+        NumberParser.parseNumberField(
+          $0.baseAddress!, from: 0, end: row.count, delimiter: delimiter, decimalComma: decimalComma)
       }
       let general = bytes.withUnsafeBufferPointer { NumberParser.parseDouble($0, decimalComma: decimalComma) }
       #expect(fast.1 == bytes.count, "\(field)")
       switch (fast.0, general) {
-      case (.value(let a), .value(let b)): #expect(a.bitPattern == b.bitPattern || (a.isNaN && b.isNaN), "\(field)")
+      case (.value(let a), .value(let b)):
+        #expect(a.bitPattern == b.bitPattern || (a.isNaN && b.isNaN), "\(field)")
       default: #expect(fast.0 == general, "\(field)")
       }
     }

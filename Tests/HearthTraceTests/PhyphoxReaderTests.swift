@@ -43,7 +43,8 @@ struct PhyphoxReaderTests {
     let folder = TemporaryFolder()
     folder.write(
       "Gyroscope.csv",
-      "\"Time (s)\";\"Gyroscope x (°/s)\";\"Gyroscope y (°/s)\";\"Gyroscope z (°/s)\"\n0,0;180;NaN;0\n0,5;90;0;-90\n")
+      "\"Time (s)\";\"Gyroscope x (°/s)\";\"Gyroscope y (°/s)\";\"Gyroscope z (°/s)\"\n0,0;180;NaN;0\n0,5;90;0;-90\n"
+    )
     folder.write("Pressure.csv", "\"Time (s)\",\"Pressure (kPa)\"\n0,101.325\n")
     let (trace, report) = try PhyphoxReader.read(path: folder.path)
     #expect(report.reconciles)
@@ -60,6 +61,8 @@ struct PhyphoxReaderTests {
     let (_, report) = try PhyphoxReader.read(path: folder.path)
     let reason = try #require(report.files.first?.skippedBecause)
     #expect(reason.contains("Raw Data.csv:1:2") && reason.contains("furlong"))
-    #expect(throws: TraceError.self) { try PhyphoxReader.read(path: folder.path, options: ReadOptions(strict: true)) }
+    #expect(throws: TraceError.self) {
+      try PhyphoxReader.read(path: folder.path, options: ReadOptions(strict: true))
+    }
   }
 }

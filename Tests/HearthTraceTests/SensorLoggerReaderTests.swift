@@ -39,10 +39,16 @@ struct SensorLoggerRulesTests {
   @Test("iOS units (g, kPa) become m/s² and hPa; gravity is rebuilt from Accelerometer + Gravity")
   func iosUnits() throws {
     let folder = TemporaryFolder()
-    folder.write("Metadata.csv", "version,device name,recording epoch time,platform\n3,iPhone 15,1700000000000,ios\n")
-    folder.write("Accelerometer.csv", "time,seconds_elapsed,z,y,x\n1700000000000000000,0,0.5,0,0\n1700000000020000000,0.02,0.25,0,0\n")
-    folder.write("Gravity.csv", "time,seconds_elapsed,z,y,x\n1700000000000000000,0,-1,0,0\n1700000000020000000,0.02,-1,0,0\n")
-    folder.write("Barometer.csv", "time,seconds_elapsed,relativeAltitude,pressure\n1700000000000000000,0,0.5,101.3\n")
+    folder.write(
+      "Metadata.csv", "version,device name,recording epoch time,platform\n3,iPhone 15,1700000000000,ios\n")
+    folder.write(
+      "Accelerometer.csv",
+      "time,seconds_elapsed,z,y,x\n1700000000000000000,0,0.5,0,0\n1700000000020000000,0.02,0.25,0,0\n")
+    folder.write(
+      "Gravity.csv",
+      "time,seconds_elapsed,z,y,x\n1700000000000000000,0,-1,0,0\n1700000000020000000,0.02,-1,0,0\n")
+    folder.write(
+      "Barometer.csv", "time,seconds_elapsed,relativeAltitude,pressure\n1700000000000000000,0,0.5,101.3\n")
     let (trace, report) = try SensorLoggerReader.read(folder: folder.path)
     #expect(report.reconciles)
     #expect(trace.metadata.platform == .iOS)
@@ -53,7 +59,8 @@ struct SensorLoggerRulesTests {
     #expect(abs(total.z[0] - (0.5 - 1) * 9.806_65) < 1e-12)
   }
 
-  @Test("negative seconds_elapsed are kept; rows out of order are sorted and counted; exact duplicates dropped")
+  @Test(
+    "negative seconds_elapsed are kept; rows out of order are sorted and counted; exact duplicates dropped")
   func ordering() throws {
     let folder = TemporaryFolder()
     folder.write(
@@ -69,7 +76,9 @@ struct SensorLoggerRulesTests {
     #expect(file.rowsRead == 5 && file.rowsKept == 4 && file.reconciles)
   }
 
-  @Test("location: negative speed and accuracy mean missing; out-of-range rows rejected; same-time fixes deduplicated")
+  @Test(
+    "location: negative speed and accuracy mean missing; out-of-range rows rejected; same-time fixes deduplicated"
+  )
   func location() throws {
     let folder = TemporaryFolder()
     folder.write(
@@ -100,7 +109,9 @@ struct SensorLoggerRulesTests {
     #expect(trace.gravity?.count == 1)
     #expect(report.file(endingWith: "Gyroscope.csv")?.skippedBecause?.contains("missing column 'x'") == true)
     #expect(report.file(endingWith: "Barometer.csv")?.skippedBecause?.contains("empty file") == true)
-    #expect(throws: TraceError.self) { try SensorLoggerReader.read(folder: folder.path, options: ReadOptions(strict: true)) }
+    #expect(throws: TraceError.self) {
+      try SensorLoggerReader.read(folder: folder.path, options: ReadOptions(strict: true))
+    }
     #expect(throws: TraceError.self) { try SensorLoggerReader.read(folder: TemporaryFolder().path) }
   }
 }

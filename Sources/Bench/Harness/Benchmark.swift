@@ -1,3 +1,5 @@
+import Foundation
+
 /// A benchmark described as data (STYLE §15): a stable name, a workload size,
 /// a throughput unit, the ratio targets it is held to, and how to prepare it.
 struct Benchmark {
@@ -12,6 +14,8 @@ struct Benchmark {
   var targets: RatioTargets
   /// A sentence printed under the table (what is compared with what).
   var note: String
+  /// What the reference is ("C", "pandas", "numpy").
+  var referenceName = "C"
   /// Builds the inputs and returns the runnable subject and reference. Called
   /// just before the benchmark runs, so only one workload is in memory at once.
   var prepare: (BenchContext) throws -> PreparedBenchmark
@@ -36,9 +40,15 @@ struct PreparedBenchmark {
   /// The same loop in C (compiled for this machine with -ffast-math), on the
   /// same inputs, or nil when there is none.
   var reference: (() -> Void)?
+
+  /// A reference timed outside this process (a Python peer): runs it once and
+  /// returns the seconds it measured itself. Used when `reference` is nil.
+  var externalReference: (() throws -> Double)? = nil
   /// Checks the outputs of the last subject and reference runs. Called after
   /// one untimed run of each, before anything is timed.
   var verify: () -> Verification
+  /// Bytes one run of the subject reads, for MB/s (nil when not meaningful).
+  var bytesPerRun: Int? = nil
 }
 
 /// The outcome of a result check.
@@ -55,6 +65,15 @@ struct BenchContext {
   var scale: Double
   /// Where the shared real datasets are (../shared/datasets by default).
   var datasetsDirectory: String
+  /// Where generated workload files are cached between runs.
+  var dataCache: String = BenchContext.repositoryRoot + "/.build/bench-data"
+
+  /// The checkout this binary was built from (for Scripts/ and the caches).
+  static let repositoryRoot: String = {
+    var url = URL(fileURLWithPath: #filePath)
+    for _ in 0..<4 { url.deleteLastPathComponent() }  // Harness, Bench, Sources, root
+    return url.path
+  }()
 
   /// `count` scaled, never below `minimum`.
   func scaled(_ count: Int, minimum: Int = 1_000) -> Int {

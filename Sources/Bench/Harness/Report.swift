@@ -55,11 +55,12 @@ enum Report {
       "build: \(run.build.kind) [\(run.build.cpuFeatures.joined(separator: " "))] \(run.build.label)")
     lines.append("C reference: \(run.build.cReference)")
     lines.append("")
-    let header = ["benchmark", "items", "Swift", "C", "Swift/C", "target", "spread"]
+    let header = ["benchmark", "items", "Swift", "MB/s", "reference", "Swift/ref", "target", "spread"]
     let rows = run.results.map { result -> [String] in
       [
         result.name, "\(result.itemCount)", "\(number(result.value)) \(result.unit)",
-        result.referenceValue.map { number($0) } ?? "-",
+        result.megabytesPerSecond.map { String(format: "%.0f", $0) } ?? "-",
+        result.referenceValue.map { "\(result.referenceName ?? "C") \(number($0))" } ?? "-",
         result.ratio.map { String(format: "%.2f", $0) } ?? "-",
         targetCell(result.targetRatio, result.meetsTarget),
         String(format: "%.0f%%", result.spread * 100),
@@ -77,18 +78,23 @@ enum Report {
     lines.append("native build: [\(native.build.cpuFeatures.joined(separator: " "))] \(native.build.label)")
     lines.append(
       "portable build: [\(portable.build.cpuFeatures.joined(separator: " "))] \(portable.build.label)")
-    lines.append("C reference (both columns): \(native.build.cReference)")
+    lines.append("C reference (Geo rows): \(native.build.cReference)")
+    lines.append(
+      "pandas/numpy reference (Trace rows): Scripts/peers/trace_peers.py, pinned in Scripts/peers/requirements.txt"
+    )
     lines.append("")
     let header = [
-      "benchmark", "unit", "C", "native", "native/C", "target", "portable", "portable/C", "target",
+      "benchmark", "unit", "reference", "native", "MB/s", "native/ref", "target", "portable", "portable/ref",
+      "target",
     ]
     let portableByName = Dictionary(portable.results.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
     let rows = native.results.map { result -> [String] in
       let other = portableByName[result.name]
       return [
         result.name, result.unit,
-        result.referenceValue.map { number($0) } ?? "-",
+        result.referenceValue.map { "\(result.referenceName ?? "C") \(number($0))" } ?? "-",
         number(result.value),
+        result.megabytesPerSecond.map { String(format: "%.0f", $0) } ?? "-",
         result.ratio.map { String(format: "%.2f", $0) } ?? "-",
         targetCell(result.targetRatio, result.meetsTarget),
         other.map { number($0.value) } ?? "-",

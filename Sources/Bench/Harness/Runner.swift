@@ -13,6 +13,10 @@ struct BenchmarkResult: Codable, Equatable {
   var ratio: Double?
   /// The target for this build kind, if any.
   var targetRatio: Double?
+  /// What the reference is ("C", "pandas", "numpy").
+  var referenceName: String? = nil
+  /// Subject throughput in MB/s (10⁶ bytes), when the workload reads bytes.
+  var megabytesPerSecond: Double? = nil
   /// (max − min) / median of the subject's times.
   var spread: Double
   var itemCount: Int
@@ -37,6 +41,7 @@ struct Runner {
   /// thrown error too (a wrong result is never timed).
   func run(_ benchmark: Benchmark, context: BenchContext) throws -> BenchmarkResult {
     let prepared = try benchmark.prepare(context)
+    let external = prepared.reference == nil ? prepared.externalReference : nil
     prepared.subject()
     prepared.reference?()
     let check = prepared.verify()
@@ -46,6 +51,7 @@ struct Runner {
       }
       fatalError("unreachable")
     }
+    let hasReference = prepared.reference != nil || external != nil
     var subjectSeconds: [Double] = []
     var referenceSeconds: [Double] = []
     var ratios: [Double] = []
@@ -53,28 +59,38 @@ struct Runner {
       // Alternate the order so neither side always runs on a warmer machine.
       var s = 0.0
       var r = 0.0
+      func runReference() throws {
+        if let reference = prepared.reference {
+          r = Self.time(reference)
+        } else if let external {
+          r = try external()
+        }
+      }
       if repetition % 2 == 0 {
         s = Self.time(prepared.subject)
-        if let reference = prepared.reference { r = Self.time(reference) }
+        try runReference()
       } else {
-        if let reference = prepared.reference { r = Self.time(reference) }
+        try runReference()
         s = Self.time(prepared.subject)
       }
       subjectSeconds.append(s)
-      if prepared.reference != nil {
+      if hasReference {
         referenceSeconds.append(r)
         ratios.append(s / r)
       }
     }
     let perItem = 1e9 / Double(prepared.itemCount)
     let target = isNativeBuild ? benchmark.targets.native : benchmark.targets.portable
+    let median = Statistics.median(subjectSeconds)
     return BenchmarkResult(
       name: benchmark.name,
       unit: "ns/\(benchmark.itemUnit)",
-      value: Statistics.median(subjectSeconds) * perItem,
+      value: median * perItem,
       referenceValue: referenceSeconds.isEmpty ? nil : Statistics.median(referenceSeconds) * perItem,
       ratio: ratios.isEmpty ? nil : Statistics.median(ratios),
-      targetRatio: prepared.reference == nil ? nil : target,
+      targetRatio: hasReference ? target : nil,
+      referenceName: hasReference ? benchmark.referenceName : nil,
+      megabytesPerSecond: prepared.bytesPerRun.map { Double($0) / median / 1e6 },
       spread: Statistics.relativeSpread(subjectSeconds),
       itemCount: prepared.itemCount,
       repetitions: repetitions,

@@ -207,18 +207,22 @@ struct CSVParser {
       if i == source.end && !source.atEndOfFile {
         if source.end - source.start > options.maximumLineBytes {
           throw TraceError.malformed(
-            SourceLocation(file: name, line: line), reason: "header longer than \(options.maximumLineBytes) bytes")
+            SourceLocation(file: name, line: line),
+            reason: "header longer than \(options.maximumLineBytes) bytes")
         }
         _ = try source.refill()
         continue
       }
       let lineBytes = UnsafeBufferPointer(rebasing: source.buffer[source.start..<i])
       source.start = min(i + 1, source.end)
-      let trimmed = lineBytes.count > 0 && lineBytes.last == 0x0D ? UnsafeBufferPointer(rebasing: lineBytes.dropLast()) : lineBytes
+      let trimmed =
+        lineBytes.count > 0 && lineBytes.last == 0x0D
+        ? UnsafeBufferPointer(rebasing: lineBytes.dropLast()) : lineBytes
       if trimmed.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) {
         line += 1
         if source.start >= source.end && source.atEndOfFile {
-          throw TraceError.malformed(SourceLocation(file: name, line: line - 1), reason: "empty file: no header line")
+          throw TraceError.malformed(
+            SourceLocation(file: name, line: line - 1), reason: "empty file: no header line")
         }
         continue
       }
@@ -359,7 +363,8 @@ struct CSVParser {
       if endsRow && fieldEnd > i && buffer[fieldEnd - 1] == 0x0D { fieldEnd -= 1 }
       fields.append(FieldRange(start: i, end: fieldEnd, escapedOffset: -1))
       if endsRow {
-        return .row(next: j >= limit ? limit : j + 1, newlines: newlines + (j < limit ? 1 : 0), problem: problem)
+        return .row(
+          next: j >= limit ? limit : j + 1, newlines: newlines + (j < limit ? 1 : 0), problem: problem)
       }
       i = j + 1
     }
@@ -415,7 +420,9 @@ struct CSVParser {
   /// with memchr, then each requested number is parsed in the same pass that
   /// finds its field's end, straight into the batch's column storage. Rows
   /// with quotes go through ``scanRow`` (RFC 4180 rules) and the same checks.
-  mutating func run(source: inout ChunkSource, batchRows: Int, body: (CSVBatch) throws -> Void) throws -> FileReport {
+  mutating func run(source: inout ChunkSource, batchRows: Int, body: (CSVBatch) throws -> Void) throws
+    -> FileReport
+  {
     var storage = BatchStorage(
       capacity: max(1, batchRows), numbers: numberCount, integers: integerCount, texts: textCount)
     defer { storage.deallocate() }
@@ -464,8 +471,9 @@ struct CSVParser {
             position = next
             continue
           }
-          rejection = parseFastRow(base, from: position, to: end, line: rowLine, storage: &storage,
-                                   delimiter: delimiter, decimalComma: decimalComma)
+          rejection = parseFastRow(
+            base, from: position, to: end, line: rowLine, storage: &storage,
+            delimiter: delimiter, decimalComma: decimalComma)
         } else {
           let scan = scanRow(
             source.buffer, from: position, to: limit, atEnd: source.atEndOfFile, fields: &fields,
@@ -538,13 +546,16 @@ struct CSVParser {
         case .value(let v): storage.numbers[slot][row] = v
         case .empty: storage.numbers[slot][row] = .nan
         case .invalid:
-          return rejection(.notANumber, UnsafeBufferPointer(start: base + i, count: fieldEnd - i), column: column, line: line)
+          return rejection(
+            .notANumber, UnsafeBufferPointer(start: base + i, count: fieldEnd - i), column: column, line: line
+          )
         }
       } else {
         fieldEnd = i
         while fieldEnd < end && base[fieldEnd] != delimiter { fieldEnd += 1 }
         if let problem = store(
-          UnsafeBufferPointer(start: base + i, count: fieldEnd - i), column: column, line: line, storage: &storage)
+          UnsafeBufferPointer(start: base + i, count: fieldEnd - i), column: column, line: line,
+          storage: &storage)
         {
           return problem
         }
@@ -563,7 +574,8 @@ struct CSVParser {
 
   /// Checks and stores a row found by ``scanRow``.
   private func storeScannedRow(
-    _ base: UnsafePointer<UInt8>, fields: [FieldRange], escaped: [UInt8], problem: (RowRejection.Reason, Int)?,
+    _ base: UnsafePointer<UInt8>, fields: [FieldRange], escaped: [UInt8],
+    problem: (RowRejection.Reason, Int)?,
     line: Int, storage: inout BatchStorage
   ) -> RowRejection? {
     if let (reason, column) = problem {

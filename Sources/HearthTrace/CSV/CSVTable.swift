@@ -19,7 +19,8 @@ struct CSVTable {
     var required: Bool
   }
 
-  /// Reads `path`, keeping the wanted columns.
+  /// Reads `path`, keeping the wanted columns. Every wanted column found in
+  /// the header has an entry (empty when no row was kept).
   /// - Throws: `TraceError.malformed` naming the first required column that
   ///   is missing; the errors of ``CSVStream/read(path:displayName:options:batchRows:select:body:)``.
   static func read(
@@ -43,6 +44,12 @@ struct CSVTable {
             continue
           }
           requests.append(CSVColumnRequest(index: index, kind: want.kind))
+          // Present even when no row survives, so callers may unwrap it.
+          switch want.kind {
+          case .number: table.numbers[want.key] = []
+          case .integer: table.integers[want.key] = []
+          case .text: table.texts[want.key] = []
+          }
           order.append((want, counts[want.kind, default: 0]))
           counts[want.kind, default: 0] += 1
         }

@@ -83,7 +83,8 @@ public struct ColumnMapping: Sendable, Hashable, Codable {
     do {
       return try JSONDecoder().decode(ColumnMapping.self, from: data)
     } catch {
-      throw TraceError.malformed(SourceLocation(file: path, line: 1), reason: "not a column mapping: \(error)")
+      throw TraceError.malformed(
+        SourceLocation(file: path, line: 1), reason: "not a column mapping: \(error)")
     }
   }
 
@@ -103,11 +104,15 @@ public struct ColumnMapping: Sendable, Hashable, Codable {
       let (table, _) = try CSVTable.read(
         path: path, displayName: clock.file, options: options,
         wants: [
-          .init(key: "epoch", names: [clock.epoch.column], kind: clock.epoch.format == "iso8601" ? .text : .number, required: true),
+          .init(
+            key: "epoch", names: [clock.epoch.column],
+            kind: clock.epoch.format == "iso8601" ? .text : .number, required: true),
           .init(key: "relative", names: [clock.relative.column], kind: .number, required: true),
         ])
-      let epoch = try Self.epochMilliseconds(table, key: "epoch", format: clock.epoch.format, mappingFile: clock.file)
-      let relative = try Self.relativeSeconds(table.numbers["relative"]!, format: clock.relative.format, file: clock.file)
+      let epoch = try Self.epochMilliseconds(
+        table, key: "epoch", format: clock.epoch.format, mappingFile: clock.file)
+      let relative = try Self.relativeSeconds(
+        table.numbers["relative"]!, format: clock.relative.format, file: clock.file)
       let offsets = zip(epoch, relative).filter { $0.0 != Int64.min && $0.1.isFinite }
         .map { Double($0.0) - $0.1 * 1000 }.sorted()
       bootOffsetMilliseconds = offsets.isEmpty ? nil : offsets[offsets.count / 2]
@@ -116,20 +121,26 @@ public struct ColumnMapping: Sendable, Hashable, Codable {
     for file in files {
       let path = (folder as NSString).appendingPathComponent(file.file)
       var wants: [CSVTable.Want] = [
-        .init(key: "time", names: [file.time.column], kind: file.time.format == "iso8601" ? .text : .number, required: true)
+        .init(
+          key: "time", names: [file.time.column], kind: file.time.format == "iso8601" ? .text : .number,
+          required: true)
       ]
       for (key, column) in file.columns {
         wants.append(.init(key: key, names: [column.column], kind: .number, required: true))
       }
-      let (table, fileReport) = try CSVTable.read(path: path, displayName: file.file, options: options, wants: wants)
+      let (table, fileReport) = try CSVTable.read(
+        path: path, displayName: file.file, options: options, wants: wants)
       parts.append((file, table, fileReport))
       trace.metadata.sourceFiles.append(file.file)
     }
     // Sensor time origin: the clock's boot time, else the first wall-clock time.
     var origin: Double? = bootOffsetMilliseconds
     if origin == nil {
-      for (file, table, _) in parts where file.time.format != "relative-seconds" && file.time.format != "relative-milliseconds" {
-        if let first = try Self.epochMilliseconds(table, key: "time", format: file.time.format, mappingFile: file.file).min() {
+      for (file, table, _) in parts
+      where file.time.format != "relative-seconds" && file.time.format != "relative-milliseconds" {
+        if let first = try Self.epochMilliseconds(
+          table, key: "time", format: file.time.format, mappingFile: file.file
+        ).min() {
           origin = min(origin ?? Double(first), Double(first))
         }
       }
@@ -141,7 +152,8 @@ public struct ColumnMapping: Sendable, Hashable, Codable {
       let allSeconds: [Double] =
         isRelative
         ? try Self.relativeSeconds(table.numbers["time"]!, format: file.time.format, file: file.file)
-        : try Self.epochMilliseconds(table, key: "time", format: file.time.format, mappingFile: file.file).map {
+        : try Self.epochMilliseconds(table, key: "time", format: file.time.format, mappingFile: file.file).map
+        {
           $0 == Int64.min ? .nan : (Double($0) - (origin ?? 0)) / 1000
         }
       // Rows without a usable time are rejected here, once for every target.
@@ -174,7 +186,8 @@ public struct ColumnMapping: Sendable, Hashable, Codable {
       func vector(_ prefix: String, _ v: Vector, _ quantity: Quantity) throws -> VectorStream {
         StreamAssembly.finish(
           VectorStream(
-            seconds: seconds, x: try values("\(prefix).x", v.x, quantity), y: try values("\(prefix).y", v.y, quantity),
+            seconds: seconds, x: try values("\(prefix).x", v.x, quantity),
+            y: try values("\(prefix).y", v.y, quantity),
             z: try values("\(prefix).z", v.z, quantity)), lines: lines, report: &fileReport)
       }
       if let v = file.accelerometer {
@@ -193,13 +206,17 @@ public struct ColumnMapping: Sendable, Hashable, Codable {
       for (name, column) in (file.scalars ?? [:]).sorted(by: { $0.key < $1.key }) {
         let unit = column.unit ?? ""
         let quantity = Quantity.allCases.first { $0.factor(from: unit) != nil }
-        let converted = try quantity.map { try values("scalar.\(name)", column, $0) } ?? keep.map { table.numbers["scalar.\(name)"]![$0] }
-        trace.scalars[name] = ScalarStream(seconds: seconds, values: converted, unit: quantity?.storedUnit ?? unit)
+        let converted =
+          try quantity.map { try values("scalar.\(name)", column, $0) }
+          ?? keep.map { table.numbers["scalar.\(name)"]![$0] }
+        trace.scalars[name] = ScalarStream(
+          seconds: seconds, values: converted, unit: quantity?.storedUnit ?? unit)
       }
       if let f = file.fixes {
         guard !isRelative || origin != nil else {
           throw TraceError.unsupported(
-            SourceLocation(file: file.file, line: 1), reason: "fixes on a relative clock need a \"clock\" in the mapping")
+            SourceLocation(file: file.file, line: 1),
+            reason: "fixes on a relative clock need a \"clock\" in the mapping")
         }
         let lat = try values("fixes.latitude", f.latitude, .angle)
         let lon = try values("fixes.longitude", f.longitude, .angle)
@@ -224,7 +241,9 @@ public struct ColumnMapping: Sendable, Hashable, Codable {
             Fix(
               timeMilliseconds: Int64(((origin ?? 0) + seconds[i] * 1000).rounded()),
               latitudeDegrees: lat[i], longitudeDegrees: lon[i], horizontalAccuracyMeters: a,
-              speedMetersPerSecond: speed.flatMap { SpeedReading.speedMetersPerSecond(raw: $0[i], horizontalAccuracyMeters: a) },
+              speedMetersPerSecond: speed.flatMap {
+                SpeedReading.speedMetersPerSecond(raw: $0[i], horizontalAccuracyMeters: a)
+              },
               headingDegrees: heading.flatMap { $0[i].isNaN ? nil : $0[i] },
               altitudeMeters: altitude.flatMap { $0[i].isNaN ? nil : $0[i] }))
           fixLines.append(lines[i])
@@ -241,19 +260,26 @@ public struct ColumnMapping: Sendable, Hashable, Codable {
     case "relative-seconds": return values
     case "relative-milliseconds": return values.map { $0 / 1000 }
     default:
-      throw TraceError.unsupported(SourceLocation(file: file, line: 1), reason: "time format '\(format)' is not a relative clock")
+      throw TraceError.unsupported(
+        SourceLocation(file: file, line: 1), reason: "time format '\(format)' is not a relative clock")
     }
   }
 
-  static func epochMilliseconds(_ table: CSVTable, key: String, format: String, mappingFile: String) throws -> [Int64] {
+  static func epochMilliseconds(_ table: CSVTable, key: String, format: String, mappingFile: String) throws
+    -> [Int64]
+  {
     switch format {
     case "iso8601":
       return table.texts[key]!.map { ISOTime.milliseconds(Substring($0)) ?? Int64.min }  // min = unparsable
-    case "epoch-milliseconds": return table.numbers[key]!.map { $0.isFinite ? Int64($0.rounded()) : Int64.min }
-    case "epoch-seconds": return table.numbers[key]!.map { $0.isFinite ? Int64(($0 * 1000).rounded()) : Int64.min }
-    case "epoch-nanoseconds": return table.numbers[key]!.map { $0.isFinite ? Int64(($0 / 1e6).rounded()) : Int64.min }
+    case "epoch-milliseconds":
+      return table.numbers[key]!.map { $0.isFinite ? Int64($0.rounded()) : Int64.min }
+    case "epoch-seconds":
+      return table.numbers[key]!.map { $0.isFinite ? Int64(($0 * 1000).rounded()) : Int64.min }
+    case "epoch-nanoseconds":
+      return table.numbers[key]!.map { $0.isFinite ? Int64(($0 / 1e6).rounded()) : Int64.min }
     default:
-      throw TraceError.unsupported(SourceLocation(file: mappingFile, line: 1), reason: "time format '\(format)'")
+      throw TraceError.unsupported(
+        SourceLocation(file: mappingFile, line: 1), reason: "time format '\(format)'")
     }
   }
 }

@@ -111,7 +111,9 @@ enum NumberParser {
   /// ±w·10^q from the parsed digits, or nil when only strtod can say
   /// (digits were dropped, or the 128-bit path cannot settle the rounding).
   @inline(__always)
-  static func compose(_ mantissa: UInt64, _ decimalExponent: Int, negative: Bool, droppedDigits: Bool) -> Double? {
+  static func compose(_ mantissa: UInt64, _ decimalExponent: Int, negative: Bool, droppedDigits: Bool)
+    -> Double?
+  {
     if mantissa == 0 { return negative ? -0.0 : 0.0 }
     guard !droppedDigits else { return nil }
     if mantissa <= 1 << 53 && decimalExponent >= -22 && decimalExponent <= 22 {
@@ -222,7 +224,10 @@ enum NumberParser {
   ) -> (Parsed, Int) {
     var fieldEnd = start
     while fieldEnd < end && p[fieldEnd] != delimiter { fieldEnd += 1 }
-    return (parseDouble(UnsafeBufferPointer(start: p + start, count: fieldEnd - start), decimalComma: decimalComma), fieldEnd)
+    return (
+      parseDouble(UnsafeBufferPointer(start: p + start, count: fieldEnd - start), decimalComma: decimalComma),
+      fieldEnd
+    )
   }
 
   /// w·10^q correctly rounded, or nil when the 128-bit product cannot decide

@@ -21,7 +21,8 @@ public enum GPX {
   /// kept and the rest of the file is reported as one rejection (strict mode
   /// throws instead).
   /// - Throws: `TraceError.io`; `.malformed` when the file is not GPX at all.
-  public static func read(path: String, options: ReadOptions = ReadOptions()) throws -> (Trace, ImportReport) {
+  public static func read(path: String, options: ReadOptions = ReadOptions()) throws -> (Trace, ImportReport)
+  {
     guard let data = FileManager.default.contents(atPath: path) else {
       throw TraceError.io(path: path, reason: "cannot read the file")
     }
@@ -30,7 +31,9 @@ public enum GPX {
   }
 
   /// Reads GPX from memory; `name` is used in the report.
-  public static func read(bytes: [UInt8], name: String, options: ReadOptions = ReadOptions()) throws -> (Trace, ImportReport) {
+  public static func read(bytes: [UInt8], name: String, options: ReadOptions = ReadOptions()) throws -> (
+    Trace, ImportReport
+  ) {
     var tokenizer = XMLTokenizer(bytes: bytes)
     var report = FileReport(file: name)
     var fixes = FixColumns()
@@ -51,11 +54,15 @@ public enum GPX {
       guard let lat = fields["lat"].flatMap(Double.init), let lon = fields["lon"].flatMap(Double.init),
         abs(lat) <= 90, abs(lon) <= 180
       else {
-        try rejectPoint(RowRejection(location: location, reason: .outOfRange, detail: "lat \(fields["lat"] ?? "none"), lon \(fields["lon"] ?? "none")"))
+        try rejectPoint(
+          RowRejection(
+            location: location, reason: .outOfRange,
+            detail: "lat \(fields["lat"] ?? "none"), lon \(fields["lon"] ?? "none")"))
         return
       }
       guard let timeText = fields["time"], let time = ISOTime.milliseconds(Substring(timeText)) else {
-        try rejectPoint(RowRejection(location: location, reason: .badTime, detail: fields["time"] ?? "no <time>"))
+        try rejectPoint(
+          RowRejection(location: location, reason: .badTime, detail: fields["time"] ?? "no <time>"))
         return
       }
       let accuracy = fields["accuracy"].flatMap(Double.init) ?? .nan
@@ -94,7 +101,8 @@ public enum GPX {
         case .end(let qualified):
           let element = local(qualified)
           guard path.last == element else {
-            throw XMLTokenizer.Failure(line: tokenizer.line, reason: "</\(qualified)> does not close <\(path.last ?? "")>")
+            throw XMLTokenizer.Failure(
+              line: tokenizer.line, reason: "</\(qualified)> does not close <\(path.last ?? "")>")
           }
           path.removeLast()
           if point != nil {
@@ -110,17 +118,26 @@ public enum GPX {
           text = ""
         }
       }
-      if !path.isEmpty { throw XMLTokenizer.Failure(line: tokenizer.line, reason: "<\(path.last!)> not closed at the end of the file") }
+      if !path.isEmpty {
+        throw XMLTokenizer.Failure(
+          line: tokenizer.line, reason: "<\(path.last!)> not closed at the end of the file")
+      }
     } catch let failure as XMLTokenizer.Failure {
       guard sawGPX else {
-        throw TraceError.malformed(SourceLocation(file: name, line: failure.line), reason: "not GPX: \(failure.reason)")
+        throw TraceError.malformed(
+          SourceLocation(file: name, line: failure.line), reason: "not GPX: \(failure.reason)")
       }
       // Keep what came before; the broken remainder counts as one rejected row.
       point = nil
       report.rowsRead += 1
-      try rejectPoint(RowRejection(location: SourceLocation(file: name, line: failure.line), reason: .malformedMarkup, detail: failure.reason))
+      try rejectPoint(
+        RowRejection(
+          location: SourceLocation(file: name, line: failure.line), reason: .malformedMarkup,
+          detail: failure.reason))
     }
-    guard sawGPX else { throw TraceError.malformed(SourceLocation(file: name, line: 1), reason: "no <gpx> element") }
+    guard sawGPX else {
+      throw TraceError.malformed(SourceLocation(file: name, line: 1), reason: "no <gpx> element")
+    }
     var trace = Trace(metadata: TraceMetadata(sourceFiles: [name], format: "gpx"))
     trace.fixes = StreamAssembly.finish(fixes, lines: lines, report: &report)
     trace.metadata.timeOriginMilliseconds = trace.fixes.timeMilliseconds.first
@@ -146,8 +163,12 @@ public enum GPX {
       if !fixes.horizontalAccuracyMeters[i].isNaN {
         extensions += "<hearth:accuracy>\(fixes.horizontalAccuracyMeters[i])</hearth:accuracy>"
       }
-      if !fixes.speedMetersPerSecond[i].isNaN { extensions += "<hearth:speed>\(fixes.speedMetersPerSecond[i])</hearth:speed>" }
-      if !fixes.headingDegrees[i].isNaN { extensions += "<hearth:course>\(fixes.headingDegrees[i])</hearth:course>" }
+      if !fixes.speedMetersPerSecond[i].isNaN {
+        extensions += "<hearth:speed>\(fixes.speedMetersPerSecond[i])</hearth:speed>"
+      }
+      if !fixes.headingDegrees[i].isNaN {
+        extensions += "<hearth:course>\(fixes.headingDegrees[i])</hearth:course>"
+      }
       if !extensions.isEmpty { out += "<extensions>\(extensions)</extensions>" }
       out += "</trkpt>\n"
     }

@@ -38,23 +38,31 @@ struct XMLTokenizer {
         return .text(try decodeEntities(raw))
       }
       if matches("<!--") {
-        guard let end = find("-->", from: i + 4) else { throw Failure(line: line, reason: "comment not closed") }
+        guard let end = find("-->", from: i + 4) else {
+          throw Failure(line: line, reason: "comment not closed")
+        }
         advance(to: end + 3)
         continue
       }
       if matches("<![CDATA[") {
-        guard let end = find("]]>", from: i + 9) else { throw Failure(line: line, reason: "CDATA not closed") }
+        guard let end = find("]]>", from: i + 9) else {
+          throw Failure(line: line, reason: "CDATA not closed")
+        }
         let text = String(decoding: bytes[(i + 9)..<end], as: UTF8.self)
         advance(to: end + 3)
         return .text(text)
       }
       if matches("<?") {
-        guard let end = find("?>", from: i + 2) else { throw Failure(line: line, reason: "processing instruction not closed") }
+        guard let end = find("?>", from: i + 2) else {
+          throw Failure(line: line, reason: "processing instruction not closed")
+        }
         advance(to: end + 2)
         continue
       }
       if matches("<!") {
-        guard let end = find(">", from: i + 2) else { throw Failure(line: line, reason: "declaration not closed") }
+        guard let end = find(">", from: i + 2) else {
+          throw Failure(line: line, reason: "declaration not closed")
+        }
         advance(to: end + 1)
         continue
       }
@@ -104,7 +112,9 @@ struct XMLTokenizer {
           if bytes[end] == 0x0A { line += 1 }
           end += 1
         }
-        guard end < bytes.count else { throw Failure(line: line, reason: "attribute \(attribute) not closed") }
+        guard end < bytes.count else {
+          throw Failure(line: line, reason: "attribute \(attribute) not closed")
+        }
         attributes[attribute] = try decodeEntities(bytes[start..<end])
         i = end + 1
       }

@@ -125,7 +125,8 @@ public enum GeoJSON {
   /// A circular place: its centre as a Point with `radiusMeters`, `id` and
   /// `name` properties (the circle itself is not a GeoJSON geometry).
   public static func place(
-    id: String, name: String?, centre: Coordinate, radiusMeters: Double, properties: [(String, JSONValue)] = []
+    id: String, name: String?, centre: Coordinate, radiusMeters: Double,
+    properties: [(String, JSONValue)] = []
   ) -> Feature {
     var all: [(String, JSONValue)] = [("kind", .string("place")), ("radiusMeters", .number(radiusMeters))]
     if let name { all.append(("name", .string(name))) }
@@ -164,7 +165,9 @@ public enum GeoJSON {
   }
 
   static func json(_ geometry: Geometry) -> JSONValue {
-    func position(_ c: Coordinate) -> JSONValue { .array([.number(c.longitudeDegrees), .number(c.latitudeDegrees)]) }
+    func position(_ c: Coordinate) -> JSONValue {
+      .array([.number(c.longitudeDegrees), .number(c.latitudeDegrees)])
+    }
     switch geometry {
     case .point(let c):
       return .object([("type", .string("Point")), ("coordinates", position(c))])
@@ -175,7 +178,9 @@ public enum GeoJSON {
         ("type", .string("MultiLineString")), ("coordinates", .array(lines.map { .array($0.map(position)) })),
       ])
     case .polygon(let rings):
-      return .object([("type", .string("Polygon")), ("coordinates", .array(rings.map { .array($0.map(position)) }))])
+      return .object([
+        ("type", .string("Polygon")), ("coordinates", .array(rings.map { .array($0.map(position)) })),
+      ])
     }
   }
 }

@@ -30,7 +30,10 @@ public enum TraceImport {
       if names.contains("trace.json") { return .traceFolder }
       if names.contains("processed_log") { return .comma2k19 }
       if hasMapping { return .columnMapping }
-      let sensorLogger = ["Location.csv", "Accelerometer.csv", "TotalAcceleration.csv", "Gyroscope.csv", "Barometer.csv", "Metadata.csv"]
+      let sensorLogger = [
+        "Location.csv", "Accelerometer.csv", "TotalAcceleration.csv", "Gyroscope.csv", "Barometer.csv",
+        "Metadata.csv",
+      ]
       if !names.isDisjoint(with: sensorLogger) { return .sensorLogger }
       if names.contains("meta") || names.contains("Raw Data.csv") { return .phyphox }
       return nil
@@ -58,7 +61,9 @@ public enum TraceImport {
     guard let format = format(of: path, hasMapping: mappingPath != nil) else {
       throw TraceError.unsupported(
         SourceLocation(file: path, line: 0),
-        reason: "not a recognised trace (Sensor Logger or phyphox folder, GPX, .traj, trace folder, comma2k19 segment; or pass a column mapping)")
+        reason:
+          "not a recognised trace (Sensor Logger or phyphox folder, GPX, .traj, trace folder, comma2k19 segment; or pass a column mapping)"
+      )
     }
     switch format {
     case .traceFolder: return try TraceFolder.read(path)
@@ -70,10 +75,12 @@ public enum TraceImport {
       let mapping = try ColumnMapping.load(path: mappingPath!)
       var isDirectory: ObjCBool = false
       _ = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
-      return try mapping.read(folder: isDirectory.boolValue ? path : (path as NSString).deletingLastPathComponent, options: options)
+      return try mapping.read(
+        folder: isDirectory.boolValue ? path : (path as NSString).deletingLastPathComponent, options: options)
     case .tracktable:
       let (trajectories, fileReport) = try TracktableReader.read(path: path, options: options)
-      var trace = Trace(metadata: TraceMetadata(sourceFiles: [(path as NSString).lastPathComponent], format: "tracktable"))
+      var trace = Trace(
+        metadata: TraceMetadata(sourceFiles: [(path as NSString).lastPathComponent], format: "tracktable"))
       var fixes = FixColumns()
       fixes.reserveCapacity(trajectories.reduce(0) { $0 + $1.fixes.count })
       for trajectory in trajectories {

@@ -32,7 +32,8 @@ enum StreamAssembly {
     result.z.reserveCapacity(stream.count)
     for k in order {
       let t = stream.seconds[k]
-      if let last = result.seconds.last, last == t, result.x.last! == stream.x[k] || (result.x.last!.isNaN && stream.x[k].isNaN),
+      if let last = result.seconds.last, last == t,
+        result.x.last! == stream.x[k] || (result.x.last!.isNaN && stream.x[k].isNaN),
         result.y.last! == stream.y[k] || (result.y.last!.isNaN && stream.y[k].isNaN),
         result.z.last! == stream.z[k] || (result.z.last!.isNaN && stream.z[k].isNaN)
       {

@@ -111,8 +111,9 @@ public struct FileReport: Sendable, Hashable, Codable {
   /// `rowsRead == rowsKept + rowsRejected`: true for every report a reader makes.
   public var reconciles: Bool { rowsRead == rowsKept + rowsRejected }
 
-  mutating func reject(_ rejection: RowRejection) {
-    rejectedByReason[rejection.reason, default: 0] += 1
+  /// Records `count` rejected rows that share one reason and location.
+  mutating func reject(_ rejection: RowRejection, count: Int = 1) {
+    rejectedByReason[rejection.reason, default: 0] += count
     if rejections.count < Self.detailLimit { rejections.append(rejection) }
   }
 }

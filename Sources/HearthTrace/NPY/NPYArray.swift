@@ -51,11 +51,21 @@ public struct NPYArray: Sendable {
     private let mapping: (pointer: UnsafeMutableRawPointer, length: Int)?
     private let owned: UnsafeMutableRawPointer?
 
-    init(copying bytes: UnsafeRawBufferPointer) {
-      let buffer = UnsafeMutableRawPointer.allocate(byteCount: max(bytes.count, 1), alignment: 16)
-      if let source = bytes.baseAddress { buffer.copyMemory(from: source, byteCount: bytes.count) }
+    /// Reads `byteCount` bytes at `offset` of an open file straight into new
+    /// storage (one copy, from the page cache).
+    init(reading descriptor: Int32, offset: Int, byteCount: Int, path: String) throws {
+      let buffer = UnsafeMutableRawPointer.allocate(byteCount: max(byteCount, 1), alignment: 16)
+      var done = 0
+      while done < byteCount {
+        let n = pread(descriptor, buffer + done, byteCount - done, off_t(offset + done))
+        guard n > 0 else {
+          buffer.deallocate()
+          throw TraceError.io(path: path, reason: n == 0 ? "short read" : String(cString: strerror(errno)))
+        }
+        done += n
+      }
       base = UnsafeRawPointer(buffer)
-      byteCount = bytes.count
+      self.byteCount = byteCount
       owned = buffer
       mapping = nil
     }
@@ -83,12 +93,16 @@ public struct NPYArray: Sendable {
   /// Reads (or maps) the `.npy` file at `path`.
   /// - Throws: `TraceError.io`, `.malformed` (bad magic, header or length),
   ///   `.unsupported` (dtype, byte order, rank).
-  public static func read(path: String, mapThresholdBytes: Int = NPYArray.mapThresholdBytes) throws -> NPYArray {
+  public static func read(path: String, mapThresholdBytes: Int = NPYArray.mapThresholdBytes) throws
+    -> NPYArray
+  {
     let descriptor = open(path, O_RDONLY | O_CLOEXEC)
     guard descriptor >= 0 else { throw TraceError.io(path: path, reason: String(cString: strerror(errno))) }
     defer { close(descriptor) }
     var status = stat()
-    guard fstat(descriptor, &status) == 0 else { throw TraceError.io(path: path, reason: String(cString: strerror(errno))) }
+    guard fstat(descriptor, &status) == 0 else {
+      throw TraceError.io(path: path, reason: String(cString: strerror(errno)))
+    }
     let fileSize = Int(status.st_size)
     // The header is at most a few KiB; read enough to parse it.
     var head = [UInt8](repeating: 0, count: min(fileSize, 65_536 + 12))
@@ -99,26 +113,21 @@ public struct NPYArray: Sendable {
     guard header.dataOffset + dataBytes <= fileSize else {
       throw TraceError.malformed(
         SourceLocation(file: path, line: 1),
-        reason: "file holds \(fileSize - header.dataOffset) data bytes, shape \(header.shape) needs \(dataBytes)")
+        reason:
+          "file holds \(fileSize - header.dataOffset) data bytes, shape \(header.shape) needs \(dataBytes)")
     }
     let storage: Storage
     if fileSize >= mapThresholdBytes && dataBytes > 0 {
-      guard let pointer = mmap(nil, fileSize, PROT_READ, MAP_PRIVATE, descriptor, 0), pointer != MAP_FAILED else {
+      guard let pointer = mmap(nil, fileSize, PROT_READ, MAP_PRIVATE, descriptor, 0), pointer != MAP_FAILED
+      else {
         throw TraceError.io(path: path, reason: "mmap: \(String(cString: strerror(errno)))")
       }
       storage = Storage(mapped: pointer, length: fileSize, offset: header.dataOffset, byteCount: dataBytes)
     } else {
-      let buffer = UnsafeMutableRawPointer.allocate(byteCount: max(dataBytes, 1), alignment: 16)
-      defer { buffer.deallocate() }
-      var done = 0
-      while done < dataBytes {
-        let n = pread(descriptor, buffer + done, dataBytes - done, off_t(header.dataOffset + done))
-        guard n > 0 else { throw TraceError.io(path: path, reason: "short read") }
-        done += n
-      }
-      storage = Storage(copying: UnsafeRawBufferPointer(start: buffer, count: dataBytes))
+      storage = try Storage(reading: descriptor, offset: header.dataOffset, byteCount: dataBytes, path: path)
     }
-    return NPYArray(dtype: header.dtype, shape: header.shape, fortranOrder: header.fortranOrder, storage: storage)
+    return NPYArray(
+      dtype: header.dtype, shape: header.shape, fortranOrder: header.fortranOrder, storage: storage)
   }
 
   struct Header {
@@ -167,7 +176,9 @@ public struct NPYArray: Sendable {
       }
       return n
     }
-    guard shape.count <= 2 else { throw TraceError.unsupported(location, reason: "\(shape.count)-dimensional array") }
+    guard shape.count <= 2 else {
+      throw TraceError.unsupported(location, reason: "\(shape.count)-dimensional array")
+    }
     var total = 1
     for n in shape {
       let (product, overflow) = total.multipliedReportingOverflow(by: n)
@@ -175,12 +186,15 @@ public struct NPYArray: Sendable {
       total = product
     }
     return Header(
-      dtype: dtype, shape: shape, fortranOrder: order.hasPrefix("True"), dataOffset: headerStart + headerLength)
+      dtype: dtype, shape: shape, fortranOrder: order.hasPrefix("True"),
+      dataOffset: headerStart + headerLength)
   }
 
   /// The text after `'key':` up to the next top-level comma or brace.
   static func value(of key: String, in dictionary: String) -> String? {
-    guard let keyRange = dictionary.range(of: "'\(key)'") ?? dictionary.range(of: "\"\(key)\"") else { return nil }
+    guard let keyRange = dictionary.range(of: "'\(key)'") ?? dictionary.range(of: "\"\(key)\"") else {
+      return nil
+    }
     var rest = dictionary[keyRange.upperBound...].drop { $0 == " " }
     guard rest.first == ":" else { return nil }
     rest = rest.dropFirst().drop { $0 == " " }
@@ -214,7 +228,8 @@ public struct NPYArray: Sendable {
   /// The rows of a 2-D array (or the whole of a 1-D one) as Doubles, row-major.
   public var doubles: [Double] {
     if dtype == .float64 && !fortranOrder && isAligned {
-      return Array(UnsafeBufferPointer(start: storage.base.assumingMemoryBound(to: Double.self), count: count))
+      return Array(
+        UnsafeBufferPointer(start: storage.base.assumingMemoryBound(to: Double.self), count: count))
     }
     let (rows, columns) = matrixShape
     var out = [Double](repeating: 0, count: count)
@@ -250,7 +265,8 @@ public struct NPYArray: Sendable {
   /// inside `body`.
   public func withDoubles<R>(_ body: (UnsafeBufferPointer<Double>) throws -> R) rethrows -> R {
     if dtype == .float64 && !fortranOrder && isAligned {
-      return try body(UnsafeBufferPointer(start: storage.base.assumingMemoryBound(to: Double.self), count: count))
+      return try body(
+        UnsafeBufferPointer(start: storage.base.assumingMemoryBound(to: Double.self), count: count))
     }
     return try doubles.withUnsafeBufferPointer(body)
   }
@@ -268,24 +284,32 @@ public struct NPYArray: Sendable {
 
   /// Writes Doubles as `<f8` in C order with the given shape.
   public static func write(_ values: [Double], shape: [Int]? = nil, to path: String) throws {
-    try values.withUnsafeBytes { try write(bytes: $0, dtype: .float64, shape: shape ?? [values.count], to: path) }
+    try values.withUnsafeBytes {
+      try write(bytes: $0, dtype: .float64, shape: shape ?? [values.count], to: path)
+    }
   }
 
   /// Writes Int64s as `<i8`.
   public static func write(_ values: [Int64], shape: [Int]? = nil, to path: String) throws {
-    try values.withUnsafeBytes { try write(bytes: $0, dtype: .int64, shape: shape ?? [values.count], to: path) }
+    try values.withUnsafeBytes {
+      try write(bytes: $0, dtype: .int64, shape: shape ?? [values.count], to: path)
+    }
   }
 
   /// Writes bytes as `|u1`.
   public static func write(_ values: [UInt8], shape: [Int]? = nil, to path: String) throws {
-    try values.withUnsafeBytes { try write(bytes: $0, dtype: .uint8, shape: shape ?? [values.count], to: path) }
+    try values.withUnsafeBytes {
+      try write(bytes: $0, dtype: .uint8, shape: shape ?? [values.count], to: path)
+    }
   }
 
   /// Writes raw little-endian element bytes with a version 1.0 header padded
   /// to a multiple of 64 bytes (so the data is aligned for memory mapping).
-  public static func write(bytes: UnsafeRawBufferPointer, dtype: DType, shape: [Int], to path: String) throws {
+  public static func write(bytes: UnsafeRawBufferPointer, dtype: DType, shape: [Int], to path: String) throws
+  {
     precondition(shape.reduce(1, *) * dtype.byteCount == bytes.count, "shape does not match the data")
-    let shapeText = shape.count == 1 ? "(\(shape[0]),)" : "(" + shape.map(String.init).joined(separator: ", ") + ")"
+    let shapeText =
+      shape.count == 1 ? "(\(shape[0]),)" : "(" + shape.map(String.init).joined(separator: ", ") + ")"
     var dictionary = "{'descr': '\(dtype.rawValue)', 'fortran_order': False, 'shape': \(shapeText), }"
     let unpadded = 10 + dictionary.utf8.count + 1
     dictionary += String(repeating: " ", count: (64 - unpadded % 64) % 64) + "\n"

@@ -92,9 +92,16 @@ public enum TraceFolder {
     if let accelerometer = trace.accelerometer {
       manifest.append(("accelerometerContent", .string(accelerometer.content.rawValue)))
     }
-    manifest.append(("scalarUnits", .object(trace.scalars.sorted(by: { $0.key < $1.key }).map { ($0.key, .string($0.value.unit)) })))
     manifest.append(
-      ("activities", .array(trace.activities.map { .array([.number($0.seconds), .number(Double($0.activity.rawValue))]) })))
+      (
+        "scalarUnits",
+        .object(trace.scalars.sorted(by: { $0.key < $1.key }).map { ($0.key, .string($0.value.unit)) })
+      ))
+    manifest.append(
+      (
+        "activities",
+        .array(trace.activities.map { .array([.number($0.seconds), .number(Double($0.activity.rawValue))]) })
+      ))
     do {
       try Data(JSONValue.object(manifest).text.utf8).write(to: URL(fileURLWithPath: path("trace.json")))
     } catch {
@@ -132,19 +139,26 @@ public enum TraceFolder {
         guard exists(p) else { return Array(repeating: .nan, count: time.count) }
         let values = try NPYArray.read(path: p).doubles
         guard values.count == time.count else {
-          throw TraceError.malformed(SourceLocation(file: p, line: 1), reason: "\(values.count) values for \(time.count) fixes")
+          throw TraceError.malformed(
+            SourceLocation(file: p, line: 1), reason: "\(values.count) values for \(time.count) fixes")
         }
         return values
       }
       func bytes(_ name: String) throws -> [UInt8] {
         try doubles(name).map { $0.isFinite ? UInt8(clamping: Int($0)) : 0 }
       }
-      let lat = try doubles("latitude_deg.npy"), lon = try doubles("longitude_deg.npy")
-      let accuracy = try doubles("accuracy_m.npy"), speed = try doubles("speed_mps.npy")
-      let heading = try doubles("heading_deg.npy"), altitude = try doubles("altitude_m.npy")
+      let lat = try doubles("latitude_deg.npy")
+      let lon = try doubles("longitude_deg.npy")
+      let accuracy = try doubles("accuracy_m.npy")
+      let speed = try doubles("speed_mps.npy")
+      let heading = try doubles("heading_deg.npy")
+      let altitude = try doubles("altitude_m.npy")
       let battery = try doubles("battery_fraction.npy")
-      let activity = try bytes("activity.npy"), source = try bytes("source.npy"), charging = try bytes("charging.npy")
-      let device = try doubles("device.npy"), user = try doubles("user.npy")
+      let activity = try bytes("activity.npy")
+      let source = try bytes("source.npy")
+      let charging = try bytes("charging.npy")
+      let device = try doubles("device.npy")
+      let user = try doubles("user.npy")
       var fixes = FixColumns()
       fixes.reserveCapacity(time.count)
       func present(_ v: Double) -> Double? { v.isNaN ? nil : v }
@@ -154,7 +168,8 @@ public enum TraceFolder {
             timeMilliseconds: time[i], latitudeDegrees: lat[i], longitudeDegrees: lon[i],
             horizontalAccuracyMeters: accuracy[i], speedMetersPerSecond: present(speed[i]),
             headingDegrees: present(heading[i]), altitudeMeters: present(altitude[i]),
-            activity: Activity(rawValue: activity[i]) ?? .unknown, source: FixSource(rawValue: source[i]) ?? .ordinary,
+            activity: Activity(rawValue: activity[i]) ?? .unknown,
+            source: FixSource(rawValue: source[i]) ?? .ordinary,
             batteryLevel: present(battery[i]), charging: ChargingState(rawValue: charging[i]) ?? .unknown,
             device: DeviceID(UInt32(clamping: Int(device[i].isFinite ? device[i] : 0))),
             user: UserID(UInt32(clamping: Int(user[i].isFinite ? user[i] : 0)))))
@@ -167,13 +182,16 @@ public enum TraceFolder {
       let t = try NPYArray.read(path: path(name, "t.npy")).doubles
       let value = try NPYArray.read(path: path(name, "value.npy"))
       guard value.matrixShape.rows == t.count, value.matrixShape.columns == 3 else {
-        throw TraceError.malformed(SourceLocation(file: path(name, "value.npy"), line: 1), reason: "expected \(t.count)×3, found \(value.shape)")
+        throw TraceError.malformed(
+          SourceLocation(file: path(name, "value.npy"), line: 1),
+          reason: "expected \(t.count)×3, found \(value.shape)")
       }
       report.files.append(count(t.count, name))
       return VectorStream(seconds: t, x: value.column(0), y: value.column(1), z: value.column(2))
     }
     if let samples = try readVector("accelerometer") {
-      let content = AccelerationContent(rawValue: json["accelerometerContent"] as? String ?? "") ?? .includesGravity
+      let content =
+        AccelerationContent(rawValue: json["accelerometerContent"] as? String ?? "") ?? .includesGravity
       trace.accelerometer = AccelerationStream(samples: samples, content: content)
     }
     trace.gravity = try readVector("gravity")
@@ -182,9 +200,11 @@ public enum TraceFolder {
       let t = try NPYArray.read(path: path("barometer", "t.npy")).doubles
       let value = try NPYArray.read(path: path("barometer", "value.npy"))
       guard value.matrixShape.rows == t.count, value.matrixShape.columns == 2 else {
-        throw TraceError.malformed(SourceLocation(file: path("barometer", "value.npy"), line: 1), reason: "expected \(t.count)×2")
+        throw TraceError.malformed(
+          SourceLocation(file: path("barometer", "value.npy"), line: 1), reason: "expected \(t.count)×2")
       }
-      trace.barometer = PressureStream(seconds: t, hectopascals: value.column(0), relativeAltitudeMeters: value.column(1))
+      trace.barometer = PressureStream(
+        seconds: t, hectopascals: value.column(0), relativeAltitudeMeters: value.column(1))
       report.files.append(count(t.count, "barometer"))
     }
     let units = json["scalarUnits"] as? [String: String] ?? [:]
@@ -192,7 +212,8 @@ public enum TraceFolder {
       let t = try NPYArray.read(path: path("scalars", name, "t.npy")).doubles
       let v = try NPYArray.read(path: path("scalars", name, "value.npy")).doubles
       guard v.count == t.count else {
-        throw TraceError.malformed(SourceLocation(file: path("scalars", name), line: 1), reason: "t and value differ in length")
+        throw TraceError.malformed(
+          SourceLocation(file: path("scalars", name), line: 1), reason: "t and value differ in length")
       }
       trace.scalars[name] = ScalarStream(seconds: t, values: v, unit: units[name] ?? "")
       report.files.append(count(t.count, "scalars/\(name)"))
@@ -200,7 +221,8 @@ public enum TraceFolder {
     if let activities = json["activities"] as? [[Double]] {
       trace.activities = activities.compactMap { pair in
         guard pair.count == 2 else { return nil }
-        return ActivitySample(seconds: pair[0], activity: Activity(rawValue: UInt8(clamping: Int(pair[1]))) ?? .unknown)
+        return ActivitySample(
+          seconds: pair[0], activity: Activity(rawValue: UInt8(clamping: Int(pair[1]))) ?? .unknown)
       }
     }
     return (trace, report)
@@ -229,7 +251,8 @@ public enum TraceFolder {
     let gnssT = try array("GNSS", "live_gnss_ublox", "t").doubles
     let gnss = try array("GNSS", "live_gnss_ublox", "value")
     guard gnss.matrixShape.columns == 6, gnss.matrixShape.rows == gnssT.count else {
-      throw TraceError.malformed(SourceLocation(file: "live_gnss_ublox/value", line: 1), reason: "expected N×6, found \(gnss.shape)")
+      throw TraceError.malformed(
+        SourceLocation(file: "live_gnss_ublox/value", line: 1), reason: "expected N×6, found \(gnss.shape)")
     }
     let utc = gnss.column(3)
     // Boot time in epoch ms: the median of UTC − boot seconds over the fixes.
@@ -237,7 +260,9 @@ public enum TraceFolder {
     let bootMilliseconds = offsets.isEmpty ? 0 : offsets[offsets.count / 2]
     trace.metadata.timeOriginMilliseconds = Int64(bootMilliseconds.rounded())
     var fixes = FixColumns()
-    let (lat, lon, speed, altitude, bearing) = (gnss.column(0), gnss.column(1), gnss.column(2), gnss.column(4), gnss.column(5))
+    let (lat, lon, speed, altitude, bearing) = (
+      gnss.column(0), gnss.column(1), gnss.column(2), gnss.column(4), gnss.column(5)
+    )
     for i in 0..<gnssT.count {
       fixes.append(
         Fix(
@@ -249,20 +274,23 @@ public enum TraceFolder {
     fixReport.rowsRead = fixes.count
     fixReport.rowsKept = fixes.count
     // "Lines" of an array are its row numbers, 1-based.
-    trace.fixes = StreamAssembly.finish(fixes, lines: fixes.timeMilliseconds.indices.map { $0 + 1 }, report: &fixReport)
+    trace.fixes = StreamAssembly.finish(
+      fixes, lines: fixes.timeMilliseconds.indices.map { $0 + 1 }, report: &fixReport)
     report.files.append(fixReport)
     trace.metadata.sourceFiles.append("GNSS/live_gnss_ublox")
     func vector(_ group: String, _ name: String) throws -> VectorStream {
       let t = try array(group, name, "t").doubles
       let v = try array(group, name, "value")
       guard v.matrixShape.rows == t.count, v.matrixShape.columns == 3 else {
-        throw TraceError.malformed(SourceLocation(file: "\(group)/\(name)/value", line: 1), reason: "expected N×3, found \(v.shape)")
+        throw TraceError.malformed(
+          SourceLocation(file: "\(group)/\(name)/value", line: 1), reason: "expected N×3, found \(v.shape)")
       }
       record("\(group)/\(name)", t.count)
       // Boot seconds are already seconds since the time origin (the boot).
       return VectorStream(seconds: t, x: v.column(0), y: v.column(1), z: v.column(2))
     }
-    trace.accelerometer = AccelerationStream(samples: try vector("IMU", "accelerometer"), content: .includesGravity)
+    trace.accelerometer = AccelerationStream(
+      samples: try vector("IMU", "accelerometer"), content: .includesGravity)
     trace.gyroscope = try vector("IMU", "gyro")
     let canT = try array("CAN", "speed", "t").doubles
     let canV = try array("CAN", "speed", "value").column(0)

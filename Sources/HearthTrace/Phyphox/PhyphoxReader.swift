@@ -23,7 +23,8 @@ public enum PhyphoxReader {
   /// - Throws: `TraceError.io` for an unreadable path; `.malformed` /
   ///   `.unsupported` for a file with no time column or an unknown unit (in a
   ///   folder such a file is skipped and reported unless strict).
-  public static func read(path: String, options: ReadOptions = ReadOptions()) throws -> (Trace, ImportReport) {
+  public static func read(path: String, options: ReadOptions = ReadOptions()) throws -> (Trace, ImportReport)
+  {
     var isDirectory: ObjCBool = false
     guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
       throw TraceError.io(path: path, reason: "no such file or folder")
@@ -101,7 +102,8 @@ public enum PhyphoxReader {
         }
         guard columns["time"] != nil else {
           throw TraceError.malformed(
-            SourceLocation(file: name, line: 1), reason: "no \"Time (s)\" column (header: \(header.joined(separator: ", ")))")
+            SourceLocation(file: name, line: 1),
+            reason: "no \"Time (s)\" column (header: \(header.joined(separator: ", ")))")
         }
         numbers = Array(repeating: [], count: requests.count)
         return requests
@@ -119,7 +121,8 @@ public enum PhyphoxReader {
       guard let x = column("\(prefix) x"), let y = column("\(prefix) y"), let z = column("\(prefix) z") else {
         return nil
       }
-      return StreamAssembly.finish(VectorStream(seconds: seconds, x: x, y: y, z: z), lines: lines, report: &report)
+      return StreamAssembly.finish(
+        VectorStream(seconds: seconds, x: x, y: y, z: z), lines: lines, report: &report)
     }
     if let stream = vector("acceleration") {
       trace.accelerometer = AccelerationStream(samples: stream, content: .includesGravity)
@@ -145,7 +148,9 @@ public enum PhyphoxReader {
           Fix(
             timeMilliseconds: origin + Int64((seconds[i] * 1000).rounded()),
             latitudeDegrees: latitude[i], longitudeDegrees: longitude[i], horizontalAccuracyMeters: a,
-            speedMetersPerSecond: speed.flatMap { SpeedReading.speedMetersPerSecond(raw: $0[i], horizontalAccuracyMeters: a) },
+            speedMetersPerSecond: speed.flatMap {
+              SpeedReading.speedMetersPerSecond(raw: $0[i], horizontalAccuracyMeters: a)
+            },
             headingDegrees: heading.flatMap { $0[i].isNaN ? nil : $0[i] },
             altitudeMeters: height.flatMap { $0[i].isNaN ? nil : $0[i] }))
       }
@@ -172,7 +177,9 @@ public enum PhyphoxReader {
   }
 
   /// meta/time.csv gives the wall-clock time of the START event; meta/device.csv the model.
-  static func readMeta(folder: String, into metadata: inout TraceMetadata, report: inout ImportReport, options: ReadOptions) {
+  static func readMeta(
+    folder: String, into metadata: inout TraceMetadata, report: inout ImportReport, options: ReadOptions
+  ) {
     let meta = (folder as NSString).appendingPathComponent("meta")
     let timePath = (meta as NSString).appendingPathComponent("time.csv")
     if FileManager.default.fileExists(atPath: timePath),
@@ -184,7 +191,9 @@ public enum PhyphoxReader {
         ])
     {
       report.files.append(fileReport)
-      if let start = table.texts["event"]?.firstIndex(of: "START"), let seconds = table.numbers["system"]?[start] {
+      if let start = table.texts["event"]?.firstIndex(of: "START"),
+        let seconds = table.numbers["system"]?[start]
+      {
         metadata.timeOriginMilliseconds = Int64((seconds * 1000).rounded())
       }
     }
@@ -203,7 +212,9 @@ public enum PhyphoxReader {
       if let model = properties["deviceModel"] {
         metadata.device = [properties["deviceBrand"], model].compactMap { $0 }.joined(separator: " ")
       }
-      if properties["deviceRelease"] != nil && properties["deviceBaseOS"] != nil { metadata.platform = .android }
+      if properties["deviceRelease"] != nil && properties["deviceBaseOS"] != nil {
+        metadata.platform = .android
+      }
     }
   }
 }

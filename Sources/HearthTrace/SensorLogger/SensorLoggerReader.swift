@@ -31,7 +31,9 @@ public enum SensorLoggerReader {
   /// the other files still load. In strict mode it throws instead.
   /// - Throws: `TraceError.io` when the folder cannot be listed or holds no
   ///   Sensor Logger file; any error in strict mode.
-  public static func read(folder: String, options: ReadOptions = ReadOptions()) throws -> (Trace, ImportReport) {
+  public static func read(folder: String, options: ReadOptions = ReadOptions()) throws -> (
+    Trace, ImportReport
+  ) {
     let names: [String]
     do {
       names = try FileManager.default.contentsOfDirectory(atPath: folder)
@@ -44,7 +46,8 @@ public enum SensorLoggerReader {
     ]
     let present = Set(names.filter { known.contains($0) })
     guard present.contains(where: { $0 != "Metadata.csv" }) else {
-      throw TraceError.io(path: folder, reason: "no Sensor Logger CSV files (Location.csv, Accelerometer.csv, …)")
+      throw TraceError.io(
+        path: folder, reason: "no Sensor Logger CSV files (Location.csv, Accelerometer.csv, …)")
     }
     var report = ImportReport()
     var metadata = TraceMetadata(format: "sensor-logger")
@@ -73,7 +76,8 @@ public enum SensorLoggerReader {
           .init(key: "epoch", names: ["recording epoch time"], kind: .integer, required: false),
         ])
       if let platform = table.texts["platform"]?.first?.lowercased() {
-        metadata.platform = platform.contains("ios") ? .iOS : platform.contains("android") ? .android : .unknown
+        metadata.platform =
+          platform.contains("ios") ? .iOS : platform.contains("android") ? .android : .unknown
       }
       metadata.device = table.texts["device"]?.first
       metadata.timeOriginMilliseconds = table.integers["epoch"]?.first
@@ -85,13 +89,15 @@ public enum SensorLoggerReader {
     var trace = Trace(metadata: metadata)
     var origin = metadata.timeOriginMilliseconds
     try attempt("TotalAcceleration.csv") {
-      let (stream, fileReport) = try readVector(path("TotalAcceleration.csv"), "TotalAcceleration.csv", gFactor, origin, options)
+      let (stream, fileReport) = try readVector(
+        path("TotalAcceleration.csv"), "TotalAcceleration.csv", gFactor, origin, options)
       trace.accelerometer = AccelerationStream(samples: stream, content: .includesGravity)
       return fileReport
     }
     if trace.accelerometer == nil {
       try attempt("Accelerometer.csv") {
-        let (stream, fileReport) = try readVector(path("Accelerometer.csv"), "Accelerometer.csv", gFactor, origin, options)
+        let (stream, fileReport) = try readVector(
+          path("Accelerometer.csv"), "Accelerometer.csv", gFactor, origin, options)
         trace.accelerometer = AccelerationStream(samples: stream, content: .excludesGravity)
         return fileReport
       }
@@ -168,7 +174,8 @@ public enum SensorLoggerReader {
         .init(key: "z", names: ["z"], kind: .number, required: true),
       ])
     guard table.numbers["seconds"] != nil || table.integers["time"] != nil else {
-      throw TraceError.malformed(SourceLocation(file: name, line: 1), reason: "no time column (seconds_elapsed or time)")
+      throw TraceError.malformed(
+        SourceLocation(file: name, line: 1), reason: "no time column (seconds_elapsed or time)")
     }
     let scale: (Double) -> Double = { $0 * factor }
     let stream = VectorStream(
@@ -180,7 +187,9 @@ public enum SensorLoggerReader {
   }
 
   /// Location rows as fixes; rows with a position out of range are rejected.
-  static func readFixes(_ path: String, _ name: String, _ options: ReadOptions) throws -> (FixColumns, FileReport) {
+  static func readFixes(_ path: String, _ name: String, _ options: ReadOptions) throws -> (
+    FixColumns, FileReport
+  ) {
     let (table, report0) = try CSVTable.read(
       path: path, displayName: name, options: options,
       wants: [
@@ -219,7 +228,8 @@ public enum SensorLoggerReader {
           timeMilliseconds: floorDivide(times[i], 1_000_000),
           latitudeDegrees: latitudes[i], longitudeDegrees: longitudes[i],
           horizontalAccuracyMeters: accuracy,
-          speedMetersPerSecond: SpeedReading.speedMetersPerSecond(raw: speeds[i], horizontalAccuracyMeters: accuracy),
+          speedMetersPerSecond: SpeedReading.speedMetersPerSecond(
+            raw: speeds[i], horizontalAccuracyMeters: accuracy),
           headingDegrees: bearings[i] >= 0 && bearings[i] < 360 ? bearings[i] : nil,
           altitudeMeters: altitudes[i].isFinite ? altitudes[i] : nil))
       lines.append(table.lines[i])

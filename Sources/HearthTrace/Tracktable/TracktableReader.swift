@@ -19,7 +19,9 @@ public enum TracktableReader {
 
   /// Reads a `.traj` file. A line that is not a trajectory, or a point with a
   /// bad coordinate or time, is rejected with its line; the rest is kept.
-  public static func read(path: String, options: ReadOptions = ReadOptions()) throws -> ([Trajectory], FileReport) {
+  public static func read(path: String, options: ReadOptions = ReadOptions()) throws -> (
+    [Trajectory], FileReport
+  ) {
     guard let data = FileManager.default.contents(atPath: path) else {
       throw TraceError.io(path: path, reason: "cannot read the file")
     }
@@ -32,11 +34,13 @@ public enum TracktableReader {
       guard !trimmed.isEmpty else { continue }
       let lineNumber = index + 1
       let fields = trimmed.split(separator: ",", omittingEmptySubsequences: false)
+      /// Rejects the line as `rows` rows (the point records it holds).
       func reject(_ reason: RowRejection.Reason, _ detail: String, rows: Int = 1) throws {
-        let rejection = RowRejection(location: SourceLocation(file: name, line: lineNumber), reason: reason, detail: detail)
+        let rejection = RowRejection(
+          location: SourceLocation(file: name, line: lineNumber), reason: reason, detail: detail)
         if options.strict { throw TraceError.rejectedInStrictMode(rejection) }
         report.rowsRead += rows
-        for _ in 0..<rows { report.reject(rejection) }
+        report.reject(rejection, count: rows)
       }
       guard fields.first == "*T*", let marker = fields.firstIndex(of: "*P*"), fields.count > marker + 5,
         let pointCount = Int(fields[3]), let dimension = Int(fields[marker + 2]),
@@ -49,7 +53,11 @@ public enum TracktableReader {
       let stride = hasID + hasTime + dimension + properties
       let body = fields[(marker + 6)...]
       guard body.count == stride * pointCount else {
-        try reject(.wrongFieldCount, "expected \(pointCount) points of \(stride) fields, found \(body.count) fields", rows: max(pointCount, 1))
+        // Count the records the line really holds, never the count it claims
+        // (a corrupt count of 10^12 must not cost 10^12 steps).
+        try reject(
+          .wrongFieldCount, "expected \(pointCount) points of \(stride) fields, found \(body.count) fields",
+          rows: max(1, body.count / max(stride, 1)))
         continue
       }
       var fixes = FixColumns()
@@ -65,7 +73,9 @@ public enum TracktableReader {
         let lat = Double(body[k + hasID + 2])
         k += stride
         guard let time = ISOTime.milliseconds(timeField) else {
-          let rejection = RowRejection(location: SourceLocation(file: name, line: lineNumber), reason: .badTime, detail: String(timeField))
+          let rejection = RowRejection(
+            location: SourceLocation(file: name, line: lineNumber), reason: .badTime,
+            detail: String(timeField))
           if options.strict { throw TraceError.rejectedInStrictMode(rejection) }
           report.reject(rejection)
           continue
@@ -78,11 +88,15 @@ public enum TracktableReader {
           report.reject(rejection)
           continue
         }
-        fixes.append(Fix(timeMilliseconds: time, latitudeDegrees: lat, longitudeDegrees: lon, horizontalAccuracyMeters: .nan, device: device))
+        fixes.append(
+          Fix(
+            timeMilliseconds: time, latitudeDegrees: lat, longitudeDegrees: lon,
+            horizontalAccuracyMeters: .nan, device: device))
         lines.append(lineNumber)
         report.rowsKept += 1
       }
-      trajectories.append(Trajectory(objectID: objectID, fixes: StreamAssembly.finish(fixes, lines: lines, report: &report)))
+      trajectories.append(
+        Trajectory(objectID: objectID, fixes: StreamAssembly.finish(fixes, lines: lines, report: &report)))
     }
     return (trajectories, report)
   }
