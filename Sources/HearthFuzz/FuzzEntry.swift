@@ -35,7 +35,9 @@ struct FuzzMain {
   static func main() {
     let arguments = Array(CommandLine.arguments.dropFirst())
     guard let name = arguments.first, let target = FuzzTarget(rawValue: name) else {
-      print("usage: hearth-fuzz <\(FuzzTarget.allCases.map(\.rawValue).joined(separator: "|"))> <inputs or libFuzzer flags>...")
+      print(
+        "usage: hearth-fuzz <\(FuzzTarget.allCases.map(\.rawValue).joined(separator: "|"))> <inputs or libFuzzer flags>..."
+      )
       exit(2)
     }
     #if HEARTH_LIBFUZZER

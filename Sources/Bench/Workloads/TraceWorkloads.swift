@@ -16,7 +16,8 @@ enum TraceWorkloads {
     let npyCount = context.scaled(20_000_000)
     return [
       csv(
-        "Trace/csvParse/location-\(label(locationRows))", rows: locationRows, file: "location-\(locationRows).csv",
+        "Trace/csvParse/location-\(label(locationRows))", rows: locationRows,
+        file: "location-\(locationRows).csv",
         generate: writeLocationCSV),
       csv(
         "Trace/csvParse/accelerometer-\(label(accelerometerRows))", rows: accelerometerRows,
@@ -44,7 +45,8 @@ enum TraceWorkloads {
   ) -> Benchmark {
     Benchmark(
       name: name, itemCount: rows, itemUnit: "row", targets: csvTargets,
-      note: "CSVStream.read of every column (time as Int64, the rest as Double) vs pandas.read_csv(engine=\"c\")",
+      note:
+        "CSVStream.read of every column (time as Int64, the rest as Double) vs pandas.read_csv(engine=\"c\")",
       referenceName: "pandas",
       prepare: { context in
         let path = try cachedFile(context, file) { try generate($0, rows) }
@@ -58,7 +60,9 @@ enum TraceWorkloads {
             checksum = 0
             _ = try? CSVStream.read(
               path: path,
-              select: { header, _ in header.indices.map { CSVColumnRequest(index: $0, kind: $0 == 0 ? .integer : .number) } },
+              select: { header, _ in
+                header.indices.map { CSVColumnRequest(index: $0, kind: $0 == 0 ? .integer : .number) }
+              },
               body: { batch in
                 parsedRows += batch.count
                 checksum += batch.numbers.last?.last ?? 0
@@ -79,7 +83,9 @@ enum TraceWorkloads {
   static func writeLocationCSV(_ path: String, _ rows: Int) throws {
     var generator = SeededGenerator(seed: 41)
     var writer = try ChunkedWriter(path: path)
-    writer.append("time,seconds_elapsed,bearingAccuracy,speedAccuracy,verticalAccuracy,horizontalAccuracy,speed,bearing,altitude,longitude,latitude\n")
+    writer.append(
+      "time,seconds_elapsed,bearingAccuracy,speedAccuracy,verticalAccuracy,horizontalAccuracy,speed,bearing,altitude,longitude,latitude\n"
+    )
     var latitude = 40.1046933
     var longitude = -75.2952132
     for i in 0..<rows {
@@ -102,7 +108,8 @@ enum TraceWorkloads {
     for i in 0..<rows {
       writer.append(
         "\(1_691_185_677_581_023_000 + Int64(i) * 10_000_000),\(Double(i) * 0.01 - 0.5),"
-          + "\(generator.nextDouble(in: -2, 2)),\(generator.nextDouble(in: -2, 2)),\(generator.nextDouble(in: -2, 2))\n")
+          + "\(generator.nextDouble(in: -2, 2)),\(generator.nextDouble(in: -2, 2)),\(generator.nextDouble(in: -2, 2))\n"
+      )
     }
     try writer.finish()
   }
@@ -138,7 +145,9 @@ enum TraceWorkloads {
   // MARK: Files
 
   /// The generated file `name` in the cache, made by `generate` when absent.
-  static func cachedFile(_ context: BenchContext, _ name: String, generate: (String) throws -> Void) throws -> String {
+  static func cachedFile(_ context: BenchContext, _ name: String, generate: (String) throws -> Void) throws
+    -> String
+  {
     try FileManager.default.createDirectory(atPath: context.dataCache, withIntermediateDirectories: true)
     let path = context.dataCache + "/" + name
     if !FileManager.default.fileExists(atPath: path) {
@@ -156,7 +165,9 @@ struct ChunkedWriter {
   var buffer: [UInt8] = []
 
   init(path: String) throws {
-    guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
+    guard FileManager.default.createFile(atPath: path, contents: nil),
+      let handle = FileHandle(forWritingAtPath: path)
+    else {
       throw BenchError.io("cannot create \(path)")
     }
     self.handle = handle

@@ -195,7 +195,8 @@ enum NumberParser {
     var mantissa = initial
     var i = start
     while i + 8 <= end {
-      let chunk = UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self)  // little-endian: p[i] is the low byte
+      // p[i] in the low byte on every platform.
+      let chunk = UInt64(littleEndian: UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self))
       // All eight bytes are '0'...'9' exactly when each byte's high nibble is 3
       // and adding 6 does not carry out of the low nibble.
       let highNibbles = chunk & 0xF0F0_F0F0_F0F0_F0F0
