@@ -130,7 +130,10 @@ enum TraceWorkloads {
         var loaded: NPYArray?
         return PreparedBenchmark(
           itemCount: count,
-          subject: { loaded = try? NPYArray.read(path: path, mapThresholdBytes: .max) },
+          subject: {
+            loaded = nil  // free the previous copy first, as numpy's loop does
+            loaded = try? NPYArray.read(path: path, mapThresholdBytes: .max)
+          },
           reference: nil,
           externalReference: { try peer("numpy-load", path) },
           verify: {

@@ -375,40 +375,55 @@ struct CSVParser {
   /// the next row overwrites it.
   struct BatchStorage {
     let capacity: Int
-    var numbers: [UnsafeMutablePointer<Double>]
-    var integers: [UnsafeMutablePointer<Int64>]
+    /// Column storage per requested number / integer column (slot order).
+    let numbers: UnsafeMutablePointer<UnsafeMutablePointer<Double>>
+    let integers: UnsafeMutablePointer<UnsafeMutablePointer<Int64>>
+    let numberCount: Int
+    let integerCount: Int
+    let lines: UnsafeMutablePointer<Int>
     var texts: [[String]]
     var rowTexts: [String]
-    var lines: [Int] = []
     var count = 0
 
     init(capacity: Int, numbers: Int, integers: Int, texts: Int) {
       self.capacity = capacity
-      self.numbers = (0..<numbers).map { _ in .allocate(capacity: capacity) }
-      self.integers = (0..<integers).map { _ in .allocate(capacity: capacity) }
+      numberCount = numbers
+      integerCount = integers
+      self.numbers = .allocate(capacity: max(numbers, 1))
+      for k in 0..<numbers { self.numbers[k] = .allocate(capacity: capacity) }
+      self.integers = .allocate(capacity: max(integers, 1))
+      for k in 0..<integers { self.integers[k] = .allocate(capacity: capacity) }
+      lines = .allocate(capacity: capacity)
       self.texts = Array(repeating: [], count: texts)
       rowTexts = Array(repeating: "", count: texts)
     }
 
     func deallocate() {
-      for p in numbers { p.deallocate() }
-      for p in integers { p.deallocate() }
+      for k in 0..<numberCount { numbers[k].deallocate() }
+      for k in 0..<integerCount { integers[k].deallocate() }
+      numbers.deallocate()
+      integers.deallocate()
+      lines.deallocate()
     }
 
+    @inline(__always)
     mutating func commit(line: Int) {
-      for k in rowTexts.indices { texts[k].append(rowTexts[k]) }
-      lines.append(line)
+      if !rowTexts.isEmpty {
+        for k in rowTexts.indices { texts[k].append(rowTexts[k]) }
+      }
+      lines[count] = line
       count += 1
     }
 
     mutating func take() -> CSVBatch {
       var batch = CSVBatch(numbers: 0, integers: 0, texts: 0)
-      batch.numbers = numbers.map { Array(UnsafeBufferPointer(start: $0, count: count)) }
-      batch.integers = integers.map { Array(UnsafeBufferPointer(start: $0, count: count)) }
+      batch.numbers = (0..<numberCount).map { Array(UnsafeBufferPointer(start: numbers[$0], count: count)) }
+      batch.integers = (0..<integerCount).map {
+        Array(UnsafeBufferPointer(start: integers[$0], count: count))
+      }
       batch.texts = texts
-      batch.lines = lines
+      batch.lines = Array(UnsafeBufferPointer(start: lines, count: count))
       for k in texts.indices { texts[k].removeAll(keepingCapacity: true) }
-      lines.removeAll(keepingCapacity: true)
       count = 0
       return batch
     }
@@ -416,10 +431,10 @@ struct CSVParser {
 
   /// Parses every data row, delivering batches.
   ///
-  /// Rows without a quote character take a fast path: the row's end is found
-  /// with memchr, then each requested number is parsed in the same pass that
-  /// finds its field's end, straight into the batch's column storage. Rows
-  /// with quotes go through ``scanRow`` (RFC 4180 rules) and the same checks.
+  /// Rows take a fast path: one pass over the bytes finds each field's end
+  /// and parses requested numbers as it goes, straight into the batch's
+  /// column storage. A field that starts with a quote hands the row to
+  /// ``scanRow`` (RFC 4180 rules), which feeds the same checks.
   mutating func run(source: inout ChunkSource, batchRows: Int, body: (CSVBatch) throws -> Void) throws
     -> FileReport
   {
@@ -429,65 +444,50 @@ struct CSVParser {
     var fields: [FieldRange] = []
     fields.reserveCapacity(fieldCount + 1)
     var escaped: [UInt8] = []
-    let delimiter = dialect.delimiter
-    let decimalComma = dialect.decimalComma
 
     while true {
       let base = UnsafePointer(source.buffer.baseAddress!)
       let limit = source.end
+      let atEnd = source.atEndOfFile
       var position = source.start
       var needMore = false
-      while position < limit {
+      rows: while position < limit {
         let rowLine = line
-        let rowStart = position
         var rejection: RowRejection?
-        var next: Int
-        // The row's end, and whether it holds a quote.
-        let newline = memchr(base + position, 0x0A, limit - position)
-        let rowEnd: Int
-        if let newline {
-          rowEnd = UnsafePointer<UInt8>(newline.assumingMemoryBound(to: UInt8.self)) - base
-        } else if source.atEndOfFile {
-          rowEnd = limit
-        } else {
+        let next: Int
+        switch parseFastRow(
+          base, from: position, limit: limit, atEnd: atEnd, line: rowLine, storage: &storage)
+        {
+        case .incomplete:
           needMore = true
-          break
-        }
-        let hasQuote = memchr(base + position, Int32(UInt8(ascii: "\"")), rowEnd - position) != nil
-        if rowEnd - position > options.maximumLineBytes {
-          // Over the limit though complete in the buffer: the same verdict as
-          // a line too long to buffer.
-          next = rowEnd < limit ? rowEnd + 1 : limit
+          break rows
+        case .blank(let after):
+          position = after
           line += 1
-          rejection = RowRejection(
-            location: SourceLocation(file: name, line: rowLine), reason: .lineTooLong,
-            detail: "longer than \(options.maximumLineBytes) bytes")
-        } else if !hasQuote {
-          next = rowEnd < limit ? rowEnd + 1 : limit
+          continue rows
+        case .row(let after, let problem):
+          next = after
           line += 1
-          var end = rowEnd
-          if end > position && base[end - 1] == 0x0D { end -= 1 }
-          if Self.isBlank(base, position, end) {
-            position = next
-            continue
-          }
-          rejection = parseFastRow(
-            base, from: position, to: end, line: rowLine, storage: &storage,
-            delimiter: delimiter, decimalComma: decimalComma)
-        } else {
+          if let problem { rejection = self.rejection(for: problem, base: base, line: rowLine) }
+        case .quoted:
           let scan = scanRow(
-            source.buffer, from: position, to: limit, atEnd: source.atEndOfFile, fields: &fields,
-            escaped: &escaped)
-          guard case .row(let rowNext, let newlines, let problem) = scan else {
+            source.buffer, from: position, to: limit, atEnd: atEnd, fields: &fields, escaped: &escaped)
+          guard case .row(let after, let newlines, let problem) = scan else {
             needMore = true
-            break
+            break rows
           }
-          next = rowNext
+          next = after
           line += newlines == 0 ? 1 : newlines
           rejection = storeScannedRow(
             base, fields: fields, escaped: escaped, problem: problem, line: rowLine, storage: &storage)
         }
-        _ = rowStart
+        if next - position > options.maximumLineBytes {
+          // Over the limit though complete in the buffer: the same verdict as
+          // a line too long to buffer.
+          rejection = RowRejection(
+            location: SourceLocation(file: name, line: rowLine), reason: .lineTooLong,
+            detail: "longer than \(options.maximumLineBytes) bytes")
+        }
         position = next
         report.rowsRead += 1
         if let rejection {
@@ -511,65 +511,146 @@ struct CSVParser {
     return report
   }
 
-  /// The fast path: a row without quotes in base[start..<end] (no line end).
+  /// Why the fast path cannot keep a row, as plain values (no strings) so the
+  /// hot loop never copies a `RowRejection`; turned into one only when a row
+  /// is actually rejected.
+  struct Problem {
+    var reason: RowRejection.Reason
+    /// 0-based field index, or -1 for the whole row.
+    var column: Int
+    /// The offending bytes (`start..<end` of the buffer), or the fields
+    /// found (`end`) for a field-count problem.
+    var start: Int
+    var end: Int
+  }
+
+  /// What the fast path made of the bytes at a row's start.
+  enum FastRow {
+    /// A row ending before `next` (its line end included); `problem` says
+    /// why it cannot be kept, if it cannot.
+    case row(next: Int, problem: Problem?)
+    /// A line holding only spaces: not a row.
+    case blank(next: Int)
+    /// A field starts with a quote: the RFC 4180 scanner takes over.
+    case quoted
+    /// The buffer ends inside the row (and more input may come).
+    case incomplete
+  }
+
+  /// The fast path: parses the row starting at `start` in one pass.
   @inline(__always)
   private func parseFastRow(
-    _ base: UnsafePointer<UInt8>, from start: Int, to end: Int, line: Int, storage: inout BatchStorage,
-    delimiter: UInt8, decimalComma: Bool
-  ) -> RowRejection? {
+    _ base: UnsafePointer<UInt8>, from start: Int, limit: Int, atEnd: Bool, line: Int,
+    storage: inout BatchStorage
+  ) -> FastRow {
+    let delimiter = dialect.delimiter
+    // Blank line?
+    var k = start
+    while k < limit && (base[k] == 0x20 || base[k] == 0x09) { k += 1 }
+    if k == limit {
+      return atEnd ? .blank(next: limit) : .incomplete
+    }
+    if base[k] == 0x0A { return .blank(next: k + 1) }
+    if base[k] == 0x0D {
+      if k + 1 == limit { return atEnd ? .blank(next: limit) : .incomplete }
+      if base[k + 1] == 0x0A { return .blank(next: k + 2) }
+    }
     var i = start
     var column = 0
+    var problem: Problem?
     let row = storage.count
     while true {
-      if column >= fieldCount {
-        // More fields than the header: count them for the message.
-        var found = column
-        var k = i
-        while k < end {
-          if base[k] == delimiter { found += 1 }
-          k += 1
-        }
-        return RowRejection(
-          location: SourceLocation(file: name, line: line), reason: .wrongFieldCount,
-          detail: "expected \(fieldCount) fields, found \(found + 1)")
-      }
-      let slot = slotOfColumn[column]
-      var fieldEnd: Int
-      if slot < 0 {
-        fieldEnd = i
-        while fieldEnd < end && base[fieldEnd] != delimiter { fieldEnd += 1 }
-      } else if kindOfColumn[column] == .number {
-        let (parsed, stop) = NumberParser.parseNumberField(
-          base, from: i, end: end, delimiter: delimiter, decimalComma: decimalComma)
-        fieldEnd = stop
+      if i < limit && base[i] == UInt8(ascii: "\"") { return .quoted }
+      var stop: Int
+      let slot = column < fieldCount ? slotOfColumn[column] : -1
+      let kind = slot >= 0 ? kindOfColumn[column] : .text
+      if slot >= 0 && problem == nil && kind == .number {
+        let (parsed, end) = NumberParser.parseNumberField(
+          base, from: i, end: limit, delimiter: delimiter, decimalComma: dialect.decimalComma)
+        stop = end
         switch parsed {
         case .value(let v): storage.numbers[slot][row] = v
         case .empty: storage.numbers[slot][row] = .nan
-        case .invalid:
-          return rejection(
-            .notANumber, UnsafeBufferPointer(start: base + i, count: fieldEnd - i), column: column, line: line
-          )
+        case .invalid: problem = Problem(reason: .notANumber, column: column, start: i, end: stop)
+        }
+      } else if slot >= 0 && problem == nil && kind == .integer {
+        let (value, end) = NumberParser.parseIntegerField(base, from: i, end: limit, delimiter: delimiter)
+        stop = end
+        if let value {
+          storage.integers[slot][row] = value
+        } else {
+          problem = Problem(reason: .notANumber, column: column, start: i, end: stop)
         }
       } else {
-        fieldEnd = i
-        while fieldEnd < end && base[fieldEnd] != delimiter { fieldEnd += 1 }
-        if let problem = store(
-          UnsafeBufferPointer(start: base + i, count: fieldEnd - i), column: column, line: line,
-          storage: &storage)
-        {
-          return problem
+        stop = i
+        while stop < limit {
+          let c = base[stop]
+          if c == delimiter || c == 0x0A { break }
+          stop += 1
+        }
+        if slot >= 0 && problem == nil {
+          var fieldEnd = stop
+          if fieldEnd > i && base[fieldEnd - 1] == 0x0D && (fieldEnd == limit || base[fieldEnd] == 0x0A) {
+            fieldEnd -= 1
+          }
+          if let reason = store(
+            UnsafeBufferPointer(start: base + i, count: fieldEnd - i), column: column, storage: &storage)
+          {
+            problem = Problem(reason: reason, column: column, start: i, end: fieldEnd)
+          }
         }
       }
+      // Where did the field end?
+      if stop >= limit {
+        guard atEnd else { return .incomplete }
+        return .row(next: limit, problem: problem ?? fieldCountProblem(column + 1))
+      }
+      let c = base[stop]
+      if c == delimiter {
+        column += 1
+        i = stop + 1
+        continue
+      }
+      if c == 0x0A { return .row(next: stop + 1, problem: problem ?? fieldCountProblem(column + 1)) }
+      // A carriage return: the row's end when a line feed follows.
+      if stop + 1 == limit {
+        guard atEnd else { return .incomplete }
+        return .row(next: limit, problem: problem ?? fieldCountProblem(column + 1))
+      }
+      if base[stop + 1] == 0x0A {
+        return .row(next: stop + 2, problem: problem ?? fieldCountProblem(column + 1))
+      }
+      // A lone carriage return inside a number: not a number.
+      if problem == nil { problem = Problem(reason: .notANumber, column: column, start: i, end: stop + 1) }
+      // Skip the rest of the field.
+      i = stop + 1
+      while i < limit && base[i] != delimiter && base[i] != 0x0A { i += 1 }
+      if i >= limit {
+        guard atEnd else { return .incomplete }
+        return .row(next: limit, problem: problem)
+      }
+      if base[i] == 0x0A { return .row(next: i + 1, problem: problem) }
       column += 1
-      if fieldEnd >= end { break }
-      i = fieldEnd + 1  // past the delimiter
+      i += 1
     }
-    if column != fieldCount {
+  }
+
+  /// The problem of a row with `found` fields, if that is not the header's count.
+  @inline(__always)
+  private func fieldCountProblem(_ found: Int) -> Problem? {
+    found == fieldCount ? nil : Problem(reason: .wrongFieldCount, column: -1, start: 0, end: found)
+  }
+
+  /// The full rejection for a fast-path problem (only built for rejected rows).
+  private func rejection(for problem: Problem, base: UnsafePointer<UInt8>, line: Int) -> RowRejection {
+    if problem.reason == .wrongFieldCount {
       return RowRejection(
         location: SourceLocation(file: name, line: line), reason: .wrongFieldCount,
-        detail: "expected \(fieldCount) fields, found \(column)")
+        detail: "expected \(fieldCount) fields, found \(problem.end)")
     }
-    return nil
+    return rejection(
+      problem.reason, UnsafeBufferPointer(start: base + problem.start, count: problem.end - problem.start),
+      column: problem.column, line: line)
   }
 
   /// Checks and stores a row found by ``scanRow``.
@@ -591,17 +672,14 @@ struct CSVParser {
     }
     for column in 0..<fieldCount where slotOfColumn[column] >= 0 {
       let range = fields[column]
-      let problem: RowRejection? =
+      let bytes: [UInt8] =
         range.escapedOffset >= 0
-        ? escaped.withUnsafeBufferPointer { bytes in
-          store(
-            UnsafeBufferPointer(rebasing: bytes[range.start..<range.end]), column: column, line: line,
-            storage: &storage)
-        }
-        : store(
-          UnsafeBufferPointer(start: base + range.start, count: range.end - range.start), column: column,
-          line: line, storage: &storage)
-      if let problem { return problem }
+        ? Array(escaped[range.start..<range.end])
+        : Array(UnsafeBufferPointer(start: base + range.start, count: range.end - range.start))
+      let reason = bytes.withUnsafeBufferPointer { store($0, column: column, storage: &storage) }
+      if let reason {
+        return bytes.withUnsafeBufferPointer { rejection(reason, $0, column: column, line: line) }
+      }
     }
     return nil
   }
@@ -628,20 +706,10 @@ struct CSVParser {
     line += 1
   }
 
-  static func isBlank(_ buffer: UnsafePointer<UInt8>, _ from: Int, _ to: Int) -> Bool {
-    var k = from
-    while k < to {
-      let c = buffer[k]
-      if c != 0x0A && c != 0x0D && c != 0x20 && c != 0x09 { return false }
-      k += 1
-    }
-    return true
-  }
-
-  /// Parses one field into the batch's current row. Returns a rejection when it is bad.
+  /// Parses one field into the batch's current row. Returns the reason when it is bad.
   private func store(
-    _ bytes: UnsafeBufferPointer<UInt8>, column: Int, line: Int, storage: inout BatchStorage
-  ) -> RowRejection? {
+    _ bytes: UnsafeBufferPointer<UInt8>, column: Int, storage: inout BatchStorage
+  ) -> RowRejection.Reason? {
     let slot = slotOfColumn[column]
     guard slot >= 0 else { return nil }
     let row = storage.count
@@ -650,17 +718,13 @@ struct CSVParser {
       switch NumberParser.parseDouble(bytes, decimalComma: dialect.decimalComma) {
       case .value(let v): storage.numbers[slot][row] = v
       case .empty: storage.numbers[slot][row] = .nan
-      case .invalid: return rejection(.notANumber, bytes, column: column, line: line)
+      case .invalid: return .notANumber
       }
     case .integer:
-      guard let v = NumberParser.parseInt64(bytes) else {
-        return rejection(.notANumber, bytes, column: column, line: line)
-      }
+      guard let v = NumberParser.parseInt64(bytes) else { return .notANumber }
       storage.integers[slot][row] = v
     case .text:
-      guard let text = String(validating: bytes, as: UTF8.self) else {
-        return rejection(.invalidUTF8, bytes, column: column, line: line)
-      }
+      guard let text = String(validating: bytes, as: UTF8.self) else { return .invalidUTF8 }
       storage.rowTexts[slot] = text
     }
     return nil

@@ -128,8 +128,8 @@ enum NumberParser {
   }
 
   /// Parses an unquoted numeric field of a CSV row in place: from `start` up
-  /// to the first `delimiter` or `end` (the row's end). Returns the value and
-  /// the index of the byte that ended the field (`end` or a delimiter).
+  /// to the first `delimiter`, line feed or carriage return (or `end`).
+  /// Returns the value and the index of the byte that ended the field.
   ///
   /// Plain [sign] digits [. digits] [e [sign] digits] is parsed in the same
   /// pass that finds the field's end; anything else (spaces, NaN, more than
@@ -178,7 +178,7 @@ enum NumberParser {
       if i == exponentStart { return general(p, start, end, delimiter, decimalComma) }
       exponent += exponentNegative ? -e : e
     }
-    guard i == end || p[i] == delimiter,
+    guard i == end || p[i] == delimiter || p[i] == 0x0A || p[i] == 0x0D,
       let value = compose(mantissa, exponent, negative: negative, droppedDigits: false)
     else { return general(p, start, end, delimiter, decimalComma) }
     return (.value(value), i)
@@ -219,12 +219,42 @@ enum NumberParser {
     return (mantissa, i)
   }
 
-  /// The general parser on the field from `start` to its delimiter.
+  /// Parses an unquoted whole-number field in place, like
+  /// ``parseNumberField(_:from:end:delimiter:decimalComma:)``: returns the
+  /// value (nil when the field is not a whole number ``parseInt64(_:)``
+  /// accepts) and the index of the byte that ended the field.
+  @inline(__always)
+  static func parseIntegerField(
+    _ p: UnsafePointer<UInt8>, from start: Int, end: Int, delimiter: UInt8
+  ) -> (Int64?, Int) {
+    var i = start
+    let negative = i < end && p[i] == UInt8(ascii: "-")
+    if i < end && (p[i] == UInt8(ascii: "-") || p[i] == UInt8(ascii: "+")) { i += 1 }
+    let digitStart = i
+    let (magnitude, stop) = digits(p, i, end, 0)
+    let count = stop - digitStart
+    if count > 0 && count <= 19 && (stop == end || p[stop] == delimiter || p[stop] == 0x0A || p[stop] == 0x0D)
+      && magnitude <= UInt64(Int64.max) + (negative ? 1 : 0)
+    {
+      return (
+        negative ? Int64(truncatingIfNeeded: 0 &- magnitude) : Int64(truncatingIfNeeded: magnitude), stop
+      )
+    }
+    var fieldEnd = start
+    while fieldEnd < end && p[fieldEnd] != delimiter && p[fieldEnd] != 0x0A && p[fieldEnd] != 0x0D {
+      fieldEnd += 1
+    }
+    return (parseInt64(UnsafeBufferPointer(start: p + start, count: fieldEnd - start)), fieldEnd)
+  }
+
+  /// The general parser on the field from `start` to its delimiter or line end.
   private static func general(
     _ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int, _ delimiter: UInt8, _ decimalComma: Bool
   ) -> (Parsed, Int) {
     var fieldEnd = start
-    while fieldEnd < end && p[fieldEnd] != delimiter { fieldEnd += 1 }
+    while fieldEnd < end && p[fieldEnd] != delimiter && p[fieldEnd] != 0x0A && p[fieldEnd] != 0x0D {
+      fieldEnd += 1
+    }
     return (
       parseDouble(UnsafeBufferPointer(start: p + start, count: fieldEnd - start), decimalComma: decimalComma),
       fieldEnd

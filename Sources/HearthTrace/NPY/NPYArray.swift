@@ -50,16 +50,32 @@ public struct NPYArray: Sendable {
     let byteCount: Int
     private let mapping: (pointer: UnsafeMutableRawPointer, length: Int)?
     private let owned: UnsafeMutableRawPointer?
+    /// Set when `owned` is an anonymous mapping (freed with munmap).
+    private let anonymousLength: Int?
 
     /// Reads `byteCount` bytes at `offset` of an open file straight into new
-    /// storage (one copy, from the page cache).
+    /// storage (one copy, from the page cache). Arrays of 4 MiB or more get
+    /// anonymous memory advised for transparent huge pages, as numpy does:
+    /// first-touch page faults, not the copy, dominate the load otherwise
+    /// (measured 1.2 GB/s with 4 KiB pages, 2.5–3.2 GB/s with huge pages).
     init(reading descriptor: Int32, offset: Int, byteCount: Int, path: String) throws {
-      let buffer = UnsafeMutableRawPointer.allocate(byteCount: max(byteCount, 1), alignment: 16)
+      let buffer: UnsafeMutableRawPointer
+      if byteCount >= 4 << 20,
+        let region = mmap(nil, byteCount, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
+        region != MAP_FAILED
+      {
+        _ = madvise(region, byteCount, MADV_HUGEPAGE)
+        buffer = region
+        anonymousLength = byteCount
+      } else {
+        buffer = .allocate(byteCount: max(byteCount, 1), alignment: 16)
+        anonymousLength = nil
+      }
       var done = 0
       while done < byteCount {
         let n = pread(descriptor, buffer + done, byteCount - done, off_t(offset + done))
         guard n > 0 else {
-          buffer.deallocate()
+          if let length = anonymousLength { munmap(buffer, length) } else { buffer.deallocate() }
           throw TraceError.io(path: path, reason: n == 0 ? "short read" : String(cString: strerror(errno)))
         }
         done += n
@@ -75,13 +91,16 @@ public struct NPYArray: Sendable {
       self.byteCount = byteCount
       mapping = (pointer, length)
       owned = nil
+      anonymousLength = nil
     }
 
     var isMapped: Bool { mapping != nil }
 
     deinit {
       if let mapping { munmap(mapping.pointer, mapping.length) }
-      owned?.deallocate()
+      if let owned {
+        if let anonymousLength { munmap(owned, anonymousLength) } else { owned.deallocate() }
+      }
     }
   }
 
