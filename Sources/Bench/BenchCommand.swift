@@ -1,4 +1,5 @@
 import Foundation
+import HearthTrace
 import _HearthShims
 
 /// Command-line entry: parses arguments, runs benchmarks or merges results.
@@ -8,6 +9,8 @@ enum BenchCommand {
            hearth-bench report NATIVE.json [PORTABLE.json]
                                              print one run, or two side by side
            hearth-bench list                 list benchmark names
+           hearth-bench stream-csv FILE      stream a CSV (every column as a number),
+                                             print rows kept/rejected (memory check)
 
     options:
       --filter TEXT         only benchmarks whose name contains TEXT (repeatable)
@@ -36,6 +39,7 @@ enum BenchCommand {
     case run(Options)
     case list(Options)
     case report([String])
+    case streamCSV(String)
     case help
   }
 
@@ -46,6 +50,10 @@ enum BenchCommand {
     if let first = rest.first, !first.hasPrefix("-") {
       verb = first
       rest = rest.dropFirst()
+    }
+    if verb == "stream-csv" {
+      guard rest.count == 1 else { throw BenchError.usage("stream-csv takes one file") }
+      return .streamCSV(rest.first!)
     }
     if verb == "report" {
       guard (1...2).contains(rest.count) else { throw BenchError.usage("report takes one or two JSON files") }
@@ -93,6 +101,16 @@ enum BenchCommand {
       case .report(let paths):
         let runs = try paths.map { try Report.decode(Data(contentsOf: URL(fileURLWithPath: $0))) }
         print(runs.count == 2 ? Report.comparison(native: runs[0], portable: runs[1]) : Report.table(runs[0]))
+        return 0
+      case .streamCSV(let path):
+        var rows = 0
+        let report = try CSVStream.read(
+          path: path,
+          select: { header, _ in header.indices.map { CSVColumnRequest(index: $0, kind: .number) } },
+          body: { rows += $0.count })
+        print(
+          "rows read \(report.rowsRead), kept \(report.rowsKept), rejected \(report.rowsRejected) (batches \(rows))"
+        )
         return 0
       case .list(let options):
         let context = BenchContext(reference: nil, scale: options.scale, datasetsDirectory: options.datasets)
