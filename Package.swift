@@ -15,6 +15,7 @@ let package = Package(
     .library(name: "HearthGeo", targets: ["HearthGeo"]),
     .library(name: "HearthLinearAlgebra", targets: ["HearthLinearAlgebra"]),
     .library(name: "HearthTrace", targets: ["HearthTrace"]),
+    .library(name: "HearthSim", targets: ["HearthSim"]),
     .executable(name: "hearth-bench", targets: ["Bench"]),
     .executable(name: "hearth-fuzz", targets: ["HearthFuzz"]),
   ],
@@ -37,6 +38,7 @@ let package = Package(
     // MARK: I/O (the only layer that throws on data)
 
     .target(name: "HearthTrace", dependencies: ["HearthGeo"]),
+    .target(name: "HearthSim", dependencies: ["HearthGeo", "HearthTrace"]),
 
     // MARK: Executables
 
@@ -59,6 +61,7 @@ let package = Package(
     .testTarget(name: "HearthLinearAlgebraTests", dependencies: ["HearthLinearAlgebra"]),
     .testTarget(
       name: "HearthTraceTests", dependencies: ["HearthTrace", "_HearthFuzzing", "_HearthTestSupport"]),
+    .testTarget(name: "HearthSimTests", dependencies: ["HearthSim", "_HearthTestSupport"]),
     .testTarget(name: "BenchTests", dependencies: ["Bench", "_HearthTestSupport"]),
   ]
 )

@@ -26,7 +26,8 @@ public struct VectorStream: Sendable, Hashable {
   public var count: Int { seconds.count }
   public var isEmpty: Bool { seconds.isEmpty }
 
-  mutating func append(seconds t: Double, x a: Double, y b: Double, z c: Double) {
+  /// Appends one sample. O(1) amortised.
+  public mutating func append(seconds t: Double, x a: Double, y b: Double, z c: Double) {
     seconds.append(t)
     x.append(a)
     y.append(b)
