@@ -108,7 +108,9 @@ struct ScenarioTests {
 
   @Test("corroboration is where the labels say: spin, pressure, and the near-threshold pairs")
   func corroboration() {
-    func probe(_ id: String, _ seed: UInt64 = 3) -> TraceProbe { TraceProbe(trace: ScenarioCatalogue.scenario(id)!.generate(seed: seed).trace) }
+    func probe(_ id: String, _ seed: UInt64 = 3) -> TraceProbe {
+      TraceProbe(trace: ScenarioCatalogue.scenario(id)!.generate(seed: seed).trace)
+    }
     #expect(probe("C1").pressureRise(at: t) >= 2.3)
     #expect(probe("C3").peakSpin(t - 0.2, t + 1) >= 3.5)
     #expect(probe("C4").peakSpin(t - 0.2, t + 1) >= 3.5)

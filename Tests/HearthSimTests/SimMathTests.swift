@@ -19,9 +19,16 @@ struct SimMathTests {
       #expect(ulpDistance(SimMath.exp(x), exp(x)) <= 4, "exp \(x)")
       let y = Double(k) * 0.37
       #expect(ulpDistance(SimMath.log(y), log(y)) <= 4, "log \(y)")
-      let a = sin(Double(k)), b = cos(Double(k) * 1.3)
+      let a = sin(Double(k))
+      let b = cos(Double(k) * 1.3)
       #expect(abs(SimMath.atan2(a, b) - atan2(a, b)) < 1e-14, "atan2 \(a) \(b)")
     }
     #expect(SimMath.log(1) == 0 && SimMath.exp(0) == 1)
+    // The axes and extreme ratios (a route straight north has x = 0).
+    for (y, x) in [
+      (1.0, 0.0), (-1.0, 0.0), (0.0, 1.0), (0.0, -1.0), (1e300, 1e-300), (-1e-300, -1e300), (3, -4),
+    ] {
+      #expect(abs(SimMath.atan2(y, x) - atan2(y, x)) < 1e-15, "atan2 \(y) \(x)")
+    }
   }
 }

@@ -110,6 +110,23 @@ public struct FixColumns: Sendable, Hashable {
     user.append(other.user[index])
   }
 
+  /// Appends every fix of another batch, in order. O(other.count).
+  public mutating func append(contentsOf other: FixColumns) {
+    timeMilliseconds += other.timeMilliseconds
+    latitudeDegrees += other.latitudeDegrees
+    longitudeDegrees += other.longitudeDegrees
+    horizontalAccuracyMeters += other.horizontalAccuracyMeters
+    speedMetersPerSecond += other.speedMetersPerSecond
+    headingDegrees += other.headingDegrees
+    altitudeMeters += other.altitudeMeters
+    activity += other.activity
+    source += other.source
+    batteryLevel += other.batteryLevel
+    charging += other.charging
+    device += other.device
+    user += other.user
+  }
+
   /// The fixes at `indices`, in that order. O(indices.count).
   public func selecting<C: Collection>(_ indices: C) -> FixColumns where C.Element == Int {
     var result = FixColumns()

@@ -61,6 +61,9 @@ public struct DriveSimulator: Sendable {
   // Vibration: three bands per axis (wheel hop ~11 Hz, body heave 1.75 Hz,
   // broadband ~5 Hz) holding 60 / 25 / 15 % of the energy.
   private var bands: [Resonator]
+  // Road roughness changes along the road: a slow (5 s) log-normal factor
+  // on the level with unit mean square (calibrated against comma2k19's spread).
+  private var roughness = 0.0
 
   // Event bookkeeping: per event, a random direction and whatever it drew.
   private var eventDirections: [(Double, Double, Double)]
@@ -139,7 +142,7 @@ public struct DriveSimulator: Sendable {
       barometer.seconds += next.barometer.seconds
       barometer.hectopascals += next.barometer.hectopascals
       barometer.relativeAltitudeMeters += next.barometer.relativeAltitudeMeters
-      for i in 0..<next.fixes.count { trace.fixes.append(from: next.fixes, at: i) }
+      trace.fixes.append(contentsOf: next.fixes)
     }
     trace.accelerometer = AccelerationStream(samples: accelerometer, content: .includesGravity)
     trace.gyroscope = gyroscope
@@ -194,7 +197,8 @@ public struct DriveSimulator: Sendable {
     }
     let segment = plan.segments[min(segmentIndex, plan.segments.count - 1)]
     let fraction = segment.durationSeconds > 0 ? (t - segmentStart) / segment.durationSeconds : 1
-    let targetSpeed = segmentStartSpeed + (segment.endSpeedMetersPerSecond - segmentStartSpeed) * min(1, fraction)
+    let targetSpeed =
+      segmentStartSpeed + (segment.endSpeedMetersPerSecond - segmentStartSpeed) * min(1, fraction)
     let acceleration = (targetSpeed - speed) / dt
     speed = max(0, targetSpeed)
     yawJitter = 0.98 * yawJitter + 0.02 * noise.next() * 0.4
@@ -210,8 +214,10 @@ public struct DriveSimulator: Sendable {
     var rate = (0.0, 0.0, yawRate)
 
     // Road vibration.
+    roughness = 0.996 * roughness + 0.0894 * noise.next()  // AR(1), τ = 5 s, unit variance
     let level =
-      (moving
+      SimMath.exp(0.4 * roughness - 0.16)
+      * (moving
         ? segment.road.vibrationRMS * min(1, speed / 8)
         : (stalled ? 0.02 : 0.04)) * plan.placement.vibrationGain
     var vibration = [0.0, 0.0, 0.0]
@@ -283,7 +289,16 @@ public struct DriveSimulator: Sendable {
           force.0 += 0.3 * g * SimMath.sin(7 * since)
           force.1 += 0.3 * g * SimMath.cos(5 * since)
         }
-        if since >= duration && since < duration + dt { phone = Self.orientation(for: plan.placement, &noise) }
+        if since >= duration && since < duration + dt {
+          phone = Self.orientation(for: plan.placement, &noise)
+        }
+      case .recorded(let motion):
+        let k = Int((since / dt).rounded())
+        if k >= 0 && k < motion.count {
+          phoneOverride = (motion.x[k], motion.y[k], motion.z[k])
+        } else if k == motion.count {
+          phone = Self.orientation(for: .seat, &noise)
+        }
       case .pressureStep(let hPa, let ramp, let duration):
         if since >= 0 && since < duration { pressure += hPa * min(1, since / max(ramp, dt)) }
       }
@@ -308,10 +323,12 @@ public struct DriveSimulator: Sendable {
     batch.accelerometer.append(seconds: t + jitter, x: a.0, y: a.1, z: a.2)
     if phoneSpin != (0, 0, 0) {
       // Integrate the tumble into the phone's orientation.
-      let magnitude = (phoneSpin.0 * phoneSpin.0 + phoneSpin.1 * phoneSpin.1 + phoneSpin.2 * phoneSpin.2).squareRoot()
+      let magnitude = (phoneSpin.0 * phoneSpin.0 + phoneSpin.1 * phoneSpin.1 + phoneSpin.2 * phoneSpin.2)
+        .squareRoot()
       if magnitude > 0 {
         phone = phone.then(
-          Rotation.axisAngle(phoneSpin.0 / magnitude, phoneSpin.1 / magnitude, phoneSpin.2 / magnitude, magnitude * dt))
+          Rotation.axisAngle(
+            phoneSpin.0 / magnitude, phoneSpin.1 / magnitude, phoneSpin.2 / magnitude, magnitude * dt))
       }
     }
     if step % 5 == 0 {
@@ -331,7 +348,8 @@ public struct DriveSimulator: Sendable {
       let metersPerDegree = GreatCircle.earthMeanRadiusMeters * SimMath.pi / 180
       let latitude = plan.start.latitudeDegrees + north / metersPerDegree
       let longitude =
-        plan.start.longitudeDegrees + east / (metersPerDegree * SimMath.cos(plan.start.latitudeDegrees * SimMath.pi / 180))
+        plan.start.longitudeDegrees + east
+        / (metersPerDegree * SimMath.cos(plan.start.latitudeDegrees * SimMath.pi / 180))
       let accuracy = noise.uniform(3, 6)
       let measured = moving ? max(0, speed + 0.3 * noise.next()) : abs(0.1 * noise.next())
       var headingDegrees = heading * 180 / SimMath.pi
@@ -347,8 +365,10 @@ public struct DriveSimulator: Sendable {
   }
 
   private mutating func applyCrash(
-    _ crash: Crash, since: Double, kinematic: Double, force: inout (Double, Double, Double), rate: inout (Double, Double, Double),
-    pressure: inout Double, phoneOverride: inout (Double, Double, Double)?, phoneSpin: inout (Double, Double, Double),
+    _ crash: Crash, since: Double, kinematic: Double, force: inout (Double, Double, Double),
+    rate: inout (Double, Double, Double),
+    pressure: inout Double, phoneOverride: inout (Double, Double, Double)?,
+    phoneSpin: inout (Double, Double, Double),
     direction: (Double, Double, Double)
   ) {
     let T = crash.pulseSeconds

@@ -27,24 +27,31 @@ public enum ScenarioCatalogue {
   /// loose phone's own impact is the jolt, after the pulse and its flight),
   /// then comes to rest `restSeconds` after the pulse and stays there.
   static func crashDrive(
-    speed: Double, crash: Crash, afterSpeed: Double = 0, restSeconds: Double = 1, placement: Placement = .mounted,
+    speed: Double, crash: Crash, afterSpeed: Double = 0, restSeconds: Double = 1,
+    placement: Placement = .mounted,
     road: RoadType = .urban, length: Double = 80, gps: Bool = true
   ) -> (DrivePlan, [ScenarioLabel.CrashPulse]) {
-    let pulseStart = crash.loosePhone ? joltSeconds - crash.pulseSeconds - 0.15 : joltSeconds - crash.pulseSeconds / 2
+    let pulseStart =
+      crash.loosePhone ? joltSeconds - crash.pulseSeconds - 0.15 : joltSeconds - crash.pulseSeconds / 2
     let afterPulse = max(0, speed - crash.deltaVMetersPerSecond)
     var segments = [
       MotionSegment(durationSeconds: pulseStart, endSpeedMetersPerSecond: speed, road: road),
       MotionSegment(durationSeconds: crash.pulseSeconds, endSpeedMetersPerSecond: afterPulse, road: road),
     ]
     let used = pulseStart + crash.pulseSeconds
-    segments.append(MotionSegment(durationSeconds: restSeconds, endSpeedMetersPerSecond: afterSpeed, road: road))
     segments.append(
-      MotionSegment(durationSeconds: max(1, length - used - restSeconds), endSpeedMetersPerSecond: afterSpeed, road: road))
+      MotionSegment(durationSeconds: restSeconds, endSpeedMetersPerSecond: afterSpeed, road: road))
+    segments.append(
+      MotionSegment(
+        durationSeconds: max(1, length - used - restSeconds), endSpeedMetersPerSecond: afterSpeed, road: road)
+    )
     let plan = DrivePlan(
-      segments: segments, events: [TimedEvent(atSeconds: pulseStart, event: .crash(crash))], placement: placement,
+      segments: segments, events: [TimedEvent(atSeconds: pulseStart, event: .crash(crash))],
+      placement: placement,
       initialSpeedMetersPerSecond: speed, gpsAvailable: gps)
     let pulse = ScenarioLabel.CrashPulse(
-      startSeconds: pulseStart, endSeconds: pulseStart + crash.pulseSeconds, peakAcceleration: crash.peakAcceleration)
+      startSeconds: pulseStart, endSeconds: pulseStart + crash.pulseSeconds,
+      peakAcceleration: crash.peakAcceleration)
     return (plan, [pulse])
   }
 
@@ -57,7 +64,8 @@ public enum ScenarioCatalogue {
     placement: Placement = .mounted
   ) -> DrivePlan {
     DrivePlan(
-      segments: [MotionSegment(durationSeconds: length, endSpeedMetersPerSecond: speed, road: road)], events: events,
+      segments: [MotionSegment(durationSeconds: length, endSpeedMetersPerSecond: speed, road: road)],
+      events: events,
       placement: placement, initialSpeedMetersPerSecond: speed)
   }
 
@@ -71,7 +79,8 @@ public enum ScenarioCatalogue {
     let pulse = draws.uniform(0.06, 0.12)
     let airbag = draws.uniform(2.5, 10)
     let crash = Crash(
-      kind: .frontal, deltaVMetersPerSecond: 13.9, pulseSeconds: pulse, airbagHPa: airbag, airbagDecaySeconds: 1,
+      kind: .frontal, deltaVMetersPerSecond: 13.9, pulseSeconds: pulse, airbagHPa: airbag,
+      airbagDecaySeconds: 1,
       airbagDelaySeconds: pulse / 2 + 0.2, mountWhipRadiansPerSecond: 1.5)
     let (plan, pulses) = crashDrive(speed: 13.9, crash: crash)
     return (plan, [joltSeconds], pulses, ["pulseSeconds": pulse, "airbagHPa": airbag])
@@ -79,13 +88,15 @@ public enum ScenarioCatalogue {
 
   static let c3 = Scenario(
     id: "C3", name: "T-bone side impact at 40 km/h, car spins",
-    summary: "Struck on the side, yaws; curtain airbag too small to count.", expected: .report, decidingGate: "spin"
+    summary: "Struck on the side, yaws; curtain airbag too small to count.", expected: .report,
+    decidingGate: "spin"
   ) { draws in
     let pulse = draws.uniform(0.06, 0.09)
     let spin = draws.uniform(3.6, 8)
     let crash = Crash(
       kind: .side, deltaVMetersPerSecond: deltaV(peakG: 15, seconds: pulse), pulseSeconds: pulse,
-      spinRadiansPerSecond: spin, airbagHPa: 1.5, airbagDelaySeconds: pulse / 2 + 0.2, mountWhipRadiansPerSecond: 0)
+      spinRadiansPerSecond: spin, airbagHPa: 1.5, airbagDelaySeconds: pulse / 2 + 0.2,
+      mountWhipRadiansPerSecond: 0)
     let (plan, pulses) = crashDrive(speed: 11.1, crash: crash, restSeconds: 2)
     return (plan, [joltSeconds], pulses, ["pulseSeconds": pulse, "spinRadiansPerSecond": spin])
   }
@@ -93,28 +104,37 @@ public enum ScenarioCatalogue {
   static func rollover(id: String, restSeconds: Double, expected: ExpectedVerdict, name: String) -> Scenario {
     Scenario(
       id: id, name: name,
-      summary: "Trip at 70 km/h, two rolls, roof impacts; the car comes to rest \(restSeconds) s after the jolt.",
+      summary:
+        "Trip at 70 km/h, two rolls, roof impacts; the car comes to rest \(restSeconds) s after the jolt.",
       expected: expected, decidingGate: expected == .report ? "spin" : "stop (rest after 5 s)"
     ) { draws in
       let spin = draws.uniform(5, 7)
       let crash = Crash(
-        kind: .rollover, deltaVMetersPerSecond: 0, pulseSeconds: 0.08, spinRadiansPerSecond: spin, airbagHPa: 1.5,
+        kind: .rollover, deltaVMetersPerSecond: 0, pulseSeconds: 0.08, spinRadiansPerSecond: spin,
+        airbagHPa: 1.5,
         mountWhipRadiansPerSecond: 0)
       let pulseStart = joltSeconds - 0.04
       let plan = DrivePlan(
         segments: [
           MotionSegment(durationSeconds: pulseStart, endSpeedMetersPerSecond: 19.4, road: .highway),
           MotionSegment(durationSeconds: restSeconds, endSpeedMetersPerSecond: 0, road: .rough),
-          MotionSegment(durationSeconds: 80 - pulseStart - restSeconds, endSpeedMetersPerSecond: 0, road: .rough),
-        ], events: [TimedEvent(atSeconds: pulseStart, event: .crash(crash))], initialSpeedMetersPerSecond: 19.4)
-      let pulses = [ScenarioLabel.CrashPulse(startSeconds: pulseStart, endSeconds: pulseStart + 0.08, peakAcceleration: 6 * g)]
+          MotionSegment(
+            durationSeconds: 80 - pulseStart - restSeconds, endSpeedMetersPerSecond: 0, road: .rough),
+        ], events: [TimedEvent(atSeconds: pulseStart, event: .crash(crash))],
+        initialSpeedMetersPerSecond: 19.4)
+      let pulses = [
+        ScenarioLabel.CrashPulse(
+          startSeconds: pulseStart, endSeconds: pulseStart + 0.08, peakAcceleration: 6 * g)
+      ]
       return (plan, [joltSeconds], pulses, ["spinRadiansPerSecond": spin, "restSeconds": restSeconds])
     }
   }
 
-  static let c4 = rollover(id: "C4", restSeconds: 4, expected: .report, name: "Rollover at 70 km/h, at rest within 5 s")
+  static let c4 = rollover(
+    id: "C4", restSeconds: 4, expected: .report, name: "Rollover at 70 km/h, at rest within 5 s")
   static let c4Late = rollover(
-    id: "C4b", restSeconds: 6.5, expected: .silent, name: "Rollover sliding to rest only after 6.5 s (D5 boundary)")
+    id: "C4b", restSeconds: 6.5, expected: .silent,
+    name: "Rollover sliding to rest only after 6.5 s (D5 boundary)")
 
   static let c5 = Scenario(
     id: "C5", name: "Loose phone on the seat, frontal 50 km/h, airbags",
@@ -124,7 +144,8 @@ public enum ScenarioCatalogue {
     let pulse = draws.uniform(0.08, 0.12)
     let airbag = draws.uniform(2.5, 10)
     let crash = Crash(
-      kind: .frontal, deltaVMetersPerSecond: 13.9, pulseSeconds: pulse, airbagHPa: airbag, airbagDecaySeconds: 1,
+      kind: .frontal, deltaVMetersPerSecond: 13.9, pulseSeconds: pulse, airbagHPa: airbag,
+      airbagDecaySeconds: 1,
       airbagDelaySeconds: pulse + 0.15 - 0.2, mountWhipRadiansPerSecond: 0, loosePhone: true)
     let (plan, pulses) = crashDrive(speed: 13.9, crash: crash, placement: .seat)
     return (plan, [joltSeconds], pulses, ["pulseSeconds": pulse, "airbagHPa": airbag])
@@ -137,7 +158,8 @@ public enum ScenarioCatalogue {
   ) { draws in
     let airbag = draws.uniform(2.5, 10)
     let crash = Crash(
-      kind: .frontal, deltaVMetersPerSecond: deltaV(peakG: 12, seconds: 0.1), pulseSeconds: 0.1, airbagHPa: airbag,
+      kind: .frontal, deltaVMetersPerSecond: deltaV(peakG: 12, seconds: 0.1), pulseSeconds: 0.1,
+      airbagHPa: airbag,
       airbagDelaySeconds: 0.25, mountWhipRadiansPerSecond: 1.2)
     let (plan, pulses) = crashDrive(speed: 11.1, crash: crash, gps: false)
     return (plan, [joltSeconds], pulses, ["airbagHPa": airbag])
@@ -145,10 +167,12 @@ public enum ScenarioCatalogue {
 
   static let c9 = Scenario(
     id: "C9", name: "Sideswipe, the car keeps going",
-    summary: "Glancing hit with a spin; the driver carries on at 10 m/s.", expected: .silent, decidingGate: "stop"
+    summary: "Glancing hit with a spin; the driver carries on at 10 m/s.", expected: .silent,
+    decidingGate: "stop"
   ) { _ in
     let crash = Crash(
-      kind: .side, deltaVMetersPerSecond: deltaV(peakG: 6, seconds: 0.05), pulseSeconds: 0.05, spinRadiansPerSecond: 3.8,
+      kind: .side, deltaVMetersPerSecond: deltaV(peakG: 6, seconds: 0.05), pulseSeconds: 0.05,
+      spinRadiansPerSecond: 3.8,
       mountWhipRadiansPerSecond: 0)
     let (plan, pulses) = crashDrive(speed: 14, crash: crash, afterSpeed: 10, restSeconds: 2, gps: true)
     return (plan, [joltSeconds], pulses, [:])
@@ -157,11 +181,13 @@ public enum ScenarioCatalogue {
   static func thresholdPressure(id: String, hPa: Double, expected: ExpectedVerdict) -> Scenario {
     Scenario(
       id: id, name: "Frontal 30 km/h, airbag in a leaky cabin: +\(hPa) hPa",
-      summary: "9 g for 110 ms, mount whip 1.2 rad/s; the pressure step sits just \(hPa < 2 ? "below" : "above") 2 hPa.",
+      summary:
+        "9 g for 110 ms, mount whip 1.2 rad/s; the pressure step sits just \(hPa < 2 ? "below" : "above") 2 hPa.",
       expected: expected, decidingGate: "pressure"
     ) { _ in
       let crash = Crash(
-        kind: .frontal, deltaVMetersPerSecond: deltaV(peakG: 9, seconds: 0.11), pulseSeconds: 0.11, airbagHPa: hPa,
+        kind: .frontal, deltaVMetersPerSecond: deltaV(peakG: 9, seconds: 0.11), pulseSeconds: 0.11,
+        airbagHPa: hPa,
         airbagDecaySeconds: 0.6, airbagDelaySeconds: 0.25, mountWhipRadiansPerSecond: 1.2)
       let (plan, pulses) = crashDrive(speed: 8.3, crash: crash)
       return (plan, [joltSeconds], pulses, ["airbagHPa": hPa])
@@ -173,20 +199,25 @@ public enum ScenarioCatalogue {
 
   static let c13 = Scenario(
     id: "C13", name: "Corroboration 8 s early",
-    summary: "Roundabout, the phone flipped by a passenger and a hill's pressure rise, all 8 s before a 6 g jolt and a stop.",
+    summary:
+      "Roundabout, the phone flipped by a passenger and a hill's pressure rise, all 8 s before a 6 g jolt and a stop.",
     expected: .silent, decidingGate: "windows exclude t − 8 s"
   ) { _ in
     let crash = Crash(
       kind: .frontal, deltaVMetersPerSecond: deltaV(peakG: 6, seconds: 0.08), pulseSeconds: 0.08,
       mountWhipRadiansPerSecond: 0)
     var (plan, pulses) = crashDrive(speed: 10, crash: crash)
-    plan.segments[0] = MotionSegment(durationSeconds: plan.segments[0].durationSeconds, endSpeedMetersPerSecond: 10)
+    plan.segments[0] = MotionSegment(
+      durationSeconds: plan.segments[0].durationSeconds, endSpeedMetersPerSecond: 10)
     plan.segments.insert(
       MotionSegment(durationSeconds: 6, endSpeedMetersPerSecond: 10, yawRateRadiansPerSecond: 0.7), at: 0)
     plan.segments[1].durationSeconds -= 6
     plan.events += [
-      TimedEvent(atSeconds: joltSeconds - 8.5, event: .phoneHandled(durationSeconds: 1, spinRadiansPerSecond: 4)),
-      TimedEvent(atSeconds: joltSeconds - 10, event: .pressureStep(hectopascals: 2.5, rampSeconds: 2, durationSeconds: 60)),
+      TimedEvent(
+        atSeconds: joltSeconds - 8.5, event: .phoneHandled(durationSeconds: 1, spinRadiansPerSecond: 4)),
+      TimedEvent(
+        atSeconds: joltSeconds - 10,
+        event: .pressureStep(hectopascals: 2.5, rampSeconds: 2, durationSeconds: 60)),
     ]
     return (plan, [joltSeconds], pulses, [:])
   }
@@ -210,7 +241,8 @@ public enum ScenarioCatalogue {
 
   static let c16 = Scenario(
     id: "C16", name: "A second qualifying crash within 60 s",
-    summary: "C3, then the driver restarts at +25 s and crashes again (C1-like) at +50 s.", expected: .reportOnce,
+    summary: "C3, then the driver restarts at +25 s and crashes again (C1-like) at +50 s.",
+    expected: .reportOnce,
     decidingGate: "suppression"
   ) { draws in
     let spin = draws.uniform(3.6, 8)
@@ -231,18 +263,24 @@ public enum ScenarioCatalogue {
         MotionSegment(durationSeconds: 0.1, endSpeedMetersPerSecond: 0),
         MotionSegment(durationSeconds: 40, endSpeedMetersPerSecond: 0),
       ],
-      events: [TimedEvent(atSeconds: first, event: .crash(side)), TimedEvent(atSeconds: second, event: .crash(frontal))],
+      events: [
+        TimedEvent(atSeconds: first, event: .crash(side)),
+        TimedEvent(atSeconds: second, event: .crash(frontal)),
+      ],
       initialSpeedMetersPerSecond: 11.1)
     let pulses = [
-      ScenarioLabel.CrashPulse(startSeconds: first, endSeconds: first + 0.07, peakAcceleration: side.peakAcceleration),
-      ScenarioLabel.CrashPulse(startSeconds: second, endSeconds: second + 0.1, peakAcceleration: frontal.peakAcceleration),
+      ScenarioLabel.CrashPulse(
+        startSeconds: first, endSeconds: first + 0.07, peakAcceleration: side.peakAcceleration),
+      ScenarioLabel.CrashPulse(
+        startSeconds: second, endSeconds: second + 0.1, peakAcceleration: frontal.peakAcceleration),
     ]
     return (plan, [joltSeconds, joltSeconds + 50], pulses, ["spinRadiansPerSecond": spin])
   }
 
   static let c18 = Scenario(
     id: "C18", name: "Rear-ended while stopped at a red light",
-    summary: "Stopped 20 s, hit at 50 km/h: pushed 1 s at 3 m/s, spins, airbags. Not moving before: out of design.",
+    summary:
+      "Stopped 20 s, hit at 50 km/h: pushed 1 s at 3 m/s, spins, airbags. Not moving before: out of design.",
     expected: .silent, decidingGate: "moving-before"
   ) { _ in
     let crash = Crash(
@@ -259,7 +297,10 @@ public enum ScenarioCatalogue {
       ], events: [TimedEvent(atSeconds: pulseStart, event: .crash(crash))], initialSpeedMetersPerSecond: 8)
     return (
       plan, [joltSeconds],
-      [ScenarioLabel.CrashPulse(startSeconds: pulseStart, endSeconds: pulseStart + 0.1, peakAcceleration: crash.peakAcceleration)],
+      [
+        ScenarioLabel.CrashPulse(
+          startSeconds: pulseStart, endSeconds: pulseStart + 0.1, peakAcceleration: crash.peakAcceleration)
+      ],
       [:]
     )
   }
@@ -267,7 +308,8 @@ public enum ScenarioCatalogue {
   // MARK: Things that must stay silent
 
   static let n1 = Scenario(
-    id: "N1", name: "Highway cruise, 30 min", summary: "110 km/h on a smooth road with lane changes and ±5 m terrain.",
+    id: "N1", name: "Highway cruise, 30 min",
+    summary: "110 km/h on a smooth road with lane changes and ±5 m terrain.",
     expected: .silent, decidingGate: "jolt"
   ) { draws in
     var segments: [MotionSegment] = []
@@ -277,7 +319,8 @@ public enum ScenarioCatalogue {
       let lane = draws.chance(0.3) ? draws.uniform(-0.1, 0.1) : 0
       segments.append(
         MotionSegment(
-          durationSeconds: length, endSpeedMetersPerSecond: 30.6 + draws.uniform(-1, 1), yawRateRadiansPerSecond: lane,
+          durationSeconds: length, endSpeedMetersPerSecond: 30.6 + draws.uniform(-1, 1),
+          yawRateRadiansPerSecond: lane,
           grade: draws.uniform(-0.005, 0.005), road: .highway))
       total += length
     }
@@ -285,7 +328,8 @@ public enum ScenarioCatalogue {
   }
 
   static let n2 = Scenario(
-    id: "N2", name: "Rough road and cobbles, 10 min", summary: "30 km/h, 1.2–2.0 m/s² vibration.", expected: .silent,
+    id: "N2", name: "Rough road and cobbles, 10 min", summary: "30 km/h, 1.2–2.0 m/s² vibration.",
+    expected: .silent,
     decidingGate: "jolt"
   ) { draws in
     var segments: [MotionSegment] = []
@@ -293,26 +337,35 @@ public enum ScenarioCatalogue {
     while total < 600 {
       let length = draws.uniform(20, 60)
       segments.append(
-        MotionSegment(durationSeconds: length, endSpeedMetersPerSecond: 8.3, road: draws.chance(0.5) ? .rough : .cobbles))
+        MotionSegment(
+          durationSeconds: length, endSpeedMetersPerSecond: 8.3, road: draws.chance(0.5) ? .rough : .cobbles))
       total += length
     }
     return (DrivePlan(segments: segments, initialSpeedMetersPerSecond: 8.3), [], [], [:])
   }
 
   static let n3 = Scenario(
-    id: "N3", name: "Pothole, mounted phone", summary: "50 km/h, one deep pothole; speed unchanged.", expected: .silent,
+    id: "N3", name: "Pothole, mounted phone", summary: "50 km/h, one deep pothole; speed unchanged.",
+    expected: .silent,
     decidingGate: "jolt and stop"
   ) { _ in
-    (cruise(speed: 13.9, events: [TimedEvent(atSeconds: joltSeconds, event: .pothole(peakG: 2.5, looseRattle: false))]), [joltSeconds], [], [:])
+    (
+      cruise(
+        speed: 13.9,
+        events: [TimedEvent(atSeconds: joltSeconds, event: .pothole(peakG: 2.5, looseRattle: false))]),
+      [joltSeconds], [], [:]
+    )
   }
 
   static let n4 = Scenario(
     id: "N4", name: "Pothole, loose phone rattling in a cupholder",
-    summary: "9 g and 6 g spikes 60 ms apart, a 3–5 rad/s burst; speed unchanged.", expected: .silent, decidingGate: "stop"
+    summary: "9 g and 6 g spikes 60 ms apart, a 3–5 rad/s burst; speed unchanged.", expected: .silent,
+    decidingGate: "stop"
   ) { _ in
     (
       cruise(
-        speed: 13.9, events: [TimedEvent(atSeconds: joltSeconds, event: .pothole(peakG: 2.5, looseRattle: true))],
+        speed: 13.9,
+        events: [TimedEvent(atSeconds: joltSeconds, event: .pothole(peakG: 2.5, looseRattle: true))],
         placement: .cupholder), [joltSeconds], [], [:]
     )
   }
@@ -337,12 +390,14 @@ public enum ScenarioCatalogue {
   }
 
   static let n5 = Scenario(
-    id: "N5", name: "Speed bump at 30 km/h", summary: "Front then rear axle, 1.2 g pulses, body heave.", expected: .silent,
+    id: "N5", name: "Speed bump at 30 km/h", summary: "Front then rear axle, 1.2 g pulses, body heave.",
+    expected: .silent,
     decidingGate: "jolt"
   ) { _ in (bumpPlan(stopAfter: false), [joltSeconds], [], [:]) }
 
   static let n6 = Scenario(
-    id: "N6", name: "Speed bump, then a stop sign 3 s later", summary: "As N5, then a routine stop held 40 s.",
+    id: "N6", name: "Speed bump, then a stop sign 3 s later",
+    summary: "As N5, then a routine stop held 40 s.",
     expected: .silent, decidingGate: "jolt"
   ) { _ in (bumpPlan(stopAfter: true), [joltSeconds], [], [:]) }
 
@@ -351,7 +406,9 @@ public enum ScenarioCatalogue {
     summary: "Stationary, engine idling; the phone is in the door pocket: a clipped spike and +2.5 hPa.",
     expected: .silent, decidingGate: "moving-before"
   ) { _ in
-    var plan = cruise(speed: 0, events: [TimedEvent(atSeconds: joltSeconds, event: .doorSlam(pressureHPa: 2.5, phoneInDoor: true))])
+    var plan = cruise(
+      speed: 0,
+      events: [TimedEvent(atSeconds: joltSeconds, event: .doorSlam(pressureHPa: 2.5, phoneInDoor: true))])
     plan.stallAfterCrash = false
     return (plan, [joltSeconds], [], [:])
   }
@@ -381,14 +438,18 @@ public enum ScenarioCatalogue {
     return (
       cruise(
         speed: 16.7,
-        events: [TimedEvent(atSeconds: joltSeconds - fall, event: .phoneDrop(heightMeters: 0.6, spinRadiansPerSecond: spin))],
+        events: [
+          TimedEvent(
+            atSeconds: joltSeconds - fall, event: .phoneDrop(heightMeters: 0.6, spinRadiansPerSecond: spin))
+        ],
         placement: .seat), [joltSeconds], [], ["spinRadiansPerSecond": spin]
     )
   }
 
   static let n10 = Scenario(
     id: "N10", name: "Phone slides off the seat during a hard stop at a red light",
-    summary: "0.7 g braking from 50 km/h; 0.6 s in the phone falls 0.4 m (0.29 s) tumbling; the car stops 1.1 s later.",
+    summary:
+      "0.7 g braking from 50 km/h; 0.6 s in the phone falls 0.4 m (0.29 s) tumbling; the car stops 1.1 s later.",
     expected: .silent, decidingGate: "free-fall veto"
   ) { _ in
     let fall = (2 * 0.4 / g).squareRoot()
@@ -398,7 +459,10 @@ public enum ScenarioCatalogue {
         MotionSegment(durationSeconds: 2.0, endSpeedMetersPerSecond: 0),
         MotionSegment(durationSeconds: 42, endSpeedMetersPerSecond: 0),
       ],
-      events: [TimedEvent(atSeconds: joltSeconds - fall, event: .phoneDrop(heightMeters: 0.4, spinRadiansPerSecond: 9))],
+      events: [
+        TimedEvent(
+          atSeconds: joltSeconds - fall, event: .phoneDrop(heightMeters: 0.4, spinRadiansPerSecond: 9))
+      ],
       placement: .seat, initialSpeedMetersPerSecond: 13.9)
     return (plan, [joltSeconds], [], [:])
   }
@@ -414,12 +478,14 @@ public enum ScenarioCatalogue {
         MotionSegment(durationSeconds: joltSeconds - 1.5, endSpeedMetersPerSecond: 17.3),
         MotionSegment(durationSeconds: 2.2, endSpeedMetersPerSecond: 0),
         MotionSegment(durationSeconds: 40, endSpeedMetersPerSecond: 0),
-      ], events: [TimedEvent(atSeconds: joltSeconds, event: .loadShift(peakG: thump))], initialSpeedMetersPerSecond: 17.3)
+      ], events: [TimedEvent(atSeconds: joltSeconds, event: .loadShift(peakG: thump))],
+      initialSpeedMetersPerSecond: 17.3)
     return (plan, [joltSeconds], [], ["thumpG": thump])
   }
 
   static let n12 = Scenario(
-    id: "N12", name: "ABS emergency stop from 100 km/h", summary: "1.0 g for 2.8 s, nothing hit; −0.8 hPa as the draught stops.",
+    id: "N12", name: "ABS emergency stop from 100 km/h",
+    summary: "1.0 g for 2.8 s, nothing hit; −0.8 hPa as the draught stops.",
     expected: .silent, decidingGate: "jolt"
   ) { _ in
     let plan = DrivePlan(
@@ -428,13 +494,18 @@ public enum ScenarioCatalogue {
         MotionSegment(durationSeconds: 2.8, endSpeedMetersPerSecond: 0, road: .highway),
         MotionSegment(durationSeconds: 40, endSpeedMetersPerSecond: 0, road: .highway),
       ],
-      events: [TimedEvent(atSeconds: joltSeconds, event: .pressureStep(hectopascals: -0.8, rampSeconds: 1.5, durationSeconds: 40))],
+      events: [
+        TimedEvent(
+          atSeconds: joltSeconds,
+          event: .pressureStep(hectopascals: -0.8, rampSeconds: 1.5, durationSeconds: 40))
+      ],
       initialSpeedMetersPerSecond: 27.8)
     return (plan, [joltSeconds], [], [:])
   }
 
   static let n13 = Scenario(
-    id: "N13", name: "Roundabout at 30 km/h", summary: "One and a half laps: 0.7 rad/s of yaw for 13.5 s.", expected: .silent,
+    id: "N13", name: "Roundabout at 30 km/h", summary: "One and a half laps: 0.7 rad/s of yaw for 13.5 s.",
+    expected: .silent,
     decidingGate: "jolt"
   ) { _ in
     let plan = DrivePlan(
@@ -448,7 +519,8 @@ public enum ScenarioCatalogue {
 
   static let n14 = Scenario(
     id: "N14", name: "Long hill descent, then a stop at the bottom",
-    summary: "10 % down at 25 m/s for 60 s (+18 hPa), then a routine 0.3 g stop.", expected: .silent, decidingGate: "jolt"
+    summary: "10 % down at 25 m/s for 60 s (+18 hPa), then a routine 0.3 g stop.", expected: .silent,
+    decidingGate: "jolt"
   ) { _ in
     let plan = DrivePlan(
       segments: [
@@ -467,17 +539,27 @@ public enum ScenarioCatalogue {
   ) { draws in
     let spin = draws.uniform(3, 6)
     return (
-      cruise(speed: 15, events: [TimedEvent(atSeconds: joltSeconds, event: .phoneHandled(durationSeconds: 2, spinRadiansPerSecond: spin))]),
+      cruise(
+        speed: 15,
+        events: [
+          TimedEvent(
+            atSeconds: joltSeconds, event: .phoneHandled(durationSeconds: 2, spinRadiansPerSecond: spin))
+        ]),
       [joltSeconds], [], ["spinRadiansPerSecond": spin]
     )
   }
 
   static let w1 = Scenario(
-    id: "W1", name: "Walking, the phone is dropped", summary: "Not in a vehicle (gate off): a 1 m drop onto a pavement.",
+    id: "W1", name: "Walking, the phone is dropped",
+    summary: "Not in a vehicle (gate off): a 1 m drop onto a pavement.",
     expected: .silent, decidingGate: "vehicle gate"
   ) { _ in
     var plan = cruise(
-      speed: 1.4, events: [TimedEvent(atSeconds: joltSeconds - 0.45, event: .phoneDrop(heightMeters: 1, spinRadiansPerSecond: 10))],
+      speed: 1.4,
+      events: [
+        TimedEvent(
+          atSeconds: joltSeconds - 0.45, event: .phoneDrop(heightMeters: 1, spinRadiansPerSecond: 10))
+      ],
       placement: .pocket)
     plan.vehicleGate = false
     return (plan, [joltSeconds], [], [:])

@@ -1,4 +1,3 @@
-
 import HearthGeo
 
 /// Deterministic noise sources for the simulator. Every generator is a value
@@ -32,6 +31,8 @@ struct Gaussian {
 
   mutating func uniform(_ lower: Double, _ upper: Double) -> Double { generator.nextDouble(in: lower, upper) }
   mutating func chance(_ probability: Double) -> Bool { generator.nextUnit() < probability }
+  /// An exponential draw (waiting time of a Poisson process), mean `mean`.
+  mutating func exponential(mean: Double) -> Double { -mean * SimMath.log(1 - generator.nextUnit()) }
   mutating func integer(_ range: ClosedRange<Int>) -> Int {
     range.lowerBound + Int(generator.next() % UInt64(range.count))
   }
@@ -106,7 +107,9 @@ struct Rotation: Sendable, Hashable {
   func then(_ other: Rotation) -> Rotation {
     var r = [Double](repeating: 0, count: 9)
     for i in 0..<3 {
-      for j in 0..<3 { r[3 * i + j] = m[3 * i] * other.m[j] + m[3 * i + 1] * other.m[3 + j] + m[3 * i + 2] * other.m[6 + j] }
+      for j in 0..<3 {
+        r[3 * i + j] = m[3 * i] * other.m[j] + m[3 * i + 1] * other.m[3 + j] + m[3 * i + 2] * other.m[6 + j]
+      }
     }
     return Rotation(m: r)
   }

@@ -31,7 +31,8 @@ enum SimMath {
   /// x − k·π/2 with k = round(x·2/π), in three parts (exact for |x| < 10⁵).
   private static func reduce(_ x: Double) -> (Double, Int) {
     let k = (x * 0.636_619_772_367_581_4).rounded()
-    let r = ((x - k * 1.570_796_326_734_125_6) - k * 6.077_100_506_506_192_6e-11) - k * 2.022_266_248_795_950_7e-21
+    let r =
+      ((x - k * 1.570_796_326_734_125_6) - k * 6.077_100_506_506_192_6e-11) - k * 2.022_266_248_795_950_7e-21
     return (r, Int(k))
   }
 
@@ -107,16 +108,17 @@ enum SimMath {
   }
 
   static func atan2(_ y: Double, _ x: Double) -> Double {
-    // Reduce to |t| ≤ tan(π/12) with two halvings of the angle, then a series.
     if x == 0 && y == 0 { return 0 }
-    var angle = 0.0
-    var (u, v) = (x, y)
-    if u < 0 {
-      angle = v >= 0 ? pi : -pi
-      (u, v) = (-u, -v)
-    }
-    let t = v / u
-    // atan t = 2·atan(t / (1 + √(1 + t²))), applied twice.
+    let (ax, ay) = (abs(x), abs(y))
+    // Fold into the first octant so the ratio is in [0, 1] (no overflow, no ∞/∞).
+    var angle = ay <= ax ? atanUnit(ay / ax) : pi / 2 - atanUnit(ax / ay)
+    if x < 0 { angle = pi - angle }
+    return y < 0 ? -angle : angle
+  }
+
+  /// atan t for t in [0, 1]: two halvings of the angle (t ≤ tan(π/16)),
+  /// then the alternating series to w³⁹ (< 1e-27).
+  private static func atanUnit(_ t: Double) -> Double {
     var w = t / (1 + (1 + t * t).squareRoot())
     w = w / (1 + (1 + w * w).squareRoot())
     let w2 = w * w
@@ -128,6 +130,7 @@ enum SimMath {
       sum = sum + term / k
       k += 2
     }
-    return angle + 4 * sum
+    return 4 * sum
   }
+
 }
