@@ -21,7 +21,8 @@ struct CalibrationTests {
     #expect(abs(speed.synthetic[1] / speed.real[1] - 1) < 0.25, "\(speed)")
     #expect(row("GPS fix interval").synthetic[1] == row("GPS fix interval").real[1])
     let network = row("network fix accuracy")
-    #expect(network.synthetic[0] < 3 * network.real[0] && network.synthetic[2] > network.real[2] / 3, "\(network)")
+    #expect(
+      network.synthetic[0] < 3 * network.real[0] && network.synthetic[2] > network.real[2] / 3, "\(network)")
     // Rough roads and cobbles keep their impact-physics levels.
     #expect(abs(row("vertical vibration, 1-s RMS, cobbles").synthetic[1] / 2.0 - 0.85) < 0.15)
   }

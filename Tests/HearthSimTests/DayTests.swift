@@ -17,7 +17,9 @@ struct DayTests {
       .sorted { $0.timeMilliseconds < $1.timeMilliseconds }
   }
 
-  func second(_ day: LocationDay, _ ms: Int64) -> Int { Int((ms - day.options.startEpochMilliseconds) / 1000) }
+  func second(_ day: LocationDay, _ ms: Int64) -> Int {
+    Int((ms - day.options.startEpochMilliseconds) / 1000)
+  }
 
   @Test("the same seed gives the same day bit for bit; another seed does not")
   func determinism() {
@@ -31,7 +33,9 @@ struct DayTests {
     #expect(a.fixesInArrivalOrder != c.fixesInArrivalOrder)
   }
 
-  @Test("every labelled trip has ≥ 250 m of path and displacement and lasts ≥ 2 min, in the truth and in the fixes")
+  @Test(
+    "every labelled trip has ≥ 250 m of path and displacement and lasts ≥ 2 min, in the truth and in the fixes"
+  )
   func trips() {
     for seed in Self.seeds {
       let day = DayGenerator.generate(seed: seed)
@@ -67,8 +71,12 @@ struct DayTests {
       }
       for visit in day.labels.visits {
         let place = day.places[visit.place]
-        for s in stride(from: second(day, visit.arriveMilliseconds), through: second(day, visit.leaveMilliseconds), by: 60) {
-          #expect(GreatCircle.distanceMeters(from: place.center, to: day.truth.coordinate(at: s)) <= place.radiusMeters)
+        for s in stride(
+          from: second(day, visit.arriveMilliseconds), through: second(day, visit.leaveMilliseconds), by: 60)
+        {
+          #expect(
+            GreatCircle.distanceMeters(from: place.center, to: day.truth.coordinate(at: s))
+              <= place.radiusMeters)
         }
       }
       // Places are spread out: a trip between any two counts.
@@ -91,11 +99,13 @@ struct DayTests {
       for stretch in day.labels.overLimit {
         let range = second(day, stretch.startMilliseconds)...second(day, stretch.endMilliseconds)
         #expect(range.allSatisfy { day.truth.speedMetersPerSecond[$0] > stretch.limitMetersPerSecond })
-        #expect(day.truth.speedMetersPerSecond[range.lowerBound - 1] <= stretch.limitMetersPerSecond
-          || day.truth.limitMetersPerSecond[range.lowerBound - 1] != stretch.limitMetersPerSecond)
+        #expect(
+          day.truth.speedMetersPerSecond[range.lowerBound - 1] <= stretch.limitMetersPerSecond
+            || day.truth.limitMetersPerSecond[range.lowerBound - 1] != stretch.limitMetersPerSecond)
         guard range.count >= 60 else { continue }
         let speeds = fixes.filter {
-          $0.timeMilliseconds >= stretch.startMilliseconds + 5000 && $0.timeMilliseconds <= stretch.endMilliseconds - 5000
+          $0.timeMilliseconds >= stretch.startMilliseconds + 5000
+            && $0.timeMilliseconds <= stretch.endMilliseconds - 5000
         }.compactMap(\.speedMetersPerSecond)
         if speeds.count >= 3 {
           checked += 1
@@ -120,10 +130,17 @@ struct DayTests {
         #expect(stop.decelerationMetersPerSecondSquared >= 4.5)
         #expect(day.truth.speedMetersPerSecond[s] == 0)
         #expect((s..<(s + 300)).allSatisfy { day.truth.speedMetersPerSecond[$0] == 0 })
-        #expect(day.truth.speedMetersPerSecond[s - Int(stop.speedBeforeMetersPerSecond / 4.5) - 1] >= 35 / 3.6)
-        #expect(day.places.allSatisfy { GreatCircle.distanceMeters(from: $0.center, to: stop.coordinate) > $0.radiusMeters })
+        #expect(
+          day.truth.speedMetersPerSecond[s - Int(stop.speedBeforeMetersPerSecond / 4.5) - 1] >= 35 / 3.6)
+        #expect(
+          day.places.allSatisfy {
+            GreatCircle.distanceMeters(from: $0.center, to: stop.coordinate) > $0.radiusMeters
+          })
         // A stop of this length is a trip boundary.
-        #expect(day.labels.stops.contains { $0.startMilliseconds <= stop.stopMilliseconds && $0.endMilliseconds > stop.stopMilliseconds })
+        #expect(
+          day.labels.stops.contains {
+            $0.startMilliseconds <= stop.stopMilliseconds && $0.endMilliseconds > stop.stopMilliseconds
+          })
       }
     }
     #expect(found >= Self.seeds.count)
@@ -205,9 +222,15 @@ struct DayTests {
     let repeats = day.uploads.filter(\.isRepeat)
     #expect(!repeats.isEmpty)
     for upload in repeats {
-      #expect(day.uploads.contains { !$0.isRepeat && $0.fixes == upload.fixes && $0.receivedMilliseconds < upload.receivedMilliseconds })
+      #expect(
+        day.uploads.contains {
+          !$0.isRepeat && $0.fixes == upload.fixes && $0.receivedMilliseconds < upload.receivedMilliseconds
+        })
     }
-    #expect(zip(day.uploads, day.uploads.dropFirst()).allSatisfy { $0.receivedMilliseconds <= $1.receivedMilliseconds })
+    #expect(
+      zip(day.uploads, day.uploads.dropFirst()).allSatisfy {
+        $0.receivedMilliseconds <= $1.receivedMilliseconds
+      })
     // Every upload reaches the server after its newest fix was taken.
     #expect(day.uploads.allSatisfy { $0.receivedMilliseconds >= $0.fixes.timeMilliseconds.max()! })
     // Live watching: 1 Hz stretches exist when asked for.

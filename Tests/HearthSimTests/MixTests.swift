@@ -20,7 +20,10 @@ struct MixTests {
       #expect(drive.plan == twin.plan && drive.events == twin.events && drive.seed == twin.seed)
       #expect(abs(drive.startSeconds - total) < 1e-6)
       let end = drive.startSeconds + drive.plan.durationSeconds
-      #expect(drive.events.allSatisfy { $0.atSeconds >= drive.startSeconds && $0.atSeconds < end && $0.expected == .silent })
+      #expect(
+        drive.events.allSatisfy {
+          $0.atSeconds >= drive.startSeconds && $0.atSeconds < end && $0.expected == .silent
+        })
       #expect(drive.plan.events.count == drive.events.count)
       total += drive.plan.durationSeconds
       events += drive.events.count
@@ -83,7 +86,8 @@ struct MixTests {
     #expect(probe.speeds(41, 60).allSatisfy { $0 > 12 })
     // Not a drop: a phone lying still (no free fall) is refused with a reason.
     let still = TemporaryFolder()
-    var rows = "\"Time (s)\",\"Acceleration x (m/s^2)\",\"Acceleration y (m/s^2)\",\"Acceleration z (m/s^2)\"\n"
+    var rows =
+      "\"Time (s)\",\"Acceleration x (m/s^2)\",\"Acceleration y (m/s^2)\",\"Acceleration z (m/s^2)\"\n"
     for i in 0..<400 { rows += "\(Double(i) * 0.005),0.01,0.02,\(9.8 + (i == 200 ? 3 : 0))\n" }
     _ = still.write("Raw Data.csv", rows)
     #expect(throws: TraceError.self) { try RealPhoneDrop.load(phyphoxFolder: still.path) }

@@ -69,7 +69,10 @@ public enum DayGenerator {
   static func itinerary(_ draws: inout Gaussian, frame: LocalFrame) -> ([Place], [Step]) {
     var places: [Place] = []
     var spots: [(Double, Double)] = []
-    func add(_ kind: PlaceKind, _ name: String, near: (Double, Double), from: Double, to: Double, radius: ClosedRange<Double>)
+    func add(
+      _ kind: PlaceKind, _ name: String, near: (Double, Double), from: Double, to: Double,
+      radius: ClosedRange<Double>
+    )
       -> Int
     {
       // Keep every place at least 400 m from the others so trips between them count (SPEC §7).
@@ -83,22 +86,28 @@ public enum DayGenerator {
       let id = places.count
       let center = frame.coordinate(east: point.0, north: point.1)
       places.append(
-        Place(id: id, name: name, kind: kind, center: center, radiusMeters: draws.uniform(radius.lowerBound, radius.upperBound)))
+        Place(
+          id: id, name: name, kind: kind, center: center,
+          radiusMeters: draws.uniform(radius.lowerBound, radius.upperBound)))
       spots.append(point)
       return id
     }
     let home = add(.home, "Home", near: (0, 0), from: 0, to: 300, radius: 60...120)
     let hasChildren = draws.chance(0.6)
-    let school = hasChildren ? add(.school, "School", near: spots[home], from: 1000, to: 3000, radius: 100...200) : nil
+    let school =
+      hasChildren ? add(.school, "School", near: spots[home], from: 1000, to: 3000, radius: 100...200) : nil
     let work = add(.work, "Work", near: spots[home], from: 5000, to: 18000, radius: 80...200)
     let lunch = add(.shop, "Lunch", near: spots[work], from: 450, to: 800, radius: 40...80)
-    let errands = draws.chance(0.5) ? add(.shop, "Shop", near: spots[home], from: 800, to: 4000, radius: 50...150) : nil
+    let errands =
+      draws.chance(0.5) ? add(.shop, "Shop", near: spots[home], from: 800, to: 4000, radius: 50...150) : nil
 
     // Parking spots lie inside the place, off its centre.
     func spot(_ id: Int) -> Step {
       let r = draws.uniform(0, places[id].radiusMeters / 2)
       let a = draws.uniform(0, 2 * SimMath.pi)
-      return .go(east: spots[id].0 + r * SimMath.sin(a), north: spots[id].1 + r * SimMath.cos(a), place: id, mode: .driving)
+      return .go(
+        east: spots[id].0 + r * SimMath.sin(a), north: spots[id].1 + r * SimMath.cos(a), place: id,
+        mode: .driving)
     }
     func walk(to id: Int) -> Step {
       guard case .go(let e, let n, let p, _) = spot(id) else { return .stay(seconds: 0) }
@@ -106,7 +115,10 @@ public enum DayGenerator {
     }
     let hour = 3600.0
     guard case .go(let homeEast, let homeNorth, _, _) = spot(home) else { return (places, []) }
-    var steps: [Step] = [.begin(east: homeEast, north: homeNorth, place: home), .stayUntil(second: Int(draws.uniform(7 * hour, 7.75 * hour)))]
+    var steps: [Step] = [
+      .begin(east: homeEast, north: homeNorth, place: home),
+      .stayUntil(second: Int(draws.uniform(7 * hour, 7.75 * hour))),
+    ]
     if let school {
       steps += [spot(school), .stay(seconds: Int(draws.uniform(180, 480)))]
     }
@@ -119,8 +131,13 @@ public enum DayGenerator {
       // An evening walk to a park (not a named place) and back.
       let distance = draws.uniform(600, 1500)
       let bearing = draws.uniform(0, 2 * SimMath.pi)
-      let park = (spots[home].0 + distance * SimMath.sin(bearing), spots[home].1 + distance * SimMath.cos(bearing))
-      steps += [.go(east: park.0, north: park.1, place: nil, mode: .walking), .stay(seconds: Int(draws.uniform(300, 900)))]
+      let park = (
+        spots[home].0 + distance * SimMath.sin(bearing), spots[home].1 + distance * SimMath.cos(bearing)
+      )
+      steps += [
+        .go(east: park.0, north: park.1, place: nil, mode: .walking),
+        .stay(seconds: Int(draws.uniform(300, 900))),
+      ]
       steps.append(walk(to: home))
     }
     steps.append(.stayUntil(second: 86_400))

@@ -16,7 +16,9 @@ public struct Place: Sendable, Hashable, Codable {
 
 /// How the person moves at a moment.
 public enum MotionMode: UInt8, Sendable, Hashable, Codable {
-  case parked = 0, walking = 1, driving = 2
+  case parked = 0
+  case walking = 1
+  case driving = 2
 }
 
 /// The person's true state once a second (struct of arrays, NaN-free).
@@ -42,7 +44,9 @@ public struct TruthTrack: Sendable, Hashable {
   public var count: Int { seconds.count }
 
   /// The true position at sample `i`.
-  public func coordinate(at i: Int) -> Coordinate { frame.coordinate(east: eastMeters[i], north: northMeters[i]) }
+  public func coordinate(at i: Int) -> Coordinate {
+    frame.coordinate(east: eastMeters[i], north: northMeters[i])
+  }
 
   mutating func append(
     _ second: Int, _ east: Double, _ north: Double, _ speed: Double, _ heading: Double, _ limit: Double,

@@ -139,11 +139,13 @@ struct MotionBuilder {
       let cruise =
         driving
         ? limit
-          * (draws.chance(options.speedingProbabilityPerStreet) ? draws.uniform(1.08, 1.25) : draws.uniform(0.85, 0.98))
+          * (draws.chance(options.speedingProbabilityPerStreet)
+            ? draws.uniform(1.08, 1.25) : draws.uniform(0.85, 0.98))
         : walkSpeed
       pieces.append(
         Piece(
-          startS: s, length: length, fromEast: points[k - 1].0, fromNorth: points[k - 1].1, dirEast: de / length,
+          startS: s, length: length, fromEast: points[k - 1].0, fromNorth: points[k - 1].1,
+          dirEast: de / length,
           dirNorth: dn / length, headingDegrees: heading, limit: limit, cruise: cruise))
       s += length
     }
@@ -157,7 +159,8 @@ struct MotionBuilder {
           var at = piece.startS + draws.uniform(150, 500)
           while at < piece.startS + piece.length - 100 {
             if draws.chance(0.35) {
-              controls.append(Control(s: at, speed: 0, deceleration: 2, waitSeconds: Int(draws.uniform(5, 45))))
+              controls.append(
+                Control(s: at, speed: 0, deceleration: 2, waitSeconds: Int(draws.uniform(5, 45))))
             }
             at += draws.uniform(150, 500)
           }
@@ -200,16 +203,20 @@ struct MotionBuilder {
     var pieceIndex = 0
     var brakingFrom: (second: Int, speed: Double)?
     while next < controls.count && second < Self.daySeconds {
-      while pieceIndex < pieces.count - 1 && position >= pieces[pieceIndex].startS + pieces[pieceIndex].length {
+      while pieceIndex < pieces.count - 1 && position >= pieces[pieceIndex].startS + pieces[pieceIndex].length
+      {
         pieceIndex += 1
       }
       let piece = pieces[pieceIndex]
       let control = controls[next]
       let remaining = control.s - position
-      let allowed = (control.speed * control.speed + 2 * control.deceleration * max(0, remaining)).squareRoot()
+      let allowed = (control.speed * control.speed + 2 * control.deceleration * max(0, remaining))
+        .squareRoot()
       var newSpeed = min(piece.cruise, speed + acceleration, allowed)
       if control.speed == 0 { newSpeed = max(newSpeed, min(1.5, remaining)) }
-      if control.isSuddenStop && brakingFrom == nil && allowed < speed + acceleration && allowed < piece.cruise {
+      if control.isSuddenStop && brakingFrom == nil && allowed < speed + acceleration
+        && allowed < piece.cruise
+      {
         brakingFrom = (second, speed)
       }
       var step = 0.5 * (speed + newSpeed)
@@ -222,7 +229,9 @@ struct MotionBuilder {
         position += step
         speed = newSpeed
       }
-      let current = position >= piece.startS + piece.length && pieceIndex + 1 < pieces.count ? pieces[pieceIndex + 1] : piece
+      let current =
+        position >= piece.startS + piece.length && pieceIndex + 1 < pieces.count
+        ? pieces[pieceIndex + 1] : piece
       let offset = min(max(position - current.startS, 0), current.length)
       east = current.fromEast + offset * current.dirEast
       north = current.fromNorth + offset * current.dirNorth
@@ -231,7 +240,8 @@ struct MotionBuilder {
         if control.isSuddenStop, let from = brakingFrom {
           suddenStops.append(
             SuddenStopLabel(
-              stopMilliseconds: milliseconds(second - 1), coordinate: frame.coordinate(east: east, north: north),
+              stopMilliseconds: milliseconds(second - 1),
+              coordinate: frame.coordinate(east: east, north: north),
               speedBeforeMetersPerSecond: from.speed,
               decelerationMetersPerSecondSquared: from.speed / Double(max(1, second - 1 - from.second)),
               stoppedSeconds: Double(control.waitSeconds)))
@@ -293,7 +303,8 @@ struct MotionBuilder {
           startMilliseconds: ms(first), endMilliseconds: ms(last), fromPlace: placeOf(a), toPlace: placeOf(b),
           mode: driving ? .driving : .walking, pathMeters: path,
           displacementMeters: DayGenerator.planarDistance(
-            (truth.eastMeters[first], truth.northMeters[first]), (truth.eastMeters[last], truth.northMeters[last])),
+            (truth.eastMeters[first], truth.northMeters[first]),
+            (truth.eastMeters[last], truth.northMeters[last])),
           maxSpeedMetersPerSecond: top))
     }
     // Visits: parked runs inside a named place, however short.

@@ -27,7 +27,9 @@ struct PhoneSampler {
     }
     for tunnel in tunnels {
       gaps.append(
-        GapLabel(device: device, startMilliseconds: milliseconds(tunnel.lowerBound), endMilliseconds: milliseconds(tunnel.upperBound)))
+        GapLabel(
+          device: device, startMilliseconds: milliseconds(tunnel.lowerBound),
+          endMilliseconds: milliseconds(tunnel.upperBound)))
     }
     var fixes = FixColumns()
     var lastSecond = Int.min / 2
@@ -53,7 +55,9 @@ struct PhoneSampler {
           source = .heartbeat
         }
       case .driving:
-        if live.contains(where: { $0.contains(t) }) || (elapsed >= 10 && moved >= 50) || (elapsed >= 30 && moved >= 5) {
+        if live.contains(where: { $0.contains(t) }) || (elapsed >= 10 && moved >= 50)
+          || (elapsed >= 30 && moved >= 5)
+        {
           source = .ordinary
         }
       case .walking:
@@ -115,8 +119,10 @@ struct PhoneSampler {
     return Fix(
       timeMilliseconds: time, latitudeDegrees: at.latitudeDegrees, longitudeDegrees: at.longitudeDegrees,
       horizontalAccuracyMeters: accuracy,
-      speedMetersPerSecond: network ? nil : (mode == .parked ? abs(0.05 * noise.next()) : max(0, v + 0.3 * noise.next())),
-      headingDegrees: heading, altitudeMeters: network ? nil : 520 + 2 * noise.next(), activity: activity, source: source,
+      speedMetersPerSecond: network
+        ? nil : (mode == .parked ? abs(0.05 * noise.next()) : max(0, v + 0.3 * noise.next())),
+      headingDegrees: heading, altitudeMeters: network ? nil : 520 + 2 * noise.next(), activity: activity,
+      source: source,
       batteryLevel: battery, charging: charging, device: DeviceID(device), user: UserID(options.user))
   }
 
@@ -139,7 +145,8 @@ struct PhoneSampler {
   mutating func heartbeats(at home: Place, frame: LocalFrame) -> FixColumns {
     var fixes = FixColumns()
     let centre = (
-      (home.center.longitudeDegrees - frame.origin.longitudeDegrees) * frame.metersPerDegree * frame.cosLatitude,
+      (home.center.longitudeDegrees - frame.origin.longitudeDegrees) * frame.metersPerDegree
+        * frame.cosLatitude,
       (home.center.latitudeDegrees - frame.origin.latitudeDegrees) * frame.metersPerDegree
     )
     var t = Int(noise.uniform(0, 900))
@@ -149,7 +156,8 @@ struct PhoneSampler {
         east: centre.0 + accuracy / 1.5 * noise.next(), north: centre.1 + accuracy / 1.5 * noise.next())
       fixes.append(
         Fix(
-          timeMilliseconds: milliseconds(t), latitudeDegrees: at.latitudeDegrees, longitudeDegrees: at.longitudeDegrees,
+          timeMilliseconds: milliseconds(t), latitudeDegrees: at.latitudeDegrees,
+          longitudeDegrees: at.longitudeDegrees,
           horizontalAccuracyMeters: accuracy, speedMetersPerSecond: 0, activity: .still, source: .heartbeat,
           batteryLevel: 1, charging: .charging, device: DeviceID(device), user: UserID(options.user)))
       t += 900 + Int(noise.uniform(0, 30))
@@ -167,11 +175,13 @@ struct PhoneSampler {
     func send(_ fixes: FixColumns, at time: Int64, _ noise: inout Gaussian) {
       var received = time
       if noise.chance(options.lateUploadProbability) { received += Int64(noise.uniform(300, 1800) * 1000) }
-      uploads.append(Upload(receivedMilliseconds: received, device: DeviceID(device), fixes: fixes, isRepeat: false))
+      uploads.append(
+        Upload(receivedMilliseconds: received, device: DeviceID(device), fixes: fixes, isRepeat: false))
       if noise.chance(options.repeatedUploadProbability) {
         uploads.append(
           Upload(
-            receivedMilliseconds: received + Int64(noise.uniform(30, 600) * 1000), device: DeviceID(device), fixes: fixes,
+            receivedMilliseconds: received + Int64(noise.uniform(30, 600) * 1000), device: DeviceID(device),
+            fixes: fixes,
             isRepeat: true))
       }
     }

@@ -81,7 +81,8 @@ public struct DriveMix: Sendable {
         speed = road == .highway ? draws.uniform(22, 33) : draws.uniform(7, 15)
         segments.append(
           MotionSegment(
-            durationSeconds: duration, endSpeedMetersPerSecond: speed, grade: draws.chance(0.3) ? draws.uniform(-0.08, 0.08) : 0,
+            durationSeconds: duration, endSpeedMetersPerSecond: speed,
+            grade: draws.chance(0.3) ? draws.uniform(-0.08, 0.08) : 0,
             road: road))
         t += duration
       case 1:  // traffic light: stop, wait, go
@@ -96,20 +97,24 @@ public struct DriveMix: Sendable {
           labels.append(MixEvent(atSeconds: produced + slam, kind: "doorSlam", expected: .silent))
         }
         speed = draws.uniform(7, 14)
-        segments.append(MotionSegment(durationSeconds: speed / draws.uniform(1.5, 2.5), endSpeedMetersPerSecond: speed, road: road))
+        segments.append(
+          MotionSegment(
+            durationSeconds: speed / draws.uniform(1.5, 2.5), endSpeedMetersPerSecond: speed, road: road))
         t += segments.suffix(3).reduce(0) { $0 + $1.durationSeconds }
       case 2:  // roundabout or bend
         let duration = draws.uniform(5, 15)
         speed = min(speed, draws.uniform(6, 10))
         segments.append(
           MotionSegment(
-            durationSeconds: duration, endSpeedMetersPerSecond: speed, yawRateRadiansPerSecond: draws.uniform(-0.8, 0.8),
+            durationSeconds: duration, endSpeedMetersPerSecond: speed,
+            yawRateRadiansPerSecond: draws.uniform(-0.8, 0.8),
             road: .urban))
         t += duration
       case 3:  // emergency stop, then away again
         let braking = max(1.5, speed / (draws.uniform(0.7, 1.0) * 9.806_65))
         segments.append(MotionSegment(durationSeconds: braking, endSpeedMetersPerSecond: 0, road: road))
-        segments.append(MotionSegment(durationSeconds: draws.uniform(3, 20), endSpeedMetersPerSecond: 0, road: road))
+        segments.append(
+          MotionSegment(durationSeconds: draws.uniform(3, 20), endSpeedMetersPerSecond: 0, road: road))
         speed = draws.uniform(7, 14)
         segments.append(MotionSegment(durationSeconds: speed / 2, endSpeedMetersPerSecond: speed, road: road))
         t += segments.suffix(3).reduce(0) { $0 + $1.durationSeconds }
@@ -139,7 +144,10 @@ public struct DriveMix: Sendable {
         events.removeAll { $0.atSeconds > crashAt - 1 }
         labels.removeAll { $0.atSeconds > produced + crashAt - 1 }
         events.append(TimedEvent(atSeconds: crashAt, event: .crash(crash)))
-        labels.append(MixEvent(atSeconds: produced + crashAt + crash.pulseSeconds / 2, kind: "crash-\(crash.kind.rawValue)", expected: .report))
+        labels.append(
+          MixEvent(
+            atSeconds: produced + crashAt + crash.pulseSeconds / 2, kind: "crash-\(crash.kind.rawValue)",
+            expected: .report))
       }
     }
     labels.sort { $0.atSeconds < $1.atSeconds }
@@ -157,19 +165,38 @@ public struct DriveMix: Sendable {
 
   private mutating func everydayEvent(_ placement: Placement) -> (SimEvent, String) {
     switch draws.integer(0...5) {
-    case 0: (.pothole(peakG: draws.uniform(1, 3), looseRattle: placement == .cupholder && draws.chance(0.5)), "pothole")
+    case 0:
+      (
+        .pothole(peakG: draws.uniform(1, 3), looseRattle: placement == .cupholder && draws.chance(0.5)),
+        "pothole"
+      )
     case 1: (.speedBump(peakG: draws.uniform(0.6, 1.5)), "speedBump")
-    case 2: (.phoneDrop(heightMeters: draws.uniform(0.3, 0.8), spinRadiansPerSecond: draws.uniform(5, 15)), "phoneDrop")
-    case 3: (.phoneHandled(durationSeconds: draws.uniform(1, 4), spinRadiansPerSecond: draws.uniform(2, 6)), "phoneHandled")
+    case 2:
+      (
+        .phoneDrop(heightMeters: draws.uniform(0.3, 0.8), spinRadiansPerSecond: draws.uniform(5, 15)),
+        "phoneDrop"
+      )
+    case 3:
+      (
+        .phoneHandled(durationSeconds: draws.uniform(1, 4), spinRadiansPerSecond: draws.uniform(2, 6)),
+        "phoneHandled"
+      )
     case 4: (.loadShift(peakG: draws.uniform(1, 2.5)), "loadShift")
-    default: (.pressureStep(hectopascals: draws.uniform(-1.5, 1.5), rampSeconds: draws.uniform(0.5, 3), durationSeconds: 30), "window")
+    default:
+      (
+        .pressureStep(
+          hectopascals: draws.uniform(-1.5, 1.5), rampSeconds: draws.uniform(0.5, 3), durationSeconds: 30),
+        "window"
+      )
     }
   }
 
   /// Cuts the plan in the segment holding `at`, accelerates gently (≥ 10 s)
   /// to a crash speed, adds the pulse and a minute at a standstill. Returns
   /// the plan, the crash and when its pulse starts.
-  private mutating func crashEnding(_ segments: [MotionSegment], at: Double) -> ([MotionSegment], Crash, Double) {
+  private mutating func crashEnding(_ segments: [MotionSegment], at: Double) -> (
+    [MotionSegment], Crash, Double
+  ) {
     var kept: [MotionSegment] = []
     var t = 0.0
     for segment in segments {
@@ -189,7 +216,8 @@ public struct DriveMix: Sendable {
         airbagDelaySeconds: pulse / 2 + 0.2)
     } else {
       crash = Crash(
-        kind: .side, deltaVMetersPerSecond: min(speed, 2 * 15 * 9.806_65 * pulse / Double.pi), pulseSeconds: pulse,
+        kind: .side, deltaVMetersPerSecond: min(speed, 2 * 15 * 9.806_65 * pulse / Double.pi),
+        pulseSeconds: pulse,
         spinRadiansPerSecond: draws.uniform(3.6, 8), mountWhipRadiansPerSecond: 0)
     }
     kept.append(MotionSegment(durationSeconds: pulse, endSpeedMetersPerSecond: 0))

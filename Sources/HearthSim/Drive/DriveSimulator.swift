@@ -371,14 +371,14 @@ public struct DriveSimulator: Sendable {
     phoneSpin: inout (Double, Double, Double),
     direction: (Double, Double, Double)
   ) {
-    let T = crash.pulseSeconds
-    let A = crash.peakAcceleration
-    if since >= 0 && since < T {
+    let pulseLength = crash.pulseSeconds
+    let peak = crash.peakAcceleration
+    if since >= 0 && since < pulseLength {
       // The pulse is the car's whole longitudinal acceleration while it
       // lasts (the plan's linear speed ramp over the pulse is replaced).
       // ΔV is signed: speed lost is positive (frontal), gained negative (rear).
       force.0 -= kinematic
-      let pulse = A * SimMath.sin(SimMath.pi * since / T)
+      let pulse = peak * SimMath.sin(SimMath.pi * since / pulseLength)
       switch crash.kind {
       case .frontal, .rear: force.0 -= pulse
       case .side: force.1 += pulse
@@ -407,16 +407,16 @@ public struct DriveSimulator: Sendable {
     if crash.loosePhone {
       // Slides (friction-limited ~0.4 g) during the pulse, flies 0.15 s
       // (reads ~0 g, tumbling), then hits the dash: one clipped sample.
-      if since >= 0 && since < T {
+      if since >= 0 && since < pulseLength {
         let slide = scale(direction, 0.4 * g)
         phoneOverride = (slide.0, slide.1, g + slide.2)
-      } else if since >= T && since < T + 0.15 - dt / 2 {
+      } else if since >= pulseLength && since < pulseLength + 0.15 - dt / 2 {
         phoneOverride = scale(direction, 0.05 * g)
         phoneSpin = scale(direction, 10)
-      } else if isSample(since, at: T + 0.15) {
+      } else if isSample(since, at: pulseLength + 0.15) {
         phoneOverride = scale(direction, 40 * g)
-      } else if since >= T + 0.15 + dt / 2 && since < T + 0.65 {
-        phoneSpin = scale(direction, 10 * SimMath.exp(-(since - T - 0.15) / 0.15))
+      } else if since >= pulseLength + 0.15 + dt / 2 && since < pulseLength + 0.65 {
+        phoneSpin = scale(direction, 10 * SimMath.exp(-(since - pulseLength - 0.15) / 0.15))
       }
     }
   }

@@ -114,7 +114,8 @@ public enum Calibration {
         Row(
           statistic: "vertical vibration, 1-s RMS, \(road.rawValue) (m/s²)", real: [.nan, .nan, .nan],
           realSource: "no recording (impact-physics §5.1 level \(road.vibrationRMS))",
-          synthetic: quantiles(syntheticVibration(road, speed: 12)), syntheticSource: "mounted phone, 12 m/s"))
+          synthetic: quantiles(syntheticVibration(road, speed: 12)), syntheticSource: "mounted phone, 12 m/s")
+      )
     }
 
     // Speeds and intervals: the mems-nav drives against generated days.
@@ -157,7 +158,8 @@ public enum Calibration {
         syntheticSource: "10 generated days (live stretches at 1 s)"))
     rows.append(
       Row(
-        statistic: "network fix accuracy (m)", real: quantiles(logger.providerFixes["network"]?.horizontalAccuracyMeters ?? []),
+        statistic: "network fix accuracy (m)",
+        real: quantiles(logger.providerFixes["network"]?.horizontalAccuracyMeters ?? []),
         realSource: "mems-nav LocationNetwork.csv", synthetic: quantiles(dayNetwork),
         syntheticSource: "10 generated days"))
     return rows
@@ -166,12 +168,15 @@ public enum Calibration {
   /// The rows as a Markdown table.
   public static func markdown(_ rows: [Row]) -> String {
     func format(_ q: [Double]) -> String {
-      q.contains { $0.isNaN } ? "–" : q.map { String(format: $0 < 10 ? "%.2f" : "%.0f", $0) }.joined(separator: " / ")
+      q.contains { $0.isNaN }
+        ? "–" : q.map { String(format: $0 < 10 ? "%.2f" : "%.0f", $0) }.joined(separator: " / ")
     }
-    var out = "| statistic | real p10 / p50 / p90 | real source | synthetic p10 / p50 / p90 | synthetic source |\n"
+    var out =
+      "| statistic | real p10 / p50 / p90 | real source | synthetic p10 / p50 / p90 | synthetic source |\n"
     out += "|---|---|---|---|---|\n"
     for row in rows {
-      out += "| \(row.statistic) | \(format(row.real)) | \(row.realSource) | \(format(row.synthetic)) | \(row.syntheticSource) |\n"
+      out +=
+        "| \(row.statistic) | \(format(row.real)) | \(row.realSource) | \(format(row.synthetic)) | \(row.syntheticSource) |\n"
     }
     return out
   }

@@ -36,7 +36,8 @@ public enum RealPhoneDrop {
       previous = stream.seconds[i]
     }
     guard freeFall >= 0.1 else {
-      throw TraceError.malformed(SourceLocation(file: path, line: 0), reason: "no free fall before the largest reading")
+      throw TraceError.malformed(
+        SourceLocation(file: path, line: 0), reason: "no free fall before the largest reading")
     }
     let dt = 0.02
     var x: [Double] = []
@@ -77,7 +78,8 @@ public enum RealPhoneDrop {
   public static func scenario(_ motion: RecordedMotion) -> Scenario {
     Scenario(
       id: "R1", name: "Real phone drop injected into a 60 km/h drive",
-      summary: "The accelerometer of \(motion.source) (free fall, impact, rest) replaces the phone's readings.",
+      summary:
+        "The accelerometer of \(motion.source) (free fall, impact, rest) replaces the phone's readings.",
       expected: .silent, decidingGate: "stop"
     ) { _ in
       let at = ScenarioCatalogue.joltSeconds - Double(motion.impactIndex) * 0.02
