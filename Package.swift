@@ -16,6 +16,7 @@ let package = Package(
     .library(name: "HearthLinearAlgebra", targets: ["HearthLinearAlgebra"]),
     .library(name: "HearthTrace", targets: ["HearthTrace"]),
     .library(name: "HearthSim", targets: ["HearthSim"]),
+    .executable(name: "hearth", targets: ["HearthCommand"]),
     .executable(name: "hearth-bench", targets: ["Bench"]),
     .executable(name: "hearth-fuzz", targets: ["HearthFuzz"]),
   ],
@@ -42,11 +43,14 @@ let package = Package(
 
     // MARK: Executables
 
+    /// hearth: the command researchers and operators run on their files.
+    .executableTarget(name: "HearthCommand", dependencies: ["HearthGeo", "HearthTrace", "HearthSim"]),
+
     /// hearth-bench. Reference/reference.c is the benchmark-only C reference,
     /// compiled at run time with the system compiler (see CReference.swift).
     .executableTarget(
       name: "Bench",
-      dependencies: ["HearthGeo", "HearthTrace", "HearthLinearAlgebra", "_HearthShims"],
+      dependencies: ["HearthGeo", "HearthTrace", "HearthSim", "HearthLinearAlgebra", "_HearthShims"],
       exclude: ["Reference"]
     ),
 
@@ -62,6 +66,8 @@ let package = Package(
     .testTarget(
       name: "HearthTraceTests", dependencies: ["HearthTrace", "_HearthFuzzing", "_HearthTestSupport"]),
     .testTarget(name: "HearthSimTests", dependencies: ["HearthSim", "_HearthTestSupport"]),
+    .testTarget(
+      name: "HearthCommandTests", dependencies: ["HearthCommand", "HearthSim", "_HearthTestSupport"]),
     .testTarget(name: "BenchTests", dependencies: ["Bench", "_HearthTestSupport"]),
   ]
 )

@@ -52,7 +52,7 @@ struct BenchCommandTests {
       results: [result])
     #expect(try Report.decode(Report.encode(run)) == run)
     let table = Report.table(run)
-    #expect(table.contains("0.45") && table.contains("≤0.7 ok"))
+    #expect(table.contains("0.45") && table.contains("≤0.70 ok"))
     var slow = run
     slow.results[0].ratio = 0.9
     #expect(Report.comparison(native: slow, portable: run).contains("MISSED"))
@@ -77,6 +77,16 @@ struct WorkloadCheckTests {
       #expect(!result.check.isEmpty)
     }
   }
+
+  @Test("loading the -ffast-math reference leaves subnormals alone (no flush-to-zero for the process)")
+  func noFlushToZero() throws {
+    _ = try CReference.build(sourcePath: CReference.defaultSourcePath, compiler: "gcc")
+    #expect(quarter(Double.leastNormalMagnitude) > 0)
+    #expect(quarter(Double.leastNormalMagnitude) * 4 == Double.leastNormalMagnitude)
+  }
+
+  /// x / 4 at run time (not folded by the compiler).
+  @inline(never) func quarter(_ x: Double) -> Double { x / 4 }
 
   @Test("a wrong result fails the check and is never timed")
   func failingCheck() {

@@ -175,3 +175,20 @@ struct ScenarioTests {
     }
   }
 }
+
+@Suite("Simulator documentation")
+struct SimulatorDocTests {
+  @Test("the guide lists every scenario with its expected verdict and deciding criterion")
+  func guide() throws {
+    let text = try String(
+      contentsOf: TestPaths.repositoryRoot.appendingPathComponent("docs/guides/simulator.md"), encoding: .utf8
+    )
+    let rows = text.split(separator: "\n").filter { $0.hasPrefix("| ") }
+    for scenario in ScenarioCatalogue.all {
+      let row = rows.first { $0.hasPrefix("| \(scenario.id) |") }
+      #expect(
+        row?.contains("| \(scenario.expected.rawValue) | \(scenario.decidingGate) |") == true,
+        "\(scenario.id)")
+    }
+  }
+}

@@ -56,12 +56,20 @@ struct CReference {
     }
     let output = FileManager.default.temporaryDirectory
       .appendingPathComponent("hearth-bench-reference-\(getpid()).so").path
-    let arguments = [
-      "-O3", "-march=native", "-ffast-math", "-fPIC", "-shared", "-o", output, sourcePath, "-lm",
-    ]
+    // Compile with -ffast-math but link without it: linking with it adds
+    // gcc's crtfastmath, whose constructor turns on flush-to-zero and
+    // denormals-are-zero for the whole process at dlopen, silently changing
+    // how the Swift code under test (and every test after it) computes.
+    let object = output + ".o"
+    let arguments = ["-O3", "-march=native", "-ffast-math", "-fPIC", "-c", "-o", object, sourcePath]
     let (status, log) = try Shell.run(compiler, arguments)
+    defer { unlink(object) }
     guard status == 0 else {
       throw BenchError.io("compiling the C reference failed (\(compiler)):\n\(log)")
+    }
+    let (linkStatus, linkLog) = try Shell.run(compiler, ["-shared", "-o", output, object, "-lm"])
+    guard linkStatus == 0 else {
+      throw BenchError.io("linking the C reference failed (\(compiler)):\n\(linkLog)")
     }
     defer { unlink(output) }
     guard let handle = dlopen(output, RTLD_NOW | RTLD_LOCAL) else {
@@ -81,7 +89,8 @@ struct CReference {
       haversineOneToMany: try symbol("ref_haversine_one_to_many", as: OneToManyFunction.self),
       trackDistances: try symbol("ref_track_distances", as: TrackFunction.self),
       gridSnap: try symbol("ref_grid_snap", as: GridFunction.self),
-      command: ([compiler] + arguments.filter { $0 != output && $0 != "-o" }).joined(separator: " "),
+      command: ([compiler] + arguments.filter { $0 != object && $0 != "-o" } + ["&& link -shared -lm"])
+        .joined(separator: " "),
       compilerVersion: version)
   }
 }

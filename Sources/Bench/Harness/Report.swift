@@ -61,7 +61,7 @@ enum Report {
         result.name, "\(result.itemCount)", "\(number(result.value)) \(result.unit)",
         result.megabytesPerSecond.map { String(format: "%.0f", $0) } ?? "-",
         result.referenceValue.map { "\(result.referenceName ?? "C") \(number($0))" } ?? "-",
-        result.ratio.map { String(format: "%.2f", $0) } ?? "-",
+        result.ratio.map(ratio) ?? "-",
         targetCell(result.targetRatio, result.meetsTarget),
         String(format: "%.0f%%", result.spread * 100),
       ]
@@ -95,10 +95,10 @@ enum Report {
         result.referenceValue.map { "\(result.referenceName ?? "C") \(number($0))" } ?? "-",
         number(result.value),
         result.megabytesPerSecond.map { String(format: "%.0f", $0) } ?? "-",
-        result.ratio.map { String(format: "%.2f", $0) } ?? "-",
+        result.ratio.map(ratio) ?? "-",
         targetCell(result.targetRatio, result.meetsTarget),
         other.map { number($0.value) } ?? "-",
-        other?.ratio.map { String(format: "%.2f", $0) } ?? "-",
+        other?.ratio.map(ratio) ?? "-",
         other.map { targetCell($0.targetRatio, $0.meetsTarget) } ?? "-",
       ]
     }
@@ -118,7 +118,13 @@ enum Report {
 
   private static func targetCell(_ target: Double?, _ meets: Bool?) -> String {
     guard let target else { return "-" }
-    return String(format: "≤%.1f %@", target, meets == true ? "ok" : "MISSED")
+    return "≤\(ratio(target)) \(meets == true ? "ok" : "MISSED")"
+  }
+
+  /// Two decimals, or two significant digits for ratios under 0.1 (the
+  /// generators run thousands of times faster than real time).
+  private static func ratio(_ value: Double) -> String {
+    value >= 0.1 || value == 0 ? String(format: "%.2f", value) : String(format: "%.2g", value)
   }
 
   private static func number(_ value: Double) -> String {

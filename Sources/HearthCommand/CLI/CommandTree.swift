@@ -1,0 +1,88 @@
+import Foundation
+import HearthTrace
+
+/// Where a command writes: results to `out` (stdout), diagnostics to `err`
+/// (stderr). Tests pass closures that collect the text.
+struct Console: Sendable {
+  var out: @Sendable (String) -> Void
+  var err: @Sendable (String) -> Void
+
+  static let standard = Console(
+    out: { FileHandle.standardOutput.write(Data(($0 + "\n").utf8)) },
+    err: { FileHandle.standardError.write(Data(($0 + "\n").utf8)) })
+}
+
+/// One runnable command: its words (`["sim", "generate", "day"]`), a
+/// one-line summary, the help text, what it accepts, and what it does.
+struct Command: Sendable {
+  var path: [String]
+  var summary: String
+  var help: String
+  var options: Set<String> = []
+  var flags: Set<String> = []
+  var run: @Sendable (Arguments, Console) throws -> Int32
+}
+
+/// `hearth`: the dispatcher. Exit codes: 0 ok; 1 findings or a failed
+/// gate; 2 usage error; 3 bad input.
+enum HearthCommand {
+  static let version = "hearth 0.4.0"
+  static let commands: [Command] = SimCommands.all
+
+  static func main(_ words: [String], console: Console = .standard) -> Int32 {
+    if words == ["--version"] {
+      console.out(version)
+      return 0
+    }
+    // The longest command path that prefixes the words.
+    let match = commands.filter { words.starts(with: $0.path) }.max { $0.path.count < $1.path.count }
+    guard let command = match else {
+      let prefix = Array(words.prefix { !$0.hasPrefix("-") })
+      let below = commands.filter { $0.path.starts(with: prefix) }
+      let asked = words.contains("--help") || words.isEmpty
+      if below.isEmpty || !(asked || prefix == words) {
+        console.err("usage error: unknown command '\(words.joined(separator: " "))'; see hearth --help")
+        return 2
+      }
+      let text = groupHelp(prefix, below)
+      if asked {
+        console.out(text)
+        return 0
+      }
+      console.err(text)
+      return 2
+    }
+    do {
+      let arguments = try Arguments(
+        Array(words.dropFirst(command.path.count)), options: command.options, flags: command.flags)
+      if arguments.flags.contains("help") {
+        console.out("hearth \(command.path.joined(separator: " ")): \(command.summary)\n\n\(command.help)")
+        return 0
+      }
+      return try command.run(arguments, console)
+    } catch let error as CLIError {
+      console.err("hearth \(command.path.joined(separator: " ")): \(error.message)")
+      return error.exitCode
+    } catch let error as TraceError {
+      console.err("hearth \(command.path.joined(separator: " ")): bad input: \(error)")
+      return 3
+    } catch {
+      console.err("hearth \(command.path.joined(separator: " ")): \(error)")
+      return 3
+    }
+  }
+
+  static func groupHelp(_ prefix: [String], _ below: [Command]) -> String {
+    let title = (["hearth"] + prefix).joined(separator: " ")
+    var lines = ["usage: \(title) <command> [options]   (--help on any command for more)", ""]
+    let width = below.map { $0.path.joined(separator: " ").count }.max() ?? 0
+    for command in below {
+      let name = command.path.joined(separator: " ")
+      lines.append("  \(name.padding(toLength: width, withPad: " ", startingAt: 0))  \(command.summary)")
+    }
+    if prefix.isEmpty {
+      lines += ["", "  --version  print the version", "", "exit codes: 0 ok, 1 findings or failed gate, 2 usage error, 3 bad input"]
+    }
+    return lines.joined(separator: "\n")
+  }
+}

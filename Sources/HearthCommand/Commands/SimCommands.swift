@@ -1,0 +1,135 @@
+import Foundation
+import HearthSim
+import HearthTrace
+
+/// `hearth sim …`: the scenario catalogue and the generators.
+enum SimCommands {
+  static let all: [Command] = [list, scenario, day, mix, set, calibrate]
+
+  static let list = Command(
+    path: ["sim", "list"], summary: "list the scenario catalogue with expected verdicts",
+    help: "usage: hearth sim list\n\nOne line per scenario: id, expected verdict, deciding gate, name."
+  ) { _, console in
+    for s in ScenarioCatalogue.all {
+      console.out("\(s.id.padding(toLength: 4, withPad: " ", startingAt: 0)) \(s.expected.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0)) \(s.decidingGate.padding(toLength: 36, withPad: " ", startingAt: 0)) \(s.name)")
+    }
+    return 0
+  }
+
+  static let scenario = Command(
+    path: ["sim", "generate", "scenario"], summary: "generate one scenario variant (trace folder + label)",
+    help: """
+      usage: hearth sim generate scenario <ID> --out DIR [--seed N]
+
+      Writes DIR/trace/ (accelerometer 50 Hz, gyroscope 10 Hz, barometer 5 Hz,
+      GPS 1 Hz as .npy columns), DIR/label.json and DIR/plan.json.
+      --seed N   variant seed (default 1); the same seed gives the same bytes.
+      """,
+    options: ["out", "seed"]
+  ) { arguments, console in
+    guard arguments.positionals.count == 1 else { throw CLIError.usage("give exactly one scenario id (see hearth sim list)") }
+    let id = arguments.positionals[0]
+    guard let scenario = ScenarioCatalogue.scenario(id) else {
+      throw CLIError.usage("unknown scenario '\(id)' (see hearth sim list)")
+    }
+    let out = try arguments.required("out")
+    let seed: UInt64 = try arguments.value("seed", default: 1)
+    let generated = scenario.generate(seed: seed)
+    try SimOutput.write(generated, to: out)
+    console.out("\(id) seed \(seed): \(generated.trace.accelerometer?.samples.count ?? 0) accelerometer samples, \(generated.trace.fixes.count) fixes, expected \(scenario.expected.rawValue) → \(out)")
+    return 0
+  }
+
+  static let day = Command(
+    path: ["sim", "generate", "day"], summary: "generate a day of fixes with its trips, stops and visits",
+    help: """
+      usage: hearth sim generate day --out DIR [--seed N] [--phones 1|2] [--no-tablet]
+
+      Writes DIR/trace/ (every uploaded fix in arrival order), DIR/day.json
+      (places, upload boundaries, options) and DIR/labels.json (trips, stops,
+      visits, over-limit stretches, sudden stops, gaps, outliers).
+      """,
+    options: ["out", "seed", "phones"], flags: ["no-tablet"]
+  ) { arguments, console in
+    let out = try arguments.required("out")
+    let seed: UInt64 = try arguments.value("seed", default: 1)
+    var options = DayOptions()
+    options.carriedPhones = try arguments.value("phones", default: 1)
+    guard (1...2).contains(options.carriedPhones) else { throw CLIError.usage("--phones must be 1 or 2") }
+    options.homeTablet = !arguments.flags.contains("no-tablet")
+    let generated = DayGenerator.generate(seed: seed, options: options)
+    try SimOutput.write(generated, to: out)
+    let labels = generated.labels
+    console.out("day seed \(seed): \(generated.fixesInArrivalOrder.count) fixes in \(generated.uploads.count) uploads, \(labels.trips.count) trips, \(labels.stops.count) stops, \(labels.visits.count) visits → \(out)")
+    return 0
+  }
+
+  static let mix = Command(
+    path: ["sim", "generate", "mix"], summary: "generate hours of driving with injected events",
+    help: """
+      usage: hearth sim generate mix --hours H --out DIR [--seed N] [--events-per-hour E] [--crashes-per-hour C]
+
+      Writes one trace folder per drive and DIR/events.jsonl (every injected
+      event with its time and expected verdict). An hour is about 50 MB; long
+      soaks should stream DriveMix in process instead of writing it.
+      """,
+    options: ["out", "seed", "hours", "events-per-hour", "crashes-per-hour"]
+  ) { arguments, console in
+    let out = try arguments.required("out")
+    let hours: Double = try arguments.value("hours", default: .nan)
+    guard hours > 0 && hours <= 100 else { throw CLIError.usage("--hours must be in (0, 100]") }
+    var generator = DriveMix(
+      seed: try arguments.value("seed", default: 1),
+      options: .init(
+        hours: hours, eventsPerHour: try arguments.value("events-per-hour", default: 6),
+        crashesPerHour: try arguments.value("crashes-per-hour", default: 0)))
+    let files = try SimOutput.writeMix(&generator, to: out)
+    console.out("mix: \(files.count - 1) drives, \(hours) h → \(out)")
+    return 0
+  }
+
+  static let set = Command(
+    path: ["sim", "generate", "set"], summary: "generate a set listed in datasets/sim/manifest.json",
+    help: """
+      usage: hearth sim generate set <NAME> [--manifest PATH] [--out DIR]
+
+      Generates a committed or cached set from its manifest entry; the default
+      output is .build/sim-cache/<NAME>. Streamed sets (1 000 h mixes) are not
+      written: generate them in process with DriveMix.
+      """,
+    options: ["manifest", "out"]
+  ) { arguments, console in
+    guard arguments.positionals.count == 1 else { throw CLIError.usage("give exactly one set name") }
+    let manifestPath = arguments.options["manifest"] ?? "datasets/sim/manifest.json"
+    let sets: [SimSet]
+    do { sets = try SimDatasets.manifest(at: manifestPath) } catch { throw CLIError.badInput("\(error)") }
+    guard let entry = sets.first(where: { $0.name == arguments.positionals[0] }) else {
+      throw CLIError.usage("no set '\(arguments.positionals[0])' in \(manifestPath): \(sets.map(\.name).joined(separator: ", "))")
+    }
+    guard entry.storage != .stream else {
+      throw CLIError.usage("'\(entry.name)' is streamed, never stored: use DriveMix(seed: \(entry.seed), …) in process")
+    }
+    let out = arguments.options["out"] ?? ".build/sim-cache/\(entry.name)"
+    let files = try SimDatasets.materialize(entry, into: out)
+    console.out("\(entry.name): \(files.count) files → \(out)")
+    return 0
+  }
+
+  static let calibrate = Command(
+    path: ["sim", "calibrate"], summary: "compare generated vibration, speeds and fixes with real recordings",
+    help: """
+      usage: hearth sim calibrate [--datasets DIR]
+
+      Prints a Markdown table: road vibration against comma2k19, speeds, fix
+      intervals and network accuracy against the mems-nav drives
+      (docs/guides/simulator-calibration.md). DIR defaults to ../shared/datasets.
+      """,
+    options: ["datasets"]
+  ) { arguments, console in
+    let root = arguments.options["datasets"] ?? "../shared/datasets"
+    let rows: [Calibration.Row]
+    do { rows = try Calibration.compare(sharedDatasets: root) } catch { throw CLIError.badInput("\(error)") }
+    console.out(Calibration.markdown(rows))
+    return 0
+  }
+}

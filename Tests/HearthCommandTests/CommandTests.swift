@@ -1,0 +1,83 @@
+import Foundation
+import Testing
+import _HearthTestSupport
+
+@testable import HearthCommand
+
+/// Runs a command in process and collects what it printed.
+final class Captured: @unchecked Sendable {
+  private let lock = NSLock()
+  private var outLines: [String] = []
+  private var errLines: [String] = []
+  var out: String { lock.withLock { outLines.joined(separator: "\n") } }
+  var err: String { lock.withLock { errLines.joined(separator: "\n") } }
+  var console: Console {
+    Console(
+      out: { line in self.lock.withLock { self.outLines.append(line) } },
+      err: { line in self.lock.withLock { self.errLines.append(line) } })
+  }
+}
+
+func run(_ words: [String]) -> (code: Int32, out: String, err: String) {
+  let captured = Captured()
+  let code = HearthCommand.main(words, console: captured.console)
+  return (code, captured.out, captured.err)
+}
+
+@Suite("hearth argument parsing and dispatch")
+struct CommandTests {
+  @Test("options, values with =, flags, -- and positionals")
+  func parsing() throws {
+    let a = try Arguments(["C1", "--seed", "7", "--out=x y", "--no-tablet", "--", "--literal"], options: ["seed", "out"], flags: ["no-tablet"])
+    #expect(a.positionals == ["C1", "--literal"])
+    #expect(a.options == ["seed": "7", "out": "x y"])
+    #expect(a.flags == ["no-tablet"])
+    #expect(try a.value("seed", default: UInt64(1)) == 7)
+    #expect(try a.value("missing", default: 2.5) == 2.5)
+    #expect(throws: CLIError.usage("unknown option --sed")) { try Arguments(["--sed", "1"], options: ["seed"], flags: []) }
+    #expect(throws: CLIError.usage("--seed needs a value")) { try Arguments(["--seed"], options: ["seed"], flags: []) }
+    #expect(throws: CLIError.usage("--seed given twice")) { try Arguments(["--seed", "1", "--seed=2"], options: ["seed"], flags: []) }
+    #expect(throws: CLIError.usage("--no-tablet takes no value")) { try Arguments(["--no-tablet=1"], options: [], flags: ["no-tablet"]) }
+    let bad = try Arguments(["--seed", "x"], options: ["seed"], flags: [])
+    #expect(throws: CLIError.usage("--seed: cannot read 'x' as UInt64")) { try bad.value("seed", default: UInt64(1)) }
+  }
+
+  @Test("help at every level, version, and exit code 2 for usage errors")
+  func dispatch() {
+    #expect(run(["--version"]).out.hasPrefix("hearth "))
+    let top = run(["--help"])
+    #expect(top.code == 0 && top.out.contains("sim generate day") && top.out.contains("exit codes"))
+    #expect(run([]).code == 0)
+    let group = run(["sim"])
+    #expect(group.code == 2 && group.err.contains("sim generate scenario"))
+    #expect(run(["sim", "generate", "--help"]).code == 0)
+    let help = run(["sim", "generate", "day", "--help"])
+    #expect(help.code == 0 && help.out.contains("--phones"))
+    let unknown = run(["frobnicate"])
+    #expect(unknown.code == 2 && unknown.err.contains("unknown command"))
+    let missing = run(["sim", "generate", "scenario", "C1"])
+    #expect(missing.code == 2 && missing.err.contains("--out is required"))
+    let badID = run(["sim", "generate", "scenario", "Z9", "--out", "/tmp/x"])
+    #expect(badID.code == 2 && badID.err.contains("unknown scenario 'Z9'"))
+    #expect(run(["sim", "generate", "mix", "--hours", "0", "--out", "/tmp/x"]).code == 2)
+    let list = run(["sim", "list"])
+    #expect(list.code == 0 && list.out.split(separator: "\n").count == 30)
+  }
+
+  @Test("sim generate scenario writes the same bytes as the library, and sets come from the manifest")
+  func generate() throws {
+    let folder = TemporaryFolder()
+    let result = run(["sim", "generate", "scenario", "C3", "--seed", "4", "--out", folder.path("c3")])
+    #expect(result.code == 0, "\(result.err)")
+    let label = try String(contentsOfFile: folder.path("c3/label.json"), encoding: .utf8)
+    #expect(label.contains("\"id\" : \"C3\""))
+    #expect(FileManager.default.fileExists(atPath: folder.path("c3/trace/accelerometer/value.npy")))
+    let manifest = TestPaths.projectDatasets.appendingPathComponent("sim/manifest.json").path
+    let missing = run(["sim", "generate", "set", "nope", "--manifest", manifest])
+    #expect(missing.code == 2 && missing.err.contains("no set 'nope'"))
+    let stream = run(["sim", "generate", "set", "mix-1000h", "--manifest", manifest])
+    #expect(stream.code == 2 && stream.err.contains("streamed"))
+    let unreadable = run(["sim", "generate", "set", "x", "--manifest", folder.path("none.json")])
+    #expect(unreadable.code == 3)
+  }
+}
