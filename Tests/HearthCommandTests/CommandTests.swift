@@ -28,18 +28,30 @@ func run(_ words: [String]) -> (code: Int32, out: String, err: String) {
 struct CommandTests {
   @Test("options, values with =, flags, -- and positionals")
   func parsing() throws {
-    let a = try Arguments(["C1", "--seed", "7", "--out=x y", "--no-tablet", "--", "--literal"], options: ["seed", "out"], flags: ["no-tablet"])
+    let a = try Arguments(
+      ["C1", "--seed", "7", "--out=x y", "--no-tablet", "--", "--literal"], options: ["seed", "out"],
+      flags: ["no-tablet"])
     #expect(a.positionals == ["C1", "--literal"])
     #expect(a.options == ["seed": "7", "out": "x y"])
     #expect(a.flags == ["no-tablet"])
     #expect(try a.value("seed", default: UInt64(1)) == 7)
     #expect(try a.value("missing", default: 2.5) == 2.5)
-    #expect(throws: CLIError.usage("unknown option --sed")) { try Arguments(["--sed", "1"], options: ["seed"], flags: []) }
-    #expect(throws: CLIError.usage("--seed needs a value")) { try Arguments(["--seed"], options: ["seed"], flags: []) }
-    #expect(throws: CLIError.usage("--seed given twice")) { try Arguments(["--seed", "1", "--seed=2"], options: ["seed"], flags: []) }
-    #expect(throws: CLIError.usage("--no-tablet takes no value")) { try Arguments(["--no-tablet=1"], options: [], flags: ["no-tablet"]) }
+    #expect(throws: CLIError.usage("unknown option --sed")) {
+      try Arguments(["--sed", "1"], options: ["seed"], flags: [])
+    }
+    #expect(throws: CLIError.usage("--seed needs a value")) {
+      try Arguments(["--seed"], options: ["seed"], flags: [])
+    }
+    #expect(throws: CLIError.usage("--seed given twice")) {
+      try Arguments(["--seed", "1", "--seed=2"], options: ["seed"], flags: [])
+    }
+    #expect(throws: CLIError.usage("--no-tablet takes no value")) {
+      try Arguments(["--no-tablet=1"], options: [], flags: ["no-tablet"])
+    }
     let bad = try Arguments(["--seed", "x"], options: ["seed"], flags: [])
-    #expect(throws: CLIError.usage("--seed: cannot read 'x' as UInt64")) { try bad.value("seed", default: UInt64(1)) }
+    #expect(throws: CLIError.usage("--seed: cannot read 'x' as UInt64")) {
+      try bad.value("seed", default: UInt64(1))
+    }
   }
 
   @Test("help at every level, version, and exit code 2 for usage errors")

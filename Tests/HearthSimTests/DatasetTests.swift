@@ -54,7 +54,9 @@ struct DatasetTests {
     #expect(results.values == serial)
     let days = (1...4).map { DayGenerator.generate(seed: UInt64($0)).uploads }
     let dayBox = DayBox(count: 4)
-    DispatchQueue.concurrentPerform(iterations: 4) { dayBox.set($0, DayGenerator.generate(seed: UInt64($0 + 1)).uploads) }
+    DispatchQueue.concurrentPerform(iterations: 4) {
+      dayBox.set($0, DayGenerator.generate(seed: UInt64($0 + 1)).uploads)
+    }
     #expect(dayBox.values == days)
   }
 }

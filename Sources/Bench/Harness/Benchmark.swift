@@ -16,6 +16,8 @@ struct Benchmark {
   var note: String
   /// What the reference is ("C", "pandas", "numpy").
   var referenceName = "C"
+  /// An absolute ceiling in ns per item (issue targets such as "≤ 10 ns per fix").
+  var maxNanosecondsPerItem: Double? = nil
   /// Builds the inputs and returns the runnable subject and reference. Called
   /// just before the benchmark runs, so only one workload is in memory at once.
   var prepare: (BenchContext) throws -> PreparedBenchmark

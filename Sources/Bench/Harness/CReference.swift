@@ -34,10 +34,18 @@ struct CReference {
       UnsafeMutablePointer<Double>?
     ) -> Void
 
+  typealias FenceFunction =
+    @convention(c) (
+      UnsafePointer<Double>?, UnsafePointer<Double>?, UnsafePointer<Double>?, Int64,
+      UnsafePointer<Double>?, UnsafePointer<Double>?, UnsafePointer<Double>?, UnsafePointer<Double>?, Int64,
+      UnsafeMutablePointer<Int32>?
+    ) -> Void
+
   let haversinePairs: PairsFunction
   let haversineOneToMany: OneToManyFunction
   let trackDistances: TrackFunction
   let gridSnap: GridFunction
+  let geofenceAllPairs: FenceFunction
   /// The compile command, for the results file.
   let command: String
   /// `cc --version`, first line.
@@ -89,6 +97,7 @@ struct CReference {
       haversineOneToMany: try symbol("ref_haversine_one_to_many", as: OneToManyFunction.self),
       trackDistances: try symbol("ref_track_distances", as: TrackFunction.self),
       gridSnap: try symbol("ref_grid_snap", as: GridFunction.self),
+      geofenceAllPairs: try symbol("ref_geofence_all_pairs", as: FenceFunction.self),
       command: ([compiler] + arguments.filter { $0 != object && $0 != "-o" } + ["&& link -shared -lm"])
         .joined(separator: " "),
       compilerVersion: version)

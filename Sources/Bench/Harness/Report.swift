@@ -62,7 +62,7 @@ enum Report {
         result.megabytesPerSecond.map { String(format: "%.0f", $0) } ?? "-",
         result.referenceValue.map { "\(result.referenceName ?? "C") \(number($0))" } ?? "-",
         result.ratio.map(ratio) ?? "-",
-        targetCell(result.targetRatio, result.meetsTarget),
+        targetCell(result),
         String(format: "%.0f%%", result.spread * 100),
       ]
     }
@@ -96,10 +96,10 @@ enum Report {
         number(result.value),
         result.megabytesPerSecond.map { String(format: "%.0f", $0) } ?? "-",
         result.ratio.map(ratio) ?? "-",
-        targetCell(result.targetRatio, result.meetsTarget),
+        targetCell(result),
         other.map { number($0.value) } ?? "-",
         other?.ratio.map(ratio) ?? "-",
-        other.map { targetCell($0.targetRatio, $0.meetsTarget) } ?? "-",
+        other.map { targetCell($0) } ?? "-",
       ]
     }
     lines.append(contentsOf: align([header] + rows))
@@ -116,9 +116,12 @@ enum Report {
     try JSONDecoder().decode(BenchmarkRun.self, from: data)
   }
 
-  private static func targetCell(_ target: Double?, _ meets: Bool?) -> String {
-    guard let target else { return "-" }
-    return "≤\(ratio(target)) \(meets == true ? "ok" : "MISSED")"
+  private static func targetCell(_ result: BenchmarkResult) -> String {
+    var parts: [String] = []
+    if let target = result.targetRatio { parts.append("≤\(ratio(target))") }
+    if let ceiling = result.targetValue { parts.append("≤\(number(ceiling)) ns") }
+    guard !parts.isEmpty else { return "-" }
+    return parts.joined(separator: ", ") + (result.meetsTarget == true ? " ok" : " MISSED")
   }
 
   /// Two decimals, or two significant digits for ratios under 0.1 (the

@@ -85,3 +85,20 @@ void ref_grid_snap(const double *lat, const double *lon, int64_t n, double rows_
     centre_lon[i] = valid ? ((double)column + 0.5) * band[1] - 180.0 : NAN;
   }
 }
+
+// Geofence screening, all pairs: for each fix (a unit vector), the smallest
+// place whose circle holds it, by dot product against each place's unit
+// vector and cos(radius / R); places are given smallest radius first, so the
+// first hit is the answer. -1 when none.
+void ref_geofence_all_pairs(const double *fx, const double *fy, const double *fz, int64_t n,
+                            const double *px, const double *py, const double *pz,
+                            const double *cos_radius, int64_t m, int32_t *out) {
+  for (int64_t i = 0; i < n; i++) {
+    int32_t found = -1;
+    for (int64_t j = 0; j < m; j++) {
+      double dot = fx[i] * px[j] + fy[i] * py[j] + fz[i] * pz[j];
+      if (dot >= cos_radius[j]) { found = (int32_t)j; break; }
+    }
+    out[i] = found;
+  }
+}

@@ -11,9 +11,11 @@ enum SimWorkloads {
     let hours = max(0.05, context.scale)
     return [
       Benchmark(
-        name: "Sim/driveGenerate/mix-\(hours == 1 ? "1h" : String(hours) + "h")", itemCount: Int(hours * 180_000),
+        name: "Sim/driveGenerate/mix-\(hours == 1 ? "1h" : String(hours) + "h")",
+        itemCount: Int(hours * 180_000),
         itemUnit: "step", targets: realTimeTargets,
-        note: "DriveMix + DriveSimulator streaming every 250 ms batch (50 Hz accelerometer) vs the driving time generated",
+        note:
+          "DriveMix + DriveSimulator streaming every 250 ms batch (50 Hz accelerometer) vs the driving time generated",
         referenceName: "real time",
         prepare: { _ in
           var steps = 0

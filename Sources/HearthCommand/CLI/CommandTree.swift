@@ -81,7 +81,10 @@ enum HearthCommand {
       lines.append("  \(name.padding(toLength: width, withPad: " ", startingAt: 0))  \(command.summary)")
     }
     if prefix.isEmpty {
-      lines += ["", "  --version  print the version", "", "exit codes: 0 ok, 1 findings or failed gate, 2 usage error, 3 bad input"]
+      lines += [
+        "", "  --version  print the version", "",
+        "exit codes: 0 ok, 1 findings or failed gate, 2 usage error, 3 bad input",
+      ]
     }
     return lines.joined(separator: "\n")
   }

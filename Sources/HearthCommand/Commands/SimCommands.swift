@@ -4,14 +4,16 @@ import HearthTrace
 
 /// `hearth sim …`: the scenario catalogue and the generators.
 enum SimCommands {
-  static let all: [Command] = [list, scenario, day, mix, set, calibrate]
+  static let all: [Command] = [list, scenario, day, mix, set, calibrate, evaluateGeofences]
 
   static let list = Command(
     path: ["sim", "list"], summary: "list the scenario catalogue with expected verdicts",
     help: "usage: hearth sim list\n\nOne line per scenario: id, expected verdict, deciding gate, name."
   ) { _, console in
     for s in ScenarioCatalogue.all {
-      console.out("\(s.id.padding(toLength: 4, withPad: " ", startingAt: 0)) \(s.expected.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0)) \(s.decidingGate.padding(toLength: 36, withPad: " ", startingAt: 0)) \(s.name)")
+      console.out(
+        "\(s.id.padding(toLength: 4, withPad: " ", startingAt: 0)) \(s.expected.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0)) \(s.decidingGate.padding(toLength: 36, withPad: " ", startingAt: 0)) \(s.name)"
+      )
     }
     return 0
   }
@@ -27,7 +29,9 @@ enum SimCommands {
       """,
     options: ["out", "seed"]
   ) { arguments, console in
-    guard arguments.positionals.count == 1 else { throw CLIError.usage("give exactly one scenario id (see hearth sim list)") }
+    guard arguments.positionals.count == 1 else {
+      throw CLIError.usage("give exactly one scenario id (see hearth sim list)")
+    }
     let id = arguments.positionals[0]
     guard let scenario = ScenarioCatalogue.scenario(id) else {
       throw CLIError.usage("unknown scenario '\(id)' (see hearth sim list)")
@@ -36,7 +40,9 @@ enum SimCommands {
     let seed: UInt64 = try arguments.value("seed", default: 1)
     let generated = scenario.generate(seed: seed)
     try SimOutput.write(generated, to: out)
-    console.out("\(id) seed \(seed): \(generated.trace.accelerometer?.samples.count ?? 0) accelerometer samples, \(generated.trace.fixes.count) fixes, expected \(scenario.expected.rawValue) → \(out)")
+    console.out(
+      "\(id) seed \(seed): \(generated.trace.accelerometer?.samples.count ?? 0) accelerometer samples, \(generated.trace.fixes.count) fixes, expected \(scenario.expected.rawValue) → \(out)"
+    )
     return 0
   }
 
@@ -60,7 +66,9 @@ enum SimCommands {
     let generated = DayGenerator.generate(seed: seed, options: options)
     try SimOutput.write(generated, to: out)
     let labels = generated.labels
-    console.out("day seed \(seed): \(generated.fixesInArrivalOrder.count) fixes in \(generated.uploads.count) uploads, \(labels.trips.count) trips, \(labels.stops.count) stops, \(labels.visits.count) visits → \(out)")
+    console.out(
+      "day seed \(seed): \(generated.fixesInArrivalOrder.count) fixes in \(generated.uploads.count) uploads, \(labels.trips.count) trips, \(labels.stops.count) stops, \(labels.visits.count) visits → \(out)"
+    )
     return 0
   }
 
@@ -104,10 +112,13 @@ enum SimCommands {
     let sets: [SimSet]
     do { sets = try SimDatasets.manifest(at: manifestPath) } catch { throw CLIError.badInput("\(error)") }
     guard let entry = sets.first(where: { $0.name == arguments.positionals[0] }) else {
-      throw CLIError.usage("no set '\(arguments.positionals[0])' in \(manifestPath): \(sets.map(\.name).joined(separator: ", "))")
+      throw CLIError.usage(
+        "no set '\(arguments.positionals[0])' in \(manifestPath): \(sets.map(\.name).joined(separator: ", "))"
+      )
     }
     guard entry.storage != .stream else {
-      throw CLIError.usage("'\(entry.name)' is streamed, never stored: use DriveMix(seed: \(entry.seed), …) in process")
+      throw CLIError.usage(
+        "'\(entry.name)' is streamed, never stored: use DriveMix(seed: \(entry.seed), …) in process")
     }
     let out = arguments.options["out"] ?? ".build/sim-cache/\(entry.name)"
     let files = try SimDatasets.materialize(entry, into: out)
@@ -130,6 +141,45 @@ enum SimCommands {
     let rows: [Calibration.Row]
     do { rows = try Calibration.compare(sharedDatasets: root) } catch { throw CLIError.badInput("\(error)") }
     console.out(Calibration.markdown(rows))
+    return 0
+  }
+
+  static let evaluateGeofences = Command(
+    path: ["sim", "evaluate", "geofences"], summary: "score the geofence engine on generated days",
+    help: """
+      usage: hearth sim evaluate geofences [--days N] [--first-seed S] [--independent-indoor-errors]
+
+      Replays N generated days (seeds S…S+N−1) through the geofence engine and
+      prints precision and recall of announced arrivals and departures against
+      the true visits, and the announce latency (p50 / p90).
+      """,
+    options: ["days", "first-seed"], flags: ["independent-indoor-errors"]
+  ) { arguments, console in
+    let days: UInt64 = try arguments.value("days", default: 1000)
+    let first: UInt64 = try arguments.value("first-seed", default: 1)
+    guard days >= 1 else { throw CLIError.usage("--days must be at least 1") }
+    var options = DayOptions()
+    options.correlatedIndoorErrors = !arguments.flags.contains("independent-indoor-errors")
+    let m = GeofenceEvaluation.evaluate(seeds: first...(first + days - 1), options: options)
+    func pct(_ x: Double) -> String { String(format: "%.1f %%", 100 * x) }
+    func latency(_ values: [Double]) -> String {
+      let s = values.sorted()
+      guard !s.isEmpty else { return "-" }
+      return String(format: "%.0f s / %.0f s", s[s.count / 2], s[min(s.count - 1, s.count * 9 / 10)])
+    }
+    console.out("days \(m.days), visits \(m.visits) (\(m.endedVisits) ended before midnight)")
+    console.out(
+      "arrivals:   precision \(pct(m.arrivalPrecision)) (\(m.arrivalsAnnouncedMatching)/\(m.arrivalsAnnounced)), recall \(pct(m.arrivalRecall)) (\(m.visitsWithArrival)/\(m.visits - m.seededVisits)), latency p50/p90 \(latency(m.arrivalLatencySeconds))"
+    )
+    console.out(
+      "departures: precision \(pct(m.departurePrecision)) (\(m.departuresAnnouncedMatching)/\(m.departuresAnnounced)), recall \(pct(m.departureRecall)) (\(m.visitsWithDeparture)/\(m.endedVisits)), latency p50/p90 \(latency(m.departureLatencySeconds))"
+    )
+    let falseCount =
+      m.arrivalsAnnounced - m.arrivalsAnnouncedMatching + m.departuresAnnounced
+      - m.departuresAnnouncedMatching
+    console.out(
+      "false announcements \(falseCount), of which after a labelled outlier fix \(m.falseAfterOutlier); feed-only \(m.feedOnly), cancelled \(m.cancelled)"
+    )
     return 0
   }
 }

@@ -231,7 +231,7 @@ public struct LatitudeBandGrid: Sendable {
   /// arithmetic and writes the outputs. Split this way the compiler can prove
   /// that the table reads never alias the output writes, and the second pass
   /// vectorises (a single pass measured 1.6× slower).
-  private func snapKernel(
+  func snapKernel(
     count n: Int, latitudes: UnsafePointer<Double>, longitudes: UnsafePointer<Double>,
     ids: UnsafeMutablePointer<Int64>, centreLatitudes: UnsafeMutablePointer<Double>,
     centreLongitudes: UnsafeMutablePointer<Double>

@@ -24,6 +24,10 @@ public struct DayOptions: Sendable, Hashable, Codable {
   public var suddenStopProbabilityPerDrive = 0.1
   /// Chance that the driver speeds (8–25 % over) on a street.
   public var speedingProbabilityPerStreet = 0.15
+  /// Indoor fixes of one stay share an error (the same access points all
+  /// stay: one offset of the stay's 15–65 m accuracy, plus 5 m jitter); off,
+  /// every indoor fix errs independently (the pessimistic case).
+  public var correlatedIndoorErrors = true
   /// Chance that an upload arrives 5–30 min late (after later ones).
   public var lateUploadProbability = 0.05
   /// Chance that an upload is sent twice.

@@ -6,6 +6,8 @@ struct PhoneSampler {
   let options: DayOptions
   var noise: Gaussian
   var gaps: [GapLabel] = []
+  /// The current indoor stay's typical accuracy and error offset (metres east, north).
+  private var stay = (accuracy: 30.0, east: 0.0, north: 0.0)
   var outliers: [OutlierLabel] = []
 
   init(device: UInt32, seed: UInt64, options: DayOptions) {
@@ -41,6 +43,8 @@ struct PhoneSampler {
       if mode == .parked && (t == 0 || truth.mode[t - 1] != .parked) {
         arrivedAt = t
         fixSinceArrival = false
+        let accuracy = noise.uniform(15, 65)
+        stay = (accuracy, accuracy / 1.5 * noise.next(), accuracy / 1.5 * noise.next())
       }
       if tunnels.contains(where: { $0.contains(t) }) { continue }
       let here = (truth.eastMeters[t], truth.northMeters[t])
@@ -88,15 +92,25 @@ struct PhoneSampler {
     } else if outlier {
       accuracy = noise.uniform(5, 12)
     } else if indoors {
-      accuracy = noise.uniform(15, 65)
+      accuracy =
+        options.correlatedIndoorErrors ? stay.accuracy * noise.uniform(0.8, 1.2) : noise.uniform(15, 65)
     } else if mode == .parked {
       accuracy = noise.uniform(5, 20)
     } else {
       accuracy = noise.uniform(4, 12)
     }
     // Accuracy is a 68 % radius; each axis errs with σ = accuracy / 1.5.
-    var east = truth.eastMeters[t] + accuracy / 1.5 * noise.next()
-    var north = truth.northMeters[t] + accuracy / 1.5 * noise.next()
+    // Indoors the phone sees the same access points all stay long: the error
+    // is one offset drawn when the stay began plus a 5 m jitter.
+    var east: Double
+    var north: Double
+    if indoors && !network && !outlier && options.correlatedIndoorErrors {
+      east = truth.eastMeters[t] + stay.east + 5 * noise.next()
+      north = truth.northMeters[t] + stay.north + 5 * noise.next()
+    } else {
+      east = truth.eastMeters[t] + accuracy / 1.5 * noise.next()
+      north = truth.northMeters[t] + accuracy / 1.5 * noise.next()
+    }
     let time = milliseconds(t) + Int64(noise.uniform(0, 999))
     if outlier {
       let jump = noise.uniform(1000, 5000)

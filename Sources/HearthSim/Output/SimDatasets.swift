@@ -60,7 +60,8 @@ public enum SimDatasets {
     switch set.kind {
     case .scenario:
       guard let id = set.scenario, let scenario = ScenarioCatalogue.scenario(id) else {
-        throw TraceError.malformed(SourceLocation(file: set.name, line: 0), reason: "unknown scenario \(set.scenario ?? "-")")
+        throw TraceError.malformed(
+          SourceLocation(file: set.name, line: 0), reason: "unknown scenario \(set.scenario ?? "-")")
       }
       return try SimOutput.write(scenario.generate(seed: set.seed), to: folder)
     case .day:
@@ -70,7 +71,9 @@ public enum SimDatasets {
       for scenario in ScenarioCatalogue.all {
         for seed in 1...UInt64(max(1, set.seeds ?? 1)) {
           let sub = "\(scenario.id)/seed-\(seed)"
-          files += try SimOutput.write(scenario.generate(seed: seed), to: folder + "/" + sub).map { sub + "/" + $0 }
+          files += try SimOutput.write(scenario.generate(seed: seed), to: folder + "/" + sub).map {
+            sub + "/" + $0
+          }
         }
       }
       return files

@@ -65,7 +65,8 @@ public enum SimOutput {
         isRepeat: $0.isRepeat)
     }
     try writeJSON(
-      DayManifest(seed: day.seed, options: day.options, places: day.places, uploads: uploads), to: folder + "/day.json")
+      DayManifest(seed: day.seed, options: day.options, places: day.places, uploads: uploads),
+      to: folder + "/day.json")
     try writeJSON(day.labels, to: folder + "/labels.json")
     return ["trace/", "day.json", "labels.json"]
   }

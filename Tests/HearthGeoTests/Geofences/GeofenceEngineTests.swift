@@ -1,0 +1,309 @@
+import Foundation
+import Testing
+import _HearthTestSupport
+
+@testable import HearthGeo
+
+/// A small world around one place for the rule tests.
+struct FenceWorld {
+  static let home = point(48.137, 11.575)
+  static let t0: Int64 = 1_700_000_000_000
+  var places: [Geofence]
+  var engine: GeofenceEngine
+  var state = GeofenceState()
+
+  init(_ places: [Geofence] = [Geofence(id: 1, center: FenceWorld.home, radiusMeters: 100)]) {
+    self.places = places
+    engine = GeofenceEngine(places: places)
+  }
+
+  /// A fix `meters` from `from` (default: home) at bearing `bearing`, `seconds` after t0.
+  static func fix(
+    _ meters: Double, _ seconds: Double, bearing: Double = 90, accuracy: Double = 10, speed: Double? = 0,
+    from origin: Coordinate = home, person: UInt32 = 1
+  ) -> Fix {
+    let p = GreatCircle.destination(from: origin, initialBearingDegrees: bearing, distanceMeters: meters)
+    return Fix(
+      timeMilliseconds: t0 + Int64((seconds * 1000).rounded()), latitudeDegrees: p.latitudeDegrees,
+      longitudeDegrees: p.longitudeDegrees, horizontalAccuracyMeters: accuracy, speedMetersPerSecond: speed,
+      user: UserID(person))
+  }
+
+  /// Processes fixes as one timely batch (received at the newest fix's time).
+  @discardableResult
+  mutating func feed(_ fixes: [Fix], receivedAt: Int64? = nil) -> [GeofenceEvent] {
+    let now = receivedAt ?? fixes.map(\.timeMilliseconds).max()!
+    return engine.process(FixColumns(fixes), receivedAtMilliseconds: now, state: &state)
+  }
+
+  /// (kind, outcome, place) of each event, for compact expectations.
+  static func summary(_ events: [GeofenceEvent]) -> [String] {
+    events.map { "\($0.kind.rawValue) \($0.outcome.rawValue) \($0.place)" }
+  }
+}
+
+@Suite("Geofence engine (SPEC §3)")
+struct GeofenceEngineTests {
+  typealias W = FenceWorld
+
+  @Test("enter at the radius, not a millimetre beyond")
+  func enter() {
+    var w = W()
+    #expect(W.summary(w.feed([W.fix(99.999, 0)])) == ["arrival announced 1"])
+    var v = W()
+    #expect(v.feed([W.fix(100.001, 0)]).isEmpty)
+    #expect(v.state.placesInside(UserID(1)).isEmpty)
+  }
+
+  @Test("leave only beyond radius + 40 m; the band holds")
+  func exitBand() {
+    var w = W()
+    w.feed([W.fix(0, 0)])
+    #expect(w.feed([W.fix(139.999, 10)]).isEmpty)  // in the band
+    let left = w.feed([W.fix(140.001, 20)])
+    #expect(W.summary(left) == ["departure pending 1"] && left[0].reasons == [.leftWaitingForConfirmation])
+    let confirmed = w.feed([W.fix(300, 30)])
+    #expect(W.summary(confirmed) == ["departure announced 1"] && confirmed[0].reasons == [.secondFixClear])
+    #expect(confirmed[0].eventMilliseconds == W.t0 + 20_000)
+  }
+
+  @Test("fixes looser than 250 m are ignored; 250 m counts")
+  func ignoreLoose() {
+    var w = W()
+    #expect(w.feed([W.fix(0, 0, accuracy: 250.001)]).isEmpty)
+    #expect(w.feed([W.fix(0, 1, accuracy: .nan)]).isEmpty)
+    #expect(W.summary(w.feed([W.fix(0, 2, accuracy: 250)])) == ["arrival announced 1"])
+  }
+
+  @Test("network fixes bring people in, but take them out only from beyond 2× their error")
+  func networkExit() {
+    var w = W()
+    #expect(W.summary(w.feed([W.fix(50, 0, accuracy: 150)])) == ["arrival announced 1"])
+    // 150 m error: exit distance 100 + 300 m.
+    #expect(w.feed([W.fix(399.99, 10, accuracy: 150)]).isEmpty)
+    #expect(W.summary(w.feed([W.fix(400.01, 20, accuracy: 150)])) == ["departure pending 1"])
+    // 100 m is not a network fix: the 40 m band applies; 100.001 m is.
+    var sharp = W()
+    sharp.feed([W.fix(0, 0)])
+    #expect(W.summary(sharp.feed([W.fix(140.01, 10, accuracy: 100)])) == ["departure pending 1"])
+    var network = W()
+    network.feed([W.fix(0, 0)])
+    #expect(network.feed([W.fix(140.01, 10, accuracy: 100.001)]).isEmpty)
+    // Small network error: the 40 m band is the larger and applies.
+    var small = W()
+    small.feed([W.fix(0, 0)])
+    #expect(small.feed([W.fix(139.99, 10, accuracy: 101)]).isEmpty)
+    #expect(small.feed([W.fix(302.01, 20, accuracy: 101)]).count == 1)
+  }
+
+  @Test("a departure is confirmed by a minute without return; a fix back inside before then cancels it")
+  func departureMinute() {
+    var w = W()
+    w.feed([W.fix(0, 0)])
+    w.feed([W.fix(200, 100)])
+    #expect(w.engine.advance(to: W.t0 + 159_999, state: &w.state).isEmpty)
+    let done = w.engine.advance(to: W.t0 + 160_000, state: &w.state)
+    #expect(W.summary(done) == ["departure announced 1"] && done[0].reasons == [.minuteWithoutReturn])
+    #expect(done[0].decidedMilliseconds == W.t0 + 160_000)
+
+    var back = W()
+    back.feed([W.fix(0, 0)])
+    back.feed([W.fix(200, 100)])
+    let cancelled = back.feed([W.fix(10, 159.999)])
+    #expect(W.summary(cancelled) == ["departure cancelled 1"] && cancelled[0].reasons == [.backInside])
+    #expect(back.state.placesInside(UserID(1)) == [1])
+
+    // Exactly a minute: already confirmed, and the return is a quick one (feed only).
+    var late = W()
+    late.feed([W.fix(0, 0)])
+    late.feed([W.fix(200, 100)])
+    let events = late.feed([W.fix(10, 160)])
+    #expect(W.summary(events) == ["departure announced 1", "arrival feedOnly 1"])
+    #expect(events[1].reasons == [.entered, .returnedSoon])
+  }
+
+  @Test("arrivals at 5 m/s or more wait; the far side cancels, anything else confirms")
+  func fastArrival() {
+    var slow = W()
+    #expect(W.summary(slow.feed([W.fix(300, 0, bearing: 270), W.fix(50, 10, bearing: 270, speed: 4.999)])) == ["arrival announced 1"])
+
+    // Driving west to east through the place: in at 50 m west, out 150 m east.
+    var past = W()
+    let entering = past.feed([W.fix(300, 0, bearing: 270, speed: 12), W.fix(50, 20, bearing: 270, speed: 12)])
+    #expect(W.summary(entering) == ["arrival pending 1"] && entering[0].reasons == [.fastArrivalWaiting])
+    let out = past.feed([W.fix(150, 30, bearing: 90, speed: 12)])
+    #expect(W.summary(out) == ["arrival cancelled 1"] && out[0].reasons == [.drovePast])
+    #expect(past.state.placesInside(UserID(1)).isEmpty)
+
+    // Same approach, the next fix is inside: confirmed at the entering time.
+    var stays = W()
+    stays.feed([W.fix(300, 0, bearing: 270, speed: 12), W.fix(50, 20, bearing: 270, speed: 12)])
+    let confirmed = stays.feed([W.fix(5, 30, speed: 1)])
+    #expect(W.summary(confirmed) == ["arrival announced 1"] && confirmed[0].reasons == [.fastArrivalConfirmed])
+    #expect(confirmed[0].eventMilliseconds == W.t0 + 20_000)
+
+    // Turned back: the next fix is outside on the near side: the arrival stands.
+    var turned = W()
+    turned.feed([W.fix(300, 0, bearing: 270, speed: 12), W.fix(50, 20, bearing: 270, speed: 12)])
+    #expect(W.summary(turned.feed([W.fix(150, 30, bearing: 270, speed: 12)]))
+      == ["arrival announced 1", "departure pending 1"])
+
+    // No next fix: announced when the minute is up (inclusive).
+    var quiet = W()
+    quiet.feed([W.fix(300, 0, bearing: 270, speed: 12), W.fix(50, 20, bearing: 270, speed: 12)])
+    #expect(quiet.engine.advance(to: W.t0 + 79_999, state: &quiet.state).isEmpty)
+    let minute = quiet.engine.advance(to: W.t0 + 80_000, state: &quiet.state)
+    #expect(W.summary(minute) == ["arrival announced 1"] && minute[0].reasons == [.fastArrivalMinutePassed])
+  }
+
+  @Test("places crossed on the same fix announce only the smallest")
+  func smallest() {
+    let big = Geofence(id: 1, center: W.home, radiusMeters: 400)
+    let small = Geofence(id: 2, center: W.home, radiusMeters: 60)
+    var w = W([big, small])
+    let arrivals = w.feed([W.fix(10, 0)])
+    #expect(W.summary(arrivals) == ["arrival feedOnly 1", "arrival announced 2"])
+    #expect(arrivals[0].reasons == [.entered, .smallerPlaceAnnounced])
+    w.feed([W.fix(1000, 100)])
+    let departures = w.feed([W.fix(1200, 110)])
+    #expect(W.summary(departures) == ["departure feedOnly 1", "departure announced 2"])
+  }
+
+  @Test("back within 10 min: feed only, and the place stays quiet for 15 min")
+  func quickReturn() {
+    func world(returnAfter seconds: Double) -> [GeofenceEvent] {
+      var w = W()
+      w.feed([W.fix(0, 0)])
+      w.feed([W.fix(300, 100)])
+      w.feed([W.fix(400, 110)])  // departure confirmed, left at t = 100 s
+      return w.feed([W.fix(0, 100 + seconds)])
+    }
+    #expect(world(returnAfter: 600)[0].outcome == .feedOnly)
+    #expect(world(returnAfter: 600)[0].reasons == [.entered, .returnedSoon])
+    #expect(world(returnAfter: 600.001)[0].outcome == .announced)
+
+    var w = W()
+    w.feed([W.fix(0, 0)])
+    w.feed([W.fix(300, 100)])
+    w.feed([W.fix(400, 110)])
+    w.feed([W.fix(0, 400)])  // quick return at 400 s: quiet until 1300 s
+    w.feed([W.fix(300, 1299.999)])
+    let quietDeparture = w.feed([W.fix(300, 1310)])
+    #expect(quietDeparture[0].reasons == [.secondFixClear, .placeQuiet] && quietDeparture[0].outcome == .feedOnly)
+    var v = W()
+    v.feed([W.fix(0, 0)])
+    v.feed([W.fix(300, 100)])
+    v.feed([W.fix(400, 110)])
+    v.feed([W.fix(0, 400)])
+    v.feed([W.fix(300, 1300)])
+    #expect(v.feed([W.fix(300, 1310)])[0].outcome == .announced)
+  }
+
+  @Test("news older than 30 min, or from a batch older than 15 min, goes to the feed only")
+  func staleAndLate() {
+    for (receivedAfter, expected) in [(1_800_000, GeofenceOutcome.announced), (1_800_001, .feedOnly)] {
+      var w = W()
+      let fixes = [W.fix(0, 0), W.fix(300, 1500)]
+      let events = w.feed(fixes, receivedAt: W.t0 + Int64(receivedAfter))
+      let arrival = events.first { $0.kind == .arrival }!
+      #expect(arrival.outcome == expected)
+      #expect(arrival.reasons.contains(.staleNews) == (expected == .feedOnly))
+    }
+    for (lag, late) in [(900_000, false), (900_001, true)] {
+      var w = W()
+      let events = w.feed([W.fix(0, 0)], receivedAt: W.t0 + Int64(lag))
+      #expect(events[0].reasons.contains(.lateBatch) == late)
+    }
+  }
+
+  @Test("an arrival elsewhere drops a waiting departure; a departure confirmed inside another place is feed only")
+  func arrivalElsewhere() {
+    let work = Geofence(
+      id: 2, center: GreatCircle.destination(from: W.home, initialBearingDegrees: 90, distanceMeters: 400), radiusMeters: 100)
+    var w = W([Geofence(id: 1, center: W.home, radiusMeters: 100), work])
+    w.feed([W.fix(0, 0)])
+    #expect(W.summary(w.feed([W.fix(200, 10)])) == ["departure pending 1"])
+    let events = w.feed([W.fix(400, 20)])  // inside work, clear of home: confirms and arrives together
+    #expect(W.summary(events) == ["departure feedOnly 1", "arrival announced 2"])
+    #expect(events[0].reasons == [.secondFixClear, .arrivedElsewhere])
+
+    // A place overlapping home's band: the fix that leaves home arrives
+    // there; the departure that began waiting on it is dropped.
+    let near = Geofence(
+      id: 3, center: GreatCircle.destination(from: W.home, initialBearingDegrees: 90, distanceMeters: 140), radiusMeters: 20)
+    var v = W([Geofence(id: 1, center: W.home, radiusMeters: 100), near])
+    v.feed([W.fix(0, 0)])
+    let dropped = v.feed([W.fix(145, 10)])
+    #expect(W.summary(dropped) == ["arrival announced 3", "departure feedOnly 1"])
+    #expect(dropped[1].reasons == [.supersededByArrival])
+    #expect(v.state.placesInside(UserID(1)) == [3])
+  }
+
+  @Test("an arrival carries the journey since the departure it answers")
+  func journey() {
+    let work = Geofence(
+      id: 2, center: GreatCircle.destination(from: W.home, initialBearingDegrees: 90, distanceMeters: 3000), radiusMeters: 100)
+    var w = W([Geofence(id: 1, center: W.home, radiusMeters: 100), work])
+    var fixes = [W.fix(0, 0)]
+    for k in 1...20 { fixes.append(W.fix(Double(k) * 150, Double(k) * 20)) }
+    let events = w.feed(fixes)
+    let arrival = events.first { $0.kind == .arrival && $0.place == 2 }!
+    #expect(arrival.outcome == .announced)
+    let journey = arrival.journey!
+    #expect(journey.fromPlace == 1)
+    // Left at the first clear fix (150 m, t = 20 s), arrived at 3 000 m (t = 400 s).
+    #expect(journey.departedMilliseconds == W.t0 + 20_000)
+    #expect(journey.durationMilliseconds == 380_000)
+    #expect(abs(journey.distanceMeters - 2850) < 0.01)
+  }
+
+  @Test("replaying a batch adds nothing; reseed sets memberships without events")
+  func idempotentAndReseed() {
+    var w = W()
+    let batch = [W.fix(0, 0), W.fix(300, 10), W.fix(400, 20), W.fix(0, 2000)]
+    let first = w.feed(batch)
+    #expect(!first.isEmpty)
+    #expect(w.feed(batch).isEmpty)
+    #expect(w.feed(Array(batch.prefix(2))).isEmpty)
+
+    var r = W()
+    r.engine.reseed(UserID(1), from: FixColumns([W.fix(0, 0, accuracy: 150), W.fix(10, 5), W.fix(500, 9, accuracy: 101)]), state: &r.state)
+    #expect(r.state.placesInside(UserID(1)) == [1])
+    #expect(W.summary(r.feed([W.fix(200, 30)])) == ["departure pending 1"])
+    // Only a fix at least as sharp as 100 m seeds.
+    var n = W()
+    n.engine.reseed(UserID(1), from: FixColumns([W.fix(0, 0, accuracy: 100.5)]), state: &n.state)
+    #expect(n.state.placesInside(UserID(1)).isEmpty)
+  }
+
+  @Test("an over-confident outlier next to home (200 m off, claiming 2 m): the minute absorbs it, a sleeping phone does not")
+  func overConfidentOutlier() {
+    var w = W()
+    var fixes: [Fix] = []
+    for k in 0..<10 { fixes.append(W.fix(15, Double(k) * 30)) }
+    w.feed(fixes)
+    let spike = w.feed([W.fix(200, 300, accuracy: 2)])
+    #expect(W.summary(spike) == ["departure pending 1"])
+    let next = w.feed([W.fix(12, 330)])
+    #expect(W.summary(next) == ["departure cancelled 1"])
+    // No notification went out. But if the phone sleeps after the spike, a
+    // minute passes with no fix back inside and the false departure goes out:
+    // settling cannot tell, only a second fix can.
+    var sleepy = W()
+    sleepy.feed(fixes)
+    sleepy.feed([W.fix(200, 300, accuracy: 2)])
+    let later = sleepy.feed([W.fix(12, 600)])
+    #expect(W.summary(later) == ["departure announced 1", "arrival feedOnly 1"])
+    #expect(later[1].reasons == [.entered, .returnedSoon])
+  }
+
+  @Test("a person sees only the places of their circles")
+  func circles() {
+    let a = Geofence(id: 1, circle: 10, center: W.home, radiusMeters: 100)
+    let b = Geofence(id: 2, circle: 20, center: W.home, radiusMeters: 80)
+    let engine = GeofenceEngine(places: [a, b], circlesOfPerson: [UserID(1): [10]])
+    var state = GeofenceState()
+    let events = engine.process(FixColumns([W.fix(0, 0)]), receivedAtMilliseconds: W.t0, state: &state)
+    #expect(W.summary(events) == ["arrival announced 1"] && events[0].circle == 10)
+  }
+}

@@ -1,0 +1,98 @@
+import Testing
+import _HearthTestSupport
+
+@testable import HearthGeo
+
+@Suite("Geofence index")
+struct GeofenceIndexTests {
+  /// Random places anywhere (including near the poles and the antimeridian)
+  /// and points around their edges.
+  func scatter(_ count: Int, seed: UInt64) -> ([Geofence], [Coordinate]) {
+    var g = SeededGenerator(seed: seed)
+    var places: [Geofence] = []
+    var points: [Coordinate] = []
+    for i in 0..<count {
+      let latitude = i % 10 == 0 ? g.nextDouble(in: 80, 89.9) * (g.nextUnit() < 0.5 ? -1 : 1) : g.nextDouble(in: -80, 80)
+      let longitude = i % 7 == 0 ? 179.99 * (g.nextUnit() < 0.5 ? -1 : 1) : g.nextDouble(in: -180, 180)
+      let radius = g.nextDouble(in: 20, 5000)
+      let center = point(latitude, longitude)
+      places.append(Geofence(id: UInt32(i), center: center, radiusMeters: radius))
+      for _ in 0..<4 {
+        let distance = radius * g.nextDouble(in: 0.98, 1.02)
+        points.append(
+          GreatCircle.destination(from: center, initialBearingDegrees: g.nextDouble(in: 0, 360), distanceMeters: distance))
+      }
+    }
+    return (places, points)
+  }
+
+  @Test("isWithin is exactly distance ≤ threshold, on both sides of every edge")
+  func exactDecision() {
+    let (places, points) = scatter(3000, seed: 1)
+    let index = GeofenceIndex(places: places)
+    for (k, p) in points.enumerated() {
+      let i = k / 4
+      let exact = GreatCircle.distanceMeters(from: places[i].center, to: p)
+      #expect(index.isWithin(places[i].radiusMeters, of: i, p) == (exact <= places[i].radiusMeters))
+      // The edge itself: exactly at the distance is inside, one ulp less is outside.
+      #expect(index.isWithin(exact, of: i, p))
+      #expect(!index.isWithin(exact.nextDown, of: i, p))
+    }
+  }
+
+  @Test("the index finds exactly the places a brute-force scan finds")
+  func matchesBruteForce() {
+    let (places, points) = scatter(600, seed: 2)
+    for cell in [250.0, 1000, 5000] {
+      let index = GeofenceIndex(places: places, cellSizeMeters: cell)
+      for p in points {
+        var found: [Int] = []
+        index.forEachContaining(p) { found.append($0) }
+        let expected = places.indices.filter {
+          GreatCircle.distanceMeters(from: places[$0].center, to: p) <= places[$0].radiusMeters
+        }
+        #expect(found.sorted() == expected, "cell \(cell)")
+      }
+    }
+  }
+
+  @Test("bulk screening equals the smallest containing place point by point")
+  func bulk() {
+    let (places, points) = scatter(500, seed: 3)
+    let index = GeofenceIndex(places: places)
+    let lat = points.map(\.latitudeDegrees)
+    let lon = points.map(\.longitudeDegrees)
+    var out = [Int32](repeating: 7, count: points.count)
+    lat.withUnsafeBufferPointer { a in
+      lon.withUnsafeBufferPointer { b in
+        out.withUnsafeMutableBufferPointer { index.smallestContaining(latitudesDegrees: a, longitudesDegrees: b, into: $0) }
+      }
+    }
+    for (k, p) in points.enumerated() {
+      #expect(out[k] == index.smallestContaining(p).map(Int32.init) ?? -1)
+    }
+    #expect(out.contains(-1) && out.contains { $0 >= 0 })
+  }
+
+  @Test("placeAt: smallest containing, else the nearest centre whose edge is within the cap")
+  func placeAt() {
+    let home = point(48.137, 11.575)
+    let big = Geofence(id: 1, center: home, radiusMeters: 500)
+    let small = Geofence(
+      id: 2, center: GreatCircle.destination(from: home, initialBearingDegrees: 90, distanceMeters: 100), radiusMeters: 50)
+    let far = Geofence(
+      id: 3, center: GreatCircle.destination(from: home, initialBearingDegrees: 0, distanceMeters: 5000), radiusMeters: 100)
+    let index = GeofenceIndex(places: [big, small, far])
+    #expect(index.placeAt(small.center) == 1)  // inside both: the smaller
+    #expect(index.placeAt(home) == 0)
+    // North of `far`: outside it; its edge is 1000 m away → found; 1000.01 m → nothing.
+    let edge = GreatCircle.destination(from: far.center, initialBearingDegrees: 0, distanceMeters: 100)
+    let justIn = GreatCircle.destination(from: edge, initialBearingDegrees: 0, distanceMeters: 999.99)
+    let justOut = GreatCircle.destination(from: edge, initialBearingDegrees: 0, distanceMeters: 1000.01)
+    #expect(index.placeAt(justIn) == 2)
+    #expect(index.placeAt(justOut) == nil)
+    // Between two places, the nearer centre wins.
+    let between = GreatCircle.destination(from: home, initialBearingDegrees: 0, distanceMeters: 2000)
+    #expect(index.placeAt(between, capMeters: 5000) == 0)
+  }
+}

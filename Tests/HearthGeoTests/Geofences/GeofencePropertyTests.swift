@@ -1,0 +1,124 @@
+import Foundation
+import Testing
+import _HearthTestSupport
+
+@testable import HearthGeo
+
+/// Properties over random walks among three places (one nested in another):
+/// batch == stream, any split, state saved and restored, idempotent replay,
+/// no flapping inside the band.
+@Suite("Geofence engine properties")
+struct GeofencePropertyTests {
+  typealias W = FenceWorld
+  static let places = [
+    Geofence(id: 1, center: W.home, radiusMeters: 150),
+    Geofence(id: 2, center: W.home, radiusMeters: 60),
+    Geofence(
+      id: 3, center: GreatCircle.destination(from: W.home, initialBearingDegrees: 45, distanceMeters: 600), radiusMeters: 120),
+  ]
+
+  /// A random walk of up to 25 min: fixes 5–90 s apart, some network, some
+  /// ignored, some fast, with jumps between the places.
+  static func walk(_ seed: UInt64) -> [Fix] {
+    var g = SeededGenerator(seed: seed)
+    var position = W.home
+    var t = 0.0
+    var fixes: [Fix] = []
+    while t < 1500 {
+      t += g.nextDouble(in: 5, 90)
+      let roll = g.nextUnit()
+      if roll < 0.15 {
+        position = GreatCircle.destination(
+          from: places[Int(g.nextUnit() * 3)].center, initialBearingDegrees: g.nextDouble(in: 0, 360),
+          distanceMeters: g.nextDouble(in: 0, 300))
+      } else {
+        position = GreatCircle.destination(
+          from: position, initialBearingDegrees: g.nextDouble(in: 0, 360), distanceMeters: g.nextDouble(in: 0, 120))
+      }
+      let accuracy = roll < 0.2 ? g.nextDouble(in: 101, 260) : g.nextDouble(in: 3, 60)
+      let speed: Double? = g.nextUnit() < 0.3 ? g.nextDouble(in: 0, 15) : (g.nextUnit() < 0.5 ? nil : 0.5)
+      fixes.append(
+        Fix(
+          timeMilliseconds: W.t0 + Int64(t * 1000), latitudeDegrees: position.latitudeDegrees,
+          longitudeDegrees: position.longitudeDegrees, horizontalAccuracyMeters: accuracy, speedMetersPerSecond: speed,
+          headingDegrees: g.nextUnit() < 0.5 ? g.nextDouble(in: 0, 360) : nil, user: UserID(1)))
+    }
+    return fixes
+  }
+
+  static let engine = GeofenceEngine(places: places)
+
+  func batch(_ fixes: [Fix], _ state: inout GeofenceState) -> [GeofenceEvent] {
+    Self.engine.process(FixColumns(fixes), receivedAtMilliseconds: fixes.map(\.timeMilliseconds).max()!, state: &state)
+  }
+
+  @Test("stream (one fix at a time) == one batch == any split into timely batches", arguments: UInt64(1)...60)
+  func splits(seed: UInt64) {
+    let fixes = Self.walk(seed)
+    var whole = GeofenceState()
+    let reference = batch(fixes, &whole)
+    #expect(!reference.isEmpty)
+    var streamState = GeofenceState()
+    let stream = fixes.flatMap { batch([$0], &streamState) }
+    #expect(stream == reference)
+    #expect(streamState == whole)
+    var g = SeededGenerator(seed: seed &+ 99)
+    var state = GeofenceState()
+    var split: [GeofenceEvent] = []
+    var start = 0
+    while start < fixes.count {
+      let end = min(fixes.count, start + 1 + Int(g.nextUnit() * 6))
+      split += batch(Array(fixes[start..<end]), &state)
+      start = end
+    }
+    #expect(split == reference)
+  }
+
+  @Test("saving and restoring the state mid-stream changes nothing", arguments: UInt64(1)...30)
+  func serialise(seed: UInt64) throws {
+    let fixes = Self.walk(seed)
+    var whole = GeofenceState()
+    let reference = batch(fixes, &whole)
+    let cut = fixes.count / 2
+    var state = GeofenceState()
+    var events = batch(Array(fixes[..<cut]), &state)
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = .sortedKeys
+    let saved = try encoder.encode(state)
+    var restored = try JSONDecoder().decode(GeofenceState.self, from: saved)
+    #expect(restored == state)
+    #expect(try encoder.encode(restored) == saved)
+    events += batch(Array(fixes[cut...]), &restored)
+    #expect(events == reference)
+  }
+
+  @Test("replaying any part of what was processed adds nothing", arguments: UInt64(1)...30)
+  func idempotent(seed: UInt64) {
+    let fixes = Self.walk(seed)
+    var state = GeofenceState()
+    _ = batch(fixes, &state)
+    let before = state
+    var g = SeededGenerator(seed: seed)
+    let part = fixes.filter { _ in g.nextUnit() < 0.4 }
+    guard !part.isEmpty else { return }
+    #expect(batch(part, &state).isEmpty)
+    #expect(state == before)
+  }
+
+  @Test("no flapping: any sequence of sharp fixes inside radius + 40 m gives one arrival and nothing else", arguments: UInt64(1)...40)
+  func noFlapping(seed: UInt64) {
+    var g = SeededGenerator(seed: seed)
+    let place = Geofence(id: 1, center: W.home, radiusMeters: g.nextDouble(in: 30, 300))
+    var w = W([place])
+    var fixes = [W.fix(0, 0)]
+    for k in 1...60 {
+      fixes.append(
+        W.fix(
+          g.nextDouble(in: 0, place.radiusMeters + 40) * 0.99999, Double(k) * g.nextDouble(in: 1, 120),
+          bearing: g.nextDouble(in: 0, 360), accuracy: g.nextDouble(in: 1, 100), speed: g.nextDouble(in: 0, 8)))
+    }
+    fixes.sort { $0.timeMilliseconds < $1.timeMilliseconds }
+    let events = w.feed(fixes) + w.engine.advance(to: fixes.last!.timeMilliseconds + 3_600_000, state: &w.state)
+    #expect(events.filter { $0.outcome != .pending }.map(\.kind) == [.arrival], "\(W.summary(events))")
+  }
+}
