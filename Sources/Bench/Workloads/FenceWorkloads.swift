@@ -25,7 +25,9 @@ enum FenceWorkloads {
     var g = SeededGenerator(seed: seed)
     let places = (0..<count).map { i in
       Geofence(
-        id: UInt32(i), center: Coordinate(latitudeDegrees: g.nextDouble(in: 48.76, 48.96), longitudeDegrees: g.nextDouble(in: 2.20, 2.50)),
+        id: UInt32(i),
+        center: Coordinate(
+          latitudeDegrees: g.nextDouble(in: 48.76, 48.96), longitudeDegrees: g.nextDouble(in: 2.20, 2.50)),
         radiusMeters: g.nextDouble(in: 50, 300))
     }
     return places.sorted { $0.radiusMeters < $1.radiusMeters }.enumerated().map {
@@ -84,13 +86,15 @@ enum FenceWorkloads {
   private static func screen(_ name: String, fixes: Int, places count: Int) -> Benchmark {
     Benchmark(
       name: name, itemCount: fixes, itemUnit: "fix", targets: .none,
-      note: "GeofenceIndex.smallestContaining (grid + hash, exact edges) vs a C all-pairs dot-product loop over the places",
+      note:
+        "GeofenceIndex.smallestContaining (grid + hash, exact edges) vs a C all-pairs dot-product loop over the places",
       maxNanosecondsPerItem: screenCeiling,
       prepare: { context in
         let buffers = ScreenBuffers(Inputs.city(count: fixes, seed: 41), places(count, seed: 42))
         let c = context.reference
         return PreparedBenchmark(
-          itemCount: fixes, subject: buffers.runSubject, reference: c.map { c in { buffers.runReference(c) } },
+          itemCount: fixes, subject: buffers.runSubject,
+          reference: c.map { c in { buffers.runReference(c) } },
           verify: {
             guard c != nil else { return .passed("no C reference") }
             let differing = zip(buffers.subject, buffers.reference).filter { $0 != $1 }.count
@@ -109,7 +113,8 @@ enum FenceWorkloads {
   private static func engine(_ name: String, days: Int) -> Benchmark {
     Benchmark(
       name: name, itemCount: days * 400, itemUnit: "fix", targets: .none,
-      note: "GeofenceEngine.process over every upload of \(days) generated days (one user and circle each), settling included",
+      note:
+        "GeofenceEngine.process over every upload of \(days) generated days (one user and circle each), settling included",
       maxNanosecondsPerItem: engineCeiling,
       prepare: { _ in
         var places: [Geofence] = []
@@ -124,7 +129,9 @@ enum FenceWorkloads {
           circles[UserID(UInt32(seed))] = [UInt32(seed)]
           for place in day.places {
             places.append(
-              Geofence(id: UInt32(places.count), circle: UInt32(seed), center: place.center, radiusMeters: place.radiusMeters))
+              Geofence(
+                id: UInt32(places.count), circle: UInt32(seed), center: place.center,
+                radiusMeters: place.radiusMeters))
           }
           for upload in day.uploads {
             uploads.append((upload.fixes, upload.receivedMilliseconds))

@@ -68,7 +68,8 @@ public struct GeofenceEngine: Sendable {
     self.rules = rules
     lookup = Lookup(
       ids: sorted.map(\.id),
-      circlesOfPerson: Dictionary(uniqueKeysWithValues: circlesOfPerson.map { ($0.key.rawValue, Set($0.value)) }))
+      circlesOfPerson: Dictionary(
+        uniqueKeysWithValues: circlesOfPerson.map { ($0.key.rawValue, Set($0.value)) }))
   }
 
   public var places: [Geofence] { index.places }
@@ -124,7 +125,8 @@ public struct GeofenceEngine: Sendable {
   public func advance(to now: Int64, state: inout GeofenceState) -> [GeofenceEvent] {
     var events: [GeofenceEvent] = []
     for person in state.people.keys.sorted() {
-      var context = Context(now: now, late: false, person: UserID(person), state: state.people.removeValue(forKey: person)!)
+      var context = Context(
+        now: now, late: false, person: UserID(person), state: state.people.removeValue(forKey: person)!)
       settle(upTo: now, &context)
       state.people[person] = context.state
       events += context.events
@@ -146,7 +148,8 @@ public struct GeofenceEngine: Sendable {
       let fix = fixes[i]
       fresh.newestMilliseconds = fix.timeMilliseconds
       fresh.lastSharp = FixPoint(
-        latitudeDegrees: fix.latitudeDegrees, longitudeDegrees: fix.longitudeDegrees, milliseconds: fix.timeMilliseconds)
+        latitudeDegrees: fix.latitudeDegrees, longitudeDegrees: fix.longitudeDegrees,
+        milliseconds: fix.timeMilliseconds)
       index.forEachContaining(fix.coordinate) { p in
         guard sees(person.rawValue, p) else { return }
         let r = fresh.recordIndex(places[p].id)
@@ -192,7 +195,9 @@ public struct GeofenceEngine: Sendable {
     let point = fix.coordinate
     let previous = context.state.lastSharp
     if accuracy <= rules.journeyAccuracyMeters && t > (previous?.milliseconds ?? .min) {
-      if let previous { context.state.odometerMeters += GreatCircle.distanceMeters(from: previous.coordinate, to: point) }
+      if let previous {
+        context.state.odometerMeters += GreatCircle.distanceMeters(from: previous.coordinate, to: point)
+      }
       context.state.lastSharp = FixPoint(
         latitudeDegrees: point.latitudeDegrees, longitudeDegrees: point.longitudeDegrees, milliseconds: t)
     }
@@ -242,17 +247,24 @@ public struct GeofenceEngine: Sendable {
             emit(.arrival, .cancelled, [.drovePast], place, arrival.milliseconds, t, &context)
             continue
           }
-          crossings.append(Crossing(kind: .arrival, recordIndex: r, eventMilliseconds: arrival.milliseconds, reason: .fastArrivalConfirmed))
+          crossings.append(
+            Crossing(
+              kind: .arrival, recordIndex: r, eventMilliseconds: arrival.milliseconds,
+              reason: .fastArrivalConfirmed))
         }
         if let departure = record.pendingDeparture {
           if inside {
             record.pendingDeparture = nil
             emit(.departure, .cancelled, [.backInside], place, departure.milliseconds, t, &context)
           } else if clear {
-            crossings.append(Crossing(kind: .departure, recordIndex: r, eventMilliseconds: departure.milliseconds, reason: .secondFixClear))
+            crossings.append(
+              Crossing(
+                kind: .departure, recordIndex: r, eventMilliseconds: departure.milliseconds,
+                reason: .secondFixClear))
           }
         } else if clear {
-          record.pendingDeparture = DepartureMark(place: place.id, milliseconds: t, odometerMeters: context.state.odometerMeters)
+          record.pendingDeparture = DepartureMark(
+            place: place.id, milliseconds: t, odometerMeters: context.state.odometerMeters)
           started.append(r)
         }
       } else if inside {
@@ -278,12 +290,15 @@ public struct GeofenceEngine: Sendable {
 
   /// Direction of travel into a place: from the previous sharp fix, else the
   /// fix's heading, else unknown (zero).
-  private func approach(to point: Coordinate, from previous: FixPoint?, heading: Double?, at t: Int64) -> PendingArrival {
+  private func approach(to point: Coordinate, from previous: FixPoint?, heading: Double?, at t: Int64)
+    -> PendingArrival
+  {
     var east = 0.0
     var north = 0.0
     if let previous, previous.milliseconds < t {
       north = point.latitudeDegrees - previous.latitudeDegrees
-      east = GreatCircle.reducedLongitudeDifferenceDegrees(point.longitudeDegrees - previous.longitudeDegrees)
+      east =
+        GreatCircle.reducedLongitudeDifferenceDegrees(point.longitudeDegrees - previous.longitudeDegrees)
         * HaversineKernel.cosineOfLatitude(point.latitudeDegrees)
     }
     if east == 0 && north == 0, let heading {
@@ -312,8 +327,12 @@ public struct GeofenceEngine: Sendable {
     while true {
       var deadline = Int64.max
       for record in context.state.records {
-        if let d = record.pendingDeparture { deadline = min(deadline, d.milliseconds + rules.departureSettleMilliseconds) }
-        if let a = record.pendingArrival { deadline = min(deadline, a.milliseconds + rules.fastArrivalWaitMilliseconds) }
+        if let d = record.pendingDeparture {
+          deadline = min(deadline, d.milliseconds + rules.departureSettleMilliseconds)
+        }
+        if let a = record.pendingArrival {
+          deadline = min(deadline, a.milliseconds + rules.fastArrivalWaitMilliseconds)
+        }
       }
       guard deadline <= time else { return }
       var crossings: [Crossing] = []
@@ -321,10 +340,16 @@ public struct GeofenceEngine: Sendable {
         let record = context.state.records[r]
         if let a = record.pendingArrival, a.milliseconds + rules.fastArrivalWaitMilliseconds == deadline {
           context.state.records[r].pendingArrival = nil
-          crossings.append(Crossing(kind: .arrival, recordIndex: r, eventMilliseconds: a.milliseconds, reason: .fastArrivalMinutePassed))
+          crossings.append(
+            Crossing(
+              kind: .arrival, recordIndex: r, eventMilliseconds: a.milliseconds,
+              reason: .fastArrivalMinutePassed))
         }
         if let d = record.pendingDeparture, d.milliseconds + rules.departureSettleMilliseconds == deadline {
-          crossings.append(Crossing(kind: .departure, recordIndex: r, eventMilliseconds: d.milliseconds, reason: .minuteWithoutReturn))
+          crossings.append(
+            Crossing(
+              kind: .departure, recordIndex: r, eventMilliseconds: d.milliseconds,
+              reason: .minuteWithoutReturn))
         }
       }
       announce(crossings, decidedAt: deadline, &context)
@@ -359,7 +384,8 @@ public struct GeofenceEngine: Sendable {
       if r != smallestDeparture { reasons.append(.smallerPlaceAnnounced) }
       if r == smallestDeparture { context.state.lastDeparture = mark }
       let place = place(of: context.state.records[r])
-      emitDecided(.departure, reasons, feedOnly: reasons.count > 1, place, mark.milliseconds, t, r, nil, &context)
+      emitDecided(
+        .departure, reasons, feedOnly: reasons.count > 1, place, mark.milliseconds, t, r, nil, &context)
     }
 
     var announcedArrival = false
@@ -373,7 +399,8 @@ public struct GeofenceEngine: Sendable {
         context.state.records[r].quietUntilMilliseconds.map({ arrival.eventMilliseconds >= $0 }) ?? true
       {
         reasons.append(.returnedSoon)
-        context.state.records[r].quietUntilMilliseconds = arrival.eventMilliseconds + rules.quietForMilliseconds
+        context.state.records[r].quietUntilMilliseconds =
+          arrival.eventMilliseconds + rules.quietForMilliseconds
       }
       var journey: Journey?
       if r == smallestArrival, let left = context.state.lastDeparture {
@@ -384,7 +411,8 @@ public struct GeofenceEngine: Sendable {
         context.state.lastDeparture = nil
       }
       let announced = emitDecided(
-        .arrival, reasons, feedOnly: reasons.count > 1, place, arrival.eventMilliseconds, t, r, journey, &context)
+        .arrival, reasons, feedOnly: reasons.count > 1, place, arrival.eventMilliseconds, t, r, journey,
+        &context)
       announcedArrival = announcedArrival || announced
     }
 
@@ -406,7 +434,8 @@ public struct GeofenceEngine: Sendable {
   /// Returns whether it was announced.
   @discardableResult
   private func emitDecided(
-    _ kind: GeofenceEventKind, _ reasons: [GeofenceReason], feedOnly: Bool, _ place: Geofence, _ eventTime: Int64,
+    _ kind: GeofenceEventKind, _ reasons: [GeofenceReason], feedOnly: Bool, _ place: Geofence,
+    _ eventTime: Int64,
     _ decided: Int64, _ record: Int, _ journey: Journey?, _ context: inout Context
   ) -> Bool {
     var reasons = reasons
@@ -438,7 +467,8 @@ public struct GeofenceEngine: Sendable {
     }
     context.events.append(
       GeofenceEvent(
-        kind: kind, outcome: outcome, reasons: reasons, place: place.id, circle: place.circle, person: context.person,
+        kind: kind, outcome: outcome, reasons: reasons, place: place.id, circle: place.circle,
+        person: context.person,
         eventMilliseconds: eventTime, decidedMilliseconds: decided, journey: journey))
   }
 
@@ -447,7 +477,10 @@ public struct GeofenceEngine: Sendable {
   private func evict(_ state: inout PersonGeofenceState) {
     guard state.records.count > 32 else { return }
     let horizon = state.newestMilliseconds == .min ? Int64.min : state.newestMilliseconds - 7 * 86_400_000
-    state.records.removeAll { $0.isIdle && $0.watermarkMilliseconds < horizon && $0.lastDepartureMilliseconds.map { $0 < horizon } ?? true }
+    state.records.removeAll {
+      $0.isIdle && $0.watermarkMilliseconds < horizon
+        && $0.lastDepartureMilliseconds.map { $0 < horizon } ?? true
+    }
     let idle = state.records.filter(\.isIdle)
     if idle.count > 512 {
       let cutoff = idle.map(\.watermarkMilliseconds).sorted()[idle.count - 512]

@@ -71,13 +71,17 @@ public final class GeofenceIndex: Sendable {
       let t = place.radiusMeters / GreatCircle.earthMeanRadiusMeters
       return PlaceData(
         latitude: place.center.latitudeDegrees, longitude: place.center.longitudeDegrees, cosSquared: c * c,
-        sinCos: c * Polynomial.sine(place.center.latitudeDegrees * Self.radiansPerDegree), radius: place.radiusMeters,
-        innerSquared: t * t * 0.996, outerSquared: t * t * 1.004, flat: abs(place.center.latitudeDegrees) <= 80)
+        sinCos: c * Polynomial.sine(place.center.latitudeDegrees * Self.radiansPerDegree),
+        radius: place.radiusMeters,
+        innerSquared: t * t * 0.996, outerSquared: t * t * 1.004,
+        flat: abs(place.center.latitudeDegrees) <= 80)
     }
 
     var pairs: [(Int64, Int32)] = []
     for (i, place) in places.enumerated() {
-      Self.cells(around: place.center, meters: place.radiusMeters, grid: grid) { pairs.append(($0, Int32(i))) }
+      Self.cells(around: place.center, meters: place.radiusMeters, grid: grid) {
+        pairs.append(($0, Int32(i)))
+      }
     }
     // Within a cell, smallest radius first: the first hit is the smallest place.
     pairs.sort {
@@ -130,7 +134,9 @@ public final class GeofenceIndex: Sendable {
   /// Calls `body` with every cell id a circle of `meters` around `center`
   /// may touch (a superset: rows by latitude, columns widened by the row's
   /// largest |latitude|, 1 % and 1 m to spare).
-  static func cells(around center: Coordinate, meters: Double, grid: LatitudeBandGrid, _ body: (Int64) -> Void) {
+  static func cells(
+    around center: Coordinate, meters: Double, grid: LatitudeBandGrid, _ body: (Int64) -> Void
+  ) {
     let reach = (meters * 1.01 + 1) / metersPerDegree
     let south = max(-90, center.latitudeDegrees - reach)
     let north = min(90, center.latitudeDegrees + reach)
@@ -233,7 +239,8 @@ public final class GeofenceIndex: Sendable {
       if q <= place.innerSquared { return true }
       if q >= place.outerSquared { return false }
     }
-    return isWithin(place.radius, of: index, Coordinate(latitudeDegrees: latitude, longitudeDegrees: longitude))
+    return isWithin(
+      place.radius, of: index, Coordinate(latitudeDegrees: latitude, longitudeDegrees: longitude))
   }
 
   /// Calls `body` with the index of every place whose circle holds `point`
@@ -268,7 +275,9 @@ public final class GeofenceIndex: Sendable {
   /// SPEC §3 placeAt: the smallest place holding `point`, else the place
   /// with the nearest centre among those whose edge is within `capMeters`
   /// (ties: the lower index), else nil. O(cells within the cap).
-  public func placeAt(_ point: Coordinate, capMeters: Double = GeofenceRules().placeAtNearestCapMeters) -> Int? {
+  public func placeAt(_ point: Coordinate, capMeters: Double = GeofenceRules().placeAtNearestCapMeters)
+    -> Int?
+  {
     if let inside = smallestContaining(point) { return inside }
     var best: Int?
     var bestDistance = Double.infinity

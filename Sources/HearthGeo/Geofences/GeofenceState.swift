@@ -59,7 +59,9 @@ struct FixPoint: Sendable, Hashable, Codable {
   var latitudeDegrees: Double
   var longitudeDegrees: Double
   var milliseconds: Int64
-  var coordinate: Coordinate { Coordinate(latitudeDegrees: latitudeDegrees, longitudeDegrees: longitudeDegrees) }
+  var coordinate: Coordinate {
+    Coordinate(latitudeDegrees: latitudeDegrees, longitudeDegrees: longitudeDegrees)
+  }
 }
 
 struct DepartureMark: Sendable, Hashable, Codable {

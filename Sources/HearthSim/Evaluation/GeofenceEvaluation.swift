@@ -30,9 +30,13 @@ public enum GeofenceEvaluation {
     public var arrivalLatencySeconds: [Double] = []
     public var departureLatencySeconds: [Double] = []
 
-    public var arrivalPrecision: Double { Double(arrivalsAnnouncedMatching) / Double(max(1, arrivalsAnnounced)) }
+    public var arrivalPrecision: Double {
+      Double(arrivalsAnnouncedMatching) / Double(max(1, arrivalsAnnounced))
+    }
     public var arrivalRecall: Double { Double(visitsWithArrival) / Double(max(1, visits - seededVisits)) }
-    public var departurePrecision: Double { Double(departuresAnnouncedMatching) / Double(max(1, departuresAnnounced)) }
+    public var departurePrecision: Double {
+      Double(departuresAnnouncedMatching) / Double(max(1, departuresAnnounced))
+    }
     public var departureRecall: Double { Double(visitsWithDeparture) / Double(max(1, endedVisits)) }
   }
 
@@ -53,11 +57,13 @@ public enum GeofenceEvaluation {
       from: FixColumns([
         Fix(
           timeMilliseconds: day.options.startEpochMilliseconds - 1000, latitudeDegrees: home.latitudeDegrees,
-          longitudeDegrees: home.longitudeDegrees, horizontalAccuracyMeters: 10, user: UserID(day.options.user))
+          longitudeDegrees: home.longitudeDegrees, horizontalAccuracyMeters: 10,
+          user: UserID(day.options.user))
       ]), state: &state)
     var events: [GeofenceEvent] = []
     for upload in day.uploads where upload.device.rawValue == 1 {
-      events += engine.process(upload.fixes, receivedAtMilliseconds: upload.receivedMilliseconds, state: &state)
+      events += engine.process(
+        upload.fixes, receivedAtMilliseconds: upload.receivedMilliseconds, state: &state)
     }
     events += engine.advance(to: day.options.startEpochMilliseconds + 86_400_000 + 3_600_000, state: &state)
     return events
@@ -82,7 +88,9 @@ public enum GeofenceEvaluation {
     let place = day.places[visit.place]
     let truth = day.truth
     let start = day.options.startEpochMilliseconds
-    func distance(_ s: Int) -> Double { GreatCircle.distanceMeters(from: place.center, to: truth.coordinate(at: s)) }
+    func distance(_ s: Int) -> Double {
+      GreatCircle.distanceMeters(from: place.center, to: truth.coordinate(at: s))
+    }
     var first = Int((visit.arriveMilliseconds - start) / 1000)
     while first > 0 && distance(first - 1) <= place.radiusMeters { first -= 1 }
     var last = Int((visit.leaveMilliseconds - start) / 1000)
@@ -101,7 +109,8 @@ public enum GeofenceEvaluation {
     /// The first announced or fed event of `kind` at the visit's place near `time`.
     func found(_ kind: GeofenceEventKind, _ visit: VisitLabel, _ time: Int64) -> GeofenceEvent? {
       events.first {
-        $0.kind == kind && $0.place == UInt32(visit.place) && ($0.outcome == .announced || $0.outcome == .feedOnly)
+        $0.kind == kind && $0.place == UInt32(visit.place)
+          && ($0.outcome == .announced || $0.outcome == .feedOnly)
           && near($0.eventMilliseconds, time)
       }
     }
@@ -130,7 +139,8 @@ public enum GeofenceEvaluation {
     for event in announced {
       let place = Int(event.place)
       let matches = zip(day.labels.visits, edges).contains { visit, edge in
-        visit.place == place && near(event.eventMilliseconds, event.kind == .arrival ? edge.arrive : edge.leave)
+        visit.place == place
+          && near(event.eventMilliseconds, event.kind == .arrival ? edge.arrive : edge.leave)
       }
       if event.kind == .arrival {
         m.arrivalsAnnounced += 1
@@ -138,7 +148,8 @@ public enum GeofenceEvaluation {
         // The way back in after a departure an outlier caused.
         if !matches
           && outlierDepartures.contains(where: {
-            $0.0 == event.place && event.eventMilliseconds - $0.1 <= 3_600_000 && event.eventMilliseconds > $0.1
+            $0.0 == event.place && event.eventMilliseconds - $0.1 <= 3_600_000
+              && event.eventMilliseconds > $0.1
           })
         {
           m.falseAfterOutlier += 1

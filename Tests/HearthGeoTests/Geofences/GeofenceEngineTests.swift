@@ -125,7 +125,10 @@ struct GeofenceEngineTests {
   @Test("arrivals at 5 m/s or more wait; the far side cancels, anything else confirms")
   func fastArrival() {
     var slow = W()
-    #expect(W.summary(slow.feed([W.fix(300, 0, bearing: 270), W.fix(50, 10, bearing: 270, speed: 4.999)])) == ["arrival announced 1"])
+    #expect(
+      W.summary(slow.feed([W.fix(300, 0, bearing: 270), W.fix(50, 10, bearing: 270, speed: 4.999)])) == [
+        "arrival announced 1"
+      ])
 
     // Driving west to east through the place: in at 50 m west, out 150 m east.
     var past = W()
@@ -139,14 +142,16 @@ struct GeofenceEngineTests {
     var stays = W()
     stays.feed([W.fix(300, 0, bearing: 270, speed: 12), W.fix(50, 20, bearing: 270, speed: 12)])
     let confirmed = stays.feed([W.fix(5, 30, speed: 1)])
-    #expect(W.summary(confirmed) == ["arrival announced 1"] && confirmed[0].reasons == [.fastArrivalConfirmed])
+    #expect(
+      W.summary(confirmed) == ["arrival announced 1"] && confirmed[0].reasons == [.fastArrivalConfirmed])
     #expect(confirmed[0].eventMilliseconds == W.t0 + 20_000)
 
     // Turned back: the next fix is outside on the near side: the arrival stands.
     var turned = W()
     turned.feed([W.fix(300, 0, bearing: 270, speed: 12), W.fix(50, 20, bearing: 270, speed: 12)])
-    #expect(W.summary(turned.feed([W.fix(150, 30, bearing: 270, speed: 12)]))
-      == ["arrival announced 1", "departure pending 1"])
+    #expect(
+      W.summary(turned.feed([W.fix(150, 30, bearing: 270, speed: 12)]))
+        == ["arrival announced 1", "departure pending 1"])
 
     // No next fix: announced when the minute is up (inclusive).
     var quiet = W()
@@ -189,7 +194,8 @@ struct GeofenceEngineTests {
     w.feed([W.fix(0, 400)])  // quick return at 400 s: quiet until 1300 s
     w.feed([W.fix(300, 1299.999)])
     let quietDeparture = w.feed([W.fix(300, 1310)])
-    #expect(quietDeparture[0].reasons == [.secondFixClear, .placeQuiet] && quietDeparture[0].outcome == .feedOnly)
+    #expect(
+      quietDeparture[0].reasons == [.secondFixClear, .placeQuiet] && quietDeparture[0].outcome == .feedOnly)
     var v = W()
     v.feed([W.fix(0, 0)])
     v.feed([W.fix(300, 100)])
@@ -216,10 +222,12 @@ struct GeofenceEngineTests {
     }
   }
 
-  @Test("an arrival elsewhere drops a waiting departure; a departure confirmed inside another place is feed only")
+  @Test(
+    "an arrival elsewhere drops a waiting departure; a departure confirmed inside another place is feed only")
   func arrivalElsewhere() {
     let work = Geofence(
-      id: 2, center: GreatCircle.destination(from: W.home, initialBearingDegrees: 90, distanceMeters: 400), radiusMeters: 100)
+      id: 2, center: GreatCircle.destination(from: W.home, initialBearingDegrees: 90, distanceMeters: 400),
+      radiusMeters: 100)
     var w = W([Geofence(id: 1, center: W.home, radiusMeters: 100), work])
     w.feed([W.fix(0, 0)])
     #expect(W.summary(w.feed([W.fix(200, 10)])) == ["departure pending 1"])
@@ -230,7 +238,8 @@ struct GeofenceEngineTests {
     // A place overlapping home's band: the fix that leaves home arrives
     // there; the departure that began waiting on it is dropped.
     let near = Geofence(
-      id: 3, center: GreatCircle.destination(from: W.home, initialBearingDegrees: 90, distanceMeters: 140), radiusMeters: 20)
+      id: 3, center: GreatCircle.destination(from: W.home, initialBearingDegrees: 90, distanceMeters: 140),
+      radiusMeters: 20)
     var v = W([Geofence(id: 1, center: W.home, radiusMeters: 100), near])
     v.feed([W.fix(0, 0)])
     let dropped = v.feed([W.fix(145, 10)])
@@ -242,7 +251,8 @@ struct GeofenceEngineTests {
   @Test("an arrival carries the journey since the departure it answers")
   func journey() {
     let work = Geofence(
-      id: 2, center: GreatCircle.destination(from: W.home, initialBearingDegrees: 90, distanceMeters: 3000), radiusMeters: 100)
+      id: 2, center: GreatCircle.destination(from: W.home, initialBearingDegrees: 90, distanceMeters: 3000),
+      radiusMeters: 100)
     var w = W([Geofence(id: 1, center: W.home, radiusMeters: 100), work])
     var fixes = [W.fix(0, 0)]
     for k in 1...20 { fixes.append(W.fix(Double(k) * 150, Double(k) * 20)) }
@@ -267,7 +277,9 @@ struct GeofenceEngineTests {
     #expect(w.feed(Array(batch.prefix(2))).isEmpty)
 
     var r = W()
-    r.engine.reseed(UserID(1), from: FixColumns([W.fix(0, 0, accuracy: 150), W.fix(10, 5), W.fix(500, 9, accuracy: 101)]), state: &r.state)
+    r.engine.reseed(
+      UserID(1), from: FixColumns([W.fix(0, 0, accuracy: 150), W.fix(10, 5), W.fix(500, 9, accuracy: 101)]),
+      state: &r.state)
     #expect(r.state.placesInside(UserID(1)) == [1])
     #expect(W.summary(r.feed([W.fix(200, 30)])) == ["departure pending 1"])
     // Only a fix at least as sharp as 100 m seeds.
@@ -276,7 +288,9 @@ struct GeofenceEngineTests {
     #expect(n.state.placesInside(UserID(1)).isEmpty)
   }
 
-  @Test("an over-confident outlier next to home (200 m off, claiming 2 m): the minute absorbs it, a sleeping phone does not")
+  @Test(
+    "an over-confident outlier next to home (200 m off, claiming 2 m): the minute absorbs it, a sleeping phone does not"
+  )
   func overConfidentOutlier() {
     var w = W()
     var fixes: [Fix] = []

@@ -12,7 +12,8 @@ struct GeofenceIndexTests {
     var places: [Geofence] = []
     var points: [Coordinate] = []
     for i in 0..<count {
-      let latitude = i % 10 == 0 ? g.nextDouble(in: 80, 89.9) * (g.nextUnit() < 0.5 ? -1 : 1) : g.nextDouble(in: -80, 80)
+      let latitude =
+        i % 10 == 0 ? g.nextDouble(in: 80, 89.9) * (g.nextUnit() < 0.5 ? -1 : 1) : g.nextDouble(in: -80, 80)
       let longitude = i % 7 == 0 ? 179.99 * (g.nextUnit() < 0.5 ? -1 : 1) : g.nextDouble(in: -180, 180)
       let radius = g.nextDouble(in: 20, 5000)
       let center = point(latitude, longitude)
@@ -20,7 +21,8 @@ struct GeofenceIndexTests {
       for _ in 0..<4 {
         let distance = radius * g.nextDouble(in: 0.98, 1.02)
         points.append(
-          GreatCircle.destination(from: center, initialBearingDegrees: g.nextDouble(in: 0, 360), distanceMeters: distance))
+          GreatCircle.destination(
+            from: center, initialBearingDegrees: g.nextDouble(in: 0, 360), distanceMeters: distance))
       }
     }
     return (places, points)
@@ -65,7 +67,9 @@ struct GeofenceIndexTests {
     var out = [Int32](repeating: 7, count: points.count)
     lat.withUnsafeBufferPointer { a in
       lon.withUnsafeBufferPointer { b in
-        out.withUnsafeMutableBufferPointer { index.smallestContaining(latitudesDegrees: a, longitudesDegrees: b, into: $0) }
+        out.withUnsafeMutableBufferPointer {
+          index.smallestContaining(latitudesDegrees: a, longitudesDegrees: b, into: $0)
+        }
       }
     }
     for (k, p) in points.enumerated() {
@@ -79,9 +83,11 @@ struct GeofenceIndexTests {
     let home = point(48.137, 11.575)
     let big = Geofence(id: 1, center: home, radiusMeters: 500)
     let small = Geofence(
-      id: 2, center: GreatCircle.destination(from: home, initialBearingDegrees: 90, distanceMeters: 100), radiusMeters: 50)
+      id: 2, center: GreatCircle.destination(from: home, initialBearingDegrees: 90, distanceMeters: 100),
+      radiusMeters: 50)
     let far = Geofence(
-      id: 3, center: GreatCircle.destination(from: home, initialBearingDegrees: 0, distanceMeters: 5000), radiusMeters: 100)
+      id: 3, center: GreatCircle.destination(from: home, initialBearingDegrees: 0, distanceMeters: 5000),
+      radiusMeters: 100)
     let index = GeofenceIndex(places: [big, small, far])
     #expect(index.placeAt(small.center) == 1)  // inside both: the smaller
     #expect(index.placeAt(home) == 0)

@@ -14,7 +14,8 @@ struct GeofencePropertyTests {
     Geofence(id: 1, center: W.home, radiusMeters: 150),
     Geofence(id: 2, center: W.home, radiusMeters: 60),
     Geofence(
-      id: 3, center: GreatCircle.destination(from: W.home, initialBearingDegrees: 45, distanceMeters: 600), radiusMeters: 120),
+      id: 3, center: GreatCircle.destination(from: W.home, initialBearingDegrees: 45, distanceMeters: 600),
+      radiusMeters: 120),
   ]
 
   /// A random walk of up to 25 min: fixes 5–90 s apart, some network, some
@@ -33,14 +34,16 @@ struct GeofencePropertyTests {
           distanceMeters: g.nextDouble(in: 0, 300))
       } else {
         position = GreatCircle.destination(
-          from: position, initialBearingDegrees: g.nextDouble(in: 0, 360), distanceMeters: g.nextDouble(in: 0, 120))
+          from: position, initialBearingDegrees: g.nextDouble(in: 0, 360),
+          distanceMeters: g.nextDouble(in: 0, 120))
       }
       let accuracy = roll < 0.2 ? g.nextDouble(in: 101, 260) : g.nextDouble(in: 3, 60)
       let speed: Double? = g.nextUnit() < 0.3 ? g.nextDouble(in: 0, 15) : (g.nextUnit() < 0.5 ? nil : 0.5)
       fixes.append(
         Fix(
           timeMilliseconds: W.t0 + Int64(t * 1000), latitudeDegrees: position.latitudeDegrees,
-          longitudeDegrees: position.longitudeDegrees, horizontalAccuracyMeters: accuracy, speedMetersPerSecond: speed,
+          longitudeDegrees: position.longitudeDegrees, horizontalAccuracyMeters: accuracy,
+          speedMetersPerSecond: speed,
           headingDegrees: g.nextUnit() < 0.5 ? g.nextDouble(in: 0, 360) : nil, user: UserID(1)))
     }
     return fixes
@@ -49,7 +52,8 @@ struct GeofencePropertyTests {
   static let engine = GeofenceEngine(places: places)
 
   func batch(_ fixes: [Fix], _ state: inout GeofenceState) -> [GeofenceEvent] {
-    Self.engine.process(FixColumns(fixes), receivedAtMilliseconds: fixes.map(\.timeMilliseconds).max()!, state: &state)
+    Self.engine.process(
+      FixColumns(fixes), receivedAtMilliseconds: fixes.map(\.timeMilliseconds).max()!, state: &state)
   }
 
   @Test("stream (one fix at a time) == one batch == any split into timely batches", arguments: UInt64(1)...60)
@@ -105,7 +109,9 @@ struct GeofencePropertyTests {
     #expect(state == before)
   }
 
-  @Test("no flapping: any sequence of sharp fixes inside radius + 40 m gives one arrival and nothing else", arguments: UInt64(1)...40)
+  @Test(
+    "no flapping: any sequence of sharp fixes inside radius + 40 m gives one arrival and nothing else",
+    arguments: UInt64(1)...40)
   func noFlapping(seed: UInt64) {
     var g = SeededGenerator(seed: seed)
     let place = Geofence(id: 1, center: W.home, radiusMeters: g.nextDouble(in: 30, 300))
@@ -115,10 +121,12 @@ struct GeofencePropertyTests {
       fixes.append(
         W.fix(
           g.nextDouble(in: 0, place.radiusMeters + 40) * 0.99999, Double(k) * g.nextDouble(in: 1, 120),
-          bearing: g.nextDouble(in: 0, 360), accuracy: g.nextDouble(in: 1, 100), speed: g.nextDouble(in: 0, 8)))
+          bearing: g.nextDouble(in: 0, 360), accuracy: g.nextDouble(in: 1, 100), speed: g.nextDouble(in: 0, 8)
+        ))
     }
     fixes.sort { $0.timeMilliseconds < $1.timeMilliseconds }
-    let events = w.feed(fixes) + w.engine.advance(to: fixes.last!.timeMilliseconds + 3_600_000, state: &w.state)
+    let events =
+      w.feed(fixes) + w.engine.advance(to: fixes.last!.timeMilliseconds + 3_600_000, state: &w.state)
     #expect(events.filter { $0.outcome != .pending }.map(\.kind) == [.arrival], "\(W.summary(events))")
   }
 }

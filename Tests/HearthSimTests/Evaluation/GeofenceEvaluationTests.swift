@@ -37,7 +37,8 @@ struct GeofenceEvaluationTests {
     return (trace.fixes, trace.providerFixes["network"] ?? FixColumns(), places)
   }
 
-  @Test("a real drive with its network fixes: one departure, one arrival, and the network fixes change nothing")
+  @Test(
+    "a real drive with its network fixes: one departure, one arrival, and the network fixes change nothing")
   func realDrive() throws {
     let (fixes, network, places) = try Self.realDrive()
     #expect(network.count == 758)
@@ -46,16 +47,21 @@ struct GeofenceEvaluationTests {
       var state = GeofenceState()
       // Uploaded a minute at a time, as the phone would.
       var events: [GeofenceEvent] = []
-      let order = batch.timeMilliseconds.indices.sorted { batch.timeMilliseconds[$0] < batch.timeMilliseconds[$1] }
+      let order = batch.timeMilliseconds.indices.sorted {
+        batch.timeMilliseconds[$0] < batch.timeMilliseconds[$1]
+      }
       var chunk: [Int] = []
       for i in order {
         if let first = chunk.first, batch.timeMilliseconds[i] - batch.timeMilliseconds[first] >= 60_000 {
-          events += engine.process(batch.selecting(chunk), receivedAtMilliseconds: batch.timeMilliseconds[chunk.last!], state: &state)
+          events += engine.process(
+            batch.selecting(chunk), receivedAtMilliseconds: batch.timeMilliseconds[chunk.last!], state: &state
+          )
           chunk = []
         }
         chunk.append(i)
       }
-      events += engine.process(batch.selecting(chunk), receivedAtMilliseconds: batch.timeMilliseconds[chunk.last!], state: &state)
+      events += engine.process(
+        batch.selecting(chunk), receivedAtMilliseconds: batch.timeMilliseconds[chunk.last!], state: &state)
       return events + engine.advance(to: batch.timeMilliseconds.max()! + 3_600_000, state: &state)
     }
     var merged = fixes
@@ -65,7 +71,9 @@ struct GeofenceEvaluationTests {
     let summary = with.map { "\($0.kind.rawValue) \($0.outcome.rawValue) \($0.place)" }
     #expect(summary == ["arrival announced 1", "departure announced 1", "arrival announced 2"], "\(with)")
     let confirmed = { (events: [GeofenceEvent]) in
-      events.filter { $0.outcome == .announced }.map { "\($0.kind) \($0.place) \($0.eventMilliseconds / 60_000)" }
+      events.filter { $0.outcome == .announced }.map {
+        "\($0.kind) \($0.place) \($0.eventMilliseconds / 60_000)"
+      }
     }
     #expect(confirmed(with) == confirmed(without))
     // Network fixes a kilometre or more out never took anyone out of the car park.

@@ -1,0 +1,95 @@
+/// SPEC §4 agreed speed: the speed quoted for a stretch is the fastest that
+/// two neighbouring fixes agree on, never faster than the ground between
+/// two sharp fixes allows. Trip cards, speed alerts and the sudden-stop check
+/// all use it, so they never disagree.
+///
+/// Choices (docs/guides/speed-and-stops.md):
+/// - Two neighbours agree on the slower of their measured speeds. A fix with
+///   no measured speed contributes its ground speed from the other neighbour
+///   (distance / time), so unmeasured speeds are derived.
+/// - *Sharp* = accuracy ≤ 30 m (the same line that decides whether an
+///   Android zero is a real stop). Between two sharp fixes the agreed speed
+///   is capped at (distance + half the sum of the two accuracies) / time:
+///   each fix may sit up to its accuracy off, and on average half of that
+///   works against the cap.
+/// - Pairs less than 0.5 s apart (duplicates, reordered uploads) agree on
+///   nothing (nil).
+public struct AgreedSpeedRules: Sendable, Hashable, Codable {
+  public var sharpAccuracyMeters = 30.0
+  public var accuracyAllowanceFraction = 0.5
+  public var minimumIntervalMilliseconds: Int64 = 500
+
+  public init() {}
+}
+
+public enum AgreedSpeed {
+  /// Where a pair's agreed speed came from.
+  public enum Source: String, Sendable, Hashable, Codable {
+    /// The slower of two measured speeds.
+    case bothMeasured
+    /// One measured, the other derived from the ground.
+    case oneMeasured
+    /// Neither measured: the ground speed.
+    case ground
+    /// Lowered to what the ground between two sharp fixes allows.
+    case cappedByGround
+  }
+
+  /// The agreed speed of two neighbouring fixes (a before b), m/s, and where
+  /// it came from; nil when they are too close in time to say.
+  /// - Complexity: O(1): one great-circle distance.
+  public static func pair(
+    _ a: Fix, _ b: Fix, rules: AgreedSpeedRules = AgreedSpeedRules()
+  ) -> (metersPerSecond: Double, source: Source)? {
+    pair(
+      timeA: a.timeMilliseconds, a.coordinate, a.horizontalAccuracyMeters, a.speedMetersPerSecond,
+      timeB: b.timeMilliseconds, b.coordinate, b.horizontalAccuracyMeters, b.speedMetersPerSecond, rules: rules)
+  }
+
+  @inline(__always)
+  static func pair(
+    timeA: Int64, _ a: Coordinate, _ accuracyA: Double, _ speedA: Double?,
+    timeB: Int64, _ b: Coordinate, _ accuracyB: Double, _ speedB: Double?, rules: AgreedSpeedRules
+  ) -> (metersPerSecond: Double, source: Source)? {
+    let interval = timeB - timeA
+    guard interval >= rules.minimumIntervalMilliseconds else { return nil }
+    let seconds = Double(interval) / 1000
+    let distance = GreatCircle.distanceMeters(from: a, to: b)
+    guard distance.isFinite else { return nil }
+    let ground = distance / seconds
+    var speed: Double
+    var source: Source
+    switch (speedA, speedB) {
+    case (let x?, let y?):
+      (speed, source) = (min(x, y), .bothMeasured)
+    case (let x?, nil), (nil, let x?):
+      (speed, source) = (min(x, ground), .oneMeasured)
+    case (nil, nil):
+      (speed, source) = (ground, .ground)
+    }
+    if accuracyA <= rules.sharpAccuracyMeters && accuracyB <= rules.sharpAccuracyMeters {
+      let cap = (distance + rules.accuracyAllowanceFraction * (accuracyA + accuracyB)) / seconds
+      if speed > cap { (speed, source) = (cap, .cappedByGround) }
+    }
+    return (speed, source)
+  }
+
+  /// Per-pair agreed speeds of a track in time order: element i is the pair
+  /// (i − 1, i); element 0 is nil. Identical to `pair` on each neighbour.
+  /// - Complexity: O(n).
+  public static func pairs(_ fixes: FixColumns, rules: AgreedSpeedRules = AgreedSpeedRules()) -> [Double?] {
+    var out: [Double?] = [nil]
+    out.reserveCapacity(fixes.count)
+    guard fixes.count > 1 else { return fixes.isEmpty ? [] : out }
+    for i in 1..<fixes.count {
+      out.append(pair(fixes[i - 1], fixes[i], rules: rules)?.metersPerSecond)
+    }
+    return out
+  }
+
+  /// The agreed speed of a stretch: the fastest of its pairs (nil when no
+  /// pair says anything). O(n).
+  public static func stretch(_ fixes: FixColumns, rules: AgreedSpeedRules = AgreedSpeedRules()) -> Double? {
+    pairs(fixes, rules: rules).compactMap { $0 }.max()
+  }
+}

@@ -1,0 +1,64 @@
+/// SPEC §6 live trail: which fixes go into the drawn line, and which gaps
+/// are drawn dashed.
+///
+/// Choices: a fix is left out when its accuracy is more than 3× the median
+/// of the last five drawn fixes and worse than 50 m ("far looser than the
+/// last few"), or when it is under 5 m from the last drawn fix. A silence
+/// of more than 2 min between two drawn fixes is dashed.
+public struct LiveTrailRules: Sendable, Hashable, Codable {
+  public var looserFactor = 3.0
+  public var looserFloorMeters = 50.0
+  public var recentCount = 5
+  public var minimumStepMeters = 5.0
+  public var dashedGapMilliseconds: Int64 = 120_000
+
+  public init() {}
+}
+
+public struct LiveTrail: Sendable, Hashable, Codable {
+  public enum Omission: String, Sendable, Hashable, Codable {
+    case farLooserThanRecent, stepUnderFiveMeters
+  }
+  /// One drawn point: the fix index and whether the segment into it is dashed.
+  public struct Point: Sendable, Hashable, Codable {
+    public var index: Int
+    public var dashedFromPrevious: Bool
+  }
+
+  /// A fix left out of the line, and why.
+  public struct Omitted: Sendable, Hashable, Codable {
+    public var index: Int
+    public var reason: Omission
+  }
+
+  public var points: [Point] = []
+  public var omitted: [Omitted] = []
+
+  /// The trail of `fixes` (time order). O(n).
+  public init(_ fixes: FixColumns, rules: LiveTrailRules = LiveTrailRules()) {
+    var recent: [Double] = []
+    var last: Int?
+    for i in 0..<fixes.count {
+      let accuracy = fixes.horizontalAccuracyMeters[i]
+      if recent.count >= 1 {
+        let median = recent.sorted()[recent.count / 2]
+        if accuracy > rules.looserFactor * median && accuracy > rules.looserFloorMeters {
+          omitted.append(Omitted(index: i, reason: .farLooserThanRecent))
+          continue
+        }
+      }
+      if let l = last {
+        let step = GreatCircle.distanceMeters(from: fixes[l].coordinate, to: fixes[i].coordinate)
+        if step < rules.minimumStepMeters {
+          omitted.append(Omitted(index: i, reason: .stepUnderFiveMeters))
+          continue
+        }
+      }
+      let dashed = last.map { fixes.timeMilliseconds[i] - fixes.timeMilliseconds[$0] > rules.dashedGapMilliseconds } ?? false
+      points.append(Point(index: i, dashedFromPrevious: dashed))
+      last = i
+      recent.append(accuracy)
+      if recent.count > rules.recentCount { recent.removeFirst() }
+    }
+  }
+}

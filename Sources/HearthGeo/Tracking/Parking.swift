@@ -1,0 +1,183 @@
+/// SPEC §6 parking ("stop call") and the park fix.
+public struct ParkingRules: Sendable, Hashable, Codable {
+  /// Parked once the phone stays this long inside the parking circle, ms.
+  public var stayMilliseconds: Int64 = 5 * 60_000
+  /// The parking circle's radius: 60 m, or 1.5 × the distance filter where wider.
+  public var minimumRadiusMeters = 60.0
+  public var distanceFilterMultiple = 1.5
+  public var distanceFilterMeters = 60.0
+  /// Only a fix at least this sharp can end a stop, m.
+  public var leaveAccuracyMeters = 100.0
+  /// The journey guard: travelled more than this in the last 10 min (m) or
+  /// this fast in the last 3 min (m/s) → a `still` verdict alone does not park.
+  public var guardDistanceMeters = 400.0
+  public var guardDistanceWindowMilliseconds: Int64 = 10 * 60_000
+  public var guardSpeedMetersPerSecond = 3.0
+  public var guardSpeedWindowMilliseconds: Int64 = 3 * 60_000
+  /// Park fix: made up if no fresh fix comes within this long of parking, ms…
+  public var parkFixAfterMilliseconds: Int64 = 30_000
+  /// …from the newest real fix if younger than this, else from the anchor, ms.
+  public var parkFixFromFixWithinMilliseconds: Int64 = 2 * 60_000
+
+  public init() {}
+
+  /// 60 m, or 1.5 × the distance filter where wider (60 m filter → 90 m).
+  public var radiusMeters: Double { max(minimumRadiusMeters, distanceFilterMultiple * distanceFilterMeters) }
+}
+
+public struct ParkingDecision: Sendable, Hashable, Codable {
+  public enum Reason: String, Sendable, Hashable, Codable {
+    /// A new anchor: the stay starts here.
+    case newAnchor
+    /// Still inside the circle, not long enough yet.
+    case insideNotLongEnough
+    /// Five minutes inside the circle: parked.
+    case parkedByPosition
+    /// A `still` verdict with no recent journey: parked.
+    case parkedByStillVerdict
+    /// A `still` verdict during the journey guard: the position must agree first.
+    case stillIgnoredJourneyGuard
+    /// Parked, and this fix does not end it (inside, or not clear by its error, or too loose).
+    case stillParked
+    /// A sharp fix clear of the anchor by more than its own error: moving again.
+    case leftParking
+  }
+  public var parked: Bool
+  public var reason: Reason
+}
+
+/// The parking state machine of one phone. A plain `Codable` value.
+public struct ParkingDetector: Sendable, Hashable, Codable {
+  public var rules: ParkingRules
+  public private(set) var parked = false
+  /// The anchor: where the current stay began.
+  public private(set) var anchor: Fix?
+  /// When the phone parked, and whether a real fix arrived since.
+  public private(set) var parkedAtMilliseconds: Int64?
+  private var freshFixSinceParking = false
+  private var parkFixMade = false
+  /// Recent fixes for the journey guard (time, position, speed), ≤ 10 min.
+  private var recent: [Fix] = []
+
+  public init(rules: ParkingRules = ParkingRules()) { self.rules = rules }
+
+  /// The journey guard at `time`: travelled > 400 m in the last 10 min, or
+  /// ≥ 3 m/s in the last 3 min.
+  public func journeyGuardActive(at time: Int64) -> Bool {
+    var travelled = 0.0
+    for (a, b) in zip(recent, recent.dropFirst()) where time - b.timeMilliseconds <= rules.guardDistanceWindowMilliseconds {
+      travelled += GreatCircle.distanceMeters(from: a.coordinate, to: b.coordinate)
+    }
+    let fast = recent.contains {
+      time - $0.timeMilliseconds <= rules.guardSpeedWindowMilliseconds
+        && ($0.speedMetersPerSecond ?? 0) >= rules.guardSpeedMetersPerSecond
+    }
+    return travelled > rules.guardDistanceMeters || fast
+  }
+
+  /// Offers a fix (time order); `still` on the fix's activity counts as the
+  /// classifier's verdict. O(recent fixes).
+  public mutating func offer(_ fix: Fix) -> ParkingDecision {
+    let time = fix.timeMilliseconds
+    let guardActive = journeyGuardActive(at: time)
+    recent.append(fix)
+    recent.removeAll { time - $0.timeMilliseconds > rules.guardDistanceWindowMilliseconds }
+    if parked {
+      freshFixSinceParking = true
+      guard let anchor else { return ParkingDecision(parked: true, reason: .stillParked) }
+      let distance = GreatCircle.distanceMeters(from: anchor.coordinate, to: fix.coordinate)
+      let accuracy = fix.horizontalAccuracyMeters
+      if accuracy <= rules.leaveAccuracyMeters && distance > rules.radiusMeters + accuracy {
+        parked = false
+        parkedAtMilliseconds = nil
+        self.anchor = fix
+        return ParkingDecision(parked: false, reason: .leftParking)
+      }
+      return ParkingDecision(parked: true, reason: .stillParked)
+    }
+    guard let anchor, GreatCircle.distanceMeters(from: anchor.coordinate, to: fix.coordinate) <= rules.radiusMeters
+    else {
+      self.anchor = fix
+      if fix.activity == .still { return stillVerdict(guardActive, time) }
+      return ParkingDecision(parked: false, reason: .newAnchor)
+    }
+    if time - anchor.timeMilliseconds >= rules.stayMilliseconds {
+      park(at: time)
+      return ParkingDecision(parked: true, reason: .parkedByPosition)
+    }
+    if fix.activity == .still { return stillVerdict(guardActive, time) }
+    return ParkingDecision(parked: false, reason: .insideNotLongEnough)
+  }
+
+  private mutating func stillVerdict(_ guardActive: Bool, _ time: Int64) -> ParkingDecision {
+    if guardActive { return ParkingDecision(parked: false, reason: .stillIgnoredJourneyGuard) }
+    park(at: time)
+    return ParkingDecision(parked: true, reason: .parkedByStillVerdict)
+  }
+
+  private mutating func park(at time: Int64) {
+    parked = true
+    parkedAtMilliseconds = time
+    freshFixSinceParking = false
+    parkFixMade = false
+  }
+
+  /// SPEC §6 park fix: when the phone parked and no fresh fix came within
+  /// 30 s, one is made up, once: from the newest real fix with its accuracy
+  /// if under 2 min old, else from the anchor; dated `now`, `still`, source
+  /// `park`. Nil when none is due.
+  public mutating func parkFix(now: Int64) -> Fix? {
+    guard parked, !parkFixMade, !freshFixSinceParking, let parkedAt = parkedAtMilliseconds,
+      now - parkedAt >= rules.parkFixAfterMilliseconds
+    else { return nil }
+    parkFixMade = true
+    var base = anchor!
+    if let newest = recent.last, now - newest.timeMilliseconds < rules.parkFixFromFixWithinMilliseconds { base = newest }
+    base.timeMilliseconds = now
+    base.activity = .still
+    base.source = .park
+    base.speedMetersPerSecond = 0
+    return base
+  }
+}
+
+/// SPEC §6 late batches: the tracker's activity verdicts kept for an hour,
+/// so fixes handed over late are labelled with what the tracker believed
+/// when each was recorded.
+public struct ActivityTimeline: Sendable, Hashable, Codable {
+  public var keepMilliseconds: Int64 = 3_600_000
+  private var verdicts: [Verdict] = []
+
+  struct Verdict: Sendable, Hashable, Codable {
+    var time: Int64
+    var activity: Activity
+  }
+
+  public init() {}
+
+  /// Records a verdict (time order) and forgets those older than an hour before it.
+  public mutating func record(_ activity: Activity, at time: Int64) {
+    verdicts.append(Verdict(time: time, activity: activity))
+    let horizon = time - keepMilliseconds
+    // Keep the last verdict before the horizon: it still covers the hour's start.
+    if let firstKept = verdicts.lastIndex(where: { $0.time <= horizon }), firstKept > 0 {
+      verdicts.removeFirst(firstKept)
+    }
+  }
+
+  /// The verdict in force at `time` (the latest at or before it), or
+  /// `.unknown` when none that old is kept.
+  public func activity(at time: Int64) -> Activity {
+    verdicts.last { $0.time <= time }?.activity ?? .unknown
+  }
+
+  /// Labels a late batch: each fix gets the activity in force when it was recorded.
+  public func label(_ fixes: FixColumns) -> FixColumns {
+    FixColumns(
+      fixes.fixes.map {
+        var fix = $0
+        fix.activity = activity(at: fix.timeMilliseconds)
+        return fix
+      })
+  }
+}

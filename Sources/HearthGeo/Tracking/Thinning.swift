@@ -1,0 +1,125 @@
+/// SPEC §6 thinning and the driving gate, as the phone applies them to the
+/// fixes its OS hands over.
+public struct ThinningRules: Sendable, Hashable, Codable {
+  /// Off the road: keep a fix once the phone moved this far from the last
+  /// kept one, m (the tracker's distance filter).
+  public var distanceFilterMeters = 60.0
+  /// Near-duplicates: closer than this in time (ms) and space (m) to the last kept fix.
+  public var nearDuplicateMilliseconds: Int64 = 1_000
+  public var nearDuplicateMeters = 1.0
+  /// Driving: at most one fix per this long, ms…
+  public var drivingIntervalMilliseconds: Int64 = 10_000
+  /// …and a distance gate in steps of this many metres: the largest step
+  /// strictly below `gateFraction` of the distance covered in the interval.
+  public var gateStepMeters = 50.0
+  public var gateFraction = 0.9
+  /// Without the OS classifier a drive starts at this speed, m/s ("road speed").
+  public var driveStartMetersPerSecond = 6.0
+  /// A drive ends after this long crawling (below road speed), ms.
+  public var crawlEndsDriveMilliseconds: Int64 = 3 * 60_000
+
+  public init() {}
+
+  /// The driving gate's distance at `speed` m/s: 50 m steps strictly below
+  /// 0.9 × the distance covered in 10 s (50 km/h → 100 m, 70 → 150,
+  /// 100 → 200; 0 below 20 km/h).
+  public func gateMeters(atMetersPerSecond speed: Double) -> Double {
+    let covered = gateFraction * speed * Double(drivingIntervalMilliseconds) / 1000
+    guard covered > gateStepMeters else { return 0 }
+    return gateStepMeters * ((covered / gateStepMeters).rounded(.up) - 1)
+  }
+}
+
+/// What thinning did with one fix.
+public struct ThinningDecision: Sendable, Hashable, Codable {
+  public enum Reason: String, Sendable, Hashable, Codable {
+    case first
+    case nearDuplicate
+    case withinDistanceFilter
+    case movedDistanceFilter
+    case drivingTooSoon
+    case drivingWithinGate
+    case drivingGatePassed
+    /// The first fix below road speed in a drive is kept whatever the gate says.
+    case firstOffRoadSpeed
+  }
+  public var kept: Bool
+  public var reason: Reason
+  /// Whether the phone counts as driving after this fix.
+  public var driving: Bool
+}
+
+/// The thinning state machine (one phone). A plain, `Codable` value.
+public struct Thinner: Sendable, Hashable, Codable {
+  public var rules: ThinningRules
+  private struct Kept: Sendable, Hashable, Codable {
+    var time: Int64
+    var latitude: Double
+    var longitude: Double
+  }
+  private var lastKept: Kept?
+  private var driving = false
+  private var atRoadSpeed = false
+  private var crawlingSince: Int64?
+
+  public init(rules: ThinningRules = ThinningRules()) { self.rules = rules }
+
+  public var isDriving: Bool { driving }
+
+  /// Decides one fix (time order). `classifierSaysDriving`: the OS activity
+  /// verdict when there is one (nil: decide by speed alone). O(1).
+  public mutating func offer(_ fix: Fix, classifierSaysDriving: Bool? = nil) -> ThinningDecision {
+    let speed = fix.speedMetersPerSecond ?? 0
+    let roadSpeed = speed >= rules.driveStartMetersPerSecond
+    // Drive start and end.
+    if !driving && (classifierSaysDriving ?? roadSpeed) {
+      driving = true
+      crawlingSince = nil
+    } else if driving {
+      if classifierSaysDriving == false {
+        driving = false
+      } else if roadSpeed {
+        crawlingSince = nil
+      } else {
+        let since = crawlingSince ?? fix.timeMilliseconds
+        crawlingSince = since
+        if fix.timeMilliseconds - since >= rules.crawlEndsDriveMilliseconds { driving = false }
+      }
+    }
+    let leftRoadSpeed = driving && atRoadSpeed && !roadSpeed
+    atRoadSpeed = driving && roadSpeed
+    guard let last = lastKept else { return keep(fix, .first) }
+    let elapsed = fix.timeMilliseconds - last.time
+    let moved = GreatCircle.distanceMeters(
+      latitude1Degrees: last.latitude, longitude1Degrees: last.longitude, latitude2Degrees: fix.latitudeDegrees,
+      longitude2Degrees: fix.longitudeDegrees)
+    if elapsed < rules.nearDuplicateMilliseconds && moved < rules.nearDuplicateMeters {
+      return ThinningDecision(kept: false, reason: .nearDuplicate, driving: driving)
+    }
+    if leftRoadSpeed { return keep(fix, .firstOffRoadSpeed) }
+    if driving {
+      guard elapsed >= rules.drivingIntervalMilliseconds else {
+        return ThinningDecision(kept: false, reason: .drivingTooSoon, driving: driving)
+      }
+      guard moved >= rules.gateMeters(atMetersPerSecond: speed) else {
+        return ThinningDecision(kept: false, reason: .drivingWithinGate, driving: driving)
+      }
+      return keep(fix, .drivingGatePassed)
+    }
+    guard moved >= rules.distanceFilterMeters else {
+      return ThinningDecision(kept: false, reason: .withinDistanceFilter, driving: driving)
+    }
+    return keep(fix, .movedDistanceFilter)
+  }
+
+  private mutating func keep(_ fix: Fix, _ reason: ThinningDecision.Reason) -> ThinningDecision {
+    lastKept = Kept(time: fix.timeMilliseconds, latitude: fix.latitudeDegrees, longitude: fix.longitudeDegrees)
+    return ThinningDecision(kept: true, reason: reason, driving: driving)
+  }
+
+  /// The batch form: every decision for `fixes` in order, identical to
+  /// offering them one by one. O(n).
+  public mutating func offer(_ fixes: FixColumns) -> [ThinningDecision] {
+    (0..<fixes.count).map { offer(fixes[$0]) }
+  }
+}

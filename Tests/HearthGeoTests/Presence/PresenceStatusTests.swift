@@ -1,0 +1,97 @@
+import Testing
+import _HearthTestSupport
+
+@testable import HearthGeo
+
+@Suite("Presence rules (SPEC §8)")
+struct PresenceStatusTests {
+  typealias W = FenceWorld
+  static let hour: Int64 = 3_600_000
+  static let minute: Int64 = 60_000
+
+  @Test("parked: still, inside a named place, or under 1 m/s with accuracy ≤ 250 m")
+  func parked() {
+    var fix = W.fix(0, 0, accuracy: 250, speed: 0.999)
+    #expect(PresenceStatus.isParked(lastFix: fix, insideNamedPlace: false))
+    fix.speedMetersPerSecond = 1
+    #expect(!PresenceStatus.isParked(lastFix: fix, insideNamedPlace: false))
+    #expect(PresenceStatus.isParked(lastFix: fix, insideNamedPlace: true))
+    fix.speedMetersPerSecond = 0.5
+    fix.horizontalAccuracyMeters = 250.01
+    #expect(!PresenceStatus.isParked(lastFix: fix, insideNamedPlace: false))
+    fix.activity = .still
+    #expect(PresenceStatus.isParked(lastFix: fix, insideNamedPlace: false))
+    fix.activity = .automotive
+    fix.speedMetersPerSecond = nil
+    fix.horizontalAccuracyMeters = 5
+    #expect(!PresenceStatus.isParked(lastFix: fix, insideNamedPlace: false))
+  }
+
+  @Test("offline after 1 h; 12 h parked; 100 min parked on an Android-only account; two unanswered wakes")
+  func offline() {
+    func off(_ silent: Int64, parked: Bool, android: Bool = false, wake: Bool = false, unanswered: Int = 0) -> Bool {
+      PresenceStatus.isOffline(
+        lastFixMilliseconds: 0, now: silent, parked: parked, androidOnlyAccount: android, canWake: wake,
+        unansweredWakes: unanswered)
+    }
+    #expect(!off(Self.hour, parked: false) && off(Self.hour + 1, parked: false))
+    #expect(!off(12 * Self.hour, parked: true) && off(12 * Self.hour + 1, parked: true))
+    #expect(!off(100 * Self.minute, parked: true, android: true) && off(100 * Self.minute + 1, parked: true, android: true))
+    #expect(off(100 * Self.minute + 1, parked: false, android: true))  // moving: the 1 h cutoff
+    #expect(!off(2 * Self.hour, parked: false, wake: true, unanswered: 1))
+    #expect(off(2 * Self.hour, parked: false, wake: true, unanswered: 2))
+  }
+
+  @Test("wakes: moving at 10, 20, 40 min; parked every 30 min, three times")
+  func wakes() {
+    #expect(PresenceStatus.wakeTimes(lastFixMilliseconds: 1000, parked: false) == [1000 + 10 * Self.minute, 1000 + 20 * Self.minute, 1000 + 40 * Self.minute])
+    #expect(PresenceStatus.wakeTimes(lastFixMilliseconds: 0, parked: true) == [30 * Self.minute, 60 * Self.minute, 90 * Self.minute])
+  }
+
+  @Test("battery: low at ≤ 15 % (or the circle's threshold) not charging, 6 h cooldown; ran out at ≤ 5 %")
+  func battery() {
+    func verdict(_ level: Double?, _ charging: ChargingState = .notCharging, threshold: Double? = nil, last: Int64? = nil, now: Int64 = 100 * 3_600_000, quiet: Bool = false) -> PresenceStatus.BatteryVerdict {
+      PresenceStatus.battery(level: level, charging: charging, circleThreshold: threshold, lastLowAlertMilliseconds: last, now: now, phoneWentQuiet: quiet)
+    }
+    #expect(verdict(0.15) == .low && verdict(0.1501) == .fine)
+    #expect(verdict(0.10, .charging) == .fine)
+    #expect(verdict(0.20, threshold: 0.2) == .low && verdict(0.2001, threshold: 0.2) == .fine)
+    #expect(verdict(0.10, last: 100 * Self.hour - 6 * Self.hour + 1) == .lowButCoolingDown)
+    #expect(verdict(0.10, last: 100 * Self.hour - 6 * Self.hour) == .low)
+    #expect(verdict(0.05, quiet: true) == .likelyRanOut && verdict(0.0501, quiet: true) == .low)
+    #expect(verdict(0.05, .charging, quiet: true) == .fine)
+    #expect(verdict(nil) == .fine)
+  }
+
+  @Test("whose outage: push failures, the small-server rule, the large-server rule, holding 30 min, a single phone")
+  func outage() {
+    typealias P = PresenceStatus.PhoneView
+    let now: Int64 = 10 * Self.hour
+    func hold(_ phones: [P], push: Int64? = nil, until: Int64? = nil) -> (Bool, PresenceStatus.OutageReason) {
+      let r = PresenceStatus.holdOfflineAlerts(phones: phones, lastPushFailureMilliseconds: push, holdUntilMilliseconds: until, now: now)
+      return (r.hold, r.reason)
+    }
+    let quiet = P(quiet: true, fresh: false)
+    let reporting = P(quiet: false, fresh: true)
+    let stale = P(quiet: false, fresh: false)
+    #expect(hold([quiet, reporting], push: now - 30 * Self.minute) == (true, .pushProviderUnreachable))
+    #expect(hold([quiet, reporting], push: now - 30 * Self.minute - 1) == (false, .looksLikeThePhones))
+    // Fewer than eight: two quiet, unannounced, none fresh → hold; one fresh → announce.
+    #expect(hold([quiet, quiet, stale]) == (true, .smallServerSeveralQuietNoneFresh))
+    #expect(hold([quiet, quiet, reporting]).0 == false)
+    #expect(hold([quiet, P(quiet: true, announced: true, fresh: false), stale]).0 == false)
+    // Eight or more: more quiet than reporting holds; half and half does not.
+    #expect(hold(Array(repeating: quiet, count: 5) + Array(repeating: reporting, count: 4)) == (true, .moreQuietThanReporting))
+    #expect(hold(Array(repeating: quiet, count: 4) + Array(repeating: reporting, count: 4)).0 == false)
+    // Phones that do not count are left out: 7 counting → small-server rule.
+    let notCounting = P(counts: false, quiet: false, fresh: true)
+    #expect(hold([quiet, quiet] + Array(repeating: stale, count: 5) + [notCounting]).1 == .smallServerSeveralQuietNoneFresh)
+    // A hold lasts 30 min after it was justified.
+    #expect(hold([quiet, reporting], until: now + 1) == (true, .stillHolding))
+    #expect(hold([quiet, reporting], until: now).0 == false)
+    // A single phone cannot tell.
+    #expect(hold([quiet]) == (false, .singlePhoneCannotTell))
+    let r = PresenceStatus.holdOfflineAlerts(phones: [quiet, quiet, stale], lastPushFailureMilliseconds: nil, holdUntilMilliseconds: nil, now: now)
+    #expect(r.holdUntilMilliseconds == now + 30 * Self.minute)
+  }
+}

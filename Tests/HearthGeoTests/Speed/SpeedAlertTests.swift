@@ -1,0 +1,91 @@
+import Testing
+import _HearthTestSupport
+
+@testable import HearthGeo
+
+@Suite("Speed alert (SPEC §4)")
+struct SpeedAlertTests {
+  typealias W = FenceWorld
+  static let limit = SpeedLimit(kilometersPerHour: 50)  // 13.89 m/s
+
+  /// A steady drive: a fix every `every` seconds at `speed` m/s for `count` fixes.
+  static func drive(speed: Double, every: Double, count: Int, from start: Double = 0, person: UInt32 = 1) -> [Fix] {
+    (0..<count).map { k in
+      let t = start + Double(k) * every
+      return W.fix(speed * t, t, accuracy: 8, speed: speed, person: person)
+    }
+  }
+
+  func run(_ fixes: [Fix], limits: [UInt32: SpeedLimit] = [7: limit], receivedAfter: Int64 = 0) -> [SpeedAlertEvent] {
+    let engine = SpeedAlertEngine(limits: limits, circlesOfPerson: [UserID(1): [7]])
+    var state = SpeedAlertState()
+    return engine.process(
+      FixColumns(fixes), receivedAtMilliseconds: fixes.last!.timeMilliseconds + receivedAfter, state: &state)
+  }
+
+  @Test("off until a limit is set")
+  func off() {
+    #expect(run(Self.drive(speed: 30, every: 1, count: 60), limits: [:]).isEmpty)
+  }
+
+  @Test("15 s over the limit fires; 14 s does not")
+  func fifteenSeconds() {
+    #expect(run(Self.drive(speed: 16, every: 1, count: 15)).isEmpty)  // covers 14 s
+    let events = run(Self.drive(speed: 16, every: 1, count: 16))  // covers 15 s
+    #expect(events.count == 1 && events[0].outcome == .announced && events[0].reasons == [.overLimitLongEnough])
+    #expect(events[0].endMilliseconds - events[0].startMilliseconds == 15_000)
+  }
+
+  @Test("one fast reading never counts; two at 1 Hz do not either; two a minute apart do")
+  func readings() {
+    var spike = Self.drive(speed: 12, every: 10, count: 10)
+    spike[5].speedMetersPerSecond = 30
+    #expect(run(spike).isEmpty)
+    #expect(run(Self.drive(speed: 16, every: 1, count: 2)).isEmpty)
+    #expect(run(Self.drive(speed: 16, every: 60, count: 2)).count == 1)
+  }
+
+  @Test("at the limit is not over it; just over is")
+  func limitEdge() {
+    #expect(run(Self.drive(speed: 50 / 3.6, every: 5, count: 10)).isEmpty)
+    #expect(run(Self.drive(speed: 50 / 3.6 + 0.01, every: 5, count: 10)).count == 1)
+  }
+
+  @Test("at most once every 30 min per circle; a late upload goes to the feed only")
+  func cooldownAndLate() {
+    let engine = SpeedAlertEngine(limits: [7: Self.limit], circlesOfPerson: [UserID(1): [7], UserID(2): [7]])
+    var state = SpeedAlertState()
+    let first = Self.drive(speed: 16, every: 5, count: 5)
+    #expect(engine.process(FixColumns(first), receivedAtMilliseconds: first.last!.timeMilliseconds, state: &state)[0].outcome == .announced)
+    // Another member of the same circle decides 29:59.999 later: suppressed
+    // (the first alert was decided at t = 15 s, the second at start + 15 s).
+    let second = Self.drive(speed: 16, every: 5, count: 5, from: 1799.999, person: 2)
+    let e2 = engine.process(FixColumns(second), receivedAtMilliseconds: second.last!.timeMilliseconds, state: &state)
+    #expect(e2.count == 1 && e2[0].outcome == .suppressed && e2[0].reasons.last == .cooldown)
+    var s = SpeedAlertState()
+    _ = engine.process(FixColumns(first), receivedAtMilliseconds: first.last!.timeMilliseconds, state: &s)
+    let third = Self.drive(speed: 16, every: 5, count: 5, from: 1800, person: 2)
+    #expect(engine.process(FixColumns(third), receivedAtMilliseconds: third.last!.timeMilliseconds, state: &s)[0].outcome == .announced)
+    // Late: uploaded 15:00.001 after the newest fix → feed only; 15:00 → announced.
+    var fresh = SpeedAlertState()
+    let late = Self.drive(speed: 16, every: 5, count: 5)
+    let e3 = engine.process(FixColumns(late), receivedAtMilliseconds: late.last!.timeMilliseconds + 900_001, state: &fresh)
+    #expect(e3[0].outcome == .feedOnly && e3[0].reasons.last == .lateUpload)
+    var onTime = SpeedAlertState()
+    let e4 = engine.process(FixColumns(late), receivedAtMilliseconds: late.last!.timeMilliseconds + 900_000, state: &onTime)
+    #expect(e4[0].outcome == .announced)
+  }
+
+  @Test("mph limits convert exactly; stream == batch; replay adds nothing")
+  func conversions() {
+    #expect(SpeedLimit.milesPerHour(30).kilometersPerHour == 48.28032)
+    let fixes = Self.drive(speed: 16, every: 3, count: 40)
+    let engine = SpeedAlertEngine(limits: [7: Self.limit], circlesOfPerson: [UserID(1): [7]])
+    var a = SpeedAlertState()
+    let batch = engine.process(FixColumns(fixes), receivedAtMilliseconds: fixes.last!.timeMilliseconds, state: &a)
+    var b = SpeedAlertState()
+    let stream = fixes.flatMap { engine.process(FixColumns([$0]), receivedAtMilliseconds: $0.timeMilliseconds, state: &b) }
+    #expect(batch == stream && a == b)
+    #expect(engine.process(FixColumns(fixes), receivedAtMilliseconds: fixes.last!.timeMilliseconds, state: &a).isEmpty)
+  }
+}

@@ -1,0 +1,168 @@
+import Foundation
+import Testing
+import _HearthTestSupport
+
+@testable import HearthGeo
+
+@Suite("Sudden stop (SPEC §5)")
+struct SuddenStopTests {
+  typealias W = FenceWorld
+  static let place = Geofence(
+    id: 1, center: GreatCircle.destination(from: W.home, initialBearingDegrees: 90, distanceMeters: 5000), radiusMeters: 150)
+
+  /// Cruising east at `speed` with a fix every `every` s up to `stopAt` metres,
+  /// then a stop fix `gap` s later `overshoot` m further on, then still fixes.
+  static func scenario(
+    speed: Double = 15, every: Double = 10, stopAt: Double = 3000, gap: Double = 10, overshoot: Double = 20,
+    stopSpeed: Double? = 0, stillFixes: Int = 6, stillAccuracy: Double = 8, stillEvery: Double = 60
+  ) -> [Fix] {
+    var fixes: [Fix] = []
+    var t = 0.0
+    var x = 0.0
+    while x < stopAt {
+      fixes.append(W.fix(x, t, accuracy: 8, speed: speed))
+      t += every
+      x += speed * every
+    }
+    let last = fixes.last!
+    let lastX = x - speed * every
+    t = Double(last.timeMilliseconds - W.t0) / 1000 + gap
+    fixes.append(W.fix(lastX + overshoot, t, accuracy: 8, speed: stopSpeed))
+    for k in 1...max(1, stillFixes) where stillFixes > 0 {
+      fixes.append(W.fix(lastX + overshoot + 3, t + Double(k) * stillEvery, accuracy: stillAccuracy, speed: 0))
+    }
+    return fixes
+  }
+
+  func run(_ fixes: [Fix], places: [Geofence] = [], advanceBy: Int64 = 0) -> [SuddenStopEvent] {
+    let engine = SuddenStopEngine(places: places)
+    var state = SuddenStopState()
+    var events = engine.process(FixColumns(fixes), state: &state)
+    events += engine.advance(to: fixes.last!.timeMilliseconds + advanceBy, state: &state)
+    return events
+  }
+
+  func outcomes(_ events: [SuddenStopEvent]) -> [String] { events.map { "\($0.outcome.rawValue) \($0.reasons.map(\.rawValue))" } }
+
+  @Test("cruising, stopped within 40 s, still for 5 min, outside places: raised with the cruising speed")
+  func raised() {
+    let events = run(Self.scenario())
+    #expect(outcomes(events) == ["pending [\"cruisedThenStopped\"]", "raised [\"cruisedThenStopped\", \"stillForFiveMinutes\"]"])
+    #expect(abs(events[1].cruisingMetersPerSecond - 15) < 1e-9)
+    #expect(events[1].decidedMilliseconds - events[1].stopMilliseconds == 300_000)
+  }
+
+  @Test("35 km/h is cruising; just below is not")
+  func cruisingEdge() {
+    #expect(run(Self.scenario(speed: 35 / 3.6)).contains { $0.outcome == .raised })
+    #expect(run(Self.scenario(speed: 35 / 3.6 - 0.01)).isEmpty)
+  }
+
+  @Test("the stop fix at 40 s counts, at 40.001 s only when every later fix is rough, beyond 2 min never")
+  func gaps() {
+    #expect(run(Self.scenario(gap: 40)).contains { $0.outcome == .raised })
+    let sharpAfter = run(Self.scenario(gap: 40.001))
+    #expect(sharpAfter.last?.reasons == [.sharpFixAfterLongGap])
+    #expect(run(Self.scenario(gap: 40.001, stillAccuracy: 50.001)).contains { $0.outcome == .raised })
+    #expect(run(Self.scenario(gap: 120, stillAccuracy: 80)).contains { $0.outcome == .raised })
+    #expect(run(Self.scenario(gap: 120.001, stillAccuracy: 80)).last?.reasons == [.nextFixTooLate])
+  }
+
+  @Test("a car that slowed down first shows it in its own fix and does not count")
+  func slowedFirst() {
+    var fixes = Self.scenario()
+    let k = fixes.firstIndex { $0.speedMetersPerSecond == 0 }!
+    fixes[k - 1].speedMetersPerSecond = 8  // the last moving fix already slow
+    #expect(run(fixes).isEmpty)
+  }
+
+  @Test("Live (1 Hz): shedding the speed at ≥ 4.5 m/s² counts, gentler does not")
+  func live() {
+    // 15 m/s to 0 in 3 s is 5 m/s²; in 4 s it is 3.75 m/s².
+    #expect(run(Self.scenario(every: 1, gap: 3, overshoot: 20)).contains { $0.outcome == .raised })
+    #expect(run(Self.scenario(every: 1, gap: 4, overshoot: 20)).last?.reasons == [.gentleStopOnLive])
+    // Exactly 4.5 m/s²: 13.5 m/s over 3 s.
+    #expect(run(Self.scenario(speed: 13.5, every: 1, gap: 3, overshoot: 20)).contains { $0.outcome == .raised })
+  }
+
+  @Test("anything moving within the five minutes rejects; the clock alone can raise")
+  func fiveMinutes() {
+    var moved = Self.scenario()
+    let k = moved.firstIndex { $0.speedMetersPerSecond == 0 }! + 2  // two minutes after the stop
+    moved[k] = W.fix(3200, Double(moved[k].timeMilliseconds - W.t0) / 1000, speed: 0)
+    #expect(run(moved).contains { $0.reasons == [.movedWithinFiveMinutes] })
+    let silent = Self.scenario(stillFixes: 0)
+    #expect(!run(silent, advanceBy: 299_999).contains { $0.outcome == .raised })
+    #expect(run(silent, advanceBy: 300_000).contains { $0.outcome == .raised })
+  }
+
+  @Test("inside a place or within 40 m of its edge (first 200 m of radius) does not count")
+  func places() {
+    let fixes = Self.scenario(every: 10, stopAt: 3000)
+    let stop = fixes.first { $0.speedMetersPerSecond == 0 }!
+    let d = GreatCircle.distanceMeters(from: W.home, to: stop.coordinate)
+    let at = GreatCircle.destination(from: W.home, initialBearingDegrees: 90, distanceMeters: d)
+    let near = Geofence(id: 9, center: GreatCircle.destination(from: at, initialBearingDegrees: 0, distanceMeters: 139.99), radiusMeters: 100)
+    let clear = Geofence(id: 9, center: GreatCircle.destination(from: at, initialBearingDegrees: 0, distanceMeters: 140.01), radiusMeters: 100)
+    #expect(run(fixes, places: [near]).last?.reasons == [.insidePlace])
+    #expect(run(fixes, places: [clear]).contains { $0.outcome == .raised })
+    // A 1 km place counts only its first 200 m: 240.01 m away is clear.
+    let huge = Geofence(id: 9, center: GreatCircle.destination(from: at, initialBearingDegrees: 0, distanceMeters: 240.01), radiusMeters: 1000)
+    let hugeIn = Geofence(id: 9, center: GreatCircle.destination(from: at, initialBearingDegrees: 0, distanceMeters: 239.99), radiusMeters: 1000)
+    #expect(run(fixes, places: [huge]).contains { $0.outcome == .raised })
+    #expect(run(fixes, places: [hugeIn]).last?.reasons == [.insidePlace])
+  }
+
+  @Test("heartbeats are ignored; once an hour; dropped when a sharp fix lands over 300 m away")
+  func limits() {
+    var withHeartbeat = Self.scenario()
+    let k = withHeartbeat.firstIndex { $0.speedMetersPerSecond == 0 }!
+    var beat = withHeartbeat[k]
+    beat.source = .heartbeat
+    withHeartbeat[k] = beat
+    #expect(!run(withHeartbeat).contains { $0.outcome == .raised })
+
+    let engine = SuddenStopEngine()
+    var state = SuddenStopState()
+    let first = Self.scenario()
+    _ = engine.process(FixColumns(first), state: &state)
+    // Drive on: a sharp fix 300.01 m away cancels, 299.99 does not.
+    let stop = first.first { $0.speedMetersPerSecond == 0 }!
+    let t = Double(first.last!.timeMilliseconds - W.t0) / 1000
+    var near = W.fix(299.99, t + 10, accuracy: 250, speed: 0, from: stop.coordinate)
+    near.user = UserID(1)
+    #expect(engine.process(FixColumns([near]), state: &state).isEmpty)
+    let far = W.fix(300.01, t + 20, accuracy: 250, speed: 0, from: stop.coordinate)
+    #expect(engine.process(FixColumns([far]), state: &state).map(\.reasons) == [[.droveOn]])
+
+    // A second qualifying stop 59 min after the first is rejected; 60 min after, raised.
+    func second(after minutes: Double) -> [SuddenStopEvent] {
+      var s = SuddenStopState()
+      let one = Self.scenario()
+      _ = engine.process(FixColumns(one), state: &s)
+      _ = engine.advance(to: one.last!.timeMilliseconds, state: &s)
+      let raisedAt = Double(one.first { $0.speedMetersPerSecond == 0 }!.timeMilliseconds - W.t0) / 1000 + 300
+      let offset = raisedAt + minutes * 60 - 300
+      let two = Self.scenario().map { fix -> Fix in
+        var f = fix
+        f.timeMilliseconds += Int64((offset - Double(Self.scenario().first { $0.speedMetersPerSecond == 0 }!.timeMilliseconds - W.t0) / 1000) * 1000)
+        return f
+      }.filter { $0.timeMilliseconds > one.last!.timeMilliseconds }
+      return engine.process(FixColumns(two), state: &s) + engine.advance(to: two.last!.timeMilliseconds + 300_000, state: &s)
+    }
+    #expect(second(after: 59.99).last?.reasons == [.stillForFiveMinutes, .onceAnHour])
+    #expect(second(after: 60).last?.outcome == .raised)
+  }
+
+  @Test("stream == batch, and replay adds nothing")
+  func streaming() {
+    let fixes = Self.scenario()
+    let engine = SuddenStopEngine()
+    var a = SuddenStopState()
+    let batch = engine.process(FixColumns(fixes), state: &a)
+    var b = SuddenStopState()
+    let stream = fixes.flatMap { engine.process(FixColumns([$0]), state: &b) }
+    #expect(batch == stream && a == b)
+    #expect(engine.process(FixColumns(fixes), state: &a).isEmpty)
+  }
+}

@@ -1,0 +1,211 @@
+import Foundation
+import Testing
+import _HearthTestSupport
+
+@testable import HearthGeo
+
+@Suite("Thinning and the driving gate (SPEC §6)")
+struct ThinningTests {
+  typealias W = FenceWorld
+
+  @Test("gate steps: 50, 70, 100 km/h → 100, 150, 200 m; the step is strictly below 0.9 × 10 s of travel")
+  func gateSteps() {
+    let rules = ThinningRules()
+    #expect(rules.gateMeters(atMetersPerSecond: 50 / 3.6) == 100)
+    #expect(rules.gateMeters(atMetersPerSecond: 70 / 3.6) == 150)
+    #expect(rules.gateMeters(atMetersPerSecond: 100 / 3.6) == 200)
+    // Travel exactly on a step → the step below (strictly); a hair more → that step.
+    var exact = ThinningRules()
+    exact.gateFraction = 1
+    #expect(exact.gateMeters(atMetersPerSecond: 15) == 100)
+    #expect(exact.gateMeters(atMetersPerSecond: 15.000_001) == 150)
+    #expect(rules.gateMeters(atMetersPerSecond: 5) == 0)
+  }
+
+  @Test("steady drives at 50, 70 and 100 km/h keep a fix every 10 s from a 1 Hz feed")
+  func steadyDrives() {
+    for kmh in [50.0, 70, 100] {
+      var thinner = Thinner()
+      let v = kmh / 3.6
+      let fixes = (0..<121).map { W.fix(v * Double($0), Double($0), accuracy: 5, speed: v) }
+      let kept = thinner.offer(FixColumns(fixes)).enumerated().filter(\.element.kept).map(\.offset)
+      #expect(kept == Array(stride(from: 0, through: 120, by: 10)), "\(kmh) km/h: \(kept)")
+    }
+  }
+
+  @Test("a drive starts at 6 m/s (not 5.99) without the classifier; the first fix off road speed is kept")
+  func driveStartAndOffRoadSpeed() {
+    var t = Thinner()
+    _ = t.offer(W.fix(0, 0, speed: 5.99))
+    #expect(!t.isDriving)
+    _ = t.offer(W.fix(100, 20, speed: 6))
+    #expect(t.isDriving)
+    var d = Thinner()
+    for k in 0..<10 { _ = d.offer(W.fix(Double(k) * 15, Double(k), speed: 15)) }
+    let slow = d.offer(W.fix(140, 10.5, speed: 3))  // 0.5 s after a kept fix? no: last kept at 0 s, gate would refuse
+    #expect(slow.kept && slow.reason == .firstOffRoadSpeed)
+    #expect(!d.offer(W.fix(141, 11, speed: 2)).kept)  // the second one is gated again
+  }
+
+  @Test("a drive ends after 3 min of crawling, not 2:59.999")
+  func crawlEnds() {
+    var t = Thinner()
+    _ = t.offer(W.fix(0, 0, speed: 15))
+    _ = t.offer(W.fix(10, 10, speed: 1))
+    _ = t.offer(W.fix(20, 189.999, speed: 1))
+    #expect(t.isDriving)
+    _ = t.offer(W.fix(30, 190, speed: 1))
+    #expect(!t.isDriving)
+    // The classifier can end it at once.
+    var c = Thinner()
+    _ = c.offer(W.fix(0, 0, speed: 15), classifierSaysDriving: true)
+    _ = c.offer(W.fix(10, 10, speed: 15), classifierSaysDriving: false)
+    #expect(!c.isDriving)
+  }
+
+  @Test("off the road: the 60 m distance filter and near-duplicates")
+  func distanceFilter() {
+    var t = Thinner()
+    #expect(t.offer(W.fix(0, 0, speed: 1)).reason == .first)
+    #expect(t.offer(W.fix(0.5, 0.5, speed: 1)).reason == .nearDuplicate)
+    #expect(t.offer(W.fix(59.99, 40, speed: 1)).reason == .withinDistanceFilter)
+    #expect(t.offer(W.fix(60.01, 80, speed: 1)).reason == .movedDistanceFilter)
+  }
+
+  @Test("state encodes and decodes to the same machine")
+  func codable() throws {
+    var t = Thinner()
+    _ = t.offer(W.fix(0, 0, speed: 15))
+    let restored = try JSONDecoder().decode(Thinner.self, from: JSONEncoder().encode(t))
+    #expect(restored == t)
+  }
+}
+
+@Suite("Parking and the park fix (SPEC §6)")
+struct ParkingTests {
+  typealias W = FenceWorld
+
+  @Test("parked after 5 min inside 90 m (default filter), not after 4:59.999; 60 m floor for small filters")
+  func parkByPosition() {
+    #expect(ParkingRules().radiusMeters == 90)
+    var small = ParkingRules()
+    small.distanceFilterMeters = 30
+    #expect(small.radiusMeters == 60)
+    var p = ParkingDetector()
+    #expect(p.offer(W.fix(0, 0, speed: 0)).reason == .newAnchor)
+    #expect(p.offer(W.fix(89.99, 100, speed: 0)).reason == .insideNotLongEnough)
+    #expect(!p.offer(W.fix(50, 299.999, speed: 0)).parked)
+    #expect(p.offer(W.fix(50, 300, speed: 0)).reason == .parkedByPosition)
+    var q = ParkingDetector()
+    _ = q.offer(W.fix(0, 0, speed: 0))
+    #expect(q.offer(W.fix(90.01, 100, speed: 0)).reason == .newAnchor)
+  }
+
+  @Test("only a fix clear of the anchor by more than its own error, and no looser than 100 m, ends a stop")
+  func leaving() {
+    func parked() -> ParkingDetector {
+      var p = ParkingDetector()
+      _ = p.offer(W.fix(0, 0, speed: 0))
+      _ = p.offer(W.fix(0, 300, speed: 0))
+      return p
+    }
+    var a = parked()
+    #expect(a.offer(W.fix(90 + 30 - 0.01, 400, accuracy: 30, speed: 0)).parked)
+    var b = parked()
+    #expect(b.offer(W.fix(90 + 30 + 0.01, 400, accuracy: 30, speed: 0)).reason == .leftParking)
+    var c = parked()
+    #expect(c.offer(W.fix(5000, 400, accuracy: 100.01, speed: 0)).parked)
+    var d = parked()
+    #expect(!d.offer(W.fix(5000, 400, accuracy: 100, speed: 0)).parked)
+  }
+
+  @Test("a still verdict parks at once, unless the journey guard needs the position to agree")
+  func journeyGuard() {
+    var quiet = ParkingDetector()
+    var still = W.fix(0, 0, speed: 0)
+    still.activity = .still
+    #expect(quiet.offer(still).reason == .parkedByStillVerdict)
+    // Travelled 400.01 m in the last 10 min: guard on.
+    var p = ParkingDetector()
+    _ = p.offer(W.fix(0, 0, speed: 1))
+    _ = p.offer(W.fix(400.01, 300, speed: 1))
+    var s2 = W.fix(400.01, 310, speed: 0)
+    s2.activity = .still
+    #expect(p.offer(s2).reason == .stillIgnoredJourneyGuard)
+    var q = ParkingDetector()
+    _ = q.offer(W.fix(0, 0, speed: 1))
+    _ = q.offer(W.fix(399.99, 300, speed: 1))
+    var s3 = W.fix(399.99, 310, speed: 0)
+    s3.activity = .still
+    #expect(q.offer(s3).parked)
+    // 3 m/s within the last 3 min: guard on; 2.99: off.
+    var r = ParkingDetector()
+    _ = r.offer(W.fix(0, 0, speed: 3))
+    var s4 = W.fix(1, 100, speed: 0)
+    s4.activity = .still
+    #expect(!r.offer(s4).parked)
+    var u = ParkingDetector()
+    _ = u.offer(W.fix(0, 0, speed: 2.99))
+    #expect(u.offer(s4).parked)
+  }
+
+  @Test("park fix: after 30 s without a fresh fix, from the newest fix under 2 min old, else the anchor")
+  func parkFix() {
+    var p = ParkingDetector()
+    _ = p.offer(W.fix(0, 0, speed: 0))
+    _ = p.offer(W.fix(20, 300, accuracy: 17, speed: 0))  // parks at 300 s
+    #expect(p.parkFix(now: W.t0 + 329_999) == nil)
+    let made = p.parkFix(now: W.t0 + 330_000)!
+    #expect(made.source == .park && made.activity == .still && made.timeMilliseconds == W.t0 + 330_000)
+    #expect(made.horizontalAccuracyMeters == 17)
+    #expect(p.parkFix(now: W.t0 + 400_000) == nil)  // once
+    // Newest fix 2 min old or more: the anchor.
+    var q = ParkingDetector()
+    _ = q.offer(W.fix(0, 0, accuracy: 9, speed: 0))
+    var still = W.fix(3, 10, accuracy: 40, speed: 0)
+    still.activity = .still
+    _ = q.offer(still)  // parks at 10 s by the verdict
+    let fromAnchor = q.parkFix(now: W.t0 + 130_000)!
+    #expect(fromAnchor.horizontalAccuracyMeters == 9)
+    var r = ParkingDetector()
+    _ = r.offer(W.fix(0, 0, accuracy: 9, speed: 0))
+    _ = r.offer(still)
+    #expect(r.parkFix(now: W.t0 + 129_999)!.horizontalAccuracyMeters == 40)
+  }
+
+  @Test("late batches keep the activity the tracker had, from a timeline kept for an hour")
+  func timeline() {
+    var timeline = ActivityTimeline()
+    timeline.record(.walking, at: W.t0)
+    timeline.record(.automotive, at: W.t0 + 600_000)
+    timeline.record(.still, at: W.t0 + 3_600_000 + 600_000)
+    // The first fix is older than the hour kept: unknown, not a guess.
+    let late = FixColumns([W.fix(0, 300), W.fix(100, 900), W.fix(200, 4300)])
+    #expect(timeline.label(late).activity == [.unknown, .automotive, .still])
+    var fresh = ActivityTimeline()
+    fresh.record(.walking, at: W.t0)
+    fresh.record(.automotive, at: W.t0 + 600_000)
+    #expect(fresh.label(late).activity == [.walking, .automotive, .automotive])
+    // Older than the hour kept (the verdict before the horizon still covers it).
+    #expect(timeline.activity(at: W.t0 + 700_000) == .automotive)
+    #expect(timeline.activity(at: W.t0 - 1) == .unknown)
+  }
+}
+
+@Suite("Live trail (SPEC §6)")
+struct LiveTrailTests {
+  typealias W = FenceWorld
+
+  @Test("steps under 5 m and far looser fixes are left out; silences over 2 min are dashed")
+  func trail() {
+    let fixes = FixColumns([
+      W.fix(0, 0, accuracy: 10), W.fix(4.99, 5, accuracy: 10), W.fix(5.01, 10, accuracy: 10),
+      W.fix(60, 20, accuracy: 30.01), W.fix(120, 30, accuracy: 51), W.fix(200, 150.001, accuracy: 10),
+      W.fix(300, 270.001, accuracy: 10),
+    ])
+    let trail = LiveTrail(fixes)
+    #expect(trail.points.map(\.index) == [0, 2, 3, 5, 6])
+    #expect(trail.omitted.map(\.reason) == [.stepUnderFiveMeters, .farLooserThanRecent])
+    #expect(trail.points.map(\.dashedFromPrevious) == [false, false, false, true, false])
+  }
+}
