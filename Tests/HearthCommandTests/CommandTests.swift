@@ -92,4 +92,19 @@ struct CommandTests {
     let unreadable = run(["sim", "generate", "set", "x", "--manifest", folder.path("none.json")])
     #expect(unreadable.code == 3)
   }
+
+  @Test("sim evaluate prints its scores; a missing dataset folder is bad input")
+  func evaluate() {
+    let fences = run(["sim", "evaluate", "geofences", "--days", "2"])
+    #expect(fences.code == 0 && fences.out.contains("arrivals"), "\(fences.err)")
+    let mappings = TestPaths.projectDatasets.appendingPathComponent("mappings").path
+    let speed = run([
+      "sim", "evaluate", "speed", "--days", "2", "--datasets", TestPaths.sharedDatasets.path, "--mappings",
+      mappings,
+    ])
+    #expect(speed.code == 0, "\(speed.err)")
+    #expect(speed.out.contains("speed alert (50 km/h), 2 days") && speed.out.contains("sudden stop, 2 days"))
+    let missing = run(["sim", "evaluate", "speed", "--days", "1", "--datasets", "/nonexistent"])
+    #expect(missing.code == 3)
+  }
 }

@@ -4,7 +4,7 @@ import HearthTrace
 
 /// `hearth sim …`: the scenario catalogue and the generators.
 enum SimCommands {
-  static let all: [Command] = [list, scenario, day, mix, set, calibrate, evaluateGeofences]
+  static let all: [Command] = [list, scenario, day, mix, set, calibrate, evaluateGeofences, evaluateSpeed]
 
   static let list = Command(
     path: ["sim", "list"], summary: "list the scenario catalogue with expected verdicts",
@@ -179,6 +179,48 @@ enum SimCommands {
       - m.departuresAnnouncedMatching
     console.out(
       "false announcements \(falseCount), of which after a labelled outlier fix \(m.falseAfterOutlier); feed-only \(m.feedOnly), cancelled \(m.cancelled)"
+    )
+    return 0
+  }
+
+  static let evaluateSpeed = Command(
+    path: ["sim", "evaluate", "speed"],
+    summary: "score agreed speed, speed alerts and sudden stops on real and generated data",
+    help: """
+      usage: hearth sim evaluate speed [--days N] [--datasets DIR] [--mappings DIR]
+
+      Agreed speed against comma2k19's CAN speed and MEMS-Nav's 1 Hz speeds
+      (fixes every 1 s and 30 s); the speed alert (50 km/h) and the sudden-stop
+      check over N generated days (sudden stops in half the drives); the
+      sudden-stop check on the real drives, where nothing happened.
+      """,
+    options: ["days", "datasets", "mappings"]
+  ) { arguments, console in
+    let days: UInt64 = try arguments.value("days", default: 1000)
+    let root = arguments.options["datasets"] ?? "../shared/datasets"
+    let mappings = arguments.options["mappings"] ?? "datasets/mappings"
+    func f(_ x: Double) -> String { String(format: "%.2f", x) }
+    do {
+      let comma = root + "/comma2k19-example/Example_1/b0c9d2329ad1606b|2018-08-02--08-34-47/40"
+      for s in try SpeedEvaluation.comma2k19(segment: comma)
+        + SpeedEvaluation.memsNav(
+          processedFolder: root + "/mems-nav-drives/processed_1hz",
+          mappingPath: mappings + "/mems-nav-processed-1hz.json")
+      {
+        console.out(
+          "\(s.name): \(s.pairs) pairs, mean error \(f(s.meanError)) m/s, |error| p50 \(f(s.medianAbsoluteError)) p90 \(f(s.p90AbsoluteError)) max \(f(s.maxAbsoluteError))"
+        )
+      }
+    } catch { throw CLIError.badInput("\(error)") }
+    let alerts = SpeedEvaluation.speedAlerts(seeds: 1...days)
+    console.out(
+      "speed alert (50 km/h), \(days) days: precision \(f(100 * alerts.precision)) % (\(alerts.decisionsMatching)/\(alerts.decisions)), recall by stretch length 15–30 s \(alerts.stretchesDecided[0])/\(alerts.stretches[0]), 30–60 s \(alerts.stretchesDecided[1])/\(alerts.stretches[1]), ≥ 60 s \(alerts.stretchesDecided[2])/\(alerts.stretches[2]); announced \(alerts.announced)"
+    )
+    var options = DayOptions()
+    options.suddenStopProbabilityPerDrive = 0.5
+    let stops = SpeedEvaluation.suddenStops(seeds: 1...days, options: options)
+    console.out(
+      "sudden stop, \(days) days: precision \(f(100 * stops.precision)) % (\(stops.raisedMatching)/\(stops.raised)), recall \(f(100 * stops.recall)) % (\(stops.labelledRaised)/\(stops.labelled - stops.labelledWithinTheHour); \(stops.labelledWithinTheHour) more within the hour of an earlier one; \(stops.labelledInGap) in a tunnel); \(stops.raisedThenDropped) raised and dropped later"
     )
     return 0
   }

@@ -42,7 +42,8 @@ public enum PresenceStatus {
   ) -> Bool {
     if lastFix.activity == .still || insideNamedPlace { return true }
     guard let speed = lastFix.speedMetersPerSecond else { return false }
-    return speed < rules.parkedBelowMetersPerSecond && lastFix.horizontalAccuracyMeters <= rules.parkedAccuracyMeters
+    return speed < rules.parkedBelowMetersPerSecond
+      && lastFix.horizontalAccuracyMeters <= rules.parkedAccuracyMeters
   }
 
   /// How long a phone may stay silent before it is offline, ms.
@@ -61,7 +62,8 @@ public enum PresenceStatus {
     unansweredWakes: Int, rules: PresenceStatusRules = PresenceStatusRules()
   ) -> Bool {
     let silent = now - lastFixMilliseconds
-    guard silent > offlineAfterMilliseconds(parked: parked, androidOnlyAccount: androidOnlyAccount, rules: rules)
+    guard
+      silent > offlineAfterMilliseconds(parked: parked, androidOnlyAccount: androidOnlyAccount, rules: rules)
     else { return false }
     return !canWake || unansweredWakes >= rules.unansweredWakesBeforeOffline
   }
@@ -72,7 +74,9 @@ public enum PresenceStatus {
     lastFixMilliseconds: Int64, parked: Bool, rules: PresenceStatusRules = PresenceStatusRules()
   ) -> [Int64] {
     if parked {
-      return (1...rules.parkedWakeCount).map { lastFixMilliseconds + Int64($0) * rules.parkedWakeEveryMilliseconds }
+      return (1...rules.parkedWakeCount).map {
+        lastFixMilliseconds + Int64($0) * rules.parkedWakeEveryMilliseconds
+      }
     }
     return rules.movingWakesMilliseconds.map { lastFixMilliseconds + $0 }
   }
@@ -92,7 +96,9 @@ public enum PresenceStatus {
     guard let level, charging != .charging else { return .fine }
     if phoneWentQuiet && level <= rules.batteryRanOutFraction { return .likelyRanOut }
     guard level <= (circleThreshold ?? rules.batteryLowFraction) else { return .fine }
-    if let last = lastLowAlertMilliseconds, now - last < rules.batteryCooldownMilliseconds { return .lowButCoolingDown }
+    if let last = lastLowAlertMilliseconds, now - last < rules.batteryCooldownMilliseconds {
+      return .lowButCoolingDown
+    }
     return .low
   }
 

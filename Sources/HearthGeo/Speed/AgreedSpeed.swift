@@ -43,7 +43,8 @@ public enum AgreedSpeed {
   ) -> (metersPerSecond: Double, source: Source)? {
     pair(
       timeA: a.timeMilliseconds, a.coordinate, a.horizontalAccuracyMeters, a.speedMetersPerSecond,
-      timeB: b.timeMilliseconds, b.coordinate, b.horizontalAccuracyMeters, b.speedMetersPerSecond, rules: rules)
+      timeB: b.timeMilliseconds, b.coordinate, b.horizontalAccuracyMeters, b.speedMetersPerSecond,
+      rules: rules)
   }
 
   @inline(__always)
@@ -51,11 +52,21 @@ public enum AgreedSpeed {
     timeA: Int64, _ a: Coordinate, _ accuracyA: Double, _ speedA: Double?,
     timeB: Int64, _ b: Coordinate, _ accuracyB: Double, _ speedB: Double?, rules: AgreedSpeedRules
   ) -> (metersPerSecond: Double, source: Source)? {
-    let interval = timeB - timeA
-    guard interval >= rules.minimumIntervalMilliseconds else { return nil }
+    guard timeB - timeA >= rules.minimumIntervalMilliseconds else { return nil }
+    return pair(
+      intervalMilliseconds: timeB - timeA, distanceMeters: GreatCircle.distanceMeters(from: a, to: b),
+      accuracyA, speedA, accuracyB, speedB, rules: rules)
+  }
+
+  /// The rule itself, given the interval and the great-circle distance of
+  /// the pair (so a batch can compute every distance in one vector pass).
+  @inline(__always)
+  static func pair(
+    intervalMilliseconds interval: Int64, distanceMeters distance: Double,
+    _ accuracyA: Double, _ speedA: Double?, _ accuracyB: Double, _ speedB: Double?, rules: AgreedSpeedRules
+  ) -> (metersPerSecond: Double, source: Source)? {
+    guard interval >= rules.minimumIntervalMilliseconds, distance.isFinite else { return nil }
     let seconds = Double(interval) / 1000
-    let distance = GreatCircle.distanceMeters(from: a, to: b)
-    guard distance.isFinite else { return nil }
     let ground = distance / seconds
     var speed: Double
     var source: Source
@@ -76,20 +87,65 @@ public enum AgreedSpeed {
 
   /// Per-pair agreed speeds of a track in time order: element i is the pair
   /// (i − 1, i); element 0 is nil. Identical to `pair` on each neighbour.
-  /// - Complexity: O(n).
+  /// - Complexity: O(n), see ``AgreedSpeedBatch``.
   public static func pairs(_ fixes: FixColumns, rules: AgreedSpeedRules = AgreedSpeedRules()) -> [Double?] {
-    var out: [Double?] = [nil]
-    out.reserveCapacity(fixes.count)
-    guard fixes.count > 1 else { return fixes.isEmpty ? [] : out }
-    for i in 1..<fixes.count {
-      out.append(pair(fixes[i - 1], fixes[i], rules: rules)?.metersPerSecond)
-    }
-    return out
+    AgreedSpeedBatch(fixes, rules: rules).neighbourMetersPerSecond.map(measured)
   }
+
+  /// A NaN-coded speed column value as an optional reading.
+  @inline(__always)
+  static func measured(_ metersPerSecond: Double) -> Double? { metersPerSecond.isNaN ? nil : metersPerSecond }
 
   /// The agreed speed of a stretch: the fastest of its pairs (nil when no
   /// pair says anything). O(n).
   public static func stretch(_ fixes: FixColumns, rules: AgreedSpeedRules = AgreedSpeedRules()) -> Double? {
     pairs(fixes, rules: rules).compactMap { $0 }.max()
+  }
+}
+
+/// A batch of fixes with the agreed speed of every neighbouring pair,
+/// computed once so the speed alert and the sudden-stop check can share it
+/// (pass it to their `process`). `neighbourMetersPerSecond[i]` is the pair
+/// (i − 1, i) in m/s, NaN when the pair agrees on nothing; element 0 is NaN.
+/// Pairs of different people are computed too and never read.
+///
+/// Identical to ``AgreedSpeed/pair(_:_:rules:)`` on each neighbour: the
+/// distances come from `GreatCircle.trackDistancesMeters`, bit-identical to
+/// the scalar distance.
+/// - Complexity: O(n): one vectorised distance pass, then O(1) per pair.
+public struct AgreedSpeedBatch: Sendable, Hashable {
+  public let fixes: FixColumns
+  public let rules: AgreedSpeedRules
+  public let neighbourMetersPerSecond: [Double]
+
+  public init(_ fixes: FixColumns, rules: AgreedSpeedRules = AgreedSpeedRules()) {
+    self.fixes = fixes
+    self.rules = rules
+    guard fixes.count > 1 else {
+      neighbourMetersPerSecond = Array(repeating: .nan, count: fixes.count)
+      return
+    }
+    var distances: [Double] = []
+    var cumulative: [Double] = []
+    GreatCircle.trackDistancesMeters(
+      latitudesDegrees: fixes.latitudeDegrees, longitudesDegrees: fixes.longitudeDegrees, steps: &distances,
+      cumulative: &cumulative)
+    let time = fixes.timeMilliseconds
+    let accuracy = fixes.horizontalAccuracyMeters
+    let speed = fixes.speedMetersPerSecond
+    var out = [Double](repeating: .nan, count: fixes.count)
+    for i in 1..<fixes.count {
+      out[i] =
+        AgreedSpeed.pair(
+          intervalMilliseconds: time[i] - time[i - 1], distanceMeters: distances[i], accuracy[i - 1],
+          AgreedSpeed.measured(speed[i - 1]), accuracy[i], AgreedSpeed.measured(speed[i]), rules: rules)?
+        .metersPerSecond ?? .nan
+    }
+    neighbourMetersPerSecond = out
+  }
+
+  /// This batch under `rules` (recomputed only when its rules differ).
+  func under(_ rules: AgreedSpeedRules) -> AgreedSpeedBatch {
+    rules == self.rules ? self : AgreedSpeedBatch(fixes, rules: rules)
   }
 }

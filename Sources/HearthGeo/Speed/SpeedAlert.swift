@@ -90,67 +90,118 @@ public struct SpeedAlertEngine: Sendable {
 
   /// `limits`: circle → limit (a circle without one never alerts);
   /// `circlesOfPerson`: the circles each person is in.
-  public init(limits: [UInt32: SpeedLimit], circlesOfPerson: [UserID: [UInt32]], rules: SpeedAlertRules = SpeedAlertRules()) {
+  public init(
+    limits: [UInt32: SpeedLimit], circlesOfPerson: [UserID: [UInt32]],
+    rules: SpeedAlertRules = SpeedAlertRules()
+  ) {
     self.limits = limits
     self.circlesOfPerson = circlesOfPerson.mapValues { $0.sorted() }
     self.rules = rules
   }
 
-  /// One person's fixes (time order), uploaded at `receivedAtMilliseconds`.
+  /// Fixes in time order per person (a batch may hold several people),
+  /// uploaded at `receivedAtMilliseconds`.
+  /// - Complexity: O(n × circles of the person); the neighbour distances
+  ///   come from one vector pass over the batch, and the person's state is
+  ///   looked up once per run of their fixes.
   public func process(
     _ fixes: FixColumns, receivedAtMilliseconds now: Int64, state: inout SpeedAlertState
   ) -> [SpeedAlertEvent] {
+    process(AgreedSpeedBatch(fixes, rules: rules.agreed), receivedAtMilliseconds: now, state: &state)
+  }
+
+  /// The same, reusing a batch's neighbour speeds (shared with the sudden-stop check).
+  public func process(
+    _ batch: AgreedSpeedBatch, receivedAtMilliseconds now: Int64, state: inout SpeedAlertState
+  ) -> [SpeedAlertEvent] {
+    let batch = batch.under(rules.agreed)
+    let fixes = batch.fixes
     guard !fixes.isEmpty else { return [] }
-    let newest = fixes.timeMilliseconds.max()!
-    let late = now - newest > rules.lateUploadMilliseconds
+    let late = now - fixes.timeMilliseconds.max()! > rules.lateUploadMilliseconds
+    let neighbour = batch.neighbourMetersPerSecond
+    let user = fixes.user
+    let time = fixes.timeMilliseconds
+    let latitude = fixes.latitudeDegrees
+    let longitude = fixes.longitudeDegrees
+    let accuracy = fixes.horizontalAccuracyMeters
+    let speed = fixes.speedMetersPerSecond
     var events: [SpeedAlertEvent] = []
-    for i in 0..<fixes.count {
-      let person = fixes.user[i]
-      let time = fixes.timeMilliseconds[i]
-      let current = SpeedAlertState.Previous(
-        time: time, latitude: fixes.latitudeDegrees[i], longitude: fixes.longitudeDegrees[i],
-        accuracy: fixes.horizontalAccuracyMeters[i], speed: fixes[i].speedMetersPerSecond)
-      guard let previous = state.previous[person.rawValue] else {
-        state.previous[person.rawValue] = current
-        continue
-      }
-      guard time > previous.time else { continue }
-      state.previous[person.rawValue] = current
-      let agreed = AgreedSpeed.pair(
-        timeA: previous.time, Coordinate(latitudeDegrees: previous.latitude, longitudeDegrees: previous.longitude),
-        previous.accuracy, previous.speed, timeB: time,
-        Coordinate(latitudeDegrees: current.latitude, longitudeDegrees: current.longitude), current.accuracy,
-        current.speed, rules: rules.agreed)?.metersPerSecond
+    var start = 0
+    while start < fixes.count {
+      let person = user[start]
+      var end = start + 1
+      while end < fixes.count && user[end] == person { end += 1 }
+      // The person's circles with a limit, and their open stretches, taken
+      // out of the state for the run.
+      var circles: [(circle: UInt32, limit: Double, key: UInt64, run: SpeedAlertState.Run?)] = []
       for circle in circlesOfPerson[person] ?? [] {
         guard let limit = limits[circle]?.metersPerSecond else { continue }
         let key = UInt64(person.rawValue) << 32 | UInt64(circle)
-        guard let speed = agreed, speed > limit else {
-          state.runs[key] = nil
+        circles.append((circle, limit, key, state.runs.removeValue(forKey: key)))
+      }
+      var previous = state.previous.removeValue(forKey: person.rawValue)
+      var previousIndex = Int.min  // where `previous` sits in this batch (not here yet)
+      for i in start..<end {
+        let current = SpeedAlertState.Previous(
+          time: time[i], latitude: latitude[i], longitude: longitude[i], accuracy: accuracy[i],
+          speed: AgreedSpeed.measured(speed[i]))
+        guard let before = previous else {
+          (previous, previousIndex) = (current, i)
           continue
         }
-        var run = state.runs[key] ?? .init(start: previous.time, end: time, fastest: speed, decided: false)
-        run.end = time
-        run.fastest = max(run.fastest, speed)
-        if !run.decided && run.end - run.start >= rules.minimumOverMilliseconds {
-          run.decided = true
-          var reasons: [SpeedAlertEvent.Reason] = [.overLimitLongEnough]
-          var outcome = SpeedAlertEvent.Outcome.announced
-          if let last = state.lastAlert[circle], time - last < rules.cooldownMilliseconds {
-            reasons.append(.cooldown)
-            outcome = .suppressed
-          } else if late {
-            reasons.append(.lateUpload)
-            outcome = .feedOnly
+        guard current.time > before.time else { continue }
+        let agreed =
+          previousIndex == i - 1
+          ? AgreedSpeed.measured(neighbour[i])
+          : AgreedSpeed.pair(
+            intervalMilliseconds: current.time - before.time,
+            distanceMeters: GreatCircle.distanceMeters(
+              latitude1Degrees: before.latitude, longitude1Degrees: before.longitude,
+              latitude2Degrees: current.latitude, longitude2Degrees: current.longitude),
+            before.accuracy, before.speed, current.accuracy, current.speed, rules: rules.agreed)?
+            .metersPerSecond
+        (previous, previousIndex) = (current, i)
+        for c in circles.indices {
+          guard let speed = agreed, speed > circles[c].limit else {
+            circles[c].run = nil
+            continue
           }
-          if outcome == .announced { state.lastAlert[circle] = time }
-          events.append(
-            SpeedAlertEvent(
-              person: person, circle: circle, outcome: outcome, reasons: reasons, startMilliseconds: run.start,
-              endMilliseconds: run.end, agreedSpeedMetersPerSecond: run.fastest, limitMetersPerSecond: limit))
+          var run =
+            circles[c].run ?? .init(start: before.time, end: current.time, fastest: speed, decided: false)
+          run.end = current.time
+          run.fastest = max(run.fastest, speed)
+          if !run.decided && run.end - run.start >= rules.minimumOverMilliseconds {
+            run.decided = true
+            events.append(
+              decide(person, circles[c].circle, run, limit: circles[c].limit, late: late, state: &state))
+          }
+          circles[c].run = run
         }
-        state.runs[key] = run
       }
+      state.previous[person.rawValue] = previous
+      for c in circles where c.run != nil { state.runs[c.key] = c.run }
+      start = end
     }
     return events
+  }
+
+  /// A stretch has been over the limit long enough: announce it, or say why not.
+  private func decide(
+    _ person: UserID, _ circle: UInt32, _ run: SpeedAlertState.Run, limit: Double, late: Bool,
+    state: inout SpeedAlertState
+  ) -> SpeedAlertEvent {
+    var reasons: [SpeedAlertEvent.Reason] = [.overLimitLongEnough]
+    var outcome = SpeedAlertEvent.Outcome.announced
+    if let last = state.lastAlert[circle], run.end - last < rules.cooldownMilliseconds {
+      reasons.append(.cooldown)
+      outcome = .suppressed
+    } else if late {
+      reasons.append(.lateUpload)
+      outcome = .feedOnly
+    }
+    if outcome == .announced { state.lastAlert[circle] = run.end }
+    return SpeedAlertEvent(
+      person: person, circle: circle, outcome: outcome, reasons: reasons, startMilliseconds: run.start,
+      endMilliseconds: run.end, agreedSpeedMetersPerSecond: run.fastest, limitMetersPerSecond: limit)
   }
 }

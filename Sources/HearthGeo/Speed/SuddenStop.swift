@@ -16,8 +16,8 @@ public struct SuddenStopRules: Sendable, Hashable, Codable {
   public var liveDecelerationMetersPerSecondSquared = 4.5
   /// Nothing may move for this long after the stop, ms.
   public var stillForMilliseconds: Int64 = 5 * 60_000
-  /// Moved: a fix this far from the stop (plus its accuracy), m, or faster
-  /// than `stoppedMetersPerSecond`.
+  /// Moved: two fixes in a row this far from the stop (plus their accuracy),
+  /// m, or one fix faster than `stoppedMetersPerSecond`.
   public var movedMeters = 50.0
   /// Places: only the first 200 m of a radius count, plus a 40 m edge.
   public var placeRadiusCapMeters = 200.0
@@ -56,13 +56,16 @@ public struct SuddenStopEvent: Sendable, Hashable, Codable {
     case gentleStopOnLive
     case onceAnHour
     case droveOn
+    /// The stop fix had no measured speed and no later fix stood at the stop.
+    case stopNotConfirmed
   }
   public var person: UserID
   public var outcome: Outcome
   public var reasons: [Reason]
-  /// The stop fix: time (ms) and position.
+  /// The stop fix: time (ms), position and accuracy (m).
   public var stopMilliseconds: Int64
   public var coordinate: Coordinate
+  public var accuracyMeters: Double
   /// The cruising speed to quote (agreed), m/s.
   public var cruisingMetersPerSecond: Double
   /// When decided, ms.
@@ -84,11 +87,20 @@ public struct SuddenStopState: Sendable, Hashable, Codable {
     var cruising: Double
     /// The stop came after the 40 s limit: only fine if every later fix is rough.
     var needsRoughFixes: Bool
+    /// The previous fix lay away from the stop (but claimed to stand still).
+    var previousAway = false
+    /// A later fix stood at the stop (needed when the stop fix had no speed).
+    var confirmed = false
   }
   struct PersonState: Sendable, Hashable, Codable {
     var last: Point?
     /// Agreed speed into `last`.
     var lastAgreed: Double?
+    /// The last cruising fix and its speed, and whether every fix since came
+    /// at Live cadence (so the slowing was visible fix by fix).
+    var lastCruise: Point?
+    var lastCruiseSpeed = 0.0
+    var liveSinceCruise = false
     var candidate: Candidate?
     var lastRaised: Int64?
     var raised: [Candidate] = []
@@ -100,8 +112,9 @@ public struct SuddenStopState: Sendable, Hashable, Codable {
 
 /// SPEC §5, all four conditions: (1) cruising at 35 km/h or more; (2) the
 /// very next fix shows the car stopped at most 40 s later (2 min when every
-/// fix after the stop is too rough to place a street; at Live cadence the
-/// speed must drop at ≥ 4.5 m/s² on average); (3) nothing moves for 5 min;
+/// fix after the stop is too rough to place a street; at Live cadence, where
+/// the slowing shows in fixes of its own, the speed must drop from the last
+/// cruising fix at ≥ 4.5 m/s² on average); (3) nothing moves for 5 min;
 /// (4) not inside a place or within 40 m of its edge (only the first 200 m
 /// of a radius count). Heartbeat fixes are ignored. Once an hour per person;
 /// a raised incident is dropped when a sharp fix lands over 300 m away.
@@ -111,24 +124,82 @@ public struct SuddenStopState: Sendable, Hashable, Codable {
 /// minutes can pass with no fix at all).
 public struct SuddenStopEngine: Sendable {
   public let places: [Geofence]
+  /// The circles each person is in; nil: every place counts for everyone.
+  public let circlesOfPerson: [UserID: [UInt32]]?
   public let rules: SuddenStopRules
+  /// Each place's excluded disc (the first 200 m of its radius plus the
+  /// 40 m edge), indexed; `id` is the place's position in `places`.
+  private let exclusion: GeofenceIndex
 
-  public init(places: [Geofence] = [], rules: SuddenStopRules = SuddenStopRules()) {
+  /// `places`: every circle's places (`Geofence.circle` says whose);
+  /// `circlesOfPerson`: the circles each person is in, so only their own
+  /// circles' places exclude a stop (nil: every place counts).
+  public init(
+    places: [Geofence] = [], circlesOfPerson: [UserID: [UInt32]]? = nil,
+    rules: SuddenStopRules = SuddenStopRules()
+  ) {
     self.places = places
+    self.circlesOfPerson = circlesOfPerson
     self.rules = rules
+    exclusion = GeofenceIndex(
+      places: places.enumerated().map { i, place in
+        Geofence(
+          id: UInt32(i), circle: place.circle, center: place.center,
+          radiusMeters: min(place.radiusMeters, rules.placeRadiusCapMeters) + rules.placeEdgeMeters)
+      })
   }
 
+  /// Whether `point` lies in an excluded disc of one of `person`'s circles.
+  /// O(places near the point).
+  func insidePlace(_ point: Coordinate, _ person: UserID) -> Bool {
+    let circles = circlesOfPerson.map { $0[person] ?? [] }
+    var inside = false
+    exclusion.forEachContaining(point) { i in
+      if let circles, !circles.contains(exclusion.places[i].circle) { return }
+      inside = true
+    }
+    return inside
+  }
+
+  /// - Complexity: O(n) plus O(places) per candidate stop; the neighbour
+  ///   distances come from one vector pass over the batch, and each person's
+  ///   state is looked up once per run of their fixes.
   public func process(_ fixes: FixColumns, state: inout SuddenStopState) -> [SuddenStopEvent] {
+    process(AgreedSpeedBatch(fixes, rules: rules.agreed), state: &state)
+  }
+
+  /// The same, reusing a batch's neighbour speeds (shared with the speed alert).
+  public func process(_ batch: AgreedSpeedBatch, state: inout SuddenStopState) -> [SuddenStopEvent] {
     var events: [SuddenStopEvent] = []
-    for i in 0..<fixes.count where fixes.source[i] != .heartbeat {
-      let person = fixes.user[i]
-      var s = state.people[person.rawValue] ?? .init()
-      step(
-        SuddenStopState.Point(
-          time: fixes.timeMilliseconds[i], latitude: fixes.latitudeDegrees[i], longitude: fixes.longitudeDegrees[i],
-          accuracy: fixes.horizontalAccuracyMeters[i], speed: fixes[i].speedMetersPerSecond),
-        person, &s, &events)
+    let batch = batch.under(rules.agreed)
+    let fixes = batch.fixes
+    let neighbour = batch.neighbourMetersPerSecond
+    let user = fixes.user
+    let time = fixes.timeMilliseconds
+    let latitude = fixes.latitudeDegrees
+    let longitude = fixes.longitudeDegrees
+    let accuracy = fixes.horizontalAccuracyMeters
+    let speed = fixes.speedMetersPerSecond
+    let source = fixes.source
+    var start = 0
+    while start < fixes.count {
+      let person = user[start]
+      var end = start + 1
+      while end < fixes.count && user[end] == person { end += 1 }
+      // Owned outright while the run is processed (no copy on write).
+      var s = state.people.removeValue(forKey: person.rawValue) ?? .init()
+      var lastIndex = Int.min  // where `s.last` sits in this batch (not here yet)
+      for i in start..<end where source[i] != .heartbeat {
+        let point = SuddenStopState.Point(
+          time: time[i], latitude: latitude[i], longitude: longitude[i], accuracy: accuracy[i],
+          speed: AgreedSpeed.measured(speed[i]))
+        let known = lastIndex == i - 1 ? AgreedSpeed.measured(neighbour[i]) : nil
+        if step(point, agreedFromLast: lastIndex == i - 1 ? .some(known) : nil, person, &s, &events) {
+          lastIndex = i
+        }
+      }
       state.people[person.rawValue] = s
+      start = end
     }
     return events
   }
@@ -144,52 +215,84 @@ public struct SuddenStopEngine: Sendable {
     return events
   }
 
+  /// One fix; false when it is not newer than the last one (skipped).
+  /// `agreedFromLast`: the agreed speed from `s.last` when already known
+  /// (`.some(nil)`: known to agree on nothing).
   private func step(
-    _ point: SuddenStopState.Point, _ person: UserID, _ s: inout SuddenStopState.PersonState,
-    _ events: inout [SuddenStopEvent]
-  ) {
-    guard point.time > (s.last?.time ?? .min) else { return }
+    _ point: SuddenStopState.Point, agreedFromLast: Double??, _ person: UserID,
+    _ s: inout SuddenStopState.PersonState, _ events: inout [SuddenStopEvent]
+  ) -> Bool {
+    guard point.time > (s.last?.time ?? .min) else { return false }
     settle(point.time, person, &s, &events)
     // Drove on: a raised incident is dropped by a sharp fix far away.
-    if point.accuracy <= rules.cancelAccuracyMeters {
+    if point.accuracy <= rules.cancelAccuracyMeters && !s.raised.isEmpty {
       s.raised.removeAll { raised in
         guard point.time - raised.stop.time <= rules.cancellableForMilliseconds else { return true }
-        guard GreatCircle.distanceMeters(from: raised.stop.coordinate, to: point.coordinate) > rules.droveOnMeters
+        guard
+          GreatCircle.distanceMeters(from: raised.stop.coordinate, to: point.coordinate) > rules.droveOnMeters
         else { return false }
         events.append(event(person, .cancelled, [.droveOn], raised, point.time))
         return true
       }
     }
     // A pending stop: did anything move, or did a sharp fix spoil a long gap?
-    if let candidate = s.candidate {
-      let away = GreatCircle.distanceMeters(from: candidate.stop.coordinate, to: point.coordinate)
-      if (point.speed ?? 0) > rules.stoppedMetersPerSecond || away > rules.movedMeters + point.accuracy {
+    if var candidate = s.candidate {
+      let away =
+        GreatCircle.distanceMeters(from: candidate.stop.coordinate, to: point.coordinate)
+        > rules.movedMeters + point.accuracy
+      // Moved: a fix faster than "stopped", or two fixes in a row away from
+      // the stop. One far fix that claims to stand still is an outlier.
+      let moving = (point.speed ?? 0) > rules.stoppedMetersPerSecond
+      if moving || (away && candidate.previousAway) {
         events.append(event(person, .rejected, [.movedWithinFiveMinutes], candidate, point.time))
         s.candidate = nil
       } else if candidate.needsRoughFixes && point.accuracy <= rules.roughAccuracyMeters {
         events.append(event(person, .rejected, [.sharpFixAfterLongGap], candidate, point.time))
         s.candidate = nil
+      } else {
+        candidate.previousAway = away
+        candidate.confirmed = candidate.confirmed || (!away && point.speed != nil)
+        s.candidate = candidate
       }
     }
     // A new stop after cruising?
     var agreed: Double?
     if let last = s.last {
       agreed =
-        AgreedSpeed.pair(
+        agreedFromLast
+        ?? AgreedSpeed.pair(
           timeA: last.time, last.coordinate, last.accuracy, last.speed, timeB: point.time, point.coordinate,
           point.accuracy, point.speed, rules: rules.agreed)?.metersPerSecond
-      if s.candidate == nil, let cruising = s.lastAgreed, cruising >= rules.cruisingMetersPerSecond,
-        point.speed.map({ $0 <= rules.stoppedMetersPerSecond }) ?? true
-      {
-        consider(point, after: last, cruising: cruising, person, &s, &events)
+      let stopped = point.speed.map({ $0 <= rules.stoppedMetersPerSecond }) ?? true
+      let live = point.time - last.time <= rules.liveIntervalMilliseconds
+      if s.candidate == nil && stopped {
+        if let cruising = s.lastAgreed, cruising >= rules.cruisingMetersPerSecond {
+          // The very next fix after cruising shows the stop.
+          consider(point, after: last, cruising: cruising, live: live, person, &s, &events)
+        } else if live, s.liveSinceCruise, let cruise = s.lastCruise,
+          point.time - cruise.time <= rules.nextFixWithinMilliseconds
+        {
+          // Live: the slowing shows in fixes of its own; judge it from the
+          // last cruising fix by its average deceleration.
+          consider(point, after: cruise, cruising: s.lastCruiseSpeed, live: true, person, &s, &events)
+        }
+      }
+      if let a = agreed, a >= rules.cruisingMetersPerSecond {
+        s.lastCruise = point
+        s.lastCruiseSpeed = a
+        s.liveSinceCruise = true
+      } else if !live {
+        s.liveSinceCruise = false
       }
     }
     s.last = point
     s.lastAgreed = agreed
+    return true
   }
 
   private func consider(
-    _ stop: SuddenStopState.Point, after cruise: SuddenStopState.Point, cruising: Double, _ person: UserID,
+    _ stop: SuddenStopState.Point, after cruise: SuddenStopState.Point, cruising: Double, live: Bool,
+    _ person: UserID,
     _ s: inout SuddenStopState.PersonState, _ events: inout [SuddenStopEvent]
   ) {
     let gap = stop.time - cruise.time
@@ -199,19 +302,16 @@ public struct SuddenStopEngine: Sendable {
       return
     }
     if gap > rules.nextFixWithinMilliseconds { candidate.needsRoughFixes = true }
-    if gap <= rules.liveIntervalMilliseconds {
+    if live {
       let deceleration = (cruising - (stop.speed ?? 0)) / (Double(gap) / 1000)
       if deceleration < rules.liveDecelerationMetersPerSecondSquared {
         events.append(event(person, .rejected, [.gentleStopOnLive], candidate, stop.time))
         return
       }
     }
-    for place in places {
-      let reach = min(place.radiusMeters, rules.placeRadiusCapMeters) + rules.placeEdgeMeters
-      if GreatCircle.distanceMeters(from: place.center, to: stop.coordinate) <= reach {
-        events.append(event(person, .rejected, [.insidePlace], candidate, stop.time))
-        return
-      }
+    if insidePlace(stop.coordinate, person) {
+      events.append(event(person, .rejected, [.insidePlace], candidate, stop.time))
+      return
     }
     s.candidate = candidate
     events.append(event(person, .pending, [.cruisedThenStopped], candidate, stop.time))
@@ -223,6 +323,12 @@ public struct SuddenStopEngine: Sendable {
     guard let candidate = s.candidate, now - candidate.stop.time >= rules.stillForMilliseconds else { return }
     s.candidate = nil
     let decided = candidate.stop.time + rules.stillForMilliseconds
+    // A stop fix without a measured speed says nothing by itself: a later
+    // fix must have stood there.
+    if candidate.stop.speed == nil && !candidate.confirmed {
+      events.append(event(person, .rejected, [.stillForFiveMinutes, .stopNotConfirmed], candidate, decided))
+      return
+    }
     if let last = s.lastRaised, decided - last < rules.oncePerMilliseconds {
       events.append(event(person, .rejected, [.stillForFiveMinutes, .onceAnHour], candidate, decided))
       return
@@ -238,6 +344,7 @@ public struct SuddenStopEngine: Sendable {
   ) -> SuddenStopEvent {
     SuddenStopEvent(
       person: person, outcome: outcome, reasons: reasons, stopMilliseconds: candidate.stop.time,
-      coordinate: candidate.stop.coordinate, cruisingMetersPerSecond: candidate.cruising, decidedMilliseconds: decided)
+      coordinate: candidate.stop.coordinate, accuracyMeters: candidate.stop.accuracy,
+      cruisingMetersPerSecond: candidate.cruising, decidedMilliseconds: decided)
   }
 }

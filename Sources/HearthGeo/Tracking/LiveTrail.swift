@@ -54,7 +54,9 @@ public struct LiveTrail: Sendable, Hashable, Codable {
           continue
         }
       }
-      let dashed = last.map { fixes.timeMilliseconds[i] - fixes.timeMilliseconds[$0] > rules.dashedGapMilliseconds } ?? false
+      let dashed =
+        last.map { fixes.timeMilliseconds[i] - fixes.timeMilliseconds[$0] > rules.dashedGapMilliseconds }
+        ?? false
       points.append(Point(index: i, dashedFromPrevious: dashed))
       last = i
       recent.append(accuracy)

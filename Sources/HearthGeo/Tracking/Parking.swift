@@ -65,7 +65,8 @@ public struct ParkingDetector: Sendable, Hashable, Codable {
   /// ≥ 3 m/s in the last 3 min.
   public func journeyGuardActive(at time: Int64) -> Bool {
     var travelled = 0.0
-    for (a, b) in zip(recent, recent.dropFirst()) where time - b.timeMilliseconds <= rules.guardDistanceWindowMilliseconds {
+    for (a, b) in zip(recent, recent.dropFirst())
+    where time - b.timeMilliseconds <= rules.guardDistanceWindowMilliseconds {
       travelled += GreatCircle.distanceMeters(from: a.coordinate, to: b.coordinate)
     }
     let fast = recent.contains {
@@ -95,7 +96,8 @@ public struct ParkingDetector: Sendable, Hashable, Codable {
       }
       return ParkingDecision(parked: true, reason: .stillParked)
     }
-    guard let anchor, GreatCircle.distanceMeters(from: anchor.coordinate, to: fix.coordinate) <= rules.radiusMeters
+    guard let anchor,
+      GreatCircle.distanceMeters(from: anchor.coordinate, to: fix.coordinate) <= rules.radiusMeters
     else {
       self.anchor = fix
       if fix.activity == .still { return stillVerdict(guardActive, time) }
@@ -132,7 +134,9 @@ public struct ParkingDetector: Sendable, Hashable, Codable {
     else { return nil }
     parkFixMade = true
     var base = anchor!
-    if let newest = recent.last, now - newest.timeMilliseconds < rules.parkFixFromFixWithinMilliseconds { base = newest }
+    if let newest = recent.last, now - newest.timeMilliseconds < rules.parkFixFromFixWithinMilliseconds {
+      base = newest
+    }
     base.timeMilliseconds = now
     base.activity = .still
     base.source = .park

@@ -69,7 +69,31 @@ public struct Thinner: Sendable, Hashable, Codable {
   /// Decides one fix (time order). `classifierSaysDriving`: the OS activity
   /// verdict when there is one (nil: decide by speed alone). O(1).
   public mutating func offer(_ fix: Fix, classifierSaysDriving: Bool? = nil) -> ThinningDecision {
-    let speed = fix.speedMetersPerSecond ?? 0
+    offer(
+      time: fix.timeMilliseconds, latitude: fix.latitudeDegrees, longitude: fix.longitudeDegrees,
+      speed: fix.speedMetersPerSecond ?? 0, classifierSaysDriving: classifierSaysDriving)
+  }
+
+  /// The batch form: every decision for `fixes` in order, identical to
+  /// offering them one by one. O(n).
+  public mutating func offer(_ fixes: FixColumns) -> [ThinningDecision] {
+    let time = fixes.timeMilliseconds
+    let latitude = fixes.latitudeDegrees
+    let longitude = fixes.longitudeDegrees
+    let speed = fixes.speedMetersPerSecond
+    return (0..<fixes.count).map { i in
+      offer(
+        time: time[i], latitude: latitude[i], longitude: longitude[i], speed: speed[i].isNaN ? 0 : speed[i],
+        classifierSaysDriving: nil)
+    }
+  }
+
+  /// The rule on plain values (`speed`: m/s, 0 when unmeasured). The
+  /// distance to the last kept fix is only computed when a rule needs it.
+  @inline(__always)
+  private mutating func offer(
+    time: Int64, latitude: Double, longitude: Double, speed: Double, classifierSaysDriving: Bool?
+  ) -> ThinningDecision {
     let roadSpeed = speed >= rules.driveStartMetersPerSecond
     // Drive start and end.
     if !driving && (classifierSaysDriving ?? roadSpeed) {
@@ -81,22 +105,24 @@ public struct Thinner: Sendable, Hashable, Codable {
       } else if roadSpeed {
         crawlingSince = nil
       } else {
-        let since = crawlingSince ?? fix.timeMilliseconds
+        let since = crawlingSince ?? time
         crawlingSince = since
-        if fix.timeMilliseconds - since >= rules.crawlEndsDriveMilliseconds { driving = false }
+        if time - since >= rules.crawlEndsDriveMilliseconds { driving = false }
       }
     }
     let leftRoadSpeed = driving && atRoadSpeed && !roadSpeed
     atRoadSpeed = driving && roadSpeed
-    guard let last = lastKept else { return keep(fix, .first) }
-    let elapsed = fix.timeMilliseconds - last.time
-    let moved = GreatCircle.distanceMeters(
-      latitude1Degrees: last.latitude, longitude1Degrees: last.longitude, latitude2Degrees: fix.latitudeDegrees,
-      longitude2Degrees: fix.longitudeDegrees)
+    guard let last = lastKept else { return keep(time, latitude, longitude, .first) }
+    let elapsed = time - last.time
+    var moved: Double {
+      GreatCircle.distanceMeters(
+        latitude1Degrees: last.latitude, longitude1Degrees: last.longitude, latitude2Degrees: latitude,
+        longitude2Degrees: longitude)
+    }
     if elapsed < rules.nearDuplicateMilliseconds && moved < rules.nearDuplicateMeters {
       return ThinningDecision(kept: false, reason: .nearDuplicate, driving: driving)
     }
-    if leftRoadSpeed { return keep(fix, .firstOffRoadSpeed) }
+    if leftRoadSpeed { return keep(time, latitude, longitude, .firstOffRoadSpeed) }
     if driving {
       guard elapsed >= rules.drivingIntervalMilliseconds else {
         return ThinningDecision(kept: false, reason: .drivingTooSoon, driving: driving)
@@ -104,22 +130,18 @@ public struct Thinner: Sendable, Hashable, Codable {
       guard moved >= rules.gateMeters(atMetersPerSecond: speed) else {
         return ThinningDecision(kept: false, reason: .drivingWithinGate, driving: driving)
       }
-      return keep(fix, .drivingGatePassed)
+      return keep(time, latitude, longitude, .drivingGatePassed)
     }
     guard moved >= rules.distanceFilterMeters else {
       return ThinningDecision(kept: false, reason: .withinDistanceFilter, driving: driving)
     }
-    return keep(fix, .movedDistanceFilter)
+    return keep(time, latitude, longitude, .movedDistanceFilter)
   }
 
-  private mutating func keep(_ fix: Fix, _ reason: ThinningDecision.Reason) -> ThinningDecision {
-    lastKept = Kept(time: fix.timeMilliseconds, latitude: fix.latitudeDegrees, longitude: fix.longitudeDegrees)
+  private mutating func keep(
+    _ time: Int64, _ latitude: Double, _ longitude: Double, _ reason: ThinningDecision.Reason
+  ) -> ThinningDecision {
+    lastKept = Kept(time: time, latitude: latitude, longitude: longitude)
     return ThinningDecision(kept: true, reason: reason, driving: driving)
-  }
-
-  /// The batch form: every decision for `fixes` in order, identical to
-  /// offering them one by one. O(n).
-  public mutating func offer(_ fixes: FixColumns) -> [ThinningDecision] {
-    (0..<fixes.count).map { offer(fixes[$0]) }
   }
 }

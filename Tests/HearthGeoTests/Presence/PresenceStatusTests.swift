@@ -29,14 +29,18 @@ struct PresenceStatusTests {
 
   @Test("offline after 1 h; 12 h parked; 100 min parked on an Android-only account; two unanswered wakes")
   func offline() {
-    func off(_ silent: Int64, parked: Bool, android: Bool = false, wake: Bool = false, unanswered: Int = 0) -> Bool {
+    func off(_ silent: Int64, parked: Bool, android: Bool = false, wake: Bool = false, unanswered: Int = 0)
+      -> Bool
+    {
       PresenceStatus.isOffline(
         lastFixMilliseconds: 0, now: silent, parked: parked, androidOnlyAccount: android, canWake: wake,
         unansweredWakes: unanswered)
     }
     #expect(!off(Self.hour, parked: false) && off(Self.hour + 1, parked: false))
     #expect(!off(12 * Self.hour, parked: true) && off(12 * Self.hour + 1, parked: true))
-    #expect(!off(100 * Self.minute, parked: true, android: true) && off(100 * Self.minute + 1, parked: true, android: true))
+    #expect(
+      !off(100 * Self.minute, parked: true, android: true)
+        && off(100 * Self.minute + 1, parked: true, android: true))
     #expect(off(100 * Self.minute + 1, parked: false, android: true))  // moving: the 1 h cutoff
     #expect(!off(2 * Self.hour, parked: false, wake: true, unanswered: 1))
     #expect(off(2 * Self.hour, parked: false, wake: true, unanswered: 2))
@@ -44,14 +48,25 @@ struct PresenceStatusTests {
 
   @Test("wakes: moving at 10, 20, 40 min; parked every 30 min, three times")
   func wakes() {
-    #expect(PresenceStatus.wakeTimes(lastFixMilliseconds: 1000, parked: false) == [1000 + 10 * Self.minute, 1000 + 20 * Self.minute, 1000 + 40 * Self.minute])
-    #expect(PresenceStatus.wakeTimes(lastFixMilliseconds: 0, parked: true) == [30 * Self.minute, 60 * Self.minute, 90 * Self.minute])
+    #expect(
+      PresenceStatus.wakeTimes(lastFixMilliseconds: 1000, parked: false) == [
+        1000 + 10 * Self.minute, 1000 + 20 * Self.minute, 1000 + 40 * Self.minute,
+      ])
+    #expect(
+      PresenceStatus.wakeTimes(lastFixMilliseconds: 0, parked: true) == [
+        30 * Self.minute, 60 * Self.minute, 90 * Self.minute,
+      ])
   }
 
   @Test("battery: low at ≤ 15 % (or the circle's threshold) not charging, 6 h cooldown; ran out at ≤ 5 %")
   func battery() {
-    func verdict(_ level: Double?, _ charging: ChargingState = .notCharging, threshold: Double? = nil, last: Int64? = nil, now: Int64 = 100 * 3_600_000, quiet: Bool = false) -> PresenceStatus.BatteryVerdict {
-      PresenceStatus.battery(level: level, charging: charging, circleThreshold: threshold, lastLowAlertMilliseconds: last, now: now, phoneWentQuiet: quiet)
+    func verdict(
+      _ level: Double?, _ charging: ChargingState = .notCharging, threshold: Double? = nil,
+      last: Int64? = nil, now: Int64 = 100 * 3_600_000, quiet: Bool = false
+    ) -> PresenceStatus.BatteryVerdict {
+      PresenceStatus.battery(
+        level: level, charging: charging, circleThreshold: threshold, lastLowAlertMilliseconds: last,
+        now: now, phoneWentQuiet: quiet)
     }
     #expect(verdict(0.15) == .low && verdict(0.1501) == .fine)
     #expect(verdict(0.10, .charging) == .fine)
@@ -63,12 +78,15 @@ struct PresenceStatusTests {
     #expect(verdict(nil) == .fine)
   }
 
-  @Test("whose outage: push failures, the small-server rule, the large-server rule, holding 30 min, a single phone")
+  @Test(
+    "whose outage: push failures, the small-server rule, the large-server rule, holding 30 min, a single phone"
+  )
   func outage() {
     typealias P = PresenceStatus.PhoneView
     let now: Int64 = 10 * Self.hour
     func hold(_ phones: [P], push: Int64? = nil, until: Int64? = nil) -> (Bool, PresenceStatus.OutageReason) {
-      let r = PresenceStatus.holdOfflineAlerts(phones: phones, lastPushFailureMilliseconds: push, holdUntilMilliseconds: until, now: now)
+      let r = PresenceStatus.holdOfflineAlerts(
+        phones: phones, lastPushFailureMilliseconds: push, holdUntilMilliseconds: until, now: now)
       return (r.hold, r.reason)
     }
     let quiet = P(quiet: true, fresh: false)
@@ -81,17 +99,23 @@ struct PresenceStatusTests {
     #expect(hold([quiet, quiet, reporting]).0 == false)
     #expect(hold([quiet, P(quiet: true, announced: true, fresh: false), stale]).0 == false)
     // Eight or more: more quiet than reporting holds; half and half does not.
-    #expect(hold(Array(repeating: quiet, count: 5) + Array(repeating: reporting, count: 4)) == (true, .moreQuietThanReporting))
+    #expect(
+      hold(Array(repeating: quiet, count: 5) + Array(repeating: reporting, count: 4)) == (
+        true, .moreQuietThanReporting
+      ))
     #expect(hold(Array(repeating: quiet, count: 4) + Array(repeating: reporting, count: 4)).0 == false)
     // Phones that do not count are left out: 7 counting → small-server rule.
     let notCounting = P(counts: false, quiet: false, fresh: true)
-    #expect(hold([quiet, quiet] + Array(repeating: stale, count: 5) + [notCounting]).1 == .smallServerSeveralQuietNoneFresh)
+    #expect(
+      hold([quiet, quiet] + Array(repeating: stale, count: 5) + [notCounting]).1
+        == .smallServerSeveralQuietNoneFresh)
     // A hold lasts 30 min after it was justified.
     #expect(hold([quiet, reporting], until: now + 1) == (true, .stillHolding))
     #expect(hold([quiet, reporting], until: now).0 == false)
     // A single phone cannot tell.
     #expect(hold([quiet]) == (false, .singlePhoneCannotTell))
-    let r = PresenceStatus.holdOfflineAlerts(phones: [quiet, quiet, stale], lastPushFailureMilliseconds: nil, holdUntilMilliseconds: nil, now: now)
+    let r = PresenceStatus.holdOfflineAlerts(
+      phones: [quiet, quiet, stale], lastPushFailureMilliseconds: nil, holdUntilMilliseconds: nil, now: now)
     #expect(r.holdUntilMilliseconds == now + 30 * Self.minute)
   }
 }

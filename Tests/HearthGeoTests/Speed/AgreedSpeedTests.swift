@@ -31,14 +31,18 @@ struct AgreedSpeedTests {
   @Test("never faster than the ground between two sharp fixes allows (30 m is sharp, 30.01 m is not)")
   func groundCap() {
     // 100 m in 10 s with 10 m accuracies: cap (100 + 10) / 10 = 11 m/s.
-    let capped = AgreedSpeed.pair(W.fix(0, 0, accuracy: 10, speed: 40), W.fix(100, 10, accuracy: 10, speed: 40))!
+    let capped = AgreedSpeed.pair(
+      W.fix(0, 0, accuracy: 10, speed: 40), W.fix(100, 10, accuracy: 10, speed: 40))!
     #expect(capped.source == .cappedByGround && abs(capped.metersPerSecond - 11) < 1e-6)
-    let justSharp = AgreedSpeed.pair(W.fix(0, 0, accuracy: 30, speed: 40), W.fix(100, 10, accuracy: 30, speed: 40))!
+    let justSharp = AgreedSpeed.pair(
+      W.fix(0, 0, accuracy: 30, speed: 40), W.fix(100, 10, accuracy: 30, speed: 40))!
     #expect(abs(justSharp.metersPerSecond - 13) < 1e-6)
-    let loose = AgreedSpeed.pair(W.fix(0, 0, accuracy: 30.01, speed: 40), W.fix(100, 10, accuracy: 10, speed: 40))!
+    let loose = AgreedSpeed.pair(
+      W.fix(0, 0, accuracy: 30.01, speed: 40), W.fix(100, 10, accuracy: 10, speed: 40))!
     #expect(loose.metersPerSecond == 40 && loose.source == .bothMeasured)
     // Under the cap nothing changes.
-    let under = AgreedSpeed.pair(W.fix(0, 0, accuracy: 10, speed: 10.9), W.fix(100, 10, accuracy: 10, speed: 12))!
+    let under = AgreedSpeed.pair(
+      W.fix(0, 0, accuracy: 10, speed: 10.9), W.fix(100, 10, accuracy: 10, speed: 12))!
     #expect(under.metersPerSecond == 10.9)
   }
 

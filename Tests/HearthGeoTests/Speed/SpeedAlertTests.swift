@@ -9,14 +9,18 @@ struct SpeedAlertTests {
   static let limit = SpeedLimit(kilometersPerHour: 50)  // 13.89 m/s
 
   /// A steady drive: a fix every `every` seconds at `speed` m/s for `count` fixes.
-  static func drive(speed: Double, every: Double, count: Int, from start: Double = 0, person: UInt32 = 1) -> [Fix] {
+  static func drive(speed: Double, every: Double, count: Int, from start: Double = 0, person: UInt32 = 1)
+    -> [Fix]
+  {
     (0..<count).map { k in
       let t = start + Double(k) * every
       return W.fix(speed * t, t, accuracy: 8, speed: speed, person: person)
     }
   }
 
-  func run(_ fixes: [Fix], limits: [UInt32: SpeedLimit] = [7: limit], receivedAfter: Int64 = 0) -> [SpeedAlertEvent] {
+  func run(_ fixes: [Fix], limits: [UInt32: SpeedLimit] = [7: limit], receivedAfter: Int64 = 0)
+    -> [SpeedAlertEvent]
+  {
     let engine = SpeedAlertEngine(limits: limits, circlesOfPerson: [UserID(1): [7]])
     var state = SpeedAlertState()
     return engine.process(
@@ -32,7 +36,8 @@ struct SpeedAlertTests {
   func fifteenSeconds() {
     #expect(run(Self.drive(speed: 16, every: 1, count: 15)).isEmpty)  // covers 14 s
     let events = run(Self.drive(speed: 16, every: 1, count: 16))  // covers 15 s
-    #expect(events.count == 1 && events[0].outcome == .announced && events[0].reasons == [.overLimitLongEnough])
+    #expect(
+      events.count == 1 && events[0].outcome == .announced && events[0].reasons == [.overLimitLongEnough])
     #expect(events[0].endMilliseconds - events[0].startMilliseconds == 15_000)
   }
 
@@ -56,23 +61,31 @@ struct SpeedAlertTests {
     let engine = SpeedAlertEngine(limits: [7: Self.limit], circlesOfPerson: [UserID(1): [7], UserID(2): [7]])
     var state = SpeedAlertState()
     let first = Self.drive(speed: 16, every: 5, count: 5)
-    #expect(engine.process(FixColumns(first), receivedAtMilliseconds: first.last!.timeMilliseconds, state: &state)[0].outcome == .announced)
+    #expect(
+      engine.process(FixColumns(first), receivedAtMilliseconds: first.last!.timeMilliseconds, state: &state)[
+        0
+      ].outcome == .announced)
     // Another member of the same circle decides 29:59.999 later: suppressed
     // (the first alert was decided at t = 15 s, the second at start + 15 s).
     let second = Self.drive(speed: 16, every: 5, count: 5, from: 1799.999, person: 2)
-    let e2 = engine.process(FixColumns(second), receivedAtMilliseconds: second.last!.timeMilliseconds, state: &state)
+    let e2 = engine.process(
+      FixColumns(second), receivedAtMilliseconds: second.last!.timeMilliseconds, state: &state)
     #expect(e2.count == 1 && e2[0].outcome == .suppressed && e2[0].reasons.last == .cooldown)
     var s = SpeedAlertState()
     _ = engine.process(FixColumns(first), receivedAtMilliseconds: first.last!.timeMilliseconds, state: &s)
     let third = Self.drive(speed: 16, every: 5, count: 5, from: 1800, person: 2)
-    #expect(engine.process(FixColumns(third), receivedAtMilliseconds: third.last!.timeMilliseconds, state: &s)[0].outcome == .announced)
+    #expect(
+      engine.process(FixColumns(third), receivedAtMilliseconds: third.last!.timeMilliseconds, state: &s)[0]
+        .outcome == .announced)
     // Late: uploaded 15:00.001 after the newest fix → feed only; 15:00 → announced.
     var fresh = SpeedAlertState()
     let late = Self.drive(speed: 16, every: 5, count: 5)
-    let e3 = engine.process(FixColumns(late), receivedAtMilliseconds: late.last!.timeMilliseconds + 900_001, state: &fresh)
+    let e3 = engine.process(
+      FixColumns(late), receivedAtMilliseconds: late.last!.timeMilliseconds + 900_001, state: &fresh)
     #expect(e3[0].outcome == .feedOnly && e3[0].reasons.last == .lateUpload)
     var onTime = SpeedAlertState()
-    let e4 = engine.process(FixColumns(late), receivedAtMilliseconds: late.last!.timeMilliseconds + 900_000, state: &onTime)
+    let e4 = engine.process(
+      FixColumns(late), receivedAtMilliseconds: late.last!.timeMilliseconds + 900_000, state: &onTime)
     #expect(e4[0].outcome == .announced)
   }
 
@@ -82,10 +95,46 @@ struct SpeedAlertTests {
     let fixes = Self.drive(speed: 16, every: 3, count: 40)
     let engine = SpeedAlertEngine(limits: [7: Self.limit], circlesOfPerson: [UserID(1): [7]])
     var a = SpeedAlertState()
-    let batch = engine.process(FixColumns(fixes), receivedAtMilliseconds: fixes.last!.timeMilliseconds, state: &a)
+    let batch = engine.process(
+      FixColumns(fixes), receivedAtMilliseconds: fixes.last!.timeMilliseconds, state: &a)
     var b = SpeedAlertState()
-    let stream = fixes.flatMap { engine.process(FixColumns([$0]), receivedAtMilliseconds: $0.timeMilliseconds, state: &b) }
+    let stream = fixes.flatMap {
+      engine.process(FixColumns([$0]), receivedAtMilliseconds: $0.timeMilliseconds, state: &b)
+    }
     #expect(batch == stream && a == b)
-    #expect(engine.process(FixColumns(fixes), receivedAtMilliseconds: fixes.last!.timeMilliseconds, state: &a).isEmpty)
+    #expect(
+      engine.process(FixColumns(fixes), receivedAtMilliseconds: fixes.last!.timeMilliseconds, state: &a)
+        .isEmpty)
+  }
+
+  @Test(
+    "two people in shared and separate circles, interleaved with a repeat: one batch == fix by fix == batches of 5"
+  )
+  func interleaved() {
+    let first = Self.drive(speed: 16, every: 2, count: 30)
+    let second = Self.drive(speed: 18, every: 3, count: 20, from: 0.5, person: 2)
+    var all = (first + second).sorted { $0.timeMilliseconds < $1.timeMilliseconds }
+    all.insert(all[8], at: 11)  // a repeat, out of order
+    let engine = SpeedAlertEngine(
+      limits: [7: Self.limit, 8: SpeedLimit(kilometersPerHour: 60)],
+      circlesOfPerson: [UserID(1): [7], UserID(2): [8, 7]])
+    let received = all.last!.timeMilliseconds
+    var a = SpeedAlertState()
+    let batch = engine.process(FixColumns(all), receivedAtMilliseconds: received, state: &a)
+    var b = SpeedAlertState()
+    let stream = all.flatMap { engine.process(FixColumns([$0]), receivedAtMilliseconds: received, state: &b) }
+    var c = SpeedAlertState()
+    let chunks = stride(from: 0, to: all.count, by: 5).flatMap {
+      engine.process(
+        FixColumns(all[$0..<min($0 + 5, all.count)]), receivedAtMilliseconds: received, state: &c)
+    }
+    // The second person reaches 15 s first (circles 7 and 8); the first
+    // person's stretch in circle 7 falls inside its 30 min.
+    #expect(
+      batch.map { "\($0.person.rawValue)/\($0.circle) \($0.outcome)" } == [
+        "2/7 announced", "2/8 announced", "1/7 suppressed",
+      ])
+    #expect(batch == stream && a == b)
+    #expect(batch == chunks && a == c)
   }
 }

@@ -8,7 +8,8 @@ import _HearthTestSupport
 struct SuddenStopTests {
   typealias W = FenceWorld
   static let place = Geofence(
-    id: 1, center: GreatCircle.destination(from: W.home, initialBearingDegrees: 90, distanceMeters: 5000), radiusMeters: 150)
+    id: 1, center: GreatCircle.destination(from: W.home, initialBearingDegrees: 90, distanceMeters: 5000),
+    radiusMeters: 150)
 
   /// Cruising east at `speed` with a fix every `every` s up to `stopAt` metres,
   /// then a stop fix `gap` s later `overshoot` m further on, then still fixes.
@@ -29,25 +30,33 @@ struct SuddenStopTests {
     t = Double(last.timeMilliseconds - W.t0) / 1000 + gap
     fixes.append(W.fix(lastX + overshoot, t, accuracy: 8, speed: stopSpeed))
     for k in 1...max(1, stillFixes) where stillFixes > 0 {
-      fixes.append(W.fix(lastX + overshoot + 3, t + Double(k) * stillEvery, accuracy: stillAccuracy, speed: 0))
+      fixes.append(
+        W.fix(lastX + overshoot + 3, t + Double(k) * stillEvery, accuracy: stillAccuracy, speed: 0))
     }
     return fixes
   }
 
-  func run(_ fixes: [Fix], places: [Geofence] = [], advanceBy: Int64 = 0) -> [SuddenStopEvent] {
-    let engine = SuddenStopEngine(places: places)
+  func run(
+    _ fixes: [Fix], places: [Geofence] = [], circles: [UserID: [UInt32]]? = nil, advanceBy: Int64 = 0
+  ) -> [SuddenStopEvent] {
+    let engine = SuddenStopEngine(places: places, circlesOfPerson: circles)
     var state = SuddenStopState()
     var events = engine.process(FixColumns(fixes), state: &state)
     events += engine.advance(to: fixes.last!.timeMilliseconds + advanceBy, state: &state)
     return events
   }
 
-  func outcomes(_ events: [SuddenStopEvent]) -> [String] { events.map { "\($0.outcome.rawValue) \($0.reasons.map(\.rawValue))" } }
+  func outcomes(_ events: [SuddenStopEvent]) -> [String] {
+    events.map { "\($0.outcome.rawValue) \($0.reasons.map(\.rawValue))" }
+  }
 
   @Test("cruising, stopped within 40 s, still for 5 min, outside places: raised with the cruising speed")
   func raised() {
     let events = run(Self.scenario())
-    #expect(outcomes(events) == ["pending [\"cruisedThenStopped\"]", "raised [\"cruisedThenStopped\", \"stillForFiveMinutes\"]"])
+    #expect(
+      outcomes(events) == [
+        "pending [\"cruisedThenStopped\"]", "raised [\"cruisedThenStopped\", \"stillForFiveMinutes\"]",
+      ])
     #expect(abs(events[1].cruisingMetersPerSecond - 15) < 1e-9)
     #expect(events[1].decidedMilliseconds - events[1].stopMilliseconds == 300_000)
   }
@@ -82,15 +91,31 @@ struct SuddenStopTests {
     #expect(run(Self.scenario(every: 1, gap: 3, overshoot: 20)).contains { $0.outcome == .raised })
     #expect(run(Self.scenario(every: 1, gap: 4, overshoot: 20)).last?.reasons == [.gentleStopOnLive])
     // Exactly 4.5 m/s²: 13.5 m/s over 3 s.
-    #expect(run(Self.scenario(speed: 13.5, every: 1, gap: 3, overshoot: 20)).contains { $0.outcome == .raised })
+    #expect(
+      run(Self.scenario(speed: 13.5, every: 1, gap: 3, overshoot: 20)).contains { $0.outcome == .raised })
   }
 
   @Test("anything moving within the five minutes rejects; the clock alone can raise")
   func fiveMinutes() {
-    var moved = Self.scenario()
-    let k = moved.firstIndex { $0.speedMetersPerSecond == 0 }! + 2  // two minutes after the stop
-    moved[k] = W.fix(3200, Double(moved[k].timeMilliseconds - W.t0) / 1000, speed: 0)
+    // One far fix that claims to stand still is an outlier; two in a row moved.
+    var outlier = Self.scenario()
+    let k = outlier.firstIndex { $0.speedMetersPerSecond == 0 }! + 2  // two minutes after the stop
+    outlier[k] = W.fix(3200, Double(outlier[k].timeMilliseconds - W.t0) / 1000, speed: 0)
+    #expect(run(outlier).contains { $0.outcome == .raised })
+    var moved = outlier
+    moved[k + 1] = W.fix(3400, Double(moved[k + 1].timeMilliseconds - W.t0) / 1000, speed: 0)
     #expect(run(moved).contains { $0.reasons == [.movedWithinFiveMinutes] })
+    var fast = Self.scenario()
+    fast[k].speedMetersPerSecond = 1.01
+    #expect(run(fast).contains { $0.reasons == [.movedWithinFiveMinutes] })
+    fast[k].speedMetersPerSecond = 1.0
+    #expect(run(fast).contains { $0.outcome == .raised })
+    // A stop fix without a measured speed needs a later fix standing there.
+    #expect(run(Self.scenario(stopSpeed: nil)).contains { $0.outcome == .raised })
+    #expect(
+      run(Self.scenario(stopSpeed: nil, stillFixes: 0), advanceBy: 300_000).last?.reasons == [
+        .stillForFiveMinutes, .stopNotConfirmed,
+      ])
     let silent = Self.scenario(stillFixes: 0)
     #expect(!run(silent, advanceBy: 299_999).contains { $0.outcome == .raised })
     #expect(run(silent, advanceBy: 300_000).contains { $0.outcome == .raised })
@@ -102,15 +127,28 @@ struct SuddenStopTests {
     let stop = fixes.first { $0.speedMetersPerSecond == 0 }!
     let d = GreatCircle.distanceMeters(from: W.home, to: stop.coordinate)
     let at = GreatCircle.destination(from: W.home, initialBearingDegrees: 90, distanceMeters: d)
-    let near = Geofence(id: 9, center: GreatCircle.destination(from: at, initialBearingDegrees: 0, distanceMeters: 139.99), radiusMeters: 100)
-    let clear = Geofence(id: 9, center: GreatCircle.destination(from: at, initialBearingDegrees: 0, distanceMeters: 140.01), radiusMeters: 100)
+    let near = Geofence(
+      id: 9, center: GreatCircle.destination(from: at, initialBearingDegrees: 0, distanceMeters: 139.99),
+      radiusMeters: 100)
+    let clear = Geofence(
+      id: 9, center: GreatCircle.destination(from: at, initialBearingDegrees: 0, distanceMeters: 140.01),
+      radiusMeters: 100)
     #expect(run(fixes, places: [near]).last?.reasons == [.insidePlace])
     #expect(run(fixes, places: [clear]).contains { $0.outcome == .raised })
     // A 1 km place counts only its first 200 m: 240.01 m away is clear.
-    let huge = Geofence(id: 9, center: GreatCircle.destination(from: at, initialBearingDegrees: 0, distanceMeters: 240.01), radiusMeters: 1000)
-    let hugeIn = Geofence(id: 9, center: GreatCircle.destination(from: at, initialBearingDegrees: 0, distanceMeters: 239.99), radiusMeters: 1000)
+    let huge = Geofence(
+      id: 9, center: GreatCircle.destination(from: at, initialBearingDegrees: 0, distanceMeters: 240.01),
+      radiusMeters: 1000)
+    let hugeIn = Geofence(
+      id: 9, center: GreatCircle.destination(from: at, initialBearingDegrees: 0, distanceMeters: 239.99),
+      radiusMeters: 1000)
     #expect(run(fixes, places: [huge]).contains { $0.outcome == .raised })
     #expect(run(fixes, places: [hugeIn]).last?.reasons == [.insidePlace])
+    // Only the person's own circles' places count.
+    let theirs = Geofence(id: 9, circle: 7, center: near.center, radiusMeters: 100)
+    #expect(run(fixes, places: [theirs], circles: [UserID(1): [3, 7]]).last?.reasons == [.insidePlace])
+    #expect(run(fixes, places: [theirs], circles: [UserID(1): [3]]).contains { $0.outcome == .raised })
+    #expect(run(fixes, places: [theirs], circles: [:]).contains { $0.outcome == .raised })
   }
 
   @Test("heartbeats are ignored; once an hour; dropped when a sharp fix lands over 300 m away")
@@ -145,10 +183,13 @@ struct SuddenStopTests {
       let offset = raisedAt + minutes * 60 - 300
       let two = Self.scenario().map { fix -> Fix in
         var f = fix
-        f.timeMilliseconds += Int64((offset - Double(Self.scenario().first { $0.speedMetersPerSecond == 0 }!.timeMilliseconds - W.t0) / 1000) * 1000)
+        f.timeMilliseconds += Int64(
+          (offset - Double(Self.scenario().first { $0.speedMetersPerSecond == 0 }!.timeMilliseconds - W.t0)
+            / 1000) * 1000)
         return f
       }.filter { $0.timeMilliseconds > one.last!.timeMilliseconds }
-      return engine.process(FixColumns(two), state: &s) + engine.advance(to: two.last!.timeMilliseconds + 300_000, state: &s)
+      return engine.process(FixColumns(two), state: &s)
+        + engine.advance(to: two.last!.timeMilliseconds + 300_000, state: &s)
     }
     #expect(second(after: 59.99).last?.reasons == [.stillForFiveMinutes, .onceAnHour])
     #expect(second(after: 60).last?.outcome == .raised)
@@ -164,5 +205,32 @@ struct SuddenStopTests {
     let stream = fixes.flatMap { engine.process(FixColumns([$0]), state: &b) }
     #expect(batch == stream && a == b)
     #expect(engine.process(FixColumns(fixes), state: &a).isEmpty)
+  }
+
+  @Test("two people interleaved, with repeats and heartbeats: one batch == fix by fix == batches of 7")
+  func interleaved() {
+    var second = Self.scenario(speed: 20, gap: 20).map { fix in
+      var f = fix
+      f.user = UserID(2)
+      f.timeMilliseconds += 500
+      return f
+    }
+    second[3].source = .heartbeat
+    var all = (Self.scenario() + second).sorted { $0.timeMilliseconds < $1.timeMilliseconds }
+    all.insert(all[10], at: 12)  // a repeat, out of order
+    let engine = SuddenStopEngine()
+    var a = SuddenStopState()
+    let batch = engine.process(FixColumns(all), state: &a) + engine.advance(to: .max / 2, state: &a)
+    var b = SuddenStopState()
+    let stream =
+      all.flatMap { engine.process(FixColumns([$0]), state: &b) } + engine.advance(to: .max / 2, state: &b)
+    var c = SuddenStopState()
+    let chunks =
+      stride(from: 0, to: all.count, by: 7).flatMap {
+        engine.process(FixColumns(all[$0..<min($0 + 7, all.count)]), state: &c)
+      } + engine.advance(to: .max / 2, state: &c)
+    #expect(batch.filter { $0.outcome == .raised }.map(\.person) == [UserID(2), UserID(1)], "\(batch)")
+    #expect(batch == stream && a == b)
+    #expect(batch == chunks && a == c)
   }
 }

@@ -42,9 +42,11 @@ struct ThinningTests {
     #expect(t.isDriving)
     var d = Thinner()
     for k in 0..<10 { _ = d.offer(W.fix(Double(k) * 15, Double(k), speed: 15)) }
-    let slow = d.offer(W.fix(140, 10.5, speed: 3))  // 0.5 s after a kept fix? no: last kept at 0 s, gate would refuse
+    // 9.5 s after the last kept fix the 10 s gate would refuse it, but it is
+    // the first fix below road speed.
+    let slow = d.offer(W.fix(140, 9.5, speed: 3))
     #expect(slow.kept && slow.reason == .firstOffRoadSpeed)
-    #expect(!d.offer(W.fix(141, 11, speed: 2)).kept)  // the second one is gated again
+    #expect(!d.offer(W.fix(141, 10, speed: 2)).kept)  // the second one is gated again
   }
 
   @Test("a drive ends after 3 min of crawling, not 2:59.999")

@@ -1,0 +1,158 @@
+import Foundation
+import HearthGeo
+import HearthSim
+
+/// Speed and tracking rules (SPEC §4–§6) on generated days cut into batches
+/// of 200 fixes: each stage alone and the three together, as the server and
+/// the phone would run them on one upload at a time.
+enum TrackingWorkloads {
+  /// Issue target: ≤ 50 ns per fix for agreed speed + speed alert + sudden
+  /// stop + thinning together, single core.
+  static let pipelineCeiling = 50.0
+  static let batchSize = 200
+
+  static func all(_ context: BenchContext) -> [Benchmark] {
+    let days = max(4, Int((250 * context.scale).rounded()))
+    let batches = Batches(days: days)
+    return [
+      stage("Tracking/agreedSpeed/days-\(days)", batches, note: "AgreedSpeedBatch on every batch") { b in
+        var agreed = 0
+        for batch in b.batches {
+          agreed += AgreedSpeedBatch(batch.fixes).neighbourMetersPerSecond.count { !$0.isNaN }
+        }
+        return agreed
+      },
+      stage(
+        "Tracking/speedAlert/days-\(days)", batches, note: "SpeedAlertEngine.process, 50 km/h in every circle"
+      ) { b in
+        var state = SpeedAlertState()
+        var events = 0
+        for batch in b.batches {
+          events += b.alerts.process(batch.fixes, receivedAtMilliseconds: batch.received, state: &state).count
+        }
+        return events
+      },
+      stage(
+        "Tracking/suddenStop/days-\(days)", batches, note: "SuddenStopEngine.process with each user's places"
+      ) { b in
+        var state = SuddenStopState()
+        var events = 0
+        for batch in b.batches { events += b.stops.process(batch.fixes, state: &state).count }
+        return events
+      },
+      stage("Tracking/thinning/days-\(days)", batches, note: "Thinner.offer per device (the phone's gate)") {
+        b in
+        var kept = 0
+        var thinner = Thinner()
+        var device = UInt32.max
+        for batch in b.batches {
+          if batch.user != device { (thinner, device) = (Thinner(), batch.user) }
+          kept += thinner.offer(batch.fixes).count { $0.kept }
+        }
+        return kept
+      },
+      stage(
+        "Tracking/pipeline/days-\(days)", batches,
+        note: "agreed speed once per batch, shared by the speed alert and the sudden stop, + thinning",
+        ceiling: pipelineCeiling
+      ) { b in
+        var alertState = SpeedAlertState()
+        var stopState = SuddenStopState()
+        var thinner = Thinner()
+        var device = UInt32.max
+        var outputs = 0
+        for batch in b.batches {
+          let agreed = AgreedSpeedBatch(batch.fixes)
+          outputs +=
+            b.alerts.process(agreed, receivedAtMilliseconds: batch.received, state: &alertState).count
+          outputs += b.stops.process(agreed, state: &stopState).count
+          if batch.user != device { (thinner, device) = (Thinner(), batch.user) }
+          outputs += thinner.offer(batch.fixes).count { $0.kept }
+        }
+        return outputs
+      },
+    ]
+  }
+
+  /// Generated days (one user each), every phone fix in time order, cut into
+  /// batches of `batchSize`. Built once and shared by the stages.
+  final class Batches: @unchecked Sendable {
+    struct Batch {
+      var user: UInt32
+      var received: Int64
+      var fixes: FixColumns
+    }
+
+    let days: Int
+    private var built: (batches: [Batch], alerts: SpeedAlertEngine, stops: SuddenStopEngine, fixes: Int)?
+    private let lock = NSLock()
+
+    init(days: Int) { self.days = days }
+
+    var batches: [Batch] { build().batches }
+    var alerts: SpeedAlertEngine { build().alerts }
+    var stops: SuddenStopEngine { build().stops }
+    var fixCount: Int { build().fixes }
+
+    private func build() -> (batches: [Batch], alerts: SpeedAlertEngine, stops: SuddenStopEngine, fixes: Int)
+    {
+      lock.lock()
+      defer { lock.unlock() }
+      if let built { return built }
+      var batches: [Batch] = []
+      var places: [Geofence] = []
+      var limits: [UInt32: SpeedLimit] = [:]
+      var circles: [UserID: [UInt32]] = [:]
+      var count = 0
+      for seed in 1...UInt64(days) {
+        var options = DayOptions()
+        options.user = UInt32(seed)
+        options.homeTablet = false
+        let day = DayGenerator.generate(seed: seed, options: options)
+        limits[UInt32(seed)] = SpeedLimit(kilometersPerHour: 50)
+        circles[UserID(UInt32(seed))] = [UInt32(seed)]
+        for place in day.places {
+          places.append(
+            Geofence(
+              id: UInt32(places.count), circle: UInt32(seed), center: place.center,
+              radiusMeters: place.radiusMeters))
+        }
+        let all = day.fixesInArrivalOrder
+        let order = (0..<all.count).sorted { all.timeMilliseconds[$0] < all.timeMilliseconds[$1] }
+        let sorted = all.selecting(order)
+        count += sorted.count
+        for start in stride(from: 0, to: sorted.count, by: batchSize) {
+          let fixes = sorted.selecting(start..<min(start + batchSize, sorted.count))
+          batches.append(
+            Batch(user: UInt32(seed), received: fixes.timeMilliseconds.last! + 1_000, fixes: fixes))
+        }
+      }
+      let result = (
+        batches, SpeedAlertEngine(limits: limits, circlesOfPerson: circles),
+        SuddenStopEngine(places: places, circlesOfPerson: circles), count
+      )
+      built = result
+      return result
+    }
+  }
+
+  private static func stage(
+    _ name: String, _ batches: Batches, note: String, ceiling: Double? = nil, run: @escaping (Batches) -> Int
+  ) -> Benchmark {
+    Benchmark(
+      name: name, itemCount: batches.days * 400, itemUnit: "fix", targets: .none,
+      note: note + " (\(batchSize)-fix batches of generated days)",
+      maxNanosecondsPerItem: ceiling,
+      prepare: { _ in
+        let fixes = batches.fixCount
+        var result = -1
+        return PreparedBenchmark(
+          itemCount: fixes, subject: { result = run(batches) }, reference: nil,
+          verify: {
+            result > 0
+              ? .passed("\(result) outputs over \(fixes) fixes in \(batches.batches.count) batches")
+              : .failed("no output over \(fixes) fixes")
+          })
+      })
+  }
+}
