@@ -107,4 +107,20 @@ struct CommandTests {
     let missing = run(["sim", "evaluate", "speed", "--days", "1", "--datasets", "/nonexistent"])
     #expect(missing.code == 3)
   }
+
+  @Test("geo trips segments a recording and lists its stays; a path it cannot read is bad input")
+  func geoTrips() {
+    let drive = TestPaths.sharedDatasets.path + "/mems-nav-drives/processed_1hz/20230809_124742"
+    let mapping = TestPaths.projectDatasets.appendingPathComponent("mappings/mems-nav-processed-1hz.json")
+      .path
+    let trips = run(["geo", "trips", drive, "--mapping", mapping])
+    #expect(trips.code == 0, "\(trips.err)")
+    let lines = trips.out.split(separator: "\n")
+    #expect(lines.count == 2 && lines[1].contains(",true,valid,"), "\(trips.out)")
+    let ais = run([
+      "geo", "trips", TestPaths.sharedDatasets.path + "/tracktable-ais/NYHarbor_2020_12_08.traj", "--stops",
+    ])
+    #expect(ais.code == 0 && ais.out.split(separator: "\n").count > 50)
+    #expect(run(["geo", "trips", "/nonexistent"]).code == 3)
+  }
 }

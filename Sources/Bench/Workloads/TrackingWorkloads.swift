@@ -71,7 +71,65 @@ enum TrackingWorkloads {
         }
         return outputs
       },
+      trips("Tracking/trips/days-\(days)", batches),
     ]
+  }
+
+  /// Issue target: full segmentation with aggregates ≤ 40 ns per fix, and at
+  /// least 500× trackintel (ratio ≤ 0.002) on the same fixes.
+  static let tripCeiling = 40.0
+
+  private static func trips(_ name: String, _ batches: Batches) -> Benchmark {
+    Benchmark(
+      name: name, itemCount: batches.days * 400, itemUnit: "fix",
+      targets: RatioTargets(native: 0.002, portable: 0.002),
+      note:
+        "TripSegmenter (segments, stays, aggregates) over the 200-fix batches vs trackintel generate_staypoints (sliding, 100 m, 5 min) on the same fixes",
+      referenceName: "trackintel", maxNanosecondsPerItem: tripCeiling,
+      prepare: { context in
+        let fixes = batches.fixCount
+        let path = context.dataCache + "/trips-days-\(batches.days).csv"
+        var text = "user,time_ms,latitude,longitude\n"
+        for batch in batches.batches {
+          let f = batch.fixes
+          for i in 0..<f.count {
+            text +=
+              "\(f.user[i].rawValue),\(f.timeMilliseconds[i]),\(f.latitudeDegrees[i]),\(f.longitudeDegrees[i])\n"
+          }
+        }
+        try FileManager.default.createDirectory(atPath: context.dataCache, withIntermediateDirectories: true)
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        var segments = 0
+        var trips = 0
+        return PreparedBenchmark(
+          itemCount: fixes,
+          subject: {
+            let segmenter = TripSegmenter()
+            var state = TripSegmenterState()
+            var closed: [TripSegment] = []
+            for batch in batches.batches {
+              closed += segmenter.process(batch.fixes, now: batch.received, state: &state)
+            }
+            closed += segmenter.advance(to: .max / 2, state: &state)
+            segments = closed.count
+            trips = closed.count { $0.isTrip }
+          },
+          reference: nil,
+          externalReference: {
+            let script = BenchContext.repositoryRoot + "/Scripts/peers/compare_stops.py"
+            let (status, output) = try Shell.run("python3", [script, "--time", path])
+            let last = output.split(separator: "\n").last ?? ""
+            guard status == 0, let seconds = last.split(separator: " ").first.flatMap({ Double($0) }) else {
+              throw BenchError.io("trackintel peer failed: \(output.suffix(500))")
+            }
+            return seconds
+          },
+          verify: {
+            trips >= batches.days * 2
+              ? .passed("\(trips) trips in \(segments) segments")
+              : .failed("only \(trips) trips for \(batches.days) days")
+          })
+      })
   }
 
   /// Generated days (one user each), every phone fix in time order, cut into

@@ -1,0 +1,81 @@
+import Foundation
+import HearthGeo
+import HearthTrace
+
+/// `hearth geo …`: the location rules on a recorded trace.
+enum GeoCommands {
+  static let all: [Command] = [trips]
+
+  static let trips = Command(
+    path: ["geo", "trips"],
+    summary: "segment a recorded trace into trips (SPEC §7), or list its stays",
+    help: """
+      usage: hearth geo trips PATH [--mapping FILE] [--stops] [--export-fixes CSV]
+
+      Reads any trace `hearth` reads (Sensor Logger or phyphox folder, GPX,
+      tracktable .traj, trace folder, comma2k19 segment, or CSV with a column
+      mapping), runs each device's fixes through TripSegmenter in time order
+      (the device id is the `user` column), and prints
+      one CSV line per segment (trip or not, with its reasons). With --stops it
+      prints the stays instead: from the first fix of a stay (where the trip
+      before ended) to its last fix (where the next one starts).
+      --export-fixes writes the fixes as read (user, time_ms, latitude,
+      longitude) so a peer can run on exactly the same input.
+      """,
+    options: ["mapping", "export-fixes"], flags: ["stops"]
+  ) { arguments, console in
+    guard arguments.positionals.count == 1 else { throw CLIError.usage("geo trips needs one PATH") }
+    let trace: Trace
+    do {
+      trace = try TraceImport.read(path: arguments.positionals[0], mappingPath: arguments.options["mapping"])
+        .0
+    } catch { throw CLIError.badInput("\(error)") }
+    // Each device is followed on its own (a trace may hold several, e.g.
+    // AIS vessels): its id becomes the person's.
+    let fixes = FixColumns(
+      trace.fixes.fixes.map { fix in
+        var f = fix
+        f.user = UserID(fix.device.rawValue)
+        return f
+      }
+      .sorted { ($0.user.rawValue, $0.timeMilliseconds) < ($1.user.rawValue, $1.timeMilliseconds) })
+    guard let newest = fixes.timeMilliseconds.max() else { throw CLIError.badInput("the trace has no fixes") }
+    if let path = arguments.options["export-fixes"] {
+      var text = "user,time_ms,latitude,longitude\n"
+      for i in 0..<fixes.count {
+        text +=
+          "\(fixes.user[i].rawValue),\(fixes.timeMilliseconds[i]),\(fixes.latitudeDegrees[i]),\(fixes.longitudeDegrees[i])\n"
+      }
+      do { try text.write(toFile: path, atomically: true, encoding: .utf8) } catch {
+        throw CLIError.badInput("cannot write \(path): \(error)")
+      }
+    }
+    var state = TripSegmenterState()
+    let segments = TripSegmenter().process(fixes, now: newest + 2 * 3_600_000, state: &state)
+      .sorted {
+        ($0.person.rawValue, $0.summary.startMilliseconds) < (
+          $1.person.rawValue, $1.summary.startMilliseconds
+        )
+      }
+    if arguments.flags.contains("stops") {
+      console.out("user,started_ms,finished_ms,latitude,longitude")
+      for (a, b) in zip(segments, segments.dropFirst()) where a.person == b.person && a.endedBy == .dwell {
+        let at = a.summary.end
+        console.out(
+          "\(a.person.rawValue),\(a.summary.endMilliseconds),\(b.summary.startMilliseconds),\(at.latitudeDegrees),\(at.longitudeDegrees)"
+        )
+      }
+    } else {
+      console.out(
+        "user,id,is_trip,reasons,ended_by,started_ms,finished_ms,points,path_m,max_agreed_speed_mps")
+      for s in segments {
+        let reasons = s.reasons.map(\.rawValue).joined(separator: "+")
+        let top = s.summary.maxAgreedSpeedMetersPerSecond.map { String(format: "%.2f", $0) } ?? ""
+        console.out(
+          "\(s.person.rawValue),\(s.id),\(s.isTrip),\(reasons),\(s.endedBy.rawValue),\(s.summary.startMilliseconds),\(s.summary.endMilliseconds),\(s.fixes.count),\(String(format: "%.1f", s.summary.pathMeters)),\(top)"
+        )
+      }
+    }
+    return 0
+  }
+}

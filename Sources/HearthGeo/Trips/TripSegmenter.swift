@@ -1,0 +1,335 @@
+/// A segment of one person's fixes that was closed, with its verdict.
+/// `isTrip` segments are trips: their points carry `id`.
+public struct TripSegment: Sendable, Hashable, Codable {
+  /// Unique per person: person << 32 | the person's segment number (from 1).
+  public var id: UInt64
+  public var person: UserID
+  public var isTrip: Bool
+  /// `.valid` or `.journeyBetweenNamedPlaces` for a trip; otherwise every
+  /// threshold that failed.
+  public var reasons: [TripReason]
+  public var endedBy: TripEnd
+  /// The points, in time order (heartbeats and network estimates left out).
+  public var fixes: [Fix]
+  /// Named places holding the first and last point (smallest; nil: none).
+  /// The journey rule uses these; `TripNaming` names the ends for people.
+  public var startPlace: UInt32?
+  public var endPlace: UInt32?
+  public var summary: TripSummary
+}
+
+/// Aggregates of a segment (SPEC §7).
+public struct TripSummary: Sendable, Hashable, Codable {
+  public var startMilliseconds: Int64
+  public var endMilliseconds: Int64
+  public var start: Coordinate
+  public var end: Coordinate
+  /// Sum of the great-circle steps between the points, m.
+  public var pathMeters: Double
+  /// The farthest any point got from the first one, m.
+  public var displacementMeters: Double
+  /// The fastest pair agreement (`AgreedSpeed`, as the speed alert uses), m/s; nil: none.
+  public var maxAgreedSpeedMetersPerSecond: Double?
+  /// Path over duration, m/s (0 for a zero-length segment).
+  public var averageSpeedMetersPerSecond: Double
+  public var durationMilliseconds: Int64 { endMilliseconds - startMilliseconds }
+
+  /// The aggregates of `fixes` (time order, at least one). O(n).
+  public init(_ fixes: [Fix], rules: AgreedSpeedRules = AgreedSpeedRules()) {
+    let columns = FixColumns(fixes)
+    startMilliseconds = fixes.first!.timeMilliseconds
+    endMilliseconds = fixes.last!.timeMilliseconds
+    start = fixes.first!.coordinate
+    end = fixes.last!.coordinate
+    var steps: [Double] = []
+    var cumulative: [Double] = []
+    GreatCircle.trackDistancesMeters(
+      latitudesDegrees: columns.latitudeDegrees, longitudesDegrees: columns.longitudeDegrees, steps: &steps,
+      cumulative: &cumulative)
+    pathMeters = cumulative.last ?? 0
+    var farthest = 0.0
+    GreatCircle.distancesMeters(
+      from: start, toLatitudesDegrees: columns.latitudeDegrees, longitudesDegrees: columns.longitudeDegrees,
+      into: &steps)
+    for d in steps where d > farthest { farthest = d }
+    displacementMeters = farthest
+    maxAgreedSpeedMetersPerSecond = AgreedSpeed.stretch(columns, rules: rules)
+    let seconds = Double(endMilliseconds - startMilliseconds) / 1000
+    averageSpeedMetersPerSecond = seconds > 0 ? pathMeters / seconds : 0
+  }
+}
+
+/// Everything the segmenter remembers between calls (`Codable`).
+public struct TripSegmenterState: Sendable, Hashable, Codable {
+  struct Person: Sendable, Hashable, Codable {
+    /// Fixes received but not yet considered (newer than the watermark, not
+    /// yet idle-gap old), time order.
+    var pending: [Fix] = []
+    /// Everything at or before this was considered; later arrivals that old are dropped.
+    var watermark = Int64.min
+    /// The open segment.
+    var segment: [Fix] = []
+    /// Index in `segment` of the first fix of the current possible stay.
+    var anchor = 0
+    /// Dwelling: the stay's first fix (the segment then holds its latest fix only).
+    var dwellAnchor: Fix?
+    var segmentsClosed: UInt32 = 0
+    var droppedLate = 0
+    var skipped = 0
+  }
+  var people: [UInt32: Person] = [:]
+
+  public init() {}
+
+  /// Fixes that arrived after their time had already been considered, per person.
+  public func droppedLate(_ person: UserID) -> Int { people[person.rawValue]?.droppedLate ?? 0 }
+  /// Heartbeats and network estimates skipped, per person.
+  public func skipped(_ person: UserID) -> Int { people[person.rawValue]?.skipped ?? 0 }
+}
+
+/// SPEC §7 trip segmentation, incremental per person.
+///
+/// Fixes are considered once they are older than the idle gap (5 min) and
+/// newer than the person's watermark, in time order, so a batch and the same
+/// fixes in any number of calls give the same segments. Heartbeats and fixes
+/// looser than 100 m (network estimates) are skipped. A segment splits on a
+/// silence over 5 min that the phone did not travel through, and where the
+/// phone stays within 100 m of a stay's first fix for more than 5 min (the
+/// trip ends at that first fix; the next starts at the stay's last fix). A
+/// silence up to 45 min from a fix at one named place to a fix inside
+/// another is a journey, and a journey is a trip whatever its length.
+/// - Complexity: O(1) amortised per fix, plus O(n) aggregates per closed
+///   segment and O(places near a point) per named-place check.
+public struct TripSegmenter: Sendable {
+  public let rules: TripRules
+  public let places: GeofenceIndex?
+  public let circlesOfPerson: [UserID: [UInt32]]?
+
+  /// `places`: named places (`Geofence.circle` says whose); `circlesOfPerson`:
+  /// each person's circles (nil: every place counts for everyone).
+  public init(
+    places: [Geofence] = [], circlesOfPerson: [UserID: [UInt32]]? = nil, rules: TripRules = TripRules()
+  ) {
+    self.rules = rules
+    self.places = places.isEmpty ? nil : GeofenceIndex(places: places)
+    self.circlesOfPerson = circlesOfPerson
+  }
+
+  /// Takes a batch (any people, any order), then considers the batch's
+  /// people's fixes older than `now` − idle gap (`advance` does everyone).
+  /// Returns the segments closed, in the order closed.
+  public func process(_ fixes: FixColumns, now: Int64, state: inout TripSegmenterState) -> [TripSegment] {
+    var people: [UInt32] = []
+    for i in 0..<fixes.count
+    where people.last != fixes.user[i].rawValue && !people.contains(fixes.user[i].rawValue) {
+      people.append(fixes.user[i].rawValue)
+    }
+    for i in 0..<fixes.count {
+      let fix = fixes[i]
+      var person = state.people.removeValue(forKey: fix.user.rawValue) ?? .init()
+      if fix.timeMilliseconds <= person.watermark {
+        person.droppedLate += 1
+      } else if fix.source == .heartbeat || fix.horizontalAccuracyMeters > rules.skipAccuracyAboveMeters {
+        // (An unknown accuracy, NaN, is no sign of a network estimate: kept.)
+        person.skipped += 1
+      } else {
+        insert(fix, into: &person.pending)
+      }
+      state.people[fix.user.rawValue] = person
+    }
+    return advance(to: now, people: people.sorted(), state: &state)
+  }
+
+  /// Considers every pending fix older than `now` − idle gap and closes
+  /// segments nothing can continue any more. People in ascending id order.
+  public func advance(to now: Int64, state: inout TripSegmenterState) -> [TripSegment] {
+    advance(to: now, people: state.people.keys.sorted(), state: &state)
+  }
+
+  private func advance(to now: Int64, people: [UInt32], state: inout TripSegmenterState) -> [TripSegment] {
+    var closed: [TripSegment] = []
+    for key in people {
+      var person = state.people.removeValue(forKey: key)!
+      let frontier = now - rules.idleGapMilliseconds
+      let ready = person.pending.prefix { $0.timeMilliseconds <= frontier }.count
+      if ready > 0 {
+        for fix in person.pending[..<ready] { consume(fix, UserID(key), &person, &closed) }
+        person.watermark = person.pending[ready - 1].timeMilliseconds
+        person.pending.removeFirst(ready)
+      }
+      closeIfIdle(now: now, UserID(key), &person, &closed)
+      state.people[key] = person
+    }
+    return closed
+  }
+
+  // MARK: The rules
+
+  private func insert(_ fix: Fix, into pending: inout [Fix]) {
+    // Usually in order: append; otherwise find the place (same time: the
+    // first one received stays, the later one is a duplicate).
+    if let last = pending.last, fix.timeMilliseconds <= last.timeMilliseconds {
+      var i = pending.count
+      while i > 0 && pending[i - 1].timeMilliseconds > fix.timeMilliseconds { i -= 1 }
+      if i > 0 && pending[i - 1].timeMilliseconds == fix.timeMilliseconds { return }
+      pending.insert(fix, at: i)
+    } else {
+      pending.append(fix)
+    }
+  }
+
+  /// The smallest named place of the person's circles holding `point`.
+  func namedPlace(_ point: Coordinate, _ person: UserID) -> UInt32? {
+    guard let places else { return nil }
+    let circles = circlesOfPerson.map { $0[person] ?? [] }
+    var found: UInt32?
+    places.forEachContaining(point) { i in
+      guard found == nil else { return }
+      if let circles, !circles.contains(places.places[i].circle) { return }
+      found = places.places[i].id
+    }
+    return found
+  }
+
+  /// Whether the fix before a silence was moving (its own speed, or the
+  /// agreed speed from the fix before it).
+  private func moving(_ segment: [Fix]) -> Bool {
+    guard let last = segment.last else { return false }
+    if let speed = last.speedMetersPerSecond { return speed >= rules.travelledThroughMetersPerSecond }
+    guard segment.count >= 2,
+      let agreed = AgreedSpeed.pair(segment[segment.count - 2], last, rules: rules.agreed)?.metersPerSecond
+    else { return false }
+    return agreed >= rules.travelledThroughMetersPerSecond
+  }
+
+  private func consume(
+    _ fix: Fix, _ person: UserID, _ s: inout TripSegmenterState.Person, _ closed: inout [TripSegment]
+  ) {
+    guard let last = s.segment.last else {
+      s.segment = [fix]
+      s.anchor = 0
+      return
+    }
+    let gap = fix.timeMilliseconds - last.timeMilliseconds
+    if gap > rules.splitGapMilliseconds {
+      let continues: Bool
+      if gap > rules.journeySilenceMilliseconds {
+        continues = false
+      } else if let from = namedPlace(last.coordinate, person), let to = namedPlace(fix.coordinate, person),
+        from != to
+      {
+        continues = true  // a journey between two named places
+      } else {
+        let across =
+          GreatCircle.distanceMeters(from: last.coordinate, to: fix.coordinate) / (Double(gap) / 1000)
+        continues = moving(s.segment) && across >= rules.travelledThroughMetersPerSecond
+      }
+      if !continues {
+        if s.dwellAnchor == nil {
+          // Back within the stay that had begun before the silence: a dwell.
+          let stay = s.segment[s.anchor]
+          let back =
+            GreatCircle.distanceMeters(from: stay.coordinate, to: fix.coordinate) <= rules.dwellRadiusMeters
+          endAtStay(&s)
+          close(&s, person, back ? .dwell : .gap, &closed)
+          if back {
+            s.dwellAnchor = stay
+          }
+        }
+        if s.dwellAnchor.map({
+          GreatCircle.distanceMeters(from: $0.coordinate, to: fix.coordinate) > rules.dwellRadiusMeters
+        }) ?? false {
+          s.dwellAnchor = nil
+        }
+        s.segment = [fix]
+        s.anchor = 0
+        return
+      }
+    }
+    if let stay = s.dwellAnchor {
+      if GreatCircle.distanceMeters(from: stay.coordinate, to: fix.coordinate) <= rules.dwellRadiusMeters {
+        s.segment = [fix]  // still staying: the next trip starts at the stay's last fix
+        return
+      }
+      s.dwellAnchor = nil
+      s.segment.append(fix)
+      s.anchor = s.segment.count - 1
+      return
+    }
+    s.segment.append(fix)
+    let anchor = s.segment[s.anchor]
+    if GreatCircle.distanceMeters(from: anchor.coordinate, to: fix.coordinate) > rules.dwellRadiusMeters {
+      s.anchor = s.segment.count - 1  // left the possible stay: a new one may start here
+      return
+    }
+    if fix.timeMilliseconds - anchor.timeMilliseconds > rules.dwellMilliseconds {
+      // A stay: the segment ends at its first fix.
+      endAtStay(&s)
+      close(&s, person, .dwell, &closed)
+      s.dwellAnchor = anchor
+      s.segment = [fix]
+      s.anchor = 0
+    }
+  }
+
+  /// Drops the fixes after the first fix of the stay the segment ends in
+  /// (all within the dwell radius of it): the trip ended where the phone stopped.
+  private func endAtStay(_ s: inout TripSegmenterState.Person) {
+    if s.anchor + 1 < s.segment.count { s.segment.removeSubrange((s.anchor + 1)...) }
+  }
+
+  /// Closes the open segment when no later fix could continue it: over the
+  /// journey silence, or over the split gap when the last fix was not moving
+  /// and is not a possible journey origin (a single fix at a named place).
+  private func closeIfIdle(
+    now: Int64, _ person: UserID, _ s: inout TripSegmenterState.Person, _ closed: inout [TripSegment]
+  ) {
+    guard s.dwellAnchor == nil, let last = s.segment.last, s.pending.isEmpty else { return }
+    let idle = now - rules.idleGapMilliseconds - last.timeMilliseconds
+    guard idle > rules.splitGapMilliseconds else { return }
+    let origin = s.segment.count == 1 && namedPlace(last.coordinate, person) != nil
+    guard idle > rules.journeySilenceMilliseconds || !(moving(s.segment) || origin) else { return }
+    endAtStay(&s)
+    close(&s, person, .idle, &closed)
+    s.segment = []
+    s.anchor = 0
+  }
+
+  private func close(
+    _ s: inout TripSegmenterState.Person, _ person: UserID, _ end: TripEnd, _ closed: inout [TripSegment]
+  ) {
+    // A lone fix (the start of the next move, a stay's last fix) is no segment.
+    guard s.segment.count >= 2 else { return }
+    s.segmentsClosed += 1
+    let summary = TripSummary(s.segment, rules: rules.agreed)
+    let startPlace = namedPlace(summary.start, person)
+    let endPlace = namedPlace(summary.end, person)
+    var reasons = failedThresholds(pointCount: s.segment.count, summary)
+    let journey = startPlace != nil && endPlace != nil && startPlace != endPlace
+    let isTrip = reasons.isEmpty || journey
+    if reasons.isEmpty { reasons = [.valid] }
+    if journey { reasons.append(.journeyBetweenNamedPlaces) }
+    closed.append(
+      TripSegment(
+        id: UInt64(person.rawValue) << 32 | UInt64(s.segmentsClosed), person: person, isTrip: isTrip,
+        reasons: reasons, endedBy: end, fixes: s.segment, startPlace: startPlace, endPlace: endPlace,
+        summary: summary))
+  }
+
+  /// The validity thresholds a segment misses (empty: it is valid).
+  func failedThresholds(pointCount: Int, _ summary: TripSummary) -> [TripReason] {
+    var reasons: [TripReason] = []
+    if pointCount < rules.minimumPoints { reasons.append(.tooFewPoints) }
+    if summary.durationMilliseconds < rules.minimumDurationMilliseconds { reasons.append(.tooShortInTime) }
+    if summary.pathMeters < rules.minimumPathMeters { reasons.append(.tooShortInPath) }
+    if summary.displacementMeters < rules.minimumDisplacementMeters { reasons.append(.tooLittleDisplacement) }
+    return reasons
+  }
+}
+
+extension TripSegment {
+  /// The drawn line: the §6 live-trail filter with its dashed silences.
+  public func trail(rules: LiveTrailRules = LiveTrailRules()) -> LiveTrail {
+    LiveTrail(FixColumns(fixes), rules: rules)
+  }
+}

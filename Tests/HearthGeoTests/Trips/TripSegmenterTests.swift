@@ -1,0 +1,288 @@
+import Foundation
+import Testing
+import _HearthTestSupport
+
+@testable import HearthGeo
+
+@Suite("Trips (SPEC §7)")
+struct TripSegmenterTests {
+  typealias W = FenceWorld
+  static let away = GreatCircle.destination(from: W.home, initialBearingDegrees: 90, distanceMeters: 3000)
+
+  /// A stay at `meters` east of home from `from` to `to` seconds, a fix a minute.
+  static func stay(at meters: Double, from: Double, to: Double, every: Double = 60, person: UInt32 = 1)
+    -> [Fix]
+  {
+    stride(from: from, through: to, by: every).map {
+      W.fix(meters, $0, accuracy: 10, speed: 0, person: person)
+    }
+  }
+
+  /// Driving east from `fromMeters` at `speed` m/s, a fix every `every` s, starting at `start` s.
+  static func drive(
+    fromMeters: Double, toMeters: Double, start: Double, speed: Double = 15, every: Double = 10,
+    person: UInt32 = 1
+  ) -> [Fix] {
+    var fixes: [Fix] = []
+    var t = start
+    var x = fromMeters
+    while x < toMeters {
+      x = min(toMeters, x + speed * every)
+      t += every
+      fixes.append(W.fix(x, t, accuracy: 8, speed: speed, person: person))
+    }
+    return fixes
+  }
+
+  /// Home 10 min, a 3 km drive, 10 min at the other end.
+  static func day(person: UInt32 = 1, start: Double = 0) -> [Fix] {
+    let home = stay(at: 0, from: start, to: start + 600, person: person)
+    let drive = drive(fromMeters: 0, toMeters: 3000, start: start + 600, person: person)
+    let end = drive.last!.timeMilliseconds
+    let there = stay(
+      at: 3000, from: Double(end - W.t0) / 1000 + 60, to: Double(end - W.t0) / 1000 + 660, person: person)
+    return home + drive + there
+  }
+
+  func run(
+    _ fixes: [Fix], places: [Geofence] = [], rules: TripRules = TripRules(), after: Int64 = 3_600_000
+  ) -> [TripSegment] {
+    let segmenter = TripSegmenter(places: places, rules: rules)
+    var state = TripSegmenterState()
+    return segmenter.process(
+      FixColumns(fixes), now: fixes.map(\.timeMilliseconds).max()! + after, state: &state)
+  }
+
+  @Test(
+    "a drive between two stays is one trip from the last fix at home to the first fix there, with its aggregates"
+  )
+  func oneTrip() {
+    let fixes = Self.day()
+    let trips = run(fixes).filter(\.isTrip)
+    #expect(trips.count == 1)
+    let trip = trips[0]
+    #expect(trip.reasons == [.valid] && trip.endedBy == .dwell)
+    #expect(trip.summary.startMilliseconds == W.t0 + 600_000)
+    #expect(abs(trip.summary.pathMeters - 3000) < 0.5 && abs(trip.summary.displacementMeters - 3000) < 0.5)
+    #expect(abs(trip.summary.maxAgreedSpeedMetersPerSecond! - 15) < 0.01)
+    #expect(
+      abs(
+        trip.summary.averageSpeedMetersPerSecond - 3000 / (Double(trip.summary.durationMilliseconds) / 1000))
+        < 1e-9)
+    #expect(trip.fixes.first!.coordinate == W.fix(0, 600).coordinate)
+    #expect(GreatCircle.distanceMeters(from: trip.summary.end, to: Self.away) < 0.01)
+    #expect(trip.id == UInt64(1) << 32 | 1)
+  }
+
+  @Test("the four validity thresholds, both sides")
+  func thresholds() {
+    let segmenter = TripSegmenter()
+    var summary = TripSummary(Self.drive(fromMeters: 0, toMeters: 3000, start: 0))
+    #expect(segmenter.failedThresholds(pointCount: 3, summary).isEmpty)
+    #expect(segmenter.failedThresholds(pointCount: 2, summary) == [.tooFewPoints])
+    summary.endMilliseconds = summary.startMilliseconds + 120_000
+    #expect(segmenter.failedThresholds(pointCount: 3, summary).isEmpty)
+    summary.endMilliseconds -= 1
+    #expect(segmenter.failedThresholds(pointCount: 3, summary) == [.tooShortInTime])
+    summary.endMilliseconds += 1
+    summary.pathMeters = 250
+    #expect(segmenter.failedThresholds(pointCount: 3, summary).isEmpty)
+    summary.pathMeters = 249.999
+    #expect(segmenter.failedThresholds(pointCount: 3, summary) == [.tooShortInPath])
+    summary.pathMeters = 250
+    summary.displacementMeters = 150
+    #expect(segmenter.failedThresholds(pointCount: 3, summary).isEmpty)
+    summary.displacementMeters = 149.999
+    #expect(segmenter.failedThresholds(pointCount: 3, summary) == [.tooLittleDisplacement])
+    // End to end: a 200 m walk round the block is a segment, not a trip.
+    let short =
+      Self.stay(at: 0, from: 0, to: 600)
+      + Self.drive(fromMeters: 0, toMeters: 200, start: 600, speed: 1.5, every: 30)
+      + Self.stay(at: 200, from: 800, to: 1400)
+    let segments = run(short)
+    #expect(segments.count == 1 && !segments[0].isTrip && segments[0].reasons.contains(.tooShortInPath))
+  }
+
+  @Test("a stay over 5 min within 100 m splits; 5 min exactly does not")
+  func dwell() {
+    // Drive 3 km, wait, drive 3 km on.
+    func trip(waiting seconds: Double) -> [TripSegment] {
+      let first = Self.drive(fromMeters: 0, toMeters: 3000, start: 600)
+      let t = Double(first.last!.timeMilliseconds - W.t0) / 1000
+      let wait = [W.fix(3000, t + seconds, accuracy: 8, speed: 0)]
+      let second = Self.drive(fromMeters: 3000, toMeters: 6000, start: t + seconds)
+      let end = Double(second.last!.timeMilliseconds - W.t0) / 1000
+      return run(
+        Self.stay(at: 0, from: 0, to: 600) + first + wait + second
+          + Self.stay(at: 6000, from: end + 60, to: end + 660)
+      )
+      .filter(\.isTrip)
+    }
+    #expect(trip(waiting: 300).count == 1)
+    #expect(trip(waiting: 300.001).count == 2)
+  }
+
+  @Test("a silence over 5 min splits unless travelled through; 45 min caps everything")
+  func gaps() {
+    func segments(gap: Double, speedBefore: Double?, distance: Double) -> [TripSegment] {
+      var first = Self.drive(fromMeters: 0, toMeters: 3000, start: 600)
+      first[first.count - 1].speedMetersPerSecond = speedBefore
+      let t = Double(first.last!.timeMilliseconds - W.t0) / 1000
+      let second = Self.drive(
+        fromMeters: 3000 + distance - 150, toMeters: 6000 + distance, start: t + gap - 10)
+      let end = Double(second.last!.timeMilliseconds - W.t0) / 1000
+      return run(
+        Self.stay(at: 0, from: 0, to: 600) + first + second
+          + Self.stay(at: 6000 + distance, from: end + 60, to: end + 660)
+      ).filter(\.isTrip)
+    }
+    #expect(segments(gap: 300, speedBefore: 0, distance: 0).count == 1)  // 5 min exactly
+    #expect(segments(gap: 300.001, speedBefore: 0, distance: 0).count == 2)  // stopped before it
+    #expect(segments(gap: 600, speedBefore: 15, distance: 600.01).count == 1)  // 1 m/s across, moving
+    #expect(segments(gap: 600, speedBefore: 15, distance: 599).count == 2)  // just under 1 m/s
+    #expect(segments(gap: 600, speedBefore: 0.99, distance: 5000).count == 2)  // not moving before
+    #expect(segments(gap: 2700, speedBefore: 15, distance: 5000).count == 1)
+    #expect(segments(gap: 2700.001, speedBefore: 15, distance: 5000).count == 2)
+  }
+
+  @Test("a journey between two named places is a trip whatever its length, over a silence up to 45 min")
+  func journey() {
+    let a = Geofence(id: 1, center: W.home, radiusMeters: 80)
+    let bCenter = GreatCircle.destination(from: W.home, initialBearingDegrees: 90, distanceMeters: 200)
+    let b = Geofence(id: 2, center: bCenter, radiusMeters: 80)
+    func result(silence: Double) -> [TripSegment] {
+      let home = Self.stay(at: 0, from: 0, to: 600)
+      let there = Self.stay(at: 200, from: 600 + silence, to: 600 + silence + 600)
+      return run(home + there, places: [a, b])
+    }
+    let trips = result(silence: 2700).filter(\.isTrip)
+    #expect(trips.count == 1)
+    #expect(
+      trips[0].reasons.contains(.journeyBetweenNamedPlaces) && trips[0].startPlace == 1
+        && trips[0].endPlace == 2)
+    #expect(trips[0].summary.startMilliseconds == W.t0 + 600_000)  // the last fix at the origin
+    #expect(result(silence: 2700.001).filter(\.isTrip).isEmpty)
+    // Without places the same 200 m hop is nothing.
+    #expect(
+      run(Self.stay(at: 0, from: 0, to: 600) + Self.stay(at: 200, from: 1200, to: 1800)).filter(\.isTrip)
+        .isEmpty)
+  }
+
+  @Test(
+    "heartbeats and fixes looser than 100 m are skipped; late fixes within the idle gap are sorted in, older ones dropped"
+  )
+  func inputs() {
+    var fixes = Self.day()
+    let k = fixes.count / 2
+    var beat = fixes[k]
+    beat.source = .heartbeat
+    beat.timeMilliseconds += 1
+    beat.latitudeDegrees += 0.01  // would add a kilometre each way
+    var loose = beat
+    loose.source = .ordinary
+    loose.timeMilliseconds += 1
+    loose.horizontalAccuracyMeters = 100.001
+    var sharpEnough = fixes[k]
+    sharpEnough.timeMilliseconds += 3
+    sharpEnough.horizontalAccuracyMeters = 100
+    let segmenter = TripSegmenter()
+    var state = TripSegmenterState()
+    let trips = segmenter.process(
+      FixColumns(fixes + [beat, loose, sharpEnough]), now: fixes.last!.timeMilliseconds + 3_600_000,
+      state: &state
+    ).filter(\.isTrip)
+    #expect(trips.count == 1 && abs(trips[0].summary.pathMeters - 3000) < 1)
+    #expect(state.skipped(UserID(1)) == 2)
+    // The last fix at home, the drive (its last fix is where the stay began) and the 100 m one.
+    #expect(trips[0].fixes.count == Self.drive(fromMeters: 0, toMeters: 3000, start: 0).count + 2)
+    // Out of order within the idle gap: same result; behind the watermark: dropped and counted.
+    var late = TripSegmenterState()
+    let shuffled = fixes.enumerated().sorted { ($0.offset % 7, $0.offset) < ($1.offset % 7, $1.offset) }.map(
+      \.element)
+    let lateTrips = segmenter.process(
+      FixColumns(shuffled), now: fixes.last!.timeMilliseconds + 3_600_000, state: &late)
+    var inOrder = TripSegmenterState()
+    #expect(
+      lateTrips
+        == segmenter.process(
+          FixColumns(fixes), now: fixes.last!.timeMilliseconds + 3_600_000, state: &inOrder))
+    #expect(
+      segmenter.process(FixColumns([fixes[3]]), now: fixes.last!.timeMilliseconds + 3_600_000, state: &late)
+        .isEmpty)
+    #expect(late.droppedLate(UserID(1)) == 1)
+  }
+
+  @Test("only fixes older than the idle gap are considered; the segment closes once nothing can continue it")
+  func idle() {
+    let fixes = Self.stay(at: 0, from: 0, to: 600) + Self.drive(fromMeters: 0, toMeters: 3000, start: 600)
+    let last = fixes.last!.timeMilliseconds
+    let segmenter = TripSegmenter()
+    var state = TripSegmenterState()
+    // The car is moving at its last fix: a later fix could still show it travelled through.
+    #expect(segmenter.process(FixColumns(fixes), now: last + 300_000, state: &state).isEmpty)
+    #expect(segmenter.advance(to: last + 300_000 + 2_700_000, state: &state).isEmpty)
+    let closed = segmenter.advance(to: last + 300_000 + 2_700_001, state: &state)
+    #expect(closed.count == 1 && closed[0].isTrip && closed[0].endedBy == .idle)
+  }
+
+  @Test("batch == fix by fix == chunks, two people interleaved; trip ids per person")
+  func streaming() {
+    let people: [Fix] =
+      Self.day(person: 1) + Self.day(person: 2, start: 30) + Self.day(person: 1, start: 4000)
+    let all = people.sorted { a, b in
+      a.timeMilliseconds != b.timeMilliseconds ? a.timeMilliseconds < b.timeMilliseconds : a.user < b.user
+    }
+    let segmenter = TripSegmenter()
+    let end = all.last!.timeMilliseconds + 3_600_000
+    var a = TripSegmenterState()
+    let batch = segmenter.process(FixColumns(all), now: end, state: &a)
+    var b = TripSegmenterState()
+    var stream = all.flatMap { segmenter.process(FixColumns([$0]), now: $0.timeMilliseconds, state: &b) }
+    stream += segmenter.advance(to: end, state: &b)
+    var c = TripSegmenterState()
+    var chunks = stride(from: 0, to: all.count, by: 13).flatMap {
+      let part = Array(all[$0..<min($0 + 13, all.count)])
+      return segmenter.process(FixColumns(part), now: part.last!.timeMilliseconds, state: &c)
+    }
+    chunks += segmenter.advance(to: end, state: &c)
+    let key = { (s: TripSegment) in s.id }
+    let expected: [UInt64] = [1 << 32 | 1, 1 << 32 | 2, 2 << 32 | 1]
+    #expect(batch.filter(\.isTrip).map(key).sorted() == expected)
+    #expect(batch.sorted { $0.id < $1.id } == stream.sorted { $0.id < $1.id })
+    #expect(batch.sorted { $0.id < $1.id } == chunks.sorted { $0.id < $1.id })
+    #expect(a == b && a == c)
+  }
+
+  @Test(
+    "ends are named from the fence's records, a start it never saw them leave by placeAt; feed-only or 'stopped X km from'"
+  )
+  func naming() {
+    let home = Geofence(id: 1, center: W.home, radiusMeters: 100)
+    let work = Geofence(id: 2, center: Self.away, radiusMeters: 100)
+    let trip = run(Self.day()).first(where: \.isTrip)!
+    let places = GeofenceIndex(places: [home, work])
+    func event(_ kind: GeofenceEventKind, _ place: UInt32, _ seconds: Double) -> GeofenceEvent {
+      let t = W.t0 + Int64(seconds * 1000)
+      return GeofenceEvent(
+        kind: kind, outcome: .announced, reasons: [.entered], place: place, circle: 0, person: UserID(1),
+        eventMilliseconds: t, decidedMilliseconds: t, journey: nil)
+    }
+    let named = TripNaming.ends(
+      of: trip, events: [event(.departure, 1, 610), event(.arrival, 2, 790)], places: places)
+    #expect(named == TripNaming.Ends(from: 1, fromSource: .fence, to: 2))
+    // Arrived and left again: no end name; that departure is the first of the trip.
+    let left = TripNaming.ends(
+      of: trip, events: [event(.arrival, 2, 700), event(.departure, 2, 720)], places: places)
+    #expect(left == TripNaming.Ends(from: 2, fromSource: .fence, to: nil))
+    let unseen = TripNaming.ends(of: trip, events: [], places: places)
+    #expect(unseen == TripNaming.Ends(from: 1, fromSource: .placeAt, to: nil))
+    let end = trip.summary.endMilliseconds
+    #expect(TripNaming.notice(for: trip, ends: named, places: [home, work], now: end) == .feedOnly(place: 2))
+    let near = TripNaming.notice(for: trip, ends: left, places: [home, work], now: end + 1_800_000)
+    #expect(
+      near
+        == .stoppedNear(place: 2, meters: GreatCircle.distanceMeters(from: Self.away, to: trip.summary.end)))
+    #expect(TripNaming.notice(for: trip, ends: left, places: [home, work], now: end + 1_800_001) == .nothing)
+    #expect(trip.trail().points.count == trip.fixes.count)
+  }
+}
