@@ -117,22 +117,10 @@ enum FenceWorkloads {
         "GeofenceEngine.process over every upload of \(days) generated days (one user and circle each), settling included",
       maxNanosecondsPerItem: engineCeiling,
       prepare: { _ in
-        var places: [Geofence] = []
-        var circles: [UserID: [UInt32]] = [:]
+        let generated = Inputs.days(days)
         var uploads: [(FixColumns, Int64)] = []
         var fixCount = 0
-        for seed in 1...UInt64(days) {
-          var options = DayOptions()
-          options.user = UInt32(seed)
-          options.homeTablet = false
-          let day = DayGenerator.generate(seed: seed, options: options)
-          circles[UserID(UInt32(seed))] = [UInt32(seed)]
-          for place in day.places {
-            places.append(
-              Geofence(
-                id: UInt32(places.count), circle: UInt32(seed), center: place.center,
-                radiusMeters: place.radiusMeters))
-          }
+        for day in generated.days {
           for upload in day.uploads {
             uploads.append((upload.fixes, upload.receivedMilliseconds))
             fixCount += upload.fixes.count
@@ -140,7 +128,7 @@ enum FenceWorkloads {
         }
         // Interleave the users' uploads by arrival time, as a server sees them.
         uploads.sort { $0.1 < $1.1 }
-        let engine = GeofenceEngine(places: places, circlesOfPerson: circles)
+        let engine = GeofenceEngine(places: generated.places, circlesOfPerson: generated.circlesOfPerson)
         var events = 0
         return PreparedBenchmark(
           itemCount: fixCount,
@@ -154,7 +142,7 @@ enum FenceWorkloads {
           reference: nil,
           verify: {
             events >= days * 6
-              ? .passed("\(events) decisions for \(fixCount) fixes, \(places.count) places")
+              ? .passed("\(events) decisions for \(fixCount) fixes, \(generated.places.count) places")
               : .failed("only \(events) decisions")
           })
       })

@@ -1,5 +1,6 @@
 import Foundation
 import HearthGeo
+import HearthSim
 
 /// Deterministic workload inputs (SplitMix64 with fixed seeds): the same
 /// arrays on every run (on another platform they can differ in the last bit of
@@ -72,5 +73,32 @@ enum Inputs {
       if longitude < -180 { longitude += 360 }
     }
     return points
+  }
+
+  /// Generated location days (seeds 1…count), one user per day whose circle
+  /// (id = the seed) holds that day's places; the carried phone only.
+  struct Days {
+    var days: [LocationDay] = []
+    var places: [Geofence] = []
+    var circlesOfPerson: [UserID: [UInt32]] = [:]
+  }
+
+  static func days(_ count: Int) -> Days {
+    var result = Days()
+    for seed in 1...UInt64(count) {
+      var options = DayOptions()
+      options.user = UInt32(seed)
+      options.homeTablet = false
+      let day = DayGenerator.generate(seed: seed, options: options)
+      result.circlesOfPerson[UserID(UInt32(seed))] = [UInt32(seed)]
+      for place in day.places {
+        result.places.append(
+          Geofence(
+            id: UInt32(result.places.count), circle: UInt32(seed), center: place.center,
+            radiusMeters: place.radiusMeters))
+      }
+      result.days.append(day)
+    }
+    return result
   }
 }

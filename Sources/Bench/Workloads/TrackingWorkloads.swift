@@ -157,24 +157,10 @@ enum TrackingWorkloads {
       lock.lock()
       defer { lock.unlock() }
       if let built { return built }
+      let generated = Inputs.days(days)
       var batches: [Batch] = []
-      var places: [Geofence] = []
-      var limits: [UInt32: SpeedLimit] = [:]
-      var circles: [UserID: [UInt32]] = [:]
       var count = 0
-      for seed in 1...UInt64(days) {
-        var options = DayOptions()
-        options.user = UInt32(seed)
-        options.homeTablet = false
-        let day = DayGenerator.generate(seed: seed, options: options)
-        limits[UInt32(seed)] = SpeedLimit(kilometersPerHour: 50)
-        circles[UserID(UInt32(seed))] = [UInt32(seed)]
-        for place in day.places {
-          places.append(
-            Geofence(
-              id: UInt32(places.count), circle: UInt32(seed), center: place.center,
-              radiusMeters: place.radiusMeters))
-        }
+      for day in generated.days {
         let all = day.fixesInArrivalOrder
         let order = (0..<all.count).sorted { all.timeMilliseconds[$0] < all.timeMilliseconds[$1] }
         let sorted = all.selecting(order)
@@ -182,9 +168,13 @@ enum TrackingWorkloads {
         for start in stride(from: 0, to: sorted.count, by: batchSize) {
           let fixes = sorted.selecting(start..<min(start + batchSize, sorted.count))
           batches.append(
-            Batch(user: UInt32(seed), received: fixes.timeMilliseconds.last! + 1_000, fixes: fixes))
+            Batch(user: day.options.user, received: fixes.timeMilliseconds.last! + 1_000, fixes: fixes))
         }
       }
+      let limits = Dictionary(
+        uniqueKeysWithValues: (1...UInt32(days)).map { ($0, SpeedLimit(kilometersPerHour: 50)) })
+      let circles = generated.circlesOfPerson
+      let places = generated.places
       let result = (
         batches, SpeedAlertEngine(limits: limits, circlesOfPerson: circles),
         SuddenStopEngine(places: places, circlesOfPerson: circles), count

@@ -144,8 +144,59 @@ public struct AgreedSpeedBatch: Sendable, Hashable {
     neighbourMetersPerSecond = out
   }
 
+  /// The agreed speed from `previous` to fix `i` of this batch: read from
+  /// the neighbour speeds when `previous` is fix i − 1 (`previousIndex`),
+  /// otherwise computed. Identical either way.
+  @inline(__always)
+  func speed(from previous: TrackPoint, at previousIndex: Int, to current: TrackPoint, at i: Int) -> Double? {
+    previousIndex == i - 1
+      ? AgreedSpeed.measured(neighbourMetersPerSecond[i])
+      : AgreedSpeed.pair(
+        timeA: previous.time, previous.coordinate, previous.accuracy, previous.speed, timeB: current.time,
+        current.coordinate, current.accuracy, current.speed, rules: rules)?.metersPerSecond
+  }
+
   /// This batch under `rules` (recomputed only when its rules differ).
   func under(_ rules: AgreedSpeedRules) -> AgreedSpeedBatch {
     rules == self.rules ? self : AgreedSpeedBatch(fixes, rules: rules)
+  }
+}
+
+/// The part of a fix the speed rules remember between batches (`Codable`
+/// inside the engines' states).
+struct TrackPoint: Sendable, Hashable, Codable {
+  var time: Int64
+  var latitude: Double
+  var longitude: Double
+  var accuracy: Double
+  /// m/s; nil = unmeasured.
+  var speed: Double?
+
+  var coordinate: Coordinate { Coordinate(latitudeDegrees: latitude, longitudeDegrees: longitude) }
+
+  /// Fix `i` of `fixes`.
+  @inline(__always)
+  init(_ fixes: FixColumns, _ i: Int) {
+    time = fixes.timeMilliseconds[i]
+    latitude = fixes.latitudeDegrees[i]
+    longitude = fixes.longitudeDegrees[i]
+    accuracy = fixes.horizontalAccuracyMeters[i]
+    speed = AgreedSpeed.measured(fixes.speedMetersPerSecond[i])
+  }
+}
+
+extension FixColumns {
+  /// Calls `body` for each run of consecutive fixes of one person, in
+  /// order, so an engine looks a person's state up once per run. O(n).
+  @inline(__always)
+  func forEachPersonRun(_ body: (UserID, Range<Int>) -> Void) {
+    var start = 0
+    while start < count {
+      let person = user[start]
+      var end = start + 1
+      while end < count && user[end] == person { end += 1 }
+      body(person, start..<end)
+      start = end
+    }
   }
 }

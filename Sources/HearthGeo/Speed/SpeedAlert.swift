@@ -51,20 +51,13 @@ public struct SpeedAlertEvent: Sendable, Hashable, Codable {
 
 /// What the speed alert remembers per person.
 public struct SpeedAlertState: Sendable, Hashable, Codable {
-  struct Previous: Sendable, Hashable, Codable {
-    var time: Int64
-    var latitude: Double
-    var longitude: Double
-    var accuracy: Double
-    var speed: Double?
-  }
   struct Run: Sendable, Hashable, Codable {
     var start: Int64
     var end: Int64
     var fastest: Double
     var decided: Bool
   }
-  var previous: [UInt32: Previous] = [:]
+  var previous: [UInt32: TrackPoint] = [:]
   /// Over-limit stretch per (person, circle), keyed person << 32 | circle.
   var runs: [UInt64: Run] = [:]
   /// Last alert time per circle.
@@ -118,19 +111,8 @@ public struct SpeedAlertEngine: Sendable {
     let fixes = batch.fixes
     guard !fixes.isEmpty else { return [] }
     let late = now - fixes.timeMilliseconds.max()! > rules.lateUploadMilliseconds
-    let neighbour = batch.neighbourMetersPerSecond
-    let user = fixes.user
-    let time = fixes.timeMilliseconds
-    let latitude = fixes.latitudeDegrees
-    let longitude = fixes.longitudeDegrees
-    let accuracy = fixes.horizontalAccuracyMeters
-    let speed = fixes.speedMetersPerSecond
     var events: [SpeedAlertEvent] = []
-    var start = 0
-    while start < fixes.count {
-      let person = user[start]
-      var end = start + 1
-      while end < fixes.count && user[end] == person { end += 1 }
+    fixes.forEachPersonRun { person, run in
       // The person's circles with a limit, and their open stretches, taken
       // out of the state for the run.
       var circles: [(circle: UInt32, limit: Double, key: UInt64, run: SpeedAlertState.Run?)] = []
@@ -141,46 +123,34 @@ public struct SpeedAlertEngine: Sendable {
       }
       var previous = state.previous.removeValue(forKey: person.rawValue)
       var previousIndex = Int.min  // where `previous` sits in this batch (not here yet)
-      for i in start..<end {
-        let current = SpeedAlertState.Previous(
-          time: time[i], latitude: latitude[i], longitude: longitude[i], accuracy: accuracy[i],
-          speed: AgreedSpeed.measured(speed[i]))
+      for i in run {
+        let current = TrackPoint(fixes, i)
         guard let before = previous else {
           (previous, previousIndex) = (current, i)
           continue
         }
         guard current.time > before.time else { continue }
-        let agreed =
-          previousIndex == i - 1
-          ? AgreedSpeed.measured(neighbour[i])
-          : AgreedSpeed.pair(
-            intervalMilliseconds: current.time - before.time,
-            distanceMeters: GreatCircle.distanceMeters(
-              latitude1Degrees: before.latitude, longitude1Degrees: before.longitude,
-              latitude2Degrees: current.latitude, longitude2Degrees: current.longitude),
-            before.accuracy, before.speed, current.accuracy, current.speed, rules: rules.agreed)?
-            .metersPerSecond
+        let agreed = batch.speed(from: before, at: previousIndex, to: current, at: i)
         (previous, previousIndex) = (current, i)
         for c in circles.indices {
           guard let speed = agreed, speed > circles[c].limit else {
             circles[c].run = nil
             continue
           }
-          var run =
+          var stretch =
             circles[c].run ?? .init(start: before.time, end: current.time, fastest: speed, decided: false)
-          run.end = current.time
-          run.fastest = max(run.fastest, speed)
-          if !run.decided && run.end - run.start >= rules.minimumOverMilliseconds {
-            run.decided = true
+          stretch.end = current.time
+          stretch.fastest = max(stretch.fastest, speed)
+          if !stretch.decided && stretch.end - stretch.start >= rules.minimumOverMilliseconds {
+            stretch.decided = true
             events.append(
-              decide(person, circles[c].circle, run, limit: circles[c].limit, late: late, state: &state))
+              decide(person, circles[c].circle, stretch, limit: circles[c].limit, late: late, state: &state))
           }
-          circles[c].run = run
+          circles[c].run = stretch
         }
       }
       state.previous[person.rawValue] = previous
       for c in circles where c.run != nil { state.runs[c.key] = c.run }
-      start = end
     }
     return events
   }

@@ -74,16 +74,8 @@ public struct SuddenStopEvent: Sendable, Hashable, Codable {
 
 /// What the check remembers per person.
 public struct SuddenStopState: Sendable, Hashable, Codable {
-  struct Point: Sendable, Hashable, Codable {
-    var time: Int64
-    var latitude: Double
-    var longitude: Double
-    var accuracy: Double
-    var speed: Double?
-    var coordinate: Coordinate { Coordinate(latitudeDegrees: latitude, longitudeDegrees: longitude) }
-  }
   struct Candidate: Sendable, Hashable, Codable {
-    var stop: Point
+    var stop: TrackPoint
     var cruising: Double
     /// The stop came after the 40 s limit: only fine if every later fix is rough.
     var needsRoughFixes: Bool
@@ -93,12 +85,12 @@ public struct SuddenStopState: Sendable, Hashable, Codable {
     var confirmed = false
   }
   struct PersonState: Sendable, Hashable, Codable {
-    var last: Point?
+    var last: TrackPoint?
     /// Agreed speed into `last`.
     var lastAgreed: Double?
     /// The last cruising fix and its speed, and whether every fix since came
     /// at Live cadence (so the slowing was visible fix by fix).
-    var lastCruise: Point?
+    var lastCruise: TrackPoint?
     var lastCruiseSpeed = 0.0
     var liveSinceCruise = false
     var candidate: Candidate?
@@ -173,33 +165,16 @@ public struct SuddenStopEngine: Sendable {
     var events: [SuddenStopEvent] = []
     let batch = batch.under(rules.agreed)
     let fixes = batch.fixes
-    let neighbour = batch.neighbourMetersPerSecond
-    let user = fixes.user
-    let time = fixes.timeMilliseconds
-    let latitude = fixes.latitudeDegrees
-    let longitude = fixes.longitudeDegrees
-    let accuracy = fixes.horizontalAccuracyMeters
-    let speed = fixes.speedMetersPerSecond
-    let source = fixes.source
-    var start = 0
-    while start < fixes.count {
-      let person = user[start]
-      var end = start + 1
-      while end < fixes.count && user[end] == person { end += 1 }
+    fixes.forEachPersonRun { person, run in
       // Owned outright while the run is processed (no copy on write).
       var s = state.people.removeValue(forKey: person.rawValue) ?? .init()
       var lastIndex = Int.min  // where `s.last` sits in this batch (not here yet)
-      for i in start..<end where source[i] != .heartbeat {
-        let point = SuddenStopState.Point(
-          time: time[i], latitude: latitude[i], longitude: longitude[i], accuracy: accuracy[i],
-          speed: AgreedSpeed.measured(speed[i]))
-        let known = lastIndex == i - 1 ? AgreedSpeed.measured(neighbour[i]) : nil
-        if step(point, agreedFromLast: lastIndex == i - 1 ? .some(known) : nil, person, &s, &events) {
+      for i in run where fixes.source[i] != .heartbeat {
+        if step(TrackPoint(fixes, i), at: i, of: batch, lastIndex: lastIndex, person, &s, &events) {
           lastIndex = i
         }
       }
       state.people[person.rawValue] = s
-      start = end
     }
     return events
   }
@@ -216,10 +191,9 @@ public struct SuddenStopEngine: Sendable {
   }
 
   /// One fix; false when it is not newer than the last one (skipped).
-  /// `agreedFromLast`: the agreed speed from `s.last` when already known
-  /// (`.some(nil)`: known to agree on nothing).
+  /// `point` is fix `i` of `batch`; `s.last` is fix `lastIndex` when it is in the batch.
   private func step(
-    _ point: SuddenStopState.Point, agreedFromLast: Double??, _ person: UserID,
+    _ point: TrackPoint, at i: Int, of batch: AgreedSpeedBatch, lastIndex: Int, _ person: UserID,
     _ s: inout SuddenStopState.PersonState, _ events: inout [SuddenStopEvent]
   ) -> Bool {
     guard point.time > (s.last?.time ?? .min) else { return false }
@@ -258,11 +232,7 @@ public struct SuddenStopEngine: Sendable {
     // A new stop after cruising?
     var agreed: Double?
     if let last = s.last {
-      agreed =
-        agreedFromLast
-        ?? AgreedSpeed.pair(
-          timeA: last.time, last.coordinate, last.accuracy, last.speed, timeB: point.time, point.coordinate,
-          point.accuracy, point.speed, rules: rules.agreed)?.metersPerSecond
+      agreed = batch.speed(from: last, at: lastIndex, to: point, at: i)
       let stopped = point.speed.map({ $0 <= rules.stoppedMetersPerSecond }) ?? true
       let live = point.time - last.time <= rules.liveIntervalMilliseconds
       if s.candidate == nil && stopped {
@@ -291,7 +261,7 @@ public struct SuddenStopEngine: Sendable {
   }
 
   private func consider(
-    _ stop: SuddenStopState.Point, after cruise: SuddenStopState.Point, cruising: Double, live: Bool,
+    _ stop: TrackPoint, after cruise: TrackPoint, cruising: Double, live: Bool,
     _ person: UserID,
     _ s: inout SuddenStopState.PersonState, _ events: inout [SuddenStopEvent]
   ) {

@@ -119,11 +119,8 @@ public struct TripSegmenter: Sendable {
   /// people's fixes older than `now` − idle gap (`advance` does everyone).
   /// Returns the segments closed, in the order closed.
   public func process(_ fixes: FixColumns, now: Int64, state: inout TripSegmenterState) -> [TripSegment] {
-    var people: [UInt32] = []
-    for i in 0..<fixes.count
-    where people.last != fixes.user[i].rawValue && !people.contains(fixes.user[i].rawValue) {
-      people.append(fixes.user[i].rawValue)
-    }
+    var people = Set<UInt32>()
+    fixes.forEachPersonRun { person, _ in people.insert(person.rawValue) }
     for i in 0..<fixes.count {
       let fix = fixes[i]
       var person = state.people.removeValue(forKey: fix.user.rawValue) ?? .init()

@@ -172,7 +172,7 @@ struct TripSegmenterTests {
     "heartbeats and fixes looser than 100 m are skipped; late fixes within the idle gap are sorted in, older ones dropped"
   )
   func inputs() {
-    var fixes = Self.day()
+    let fixes = Self.day()
     let k = fixes.count / 2
     var beat = fixes[k]
     beat.source = .heartbeat
@@ -185,16 +185,20 @@ struct TripSegmenterTests {
     var sharpEnough = fixes[k]
     sharpEnough.timeMilliseconds += 3
     sharpEnough.horizontalAccuracyMeters = 100
+    var unknown = sharpEnough  // no accuracy at all (an AIS position): kept
+    unknown.timeMilliseconds += 1
+    unknown.horizontalAccuracyMeters = .nan
     let segmenter = TripSegmenter()
     var state = TripSegmenterState()
     let trips = segmenter.process(
-      FixColumns(fixes + [beat, loose, sharpEnough]), now: fixes.last!.timeMilliseconds + 3_600_000,
+      FixColumns(fixes + [beat, loose, sharpEnough, unknown]), now: fixes.last!.timeMilliseconds + 3_600_000,
       state: &state
     ).filter(\.isTrip)
     #expect(trips.count == 1 && abs(trips[0].summary.pathMeters - 3000) < 1)
     #expect(state.skipped(UserID(1)) == 2)
-    // The last fix at home, the drive (its last fix is where the stay began) and the 100 m one.
-    #expect(trips[0].fixes.count == Self.drive(fromMeters: 0, toMeters: 3000, start: 0).count + 2)
+    // The last fix at home, the drive (its last fix is where the stay began),
+    // the 100 m one and the one without accuracy.
+    #expect(trips[0].fixes.count == Self.drive(fromMeters: 0, toMeters: 3000, start: 0).count + 3)
     // Out of order within the idle gap: same result; behind the watermark: dropped and counted.
     var late = TripSegmenterState()
     let shuffled = fixes.enumerated().sorted { ($0.offset % 7, $0.offset) < ($1.offset % 7, $1.offset) }.map(
