@@ -66,17 +66,26 @@ def overlap(a, b):
 
 
 def explain(stay, fixes_by_user, theirs):
-    """Why one side saw a stay the other did not (the rules that differ)."""
+    """Which rule difference accounts for a stay only one side reports;
+    "unexplained" when none does (the rules coincide there)."""
     times = fixes_by_user.get(stay[0], [])
+    if theirs:
+        # trackintel: [first fix inside, first fix outside) >= 5 min.
+        # Hearth: first fix inside -> last fix inside > 5 min.
+        inside = [t for t in times if stay[1] <= t < stay[2]]
+        if inside and inside[-1] - stay[1] <= 5 * 60_000:
+            return ("the end of a stay: to the last fix inside it lasts at most 5 min (Hearth), "
+                    "to the first fix outside at least 5 min (trackintel)")
+        return "unexplained"
     inside = [t for t in times if stay[1] <= t <= stay[2]]
     gaps = [b - a for a, b in zip(inside, inside[1:])]
     if gaps and max(gaps) > 15 * 60_000:
         return "a silence over 15 min inside it: trackintel resets its anchor there; Hearth keeps a stay the phone came back to"
-    if stay[2] - stay[1] <= 6 * 60_000:
-        return "within a minute of the 5 min threshold: Hearth measures to the last fix inside, trackintel to the first fix outside"
-    if theirs:
-        return "trackintel anchors on the first fix inside 100 m and keeps it until a fix leaves; Hearth's split differs by which fix anchors"
-    return "Hearth ends a stay only when a segment follows it (like include_last=False) and measures to the last fix inside"
+    after = [t for t in times if t > stay[2]]
+    if after and after[0] - stay[2] > 15 * 60_000:
+        return ("a silence over 15 min before the fix that leaves: trackintel resets its anchor first and drops "
+                "the stay; Hearth reports the stay the phone left")
+    return "unexplained"
 
 
 def compare(trace):

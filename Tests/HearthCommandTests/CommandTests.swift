@@ -104,6 +104,8 @@ struct CommandTests {
     ])
     #expect(speed.code == 0, "\(speed.err)")
     #expect(speed.out.contains("speed alert (50 km/h), 2 days") && speed.out.contains("sudden stop, 2 days"))
+    let trips = run(["sim", "evaluate", "trips", "--days", "2"])
+    #expect(trips.code == 0 && trips.out.contains("trips, 2 days: precision"), "\(trips.err)")
     let missing = run(["sim", "evaluate", "speed", "--days", "1", "--datasets", "/nonexistent"])
     #expect(missing.code == 3)
   }

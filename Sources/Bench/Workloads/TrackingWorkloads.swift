@@ -106,13 +106,13 @@ enum TrackingWorkloads {
           subject: {
             let segmenter = TripSegmenter()
             var state = TripSegmenterState()
-            var closed: [TripSegment] = []
+            var closed = TripOutput()
             for batch in batches.batches {
               closed += segmenter.process(batch.fixes, now: batch.received, state: &state)
             }
             closed += segmenter.advance(to: .max / 2, state: &state)
-            segments = closed.count
-            trips = closed.count { $0.isTrip }
+            segments = closed.segments.count
+            trips = closed.segments.count { $0.isTrip }
           },
           reference: nil,
           externalReference: {

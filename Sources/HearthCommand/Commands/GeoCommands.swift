@@ -17,8 +17,9 @@ enum GeoCommands {
       mapping), runs each device's fixes through TripSegmenter in time order
       (the device id is the `user` column), and prints
       one CSV line per segment (trip or not, with its reasons). With --stops it
-      prints the stays instead: from the first fix of a stay (where the trip
-      before ended) to its last fix (where the next one starts).
+      prints the stays instead (those the device left): from the first fix of
+      a stay (where the trip before ended) to its last fix (where the next
+      one starts).
       --export-fixes writes the fixes as read (user, time_ms, latitude,
       longitude) so a peer can run on exactly the same input.
       """,
@@ -51,7 +52,8 @@ enum GeoCommands {
       }
     }
     var state = TripSegmenterState()
-    let segments = TripSegmenter().process(fixes, now: newest + 2 * 3_600_000, state: &state)
+    let output = TripSegmenter().process(fixes, now: newest + 2 * 3_600_000, state: &state)
+    let segments = output.segments
       .sorted {
         ($0.person.rawValue, $0.summary.startMilliseconds) < (
           $1.person.rawValue, $1.summary.startMilliseconds
@@ -59,10 +61,11 @@ enum GeoCommands {
       }
     if arguments.flags.contains("stops") {
       console.out("user,started_ms,finished_ms,latitude,longitude")
-      for (a, b) in zip(segments, segments.dropFirst()) where a.person == b.person && a.endedBy == .dwell {
-        let at = a.summary.end
+      for stay in output.stays.sorted(by: {
+        ($0.person, $0.startMilliseconds) < ($1.person, $1.startMilliseconds)
+      }) {
         console.out(
-          "\(a.person.rawValue),\(a.summary.endMilliseconds),\(b.summary.startMilliseconds),\(at.latitudeDegrees),\(at.longitudeDegrees)"
+          "\(stay.person.rawValue),\(stay.startMilliseconds),\(stay.endMilliseconds),\(stay.coordinate.latitudeDegrees),\(stay.coordinate.longitudeDegrees)"
         )
       }
     } else {

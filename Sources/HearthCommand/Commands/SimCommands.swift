@@ -4,7 +4,9 @@ import HearthTrace
 
 /// `hearth sim …`: the scenario catalogue and the generators.
 enum SimCommands {
-  static let all: [Command] = [list, scenario, day, mix, set, calibrate, evaluateGeofences, evaluateSpeed]
+  static let all: [Command] = [
+    list, scenario, day, mix, set, calibrate, evaluateGeofences, evaluateSpeed, evaluateTrips,
+  ]
 
   static let list = Command(
     path: ["sim", "list"], summary: "list the scenario catalogue with expected verdicts",
@@ -221,6 +223,36 @@ enum SimCommands {
     let stops = SpeedEvaluation.suddenStops(seeds: 1...days, options: options)
     console.out(
       "sudden stop, \(days) days: precision \(f(100 * stops.precision)) % (\(stops.raisedMatching)/\(stops.raised)), recall \(f(100 * stops.recall)) % (\(stops.labelledRaised)/\(stops.labelled - stops.labelledWithinTheHour); \(stops.labelledWithinTheHour) more within the hour of an earlier one; \(stops.labelledInGap) in a tunnel); \(stops.raisedThenDropped) raised and dropped later"
+    )
+    return 0
+  }
+
+  static let evaluateTrips = Command(
+    path: ["sim", "evaluate", "trips"],
+    summary: "score trip segmentation against the labelled trips of generated days",
+    help: """
+      usage: hearth sim evaluate trips [--days N] [--first-seed S]
+
+      Runs the carried phone's uploads of N generated days through
+      TripSegmenter with the day's places and matches the trips found with
+      the labelled ones (overlap of at least half the shorter): precision,
+      recall, and the time and position errors of the ends (p50 / p90).
+      """,
+    options: ["days", "first-seed"]
+  ) { arguments, console in
+    let days: UInt64 = try arguments.value("days", default: 1000)
+    let first: UInt64 = try arguments.value("first-seed", default: 1)
+    guard days >= 1 else { throw CLIError.usage("--days must be at least 1") }
+    let m = TripEvaluation.evaluate(seeds: first...(first + days - 1))
+    func q(_ values: [Double]) -> String {
+      Calibration.quantiles(values.map(abs), [0.5, 0.9]).map { String(format: "%.0f", $0) }.joined(
+        separator: " / ")
+    }
+    console.out(
+      "trips, \(days) days: precision \(String(format: "%.2f", 100 * m.precision)) % (\(m.foundMatching)/\(m.found)), recall \(String(format: "%.2f", 100 * m.recall)) % (\(m.labelledFound)/\(m.labelled)); \(m.journeys) journeys between named places; \(m.rejectedSegments) segments rejected"
+    )
+    console.out(
+      "ends (p50 / p90): start \(q(m.startSeconds)) s, \(q(m.startMeters)) m; end \(q(m.endSeconds)) s, \(q(m.endMeters)) m"
     )
     return 0
   }

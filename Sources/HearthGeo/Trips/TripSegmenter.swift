@@ -18,6 +18,31 @@ public struct TripSegment: Sendable, Hashable, Codable {
   public var summary: TripSummary
 }
 
+/// A stay: the phone stayed within the dwell radius of its first fix for
+/// longer than the dwell time, then left. From that first fix (where the
+/// trip before ended) to the last fix inside (where the next one starts).
+/// A stay the phone has not left yet is not reported.
+public struct TripStay: Sendable, Hashable, Codable {
+  public var person: UserID
+  public var startMilliseconds: Int64
+  public var endMilliseconds: Int64
+  /// The stay's first fix.
+  public var coordinate: Coordinate
+}
+
+/// What a call closed: segments (trips or not) and stays, each in the order closed.
+public struct TripOutput: Sendable, Hashable {
+  public var segments: [TripSegment] = []
+  public var stays: [TripStay] = []
+
+  public init() {}
+
+  public static func += (a: inout TripOutput, b: TripOutput) {
+    a.segments += b.segments
+    a.stays += b.stays
+  }
+}
+
 /// Aggregates of a segment (SPEC §7).
 public struct TripSummary: Sendable, Hashable, Codable {
   public var startMilliseconds: Int64
@@ -117,34 +142,37 @@ public struct TripSegmenter: Sendable {
 
   /// Takes a batch (any people, any order), then considers the batch's
   /// people's fixes older than `now` − idle gap (`advance` does everyone).
-  /// Returns the segments closed, in the order closed.
-  public func process(_ fixes: FixColumns, now: Int64, state: inout TripSegmenterState) -> [TripSegment] {
+  /// Returns the segments and stays closed.
+  public func process(_ fixes: FixColumns, now: Int64, state: inout TripSegmenterState) -> TripOutput {
     var people = Set<UInt32>()
-    fixes.forEachPersonRun { person, _ in people.insert(person.rawValue) }
-    for i in 0..<fixes.count {
-      let fix = fixes[i]
-      var person = state.people.removeValue(forKey: fix.user.rawValue) ?? .init()
-      if fix.timeMilliseconds <= person.watermark {
-        person.droppedLate += 1
-      } else if fix.source == .heartbeat || fix.horizontalAccuracyMeters > rules.skipAccuracyAboveMeters {
-        // (An unknown accuracy, NaN, is no sign of a network estimate: kept.)
-        person.skipped += 1
-      } else {
-        insert(fix, into: &person.pending)
+    fixes.forEachPersonRun { user, run in
+      people.insert(user.rawValue)
+      var person = state.people.removeValue(forKey: user.rawValue) ?? .init()
+      for i in run {
+        if fixes.timeMilliseconds[i] <= person.watermark {
+          person.droppedLate += 1
+        } else if fixes.source[i] == .heartbeat
+          || fixes.horizontalAccuracyMeters[i] > rules.skipAccuracyAboveMeters
+        {
+          // (An unknown accuracy, NaN, is no sign of a network estimate: kept.)
+          person.skipped += 1
+        } else {
+          insert(fixes[i], into: &person.pending)
+        }
       }
-      state.people[fix.user.rawValue] = person
+      state.people[user.rawValue] = person
     }
     return advance(to: now, people: people.sorted(), state: &state)
   }
 
   /// Considers every pending fix older than `now` − idle gap and closes
   /// segments nothing can continue any more. People in ascending id order.
-  public func advance(to now: Int64, state: inout TripSegmenterState) -> [TripSegment] {
+  public func advance(to now: Int64, state: inout TripSegmenterState) -> TripOutput {
     advance(to: now, people: state.people.keys.sorted(), state: &state)
   }
 
-  private func advance(to now: Int64, people: [UInt32], state: inout TripSegmenterState) -> [TripSegment] {
-    var closed: [TripSegment] = []
+  private func advance(to now: Int64, people: [UInt32], state: inout TripSegmenterState) -> TripOutput {
+    var closed = TripOutput()
     for key in people {
       var person = state.people.removeValue(forKey: key)!
       let frontier = now - rules.idleGapMilliseconds
@@ -200,7 +228,7 @@ public struct TripSegmenter: Sendable {
   }
 
   private func consume(
-    _ fix: Fix, _ person: UserID, _ s: inout TripSegmenterState.Person, _ closed: inout [TripSegment]
+    _ fix: Fix, _ person: UserID, _ s: inout TripSegmenterState.Person, _ closed: inout TripOutput
   ) {
     guard let last = s.segment.last else {
       s.segment = [fix]
@@ -233,10 +261,10 @@ public struct TripSegmenter: Sendable {
             s.dwellAnchor = stay
           }
         }
-        if s.dwellAnchor.map({
-          GreatCircle.distanceMeters(from: $0.coordinate, to: fix.coordinate) > rules.dwellRadiusMeters
-        }) ?? false {
-          s.dwellAnchor = nil
+        if let stay = s.dwellAnchor,
+          GreatCircle.distanceMeters(from: stay.coordinate, to: fix.coordinate) > rules.dwellRadiusMeters
+        {
+          leave(stay, &s, person, &closed)
         }
         s.segment = [fix]
         s.anchor = 0
@@ -248,7 +276,7 @@ public struct TripSegmenter: Sendable {
         s.segment = [fix]  // still staying: the next trip starts at the stay's last fix
         return
       }
-      s.dwellAnchor = nil
+      leave(stay, &s, person, &closed)
       s.segment.append(fix)
       s.anchor = s.segment.count - 1
       return
@@ -269,6 +297,17 @@ public struct TripSegmenter: Sendable {
     }
   }
 
+  /// The phone left the stay that began at `stay`: report it.
+  private func leave(
+    _ stay: Fix, _ s: inout TripSegmenterState.Person, _ person: UserID, _ closed: inout TripOutput
+  ) {
+    closed.stays.append(
+      TripStay(
+        person: person, startMilliseconds: stay.timeMilliseconds,
+        endMilliseconds: s.segment.last!.timeMilliseconds, coordinate: stay.coordinate))
+    s.dwellAnchor = nil
+  }
+
   /// Drops the fixes after the first fix of the stay the segment ends in
   /// (all within the dwell radius of it): the trip ended where the phone stopped.
   private func endAtStay(_ s: inout TripSegmenterState.Person) {
@@ -279,7 +318,7 @@ public struct TripSegmenter: Sendable {
   /// journey silence, or over the split gap when the last fix was not moving
   /// and is not a possible journey origin (a single fix at a named place).
   private func closeIfIdle(
-    now: Int64, _ person: UserID, _ s: inout TripSegmenterState.Person, _ closed: inout [TripSegment]
+    now: Int64, _ person: UserID, _ s: inout TripSegmenterState.Person, _ closed: inout TripOutput
   ) {
     guard s.dwellAnchor == nil, let last = s.segment.last, s.pending.isEmpty else { return }
     let idle = now - rules.idleGapMilliseconds - last.timeMilliseconds
@@ -293,7 +332,7 @@ public struct TripSegmenter: Sendable {
   }
 
   private func close(
-    _ s: inout TripSegmenterState.Person, _ person: UserID, _ end: TripEnd, _ closed: inout [TripSegment]
+    _ s: inout TripSegmenterState.Person, _ person: UserID, _ end: TripEnd, _ closed: inout TripOutput
   ) {
     // A lone fix (the start of the next move, a stay's last fix) is no segment.
     guard s.segment.count >= 2 else { return }
@@ -306,7 +345,7 @@ public struct TripSegmenter: Sendable {
     let isTrip = reasons.isEmpty || journey
     if reasons.isEmpty { reasons = [.valid] }
     if journey { reasons.append(.journeyBetweenNamedPlaces) }
-    closed.append(
+    closed.segments.append(
       TripSegment(
         id: UInt64(person.rawValue) << 32 | UInt64(s.segmentsClosed), person: person, isTrip: isTrip,
         reasons: reasons, endedBy: end, fixes: s.segment, startPlace: startPlace, endPlace: endPlace,

@@ -28,15 +28,21 @@ public enum TripEvaluation {
 
   /// The segments of one generated day (carried phone, uploads in arrival order).
   public static func segments(_ day: LocationDay, rules: TripRules = TripRules()) -> [TripSegment] {
+    output(day, rules: rules).segments
+  }
+
+  /// Segments and stays of one generated day.
+  public static func output(_ day: LocationDay, rules: TripRules = TripRules()) -> TripOutput {
     let segmenter = TripSegmenter(places: GeofenceEvaluation.geofences(day.places), rules: rules)
     var state = TripSegmenterState()
-    var out: [TripSegment] = []
+    var out = TripOutput()
     var last = day.options.startEpochMilliseconds
     for upload in day.uploads where upload.device.rawValue == 1 {
       out += segmenter.process(upload.fixes, now: upload.receivedMilliseconds, state: &state)
       last = max(last, upload.receivedMilliseconds)
     }
-    return out + segmenter.advance(to: last + 2 * 3_600_000, state: &state)
+    out += segmenter.advance(to: last + 2 * 3_600_000, state: &state)
+    return out
   }
 
   public static func evaluate(seeds: ClosedRange<UInt64>, options: DayOptions = DayOptions()) -> Metrics {

@@ -50,7 +50,8 @@ struct TripSegmenterTests {
     let segmenter = TripSegmenter(places: places, rules: rules)
     var state = TripSegmenterState()
     return segmenter.process(
-      FixColumns(fixes), now: fixes.map(\.timeMilliseconds).max()! + after, state: &state)
+      FixColumns(fixes), now: fixes.map(\.timeMilliseconds).max()! + after, state: &state
+    ).segments
   }
 
   @Test(
@@ -193,7 +194,7 @@ struct TripSegmenterTests {
     let trips = segmenter.process(
       FixColumns(fixes + [beat, loose, sharpEnough, unknown]), now: fixes.last!.timeMilliseconds + 3_600_000,
       state: &state
-    ).filter(\.isTrip)
+    ).segments.filter(\.isTrip)
     #expect(trips.count == 1 && abs(trips[0].summary.pathMeters - 3000) < 1)
     #expect(state.skipped(UserID(1)) == 2)
     // The last fix at home, the drive (its last fix is where the stay began),
@@ -212,7 +213,7 @@ struct TripSegmenterTests {
           FixColumns(fixes), now: fixes.last!.timeMilliseconds + 3_600_000, state: &inOrder))
     #expect(
       segmenter.process(FixColumns([fixes[3]]), now: fixes.last!.timeMilliseconds + 3_600_000, state: &late)
-        .isEmpty)
+        == TripOutput())
     #expect(late.droppedLate(UserID(1)) == 1)
   }
 
@@ -223,9 +224,9 @@ struct TripSegmenterTests {
     let segmenter = TripSegmenter()
     var state = TripSegmenterState()
     // The car is moving at its last fix: a later fix could still show it travelled through.
-    #expect(segmenter.process(FixColumns(fixes), now: last + 300_000, state: &state).isEmpty)
-    #expect(segmenter.advance(to: last + 300_000 + 2_700_000, state: &state).isEmpty)
-    let closed = segmenter.advance(to: last + 300_000 + 2_700_001, state: &state)
+    #expect(segmenter.process(FixColumns(fixes), now: last + 300_000, state: &state).segments.isEmpty)
+    #expect(segmenter.advance(to: last + 300_000 + 2_700_000, state: &state).segments.isEmpty)
+    let closed = segmenter.advance(to: last + 300_000 + 2_700_001, state: &state).segments
     #expect(closed.count == 1 && closed[0].isTrip && closed[0].endedBy == .idle)
   }
 
@@ -241,19 +242,30 @@ struct TripSegmenterTests {
     var a = TripSegmenterState()
     let batch = segmenter.process(FixColumns(all), now: end, state: &a)
     var b = TripSegmenterState()
-    var stream = all.flatMap { segmenter.process(FixColumns([$0]), now: $0.timeMilliseconds, state: &b) }
+    var stream = TripOutput()
+    for fix in all { stream += segmenter.process(FixColumns([fix]), now: fix.timeMilliseconds, state: &b) }
     stream += segmenter.advance(to: end, state: &b)
     var c = TripSegmenterState()
-    var chunks = stride(from: 0, to: all.count, by: 13).flatMap {
-      let part = Array(all[$0..<min($0 + 13, all.count)])
-      return segmenter.process(FixColumns(part), now: part.last!.timeMilliseconds, state: &c)
+    var chunks = TripOutput()
+    for start in stride(from: 0, to: all.count, by: 13) {
+      let part = Array(all[start..<min(start + 13, all.count)])
+      chunks += segmenter.process(FixColumns(part), now: part.last!.timeMilliseconds, state: &c)
     }
     chunks += segmenter.advance(to: end, state: &c)
     let key = { (s: TripSegment) in s.id }
     let expected: [UInt64] = [1 << 32 | 1, 1 << 32 | 2, 2 << 32 | 1]
-    #expect(batch.filter(\.isTrip).map(key).sorted() == expected)
-    #expect(batch.sorted { $0.id < $1.id } == stream.sorted { $0.id < $1.id })
-    #expect(batch.sorted { $0.id < $1.id } == chunks.sorted { $0.id < $1.id })
+    #expect(batch.segments.filter(\.isTrip).map(key).sorted() == expected)
+    func sorted(_ o: TripOutput) -> ([TripSegment], [TripStay]) {
+      (
+        o.segments.sorted { $0.id < $1.id },
+        o.stays.sorted { ($0.person, $0.startMilliseconds) < ($1.person, $1.startMilliseconds) }
+      )
+    }
+    // Stays left: person 1 home, the first destination, home again; person 2
+    // home. The last destination of each was never left, so not reported.
+    #expect(batch.stays.map(\.person.rawValue).sorted() == [1, 1, 1, 2])
+    #expect(sorted(batch) == sorted(stream))
+    #expect(sorted(batch) == sorted(chunks))
     #expect(a == b && a == c)
   }
 
