@@ -59,26 +59,40 @@ public struct TripSummary: Sendable, Hashable, Codable {
   public var averageSpeedMetersPerSecond: Double
   public var durationMilliseconds: Int64 { endMilliseconds - startMilliseconds }
 
-  /// The aggregates of `fixes` (time order, at least one). O(n).
+  /// The aggregates of `fixes` (time order, at least one). O(n): one
+  /// vectorised pass for the steps and one for the distances from the start.
   public init(_ fixes: [Fix], rules: AgreedSpeedRules = AgreedSpeedRules()) {
-    let columns = FixColumns(fixes)
     startMilliseconds = fixes.first!.timeMilliseconds
     endMilliseconds = fixes.last!.timeMilliseconds
     start = fixes.first!.coordinate
     end = fixes.last!.coordinate
+    let latitudes = fixes.map(\.latitudeDegrees)
+    let longitudes = fixes.map(\.longitudeDegrees)
     var steps: [Double] = []
     var cumulative: [Double] = []
     GreatCircle.trackDistancesMeters(
-      latitudesDegrees: columns.latitudeDegrees, longitudesDegrees: columns.longitudeDegrees, steps: &steps,
-      cumulative: &cumulative)
+      latitudesDegrees: latitudes, longitudesDegrees: longitudes, steps: &steps, cumulative: &cumulative)
     pathMeters = cumulative.last ?? 0
+    // The fastest neighbour agreement: `AgreedSpeed.stretch` on the steps
+    // already measured (bit-identical distances).
+    var fastest: Double?
+    for i in fixes.indices.dropFirst() {
+      let (a, b) = (fixes[i - 1], fixes[i])
+      if let v = AgreedSpeed.pair(
+        intervalMilliseconds: b.timeMilliseconds - a.timeMilliseconds, distanceMeters: steps[i],
+        a.horizontalAccuracyMeters, a.speedMetersPerSecond, b.horizontalAccuracyMeters,
+        b.speedMetersPerSecond,
+        rules: rules)?.metersPerSecond, v > fastest ?? -.infinity
+      {
+        fastest = v
+      }
+    }
+    maxAgreedSpeedMetersPerSecond = fastest
     var farthest = 0.0
     GreatCircle.distancesMeters(
-      from: start, toLatitudesDegrees: columns.latitudeDegrees, longitudesDegrees: columns.longitudeDegrees,
-      into: &steps)
+      from: start, toLatitudesDegrees: latitudes, longitudesDegrees: longitudes, into: &steps)
     for d in steps where d > farthest { farthest = d }
     displacementMeters = farthest
-    maxAgreedSpeedMetersPerSecond = AgreedSpeed.stretch(columns, rules: rules)
     let seconds = Double(endMilliseconds - startMilliseconds) / 1000
     averageSpeedMetersPerSecond = seconds > 0 ? pathMeters / seconds : 0
   }
@@ -99,6 +113,14 @@ public struct TripSegmenterState: Sendable, Hashable, Codable {
     /// Dwelling: the stay's first fix (the segment then holds its latest fix only).
     var dwellAnchor: Fix?
     var segmentsClosed: UInt32 = 0
+
+    /// The open segment becomes `fix` alone (its storage is kept: no
+    /// allocation per fix while the phone stays put).
+    mutating func restart(at fix: Fix) {
+      segment.removeAll(keepingCapacity: true)
+      segment.append(fix)
+      anchor = 0
+    }
     var droppedLate = 0
     var skipped = 0
   }
@@ -231,8 +253,7 @@ public struct TripSegmenter: Sendable {
     _ fix: Fix, _ person: UserID, _ s: inout TripSegmenterState.Person, _ closed: inout TripOutput
   ) {
     guard let last = s.segment.last else {
-      s.segment = [fix]
-      s.anchor = 0
+      s.restart(at: fix)
       return
     }
     let gap = fix.timeMilliseconds - last.timeMilliseconds
@@ -266,14 +287,13 @@ public struct TripSegmenter: Sendable {
         {
           leave(stay, &s, person, &closed)
         }
-        s.segment = [fix]
-        s.anchor = 0
+        s.restart(at: fix)
         return
       }
     }
     if let stay = s.dwellAnchor {
       if GreatCircle.distanceMeters(from: stay.coordinate, to: fix.coordinate) <= rules.dwellRadiusMeters {
-        s.segment = [fix]  // still staying: the next trip starts at the stay's last fix
+        s.restart(at: fix)  // still staying: the next trip starts at the stay's last fix
         return
       }
       leave(stay, &s, person, &closed)
@@ -292,8 +312,7 @@ public struct TripSegmenter: Sendable {
       endAtStay(&s)
       close(&s, person, .dwell, &closed)
       s.dwellAnchor = anchor
-      s.segment = [fix]
-      s.anchor = 0
+      s.restart(at: fix)
     }
   }
 

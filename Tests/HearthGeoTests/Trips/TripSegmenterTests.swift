@@ -66,6 +66,11 @@ struct TripSegmenterTests {
     #expect(trip.summary.startMilliseconds == W.t0 + 600_000)
     #expect(abs(trip.summary.pathMeters - 3000) < 0.5 && abs(trip.summary.displacementMeters - 3000) < 0.5)
     #expect(abs(trip.summary.maxAgreedSpeedMetersPerSecond! - 15) < 0.01)
+    // The same rule as the speed alert, on every pair.
+    var uneven = trip.fixes
+    for k in uneven.indices { uneven[k].speedMetersPerSecond = k % 3 == 0 ? nil : Double(10 + k % 7) }
+    for k in uneven.indices where k % 4 == 0 { uneven[k].horizontalAccuracyMeters = 45 }
+    #expect(TripSummary(uneven).maxAgreedSpeedMetersPerSecond == AgreedSpeed.stretch(FixColumns(uneven)))
     #expect(
       abs(
         trip.summary.averageSpeedMetersPerSecond - 3000 / (Double(trip.summary.durationMilliseconds) / 1000))
