@@ -16,6 +16,7 @@ let package = Package(
     .library(name: "HearthLinearAlgebra", targets: ["HearthLinearAlgebra"]),
     .library(name: "HearthTrace", targets: ["HearthTrace"]),
     .library(name: "HearthSim", targets: ["HearthSim"]),
+    .library(name: "HearthImpact", targets: ["HearthImpact"]),
     .executable(name: "hearth", targets: ["HearthCommand"]),
     .executable(name: "hearth-bench", targets: ["Bench"]),
     .executable(name: "hearth-fuzz", targets: ["HearthFuzz"]),
@@ -35,11 +36,12 @@ let package = Package(
 
     .target(name: "HearthLinearAlgebra", dependencies: ["CBLAS", "CLAPACKE"]),
     .target(name: "HearthGeo", dependencies: ["_HearthShims"]),
+    .target(name: "HearthImpact"),
 
     // MARK: I/O (the only layer that throws on data)
 
     .target(name: "HearthTrace", dependencies: ["HearthGeo"]),
-    .target(name: "HearthSim", dependencies: ["HearthGeo", "HearthTrace"]),
+    .target(name: "HearthSim", dependencies: ["HearthGeo", "HearthTrace", "HearthImpact"]),
 
     // MARK: Executables
 
@@ -66,6 +68,7 @@ let package = Package(
     .testTarget(
       name: "HearthTraceTests", dependencies: ["HearthTrace", "_HearthFuzzing", "_HearthTestSupport"]),
     .testTarget(name: "HearthSimTests", dependencies: ["HearthSim", "_HearthTestSupport"]),
+    .testTarget(name: "HearthImpactTests", dependencies: ["HearthImpact", "HearthSim", "_HearthTestSupport"]),
     .testTarget(
       name: "HearthCommandTests", dependencies: ["HearthCommand", "HearthSim", "_HearthTestSupport"]),
     .testTarget(name: "BenchTests", dependencies: ["Bench", "_HearthTestSupport"]),

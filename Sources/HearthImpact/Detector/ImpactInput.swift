@@ -1,0 +1,53 @@
+/// One batch of sensor data as the phone delivers it (about every 250 ms).
+/// Times are seconds on one clock (any origin). Within a batch samples may be
+/// out of order or repeated; the detector sorts each stream and drops
+/// samples not newer than the last one it used (counted in `ImpactCounters`).
+public struct ImpactBatch: Sendable, Hashable {
+  /// Accelerometer, 50 Hz: total specific force (gravity included), phone frame, m/s².
+  public var accelerometer: [Sample3] = []
+  /// Gyroscope, 10 Hz: angular rate, phone frame, rad/s.
+  public var gyroscope: [Sample3] = []
+  /// Barometer, 5 Hz: pressure, hPa.
+  public var barometer: [Sample1] = []
+  /// GPS fixes that arrived with this batch: time and speed (m/s; nil or a
+  /// negative value = unmeasured).
+  public var fixes: [Sample1] = []
+  /// The OS classifier says "in a vehicle".
+  public var vehicleGate: Bool
+
+  public init(
+    accelerometer: [Sample3] = [], gyroscope: [Sample3] = [], barometer: [Sample1] = [], fixes: [Sample1] = [],
+    vehicleGate: Bool
+  ) {
+    self.accelerometer = accelerometer
+    self.gyroscope = gyroscope
+    self.barometer = barometer
+    self.fixes = fixes
+    self.vehicleGate = vehicleGate
+  }
+}
+
+/// A three-axis sample: time (s) and x, y, z.
+public struct Sample3: Sendable, Hashable, Codable {
+  public var seconds: Double
+  public var x: Double
+  public var y: Double
+  public var z: Double
+  public init(_ seconds: Double, _ x: Double, _ y: Double, _ z: Double) {
+    self.seconds = seconds
+    self.x = x
+    self.y = y
+    self.z = z
+  }
+  var magnitude: Double { (x * x + y * y + z * z).squareRoot() }
+}
+
+/// A scalar sample: time (s) and value.
+public struct Sample1: Sendable, Hashable, Codable {
+  public var seconds: Double
+  public var value: Double
+  public init(_ seconds: Double, _ value: Double) {
+    self.seconds = seconds
+    self.value = value
+  }
+}
