@@ -68,7 +68,8 @@ let package = Package(
     .testTarget(
       name: "HearthTraceTests", dependencies: ["HearthTrace", "_HearthFuzzing", "_HearthTestSupport"]),
     .testTarget(name: "HearthSimTests", dependencies: ["HearthSim", "_HearthTestSupport"]),
-    .testTarget(name: "HearthImpactTests", dependencies: ["HearthImpact", "HearthSim", "_HearthTestSupport"]),
+    .testTarget(
+      name: "HearthImpactTests", dependencies: ["HearthImpact", "HearthSim", "_HearthTestSupport"]),
     .testTarget(
       name: "HearthCommandTests", dependencies: ["HearthCommand", "HearthSim", "_HearthTestSupport"]),
     .testTarget(name: "BenchTests", dependencies: ["Bench", "_HearthTestSupport"]),

@@ -59,10 +59,11 @@ public struct ImpactDetector: Sendable {
 
   /// Feeds one batch; returns the verdicts it completed, in jolt order.
   public mutating func process(_ batch: ImpactBatch) -> [ImpactVerdict] {
-    let accelerometer = batch.accelerometer.sorted { $0.seconds < $1.seconds }
-    let gyroscope = batch.gyroscope.sorted { $0.seconds < $1.seconds }
-    let barometer = batch.barometer.sorted { $0.seconds < $1.seconds }
-    let fixes = batch.fixes.sorted { $0.seconds < $1.seconds }
+    // Stable: of two samples with the same time the first received is used.
+    let accelerometer = Self.inTimeOrder(batch.accelerometer, \.seconds)
+    let gyroscope = Self.inTimeOrder(batch.gyroscope, \.seconds)
+    let barometer = Self.inTimeOrder(batch.barometer, \.seconds)
+    let fixes = Self.inTimeOrder(batch.fixes, \.seconds)
     var (a, g, b, f) = (0, 0, 0, 0)
     var verdicts: [ImpactVerdict] = []
     while true {
@@ -92,6 +93,19 @@ public struct ImpactDetector: Sendable {
     return verdicts
   }
 
+  private static func inTimeOrder<T>(_ samples: [T], _ time: KeyPath<T, Double>) -> [T] {
+    var sorted = true
+    for i in samples.indices.dropFirst() where samples[i][keyPath: time] < samples[i - 1][keyPath: time] {
+      sorted = false
+      break
+    }
+    if sorted { return samples }
+    return samples.indices.sorted { (samples[$0][keyPath: time], $0) < (samples[$1][keyPath: time], $1) }.map
+    {
+      samples[$0]
+    }
+  }
+
   /// A whole recording in one call (the same verdicts as any batching).
   public static func replay(
     _ batch: ImpactBatch, configuration: ImpactConfiguration = ImpactConfiguration()
@@ -109,19 +123,28 @@ public struct ImpactDetector: Sendable {
   // MARK: Streams
 
   private mutating func take(fix: Sample1) {
-    guard fix.seconds > fixSeconds else { return counters.droppedSamples += 1 }
+    guard fix.seconds > fixSeconds else {
+      counters.droppedSamples += 1
+      return
+    }
     fixSeconds = fix.seconds
     if fix.value >= 0 { speeds.append(fix.seconds, fix.value) }  // NaN and negative: unmeasured
   }
 
   private mutating func take(pressure sample: Sample1) {
-    guard sample.seconds > barometerSeconds else { return counters.droppedSamples += 1 }
+    guard sample.seconds > barometerSeconds else {
+      counters.droppedSamples += 1
+      return
+    }
     barometerSeconds = sample.seconds
     if sample.value.isFinite { pressure.append(sample.seconds, sample.value) }
   }
 
   private mutating func take(rotation sample: Sample3) {
-    guard sample.seconds > gyroscopeSeconds else { return counters.droppedSamples += 1 }
+    guard sample.seconds > gyroscopeSeconds else {
+      counters.droppedSamples += 1
+      return
+    }
     gyroscopeSeconds = sample.seconds
     let rate = sample.magnitude
     if rate.isFinite { spin.append(sample.seconds, rate) }
@@ -129,7 +152,8 @@ public struct ImpactDetector: Sendable {
 
   private mutating func take(acceleration s: Sample3, gate: Bool, _ verdicts: inout [ImpactVerdict]) {
     guard s.seconds > accelerometerSeconds, s.x.isFinite, s.y.isFinite, s.z.isFinite else {
-      return counters.droppedSamples += 1
+      counters.droppedSamples += 1
+      return
     }
     let dt = min(1, s.seconds - accelerometerSeconds)
     accelerometerSeconds = s.seconds
@@ -172,7 +196,10 @@ public struct ImpactDetector: Sendable {
       incident = open
       return
     }
-    guard gate else { return counters.joltsGateOff += 1 }
+    guard gate else {
+      counters.joltsGateOff += 1
+      return
+    }
     if s.seconds - lastClusterStart <= c.verdictDeadlineSeconds { return }  // same (suppressed) cluster
     lastClusterStart = s.seconds
     if let reported = lastReported, s.seconds - reported < c.suppressionSeconds {
@@ -187,7 +214,9 @@ public struct ImpactDetector: Sendable {
       return
     }
     var fall = 0.0
-    if let run = lastFall, run.end >= s.seconds - c.freeFallEndsBeforeJoltSeconds { fall = run.end - run.start }
+    if let run = lastFall, run.end >= s.seconds - c.freeFallEndsBeforeJoltSeconds {
+      fall = run.end - run.start
+    }
     incident = Incident(joltSeconds: s.seconds, peak: dynamic, clipped: clipped, freeFallSeconds: fall)
   }
 
@@ -205,7 +234,9 @@ public struct ImpactDetector: Sendable {
     else { return nil }
     // Fixes arrive late: any taken before a time are in once the fix stream
     // or the accelerometer is `lateDataSeconds` past it.
-    func fixesIn(by time: Double) -> Bool { fixSeconds >= time || accelerometerSeconds >= time + c.lateDataSeconds }
+    func fixesIn(by time: Double) -> Bool {
+      fixSeconds >= time || accelerometerSeconds >= time + c.lateDataSeconds
+    }
     guard fixesIn(by: t) else { return nil }
     guard hasCurrentFix(t) else { return vibrationStop(t).decided ? decide() : nil }
     let rest = restSeconds(t)
@@ -273,7 +304,8 @@ public struct ImpactDetector: Sendable {
     var decided = t + c.pressureAfterSeconds
     if usedGPS {
       let before = median(speeds.values(from: t + c.movingFromSeconds, to: t + c.movingToSeconds))
-      let atJolt = speeds.values(from: t - c.currentFixAgeSeconds, to: t + c.movingAtJoltToSeconds).last ?? .nan
+      let atJolt =
+        speeds.values(from: t - c.currentFixAgeSeconds, to: t + c.movingAtJoltToSeconds).last ?? .nan
       moving = before >= c.movingMedianMetersPerSecond && atJolt >= c.movingAtJoltMetersPerSecond
       conditions.append(
         ImpactCondition(
@@ -288,7 +320,8 @@ public struct ImpactDetector: Sendable {
         let fastest = after.max() ?? .nan
         let enough = after.count >= c.stayStoppedMinimumFixes
         stopped = enough && fastest <= c.stoppedMetersPerSecond
-        conditions.append(ImpactCondition(.restWithin, held: true, measured: rest - t, threshold: c.restWithinSeconds))
+        conditions.append(
+          ImpactCondition(.restWithin, held: true, measured: rest - t, threshold: c.restWithinSeconds))
         conditions.append(
           ImpactCondition(
             .stayedStoppedGPS, held: stopped, measured: enough ? fastest : Double(after.count),
@@ -297,13 +330,15 @@ public struct ImpactDetector: Sendable {
         decided = max(decided, rest + c.stayStoppedSeconds)
       } else {
         stopped = false
-        conditions.append(ImpactCondition(.restWithin, held: false, measured: .nan, threshold: c.restWithinSeconds))
+        conditions.append(
+          ImpactCondition(.restWithin, held: false, measured: .nan, threshold: c.restWithinSeconds))
         decided = max(decided, t + c.restWithinSeconds)
       }
     } else {
       let before = median(bins(from: t - 10, to: t - 1).map(\.1))
       let atJolt = median(bins(from: t - 3, to: t - 0.5).map(\.1))
-      moving = before >= c.vibrationMovingMetersPerSecondSquared && atJolt >= c.vibrationMovingMetersPerSecondSquared
+      moving =
+        before >= c.vibrationMovingMetersPerSecondSquared && atJolt >= c.vibrationMovingMetersPerSecondSquared
       conditions.append(
         ImpactCondition(
           .movingBeforeVibration, held: before >= c.vibrationMovingMetersPerSecondSquared, measured: before,
@@ -316,11 +351,13 @@ public struct ImpactDetector: Sendable {
       stopped = stop.held
       conditions.append(
         ImpactCondition(
-          .stoppedVibrationRatio, held: stop.held, measured: stop.ratio, threshold: c.vibrationStoppedFraction))
+          .stoppedVibrationRatio, held: stop.held, measured: stop.ratio, threshold: c.vibrationStoppedFraction
+        ))
       decided = max(decided, stop.end)
     }
     let peakSpin = spin.maximum(from: t + c.spinFromSeconds, to: t + c.spinToSeconds) ?? .nan
-    let baseline = median(pressure.values(from: t + c.pressureBaselineFromSeconds, to: t + c.pressureBaselineToSeconds))
+    let baseline = median(
+      pressure.values(from: t + c.pressureBaselineFromSeconds, to: t + c.pressureBaselineToSeconds))
     let rise = (pressure.maximum(from: t, to: t + c.pressureAfterSeconds) ?? .nan) - baseline
     let vetoed = open.freeFallSeconds >= c.freeFallSeconds
     let spun = peakSpin >= c.spinRadiansPerSecond
@@ -332,7 +369,8 @@ public struct ImpactDetector: Sendable {
     conditions.append(
       ImpactCondition(.pressureRise, held: pressed, measured: rise, threshold: c.pressureRiseHectopascals))
     conditions.append(
-      ImpactCondition(.freeFallVeto, held: vetoed, measured: open.freeFallSeconds, threshold: c.freeFallSeconds))
+      ImpactCondition(
+        .freeFallVeto, held: vetoed, measured: open.freeFallSeconds, threshold: c.freeFallSeconds))
     let report = moving && stopped && ((spun && !vetoed) || pressed)
     if report { lastReported = t }
     return ImpactVerdict(

@@ -16,7 +16,8 @@ public struct ImpactBatch: Sendable, Hashable {
   public var vehicleGate: Bool
 
   public init(
-    accelerometer: [Sample3] = [], gyroscope: [Sample3] = [], barometer: [Sample1] = [], fixes: [Sample1] = [],
+    accelerometer: [Sample3] = [], gyroscope: [Sample3] = [], barometer: [Sample1] = [],
+    fixes: [Sample1] = [],
     vehicleGate: Bool
   ) {
     self.accelerometer = accelerometer

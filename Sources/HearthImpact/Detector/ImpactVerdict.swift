@@ -32,6 +32,20 @@ public struct ImpactCondition: Sendable, Hashable, Codable {
   public var threshold: Double
   public var note: String
 
+  /// Equal when every field is; two NaN measurements (nothing measured) are equal.
+  public static func == (a: Self, b: Self) -> Bool {
+    a.name == b.name && a.held == b.held && a.threshold == b.threshold && a.note == b.note
+      && (a.measured == b.measured || (a.measured.isNaN && b.measured.isNaN))
+  }
+
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(name)
+    hasher.combine(held)
+    hasher.combine(measured.isNaN ? .nan : measured)
+    hasher.combine(threshold)
+    hasher.combine(note)
+  }
+
   public init(_ name: Name, held: Bool, measured: Double, threshold: Double, note: String = "") {
     self.name = name
     self.held = held
@@ -66,7 +80,8 @@ public struct ImpactVerdict: Sendable, Hashable, Codable {
   public var explanation: String {
     let parts = conditions.map { c in
       let value = c.measured.isNaN ? "n/a" : String(describing: (c.measured * 1000).rounded() / 1000)
-      return "\(c.name.rawValue) \(c.held ? "held" : "failed") (\(value) vs \(c.threshold))\(c.note.isEmpty ? "" : " " + c.note)"
+      return
+        "\(c.name.rawValue) \(c.held ? "held" : "failed") (\(value) vs \(c.threshold))\(c.note.isEmpty ? "" : " " + c.note)"
     }
     return "\(outcome.rawValue) at \(joltSeconds) s: " + parts.joined(separator: "; ")
   }

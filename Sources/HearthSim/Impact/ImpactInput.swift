@@ -33,7 +33,8 @@ extension Trace {
     return ImpactBatch(
       accelerometer: samples, gyroscope: gyroscope?.samples3 ?? [],
       barometer: barometer.map { zip($0.seconds, $0.hectopascals).map { Sample1($0, $1) } } ?? [],
-      fixes: fixes.speedSamples(originMilliseconds: metadata.timeOriginMilliseconds ?? 0), vehicleGate: vehicleGate)
+      fixes: fixes.speedSamples(originMilliseconds: metadata.timeOriginMilliseconds ?? 0),
+      vehicleGate: vehicleGate)
   }
 }
 

@@ -1,0 +1,228 @@
+import Testing
+
+@testable import HearthImpact
+
+/// A made-up drive around one jolt at t = 30 s, every number controllable.
+struct Drive {
+  static let g = ImpactConfiguration.standardGravity
+  var joltSeconds = 30.0
+  /// Dynamic acceleration of the jolt sample along x, m/s².
+  var joltMetersPerSecondSquared = 6 * g
+  /// Vertical vibration amplitude (sine, so RMS = amplitude / √2) before and after the jolt.
+  var vibrationBefore = 0.6
+  var vibrationAfter = 0.05
+  /// GPS: speed before the jolt, the speed of fixes after it, and when the car is at rest.
+  var gps = true
+  var speedBefore = 14.0
+  var lastFixBeforeSpeed: Double?
+  var restAfterSeconds = 1.0
+  var speedAfter = 0.0
+  /// The speed of fixes from 2 s after the rest on (nil: `speedAfter`).
+  var speedLater: Double?
+  /// Spin burst peak (rad/s) at t + 0.3 s; pressure step (hPa) at t + 0.5 s.
+  var spinPeak = 5.0
+  var spinAtSeconds = 0.3
+  var pressureStep = 0.0
+  /// Free fall (|a| ≈ 0) for this long, ending at the jolt.
+  var freeFallSeconds = 0.0
+  var gate = true
+  var duration = 60.0
+
+  var batch: ImpactBatch {
+    var b = ImpactBatch(vehicleGate: gate)
+    let t0 = joltSeconds
+    var i = 0
+    while Double(i) * 0.02 <= duration {
+      let t = Double(i) * 0.02
+      let amplitude = t < t0 ? vibrationBefore : vibrationAfter
+      var z = Self.g + amplitude * sinApprox(2 * .pi * 12 * t)
+      var x = 0.0
+      if abs(t - t0) < 0.001 { x = joltMetersPerSecondSquared }
+      if freeFallSeconds > 0 && t < t0 - 0.001 && t >= t0 - freeFallSeconds - 0.001 { z = 0.1 }
+      b.accelerometer.append(Sample3(t, x, 0, z))
+      i += 1
+    }
+    for k in 0...Int(duration * 10) {
+      let t = Double(k) * 0.1
+      let rate = abs(t - (t0 + spinAtSeconds)) < 0.05 ? spinPeak : 0.01
+      b.gyroscope.append(Sample3(t, rate, 0, 0))
+    }
+    for k in 0...Int(duration * 5) {
+      let t = Double(k) * 0.2
+      b.barometer.append(Sample1(t, 1013 + (t >= t0 + 0.5 ? pressureStep : 0)))
+    }
+    if gps {
+      for k in 0...Int(duration) {
+        let t = Double(k)  // whole seconds; the jolt is at one too
+        var speed = t < t0 ? speedBefore : (t < t0 + restAfterSeconds ? speedBefore / 2 : speedAfter)
+        if let last = lastFixBeforeSpeed, t <= t0 - 0.5, t > t0 - 1.5 { speed = last }
+        if let later = speedLater, t >= t0 + restAfterSeconds + 2 { speed = later }
+        b.fixes.append(Sample1(t, speed))
+      }
+    }
+    return b
+  }
+
+  func verdicts(_ configuration: ImpactConfiguration = ImpactConfiguration()) -> [ImpactVerdict] {
+    ImpactDetector.replay(batch, configuration: configuration)
+  }
+
+  func reported(_ configuration: ImpactConfiguration = ImpactConfiguration()) -> Bool {
+    verdicts(configuration).contains { $0.outcome == .possibleImpact }
+  }
+
+  /// A libm-free sine, enough for test vibration.
+  func sinApprox(_ x: Double) -> Double {
+    var y = x.truncatingRemainder(dividingBy: 2 * .pi)
+    if y > .pi { y -= 2 * .pi }
+    if y < -.pi { y += 2 * .pi }
+    var term = y
+    var sum = y
+    for n in 1...8 {
+      term *= -y * y / Double((2 * n) * (2 * n + 1))
+      sum += term
+    }
+    return sum
+  }
+}
+
+@Suite("Impact detector rules (SPEC §9), both sides of every threshold")
+struct DetectorRuleTests {
+  typealias D = Drive
+  static let g = ImpactConfiguration.standardGravity
+
+  @Test("the whole shape reports once, with every condition explained")
+  func report() {
+    let v = Drive().verdicts()
+    #expect(v.count == 1 && v[0].outcome == .possibleImpact && v[0].usedGPS)
+    #expect(abs(v[0].joltSeconds - 30) < 1e-9)
+    #expect(v[0].decidedSeconds <= 30 + 10)
+    let names = Set(v[0].conditions.map(\.name))
+    #expect(
+      names.isSuperset(of: [.jolt, .movingBeforeGPS, .movingAtJoltGPS, .restWithin, .stayedStoppedGPS, .spin])
+    )
+    #expect(v[0].explanation.contains("spin held"))
+  }
+
+  @Test("jolt: 4 g of dynamic acceleration counts, just under does not; a saturated axis says 'clipped'")
+  func jolt() {
+    #expect(Drive(joltMetersPerSecondSquared: 4 * Self.g + 0.01).reported())
+    #expect(Drive(joltMetersPerSecondSquared: 4 * Self.g - 0.05).verdicts().isEmpty)
+    let clipped = Drive(joltMetersPerSecondSquared: 16 * Self.g).verdicts()
+    #expect(clipped[0].conditions[0].note.contains("clipped"))
+  }
+
+  @Test("moving before (GPS): median ≥ 7 m/s and the last fix before the jolt ≥ 3 m/s")
+  func movingGPS() {
+    #expect(Drive(speedBefore: 7.0).reported())
+    #expect(!Drive(speedBefore: 6.99).reported())
+    #expect(Drive(lastFixBeforeSpeed: 3.0).reported())
+    #expect(!Drive(lastFixBeforeSpeed: 2.99).reported())
+  }
+
+  @Test("stopped after (GPS): at rest within 5 s and ≤ 1.5 m/s for the next 5 s")
+  func stoppedGPS() {
+    #expect(Drive(restAfterSeconds: 5).reported())  // the fix at t + 5 s is at rest
+    #expect(!Drive(restAfterSeconds: 5.01).reported())  // the first at rest is at t + 6 s
+    #expect(Drive(speedAfter: 1.5).reported())
+    #expect(!Drive(speedAfter: 1.51).reported())
+    #expect(Drive(speedLater: 1.5).reported())
+    let carriedOn = Drive(speedLater: 1.51).verdicts()
+    #expect(carriedOn[0].outcome == .silent)
+    #expect(carriedOn[0].conditions.contains { $0.name == .stayedStoppedGPS && !$0.held })
+  }
+
+  @Test("without GPS, vibration: ≥ 0.15 m/s² RMS before, at most half of it after")
+  func vibration() {
+    // RMS of a sine is amplitude / √2.
+    let rms = { (r: Double) in r * 2.0.squareRoot() }
+    #expect(Drive(vibrationBefore: rms(0.16), vibrationAfter: rms(0.05), gps: false).reported())
+    #expect(!Drive(vibrationBefore: rms(0.14), vibrationAfter: rms(0.05), gps: false).reported())
+    #expect(Drive(vibrationBefore: rms(0.4), vibrationAfter: rms(0.19), gps: false).reported())
+    // A phone on the floor of a car still driving is still, but the car's vibration comes through.
+    let driving = Drive(vibrationBefore: rms(0.4), vibrationAfter: rms(0.21), gps: false).verdicts()
+    #expect(driving[0].outcome == .silent && !driving[0].usedGPS)
+  }
+
+  @Test(
+    "corroboration: spin ≥ 3.5 rad/s within [t − 0.2, t + 1] s, or a pressure rise ≥ 2 hPa; neither: silent")
+  func corroboration() {
+    #expect(Drive(spinPeak: 3.5).reported())
+    #expect(!Drive(spinPeak: 3.49).reported())
+    #expect(!Drive(spinPeak: 6, spinAtSeconds: -0.4).reported())  // a roundabout before does not vouch
+    #expect(!Drive(spinPeak: 6, spinAtSeconds: 1.2).reported())
+    #expect(Drive(spinPeak: 0, pressureStep: 2.0).reported())
+    #expect(!Drive(spinPeak: 0, pressureStep: 1.9).reported())
+  }
+
+  @Test("free fall ≥ 0.12 s just before the jolt vetoes the spin, not the pressure")
+  func freeFall() {
+    #expect(!Drive(freeFallSeconds: 0.16).reported())
+    #expect(Drive(freeFallSeconds: 0.08).reported())
+    #expect(Drive(pressureStep: 3, freeFallSeconds: 0.16).reported())
+    let vetoed = Drive(freeFallSeconds: 0.16).verdicts()[0]
+    #expect(vetoed.conditions.contains { $0.name == .freeFallVeto && $0.held })
+  }
+
+  @Test("gate off: no verdict; one verdict per incident, then 60 s of suppression")
+  func gateAndSuppression() {
+    #expect(Drive(gate: false).verdicts().isEmpty)
+    var detector = ImpactDetector()
+    let first = detector.process(Drive().batch)
+    // The same shape again, 59 s and 61 s later.
+    func shifted(_ b: ImpactBatch, by s: Double) -> ImpactBatch {
+      var out = b
+      out.accelerometer = b.accelerometer.map { Sample3($0.seconds + s, $0.x, $0.y, $0.z) }
+      out.gyroscope = b.gyroscope.map { Sample3($0.seconds + s, $0.x, $0.y, $0.z) }
+      out.barometer = b.barometer.map { Sample1($0.seconds + s, $0.value) }
+      out.fixes = b.fixes.map { Sample1($0.seconds + s, $0.value) }
+      return out
+    }
+    let second = detector.process(shifted(Drive().batch, by: 59.0).trimmed(after: 60.0))
+    #expect(first.map(\.outcome) == [.possibleImpact])
+    #expect(second.map(\.outcome) == [.suppressed], "\(second.map(\.explanation))")
+    var fresh = ImpactDetector()
+    _ = fresh.process(Drive().batch)
+    let third = fresh.process(shifted(Drive().batch, by: 61).trimmed(after: 60.0)) + fresh.finish()
+    #expect(third.map(\.outcome) == [.possibleImpact])
+  }
+
+  @Test(
+    "repeated and out-of-order samples are dropped and counted; batches of any size give the same verdicts")
+  func batching() {
+    let whole = Drive().batch
+    let reference = ImpactDetector.replay(whole)
+    var detector = ImpactDetector()
+    var pieces: [ImpactVerdict] = []
+    var start = 0.0
+    var k = 0
+    while start < 61 {
+      let width = [0.05, 0.25, 0.7, 1.3, 3.1][k % 5]
+      var piece = whole.window(from: start, to: start + width)
+      if k % 3 == 0, let first = piece.accelerometer.first {
+        piece.accelerometer.append(first)  // a repeat
+        piece.accelerometer.reverse()  // out of order within the batch
+      }
+      pieces += detector.process(piece)
+      start += width
+      k += 1
+    }
+    pieces += detector.finish()
+    #expect(pieces == reference)
+    #expect(detector.counters.droppedSamples > 0)
+  }
+}
+
+extension ImpactBatch {
+  /// The samples with from ≤ time < to.
+  func window(from: Double, to: Double) -> ImpactBatch {
+    ImpactBatch(
+      accelerometer: accelerometer.filter { $0.seconds >= from && $0.seconds < to },
+      gyroscope: gyroscope.filter { $0.seconds >= from && $0.seconds < to },
+      barometer: barometer.filter { $0.seconds >= from && $0.seconds < to },
+      fixes: fixes.filter { $0.seconds >= from && $0.seconds < to }, vehicleGate: vehicleGate)
+  }
+
+  /// The samples after `time` (what a detector that already saw up to it still needs).
+  func trimmed(after time: Double) -> ImpactBatch { window(from: time + 1e-9, to: .infinity) }
+}
