@@ -250,7 +250,7 @@ public struct ImpactDetector: Sendable {
   /// The first fix at rest within 5 s after the jolt.
   private func restSeconds(_ t: Double) -> Double? {
     var rest: Double?
-    speeds.forEach { time, speed in
+    speeds.visit { time, speed in
       if rest == nil && time > t && time <= t + configuration.restWithinSeconds
         && speed <= configuration.stoppedMetersPerSecond
       {
@@ -263,7 +263,7 @@ public struct ImpactDetector: Sendable {
   /// Vibration bins (start second, RMS) in [from, to] whole.
   private func bins(from: Double, to: Double) -> [(Double, Double)] {
     var out: [(Double, Double)] = []
-    vibration.forEach { second, rms in if second >= from && second + 1 <= to { out.append((second, rms)) } }
+    vibration.visit { second, rms in if second >= from && second + 1 <= to { out.append((second, rms)) } }
     return out
   }
 

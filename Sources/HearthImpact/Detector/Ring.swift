@@ -21,7 +21,7 @@ struct Ring: Sendable, Hashable {
   }
 
   /// Calls `body` for each entry, oldest first. O(count).
-  func forEach(_ body: (Double, Double) -> Void) {
+  func visit(_ body: (Double, Double) -> Void) {
     var i = (head - count + capacity) % capacity
     for _ in 0..<count {
       body(times[i], values[i])
@@ -32,14 +32,14 @@ struct Ring: Sendable, Hashable {
   /// Values with from ≤ time ≤ to, oldest first.
   func values(from: Double, to: Double) -> [Double] {
     var out: [Double] = []
-    forEach { t, v in if t >= from && t <= to { out.append(v) } }
+    visit { t, v in if t >= from && t <= to { out.append(v) } }
     return out
   }
 
   /// The largest value with from ≤ time ≤ to (nil: none).
   func maximum(from: Double, to: Double) -> Double? {
     var best: Double?
-    forEach { t, v in if t >= from && t <= to && v > (best ?? -.infinity) { best = v } }
+    visit { t, v in if t >= from && t <= to && v > (best ?? -.infinity) { best = v } }
     return best
   }
 }

@@ -1,0 +1,157 @@
+/// SPEC §10: what happens after a possible-impact verdict, as a pure state
+/// machine. The app calls `check(now:…)` whenever it runs (no timers) and
+/// does what it returns; the state is a plain `Codable` value so it survives
+/// a process kill. Times are milliseconds since the epoch.
+public struct IncidentRules: Sendable, Hashable, Codable {
+  /// The person is asked and has this long to answer, ms.
+  public var askMilliseconds: Int64 = 30_000
+  /// Raised automatically only while the incident is younger than this, ms.
+  public var automaticMilliseconds: Int64 = 5 * 60_000
+  /// Dropped this long after the verdict, whatever its state, ms.
+  public var dropMilliseconds: Int64 = 3_600_000
+  /// Sending retries after 15 s, 30 s, 1 min, then every 2 min.
+  public var retryDelaysMilliseconds: [Int64] = [15_000, 30_000, 60_000]
+  public var retryEveryMilliseconds: Int64 = 120_000
+
+  public init() {}
+}
+
+/// What the person or the network said, or nothing (the clock moved).
+public enum IncidentInput: Sendable, Hashable, Codable {
+  case nothing
+  /// "I'm okay".
+  case dismissed
+  /// "Alert now".
+  case alertNow
+  /// The result of a send attempt.
+  case sendResult(SendResult)
+  /// Another upload got through (so the network is back: retry at once).
+  case uploadSucceeded
+  /// An account signed in (its id).
+  case signedIn(account: String)
+
+  public enum SendResult: Sendable, Hashable, Codable {
+    case delivered
+    case networkFailure
+    /// An HTTP status; 5xx and 429 are retried, 401 only while tokens are held.
+    case http(status: Int, tokensHeld: Bool)
+    /// An HTML page where JSON was expected (a captive portal or firewall).
+    case firewallPage
+  }
+}
+
+/// What the app should do now.
+public enum IncidentAction: Sendable, Hashable, Codable {
+  case none
+  /// Show the question; `untilMilliseconds` is when silence raises the alert.
+  case ask(untilMilliseconds: Int64)
+  /// Send the alert now.
+  case send
+  /// Nothing to do before this time (call `check` again then).
+  case waitUntil(Int64)
+  /// It is over: `reason` says how.
+  case finished(IncidentEnd)
+}
+
+public enum IncidentEnd: String, Sendable, Hashable, Codable {
+  case dismissed, delivered, refused, droppedAfterAnHour, otherAccount
+}
+
+/// One incident, from the verdict to its end.
+public struct IncidentState: Sendable, Hashable, Codable {
+  public enum Phase: Sendable, Hashable, Codable {
+    /// Asking the person.
+    case asking
+    /// Too late to raise automatically (over 5 min): waiting for the person.
+    case waitingForPerson
+    /// Sending: attempts so far, and the earliest time for the next one.
+    case sending(attempts: Int, nextMilliseconds: Int64)
+    case finished(IncidentEnd)
+  }
+  public let verdictMilliseconds: Int64
+  public let account: String
+  public private(set) var phase: Phase = .asking
+  /// Why it is sending: the person asked, or silence raised it.
+  public private(set) var raisedBy: String?
+
+  public init(verdictMilliseconds: Int64, account: String) {
+    self.verdictMilliseconds = verdictMilliseconds
+    self.account = account
+  }
+
+  public var isFinished: Bool { if case .finished = phase { true } else { false } }
+
+  /// Moves the incident with the clock and the input; returns what to do.
+  /// Pure: the same state, time and input always give the same result.
+  public mutating func check(
+    now: Int64, _ input: IncidentInput = .nothing, rules: IncidentRules = IncidentRules()
+  ) -> IncidentAction {
+    if case .finished(let end) = phase { return .finished(end) }
+    let age = now - verdictMilliseconds
+    if age >= rules.dropMilliseconds { return finish(.droppedAfterAnHour) }
+    if case .signedIn(let other) = input, other != account { return finish(.otherAccount) }
+    switch phase {
+    case .asking, .waitingForPerson:
+      switch input {
+      case .dismissed: return finish(.dismissed)
+      case .alertNow: return startSending(now, by: "person")
+      default: break
+      }
+      if case .asking = phase {
+        let deadline = verdictMilliseconds + rules.askMilliseconds
+        if now < deadline { return .ask(untilMilliseconds: deadline) }
+        // Silence: raise, but only while the incident is young enough.
+        if age < rules.automaticMilliseconds { return startSending(now, by: "silence") }
+        phase = .waitingForPerson
+      }
+      return .waitUntil(verdictMilliseconds + rules.dropMilliseconds)
+    case .sending(let attempts, let next):
+      switch input {
+      case .sendResult(.delivered): return finish(.delivered)
+      case .sendResult(let failure):
+        guard Self.retryable(failure) else { return finish(.refused) }
+        let delay =
+          attempts - 1 < rules.retryDelaysMilliseconds.count
+          ? rules.retryDelaysMilliseconds[attempts - 1] : rules.retryEveryMilliseconds
+        phase = .sending(attempts: attempts, nextMilliseconds: now + delay)
+        return .waitUntil(now + delay)
+      case .uploadSucceeded:
+        phase = .sending(attempts: attempts + 1, nextMilliseconds: now)
+        return .send
+      case .dismissed:
+        // Already raised: "I'm okay" cannot unsend; it ends the retries.
+        return finish(.dismissed)
+      default:
+        if now >= next {
+          phase = .sending(attempts: attempts + 1, nextMilliseconds: now)
+          return .send
+        }
+        return .waitUntil(next)
+      }
+    case .finished(let end):
+      return .finished(end)
+    }
+  }
+
+  /// 5xx, 429, network failures, a firewall's page and 401 with tokens held
+  /// are worth retrying; anything else is a refusal.
+  static func retryable(_ result: IncidentInput.SendResult) -> Bool {
+    switch result {
+    case .delivered: false
+    case .networkFailure, .firewallPage: true
+    case .http(let status, let tokensHeld):
+      (500...599).contains(status) || status == 429 || (status == 401 && tokensHeld)
+    }
+  }
+
+  private mutating func startSending(_ now: Int64, by who: String) -> IncidentAction {
+    raisedBy = who
+    phase = .sending(attempts: 1, nextMilliseconds: now)
+    return .send
+  }
+
+  private mutating func finish(_ end: IncidentEnd) -> IncidentAction {
+    phase = .finished(end)
+    return .finished(end)
+  }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import Testing
+
+@testable import HearthImpact
+
+@Suite("Incident lifecycle (SPEC §10)")
+struct IncidentLifecycleTests {
+  static let t0: Int64 = 1_700_000_000_000
+
+  func fresh() -> IncidentState { IncidentState(verdictMilliseconds: Self.t0, account: "a") }
+
+  @Test(
+    "asks for 30 s: 'I'm okay' dismisses, 'alert now' sends at once, silence raises at 30 s, not 29.999 s")
+  func asking() {
+    var s = fresh()
+    #expect(s.check(now: Self.t0) == .ask(untilMilliseconds: Self.t0 + 30_000))
+    #expect(s.check(now: Self.t0 + 29_999) == .ask(untilMilliseconds: Self.t0 + 30_000))
+    #expect(s.check(now: Self.t0 + 30_000) == .send)
+    #expect(s.raisedBy == "silence")
+    var d = fresh()
+    #expect(d.check(now: Self.t0 + 5_000, .dismissed) == .finished(.dismissed))
+    #expect(d.check(now: Self.t0 + 40_000) == .finished(.dismissed))
+    var n = fresh()
+    #expect(n.check(now: Self.t0 + 1_000, .alertNow) == .send)
+    #expect(n.raisedBy == "person")
+  }
+
+  @Test("silence raises only under 5 min; later it waits for the person, who can still send")
+  func fiveMinutes() {
+    var young = fresh()
+    #expect(young.check(now: Self.t0 + 299_999) == .send)
+    var old = fresh()
+    #expect(old.check(now: Self.t0 + 300_000) == .waitUntil(Self.t0 + 3_600_000))
+    #expect(old.check(now: Self.t0 + 400_000) == .waitUntil(Self.t0 + 3_600_000))
+    #expect(old.check(now: Self.t0 + 500_000, .alertNow) == .send)
+    // Raised before 5 min, it keeps trying after.
+    var raised = fresh()
+    #expect(raised.check(now: Self.t0 + 30_000) == .send)
+    #expect(raised.check(now: Self.t0 + 31_000, .sendResult(.networkFailure)) == .waitUntil(Self.t0 + 46_000))
+    #expect(raised.check(now: Self.t0 + 600_000) == .send)
+  }
+
+  @Test("dropped after an hour, even while sending; 59:59.999 is not an hour")
+  func hour() {
+    var s = fresh()
+    _ = s.check(now: Self.t0 + 30_000)
+    _ = s.check(now: Self.t0 + 31_000, .sendResult(.networkFailure))
+    #expect(s.check(now: Self.t0 + 3_599_999) == .send)
+    #expect(s.check(now: Self.t0 + 3_600_000) == .finished(.droppedAfterAnHour))
+    var waiting = fresh()
+    _ = waiting.check(now: Self.t0 + 400_000)
+    #expect(waiting.check(now: Self.t0 + 3_600_000) == .finished(.droppedAfterAnHour))
+  }
+
+  @Test("retries after 15 s, 30 s, 1 min, then every 2 min; at once after any successful upload")
+  func ladder() {
+    var s = fresh()
+    var now = Self.t0 + 30_000
+    #expect(s.check(now: now) == .send)
+    var delays: [Int64] = []
+    for _ in 0..<5 {
+      now += 100
+      guard case .waitUntil(let next) = s.check(now: now, .sendResult(.http(status: 503, tokensHeld: true)))
+      else {
+        Issue.record("no wait")
+        return
+      }
+      delays.append(next - now)
+      #expect(s.check(now: next - 1) == .waitUntil(next))
+      #expect(s.check(now: next) == .send)
+      now = next
+    }
+    #expect(delays == [15_000, 30_000, 60_000, 120_000, 120_000])
+    now += 100
+    _ = s.check(now: now, .sendResult(.networkFailure))
+    #expect(s.check(now: now + 1, .uploadSucceeded) == .send)
+    #expect(s.check(now: now + 2, .sendResult(.delivered)) == .finished(.delivered))
+  }
+
+  @Test("retryable: network, 5xx, 429, a firewall page, 401 with tokens; anything else refuses")
+  func refusals() {
+    let retryable: [IncidentInput.SendResult] = [
+      .networkFailure, .firewallPage, .http(status: 500, tokensHeld: false),
+      .http(status: 599, tokensHeld: false),
+      .http(status: 429, tokensHeld: false), .http(status: 401, tokensHeld: true),
+    ]
+    let refused: [IncidentInput.SendResult] = [
+      .http(status: 401, tokensHeld: false), .http(status: 400, tokensHeld: true),
+      .http(status: 403, tokensHeld: true),
+      .http(status: 404, tokensHeld: true), .http(status: 499, tokensHeld: true),
+      .http(status: 600, tokensHeld: true),
+    ]
+    for r in retryable { #expect(IncidentState.retryable(r), "\(r)") }
+    for r in refused {
+      var s = fresh()
+      _ = s.check(now: Self.t0, .alertNow)
+      #expect(s.check(now: Self.t0 + 1, .sendResult(r)) == .finished(.refused), "\(r)")
+    }
+  }
+
+  @Test("another account signing in drops it; the same account does not; the state survives encoding")
+  func accountAndSerialisation() throws {
+    var s = fresh()
+    #expect(
+      s.check(now: Self.t0 + 1_000, .signedIn(account: "a")) == .ask(untilMilliseconds: Self.t0 + 30_000))
+    _ = s.check(now: Self.t0 + 30_000)
+    _ = s.check(now: Self.t0 + 31_000, .sendResult(.networkFailure))
+    let bytes = try JSONEncoder().encode(s)
+    var restored = try JSONDecoder().decode(IncidentState.self, from: bytes)
+    #expect(restored == s)
+    #expect(restored.check(now: Self.t0 + 46_000) == s.check(now: Self.t0 + 46_000))
+    #expect(restored.check(now: Self.t0 + 50_000, .signedIn(account: "b")) == .finished(.otherAccount))
+  }
+}
