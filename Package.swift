@@ -52,7 +52,9 @@ let package = Package(
     /// compiled at run time with the system compiler (see CReference.swift).
     .executableTarget(
       name: "Bench",
-      dependencies: ["HearthGeo", "HearthTrace", "HearthSim", "HearthLinearAlgebra", "_HearthShims"],
+      dependencies: [
+        "HearthGeo", "HearthTrace", "HearthSim", "HearthImpact", "HearthLinearAlgebra", "_HearthShims",
+      ],
       exclude: ["Reference"]
     ),
 

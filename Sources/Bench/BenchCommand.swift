@@ -132,7 +132,7 @@ enum BenchCommand {
   static func selected(_ options: Options, _ context: BenchContext) -> [Benchmark] {
     let all =
       GeoWorkloads.all(context) + FenceWorkloads.all(context) + TraceWorkloads.all(context)
-      + TrackingWorkloads.all(context) + SimWorkloads.all(context)
+      + TrackingWorkloads.all(context) + ImpactWorkloads.all(context) + SimWorkloads.all(context)
     guard !options.filters.isEmpty else { return all }
     return all.filter { benchmark in options.filters.contains { benchmark.name.contains($0) } }
   }

@@ -41,11 +41,21 @@ struct CReference {
       UnsafeMutablePointer<Int32>?
     ) -> Void
 
+  typealias ImpactFunction =
+    @convention(c) (
+      UnsafePointer<Double>?, UnsafePointer<Double>?, UnsafePointer<Double>?, UnsafePointer<Double>?, Int64,
+      UnsafePointer<Double>?, UnsafePointer<Double>?, UnsafePointer<Double>?, Int64,
+      UnsafePointer<Double>?, Int64, Double, Double, Double, Double,
+      UnsafeMutablePointer<Double>?, Int64, UnsafeMutablePointer<Int64>?, UnsafeMutablePointer<Int64>?,
+      UnsafeMutablePointer<Double>?, UnsafeMutablePointer<Double>?
+    ) -> Int64
+
   let haversinePairs: PairsFunction
   let haversineOneToMany: OneToManyFunction
   let trackDistances: TrackFunction
   let gridSnap: GridFunction
   let geofenceAllPairs: FenceFunction
+  let impactFeatures: ImpactFunction
   /// The compile command, for the results file.
   let command: String
   /// `cc --version`, first line.
@@ -98,6 +108,7 @@ struct CReference {
       trackDistances: try symbol("ref_track_distances", as: TrackFunction.self),
       gridSnap: try symbol("ref_grid_snap", as: GridFunction.self),
       geofenceAllPairs: try symbol("ref_geofence_all_pairs", as: FenceFunction.self),
+      impactFeatures: try symbol("ref_impact_features", as: ImpactFunction.self),
       command: ([compiler] + arguments.filter { $0 != object && $0 != "-o" } + ["&& link -shared -lm"])
         .joined(separator: " "),
       compilerVersion: version)

@@ -102,3 +102,54 @@ void ref_geofence_all_pairs(const double *fx, const double *fy, const double *fz
     out[i] = found;
   }
 }
+
+// The impact detector's per-sample features in one plain pass, as the
+// reference for the streaming detector: accelerometer (slow gravity estimate
+// for the jolt, fast one for the vibration band, vertical component, RMS per
+// whole second, free-fall runs, jolts), gyroscope magnitude peak, pressure
+// summed. Returns the number of jolt samples; writes one RMS per second into
+// bins (capacity max_bins), their count, the number of free-fall runs, the
+// peak spin and the pressure sum.
+int64_t ref_impact_features(const double *t, const double *x, const double *y, const double *z, int64_t n,
+                            const double *gx, const double *gy, const double *gz, int64_t ng,
+                            const double *hpa, int64_t nb, double tau_gravity, double tau_vibration,
+                            double jolt, double free_fall, double *bins, int64_t max_bins,
+                            int64_t *bin_count, int64_t *fall_count, double *peak_spin, double *pressure_sum) {
+  double sx = x[0], sy = y[0], sz = z[0], fx = x[0], fy = y[0], fz = z[0];
+  double last = t[0] - 1, second = -1e300, sum = 0;
+  int64_t count = 0, nbins = 0, jolts = 0, falling = 0, falls = 0;
+  for (int64_t i = 0; i < n; i++) {
+    double dt = t[i] - last;
+    if (dt > 1) dt = 1;
+    last = t[i];
+    double dx = x[i] - sx, dy = y[i] - sy, dz = z[i] - sz;
+    double dyn = sqrt(dx * dx + dy * dy + dz * dz);
+    double norm = sqrt(sx * sx + sy * sy + sz * sz);
+    double vx = x[i] - fx, vy = y[i] - fy, vz = z[i] - fz;
+    double vertical = norm > 0 ? (vx * sx + vy * sy + vz * sz) / norm : 0;
+    double a = dt / (tau_gravity + dt), b = dt / (tau_vibration + dt);
+    sx += a * (x[i] - sx); sy += a * (y[i] - sy); sz += a * (z[i] - sz);
+    fx += b * (x[i] - fx); fy += b * (y[i] - fy); fz += b * (z[i] - fz);
+    double s = floor(t[i]);
+    if (s != second) {
+      if (count > 0 && nbins < max_bins) bins[nbins++] = sqrt(sum / (double)count);
+      second = s; sum = 0; count = 0;
+    }
+    sum += vertical * vertical; count++;
+    double total = sqrt(x[i] * x[i] + y[i] * y[i] + z[i] * z[i]);
+    if (total < free_fall) falling = 1; else if (falling) { falls++; falling = 0; }
+    if (dyn >= jolt) jolts++;
+  }
+  double peak = 0;
+  for (int64_t i = 0; i < ng; i++) {
+    double w = sqrt(gx[i] * gx[i] + gy[i] * gy[i] + gz[i] * gz[i]);
+    if (w > peak) peak = w;
+  }
+  double p = 0;
+  for (int64_t i = 0; i < nb; i++) p += hpa[i];
+  *bin_count = nbins;
+  *peak_spin = peak;
+  *pressure_sum = p;
+  *fall_count = falls;
+  return jolts;
+}

@@ -60,10 +60,10 @@ public struct ImpactDetector: Sendable {
   /// Feeds one batch; returns the verdicts it completed, in jolt order.
   public mutating func process(_ batch: ImpactBatch) -> [ImpactVerdict] {
     // Stable: of two samples with the same time the first received is used.
-    let accelerometer = Self.inTimeOrder(batch.accelerometer, \.seconds)
-    let gyroscope = Self.inTimeOrder(batch.gyroscope, \.seconds)
-    let barometer = Self.inTimeOrder(batch.barometer, \.seconds)
-    let fixes = Self.inTimeOrder(batch.fixes, \.seconds)
+    let accelerometer = Self.inTimeOrder(batch.accelerometer)
+    let gyroscope = Self.inTimeOrder(batch.gyroscope)
+    let barometer = Self.inTimeOrder(batch.barometer)
+    let fixes = Self.inTimeOrder(batch.fixes)
     var (a, g, b, f) = (0, 0, 0, 0)
     var verdicts: [ImpactVerdict] = []
     while true {
@@ -93,15 +93,14 @@ public struct ImpactDetector: Sendable {
     return verdicts
   }
 
-  private static func inTimeOrder<T>(_ samples: [T], _ time: KeyPath<T, Double>) -> [T] {
+  private static func inTimeOrder<T: TimedSample>(_ samples: [T]) -> [T] {
     var sorted = true
-    for i in samples.indices.dropFirst() where samples[i][keyPath: time] < samples[i - 1][keyPath: time] {
+    for i in samples.indices.dropFirst() where samples[i].seconds < samples[i - 1].seconds {
       sorted = false
       break
     }
     if sorted { return samples }
-    return samples.indices.sorted { (samples[$0][keyPath: time], $0) < (samples[$1][keyPath: time], $1) }.map
-    {
+    return samples.indices.sorted { (samples[$0].seconds, $0) < (samples[$1].seconds, $1) }.map {
       samples[$0]
     }
   }

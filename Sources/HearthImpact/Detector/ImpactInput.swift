@@ -29,7 +29,10 @@ public struct ImpactBatch: Sendable, Hashable {
 }
 
 /// A three-axis sample: time (s) and x, y, z.
-public struct Sample3: Sendable, Hashable, Codable {
+/// A sample with a time, s.
+protocol TimedSample { var seconds: Double { get } }
+
+public struct Sample3: Sendable, Hashable, Codable, TimedSample {
   public var seconds: Double
   public var x: Double
   public var y: Double
@@ -44,7 +47,7 @@ public struct Sample3: Sendable, Hashable, Codable {
 }
 
 /// A scalar sample: time (s) and value.
-public struct Sample1: Sendable, Hashable, Codable {
+public struct Sample1: Sendable, Hashable, Codable, TimedSample {
   public var seconds: Double
   public var value: Double
   public init(_ seconds: Double, _ value: Double) {
