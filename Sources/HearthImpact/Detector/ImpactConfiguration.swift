@@ -24,6 +24,9 @@ public struct ImpactConfiguration: Sendable, Hashable, Codable {
   /// Peak dynamic acceleration (gravity removed) in one sample, m/s². 4 g;
   /// recommended 3.5–6 g (road events stay under 1.5 g, crashes exceed 5 g).
   public var joltMetersPerSecondSquared = 4.0 * ImpactConfiguration.standardGravity
+  /// Jolts this soon after the first belong to the same impact (its peak);
+  /// later ones within `verdictDeadlineSeconds` join the incident silently.
+  public var joltPeakWindowSeconds = 1.0
 
   // MARK: D2–D5 moving before / stopped after, GPS
 

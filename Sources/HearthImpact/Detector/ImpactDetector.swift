@@ -50,6 +50,7 @@ public struct ImpactDetector: Sendable {
     var freeFallSeconds: Double
   }
   private var incident: Incident?
+  private var nextCheckSeconds = Double.infinity
   private var lastClusterStart = -Double.infinity
   private var lastReported: Double?
 
@@ -68,28 +69,36 @@ public struct ImpactDetector: Sendable {
     var verdicts: [ImpactVerdict] = []
     while true {
       // The earliest remaining sample of any stream goes next (ties: fixes,
-      // barometer, gyroscope, then accelerometer).
-      let ta = a < accelerometer.count ? accelerometer[a].seconds : .infinity
+      // barometer, gyroscope, then accelerometer). The accelerometer, most of
+      // the samples, runs in a tight loop up to the next other sample.
       let tg = g < gyroscope.count ? gyroscope[g].seconds : .infinity
       let tb = b < barometer.count ? barometer[b].seconds : .infinity
       let tf = f < fixes.count ? fixes[f].seconds : .infinity
-      let next = min(ta, tg, tb, tf)
-      guard next < .infinity else { break }
-      if tf == next {
+      let other = min(tg, tb, tf)
+      while a < accelerometer.count && accelerometer[a].seconds < other {
+        if let jolt = take(acceleration: accelerometer[a], gate: batch.vehicleGate) { open(jolt, &verdicts) }
+        a += 1
+        // Inside a long batch, look again every quarter second of data, so
+        // a verdict never waits until its windows have left the rings.
+        if accelerometerSeconds >= nextCheckSeconds {
+          if let verdict = decideIfReady() { verdicts.append(verdict) }
+          nextCheckSeconds = incident == nil ? .infinity : accelerometerSeconds + 0.25
+        }
+      }
+      guard other < .infinity else { break }
+      if tf == other {
         take(fix: fixes[f])
         f += 1
-      } else if tb == next {
+      } else if tb == other {
         take(pressure: barometer[b])
         b += 1
-      } else if tg == next {
+      } else {
         take(rotation: gyroscope[g])
         g += 1
-      } else {
-        take(acceleration: accelerometer[a], gate: batch.vehicleGate, &verdicts)
-        a += 1
       }
-      if incident != nil, let verdict = decideIfReady() { verdicts.append(verdict) }
     }
+    // The verdict is reached by the first batch that brings its data.
+    if incident != nil, let verdict = decideIfReady() { verdicts.append(verdict) }
     return verdicts
   }
 
@@ -149,10 +158,11 @@ public struct ImpactDetector: Sendable {
     if rate.isFinite { spin.append(sample.seconds, rate) }
   }
 
-  private mutating func take(acceleration s: Sample3, gate: Bool, _ verdicts: inout [ImpactVerdict]) {
+  /// Updates the features; returns a jolt that starts a new incident.
+  private mutating func take(acceleration s: Sample3, gate: Bool) -> Incident? {
     guard s.seconds > accelerometerSeconds, s.x.isFinite, s.y.isFinite, s.z.isFinite else {
       counters.droppedSamples += 1
-      return
+      return nil
     }
     let dt = min(1, s.seconds - accelerometerSeconds)
     accelerometerSeconds = s.seconds
@@ -187,36 +197,47 @@ public struct ImpactDetector: Sendable {
       fallStart = nil
     }
     // The jolt.
-    guard dynamic >= c.joltMetersPerSecondSquared else { return }
+    guard dynamic >= c.joltMetersPerSecondSquared else { return nil }
     let clipped = max(abs(s.x), abs(s.y), abs(s.z)) >= c.clipMetersPerSecondSquared
-    if var open = incident, s.seconds - open.joltSeconds <= c.verdictDeadlineSeconds {
+    if var open = incident, s.seconds - open.joltSeconds <= c.joltPeakWindowSeconds {
       open.peak = max(open.peak, dynamic)
       open.clipped = open.clipped || clipped
       incident = open
-      return
+      return nil
     }
     guard gate else {
       counters.joltsGateOff += 1
-      return
+      return nil
     }
-    if s.seconds - lastClusterStart <= c.verdictDeadlineSeconds { return }  // same (suppressed) cluster
+    if s.seconds - lastClusterStart <= c.verdictDeadlineSeconds { return nil }  // the same incident
     lastClusterStart = s.seconds
-    if let reported = lastReported, s.seconds - reported < c.suppressionSeconds {
-      verdicts.append(
-        ImpactVerdict(
-          outcome: .suppressed, joltSeconds: s.seconds, decidedSeconds: s.seconds, usedGPS: false,
-          conditions: [
-            ImpactCondition(
-              .jolt, held: true, measured: dynamic, threshold: c.joltMetersPerSecondSquared,
-              note: "within \(c.suppressionSeconds) s of the impact reported at \(reported) s")
-          ]))
-      return
-    }
     var fall = 0.0
     if let run = lastFall, run.end >= s.seconds - c.freeFallEndsBeforeJoltSeconds {
       fall = run.end - run.start
     }
-    incident = Incident(joltSeconds: s.seconds, peak: dynamic, clipped: clipped, freeFallSeconds: fall)
+    return Incident(joltSeconds: s.seconds, peak: dynamic, clipped: clipped, freeFallSeconds: fall)
+  }
+
+  /// A jolt starts a new incident, or is suppressed after a reported impact.
+  private mutating func open(_ jolt: Incident, _ verdicts: inout [ImpactVerdict]) {
+    let c = configuration
+    // The last incident may still wait for data (a jolt over 10 s but
+    // under the 12 s deadline after it): decide it first, with what is in.
+    if incident != nil { verdicts.append(decide()) }
+    if let reported = lastReported, jolt.joltSeconds - reported < c.suppressionSeconds {
+      verdicts.append(
+        ImpactVerdict(
+          outcome: .suppressed, joltSeconds: jolt.joltSeconds, decidedSeconds: jolt.joltSeconds,
+          usedGPS: false,
+          conditions: [
+            ImpactCondition(
+              .jolt, held: true, measured: jolt.peak, threshold: c.joltMetersPerSecondSquared,
+              note: "within \(c.suppressionSeconds) s of the impact reported at \(reported) s")
+          ]))
+      return
+    }
+    incident = jolt
+    nextCheckSeconds = jolt.joltSeconds + c.pressureAfterSeconds
   }
 
   // MARK: The verdict
