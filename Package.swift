@@ -46,7 +46,8 @@ let package = Package(
     // MARK: Executables
 
     /// hearth: the command researchers and operators run on their files.
-    .executableTarget(name: "HearthCommand", dependencies: ["HearthGeo", "HearthTrace", "HearthSim"]),
+    .executableTarget(
+      name: "HearthCommand", dependencies: ["HearthGeo", "HearthTrace", "HearthSim", "HearthImpact"]),
 
     /// hearth-bench. Reference/reference.c is the benchmark-only C reference,
     /// compiled at run time with the system compiler (see CReference.swift).

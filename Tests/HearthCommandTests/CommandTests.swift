@@ -125,4 +125,32 @@ struct CommandTests {
     #expect(ais.code == 0 && ais.out.split(separator: "\n").count > 50)
     #expect(run(["geo", "trips", "/nonexistent"]).code == 3)
   }
+
+  @Test(
+    "impact detect explains every verdict as text, JSON Lines or CSV; exit 1 when it reports, 3 on bad input")
+  func impactDetect() throws {
+    let folder = TemporaryFolder()
+    #expect(run(["sim", "generate", "scenario", "C1", "--seed", "2", "--out", folder.path("c1")]).code == 0)
+    #expect(run(["sim", "generate", "scenario", "N7", "--seed", "2", "--out", folder.path("n7")]).code == 0)
+    let crash = run(["impact", "detect", folder.path("c1/trace")])
+    #expect(
+      crash.code == 1 && crash.out.contains("possibleImpact at 39.9")
+        && crash.out.contains("pressureRise held"))
+    let door = run(["impact", "detect", folder.path("n7/trace"), "--format", "csv"])
+    #expect(door.code == 0, "\(door.err)")
+    let rows = door.out.split(separator: "\n")
+    #expect(rows.first == "file,jolt_s,outcome,condition,held,measured,threshold")
+    #expect(rows.dropFirst().allSatisfy { $0.contains(",silent,") } && rows.count > 4)
+    let lines = run(["impact", "detect", folder.path("c1/trace"), "--format", "jsonl"]).out.split(
+      separator: "\n")
+    let object = try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any]
+    #expect((object?["verdict"] as? [String: Any])?["outcome"] as? String == "possibleImpact")
+    #expect(run(["impact", "detect", folder.path("c1/trace"), "--format", "xml"]).code == 2)
+    #expect(run(["impact", "detect"]).code == 2)
+    #expect(run(["impact", "detect", "/nonexistent"]).code == 3)
+    let fixesOnly = run([
+      "impact", "detect", TestPaths.sharedDatasets.path + "/mems-nav-drives/raw/2023-08-04_214758",
+    ])
+    #expect(fixesOnly.code == 3 && fixesOnly.err.contains("no accelerometer"))
+  }
 }
