@@ -23,8 +23,9 @@ struct Drive {
   var spinPeak = 5.0
   var spinAtSeconds = 0.3
   var pressureStep = 0.0
-  /// Free fall (|a| ≈ 0) for this long, ending at the jolt.
+  /// Free fall (|a| ≈ 0) for this long, ending this long before the jolt.
   var freeFallSeconds = 0.0
+  var freeFallEndsBeforeSeconds = 0.0
   var gate = true
   var duration = 60.0
 
@@ -38,7 +39,8 @@ struct Drive {
       var z = Self.g + amplitude * sinApprox(2 * .pi * 12 * t)
       var x = 0.0
       if abs(t - t0) < 0.001 { x = joltMetersPerSecondSquared }
-      if freeFallSeconds > 0 && t < t0 - 0.001 && t >= t0 - freeFallSeconds - 0.001 { z = 0.1 }
+      let fallEnd = t0 - freeFallEndsBeforeSeconds
+      if freeFallSeconds > 0 && t < fallEnd - 0.001 && t >= fallEnd - freeFallSeconds - 0.001 { z = 0.1 }
       b.accelerometer.append(Sample3(t, x, 0, z))
       i += 1
     }
@@ -157,8 +159,12 @@ struct DetectorRuleTests {
 
   @Test("free fall ≥ 0.12 s just before the jolt vetoes the spin, not the pressure")
   func freeFall() {
-    #expect(!Drive(freeFallSeconds: 0.16).reported())
-    #expect(Drive(freeFallSeconds: 0.08).reported())
+    // Samples every 20 ms: a 0.14 s fall is over 0.12 s, a 0.10 s one under.
+    #expect(!Drive(freeFallSeconds: 0.14).reported())
+    #expect(Drive(freeFallSeconds: 0.10).reported())
+    // Only a fall ending within 0.3 s of the jolt belongs to it.
+    #expect(!Drive(freeFallSeconds: 0.2, freeFallEndsBeforeSeconds: 0.28).reported())
+    #expect(Drive(freeFallSeconds: 0.2, freeFallEndsBeforeSeconds: 0.32).reported())
     #expect(Drive(pressureStep: 3, freeFallSeconds: 0.16).reported())
     let vetoed = Drive(freeFallSeconds: 0.16).verdicts()[0]
     #expect(vetoed.conditions.contains { $0.name == .freeFallVeto && $0.held })
