@@ -153,4 +153,38 @@ struct CommandTests {
     ])
     #expect(fixesOnly.code == 3 && fixesOnly.err.contains("no accelerometer"))
   }
+
+  @Test(
+    "data inspect lists streams with rates and silences, and every rejected row by reason with the first in full"
+  )
+  func dataInspect() throws {
+    let comma = run([
+      "data", "inspect",
+      TestPaths.sharedDatasets.path + "/comma2k19-example/Example_1/b0c9d2329ad1606b|2018-08-02--08-34-47/40",
+    ])
+    #expect(comma.code == 0, "\(comma.err)")
+    #expect(
+      comma.out.contains("accelerometer (includesGravity) [m/s²]: 6256 samples over 60 s"), "\(comma.out)")
+    #expect(
+      comma.out.contains("canSpeed [m/s]")
+        && comma.out.contains("IMU/gyro: 6256 rows read, 6256 kept, 0 rejected"))
+    let folder = TemporaryFolder()
+    let gpx = """
+      <?xml version="1.0" encoding="UTF-8"?>
+      <gpx version="1.1" creator="test" xmlns="http://www.topografix.com/GPX/1/1"><trk><trkseg>
+      <trkpt lat="48.1" lon="11.5"><time>2024-01-01T10:00:00Z</time></trkpt>
+      <trkpt lat="95.0" lon="11.5"><time>2024-01-01T10:00:01Z</time></trkpt>
+      <trkpt lat="48.1001" lon="11.5"><time>2024-01-01T10:00:02Z</time></trkpt>
+      <trkpt lat="48.1002" lon="11.5"><time>2024-01-01T10:01:02Z</time></trkpt>
+      </trkseg></trk></gpx>
+      """
+    try gpx.write(toFile: folder.path("t.gpx"), atomically: true, encoding: .utf8)
+    let bad = run(["data", "inspect", folder.path("t.gpx")])
+    #expect(bad.code == 0)
+    #expect(bad.out.contains("4 rows read, 3 kept, 1 rejected (outOfRange 1)"), "\(bad.out)")
+    #expect(bad.out.contains("first rejection: t.gpx:4: outOfRange"), "\(bad.out)")
+    #expect(bad.out.contains("1 silences over 5 intervals (longest 60 s)"), "\(bad.out)")
+    #expect(run(["data", "inspect"]).code == 2)
+    #expect(run(["data", "inspect", folder.path("missing.gpx")]).code == 3)
+  }
 }

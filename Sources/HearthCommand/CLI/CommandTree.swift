@@ -27,7 +27,7 @@ struct Command: Sendable {
 /// gate; 2 usage error; 3 bad input.
 enum HearthCommand {
   static let version = "hearth 0.4.0"
-  static let commands: [Command] = SimCommands.all + GeoCommands.all + ImpactCommands.all
+  static let commands: [Command] = SimCommands.all + GeoCommands.all + ImpactCommands.all + DataCommands.all
 
   static func main(_ words: [String], console: Console = .standard) -> Int32 {
     if words == ["--version"] {

@@ -15,7 +15,8 @@
 ///   along gravity ("vertical", 0.5–25 Hz at 50 Hz sampling);
 /// - spin: |ω|; pressure; free fall: |a| below 0.3 g.
 ///
-/// A jolt opens an incident (later jolts within 10 s join it); its verdict
+/// A jolt opens an incident (jolts within 1 s make its peak; later ones
+/// within 10 s belong to it and open nothing new); its verdict
 /// is reached as soon as the data to judge it are in (at the latest when
 /// the data reach jolt + 12 s), by whatever batch brings them (no timers).
 /// Memory is fixed (rings of about half a minute); nothing is allocated per
