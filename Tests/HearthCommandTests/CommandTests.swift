@@ -187,4 +187,42 @@ struct CommandTests {
     #expect(run(["data", "inspect"]).code == 2)
     #expect(run(["data", "inspect", folder.path("missing.gpx")]).code == 3)
   }
+
+  @Test(
+    "geo snap shows only grid centres, 750 m and 5-minute slots; data convert round-trips through GPX and a trace folder"
+  )
+  func snapAndConvert() throws {
+    let folder = TemporaryFolder()
+    let gpx = """
+      <?xml version="1.0" encoding="UTF-8"?>
+      <gpx version="1.1" creator="test" xmlns="http://www.topografix.com/GPX/1/1"><trk><trkseg>
+      <trkpt lat="48.1" lon="11.5"><time>2024-01-01T10:00:00Z</time></trkpt>
+      <trkpt lat="48.1001" lon="11.5"><time>2024-01-01T10:04:59Z</time></trkpt>
+      <trkpt lat="48.1002" lon="11.5"><time>2024-01-01T10:05:00Z</time></trkpt>
+      <trkpt lat="48.2" lon="11.5"><time>2024-01-01T10:06:00Z</time></trkpt>
+      </trkseg></trk></gpx>
+      """
+    try gpx.write(toFile: folder.path("t.gpx"), atomically: true, encoding: .utf8)
+    let snap = run(["geo", "snap", folder.path("t.gpx")])
+    let rows = snap.out.split(separator: "\n").dropFirst().map { $0.split(separator: ",") }
+    #expect(snap.code == 0 && rows.count == 4)
+    #expect(rows.map { $0[5] } == ["true", "false", "true", "true"])  // same cell and slot, new slot, new cell
+    #expect(rows.allSatisfy { $0[4] == "750.0" } && rows[0][2] != "48.1")
+    #expect(
+      run(["geo", "snap", folder.path("t.gpx"), "--changes-only"]).out.split(separator: "\n").count == 4)
+    let drive = TestPaths.sharedDatasets.path + "/mems-nav-drives/raw/2023-08-04_214758"
+    #expect(run(["data", "convert", drive, "--to", "gpx", "--out", folder.path("d.gpx")]).code == 0)
+    #expect(
+      run(["data", "inspect", folder.path("d.gpx")]).out.contains("fixes [degrees, m, m/s]: 8784 samples"))
+    let drop = TestPaths.sharedDatasets.path + "/phone-drop-freefall/raw_data/fall_1"
+    #expect(run(["data", "convert", drop, "--to", "folder", "--out", folder.path("f1")]).code == 0)
+    #expect(
+      run(["data", "inspect", folder.path("f1")]).out.contains(
+        "accelerometer (includesGravity) [m/s²]: 1748 samples"))
+    #expect(run(["data", "convert", drop, "--to", "kml", "--out", folder.path("x")]).code == 2)
+    #expect(run(["data", "convert", drop, "--to", "gpx"]).code == 2)
+    #expect(
+      run(["data", "convert", folder.path("missing"), "--to", "gpx", "--out", folder.path("y.gpx")]).code == 3
+    )
+  }
 }

@@ -4,7 +4,7 @@ import HearthTrace
 
 /// `hearth data …`: what recorded files hold.
 enum DataCommands {
-  static let all: [Command] = [inspect]
+  static let all: [Command] = [inspect, convert]
 
   static let inspect = Command(
     path: ["data", "inspect"],
@@ -92,4 +92,43 @@ enum DataCommands {
   }
 
   private static func format(_ x: Double) -> String { String(format: abs(x) >= 100 ? "%.0f" : "%.3g", x) }
+
+  static let convert = Command(
+    path: ["data", "convert"],
+    summary: "convert a recording to a trace folder (every stream) or GPX (fixes)",
+    help: """
+      usage: hearth data convert PATH --to folder|gpx --out DEST [--mapping FILE]
+
+      Reads PATH through the import door and writes it as a trace folder
+      (NumPy columns and JSON metadata: every stream, units normalised, what
+      every hearth tool reads fastest) or as GPX 1.1 (the fixes only). Rows
+      the reader rejected are reported on stderr and not written.
+      """,
+    options: ["to", "out", "mapping"]
+  ) { arguments, console in
+    guard arguments.positionals.count == 1 else { throw CLIError.usage("data convert needs one PATH") }
+    let target = try arguments.required("to")
+    let out = try arguments.required("out")
+    guard target == "folder" || target == "gpx" else {
+      throw CLIError.usage("--to must be folder or gpx, not '\(target)'")
+    }
+    do {
+      let (trace, report) = try TraceImport.read(
+        path: arguments.positionals[0], mappingPath: arguments.options["mapping"])
+      if report.rowsRejected > 0 {
+        console.err(
+          "\(report.rowsRejected) of \(report.rowsRead) rows were rejected on import (see hearth data inspect)"
+        )
+      }
+      if target == "gpx" {
+        try GPX.write(fixes: trace.fixes, to: out)
+      } else {
+        try TraceFolder.write(trace, to: out)
+      }
+      console.out("wrote \(out): \(trace.fixes.count) fixes\(target == "gpx" ? "" : ", every stream")")
+    } catch let error as CLIError {
+      throw error
+    } catch { throw CLIError.badInput("\(error)") }
+    return 0
+  }
 }

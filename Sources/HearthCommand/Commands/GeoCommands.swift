@@ -4,7 +4,7 @@ import HearthTrace
 
 /// `hearth geo …`: the location rules on a recorded trace.
 enum GeoCommands {
-  static let all: [Command] = [trips]
+  static let all: [Command] = [trips, snap]
 
   static let trips = Command(
     path: ["geo", "trips"],
@@ -78,6 +78,42 @@ enum GeoCommands {
           "\(s.person.rawValue),\(s.id),\(s.isTrip),\(reasons),\(s.endedBy.rawValue),\(s.summary.startMilliseconds),\(s.summary.endMilliseconds),\(s.fixes.count),\(String(format: "%.1f", s.summary.pathMeters)),\(top)"
         )
       }
+    }
+    return 0
+  }
+
+  static let snap = Command(
+    path: ["geo", "snap"],
+    summary: "what a viewer with approximate sharing sees of a trace (the 750 m privacy grid, SPEC §2)",
+    help: """
+      usage: hearth geo snap PATH [--mapping FILE] [--changes-only]
+
+      Projects every fix: the grid cell and its centre (never the fix's own
+      position), the accuracy widened to at least 750 m, the time floored to
+      5 minutes; speed, heading and activity are dropped. Prints CSV:
+      time_ms,cell,latitude,longitude,accuracy_m,changed where `changed`
+      says whether a viewer gets a new frame (a new cell or time slot). With
+      --changes-only, only the frames a viewer receives.
+      """,
+    options: ["mapping"], flags: ["changes-only"]
+  ) { arguments, console in
+    guard arguments.positionals.count == 1 else { throw CLIError.usage("geo snap needs one PATH") }
+    let fixes: FixColumns
+    do {
+      fixes = try TraceImport.read(path: arguments.positionals[0], mappingPath: arguments.options["mapping"])
+        .0.fixes
+    } catch { throw CLIError.badInput("\(error)") }
+    let projection = PrivacyProjection()
+    let onlyChanges = arguments.flags.contains("changes-only")
+    console.out("time_ms,cell,latitude,longitude,accuracy_m,changed")
+    var last: ApproximateFix?
+    for frame in projection.project(fixes) {
+      let changed = projection.changed(from: last, to: frame)
+      last = frame
+      if onlyChanges && !changed { continue }
+      console.out(
+        "\(frame.timeMilliseconds),\(frame.cell.rawValue),\(frame.coordinate.latitudeDegrees),\(frame.coordinate.longitudeDegrees),\(frame.horizontalAccuracyMeters),\(changed)"
+      )
     }
     return 0
   }
