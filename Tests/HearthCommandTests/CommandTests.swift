@@ -206,7 +206,8 @@ struct CommandTests {
     let snap = run(["geo", "snap", folder.path("t.gpx")])
     let rows = snap.out.split(separator: "\n").dropFirst().map { $0.split(separator: ",") }
     #expect(snap.code == 0 && rows.count == 4)
-    #expect(rows.map { $0[5] } == ["true", "false", "true", "true"])  // same cell and slot, new slot, new cell
+    // First frame; same cell and slot; a new slot; a new cell.
+    #expect(rows.map { $0[5] } == ["true", "false", "true", "true"])
     #expect(rows.allSatisfy { $0[4] == "750.0" } && rows[0][2] != "48.1")
     #expect(
       run(["geo", "snap", folder.path("t.gpx"), "--changes-only"]).out.split(separator: "\n").count == 4)
