@@ -226,4 +226,27 @@ struct CommandTests {
       run(["data", "convert", folder.path("missing"), "--to", "gpx", "--out", folder.path("y.gpx")]).code == 3
     )
   }
+
+  @Test(
+    "impact sweep: one row per combination with recall and false alarms; CSV and JSON written; bad lists are usage errors"
+  )
+  func impactSweep() throws {
+    let folder = TemporaryFolder()
+    let result = run([
+      "impact", "sweep", "--spin", "3.5,40", "--pressure", "2,40", "--seeds", "1", "--hours", "1", "--out",
+      folder.path("s"),
+    ])
+    #expect(result.code == 0, "\(result.err)")
+    let rows = result.out.split(separator: "\n")
+    #expect(
+      rows.count == 5 && rows[0].hasPrefix("jolt_g,spin_rad_s,pressure_hpa,moving_m_s,free_fall_s,recall"))
+    #expect(rows[1].hasPrefix("4,3.5,2,7,0.12,1,1,"), "\(rows[1])")  // the defaults find every crash
+    #expect(rows[4].hasPrefix("4,40,40,7,0.12,0,"), "\(rows[4])")  // nothing corroborates
+    let json = try JSONSerialization.jsonObject(
+      with: Data(contentsOf: URL(fileURLWithPath: folder.path("s/sweep.json"))))
+    #expect((json as? [Any])?.count == 4)
+    #expect(FileManager.default.fileExists(atPath: folder.path("s/sweep.csv")))
+    #expect(run(["impact", "sweep", "--spin", "3,x"]).code == 2)
+    #expect(run(["impact", "sweep", "--hours", "0"]).code == 2)
+  }
 }

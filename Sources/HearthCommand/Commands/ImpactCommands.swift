@@ -5,7 +5,7 @@ import HearthTrace
 
 /// `hearth impact …`: the possible-impact detector on recorded traces.
 enum ImpactCommands {
-  static let all: [Command] = [detect]
+  static let all: [Command] = [detect, sweep]
 
   static let detect = Command(
     path: ["impact", "detect"],
@@ -80,5 +80,82 @@ enum ImpactCommands {
   private static func csvField(_ s: String) -> String {
     s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" })
       ? "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : s
+  }
+
+  static let sweep = Command(
+    path: ["impact", "sweep"],
+    summary: "judge a grid of detector thresholds over the scenario catalogue and generated driving",
+    help: """
+      usage: hearth impact sweep [--jolt-g LIST] [--spin LIST] [--pressure LIST] [--moving LIST]
+                                 [--free-fall LIST] [--seeds N] [--hours H] [--out DIR]
+
+      LIST is comma-separated values (g, rad/s, hPa, m/s, s); every
+      combination is judged. Each scenario (seeds 1…N, default 5) and each
+      drive of H hours (default 100) of generated driving runs through the
+      detector once, in parallel on all cores; the combinations are then
+      judged from the measured values. Prints one CSV row per combination:
+      recall, precision, false alarms per 1 000 h and their 95 % upper bound,
+      silent scenarios that reported, median jolt-to-verdict time, and how
+      many jolts each condition turned down. --out DIR also writes
+      sweep.csv and sweep.json there.
+      """,
+    options: ["jolt-g", "spin", "pressure", "moving", "free-fall", "seeds", "hours", "out"]
+  ) { arguments, console in
+    func list(_ name: String, _ fallback: [Double]) throws(CLIError) -> [Double] {
+      guard let text = arguments.options[name] else { return fallback }
+      var values: [Double] = []
+      for part in text.split(separator: ",") {
+        guard let v = Double(part.trimmingCharacters(in: .whitespaces)), v.isFinite else {
+          throw CLIError.usage("--\(name): cannot read '\(part)' as a number")
+        }
+        values.append(v)
+      }
+      guard !values.isEmpty else { throw CLIError.usage("--\(name) needs at least one value") }
+      return values
+    }
+    var grid = ImpactSweep.Grid()
+    grid.joltG = try list("jolt-g", grid.joltG)
+    grid.spinRadiansPerSecond = try list("spin", grid.spinRadiansPerSecond)
+    grid.pressureHectopascals = try list("pressure", grid.pressureHectopascals)
+    grid.movingMetersPerSecond = try list("moving", grid.movingMetersPerSecond)
+    grid.freeFallSeconds = try list("free-fall", grid.freeFallSeconds)
+    let seeds: UInt64 = try arguments.value("seeds", default: 5)
+    let hours: Double = try arguments.value("hours", default: 100)
+    guard seeds >= 1, hours > 0 else { throw CLIError.usage("--seeds and --hours must be positive") }
+    let rows = ImpactSweep.run(grid: grid, seeds: 1...seeds, hours: hours)
+    let conditions = Set(rows.flatMap(\.rejectedBy.keys)).sorted()
+    var csv = [
+      ([
+        "jolt_g", "spin_rad_s", "pressure_hpa", "moving_m_s", "free_fall_s", "recall", "precision",
+        "false_alarms_per_1000h", "false_alarms_upper_per_1000h", "silent_scenarios_reported",
+        "median_latency_s",
+      ]
+        + conditions.map { "rejected_by_" + $0 }).joined(separator: ",")
+    ]
+    for r in rows {
+      let values: [Double] = [
+        r.joltG, r.spinRadiansPerSecond, r.pressureHectopascals, r.movingMetersPerSecond, r.freeFallSeconds,
+        r.recall,
+        r.precision, r.falseAlarmsPer1000Hours, r.falseAlarmsUpperBoundPer1000Hours,
+        Double(r.silentScenariosReported), r.medianLatencySeconds,
+      ]
+      csv.append(
+        (values.map { String(format: "%.4g", $0) } + conditions.map { String(r.rejectedBy[$0] ?? 0) })
+          .joined(separator: ","))
+    }
+    for line in csv { console.out(line) }
+    if let out = arguments.options["out"] {
+      do {
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        try (csv.joined(separator: "\n") + "\n").write(
+          toFile: out + "/sweep.csv", atomically: true, encoding: .utf8)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(
+          positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+        try encoder.encode(rows).write(to: URL(fileURLWithPath: out + "/sweep.json"))
+      } catch { throw CLIError.badInput("cannot write to \(out): \(error)") }
+    }
+    return 0
   }
 }

@@ -95,3 +95,38 @@ public struct ImpactCounters: Sendable, Hashable, Codable {
   public var joltsGateOff = 0
   public init() {}
 }
+
+extension ImpactVerdict {
+  /// This verdict judged again under other thresholds, from the values it
+  /// measured (no second pass over the data): exact for the moving-before
+  /// speeds and vibration, the spin, the pressure rise and the free-fall
+  /// length; a jolt threshold above the one it was found with decides by
+  /// the impact's peak (a detector run with it would date the incident up
+  /// to its first second later, with the same outcome in the tests). The
+  /// stop conditions keep their outcome (their windows depend on the data).
+  /// Suppression is the caller's (it depends on the other verdicts). O(conditions).
+  public func outcome(under c: ImpactConfiguration) -> Outcome {
+    func measured(_ name: ImpactCondition.Name) -> Double? { conditions.first { $0.name == name }?.measured }
+    func held(_ name: ImpactCondition.Name) -> Bool { conditions.first { $0.name == name }?.held ?? false }
+    guard outcome != .suppressed, let peak = measured(.jolt), peak >= c.joltMetersPerSecondSquared else {
+      return .silent
+    }
+    let moving: Bool
+    let stopped: Bool
+    if usedGPS {
+      moving =
+        (measured(.movingBeforeGPS) ?? .nan) >= c.movingMedianMetersPerSecond
+        && (measured(.movingAtJoltGPS) ?? .nan) >= c.movingAtJoltMetersPerSecond
+      stopped = held(.restWithin) && held(.stayedStoppedGPS)
+    } else {
+      moving =
+        (measured(.movingBeforeVibration) ?? .nan) >= c.vibrationMovingMetersPerSecondSquared
+        && (measured(.movingAtJoltVibration) ?? .nan) >= c.vibrationMovingMetersPerSecondSquared
+      stopped = held(.stoppedVibrationRatio)
+    }
+    let vetoed = (measured(.freeFallVeto) ?? 0) >= c.freeFallSeconds
+    let spun = (measured(.spin) ?? .nan) >= c.spinRadiansPerSecond && !vetoed
+    let pressed = (measured(.pressureRise) ?? .nan) >= c.pressureRiseHectopascals
+    return moving && stopped && (spun || pressed) ? .possibleImpact : .silent
+  }
+}

@@ -47,7 +47,7 @@ public enum ImpactEvaluation {
   /// Every catalogue scenario over `seeds`, in parallel (results in catalogue order).
   public static func scenarios(seeds: ClosedRange<UInt64>) -> [ScenarioScore] {
     let all = ScenarioCatalogue.all
-    let scores = ScoreBox(count: all.count)
+    let scores = Box<ScenarioScore>(count: all.count)
     DispatchQueue.concurrentPerform(iterations: all.count) { i in
       var score = ScenarioScore(id: all[i].id, expected: all[i].expected)
       for seed in seeds {
@@ -116,13 +116,4 @@ public enum ImpactEvaluation {
   public static func realRecording(_ trace: Trace) -> [ImpactVerdict]? {
     trace.impactBatch(vehicleGate: true).map { ImpactDetector.replay($0) }
   }
-}
-
-/// Results written from `concurrentPerform`, one slot per index.
-private final class ScoreBox: @unchecked Sendable {
-  private let lock = NSLock()
-  private var slots: [ImpactEvaluation.ScenarioScore?]
-  init(count: Int) { slots = Array(repeating: nil, count: count) }
-  func set(_ i: Int, _ score: ImpactEvaluation.ScenarioScore) { lock.withLock { slots[i] = score } }
-  var values: [ImpactEvaluation.ScenarioScore] { lock.withLock { slots.map { $0! } } }
 }
