@@ -4,7 +4,7 @@ import HearthTrace
 
 /// `hearth geo …`: the location rules on a recorded trace.
 enum GeoCommands {
-  static let all: [Command] = [trips, snap]
+  static let all: [Command] = [replay, trips, snap]
 
   static let trips = Command(
     path: ["geo", "trips"],
@@ -116,5 +116,206 @@ enum GeoCommands {
       )
     }
     return 0
+  }
+
+  static let replay = Command(
+    path: ["geo", "replay"],
+    summary:
+      "replay a recorded history against a places file: geofence events, trips, speed alerts, sudden stops",
+    help: """
+      usage: hearth geo replay PATH --places FILE [--mapping FILE] [--limit-kmh X] [--batch N]
+                               [--geojson FILE]
+
+      Feeds the trace's fixes, in the order recorded, through the server's
+      ingest path (validation, dedupe, presence, the privacy projection,
+      geofences with settling, speed alerts, the sudden-stop check, trips) in
+      uploads of at most N fixes (default 200) spanning at most 5 minutes,
+      each received one second after its newest fix; then moves the clock
+      two hours on so waiting decisions close. Prints one JSON object per
+      line: {"type": "geofence" | "speedAlert" | "suddenStop" | "trip" |
+      "stay", "timeMilliseconds", "value"}; --geojson also writes the places,
+      each person's track, the trips and the events as a FeatureCollection.
+      The places file is GeoJSON: Point features with a radiusMeters property
+      (optional name, circle and numeric id), as `hearth sim generate day`
+      writes in places.geojson. Every person is in every circle of the file;
+      --limit-kmh sets the speed limit of every circle (default 50; 0: none).
+      Rejected and duplicate fixes are counted on stderr.
+      """,
+    options: ["places", "mapping", "limit-kmh", "batch", "geojson"]
+  ) { arguments, console in
+    guard arguments.positionals.count == 1 else { throw CLIError.usage("geo replay needs one PATH") }
+    let placesPath = try arguments.required("places")
+    let limit: Double = try arguments.value("limit-kmh", default: 50)
+    let batchSize: Int = try arguments.value("batch", default: 200)
+    guard limit >= 0, limit.isFinite, batchSize >= 1 else {
+      throw CLIError.usage("--limit-kmh must be ≥ 0 and --batch ≥ 1")
+    }
+    let places = try PlacesFile.read(path: placesPath)
+    let fixes = try TraceImport.read(
+      path: arguments.positionals[0], mappingPath: arguments.options["mapping"]
+    )
+    .0.fixes
+    guard !fixes.isEmpty else { throw CLIError.badInput("the trace has no fixes") }
+    let circles = Array(Set(places.map(\.geofence.circle))).sorted()
+    let people = Set(fixes.user)
+    let pipeline = IngestPipeline(
+      places: places.map(\.geofence),
+      circlesOfPerson: Dictionary(uniqueKeysWithValues: people.map { ($0, circles) }),
+      speedLimits: limit > 0
+        ? Dictionary(uniqueKeysWithValues: circles.map { ($0, SpeedLimit(kilometersPerHour: limit)) }) : [:])
+    var state = IngestState()
+    var outputs: [IngestOutput] = []
+    var clock = Int64.min
+    var start = 0
+    var batches = 0
+    while start < fixes.count {
+      var end = start + 1
+      while end < fixes.count && end - start < batchSize
+        && fixes.timeMilliseconds[end] - fixes.timeMilliseconds[start] <= 300_000
+      {
+        end += 1
+      }
+      let batch = fixes.selecting(start..<end)
+      clock = max(clock, batch.timeMilliseconds.max()! + 1000)
+      outputs.append(pipeline.ingest(batch, receivedAtMilliseconds: clock, state: &state))
+      batches += 1
+      start = end
+    }
+    outputs.append(pipeline.advance(to: clock + 2 * 3_600_000, state: &state))
+
+    var rejected: [String: Int] = [:]
+    var schemaErrors = 0
+    var duplicates = 0
+    let lines = ReplayLines()
+    for output in outputs {
+      if output.schemaError != nil { schemaErrors += 1 }
+      for r in output.rejections { rejected[r.reason.rawValue, default: 0] += 1 }
+      duplicates += output.duplicates
+      try lines.add(output)
+    }
+    for line in lines.text { console.out(line) }
+    console.err(
+      "replayed \(fixes.count) fixes in \(batches) uploads: \(schemaErrors) uploads refused (schema), "
+        + "\(duplicates) duplicates, rejected \(rejected.isEmpty ? "none" : rejected.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))"
+    )
+    if let path = arguments.options["geojson"] {
+      try GeoJSON.write(lines.features(places: places, fixes: fixes, outputs: outputs), to: path)
+    }
+    return 0
+  }
+}
+
+/// The JSON Lines and GeoJSON of a replay.
+private final class ReplayLines {
+  private(set) var text: [String] = []
+  private let encoder: JSONEncoder = {
+    let e = JSONEncoder()
+    e.outputFormatting = [.sortedKeys]
+    e.nonConformingFloatEncodingStrategy = .convertToString(
+      positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+    return e
+  }()
+
+  private struct Line<T: Encodable>: Encodable {
+    var type: String
+    var timeMilliseconds: Int64
+    var value: T
+  }
+
+  private func add<T: Encodable>(_ type: String, _ time: Int64, _ value: T) throws {
+    text.append(
+      String(
+        decoding: try encoder.encode(Line(type: type, timeMilliseconds: time, value: value)), as: UTF8.self))
+  }
+
+  func add(_ output: IngestOutput) throws {
+    for e in output.geofenceEvents { try add("geofence", e.decidedMilliseconds, e) }
+    for e in output.speedAlerts { try add("speedAlert", e.endMilliseconds, e) }
+    for e in output.suddenStops { try add("suddenStop", e.decidedMilliseconds, e) }
+    for s in output.trips.segments {
+      try add(
+        "trip", s.summary.endMilliseconds,
+        TripLine(
+          id: s.id, person: s.person.rawValue, isTrip: s.isTrip, reasons: s.reasons.map(\.rawValue),
+          endedBy: s.endedBy.rawValue, startPlace: s.startPlace, endPlace: s.endPlace, summary: s.summary))
+    }
+    for s in output.trips.stays { try add("stay", s.endMilliseconds, s) }
+  }
+
+  /// A segment without its fixes (they are the trace's own).
+  private struct TripLine: Encodable {
+    var id: UInt64
+    var person: UInt32
+    var isTrip: Bool
+    var reasons: [String]
+    var endedBy: String
+    var startPlace: UInt32?
+    var endPlace: UInt32?
+    var summary: TripSummary
+  }
+
+  func features(places: [NamedPlace], fixes: FixColumns, outputs: [IngestOutput]) -> [GeoJSON.Feature] {
+    var features = places.map {
+      GeoJSON.place(
+        id: String($0.geofence.id), name: $0.name, centre: $0.geofence.center,
+        radiusMeters: $0.geofence.radiusMeters,
+        properties: [("circle", .number(Double($0.geofence.circle)))])
+    }
+    var byPerson: [UInt32: [Int]] = [:]
+    for i in 0..<fixes.count { byPerson[fixes.user[i].rawValue, default: []].append(i) }
+    for person in byPerson.keys.sorted() {
+      let own = fixes.selecting(
+        byPerson[person]!.sorted { fixes.timeMilliseconds[$0] < fixes.timeMilliseconds[$1] })
+      features.append(
+        GeoJSON.track(own, properties: [("kind", .string("track")), ("person", .number(Double(person)))]))
+    }
+    let centre = Dictionary(uniqueKeysWithValues: places.map { ($0.geofence.id, $0.geofence.center) })
+    for output in outputs {
+      for s in output.trips.segments where s.isTrip {
+        var f = GeoJSON.track(
+          FixColumns(s.fixes),
+          properties: [
+            ("kind", .string("trip")), ("id", .number(Double(s.id))),
+            ("person", .number(Double(s.person.rawValue))),
+          ])
+        f.id = "trip-\(s.id)"
+        features.append(f)
+      }
+      for e in output.geofenceEvents {
+        guard let at = centre[e.place] else { continue }
+        features.append(
+          GeoJSON.event(
+            kind: e.kind.rawValue, at: at, timeMilliseconds: e.eventMilliseconds,
+            properties: [
+              ("outcome", .string(e.outcome.rawValue)), ("place", .number(Double(e.place))),
+              ("person", .number(Double(e.person.rawValue))),
+            ]))
+      }
+      for e in output.suddenStops {
+        features.append(
+          GeoJSON.event(
+            kind: "suddenStop", at: e.coordinate, timeMilliseconds: e.stopMilliseconds,
+            properties: [
+              ("outcome", .string(e.outcome.rawValue)), ("person", .number(Double(e.person.rawValue))),
+            ]))
+      }
+      for e in output.speedAlerts {
+        // Where the fastest stretch ended: the person's fix at that time.
+        guard
+          let i = (0..<fixes.count).first(where: {
+            fixes.user[$0] == e.person && fixes.timeMilliseconds[$0] == e.endMilliseconds
+          })
+        else { continue }
+        features.append(
+          GeoJSON.event(
+            kind: "speedAlert", at: fixes[i].coordinate, timeMilliseconds: e.endMilliseconds,
+            properties: [
+              ("outcome", .string(e.outcome.rawValue)),
+              ("agreedSpeedMetersPerSecond", .number(e.agreedSpeedMetersPerSecond)),
+              ("person", .number(Double(e.person.rawValue))),
+            ]))
+      }
+    }
+    return features
   }
 }

@@ -51,7 +51,8 @@ public enum SimOutput {
   }
 
   /// A day: `folder/trace/` (every uploaded fix in arrival order),
-  /// `folder/day.json` (seed, options, places, upload boundaries) and
+  /// `folder/day.json` (seed, options, places, upload boundaries),
+  /// `folder/places.geojson` (the places, for `hearth geo replay`) and
   /// `folder/labels.json`.
   @discardableResult
   public static func write(_ day: LocationDay, to folder: String) throws -> [String] {
@@ -67,7 +68,11 @@ public enum SimOutput {
     try writeJSON(
       DayManifest(seed: day.seed, options: day.options, places: day.places, uploads: uploads),
       to: folder + "/day.json")
+    try GeoJSON.write(
+      day.places.map {
+        GeoJSON.place(id: String($0.id), name: $0.name, centre: $0.center, radiusMeters: $0.radiusMeters)
+      }, to: folder + "/places.geojson")
     try writeJSON(day.labels, to: folder + "/labels.json")
-    return ["trace/", "day.json", "labels.json"]
+    return ["trace/", "day.json", "places.geojson", "labels.json"]
   }
 }

@@ -1,0 +1,147 @@
+/// The server's ingest path for one uploaded batch, end to end (SPEC §1–§5,
+/// §7, §8): validation, dedupe, presence, the privacy projection, geofence
+/// replay with settling, speed alerts, the sudden-stop check and trip
+/// segmentation. Every stage is the library's own engine; this type only
+/// wires them in the order a server runs them and keeps their state together.
+///
+/// The same code serves `hearth geo replay` (a recorded history against a
+/// places file) and the benchmark's ingest workload, so what is measured is
+/// what is shipped.
+public struct IngestPipeline: Sendable {
+  public let validation: ValidationRules
+  public let projection: PrivacyProjection
+  public let geofences: GeofenceEngine
+  public let speedAlerts: SpeedAlertEngine
+  public let suddenStops: SuddenStopEngine
+  public let trips: TripSegmenter
+
+  /// `places`: every circle's places (`Geofence.circle` says whose);
+  /// `circlesOfPerson`: the circles each person is in; `speedLimits`:
+  /// circle → limit (a circle without one has no speed alerts).
+  public init(
+    places: [Geofence], circlesOfPerson: [UserID: [UInt32]], speedLimits: [UInt32: SpeedLimit] = [:],
+    validation: ValidationRules = ValidationRules(), projection: PrivacyProjection = PrivacyProjection()
+  ) {
+    self.validation = validation
+    self.projection = projection
+    geofences = GeofenceEngine(places: places, circlesOfPerson: circlesOfPerson)
+    speedAlerts = SpeedAlertEngine(limits: speedLimits, circlesOfPerson: circlesOfPerson)
+    suddenStops = SuddenStopEngine(places: places, circlesOfPerson: circlesOfPerson)
+    trips = TripSegmenter(places: places, circlesOfPerson: circlesOfPerson)
+  }
+
+  /// Takes one uploaded batch received at `receivedAtMilliseconds` (the
+  /// server clock). A schema error refuses the whole batch and changes no
+  /// state; otherwise every fix is accounted for in the output (accepted and
+  /// new, duplicate, or rejected with its reason).
+  /// - Complexity: O(n log n) for a batch of n fixes (the engines sort runs
+  ///   that arrive out of order), O(n) when the batch is in time order per
+  ///   person; each engine's own bound applies (see their documentation).
+  public func ingest(
+    _ batch: FixColumns, receivedAtMilliseconds now: Int64, state: inout IngestState
+  ) -> IngestOutput {
+    var output = IngestOutput()
+    let report: ValidationReport
+    switch FixValidation.validate(batch, nowMilliseconds: now, rules: validation) {
+    case .failure(let error):
+      output.schemaError = error
+      return output
+    case .success(let r): report = r
+    }
+    output.rejections = report.rejections
+    let dedupe = state.dedupe.insert(batch, indices: report.acceptedIndices)
+    output.duplicates = dedupe.duplicateIndices.count + dedupe.stillAdoptionIndices.count
+    guard !dedupe.insertedIndices.isEmpty else { return output }
+    let inserted =
+      dedupe.insertedIndices.count == batch.count && dedupe.insertedIndices.elementsEqual(0..<batch.count)
+      ? batch : batch.selecting(dedupe.insertedIndices)
+    output.inserted = inserted.count
+
+    // Presence decides whose word counts: a `still` fix from a second device
+    // (a tablet at home) while the holder's position is fresh moves nothing,
+    // here or in the engines below; late fixes go on (each engine has its
+    // own rule for them).
+    var overruled: [Int] = []
+    for i in 0..<inserted.count {
+      let fix = inserted[i]
+      switch state.presence[fix.user.rawValue, default: Presence()].advance(with: fix) {
+      case .advanced:
+        output.presenceAdvanced += 1
+        let frame = projection.project(fix)
+        if projection.changed(from: state.sharedFrame[fix.user.rawValue], to: frame) {
+          state.sharedFrame[fix.user.rawValue] = frame
+          output.sharedFrames.append(frame)
+        }
+      case .kept(.stillWhileHolderFresh): overruled.append(i)
+      case .kept(.notNewer): break
+      }
+    }
+    output.overruled = overruled.count
+    let fixes =
+      overruled.isEmpty
+      ? inserted : inserted.selecting((0..<inserted.count).filter { !overruled.contains($0) })
+    guard !fixes.isEmpty else { return output }
+
+    output.geofenceEvents = geofences.process(fixes, receivedAtMilliseconds: now, state: &state.geofences)
+    let agreed = AgreedSpeedBatch(fixes)
+    output.speedAlerts = speedAlerts.process(agreed, receivedAtMilliseconds: now, state: &state.speedAlerts)
+    output.suddenStops = suddenStops.process(agreed, state: &state.suddenStops)
+    output.trips = trips.process(fixes, now: now, state: &state.trips)
+    return output
+  }
+
+  /// Moves every clock to `now` with no new fixes (the server's timer):
+  /// waiting departures and arrivals are decided and idle trips close.
+  public func advance(to now: Int64, state: inout IngestState) -> IngestOutput {
+    var output = IngestOutput()
+    output.geofenceEvents = geofences.advance(to: now, state: &state.geofences)
+    output.trips = trips.advance(to: now, state: &state.trips)
+    return output
+  }
+}
+
+/// Everything the ingest path remembers between batches. A value: save it,
+/// restore it, replay from it.
+public struct IngestState: Sendable {
+  public var dedupe = DedupeIndex()
+  /// Presence per person (user id).
+  public var presence: [UInt32: Presence] = [:]
+  /// The last approximate frame each person's viewers received.
+  public var sharedFrame: [UInt32: ApproximateFix] = [:]
+  public var geofences = GeofenceState()
+  public var speedAlerts = SpeedAlertState()
+  public var suddenStops = SuddenStopState()
+  public var trips = TripSegmenterState()
+  public init() {}
+}
+
+/// What one batch (or one clock advance) produced.
+public struct IngestOutput: Sendable {
+  /// Set when the whole batch was refused; nothing else is then filled in.
+  public var schemaError: SchemaError?
+  /// Fixes refused one by one, with their index in the batch and reason.
+  public var rejections: [Rejection] = []
+  /// Fixes already stored (a retried upload), including `still` re-reports.
+  public var duplicates = 0
+  /// New fixes stored and passed to the engines.
+  public var inserted = 0
+  /// New fixes that moved a person's presence row forwards.
+  public var presenceAdvanced = 0
+  /// New `still` fixes from a second device while the presence holder was
+  /// fresh: stored, but not passed to the engines.
+  public var overruled = 0
+  /// Approximate frames that changed for viewers (a new cell or time slot).
+  public var sharedFrames: [ApproximateFix] = []
+  public var geofenceEvents: [GeofenceEvent] = []
+  public var speedAlerts: [SpeedAlertEvent] = []
+  public var suddenStops: [SuddenStopEvent] = []
+  public var trips = TripOutput()
+  public init() {}
+
+  /// How many things the batch produced (events, alerts, stops, closed
+  /// segments and stays, changed frames).
+  public var producedCount: Int {
+    sharedFrames.count + geofenceEvents.count + speedAlerts.count + suddenStops.count + trips.segments.count
+      + trips.stays.count
+  }
+}

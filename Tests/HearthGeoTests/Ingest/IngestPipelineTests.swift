@@ -1,0 +1,111 @@
+import Foundation
+import Testing
+
+@testable import HearthGeo
+
+/// The ingest path wires the engines in the server's order; these tests pin
+/// the wiring (what reaches the engines), not the engines' own rules.
+@Suite struct IngestPipelineTests {
+  static let home = FenceWorld.home
+  static let t0 = FenceWorld.t0
+  let pipeline = IngestPipeline(
+    places: [Geofence(id: 1, circle: 7, center: IngestPipelineTests.home, radiusMeters: 100)],
+    circlesOfPerson: [UserID(1): [7]], speedLimits: [7: SpeedLimit(kilometersPerHour: 50)])
+
+  /// A drive away from home at `speed` m/s, one fix every 10 s, then parked far away.
+  static func drive(speed: Double, seconds: Int = 600, device: UInt32 = 1) -> [Fix] {
+    stride(from: 0, through: seconds, by: 10).map { s in
+      var f = FenceWorld.fix(
+        s < 60 ? 0 : min(Double(s - 60) * speed, 4_000), Double(s),
+        speed: s < 60 || Double(s - 60) * speed >= 4_000 ? 0 : speed)
+      f.device = DeviceID(device)
+      return f
+    }
+  }
+
+  func feed(_ fixes: [Fix], size: Int, state: inout IngestState) -> [IngestOutput] {
+    stride(from: 0, to: fixes.count, by: size).map { start in
+      let batch = FixColumns(fixes[start..<min(fixes.count, start + size)])
+      return pipeline.ingest(
+        batch, receivedAtMilliseconds: batch.timeMilliseconds.max()! + 1000, state: &state)
+    }
+  }
+
+  @Test func aDriveAwayFromHomeGivesADepartureAnAlertAndATrip() {
+    var state = IngestState()
+    var outputs = feed(Self.drive(speed: 20), size: 200, state: &state)
+    outputs.append(pipeline.advance(to: Self.t0 + 3 * 3_600_000, state: &state))
+    let departures = outputs.flatMap(\.geofenceEvents).filter {
+      $0.kind == .departure && $0.outcome == .announced
+    }
+    #expect(departures.count == 1)
+    #expect(outputs.flatMap(\.speedAlerts).contains { $0.outcome == .announced })
+    #expect(outputs.flatMap(\.trips.segments).filter(\.isTrip).count == 1)
+    #expect(outputs.map(\.inserted).reduce(0, +) == Self.drive(speed: 20).count)
+    #expect(!outputs.flatMap(\.sharedFrames).isEmpty)
+  }
+
+  @Test func slowerThanTheLimitGivesNoAlert() {
+    var state = IngestState()
+    let outputs = feed(Self.drive(speed: 12), size: 200, state: &state)
+    #expect(outputs.flatMap(\.speedAlerts).allSatisfy { $0.outcome != .announced })
+  }
+
+  @Test func aSchemaErrorRefusesTheWholeBatchAndChangesNothing() {
+    var state = IngestState()
+    var fixes = Self.drive(speed: 20)
+    fixes[3].latitudeDegrees = 91
+    let outputs = feed(fixes, size: fixes.count, state: &state)
+    #expect(outputs[0].schemaError?.index == 3)
+    #expect(outputs[0].inserted == 0 && state.dedupe.count == 0 && state.presence.isEmpty)
+  }
+
+  @Test func implausibleFixesAreRejectedOneByOneAndTheRestGoesOn() {
+    var state = IngestState()
+    var fixes = Self.drive(speed: 20)
+    fixes[5].horizontalAccuracyMeters = .nan
+    let outputs = feed(fixes, size: fixes.count, state: &state)
+    #expect(outputs[0].rejections.map(\.index) == [5])
+    #expect(outputs[0].inserted == fixes.count - 1)
+  }
+
+  @Test func aRetriedUploadIsIdempotent() {
+    var state = IngestState()
+    let fixes = Self.drive(speed: 20)
+    _ = feed(fixes, size: 25, state: &state)
+    let again = feed(fixes, size: 25, state: &state)
+    #expect(again.map(\.duplicates).reduce(0, +) == fixes.count)
+    #expect(again.allSatisfy { $0.inserted == 0 && $0.producedCount == 0 })
+  }
+
+  @Test func aStillSecondDeviceIsOverruledWhileTheHolderIsFreshButNotOnceItIsStale() {
+    var state = IngestState()
+    _ = feed(Self.drive(speed: 20), size: 200, state: &state)
+    // The phone's last fix is at t0 + 600 s, 4 km away; a home tablet says
+    // `still` at home 14 min later (fresh), then 16 min later (stale).
+    func tablet(_ seconds: Double) -> Fix {
+      var f = FenceWorld.fix(0, seconds)
+      f.device = DeviceID(2)
+      f.activity = .still
+      return f
+    }
+    let fresh = pipeline.ingest(
+      FixColumns([tablet(600 + 14 * 60)]), receivedAtMilliseconds: Self.t0 + 1_500_000, state: &state)
+    #expect(fresh.overruled == 1 && fresh.presenceAdvanced == 0 && fresh.geofenceEvents.isEmpty)
+    let stale = pipeline.ingest(
+      FixColumns([tablet(600 + 16 * 60)]), receivedAtMilliseconds: Self.t0 + 1_600_000, state: &state)
+    #expect(stale.overruled == 0 && stale.presenceAdvanced == 1)
+    #expect(stale.geofenceEvents.contains { $0.kind == .arrival })
+  }
+
+  @Test func theSameInputGivesTheSameOutput() {
+    var a = IngestState()
+    var b = IngestState()
+    let fixes = Self.drive(speed: 20) + Self.drive(speed: 20, device: 3)
+    let x = feed(fixes, size: 40, state: &a)
+    let y = feed(fixes, size: 40, state: &b)
+    #expect(x.map(\.geofenceEvents) == y.map(\.geofenceEvents))
+    #expect(x.map(\.speedAlerts) == y.map(\.speedAlerts))
+    #expect(x.map(\.trips) == y.map(\.trips))
+  }
+}

@@ -1,0 +1,63 @@
+import Foundation
+import HearthGeo
+import Testing
+
+@testable import HearthTrace
+
+@Suite struct PlacesFileTests {
+  func parse(_ text: String) throws(TraceError) -> [NamedPlace] {
+    try PlacesFile.parse(Data(text.utf8), file: "p.geojson")
+  }
+
+  @Test func whatGeoJSONPlaceWritesReadsBack() throws {
+    let centre = Coordinate(latitudeDegrees: 48.137, longitudeDegrees: 11.575)
+    let text = GeoJSON.document([
+      GeoJSON.place(
+        id: "4", name: "Home", centre: centre, radiusMeters: 120, properties: [("circle", .number(2))]),
+      GeoJSON.place(id: "9", name: nil, centre: centre, radiusMeters: 80),
+    ])
+    let places = try parse(text)
+    #expect(places.map(\.geofence.id) == [4, 9] && places.map(\.name) == ["Home", nil])
+    #expect(places[0].geofence == Geofence(id: 4, circle: 2, center: centre, radiusMeters: 120))
+  }
+
+  @Test func featuresWithoutIdsAreNumberedInOrder() throws {
+    let point =
+      #"{"type":"Feature","geometry":{"type":"Point","coordinates":[11.5,48.1]},"properties":{"radiusMeters":50}}"#
+    let places = try parse(#"{"type":"FeatureCollection","features":[\#(point),\#(point)]}"#)
+    #expect(places.map(\.geofence.id) == [0, 1])
+  }
+
+  @Test func everyProblemNamesTheFeatureAndField() {
+    func error(_ features: String) -> String {
+      do {
+        _ = try parse(#"{"type":"FeatureCollection","features":[\#(features)]}"#)
+        return "no error"
+      } catch { return error.description }
+    }
+    let good =
+      #"{"type":"Feature","geometry":{"type":"Point","coordinates":[11.5,48.1]},"properties":{"radiusMeters":50}}"#
+    #expect(
+      error(#"{"type":"Feature","geometry":{"type":"LineString","coordinates":[]},"properties":{}}"#)
+        .contains("p.geojson:1 (geometry)"))
+    #expect(
+      error(
+        good + ","
+          + #"{"type":"Feature","geometry":{"type":"Point","coordinates":[11.5,91]},"properties":{"radiusMeters":5}}"#
+      ).contains("p.geojson:2 (geometry)"))
+    #expect(
+      error(
+        #"{"type":"Feature","geometry":{"type":"Point","coordinates":[11.5,48.1]},"properties":{"radiusMeters":0}}"#
+      ).contains("(radiusMeters)"))
+    #expect(
+      error(
+        #"{"type":"Feature","geometry":{"type":"Point","coordinates":[11.5,48.1]},"properties":{"radiusMeters":5,"circle":-1}}"#
+      ).contains("(circle)"))
+    #expect(
+      error(
+        #"{"type":"Feature","id":3,"geometry":{"type":"Point","coordinates":[11.5,48.1]},"properties":{"radiusMeters":5}},{"type":"Feature","id":"3","geometry":{"type":"Point","coordinates":[11.5,48.1]},"properties":{"radiusMeters":5}}"#
+      ).contains("id 3 is used twice"))
+    #expect(throws: TraceError.self) { try parse("[1,2]") }
+    #expect(throws: TraceError.self) { try parse("{") }
+  }
+}
