@@ -41,7 +41,8 @@ let package = Package(
     // MARK: I/O (the only layer that throws on data)
 
     .target(name: "HearthTrace", dependencies: ["HearthGeo"]),
-    .target(name: "HearthSim", dependencies: ["HearthGeo", "HearthTrace", "HearthImpact"]),
+    .target(
+      name: "HearthSim", dependencies: ["HearthGeo", "HearthTrace", "HearthImpact", "HearthLinearAlgebra"]),
 
     // MARK: Executables
 

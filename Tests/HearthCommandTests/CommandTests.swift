@@ -4,6 +4,10 @@ import _HearthTestSupport
 
 @testable import HearthCommand
 
+#if canImport(FoundationXML)
+  import FoundationXML
+#endif
+
 /// Runs a command in process and collects what it printed.
 final class Captured: @unchecked Sendable {
   private let lock = NSLock()
@@ -244,9 +248,54 @@ struct CommandTests {
     #expect(rows[4].hasPrefix("4,40,40,7,0.12,0,"), "\(rows[4])")  // nothing corroborates
     let json = try JSONSerialization.jsonObject(
       with: Data(contentsOf: URL(fileURLWithPath: folder.path("s/sweep.json"))))
-    #expect((json as? [Any])?.count == 4)
+    #expect(((json as? [String: Any])?["rows"] as? [Any])?.count == 4)
     #expect(FileManager.default.fileExists(atPath: folder.path("s/sweep.csv")))
+    #expect(result.err.contains("logistic model"), "\(result.err)")
+    let page = try ReportShape(path: folder.path("s/report.html"))
+    #expect(page.wellFormed, "\(page.error ?? "")")
+    // The trade-off chart and one panel per report or near miss: every chart has data.
+    #expect(page.charts.count >= 2 && page.charts.allSatisfy { $0 > 0 }, "\(page.charts)")
+    #expect(page.tables >= 3 && page.text.contains("C1") && page.text.contains("suggested"))
     #expect(run(["impact", "sweep", "--spin", "3,x"]).code == 2)
     #expect(run(["impact", "sweep", "--hours", "0"]).code == 2)
   }
+}
+
+/// What a test needs to know of an HTML report: whether it parses as XML,
+/// and how many data marks each SVG chart holds.
+final class ReportShape: NSObject, XMLParserDelegate {
+  private(set) var charts: [Int] = []
+  private(set) var tables = 0
+  private(set) var text = ""
+  private(set) var error: String?
+  private(set) var wellFormed = false
+  private var depthInSVG = 0
+
+  init(path: String) throws {
+    super.init()
+    let parser = XMLParser(data: try Data(contentsOf: URL(fileURLWithPath: path)))
+    parser.delegate = self
+    wellFormed = parser.parse()
+    if !wellFormed { error = parser.parserError.map { "\($0) at line \(parser.lineNumber)" } }
+  }
+
+  func parser(
+    _ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+    attributes: [String: String] = [:]
+  ) {
+    if name == "svg" {
+      charts.append(0)
+      depthInSVG += 1
+    } else if depthInSVG > 0, (attributes["class"] ?? "").split(separator: " ").contains("data") {
+      charts[charts.count - 1] += 1
+    }
+    if name == "table" { tables += 1 }
+  }
+
+  func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?)
+  {
+    if name == "svg" { depthInSVG -= 1 }
+  }
+
+  func parser(_ parser: XMLParser, foundCharacters string: String) { text += string }
 }

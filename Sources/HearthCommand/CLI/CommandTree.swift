@@ -6,10 +6,33 @@ import HearthTrace
 struct Console: Sendable {
   var out: @Sendable (String) -> Void
   var err: @Sendable (String) -> Void
+  /// Redraws a one-line progress bar on stderr; nil when stderr is not a
+  /// terminal (logs and tests stay quiet).
+  var progress: (@Sendable (String) -> Void)?
 
-  static let standard = Console(
-    out: { FileHandle.standardOutput.write(Data(($0 + "\n").utf8)) },
-    err: { FileHandle.standardError.write(Data(($0 + "\n").utf8)) })
+  static let standard: Console = {
+    let redraw: @Sendable (String) -> Void = { line in
+      FileHandle.standardError.write(Data(("\r\u{1B}[K" + line).utf8))
+    }
+    return Console(
+      out: { FileHandle.standardOutput.write(Data(($0 + "\n").utf8)) },
+      err: { FileHandle.standardError.write(Data(($0 + "\n").utf8)) },
+      progress: isatty(STDERR_FILENO) == 1 ? redraw : nil)
+  }()
+
+  /// A progress callback drawing `label [#####-----] done/total` at most
+  /// once per percent (nil when quiet).
+  func progressBar(_ label: String) -> (@Sendable (Int, Int) -> Void)? {
+    guard let draw = progress else { return nil }
+    return { done, total in
+      let width = 30
+      let filled = total > 0 ? done * width / total : width
+      guard total < 100 || done == total || (done * 100 / total) != ((done - 1) * 100 / total) else { return }
+      draw(
+        "\(label) [" + String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
+          + "] \(done)/\(total)" + (done == total ? "\n" : ""))
+    }
+  }
 }
 
 /// One runnable command: its words (`["sim", "generate", "day"]`), a

@@ -96,8 +96,14 @@ enum ImpactCommands {
       judged from the measured values. Prints one CSV row per combination:
       recall, precision, false alarms per 1 000 h and their 95 % upper bound,
       silent scenarios that reported, median jolt-to-verdict time, and how
-      many jolts each condition turned down. --out DIR also writes
-      sweep.csv and sweep.json there.
+      many jolts each condition turned down. --out DIR also writes there
+      sweep.csv, sweep.json (rows, per-scenario counts, the signals shown,
+      the model) and report.html: a self-contained page with recall against
+      false alarms per combination, the per-scenario verdicts, the signals
+      around every report and near miss of the combination nearest the
+      defaults, and the thresholds a logistic model over the per-jolt
+      features suggests beside the hand-set ones. A progress bar is drawn on
+      stderr when it is a terminal.
       """,
     options: ["jolt-g", "spin", "pressure", "moving", "free-fall", "seeds", "hours", "out"]
   ) { arguments, console in
@@ -122,7 +128,9 @@ enum ImpactCommands {
     let seeds: UInt64 = try arguments.value("seeds", default: 5)
     let hours: Double = try arguments.value("hours", default: 100)
     guard seeds >= 1, hours > 0 else { throw CLIError.usage("--seeds and --hours must be positive") }
-    let rows = ImpactSweep.run(grid: grid, seeds: 1...seeds, hours: hours)
+    let result = ImpactSweep.run(
+      grid: grid, seeds: 1...seeds, hours: hours, progress: console.progressBar("impact sweep"))
+    let rows = result.rows
     let conditions = Set(rows.flatMap(\.rejectedBy.keys)).sorted()
     var csv = [
       ([
@@ -144,6 +152,19 @@ enum ImpactCommands {
           .joined(separator: ","))
     }
     for line in csv { console.out(line) }
+    if let model = result.model {
+      console.err(
+        "logistic model (\(model.jolts) jolts, \(model.crashJolts) crashes): "
+          + model.features.compactMap { f in
+            f.handSet.map {
+              let suggested = f.suggested.map {
+                (f.coefficient > 0 ? "≥ " : "≤ ") + String(format: "%.3g", $0)
+              }
+              return
+                "\(f.name) hand-set \(String(format: "%.3g", $0)) suggested \(suggested ?? "–") \(f.unit)"
+            }
+          }.joined(separator: "; "))
+    }
     if let out = arguments.options["out"] {
       do {
         try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
@@ -153,7 +174,9 @@ enum ImpactCommands {
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
         encoder.nonConformingFloatEncodingStrategy = .convertToString(
           positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
-        try encoder.encode(rows).write(to: URL(fileURLWithPath: out + "/sweep.json"))
+        try encoder.encode(result).write(to: URL(fileURLWithPath: out + "/sweep.json"))
+        try SweepReport.html(result, title: "hearth impact sweep: \(rows.count) combinations").write(
+          toFile: out + "/report.html", atomically: true, encoding: .utf8)
       } catch { throw CLIError.badInput("cannot write to \(out): \(error)") }
     }
     return 0

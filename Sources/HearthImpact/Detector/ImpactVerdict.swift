@@ -106,27 +106,50 @@ extension ImpactVerdict {
   /// stop conditions keep their outcome (their windows depend on the data).
   /// Suppression is the caller's (it depends on the other verdicts). O(conditions).
   public func outcome(under c: ImpactConfiguration) -> Outcome {
-    func measured(_ name: ImpactCondition.Name) -> Double? { conditions.first { $0.name == name }?.measured }
-    func held(_ name: ImpactCondition.Name) -> Bool { conditions.first { $0.name == name }?.held ?? false }
     guard outcome != .suppressed, let peak = measured(.jolt), peak >= c.joltMetersPerSecondSquared else {
       return .silent
     }
-    let moving: Bool
-    let stopped: Bool
-    if usedGPS {
-      moving =
-        (measured(.movingBeforeGPS) ?? .nan) >= c.movingMedianMetersPerSecond
-        && (measured(.movingAtJoltGPS) ?? .nan) >= c.movingAtJoltMetersPerSecond
-      stopped = held(.restWithin) && held(.stayedStoppedGPS)
-    } else {
-      moving =
-        (measured(.movingBeforeVibration) ?? .nan) >= c.vibrationMovingMetersPerSecondSquared
-        && (measured(.movingAtJoltVibration) ?? .nan) >= c.vibrationMovingMetersPerSecondSquared
-      stopped = held(.stoppedVibrationRatio)
-    }
-    let vetoed = (measured(.freeFallVeto) ?? 0) >= c.freeFallSeconds
-    let spun = (measured(.spin) ?? .nan) >= c.spinRadiansPerSecond && !vetoed
-    let pressed = (measured(.pressureRise) ?? .nan) >= c.pressureRiseHectopascals
-    return moving && stopped && (spun || pressed) ? .possibleImpact : .silent
+    return unmetConditions(under: c).isEmpty ? .possibleImpact : .silent
   }
+
+  /// The conditions that fail under `c`, judged from the measured values as
+  /// ``outcome(under:)`` does (the jolt itself is not judged here): the
+  /// moving conditions of the path used (GPS or vibration), the stop
+  /// conditions, and when no corroboration holds `pressureRise` with
+  /// `spin` (too slow) or `freeFallVeto` (fast enough, but after a free
+  /// fall, which takes the spin's word away). Empty: every
+  /// condition after the jolt holds. O(conditions).
+  public func unmetConditions(under c: ImpactConfiguration) -> [ImpactCondition.Name] {
+    var unmet: [ImpactCondition.Name] = []
+    func below(_ name: ImpactCondition.Name, _ threshold: Double) {
+      if !((measured(name) ?? .nan) >= threshold) { unmet.append(name) }
+    }
+    func notHeld(_ name: ImpactCondition.Name) {
+      if !(conditions.first { $0.name == name }?.held ?? false) { unmet.append(name) }
+    }
+    if usedGPS {
+      below(.movingBeforeGPS, c.movingMedianMetersPerSecond)
+      below(.movingAtJoltGPS, c.movingAtJoltMetersPerSecond)
+      notHeld(.restWithin)
+      notHeld(.stayedStoppedGPS)
+    } else {
+      below(.movingBeforeVibration, c.vibrationMovingMetersPerSecondSquared)
+      below(.movingAtJoltVibration, c.vibrationMovingMetersPerSecondSquared)
+      notHeld(.stoppedVibrationRatio)
+    }
+    // The veto takes away the spin's word only; a pressure rise still counts.
+    let vetoed = (measured(.freeFallVeto) ?? 0) >= c.freeFallSeconds
+    let spun = (measured(.spin) ?? .nan) >= c.spinRadiansPerSecond
+    let pressed = (measured(.pressureRise) ?? .nan) >= c.pressureRiseHectopascals
+    if !(spun && !vetoed) && !pressed {
+      unmet += spun ? [.freeFallVeto, .pressureRise] : [.spin, .pressureRise]
+    }
+    return unmet
+  }
+
+  /// The value measured for a condition (nil when the verdict has none).
+  public func measured(_ name: ImpactCondition.Name) -> Double? {
+    conditions.first { $0.name == name }?.measured
+  }
+
 }

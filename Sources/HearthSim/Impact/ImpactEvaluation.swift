@@ -75,15 +75,19 @@ public enum ImpactEvaluation {
     /// Reports with no crash injected (every mix event here is a road or cabin event).
     public var falseAlarms = 0
     public var explanations: [String] = []
-    /// One-sided 95 % upper bound on false alarms per hour: the Poisson
-    /// bound for the count seen (3.00 for none — the rule of three — then
-    /// 4.74, 6.30, 7.75, 9.15, 10.51; beyond, k + 1.645 √k + 2.5), over the hours.
-    public var upperBoundPerHour: Double {
-      let table = [3.00, 4.74, 6.30, 7.75, 9.15, 10.51]
-      let k = Double(falseAlarms)
-      let bound = falseAlarms < table.count ? table[falseAlarms] : k + 1.645 * k.squareRoot() + 2.5
-      return bound / hours
-    }
+    /// One-sided 95 % upper bound on false alarms per hour
+    /// (``ImpactEvaluation/poissonUpperBound95(count:)`` over the hours).
+    public var upperBoundPerHour: Double { ImpactEvaluation.poissonUpperBound95(count: falseAlarms) / hours }
+  }
+
+  /// One-sided 95 % upper bound on a Poisson mean after seeing `count`
+  /// events: 3.00 for none (the rule of three), then 4.74, 6.30, 7.75,
+  /// 9.15, 10.51 (exact, from the χ² quantiles); beyond five, the
+  /// approximation k + 1.645 √k + 2.5 (within 2 % of exact). O(1).
+  public static func poissonUpperBound95(count: Int) -> Double {
+    let table = [3.00, 4.74, 6.30, 7.75, 9.15, 10.51]
+    let k = Double(count)
+    return count < table.count ? table[count] : k + 1.645 * k.squareRoot() + 2.5
   }
 
   /// `hours` of generated mixed driving (potholes, bumps, doors, drops,
