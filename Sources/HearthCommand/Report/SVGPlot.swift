@@ -49,7 +49,8 @@ struct SVGPlot {
     }
     guard !d.isEmpty else { return }
     body.append(
-      "<path class=\"data \(className)\" d=\"\(d)\">\(title.map { "<title>\(HTML.escape($0))</title>" } ?? "")</path>")
+      "<path class=\"data \(className)\" d=\"\(d)\">\(title.map { "<title>\(HTML.escape($0))</title>" } ?? "")</path>"
+    )
   }
 
   mutating func point(_ a: Double, _ b: Double, className: String, radius: Double = 4, title: String) {

@@ -42,7 +42,9 @@ enum SweepReport {
     "<h2>\(HTML.escape(heading))</h2>\n\(content)"
   }
 
-  static func f(_ v: Double, _ format: String = "%.3g") -> String { v.isFinite ? String(format: format, v) : "–" }
+  static func f(_ v: Double, _ format: String = "%.3g") -> String {
+    v.isFinite ? String(format: format, v) : "–"
+  }
 
   static func thresholds(_ row: ImpactSweep.Row) -> String {
     "jolt \(f(row.joltG)) g, spin \(f(row.spinRadiansPerSecond)) rad/s, pressure \(f(row.pressureHectopascals)) hPa, moving \(f(row.movingMetersPerSecond)) m/s, free fall \(f(row.freeFallSeconds)) s"
@@ -51,7 +53,8 @@ enum SweepReport {
   static func tradeOffChart(_ r: ImpactSweep.Result) -> String {
     let xs = r.rows.map(\.falseAlarmsUpperBoundPer1000Hours).filter(\.isFinite)
     var plot = SVGPlot(
-      x: 0...max(1, (xs.max() ?? 1) * 1.05), y: 0...1.02, xLabel: "false alarms per 1 000 h (bar: 95 % upper bound)",
+      x: 0...max(1, (xs.max() ?? 1) * 1.05), y: 0...1.02,
+      xLabel: "false alarms per 1 000 h (bar: 95 % upper bound)",
       yLabel: "recall (crash scenario runs)")
     for (i, row) in r.rows.enumerated() where i != r.featured {
       plot.whisker(row.falseAlarmsPer1000Hours, row.recall, row.recall, className: "bound")
@@ -60,7 +63,8 @@ enum SweepReport {
         className: "bound")
       plot.point(
         row.falseAlarmsPer1000Hours, row.recall, className: "combo",
-        title: thresholds(row) + " → recall \(f(row.recall)), \(f(row.falseAlarmsPer1000Hours)) false alarms/1000 h")
+        title: thresholds(row)
+          + " → recall \(f(row.recall)), \(f(row.falseAlarmsPer1000Hours)) false alarms/1000 h")
     }
     let featured = r.rows[r.featured]
     plot.line(
@@ -134,16 +138,22 @@ enum SweepReport {
     ]
     for p in r.panels {
       let s = p.signals
-      let times = s.accelerationG.indices.map { s.startSeconds + Double($0) * SignalExcerpt.binSeconds - p.joltSeconds }
-      let peak = [s.accelerationG, s.spinRadiansPerSecond].flatMap { $0 }.filter(\.isFinite).map(Double.init).max() ?? 1
+      let times = s.accelerationG.indices.map {
+        s.startSeconds + Double($0) * SignalExcerpt.binSeconds - p.joltSeconds
+      }
+      let peak =
+        [s.accelerationG, s.spinRadiansPerSecond].flatMap { $0 }.filter(\.isFinite).map(Double.init).max()
+        ?? 1
       var plot = SVGPlot(
-        x: -SignalExcerpt.beforeSeconds...SignalExcerpt.afterSeconds, y: 0...max(featured.joltG * 1.2, peak * 1.05),
+        x: -SignalExcerpt.beforeSeconds...SignalExcerpt.afterSeconds,
+        y: 0...max(featured.joltG * 1.2, peak * 1.05),
         xLabel: "s from the jolt", yLabel: "g · rad/s")
       plot.width = 350
       plot.height = 200
       plot.left = 40
       plot.line(times, s.accelerationG.map(Double.init), className: "accel", title: "acceleration, g")
-      plot.line(times, s.spinRadiansPerSecond.map(Double.init), className: "spin", title: "angular rate, rad/s")
+      plot.line(
+        times, s.spinRadiansPerSecond.map(Double.init), className: "spin", title: "angular rate, rad/s")
       for (t, v) in zip(times, s.speedMetersPerSecond) where v.isFinite {
         plot.point(t, Double(v) / 5, className: "speed", radius: 2, title: "\(f(Double(v))) m/s")
       }

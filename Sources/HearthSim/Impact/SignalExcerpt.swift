@@ -49,7 +49,9 @@ struct SignalRecorder {
     return i
   }
 
-  private static func peak(_ old: Float, _ new: Double) -> Float { old.isNaN ? Float(new) : max(old, Float(new)) }
+  private static func peak(_ old: Float, _ new: Double) -> Float {
+    old.isNaN ? Float(new) : max(old, Float(new))
+  }
 
   mutating func add(_ batch: ImpactBatch) {
     let g = ImpactConfiguration.standardGravity
@@ -88,7 +90,8 @@ struct SignalRecorder {
 
   private func cut(around jolt: Double) -> SignalExcerpt {
     let first = Int64(((jolt - SignalExcerpt.beforeSeconds) / SignalExcerpt.binSeconds).rounded(.down))
-    let count = Int(((SignalExcerpt.beforeSeconds + SignalExcerpt.afterSeconds) / SignalExcerpt.binSeconds).rounded())
+    let count = Int(
+      ((SignalExcerpt.beforeSeconds + SignalExcerpt.afterSeconds) / SignalExcerpt.binSeconds).rounded())
     var e = SignalExcerpt(
       startSeconds: Double(first) * SignalExcerpt.binSeconds, accelerationG: [], spinRadiansPerSecond: [],
       pressureHectopascals: [], speedMetersPerSecond: [])
