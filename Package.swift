@@ -50,12 +50,17 @@ let package = Package(
     .executableTarget(
       name: "HearthCommand", dependencies: ["HearthGeo", "HearthTrace", "HearthSim", "HearthImpact"]),
 
+    /// Benchmark-only C: the heap allocation counter (replaces malloc in the
+    /// executables that link it) and the region callgrind counts.
+    .target(name: "_HearthBenchSupport"),
+
     /// hearth-bench. Reference/reference.c is the benchmark-only C reference,
     /// compiled at run time with the system compiler (see CReference.swift).
     .executableTarget(
       name: "Bench",
       dependencies: [
         "HearthGeo", "HearthTrace", "HearthSim", "HearthImpact", "HearthLinearAlgebra", "_HearthShims",
+        "_HearthBenchSupport",
       ],
       exclude: ["Reference"]
     ),

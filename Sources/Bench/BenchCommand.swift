@@ -6,22 +6,34 @@ import _HearthShims
 enum BenchCommand {
   static let usage = """
     usage: hearth-bench [run] [options]      run the benchmarks, print the table
+           hearth-bench compare BASELINE CURRENT [--thresholds FILE] [--markdown FILE]
+                                             the regression gate: exit 1 when a metric grew
+                                             past its limit; BASELINE may be a saved name
            hearth-bench report NATIVE.json [PORTABLE.json]
                                              print one run, or two side by side
            hearth-bench list                 list benchmark names
+           hearth-bench measure NAME --out FILE [--scale X] [--datasets DIR]
+                                             run one benchmark's subject once inside the
+                                             region callgrind counts (used by --metric instructions)
            hearth-bench stream-csv FILE      stream a CSV (every column as a number),
                                              print rows kept/rejected (memory check)
 
     options:
       --filter TEXT         only benchmarks whose name contains TEXT (repeatable)
       --json PATH           also write the results as JSON
+      --metric time|instructions
+                            wall time over repetitions (default), or instructions
+                            counted by valgrind's callgrind (exact, repeatable)
+      --save-baseline NAME  also write the results to bench/baselines/NAME.json
+      --export-action PATH  also write {name, unit, value} entries for CI benchmark actions
       --repetitions N       timed repetitions per benchmark (default 5)
       --scale X             workload size factor (default 1; CI smoke runs use less)
       --datasets DIR        real datasets folder (default ../shared/datasets)
       --reference-source F  the C reference source (default: next to the sources)
       --cc COMPILER         C compiler for the reference (default: $CC or gcc)
       --build-label TEXT    how this binary was built, recorded in the results
-    exit status: 0 ok, 1 a result check failed, 2 usage error or debug build
+    exit status: 0 ok, 1 a result check failed or the gate found a regression,
+                 2 usage error or debug build
     """
 
   struct Options: Equatable {
@@ -33,12 +45,21 @@ enum BenchCommand {
     var referenceSource: String?
     var compiler = ProcessInfo.processInfo.environment["CC"] ?? "gcc"
     var buildLabel = ""
+    var metric = "time"
+    var saveBaseline: String?
+    var exportAction: String?
+    /// `measure` only: where the child writes its item count.
+    var out: String?
+    var thresholds = BenchContext.repositoryRoot + "/bench/thresholds.json"
+    var markdown: String?
   }
 
   enum Command: Equatable {
     case run(Options)
     case list(Options)
     case report([String])
+    case compare(baseline: String, current: String, Options)
+    case measure(String, Options)
     case streamCSV(String)
     case help
   }
@@ -59,7 +80,14 @@ enum BenchCommand {
       guard (1...2).contains(rest.count) else { throw BenchError.usage("report takes one or two JSON files") }
       return .report(Array(rest))
     }
-    guard verb == "run" || verb == "list" else { throw BenchError.usage("unknown command '\(verb)'") }
+    guard ["run", "list", "compare", "measure"].contains(verb) else {
+      throw BenchError.usage("unknown command '\(verb)'")
+    }
+    var positionals: [String] = []
+    while verb == "compare" || verb == "measure", let first = rest.first, !first.hasPrefix("-") {
+      positionals.append(first)
+      rest = rest.dropFirst()
+    }
     var options = Options()
     while let flag = rest.popFirst() {
       if flag == "--help" || flag == "-h" { return .help }
@@ -79,10 +107,35 @@ enum BenchCommand {
       case "--reference-source": options.referenceSource = value
       case "--cc": options.compiler = value
       case "--build-label": options.buildLabel = value
+      case "--metric":
+        guard value == "time" || value == "instructions" else {
+          throw BenchError.usage("--metric is time or instructions")
+        }
+        options.metric = value
+      case "--save-baseline":
+        guard !value.contains("/"), !value.isEmpty else {
+          throw BenchError.usage("--save-baseline takes a name")
+        }
+        options.saveBaseline = value
+      case "--export-action": options.exportAction = value
+      case "--out": options.out = value
+      case "--thresholds": options.thresholds = value
+      case "--markdown": options.markdown = value
       default: throw BenchError.usage("unknown option \(flag)")
       }
     }
-    return verb == "list" ? .list(options) : .run(options)
+    switch verb {
+    case "list": return .list(options)
+    case "compare":
+      guard positionals.count == 2 else { throw BenchError.usage("compare takes BASELINE and CURRENT") }
+      return .compare(baseline: positionals[0], current: positionals[1], options)
+    case "measure":
+      guard positionals.count == 1, options.out != nil else {
+        throw BenchError.usage("measure takes one benchmark NAME and --out FILE")
+      }
+      return .measure(positionals[0], options)
+    default: return .run(options)
+    }
   }
 
   static func main(_ arguments: [String]) -> Int32 {
@@ -112,6 +165,10 @@ enum BenchCommand {
           "rows read \(report.rowsRead), kept \(report.rowsKept), rejected \(report.rowsRejected) (batches \(rows))"
         )
         return 0
+      case .compare(let baseline, let current, let options):
+        return try compare(baseline: baseline, current: current, options)
+      case .measure(let name, let options):
+        return try measure(name, options)
       case .list(let options):
         let context = BenchContext(reference: nil, scale: options.scale, datasetsDirectory: options.datasets)
         for benchmark in selected(options, context) { print(benchmark.name) }
@@ -132,7 +189,8 @@ enum BenchCommand {
   static func selected(_ options: Options, _ context: BenchContext) -> [Benchmark] {
     let all =
       GeoWorkloads.all(context) + FenceWorkloads.all(context) + TraceWorkloads.all(context)
-      + TrackingWorkloads.all(context) + ImpactWorkloads.all(context) + SimWorkloads.all(context)
+      + TrackingWorkloads.all(context) + IngestWorkloads.all(context) + ImpactWorkloads.all(context)
+      + SimWorkloads.all(context)
     guard !options.filters.isEmpty else { return all }
     return all.filter { benchmark in options.filters.contains { benchmark.name.contains($0) } }
   }
@@ -165,7 +223,11 @@ enum BenchCommand {
       var results: [BenchmarkResult] = []
       for benchmark in selected(options, context) {
         printError("running \(benchmark.name) …")
-        results.append(try runner.run(benchmark, context: context))
+        if options.metric == "instructions" {
+          results.append(try InstructionCounter.result(benchmark, options: options))
+        } else {
+          results.append(try runner.run(benchmark, context: context))
+        }
       }
       let run = BenchmarkRun(
         date: ISO8601DateFormatter().string(from: Date()),
@@ -176,12 +238,70 @@ enum BenchCommand {
           cReference: referenceNote, cCompiler: compilerVersion),
         results: results)
       print(Report.table(run))
-      if let path = options.jsonPath {
+      var paths = options.jsonPath.map { [$0] } ?? []
+      if let name = options.saveBaseline { paths.append(baselinePath(name)) }
+      for path in paths {
+        try FileManager.default.createDirectory(
+          atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         try Report.encode(run).write(to: URL(fileURLWithPath: path))
+        printError("wrote \(path)")
+      }
+      if let path = options.exportAction {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        try encoder.encode(Gate.actionEntries(run)).write(to: URL(fileURLWithPath: path))
         printError("wrote \(path)")
       }
       return 0
     #endif
+  }
+
+  /// A saved baseline's file (bench/baselines/NAME.json in the checkout).
+  static func baselinePath(_ name: String) -> String {
+    BenchContext.repositoryRoot + "/bench/baselines/\(name).json"
+  }
+
+  static func compare(baseline: String, current: String, _ options: Options) throws -> Int32 {
+    func load(_ pathOrName: String) throws -> BenchmarkRun {
+      let path = FileManager.default.fileExists(atPath: pathOrName) ? pathOrName : baselinePath(pathOrName)
+      guard let data = FileManager.default.contents(atPath: path) else {
+        throw BenchError.io("cannot read \(pathOrName) (nor \(path))")
+      }
+      do { return try Report.decode(data) } catch {
+        throw BenchError.io("\(path): not a hearth-bench result: \(error)")
+      }
+    }
+    let thresholds: Gate.Thresholds
+    do {
+      guard let data = FileManager.default.contents(atPath: options.thresholds) else {
+        throw BenchError.io("cannot read \(options.thresholds)")
+      }
+      thresholds = try JSONDecoder().decode(Gate.Thresholds.self, from: data)
+    } catch let error as BenchError { throw error } catch {
+      throw BenchError.io("\(options.thresholds): \(error)")
+    }
+    let (old, new) = (try load(baseline), try load(current))
+    let rows = Gate.compare(baseline: old, current: new, thresholds: thresholds)
+    let summary = Gate.markdown(rows, baseline: old, current: new)
+    print(summary, terminator: "")
+    if let path = options.markdown { try summary.write(toFile: path, atomically: true, encoding: .utf8) }
+    return rows.contains { $0.status == .regression } ? 1 : 0
+  }
+
+  /// The child side of `--metric instructions`: prepare, one untimed run
+  /// and the check, then one run inside the counted region.
+  static func measure(_ name: String, _ options: Options) throws -> Int32 {
+    let context = BenchContext(reference: nil, scale: options.scale, datasetsDirectory: options.datasets)
+    guard let benchmark = selected(Options(), context).first(where: { $0.name == name }) else {
+      throw BenchError.usage("no benchmark named \(name)")
+    }
+    let prepared = try benchmark.prepare(context)
+    prepared.subject()
+    if case .failed(let message) = prepared.verify() { throw BenchError.checkFailed(name, message) }
+    InstructionCounter.region(prepared.subject)
+    let line = InstructionCounter.ChildResult(items: prepared.itemCount, unit: benchmark.itemUnit)
+    try JSONEncoder().encode(line).write(to: URL(fileURLWithPath: options.out!))
+    return 0
   }
 
   /// The instruction-set extensions this binary's C side was compiled for.

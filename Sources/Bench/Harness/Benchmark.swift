@@ -51,6 +51,10 @@ struct PreparedBenchmark {
   var verify: () -> Verification
   /// Bytes one run of the subject reads, for MB/s (nil when not meaningful).
   var bytesPerRun: Int? = nil
+  /// Further figures the workload measured itself while timed (per-batch
+  /// latency percentiles, allocations), read once after the timed runs;
+  /// the name carries the unit (`batchP99Microseconds`).
+  var metrics: (() -> [String: Double])? = nil
 }
 
 /// The outcome of a result check.

@@ -26,6 +26,8 @@ struct BenchmarkResult: Codable, Equatable {
 
   /// A ceiling on `value` itself (ns per item), whatever the build.
   var targetValue: Double? = nil
+  /// Further figures (name with unit → value), compared like `value`.
+  var metrics: [String: Double]? = nil
 
   /// True when there is a target and the result meets every one of them.
   var meetsTarget: Bool? {
@@ -100,7 +102,8 @@ struct Runner {
       itemCount: prepared.itemCount,
       repetitions: repetitions,
       check: detail,
-      targetValue: benchmark.maxNanosecondsPerItem)
+      targetValue: benchmark.maxNanosecondsPerItem,
+      metrics: prepared.metrics?())
   }
 
   /// Wall time of one call, seconds (monotonic clock).

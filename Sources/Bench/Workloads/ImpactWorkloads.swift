@@ -11,7 +11,7 @@ enum ImpactWorkloads {
   static let ceiling = 1e9 / 1_000 / 234_000
 
   static func all(_ context: BenchContext) -> [Benchmark] {
-    let hours = max(0.05, context.scale)
+    let hours = max(0.25, context.scale)  // a quarter hour holds jolts to judge
     let label = hours == 1 ? "1h" : String(hours) + "h"
     return [
       Benchmark(

@@ -1,0 +1,67 @@
+// Heap allocation counting for hearth-bench.
+//
+// glibc supports replacing malloc by defining the functions in the
+// executable (the dynamic linker binds every library's calls to them); the
+// replacements here forward to glibc's exported __libc_* entry points, so
+// the allocator is unchanged and only a relaxed atomic increment is added.
+// free is forwarded too, as glibc's manual asks of a replacement.
+
+#include "bench_support.h"
+
+#include <errno.h>
+#include <stdatomic.h>
+#include <stddef.h>
+
+extern void *__libc_malloc(size_t size);
+extern void *__libc_calloc(size_t count, size_t size);
+extern void *__libc_realloc(void *pointer, size_t size);
+extern void *__libc_memalign(size_t alignment, size_t size);
+extern void __libc_free(void *pointer);
+
+static _Atomic uint64_t allocations;
+
+static inline void count_one(void) { atomic_fetch_add_explicit(&allocations, 1, memory_order_relaxed); }
+
+uint64_t hearth_allocation_count(void) { return atomic_load_explicit(&allocations, memory_order_relaxed); }
+
+void *malloc(size_t size) {
+  count_one();
+  return __libc_malloc(size);
+}
+
+void *calloc(size_t count, size_t size) {
+  count_one();
+  return __libc_calloc(count, size);
+}
+
+void *realloc(void *pointer, size_t size) {
+  count_one();
+  return __libc_realloc(pointer, size);
+}
+
+void free(void *pointer) { __libc_free(pointer); }
+
+void *memalign(size_t alignment, size_t size) {
+  count_one();
+  return __libc_memalign(alignment, size);
+}
+
+void *aligned_alloc(size_t alignment, size_t size) {
+  count_one();
+  return __libc_memalign(alignment, size);
+}
+
+int posix_memalign(void **out, size_t alignment, size_t size) {
+  if (alignment % sizeof(void *) != 0 || (alignment & (alignment - 1)) != 0) return EINVAL;
+  count_one();
+  void *pointer = __libc_memalign(alignment, size);
+  if (pointer == NULL) return ENOMEM;
+  *out = pointer;
+  return 0;
+}
+
+__attribute__((noinline)) void hearth_measured_region(void (*body)(void *), void *context) {
+  body(context);
+  // Keeps the call from becoming a tail call (the region must stay on the stack).
+  __asm__ volatile("" ::: "memory");
+}

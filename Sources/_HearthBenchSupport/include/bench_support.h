@@ -1,0 +1,18 @@
+// Benchmark-only C support (not API): an allocation counter and a named
+// region that valgrind's callgrind can be told to count.
+#ifndef HEARTH_BENCH_SUPPORT_H
+#define HEARTH_BENCH_SUPPORT_H
+
+#include <stdint.h>
+
+/// Heap allocations made by this process so far (malloc, calloc, realloc,
+/// posix_memalign, aligned_alloc, memalign), counted by thin wrappers over
+/// glibc's own allocator. Only executables that link this target count.
+uint64_t hearth_allocation_count(void);
+
+/// Calls body(context). Never inlined: `valgrind --tool=callgrind
+/// --collect-atstart=no --toggle-collect=hearth_measured_region` counts the
+/// instructions executed inside it and nothing else.
+void hearth_measured_region(void (*body)(void *), void *context);
+
+#endif
