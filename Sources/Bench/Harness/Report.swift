@@ -80,7 +80,7 @@ enum Report {
       "portable build: [\(portable.build.cpuFeatures.joined(separator: " "))] \(portable.build.label)")
     lines.append("C reference (Geo rows): \(native.build.cReference)")
     lines.append(
-      "pandas/numpy reference (Trace rows): Scripts/peers/trace_peers.py, pinned in Scripts/peers/requirements.txt"
+      "Python references (pandas, numpy, haversine, h3, scikit-learn, movingpandas, trackintel): Scripts/peers/, pinned in Scripts/peers/requirements.txt"
     )
     lines.append("")
     let header = [

@@ -3,7 +3,7 @@ import HearthGeo
 import HearthTrace
 
 /// Trace parsing and loading, side by side with pandas and numpy on the same
-/// files (Scripts/peers/trace_peers.py, pinned versions).
+/// files (Scripts/peers/peers.py, pinned versions).
 enum TraceWorkloads {
   /// Issue target: CSV parsing at least 2× pandas.read_csv (ratio ≤ 0.5).
   static let csvTargets = RatioTargets(native: 0.5, portable: 0.5)
@@ -27,16 +27,6 @@ enum TraceWorkloads {
   }
 
   static func label(_ n: Int) -> String { n % 1_000_000 == 0 ? "\(n / 1_000_000)M" : "\(n)" }
-
-  /// The peer script, run once: its measured seconds.
-  static func peer(_ operation: String, _ path: String) throws -> Double {
-    let script = BenchContext.repositoryRoot + "/Scripts/peers/trace_peers.py"
-    let (status, output) = try Shell.run("python3", [script, operation, path])
-    guard status == 0, let seconds = output.split(separator: " ").first.flatMap({ Double($0) }) else {
-      throw BenchError.io("\(operation) peer failed: \(output.suffix(500))")
-    }
-    return seconds
-  }
 
   // MARK: CSV
 
@@ -69,7 +59,7 @@ enum TraceWorkloads {
               })
           },
           reference: nil,
-          externalReference: { try peer("pandas-csv", path) },
+          externalReference: { try Peers.seconds("pandas-csv", path) },
           verify: {
             parsedRows == rows && checksum.isFinite
               ? .passed("\(parsedRows) rows, none rejected") : .failed("parsed \(parsedRows) of \(rows) rows")
@@ -135,7 +125,7 @@ enum TraceWorkloads {
             loaded = try? NPYArray.read(path: path, mapThresholdBytes: .max)
           },
           reference: nil,
-          externalReference: { try peer("numpy-load", path) },
+          externalReference: { try Peers.seconds("numpy-load", path) },
           verify: {
             let sum = loaded?.withDoubles { $0.reduce(0, +) } ?? 0
             return sum > 0.4 * Double(count) && sum < 0.6 * Double(count)
