@@ -9,7 +9,8 @@ enum Peers {
 
   static func seconds(_ operation: String, _ paths: String...) throws -> Double {
     let (status, output) = try Shell.run("python3", [script, operation] + paths)
-    guard status == 0, let seconds = output.split(separator: "\n").last?.split(separator: " ").first.flatMap({ Double($0) })
+    guard status == 0,
+      let seconds = output.split(separator: "\n").last?.split(separator: " ").first.flatMap({ Double($0) })
     else {
       throw BenchError.io("\(operation) peer failed: \(output.suffix(500))")
     }

@@ -48,7 +48,8 @@ enum PeerWorkloads {
           itemCount: count,
           subject: {
             GreatCircle.distancesMeters(
-              latitudes1Degrees: a.latitudes, longitudes1Degrees: a.longitudes, latitudes2Degrees: b.latitudes,
+              latitudes1Degrees: a.latitudes, longitudes1Degrees: a.longitudes,
+              latitudes2Degrees: b.latitudes,
               longitudes2Degrees: b.longitudes, into: &out)
           },
           reference: nil, externalReference: { try Peers.seconds(peer, path) },
@@ -77,7 +78,9 @@ enum PeerWorkloads {
               centreLatitudesDegrees: &lat, centreLongitudesDegrees: &lon)
           },
           reference: nil, externalReference: { try Peers.seconds("h3", path) },
-          verify: { ids.allSatisfy { $0 >= 0 } ? .passed("\(count) cells") : .failed("a point without a cell") })
+          verify: {
+            ids.allSatisfy { $0 >= 0 } ? .passed("\(count) cells") : .failed("a point without a cell")
+          })
       })
   }
 
@@ -91,7 +94,8 @@ enum PeerWorkloads {
         let places = FenceWorkloads.places(1000, seed: 25)
         let pointsPath = try file(context, "screen-points-\(count).npy")
         let placesPath = try file(context, "screen-places-1000.npy")
-        try NPYArray.write(zip(p.latitudes, p.longitudes).flatMap { [$0, $1] }, shape: [count, 2], to: pointsPath)
+        try NPYArray.write(
+          zip(p.latitudes, p.longitudes).flatMap { [$0, $1] }, shape: [count, 2], to: pointsPath)
         try NPYArray.write(
           places.flatMap { [$0.center.latitudeDegrees, $0.center.longitudeDegrees, $0.radiusMeters] },
           shape: [places.count, 3], to: placesPath)
@@ -111,7 +115,8 @@ enum PeerWorkloads {
           reference: nil, externalReference: { try Peers.seconds("balltree", pointsPath, placesPath) },
           verify: {
             let inside = result.count { $0 >= 0 }
-            return inside > 0 ? .passed("\(inside) of \(count) fixes inside a place") : .failed("no fix inside")
+            return inside > 0
+              ? .passed("\(inside) of \(count) fixes inside a place") : .failed("no fix inside")
           })
       })
   }
@@ -120,7 +125,8 @@ enum PeerWorkloads {
     let batches = TrackingWorkloads.Batches(days: days)
     return Benchmark(
       name: name, itemCount: days * 400, itemUnit: "fix", targets: .none,
-      note: "AgreedSpeedBatch (neighbour speeds) vs movingpandas TrajectoryCollection.add_speed on the same fixes",
+      note:
+        "AgreedSpeedBatch (neighbour speeds) vs movingpandas TrajectoryCollection.add_speed on the same fixes",
       referenceName: "movingpandas",
       prepare: { context in
         let path = try file(context, "speed-days-\(days).csv")

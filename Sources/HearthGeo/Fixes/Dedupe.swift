@@ -31,16 +31,45 @@ public struct DedupeOutcome: Sendable, Hashable {
 /// A value type: a server rebuilds it from its unique index, a test builds it
 /// from scratch. Applying the same batch twice changes nothing the second
 /// time (retried uploads are idempotent).
+///
+/// Stored per device (user and device id) as its times in ascending order:
+/// a phone's next fix is almost always newer than its last, so the common
+/// insert is an append, a retried or late fix a binary search, and the
+/// device is looked up once per run of its fixes in a batch (no hashing per
+/// fix, no whole-table rehash as the index grows).
 public struct DedupeIndex: Sendable, Hashable, Codable {
-  private var activities: [FixKey: Activity] = [:]
+  /// One device's stored fixes: times ascending, with their activities.
+  struct DeviceLog: Sendable, Hashable, Codable {
+    var times: [Int64] = []
+    var activities: [Activity] = []
+
+    /// The position of `time`, or where it would go (binary search).
+    func position(of time: Int64) -> (index: Int, found: Bool) {
+      if let last = times.last, time > last { return (times.count, false) }
+      var (low, high) = (0, times.count)
+      while low < high {
+        let mid = (low + high) / 2
+        if times[mid] < time { low = mid + 1 } else { high = mid }
+      }
+      return (low, low < times.count && times[low] == time)
+    }
+  }
+
+  private var devices: [UInt64: DeviceLog] = [:]
+  public private(set) var count = 0
 
   public init() {}
 
-  /// Number of stored keys.
-  public var count: Int { activities.count }
+  private static func deviceKey(_ user: UserID, _ device: DeviceID) -> UInt64 {
+    UInt64(user.rawValue) << 32 | UInt64(device.rawValue)
+  }
 
-  /// The activity stored for `key`, if the key is stored.
-  public func activity(for key: FixKey) -> Activity? { activities[key] }
+  /// The activity stored for `key`, if the key is stored. O(log n) in the device's fixes.
+  public func activity(for key: FixKey) -> Activity? {
+    guard let log = devices[Self.deviceKey(key.user, key.device)] else { return nil }
+    let (index, found) = log.position(of: key.timeMilliseconds)
+    return found ? log.activities[index] : nil
+  }
 
   /// Stores the new fixes of `batch` (restricted to `indices` if given, in
   /// that order) and reports what happened to each.
@@ -49,33 +78,57 @@ public struct DedupeIndex: Sendable, Hashable, Codable {
   /// makes the stored fix `still`. Duplicates inside the batch are handled as
   /// if they had arrived one after the other.
   ///
-  /// - Complexity: O(k) expected hash-table operations for k fixes considered.
+  /// - Complexity: O(k) for k fixes newer than their device's last stored
+  ///   one, O(log m) more for an older one (m: the device's stored fixes),
+  ///   plus a move within the device's log when a late fix is new.
   public mutating func insert(_ batch: FixColumns, indices: [Int]? = nil) -> DedupeOutcome {
     var outcome = DedupeOutcome()
-    let order = indices ?? Array(0..<batch.count)
-    outcome.insertedIndices.reserveCapacity(order.count)
-    for index in order {
-      let key = FixKey(
-        user: batch.user[index], device: batch.device[index],
-        timeMilliseconds: batch.timeMilliseconds[index])
+    let k = indices?.count ?? batch.count
+    outcome.insertedIndices.reserveCapacity(k)
+    var current = UInt64.max
+    var log = DeviceLog()
+    for k in 0..<(indices?.count ?? batch.count) {
+      let index = indices?[k] ?? k
+      let key = Self.deviceKey(batch.user[index], batch.device[index])
+      if key != current {
+        if current != .max { devices[current] = log }
+        current = key
+        log = devices.removeValue(forKey: key) ?? DeviceLog()
+      }
+      let time = batch.timeMilliseconds[index]
       let incoming = batch.activity[index]
-      switch activities[key] {
-      case nil:
-        activities[key] = incoming
+      let (position, found) = log.position(of: time)
+      if !found {
+        if position == log.times.count {
+          log.times.append(time)
+          log.activities.append(incoming)
+        } else {
+          log.times.insert(time, at: position)
+          log.activities.insert(incoming, at: position)
+        }
+        count += 1
         outcome.insertedIndices.append(index)
-      case .some(let stored) where incoming == .still && stored != .still:
-        activities[key] = .still
+      } else if incoming == .still && log.activities[position] != .still {
+        log.activities[position] = .still
         outcome.stillAdoptionIndices.append(index)
-      case .some:
+      } else {
         outcome.duplicateIndices.append(index)
       }
     }
+    if current != .max { devices[current] = log }
     return outcome
   }
 
   /// Forgets keys older than `timeMilliseconds`. Safe once validation rejects
   /// fixes that old (they cannot come back as duplicates). O(count).
   public mutating func removeKeys(olderThan timeMilliseconds: Int64) {
-    activities = activities.filter { $0.key.timeMilliseconds >= timeMilliseconds }
+    for key in Array(devices.keys) {
+      var log = devices.removeValue(forKey: key)!
+      let keep = log.position(of: timeMilliseconds).index
+      log.times.removeFirst(keep)
+      log.activities.removeFirst(keep)
+      count -= keep
+      if !log.times.isEmpty { devices[key] = log }
+    }
   }
 }

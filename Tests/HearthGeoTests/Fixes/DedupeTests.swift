@@ -1,5 +1,6 @@
-import HearthGeo
 import Testing
+
+@testable import HearthGeo
 
 @Suite("Dedupe on (user, device, time) (SPEC §1)")
 struct DedupeTests {
@@ -58,5 +59,44 @@ struct DedupeTests {
     #expect(outcome.insertedIndices == [2, 0] && index.count == 2)
     index.removeKeys(olderThan: 2)
     #expect(index.count == 1)
+  }
+
+  @Test(
+    "random batches (late, repeated, several devices and users, still re-reports) agree with a plain dictionary"
+  )
+  func agreesWithAModel() {
+    var generator = SeededGenerator(seed: 91)
+    var index = DedupeIndex()
+    var model: [FixKey: Activity] = [:]
+    for round in 0..<300 {
+      let fixes = (0..<Int(generator.next() % 40)).map { _ in
+        fix(
+          Int64(generator.next() % 400), device: UInt32(generator.next() % 3),
+          user: UInt32(generator.next() % 2),
+          activity: generator.next() % 3 == 0 ? .still : .walking)
+      }
+      let batch = FixColumns(fixes)
+      var expected = DedupeOutcome()
+      for (i, f) in fixes.enumerated() {
+        let key = FixKey(user: f.user, device: f.device, timeMilliseconds: f.timeMilliseconds)
+        switch model[key] {
+        case nil:
+          model[key] = f.activity
+          expected.insertedIndices.append(i)
+        case .some(let stored) where f.activity == .still && stored != .still:
+          model[key] = .still
+          expected.stillAdoptionIndices.append(i)
+        case .some: expected.duplicateIndices.append(i)
+        }
+      }
+      #expect(index.insert(batch) == expected, "round \(round)")
+      if round % 50 == 49 {
+        index.removeKeys(olderThan: 100)
+        model = model.filter { $0.key.timeMilliseconds >= 100 }
+      }
+      #expect(index.count == model.count)
+    }
+    for (key, activity) in model { #expect(index.activity(for: key) == activity) }
+    #expect(index.activity(for: FixKey(user: UserID(5), device: DeviceID(0), timeMilliseconds: 1)) == nil)
   }
 }
