@@ -108,4 +108,60 @@ import Testing
     #expect(x.map(\.speedAlerts) == y.map(\.speedAlerts))
     #expect(x.map(\.trips) == y.map(\.trips))
   }
+
+  @Test func aServerBatchInterleavingPhonesGivesEachPersonWhatTheyGetAlone() {
+    // Two circles: the speed-alert cooldown is per circle (SPEC §4), so a
+    // shared circle would rightly let only one of them alert.
+    let both = IngestPipeline(
+      places: [
+        Geofence(id: 1, circle: 7, center: Self.home, radiusMeters: 100),
+        Geofence(id: 2, circle: 8, center: Self.home, radiusMeters: 100),
+      ],
+      circlesOfPerson: [UserID(1): [7], UserID(2): [8]],
+      speedLimits: [7: SpeedLimit(kilometersPerHour: 50), 8: SpeedLimit(kilometersPerHour: 50)])
+    func person(_ user: UInt32, _ fixes: [Fix]) -> [Fix] {
+      fixes.map {
+        var f = $0
+        f.user = UserID(user)
+        f.device = DeviceID(user)
+        return f
+      }
+    }
+    let one = person(1, Self.drive(speed: 20))
+    let two = person(2, Self.drive(speed: 25))
+    // Alternate the two phones' fixes, in uploads of 20 (as a server receives them).
+    var mixed: [Fix] = []
+    for (a, b) in zip(one, two) { mixed += [b, a] }
+    func run(_ fixes: [Fix]) -> IngestOutput {
+      var state = IngestState()
+      var all = IngestOutput()
+      for start in stride(from: 0, to: fixes.count, by: 20) {
+        let batch = FixColumns(fixes[start..<min(fixes.count, start + 20)])
+        let o = both.ingest(
+          batch, receivedAtMilliseconds: batch.timeMilliseconds.max()! + 1000, state: &state)
+        all.geofenceEvents += o.geofenceEvents
+        all.speedAlerts += o.speedAlerts
+        all.suddenStops += o.suddenStops
+        all.trips += o.trips
+      }
+      let end = both.advance(to: Self.t0 + 3 * 3_600_000, state: &state)
+      all.geofenceEvents += end.geofenceEvents
+      all.trips += end.trips
+      return all
+    }
+    let together = run(mixed)
+    for (user, alone) in [(UInt32(1), run(one)), (2, run(two))] {
+      #expect(together.speedAlerts.filter { $0.person.rawValue == user } == alone.speedAlerts)
+      #expect(together.suddenStops.filter { $0.person.rawValue == user } == alone.suddenStops)
+      #expect(
+        together.trips.segments.filter { $0.person.rawValue == user }.map(\.summary)
+          == alone.trips.segments.map(\.summary))
+      #expect(
+        together.geofenceEvents.filter { $0.person.rawValue == user }.map {
+          "\($0.kind) \($0.outcome) \($0.eventMilliseconds)"
+        }
+          == alone.geofenceEvents.map { "\($0.kind) \($0.outcome) \($0.eventMilliseconds)" })
+    }
+    #expect(together.speedAlerts.contains { $0.person.rawValue == 2 && $0.outcome == .announced })
+  }
 }
