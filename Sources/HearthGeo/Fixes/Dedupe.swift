@@ -83,18 +83,35 @@ public struct DedupeIndex: Sendable, Hashable, Codable {
   ///   plus a move within the device's log when a late fix is new.
   public mutating func insert(_ batch: FixColumns, indices: [Int]? = nil) -> DedupeOutcome {
     var outcome = DedupeOutcome()
-    let k = indices?.count ?? batch.count
-    outcome.insertedIndices.reserveCapacity(k)
-    var current = UInt64.max
-    var log = DeviceLog()
-    for k in 0..<(indices?.count ?? batch.count) {
-      let index = indices?[k] ?? k
-      let key = Self.deviceKey(batch.user[index], batch.device[index])
-      if key != current {
-        if current != .max { devices[current] = log }
-        current = key
-        log = devices.removeValue(forKey: key) ?? DeviceLog()
+    let n = indices?.count ?? batch.count
+    outcome.insertedIndices.reserveCapacity(n)
+    var k = 0
+    while k < n {
+      // A run of the same device's fixes: one table access for all of them.
+      let first = indices?[k] ?? k
+      let (user, device) = (batch.user[first], batch.device[first])
+      var end = k + 1
+      while end < n {
+        let next = indices?[end] ?? end
+        guard batch.user[next] == user && batch.device[next] == device else { break }
+        end += 1
       }
+      count += Self.insert(
+        batch, indices, k..<end, into: &devices[Self.deviceKey(user, device), default: DeviceLog()], &outcome)
+      k = end
+    }
+    return outcome
+  }
+
+  /// One device's run of fixes (positions `run` of `indices`, or of the
+  /// batch) into its log; returns how many were new.
+  private static func insert(
+    _ batch: FixColumns, _ indices: [Int]?, _ run: Range<Int>, into log: inout DeviceLog,
+    _ outcome: inout DedupeOutcome
+  ) -> Int {
+    var inserted = 0
+    for k in run {
+      let index = indices?[k] ?? k
       let time = batch.timeMilliseconds[index]
       let incoming = batch.activity[index]
       let (position, found) = log.position(of: time)
@@ -106,7 +123,7 @@ public struct DedupeIndex: Sendable, Hashable, Codable {
           log.times.insert(time, at: position)
           log.activities.insert(incoming, at: position)
         }
-        count += 1
+        inserted += 1
         outcome.insertedIndices.append(index)
       } else if incoming == .still && log.activities[position] != .still {
         log.activities[position] = .still
@@ -115,8 +132,7 @@ public struct DedupeIndex: Sendable, Hashable, Codable {
         outcome.duplicateIndices.append(index)
       }
     }
-    if current != .max { devices[current] = log }
-    return outcome
+    return inserted
   }
 
   /// Forgets keys older than `timeMilliseconds`. Safe once validation rejects

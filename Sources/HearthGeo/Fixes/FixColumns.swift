@@ -127,11 +127,29 @@ public struct FixColumns: Sendable, Hashable {
     user += other.user
   }
 
-  /// The fixes at `indices`, in that order. O(indices.count).
+  /// The fixes at `indices`, in that order. O(indices.count): one gather
+  /// per column (each a tight loop), not one append of every column per fix.
   public func selecting<C: Collection>(_ indices: C) -> FixColumns where C.Element == Int {
+    func gather<T>(_ column: [T]) -> [T] {
+      var out: [T] = []
+      out.reserveCapacity(indices.count)
+      for index in indices { out.append(column[index]) }
+      return out
+    }
     var result = FixColumns()
-    result.reserveCapacity(indices.count)
-    for index in indices { result.append(from: self, at: index) }
+    result.timeMilliseconds = gather(timeMilliseconds)
+    result.latitudeDegrees = gather(latitudeDegrees)
+    result.longitudeDegrees = gather(longitudeDegrees)
+    result.horizontalAccuracyMeters = gather(horizontalAccuracyMeters)
+    result.speedMetersPerSecond = gather(speedMetersPerSecond)
+    result.headingDegrees = gather(headingDegrees)
+    result.altitudeMeters = gather(altitudeMeters)
+    result.activity = gather(activity)
+    result.source = gather(source)
+    result.batteryLevel = gather(batteryLevel)
+    result.charging = gather(charging)
+    result.device = gather(device)
+    result.user = gather(user)
     return result
   }
 

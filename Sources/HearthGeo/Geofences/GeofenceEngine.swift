@@ -110,6 +110,7 @@ public struct GeofenceEngine: Sendable {
       }
       context.late = now - newest > rules.lateBatchMilliseconds
       context.person = UserID(person)
+      context.circles = lookup.circlesOfPerson[person]
       context.state = state.people.removeValue(forKey: person) ?? PersonGeofenceState(person: person)
       for k in start..<end { apply(fixes[order[k]], &context) }
       settle(upTo: now, &context)
@@ -167,6 +168,8 @@ public struct GeofenceEngine: Sendable {
     var late: Bool
     var person: UserID
     var state: PersonGeofenceState
+    /// The person's circles (nil: every place counts), looked up once per person.
+    var circles: Set<UInt32>? = nil
     var events: [GeofenceEvent] = []
     /// Reused per fix (no allocation in the steady state).
     var candidates: [Int] = []
@@ -218,7 +221,7 @@ public struct GeofenceEngine: Sendable {
       swap(&crossings, &context.crossings)
       swap(&started, &context.started)
     }
-    let circles = lookup.circlesOfPerson[context.person.rawValue]
+    let circles = context.circles
     index.appendContaining(point, to: &candidates)
     if let circles { candidates.removeAll { !circles.contains(places[$0].circle) } }
     for record in context.state.records where !record.isIdle {

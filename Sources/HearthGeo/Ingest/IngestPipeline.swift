@@ -64,14 +64,13 @@ public struct IngestPipeline: Sendable {
     forEngines.reserveCapacity(inserted.count)
     for index in inserted {
       let fix = batch[index]
-      switch state.presence[fix.user.rawValue, default: Presence()].advance(with: fix) {
+      // One table lookup per fix: the person's row and last frame live together.
+      let (decision, frame) = state.people[fix.user.rawValue, default: IngestState.Person()].advance(
+        with: fix, projection)
+      switch decision {
       case .advanced:
         output.presenceAdvanced += 1
-        let frame = projection.project(fix)
-        if projection.changed(from: state.sharedFrame[fix.user.rawValue], to: frame) {
-          state.sharedFrame[fix.user.rawValue] = frame
-          output.sharedFrames.append(frame)
-        }
+        if let frame { output.sharedFrames.append(frame) }
       case .kept(.stillWhileHolderFresh):
         output.overruled += 1
         continue
@@ -113,11 +112,30 @@ public struct IngestPipeline: Sendable {
 /// Everything the ingest path remembers between batches. A value: save it,
 /// restore it, replay from it.
 public struct IngestState: Sendable {
+  /// What the pipeline itself keeps per person.
+  public struct Person: Sendable, Hashable {
+    /// "Where they are now".
+    public var presence = Presence()
+    /// The last approximate frame the person's viewers received.
+    public var sharedFrame: ApproximateFix?
+
+    /// Presence advanced with `fix`; the projected frame when it advanced
+    /// and the viewers' frame changed (a new cell or time slot).
+    mutating func advance(with fix: Fix, _ projection: PrivacyProjection) -> (
+      PresenceDecision, ApproximateFix?
+    ) {
+      let decision = presence.advance(with: fix)
+      guard decision.didAdvance else { return (decision, nil) }
+      let frame = projection.project(fix)
+      guard projection.changed(from: sharedFrame, to: frame) else { return (decision, nil) }
+      sharedFrame = frame
+      return (decision, frame)
+    }
+  }
+
   public var dedupe = DedupeIndex()
-  /// Presence per person (user id).
-  public var presence: [UInt32: Presence] = [:]
-  /// The last approximate frame each person's viewers received.
-  public var sharedFrame: [UInt32: ApproximateFix] = [:]
+  /// Presence and the shared frame per person (user id).
+  public var people: [UInt32: Person] = [:]
   public var geofences = GeofenceState()
   public var speedAlerts = SpeedAlertState()
   public var suddenStops = SuddenStopState()

@@ -166,25 +166,47 @@ public struct TripSegmenter: Sendable {
   /// people's fixes older than `now` − idle gap (`advance` does everyone).
   /// Returns the segments and stays closed.
   public func process(_ fixes: FixColumns, now: Int64, state: inout TripSegmenterState) -> TripOutput {
+    // Sorted by person (each person one run, ids ascending), a person's
+    // fixes are taken and advanced in one visit of their state; otherwise
+    // all are taken first and the people advanced afterwards, in id order.
+    var previous: UInt32?
+    var sortedByPerson = true
+    fixes.forEachPersonRun { user, _ in
+      if let p = previous, p >= user.rawValue { sortedByPerson = false }
+      previous = user.rawValue
+    }
+    var closed = TripOutput()
     var people = Set<UInt32>()
     fixes.forEachPersonRun { user, run in
-      people.insert(user.rawValue)
-      var person = state.people.removeValue(forKey: user.rawValue) ?? .init()
-      for i in run {
-        if fixes.timeMilliseconds[i] <= person.watermark {
-          person.droppedLate += 1
-        } else if fixes.source[i] == .heartbeat
-          || fixes.horizontalAccuracyMeters[i] > rules.skipAccuracyAboveMeters
-        {
-          // (An unknown accuracy, NaN, is no sign of a network estimate: kept.)
-          person.skipped += 1
-        } else {
-          insert(fixes[i], into: &person.pending)
-        }
-      }
-      state.people[user.rawValue] = person
+      if !sortedByPerson { people.insert(user.rawValue) }
+      take(
+        fixes, run, now: now, advancing: sortedByPerson, user.rawValue,
+        &state.people[user.rawValue, default: .init()], &closed)
     }
-    return advance(to: now, people: people.sorted(), state: &state)
+    if !sortedByPerson { closed += advance(to: now, people: people.sorted(), state: &state) }
+    return closed
+  }
+
+  /// One person's run of a batch into their pending fixes (late ones,
+  /// heartbeats and network estimates counted and left out), then, when
+  /// `advancing`, the advance to `now`.
+  private func take(
+    _ fixes: FixColumns, _ run: Range<Int>, now: Int64, advancing: Bool, _ key: UInt32,
+    _ person: inout TripSegmenterState.Person, _ closed: inout TripOutput
+  ) {
+    for i in run {
+      if fixes.timeMilliseconds[i] <= person.watermark {
+        person.droppedLate += 1
+      } else if fixes.source[i] == .heartbeat
+        || fixes.horizontalAccuracyMeters[i] > rules.skipAccuracyAboveMeters
+      {
+        // (An unknown accuracy, NaN, is no sign of a network estimate: kept.)
+        person.skipped += 1
+      } else {
+        insert(fixes[i], into: &person.pending)
+      }
+    }
+    if advancing { advance(to: now, key, &person, &closed) }
   }
 
   /// Considers every pending fix older than `now` − idle gap and closes
@@ -197,17 +219,24 @@ public struct TripSegmenter: Sendable {
     var closed = TripOutput()
     for key in people {
       var person = state.people.removeValue(forKey: key)!
-      let frontier = now - rules.idleGapMilliseconds
-      let ready = person.pending.prefix { $0.timeMilliseconds <= frontier }.count
-      if ready > 0 {
-        for fix in person.pending[..<ready] { consume(fix, UserID(key), &person, &closed) }
-        person.watermark = person.pending[ready - 1].timeMilliseconds
-        person.pending.removeFirst(ready)
-      }
-      closeIfIdle(now: now, UserID(key), &person, &closed)
+      advance(to: now, key, &person, &closed)
       state.people[key] = person
     }
     return closed
+  }
+
+  /// One person's pending fixes older than `now` − idle gap, then the idle check.
+  private func advance(
+    to now: Int64, _ key: UInt32, _ person: inout TripSegmenterState.Person, _ closed: inout TripOutput
+  ) {
+    let frontier = now - rules.idleGapMilliseconds
+    let ready = person.pending.prefix { $0.timeMilliseconds <= frontier }.count
+    if ready > 0 {
+      for fix in person.pending[..<ready] { consume(fix, UserID(key), &person, &closed) }
+      person.watermark = person.pending[ready - 1].timeMilliseconds
+      person.pending.removeFirst(ready)
+    }
+    closeIfIdle(now: now, UserID(key), &person, &closed)
   }
 
   // MARK: The rules

@@ -57,7 +57,7 @@ import Testing
     fixes[3].latitudeDegrees = 91
     let outputs = feed(fixes, size: fixes.count, state: &state)
     #expect(outputs[0].schemaError?.index == 3)
-    #expect(outputs[0].inserted == 0 && state.dedupe.count == 0 && state.presence.isEmpty)
+    #expect(outputs[0].inserted == 0 && state.dedupe.count == 0 && state.people.isEmpty)
   }
 
   @Test func implausibleFixesAreRejectedOneByOneAndTheRestGoesOn() {
