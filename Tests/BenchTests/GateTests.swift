@@ -137,3 +137,21 @@ struct GateTests {
     #expect(ran)
   }
 }
+
+@Suite("the results table")
+struct ReportFigureTests {
+  @Test("workload figures follow the table: throughput for per-fix results and every metric")
+  func figures() {
+    let run = GateTests.run([
+      GateTests.result("Ingest/p/x", 500, metrics: ["batchP99Microseconds": 200, "allocationsPerBatch": 3]),
+      GateTests.result("Geo/a/x", 10),
+    ])
+    let text = Report.table(run)
+    #expect(text.contains("workload figures:"))
+    #expect(
+      text.contains("  Ingest/p/x: 2.00 M fix/s, allocationsPerBatch 3.00, batchP99Microseconds 200"),
+      "\(text)")
+    #expect(!text.contains("  Geo/a/x:"))
+    #expect(Report.comparison(native: run, portable: run).contains("workload figures (native):"))
+  }
+}

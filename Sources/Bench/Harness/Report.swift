@@ -67,7 +67,25 @@ enum Report {
       ]
     }
     lines.append(contentsOf: align([header] + rows))
+    lines += figures(run.results)
     return lines.joined(separator: "\n")
+  }
+
+  /// The workloads' own figures under the table: throughput for per-fix
+  /// results, and every recorded metric (latency percentiles, allocations).
+  static func figures(_ results: [BenchmarkResult]) -> [String] {
+    let withFigures = results.filter { $0.metrics?.isEmpty == false }
+    guard !withFigures.isEmpty else { return [] }
+    var lines = ["", "workload figures:"]
+    for r in withFigures {
+      var parts: [String] = []
+      if r.unit.hasPrefix("ns/") {
+        parts.append(String(format: "%.2f M ", 1e3 / r.value) + r.unit.dropFirst(3) + "/s")
+      }
+      parts += (r.metrics ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key) \(number($0.value))" }
+      lines.append("  \(r.name): " + parts.joined(separator: ", "))
+    }
+    return lines
   }
 
   /// A side-by-side table of a native and a portable run of the same commit.
@@ -103,6 +121,9 @@ enum Report {
       ]
     }
     lines.append(contentsOf: align([header] + rows))
+    lines += figures(native.results).map {
+      $0.replacingOccurrences(of: "workload figures:", with: "workload figures (native):")
+    }
     return lines.joined(separator: "\n")
   }
 
