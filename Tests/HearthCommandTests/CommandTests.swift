@@ -257,7 +257,16 @@ struct CommandTests {
     #expect(page.charts.count >= 2 && page.charts.allSatisfy { $0 > 0 }, "\(page.charts)")
     #expect(page.tables >= 3 && page.text.contains("C1") && page.text.contains("suggested"))
     #expect(run(["impact", "sweep", "--spin", "3,x"]).code == 2)
-    #expect(run(["impact", "sweep", "--hours", "0"]).code == 2)
+    #expect(run(["impact", "sweep", "--hours", "-1"]).code == 2)
+    // A recorded drive swept as driving with no known crash, generated driving left out:
+    // no report on it, so no false alarm, and the bound is the rule of three over its minute.
+    let drive =
+      TestPaths.sharedDatasets.path + "/comma2k19-example/Example_1/b0c9d2329ad1606b|2018-08-02--08-34-47/40"
+    let recorded = run(["impact", "sweep", drive, "--seeds", "1", "--hours", "0"])
+    #expect(recorded.code == 0, "\(recorded.err)")
+    let row = recorded.out.split(separator: "\n")[1].split(separator: ",")
+    #expect(row[7] == "0" && (Double(row[8]) ?? 0) > 100_000, "\(row)")  // 3 per ~1 min, per 1 000 h
+    #expect(run(["impact", "sweep", folder.path("missing"), "--hours", "0"]).code == 3)
   }
 }
 

@@ -86,14 +86,18 @@ enum ImpactCommands {
     path: ["impact", "sweep"],
     summary: "judge a grid of detector thresholds over the scenario catalogue and generated driving",
     help: """
-      usage: hearth impact sweep [--jolt-g LIST] [--spin LIST] [--pressure LIST] [--moving LIST]
-                                 [--free-fall LIST] [--seeds N] [--hours H] [--out DIR]
+      usage: hearth impact sweep [PATH...] [--jolt-g LIST] [--spin LIST] [--pressure LIST]
+                                 [--moving LIST] [--free-fall LIST] [--seeds N] [--hours H]
+                                 [--mapping FILE] [--out DIR]
 
       LIST is comma-separated values (g, rad/s, hPa, m/s, s); every
       combination is judged. Each scenario (seeds 1…N, default 5) and each
       drive of H hours (default 100) of generated driving runs through the
       detector once, in parallel on all cores; the combinations are then
-      judged from the measured values. Prints one CSV row per combination:
+      judged from the measured values. Recorded traces given as PATHs
+      (any format `hearth` reads) are swept too, as driving with no known
+      crash: every report on them counts as a false alarm over their
+      hours. --hours 0 leaves generated driving out. Prints one CSV row per combination:
       recall, precision, false alarms per 1 000 h and their 95 % upper bound,
       silent scenarios that reported, median jolt-to-verdict time, and how
       many jolts each condition turned down. --out DIR also writes there
@@ -105,7 +109,7 @@ enum ImpactCommands {
       features suggests beside the hand-set ones. A progress bar is drawn on
       stderr when it is a terminal.
       """,
-    options: ["jolt-g", "spin", "pressure", "moving", "free-fall", "seeds", "hours", "out"]
+    options: ["jolt-g", "spin", "pressure", "moving", "free-fall", "seeds", "hours", "mapping", "out"]
   ) { arguments, console in
     func list(_ name: String, _ fallback: [Double]) throws(CLIError) -> [Double] {
       guard let text = arguments.options[name] else { return fallback }
@@ -127,9 +131,22 @@ enum ImpactCommands {
     grid.freeFallSeconds = try list("free-fall", grid.freeFallSeconds)
     let seeds: UInt64 = try arguments.value("seeds", default: 5)
     let hours: Double = try arguments.value("hours", default: 100)
-    guard seeds >= 1, hours > 0 else { throw CLIError.usage("--seeds and --hours must be positive") }
+    guard seeds >= 1, hours >= 0, hours.isFinite else {
+      throw CLIError.usage("--seeds must be positive and --hours not negative")
+    }
+    var recordings: [ImpactSweep.Recording] = []
+    for path in arguments.positionals {
+      let trace = try TraceImport.read(path: path, mappingPath: arguments.options["mapping"]).0
+      guard let batch = trace.impactBatch(vehicleGate: true), let first = batch.accelerometer.first?.seconds,
+        let last = batch.accelerometer.last?.seconds
+      else {
+        throw CLIError.badInput("\(path): no accelerometer with gravity (nor a gravity stream to add back)")
+      }
+      recordings.append(.init(name: path, batch: batch, hours: max(0, last - first) / 3600))
+    }
     let result = ImpactSweep.run(
-      grid: grid, seeds: 1...seeds, hours: hours, progress: console.progressBar("impact sweep"))
+      grid: grid, seeds: 1...seeds, hours: hours, recordings: recordings,
+      progress: console.progressBar("impact sweep"))
     let rows = result.rows
     let conditions = Set(rows.flatMap(\.rejectedBy.keys)).sorted()
     var csv = [

@@ -149,13 +149,28 @@ public enum ImpactSweep {
 
   public static let panelLimit = 60
 
+  /// A recording to sweep beside the generated traces: no crash in it is
+  /// known, so every report it gets counts as a false alarm over its hours.
+  public struct Recording: Sendable {
+    public var name: String
+    public var batch: ImpactBatch
+    public var hours: Double
+    public init(name: String, batch: ImpactBatch, hours: Double) {
+      self.name = name
+      self.batch = batch
+      self.hours = hours
+    }
+  }
+
   /// Extraction (in parallel over traces), then every combination (in
   /// parallel), the featured combination's panels and the logistic model.
+  /// `seeds` may be empty (no catalogue runs: recall is then 0 of 0) and
+  /// `hours` zero (no generated driving); `recordings` are swept as driving.
   /// `progress(done, total)` is called as traces and combinations finish
   /// (from any thread). Deterministic: the same arguments give the same
   /// result on any number of cores.
   public static func run(
-    grid: Grid, seeds: ClosedRange<UInt64>, hours: Double,
+    grid: Grid, seeds: ClosedRange<UInt64>, hours: Double, recordings: [Recording] = [],
     progress: (@Sendable (Int, Int) -> Void)? = nil
   ) -> Result {
     var extraction = ImpactConfiguration()
@@ -165,14 +180,24 @@ public enum ImpactSweep {
     let jobs: [(Scenario, UInt64)] = ScenarioCatalogue.all.flatMap { s in seeds.map { (s, $0) } }
     var mix = DriveMix(seed: 1, options: .init(hours: hours, eventsPerHour: 6, crashesPerHour: 0))
     var planned: [DriveMix.Drive] = []
-    while let d = mix.next() { planned.append(d) }
+    while hours > 0, let d = mix.next() { planned.append(d) }
     let drives = planned
     let combinations = grid.combinations
-    let counter = Progress(total: jobs.count + drives.count + combinations.count, report: progress)
+    let traceCount = jobs.count + drives.count + recordings.count
+    let counter = Progress(total: traceCount + combinations.count, report: progress)
 
-    let box = Box<Trace>(count: jobs.count + drives.count)
-    DispatchQueue.concurrentPerform(iterations: jobs.count + drives.count) { i in
-      if i < jobs.count {
+    let box = Box<Trace>(count: traceCount)
+    DispatchQueue.concurrentPerform(iterations: traceCount) { i in
+      if i >= jobs.count + drives.count {
+        let recording = recordings[i - jobs.count - drives.count]
+        let (verdicts, excerpts) = ImpactEvaluation.verdictsWithSignals(
+          [recording.batch], configuration: loose)
+        box.set(
+          i,
+          Trace(
+            source: recording.name, scenarioID: nil, verdicts: verdicts, excerpts: excerpts, expected: nil,
+            crashJoltSeconds: nil, hours: recording.hours))
+      } else if i < jobs.count {
         let (scenario, seed) = jobs[i]
         let s = scenario.generate(seed: seed)
         let (verdicts, excerpts) = ImpactEvaluation.verdictsWithSignals(
