@@ -5,9 +5,10 @@
 
 #include <stdint.h>
 
-/// Heap allocations made by this process so far (malloc, calloc, realloc,
-/// posix_memalign, aligned_alloc, memalign), counted by thin wrappers over
-/// glibc's own allocator. Only executables that link this target count.
+/// Heap allocations made by the calling thread so far (malloc, calloc,
+/// realloc, posix_memalign, aligned_alloc, memalign), counted by thin
+/// wrappers over glibc's own allocator. Only executables that link this
+/// target count. Per thread: a workload measures the thread it runs on.
 uint64_t hearth_allocation_count(void);
 
 /// Calls body(context). Never inlined: `valgrind --tool=callgrind
