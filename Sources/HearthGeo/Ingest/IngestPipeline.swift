@@ -109,11 +109,11 @@ public struct IngestPipeline: Sendable {
   }
 }
 
-/// Everything the ingest path remembers between batches. A value: save it,
-/// restore it, replay from it.
-public struct IngestState: Sendable {
+/// Everything the ingest path remembers between batches. A value: save it
+/// (Codable), restore it, replay from it.
+public struct IngestState: Sendable, Hashable, Codable {
   /// What the pipeline itself keeps per person.
-  public struct Person: Sendable, Hashable {
+  public struct Person: Sendable, Hashable, Codable {
     /// "Where they are now".
     public var presence = Presence()
     /// The last approximate frame the person's viewers received.

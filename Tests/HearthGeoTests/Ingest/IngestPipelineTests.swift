@@ -164,4 +164,25 @@ import Testing
     }
     #expect(together.speedAlerts.contains { $0.person.rawValue == 2 && $0.outcome == .announced })
   }
+
+  @Test func stateSavedAndRestoredMidStreamGivesTheSameOutput() throws {
+    let fixes =
+      Self.drive(speed: 20)
+      + Self.drive(speed: 25, device: 3).map {
+        var f = $0
+        f.timeMilliseconds += 3_600_000
+        return f
+      }
+    var straight = IngestState()
+    let whole = feed(fixes, size: 30, state: &straight)
+    var first = IngestState()
+    let before = feed(Array(fixes[..<60]), size: 30, state: &first)
+    var restored = try JSONDecoder().decode(IngestState.self, from: JSONEncoder().encode(first))
+    #expect(restored == first)
+    let after = feed(Array(fixes[60...]), size: 30, state: &restored)
+    #expect((before + after).map(\.geofenceEvents) == whole.map(\.geofenceEvents))
+    #expect((before + after).map(\.speedAlerts) == whole.map(\.speedAlerts))
+    #expect((before + after).map(\.trips) == whole.map(\.trips))
+    #expect(restored == straight)
+  }
 }
