@@ -1,4 +1,5 @@
 import Foundation
+import HearthTrace
 
 /// A small SVG plot: linear axes with ticks, lines, points and marks. The
 /// output is well-formed XML (it is embedded in an XHTML-compatible page);
@@ -49,14 +50,14 @@ struct SVGPlot {
     }
     guard !d.isEmpty else { return }
     body.append(
-      "<path class=\"data \(className)\" d=\"\(d)\">\(title.map { "<title>\(HTML.escape($0))</title>" } ?? "")</path>"
+      "<path class=\"data \(className)\" d=\"\(d)\">\(title.map { "<title>\(XMLText.escaped($0))</title>" } ?? "")</path>"
     )
   }
 
   mutating func point(_ a: Double, _ b: Double, className: String, radius: Double = 4, title: String) {
     guard a.isFinite, b.isFinite else { return }
     body.append(
-      "<circle class=\"data \(className)\" cx=\"\(Self.number(px(a)))\" cy=\"\(Self.number(py(b)))\" r=\"\(radius)\"><title>\(HTML.escape(title))</title></circle>"
+      "<circle class=\"data \(className)\" cx=\"\(Self.number(px(a)))\" cy=\"\(Self.number(py(b)))\" r=\"\(radius)\"><title>\(XMLText.escaped(title))</title></circle>"
     )
   }
 
@@ -113,28 +114,11 @@ struct SVGPlot {
       )
     }
     out.append(
-      "<text class=\"axis\" x=\"\(Self.number((left + width - right) / 2))\" y=\"\(Self.number(height - 6))\" text-anchor=\"middle\">\(HTML.escape(xLabel))</text>"
+      "<text class=\"axis\" x=\"\(Self.number((left + width - right) / 2))\" y=\"\(Self.number(height - 6))\" text-anchor=\"middle\">\(XMLText.escaped(xLabel))</text>"
     )
     out.append(
-      "<text class=\"axis\" transform=\"translate(14,\(Self.number((top + height - bottom) / 2))) rotate(-90)\" text-anchor=\"middle\">\(HTML.escape(yLabel))</text>"
+      "<text class=\"axis\" transform=\"translate(14,\(Self.number((top + height - bottom) / 2))) rotate(-90)\" text-anchor=\"middle\">\(XMLText.escaped(yLabel))</text>"
     )
     return (out + body + ["</svg>"]).joined(separator: "\n")
-  }
-}
-
-enum HTML {
-  /// Text safe inside XML/HTML element content and attribute values.
-  static func escape(_ s: String) -> String {
-    var out = ""
-    for c in s {
-      switch c {
-      case "&": out += "&amp;"
-      case "<": out += "&lt;"
-      case ">": out += "&gt;"
-      case "\"": out += "&quot;"
-      default: out.append(c)
-      }
-    }
-    return out
   }
 }

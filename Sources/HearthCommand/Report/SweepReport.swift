@@ -1,5 +1,6 @@
 import Foundation
 import HearthSim
+import HearthTrace
 
 /// The self-contained HTML report of `hearth impact sweep`: inline CSS and
 /// SVG, no scripts, no outside resources, XHTML-compatible (well-formed XML,
@@ -9,10 +10,10 @@ enum SweepReport {
     var page: [String] = [
       "<!DOCTYPE html>",
       "<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\">",
-      "<head><meta charset=\"utf-8\"/><title>\(HTML.escape(title))</title>",
+      "<head><meta charset=\"utf-8\"/><title>\(XMLText.escaped(title))</title>",
       "<style>\(style)</style></head>",
       "<body>",
-      "<h1>\(HTML.escape(title))</h1>",
+      "<h1>\(XMLText.escaped(title))</h1>",
       "<p>\(r.rows.count) threshold combinations judged over \(r.traces) traces (\(r.scenarios.count) catalogue scenarios × \(r.scenarios.first?.runs ?? 0) seeds, and \(String(format: "%.0f", r.hours)) h of generated driving with no crash): \(r.jolts) jolts at or above the loosest jolt threshold. Each trace went through the detector once; every combination was judged from the measured values. The highlighted combination is the one nearest the detector's defaults.</p>",
     ]
     page.append(section("Recall against false alarms", tradeOffChart(r)))
@@ -39,7 +40,7 @@ enum SweepReport {
     """
 
   static func section(_ heading: String, _ content: String) -> String {
-    "<h2>\(HTML.escape(heading))</h2>\n\(content)"
+    "<h2>\(XMLText.escaped(heading))</h2>\n\(content)"
   }
 
   static func f(_ v: Double, _ format: String = "%.3g") -> String {
@@ -81,7 +82,7 @@ enum SweepReport {
     let conditions = Set(r.rows.flatMap(\.rejectedBy.keys)).sorted()
     var out = [
       "<div style=\"overflow-x:auto\"><table><tr><th>jolt g</th><th>spin rad/s</th><th>pressure hPa</th><th>moving m/s</th><th>free fall s</th><th>recall</th><th>precision</th><th>false alarms /1000 h</th><th>95 % bound</th><th>silent reported</th><th>median latency s</th>"
-        + conditions.map { "<th>rejected: \(HTML.escape($0))</th>" }.joined() + "</tr>"
+        + conditions.map { "<th>rejected: \(XMLText.escaped($0))</th>" }.joined() + "</tr>"
     ]
     for (i, row) in r.rows.enumerated() {
       let cells = [
@@ -105,7 +106,7 @@ enum SweepReport {
       let featured = r.rows[r.featured].matchedByScenario[s.id] ?? 0
       let mark = featured == s.runs ? "ok" : featured == 0 ? "bad" : "part"
       out.append(
-        "<tr><td class=\"l\">\(HTML.escape(s.id))</td><td class=\"l\">\(HTML.escape(s.name))</td><td class=\"l\">\(s.expected.rawValue)</td><td>\(s.runs)</td><td class=\"\(mark)\">\(featured)</td><td>\(counts.min() ?? 0)</td><td>\(counts.max() ?? 0)</td></tr>"
+        "<tr><td class=\"l\">\(XMLText.escaped(s.id))</td><td class=\"l\">\(XMLText.escaped(s.name))</td><td class=\"l\">\(s.expected.rawValue)</td><td>\(s.runs)</td><td class=\"\(mark)\">\(featured)</td><td>\(counts.min() ?? 0)</td><td>\(counts.max() ?? 0)</td></tr>"
       )
     }
     return (out + ["</table>"]).joined(separator: "\n")
@@ -121,7 +122,7 @@ enum SweepReport {
     ]
     for feature in m.features {
       out.append(
-        "<tr><td class=\"l\">\(HTML.escape(feature.name))</td><td class=\"l\">\(HTML.escape(feature.unit))</td><td>\(f(feature.coefficient))</td><td>\(feature.handSet.map { f($0) } ?? "–")</td><td>\(feature.suggested.map { (feature.coefficient > 0 ? "≥ " : "≤ ") + f($0) } ?? "–")</td></tr>"
+        "<tr><td class=\"l\">\(XMLText.escaped(feature.name))</td><td class=\"l\">\(XMLText.escaped(feature.unit))</td><td>\(f(feature.coefficient))</td><td>\(feature.handSet.map { f($0) } ?? "–")</td><td>\(feature.suggested.map { (feature.coefficient > 0 ? "≥ " : "≤ ") + f($0) } ?? "–")</td></tr>"
       )
     }
     return (out + ["</table>"]).joined(separator: "\n")
@@ -162,7 +163,7 @@ enum SweepReport {
       let verdict = p.kind == .report ? "reported" : "near miss (unmet: \(p.unmet.joined(separator: ", ")))"
       let expectation = p.expectedReport ? "a crash" : "not a crash"
       out.append(
-        "<div class=\"panel\"><p><b>\(HTML.escape(p.source))</b> at \(f(p.joltSeconds, "%.1f")) s: \(HTML.escape(verdict)); it was \(expectation).</p>\(plot.svg)<p>\(HTML.escape(p.explanation))</p></div>"
+        "<div class=\"panel\"><p><b>\(XMLText.escaped(p.source))</b> at \(f(p.joltSeconds, "%.1f")) s: \(XMLText.escaped(verdict)); it was \(expectation).</p>\(plot.svg)<p>\(XMLText.escaped(p.explanation))</p></div>"
       )
     }
     return (out + ["</div>"]).joined(separator: "\n")

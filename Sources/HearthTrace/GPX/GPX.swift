@@ -151,7 +151,7 @@ public enum GPX {
     var out = """
       <?xml version="1.0" encoding="UTF-8"?>
       <gpx version="1.1" creator="Hearth" xmlns="http://www.topografix.com/GPX/1/1" xmlns:hearth="\(hearthNamespace)">
-      <trk><name>\(escape(trackName))</name><trkseg>
+      <trk><name>\(XMLText.escaped(trackName))</name><trkseg>
 
       """
     out.reserveCapacity(fixes.count * 200)
@@ -183,19 +183,5 @@ public enum GPX {
     } catch {
       throw TraceError.io(path: path, reason: error.localizedDescription)
     }
-  }
-
-  static func escape(_ text: String) -> String {
-    var out = ""
-    for c in text {
-      switch c {
-      case "<": out += "&lt;"
-      case ">": out += "&gt;"
-      case "&": out += "&amp;"
-      case "\"": out += "&quot;"
-      default: out.append(c)
-      }
-    }
-    return out
   }
 }
