@@ -37,7 +37,10 @@ enum Gate {
   }
 
   struct Row: Equatable {
-    enum Status: String { case ok, regression, improved, new, missing, notGated = "not gated" }
+    enum Status: String {
+      case ok, regression, improved, new, missing
+      case notGated = "not gated"
+    }
     var benchmark: String
     /// "time", "instructions" or a workload figure's name.
     var metric: String
