@@ -30,6 +30,11 @@ enum PeerWorkloads {
     return context.dataCache + "/peers-" + name
   }
 
+  /// Points as an (n, 2) array of latitude, longitude degrees, for the peers.
+  static func writePoints(_ p: Inputs.Points, to path: String) throws {
+    try NPYArray.write(zip(p.latitudes, p.longitudes).flatMap { [$0, $1] }, shape: [p.count, 2], to: path)
+  }
+
   static func haversine(_ name: String, _ count: Int, peer: String) -> Benchmark {
     Benchmark(
       name: name, itemCount: count, itemUnit: "pair", targets: .none,
@@ -65,8 +70,7 @@ enum PeerWorkloads {
       prepare: { context in
         let p = Inputs.city(count: count, seed: 23)
         let path = try file(context, "points-\(count).npy")
-        try NPYArray.write(
-          zip(p.latitudes, p.longitudes).flatMap { [$0, $1] }, shape: [count, 2], to: path)
+        try writePoints(p, to: path)
         var ids: [Int64] = []
         var lat: [Double] = []
         var lon: [Double] = []
@@ -94,8 +98,7 @@ enum PeerWorkloads {
         let places = FenceWorkloads.places(1000, seed: 25)
         let pointsPath = try file(context, "screen-points-\(count).npy")
         let placesPath = try file(context, "screen-places-1000.npy")
-        try NPYArray.write(
-          zip(p.latitudes, p.longitudes).flatMap { [$0, $1] }, shape: [count, 2], to: pointsPath)
+        try writePoints(p, to: pointsPath)
         try NPYArray.write(
           places.flatMap { [$0.center.latitudeDegrees, $0.center.longitudeDegrees, $0.radiusMeters] },
           shape: [places.count, 3], to: placesPath)
