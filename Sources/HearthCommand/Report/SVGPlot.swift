@@ -61,15 +61,6 @@ struct SVGPlot {
     )
   }
 
-  /// A vertical segment (an error bar) from (a, b0) to (a, b1).
-  mutating func whisker(_ a: Double, _ b0: Double, _ b1: Double, className: String) {
-    guard a.isFinite, b0.isFinite, b1.isFinite else { return }
-    let top = min(max(b1, y.lowerBound), y.upperBound)
-    body.append(
-      "<line class=\"\(className)\" x1=\"\(Self.number(px(a)))\" x2=\"\(Self.number(px(a)))\" y1=\"\(Self.number(py(b0)))\" y2=\"\(Self.number(py(top)))\"/>"
-    )
-  }
-
   mutating func verticalRule(at a: Double, className: String) {
     body.append(
       "<line class=\"\(className)\" x1=\"\(Self.number(px(a)))\" x2=\"\(Self.number(px(a)))\" y1=\"\(Self.number(top))\" y2=\"\(Self.number(height - bottom))\"/>"

@@ -58,7 +58,6 @@ enum SweepReport {
       xLabel: "false alarms per 1 000 h (bar: 95 % upper bound)",
       yLabel: "recall (crash scenario runs)")
     for (i, row) in r.rows.enumerated() where i != r.featured {
-      plot.whisker(row.falseAlarmsPer1000Hours, row.recall, row.recall, className: "bound")
       plot.line(
         [row.falseAlarmsPer1000Hours, row.falseAlarmsUpperBoundPer1000Hours], [row.recall, row.recall],
         className: "bound")
