@@ -1,6 +1,7 @@
 import Foundation
 import HearthGeo
 import HearthImpact
+import HearthLab
 import HearthSim
 import HearthTrace
 

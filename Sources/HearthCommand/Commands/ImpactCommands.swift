@@ -1,5 +1,6 @@
 import Foundation
 import HearthImpact
+import HearthLab
 import HearthSim
 import HearthTrace
 

@@ -1,4 +1,5 @@
 import Foundation
+import HearthLab
 import HearthSim
 import HearthTrace
 
@@ -299,7 +300,7 @@ enum SimCommands {
       let drops = root + "/phone-drop-freefall/raw_data"
       for name in try FileManager.default.contentsOfDirectory(atPath: drops).sorted() {
         let motion = try RealPhoneDrop.load(phyphoxFolder: drops + "/" + name)
-        let s = RealPhoneDrop.scenario(motion).generate(seed: 1)
+        let s = ScenarioCatalogue.realPhoneDrop(motion).generate(seed: 1)
         let v = ImpactEvaluation.verdicts(s)
         console.out(
           "real drop \(name) in a drive: \(ImpactEvaluation.matches(s.label, v) ? "silent" : "REPORTED") — \(v.map(\.explanation).joined(separator: " | "))"

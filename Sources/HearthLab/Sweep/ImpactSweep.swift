@@ -1,0 +1,195 @@
+import Foundation
+import HearthImpact
+import HearthLinearAlgebra
+import HearthSim
+
+/// A grid of detector thresholds over the scenario catalogue and hours of
+/// generated driving. Every trace runs through the detector once, with the
+/// loosest jolt of the grid and no suppression; each combination then judges
+/// those verdicts again from their measured values (`ImpactVerdict.outcome(under:)`)
+/// and applies the 60 s suppression itself.
+public enum ImpactSweep {
+  /// The swept values; every combination of them is judged.
+  public struct Grid: Sendable, Hashable, Codable {
+    public var joltG: [Double] = [4]
+    public var spinRadiansPerSecond: [Double] = [3.5]
+    public var pressureHectopascals: [Double] = [2]
+    public var movingMetersPerSecond: [Double] = [7]
+    public var freeFallSeconds: [Double] = [0.12]
+    public init() {}
+
+    public var combinations: [ImpactConfiguration] {
+      var out: [ImpactConfiguration] = []
+      for j in joltG {
+        for s in spinRadiansPerSecond {
+          for p in pressureHectopascals {
+            for m in movingMetersPerSecond {
+              for f in freeFallSeconds {
+                var c = ImpactConfiguration()
+                c.joltMetersPerSecondSquared = j * ImpactConfiguration.standardGravity
+                c.spinRadiansPerSecond = s
+                c.pressureRiseHectopascals = p
+                c.movingMedianMetersPerSecond = m
+                c.freeFallSeconds = f
+                out.append(c)
+              }
+            }
+          }
+        }
+      }
+      return out
+    }
+  }
+
+  /// One trace's verdicts from the extraction pass, and what it should say.
+  struct SweptTrace: Sendable {
+    /// "C3 seed 6", "drive 12".
+    var source: String
+    /// The catalogue scenario (nil for generated driving).
+    var scenarioID: String?
+    var verdicts: [ImpactVerdict]
+    var excerpts: [SignalExcerpt]
+    /// nil for generated driving (every report there is a false alarm).
+    var expected: ExpectedVerdict?
+    /// The crash's jolt, s (crash scenarios only).
+    var crashJoltSeconds: Double?
+    var hours: Double
+
+    /// Whether verdict `i` is the labelled crash jolt.
+    func isCrash(_ i: Int) -> Bool {
+      guard let jolt = crashJoltSeconds else { return false }
+      return abs(verdicts[i].joltSeconds - jolt) < 1
+    }
+  }
+
+  public struct Row: Sendable, Hashable, Codable {
+    public var joltG: Double
+    public var spinRadiansPerSecond: Double
+    public var pressureHectopascals: Double
+    public var movingMetersPerSecond: Double
+    public var freeFallSeconds: Double
+    /// Crash scenario runs reported as expected, of all crash scenario runs.
+    public var recall: Double
+    /// Reports that were expected, of all reports.
+    public var precision: Double
+    /// Reports in generated driving, per 1 000 h, and the 95 % upper bound.
+    public var falseAlarmsPer1000Hours: Double
+    public var falseAlarmsUpperBoundPer1000Hours: Double
+    /// Silent scenarios that reported.
+    public var silentScenariosReported: Int
+    /// Median jolt-to-verdict time of the reports, s.
+    public var medianLatencySeconds: Double
+    /// How many judged jolts (at or above this jolt threshold, not
+    /// reported) each condition turned down; a jolt can fail several.
+    public var rejectedBy: [String: Int]
+    /// Per scenario id: runs that went as expected (silence, or exactly one report).
+    public var matchedByScenario: [String: Int]
+  }
+
+  /// Everything a sweep produces.
+  public struct Result: Sendable, Hashable, Codable {
+    public var rows: [Row]
+    /// The row of the hand-set thresholds (or the grid point nearest them).
+    public var featured: Int
+    /// Catalogue scenarios in order: id, name, expected verdict, runs.
+    public var scenarios: [ScenarioInfo]
+    public var panels: [Panel]
+    /// Panels left out past `panelLimit`.
+    public var panelsOmitted: Int
+    public var model: ModelSuggestion?
+    public var hours: Double
+    public var traces: Int
+    public var jolts: Int
+  }
+
+  public struct ScenarioInfo: Sendable, Hashable, Codable {
+    public var id: String
+    public var name: String
+    public var expected: ExpectedVerdict
+    public var runs: Int
+  }
+
+  public static let panelLimit = 60
+
+  /// A recording to sweep beside the generated traces: no crash in it is
+  /// known, so every report it gets counts as a false alarm over its hours.
+  public struct Recording: Sendable {
+    public var name: String
+    public var batch: ImpactBatch
+    public var hours: Double
+    public init(name: String, batch: ImpactBatch, hours: Double) {
+      self.name = name
+      self.batch = batch
+      self.hours = hours
+    }
+  }
+
+  /// Extraction (in parallel over traces), then every combination (in
+  /// parallel), the featured combination's panels and the logistic model.
+  /// `seeds` may be empty (no catalogue runs: recall is then 0 of 0) and
+  /// `hours` zero (no generated driving); `recordings` are swept as driving.
+  /// `progress(done, total)` is called as traces and combinations finish
+  /// (from any thread). Deterministic: the same arguments give the same
+  /// result on any number of cores.
+  public static func run(
+    grid: Grid, seeds: ClosedRange<UInt64>, hours: Double, recordings: [Recording] = [],
+    progress: (@Sendable (Int, Int) -> Void)? = nil
+  ) -> Result {
+    var extraction = ImpactConfiguration()
+    extraction.joltMetersPerSecondSquared = (grid.joltG.min() ?? 4) * ImpactConfiguration.standardGravity
+    extraction.suppressionSeconds = 0
+    let loose = extraction
+    let jobs: [(Scenario, UInt64)] = ScenarioCatalogue.all.flatMap { s in seeds.map { (s, $0) } }
+    var mix = DriveMix(seed: 1, options: .init(hours: hours, eventsPerHour: 6, crashesPerHour: 0))
+    var planned: [DriveMix.Drive] = []
+    while hours > 0, let d = mix.next() { planned.append(d) }
+    let drives = planned
+    let combinations = grid.combinations
+    let traceCount = jobs.count + drives.count + recordings.count
+    let counter = ProgressCounter(total: traceCount + combinations.count, report: progress)
+
+    let traces = ParallelDriver.map(count: traceCount, finished: counter.step) { i -> SweptTrace in
+      if i >= jobs.count + drives.count {
+        let recording = recordings[i - jobs.count - drives.count]
+        let (verdicts, excerpts) = ImpactEvaluation.verdictsWithSignals(
+          [recording.batch], configuration: loose)
+        return SweptTrace(
+          source: recording.name, scenarioID: nil, verdicts: verdicts, excerpts: excerpts, expected: nil,
+          crashJoltSeconds: nil, hours: recording.hours)
+      } else if i < jobs.count {
+        let (scenario, seed) = jobs[i]
+        let s = scenario.generate(seed: seed)
+        let (verdicts, excerpts) = ImpactEvaluation.verdictsWithSignals(
+          s.batches.lazy.map { $0.impactBatch(originMilliseconds: s.plan.startEpochMilliseconds) },
+          configuration: loose)
+        let crash = s.label.expected == .silent ? nil : s.label.joltSeconds.first
+        return SweptTrace(
+          source: "\(scenario.id) seed \(seed)", scenarioID: scenario.id, verdicts: verdicts,
+          excerpts: excerpts, expected: s.label.expected, crashJoltSeconds: crash, hours: 0)
+      } else {
+        let drive = drives[i - jobs.count]
+        let origin = drive.plan.startEpochMilliseconds
+        let batches = sequence(state: drive.simulator()) { simulator in
+          simulator.nextBatch()?.impactBatch(originMilliseconds: origin)
+        }
+        let (verdicts, excerpts) = ImpactEvaluation.verdictsWithSignals(batches, configuration: loose)
+        return SweptTrace(
+          source: "drive \(drive.index)", scenarioID: nil, verdicts: verdicts, excerpts: excerpts,
+          expected: nil, crashJoltSeconds: nil, hours: drive.plan.durationSeconds / 3600)
+      }
+    }
+    let rows = ParallelDriver.map(count: combinations.count, finished: counter.step) { i in
+      judge(traces, combinations[i])
+    }
+    let featured = nearestToHandSet(combinations)
+    let (panels, omitted) = self.panels(traces, combinations[featured])
+    return Result(
+      rows: rows, featured: featured,
+      scenarios: ScenarioCatalogue.all.map {
+        ScenarioInfo(id: $0.id, name: $0.name, expected: $0.expected, runs: seeds.count)
+      },
+      panels: panels, panelsOmitted: omitted, model: model(traces, handSet: combinations[featured]),
+      hours: traces.map(\.hours).reduce(0, +), traces: traces.count,
+      jolts: traces.map(\.verdicts.count).reduce(0, +))
+  }
+}
