@@ -149,7 +149,10 @@ struct CommandTests {
       separator: "\n")
     let object = try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any]
     #expect((object?["verdict"] as? [String: Any])?["outcome"] as? String == "possibleImpact")
+    #expect(crash.err.contains("vehicle gate recording: 0 switches from its activity stream"), "\(crash.err)")
     #expect(run(["impact", "detect", folder.path("c1/trace"), "--format", "xml"]).code == 2)
+    #expect(run(["impact", "detect", folder.path("c1/trace"), "--vehicle-gate", "maybe"]).code == 2)
+    #expect(run(["impact", "detect", folder.path("c1/trace"), "--vehicle-gate", "off"]).code == 0)
     #expect(run(["impact", "detect"]).code == 2)
     #expect(run(["impact", "detect", "/nonexistent"]).code == 3)
     let fixesOnly = run([

@@ -13,11 +13,16 @@ enum ImpactCommands {
     summary: "run the possible-impact detector over recorded traces and explain every verdict",
     help: """
       usage: hearth impact detect PATH... [--format text|jsonl|csv] [--mapping FILE]
+                                  [--vehicle-gate recording|on|off]
 
       Reads each trace (Sensor Logger or phyphox folder, trace folder,
       comma2k19 segment, or CSV with a column mapping), replays it through
-      ImpactDetector with the vehicle gate on, and prints every verdict with
-      each condition's measured value and threshold:
+      ImpactDetector in 250 ms batches as the phone would, and prints every
+      verdict with each condition's measured value and threshold. The vehicle
+      gate follows the recording's activity stream (on while it says
+      automotive, off once it says walking, running or cycling; on when the
+      recording has none); --vehicle-gate on|off overrides. Which rule set
+      the gate is printed on stderr. Formats:
         text   one line per verdict (default)
         jsonl  one JSON object per verdict: {"file", "verdict"}
         csv    one row per condition: file,jolt_s,outcome,condition,held,measured,threshold
@@ -25,7 +30,7 @@ enum ImpactCommands {
       back) is bad input. Exit status: 0 nothing reported, 1 a possible impact
       was reported, 2 usage, 3 bad input.
       """,
-    options: ["format", "mapping"]
+    options: ["format", "mapping", "vehicle-gate"]
   ) { arguments, console in
     guard !arguments.positionals.isEmpty else {
       throw CLIError.usage("impact detect needs at least one PATH")
@@ -34,6 +39,7 @@ enum ImpactCommands {
     guard ["text", "jsonl", "csv"].contains(format) else {
       throw CLIError.usage("--format must be text, jsonl or csv, not '\(format)'")
     }
+    let gate = try gatePolicy(arguments)
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys]
     encoder.nonConformingFloatEncodingStrategy = .convertToString(
@@ -41,14 +47,9 @@ enum ImpactCommands {
     if format == "csv" { console.out("file,jolt_s,outcome,condition,held,measured,threshold") }
     var reported = false
     for path in arguments.positionals {
-      let trace: Trace
-      do { trace = try TraceImport.read(path: path, mappingPath: arguments.options["mapping"]).0 } catch {
-        throw CLIError.badInput("\(error)")
-      }
-      guard let batch = trace.impactBatch(vehicleGate: true) else {
-        throw CLIError.badInput("\(path): no accelerometer with gravity (nor a gravity stream to add back)")
-      }
-      let verdicts = ImpactDetector.replay(batch)
+      let feed = try impactFeed(path, arguments, gate: gate)
+      console.err("\(path): vehicle gate \(feed.gate.source)")
+      let verdicts = feed.verdicts()
       reported = reported || verdicts.contains { $0.outcome == .possibleImpact }
       switch format {
       case "jsonl":
@@ -72,6 +73,25 @@ enum ImpactCommands {
     return reported ? 1 : 0
   }
 
+  /// `--vehicle-gate`: recording (the default), on or off.
+  static func gatePolicy(_ arguments: Arguments) throws(CLIError) -> VehicleGatePolicy {
+    let text = arguments.options["vehicle-gate"] ?? VehicleGatePolicy.recording.rawValue
+    guard let policy = VehicleGatePolicy(rawValue: text) else {
+      throw CLIError.usage("--vehicle-gate must be recording, on or off, not '\(text)'")
+    }
+    return policy
+  }
+
+  /// The recording at `path` as the detector's feed; bad input (exit 3) when
+  /// it has no accelerometer with gravity nor a gravity stream to add back.
+  static func impactFeed(_ path: String, _ arguments: Arguments, gate: VehicleGatePolicy) throws -> ImpactFeed {
+    let trace = try TraceImport.read(path: path, mappingPath: arguments.options["mapping"]).0
+    guard let feed = ImpactFeed(trace: trace, gate: gate) else {
+      throw CLIError.badInput("\(path): no accelerometer with gravity (nor a gravity stream to add back)")
+    }
+    return feed
+  }
+
   private struct Line: Encodable {
     var file: String
     var verdict: ImpactVerdict
@@ -89,7 +109,7 @@ enum ImpactCommands {
     help: """
       usage: hearth impact sweep [PATH...] [--jolt-g LIST] [--spin LIST] [--pressure LIST]
                                  [--moving LIST] [--free-fall LIST] [--seeds N] [--hours H]
-                                 [--mapping FILE] [--out DIR]
+                                 [--mapping FILE] [--vehicle-gate recording|on|off] [--out DIR]
 
       LIST is comma-separated values (g, rad/s, hPa, m/s, s); every
       combination is judged. Each scenario (seeds 1…N, default 5) and each
@@ -98,7 +118,8 @@ enum ImpactCommands {
       judged from the measured values. Recorded traces given as PATHs
       (any format `hearth` reads) are swept too, as driving with no known
       crash: every report on them counts as a false alarm over their
-      hours. --hours 0 leaves generated driving out. Prints one CSV row per combination:
+      hours with data (pauses left out); their vehicle gate is set as for
+      `impact detect`. --hours 0 leaves generated driving out. Prints one CSV row per combination:
       recall, precision, false alarms per 1 000 h and their 95 % upper bound,
       silent scenarios that reported, median jolt-to-verdict time, and how
       many jolts each condition turned down. --out DIR also writes there
@@ -110,7 +131,9 @@ enum ImpactCommands {
       features suggests beside the hand-set ones. A progress bar is drawn on
       stderr when it is a terminal.
       """,
-    options: ["jolt-g", "spin", "pressure", "moving", "free-fall", "seeds", "hours", "mapping", "out"]
+    options: [
+      "jolt-g", "spin", "pressure", "moving", "free-fall", "seeds", "hours", "mapping", "vehicle-gate", "out",
+    ]
   ) { arguments, console in
     func list(_ name: String, _ fallback: [Double]) throws(CLIError) -> [Double] {
       guard let text = arguments.options[name] else { return fallback }
@@ -135,68 +158,16 @@ enum ImpactCommands {
     guard seeds >= 1, hours >= 0, hours.isFinite else {
       throw CLIError.usage("--seeds must be positive and --hours not negative")
     }
-    var recordings: [ImpactSweep.Recording] = []
-    for path in arguments.positionals {
-      let trace = try TraceImport.read(path: path, mappingPath: arguments.options["mapping"]).0
-      guard let batch = trace.impactBatch(vehicleGate: true), let first = batch.accelerometer.first?.seconds,
-        let last = batch.accelerometer.last?.seconds
-      else {
-        throw CLIError.badInput("\(path): no accelerometer with gravity (nor a gravity stream to add back)")
-      }
-      recordings.append(.init(name: path, batch: batch, hours: max(0, last - first) / 3600))
+    let gate = try gatePolicy(arguments)
+    let recordings = try arguments.positionals.map { path in
+      ImpactSweep.Recording(name: path, feed: try impactFeed(path, arguments, gate: gate))
     }
     let result = ImpactSweep.run(
       grid: grid, seeds: 1...seeds, hours: hours, recordings: recordings,
       progress: console.progressBar("impact sweep"))
-    let rows = result.rows
-    let conditions = Set(rows.flatMap(\.rejectedBy.keys)).sorted()
-    var csv = [
-      ([
-        "jolt_g", "spin_rad_s", "pressure_hpa", "moving_m_s", "free_fall_s", "recall", "precision",
-        "false_alarms_per_1000h", "false_alarms_upper_per_1000h", "silent_scenarios_reported",
-        "median_latency_s",
-      ]
-        + conditions.map { "rejected_by_" + $0 }).joined(separator: ",")
-    ]
-    for r in rows {
-      let values: [Double] = [
-        r.joltG, r.spinRadiansPerSecond, r.pressureHectopascals, r.movingMetersPerSecond, r.freeFallSeconds,
-        r.recall,
-        r.precision, r.falseAlarmsPer1000Hours, r.falseAlarmsUpperBoundPer1000Hours,
-        Double(r.silentScenariosReported), r.medianLatencySeconds,
-      ]
-      csv.append(
-        (values.map { String(format: "%.4g", $0) } + conditions.map { String(r.rejectedBy[$0] ?? 0) })
-          .joined(separator: ","))
-    }
-    for line in csv { console.out(line) }
-    if let model = result.model {
-      console.err(
-        "logistic model (\(model.jolts) jolts, \(model.crashJolts) crashes): "
-          + model.features.compactMap { f in
-            f.handSet.map {
-              let suggested = f.suggested.map {
-                (f.coefficient > 0 ? "≥ " : "≤ ") + String(format: "%.3g", $0)
-              }
-              return
-                "\(f.name) hand-set \(String(format: "%.3g", $0)) suggested \(suggested ?? "–") \(f.unit)"
-            }
-          }.joined(separator: "; "))
-    }
-    if let out = arguments.options["out"] {
-      do {
-        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
-        try (csv.joined(separator: "\n") + "\n").write(
-          toFile: out + "/sweep.csv", atomically: true, encoding: .utf8)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
-        encoder.nonConformingFloatEncodingStrategy = .convertToString(
-          positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
-        try encoder.encode(result).write(to: URL(fileURLWithPath: out + "/sweep.json"))
-        try SweepReport.html(result, title: "hearth impact sweep: \(rows.count) combinations").write(
-          toFile: out + "/report.html", atomically: true, encoding: .utf8)
-      } catch { throw CLIError.badInput("cannot write to \(out): \(error)") }
-    }
+    for line in SweepExport.csvLines(result) { console.out(line) }
+    if let model = result.model { console.err(SweepExport.modelSummary(model)) }
+    if let out = arguments.options["out"] { try SweepExport.write(result, to: out) }
     return 0
   }
 }

@@ -3,11 +3,12 @@ import HearthImpact
 import HearthSim
 import HearthTrace
 
-/// Sensor data in the shape the detector takes. Times stay in seconds on the
-/// trace's clock; fix times are converted from epoch milliseconds with the
-/// trace's origin.
+// The one bridge from recordings and generated drives to `ImpactDetector`.
+// Sensor times stay in seconds on the trace's clock; fix times are converted
+// from epoch milliseconds with the trace's origin.
+
 extension SensorBatch {
-  /// This batch for `ImpactDetector` (`originMilliseconds`: the drive's start).
+  /// This simulator batch for `ImpactDetector` (`originMilliseconds`: the drive's start).
   public func impactBatch(originMilliseconds: Int64) -> ImpactBatch {
     ImpactBatch(
       accelerometer: accelerometer.samples3, gyroscope: gyroscope.samples3,
@@ -16,26 +17,185 @@ extension SensorBatch {
   }
 }
 
-extension Trace {
-  /// The whole recording as one batch for `ImpactDetector.replay`, with the
-  /// vehicle gate as given; nil when it has no accelerometer that includes
-  /// gravity (nor one plus a gravity stream to add back).
-  public func impactBatch(vehicleGate: Bool = true) -> ImpactBatch? {
-    guard let stream = accelerometer else { return nil }
-    var samples = stream.samples.samples3
-    if stream.content == .excludesGravity {
-      guard let gravity, gravity.count == samples.count else { return nil }
-      for i in samples.indices {
-        samples[i].x += gravity.x[i]
-        samples[i].y += gravity.y[i]
-        samples[i].z += gravity.z[i]
+/// How a replayed recording sets the detector's vehicle gate (SPEC §9: the
+/// detector runs only while the OS classifier says "in a vehicle").
+public enum VehicleGatePolicy: String, Sendable, Hashable, Codable, CaseIterable {
+  /// Always on, whatever the recording says.
+  case on
+  /// Always off (the detector then reports nothing).
+  case off
+  /// Follow the recording's own activity stream; on when it has none.
+  case recording
+}
+
+/// The vehicle gate over a recording's time: on or off from each switch on.
+///
+/// Built from the phone's activity verdicts under ``VehicleGatePolicy/recording``:
+/// `automotive` turns the gate on; `walking`, `running` and `cycling` turn it
+/// off; `still` and `unknown` leave it as it was, because a car waiting at a
+/// light reads `still` on Android and a classifier's `unknown` mid-drive is
+/// not a verdict. Before the first definite verdict the gate is on (nothing
+/// says the phone is out of a vehicle, and a missed crash is the worst error).
+public struct VehicleGateTimeline: Sendable, Hashable {
+  public struct Switch: Sendable, Hashable {
+    /// From this time on, seconds on the trace's clock.
+    public var seconds: Double
+    public var isOn: Bool
+  }
+
+  /// The gate before the first switch.
+  public var initiallyOn: Bool
+  /// Changes of the gate, ascending in time.
+  public var switches: [Switch]
+  /// Which rule set the gate, in words, for the output ("on: the recording
+  /// has no activity stream", "recording: 3 switches from the activity stream").
+  public var source: String
+
+  /// The gate under `policy` for a recording whose classifier said `activities`.
+  /// - Complexity: O(n) in the activity samples (sorted by time).
+  public init(policy: VehicleGatePolicy, activities: [ActivitySample]) {
+    switch policy {
+    case .on:
+      self.init(initiallyOn: true, switches: [], source: "on (forced)")
+    case .off:
+      self.init(initiallyOn: false, switches: [], source: "off (forced)")
+    case .recording:
+      var switches: [Switch] = []
+      var on = true
+      for sample in activities where sample.seconds.isFinite {
+        let next: Bool
+        switch sample.activity {
+        case .automotive: next = true
+        case .walking, .running, .cycling: next = false
+        case .still, .unknown: continue
+        }
+        if next != on {
+          switches.append(Switch(seconds: sample.seconds, isOn: next))
+          on = next
+        }
       }
+      let words =
+        activities.isEmpty
+        ? "on: the recording has no activity stream"
+        : "recording: \(switches.count) switch\(switches.count == 1 ? "" : "es") from its activity stream"
+      self.init(initiallyOn: true, switches: switches, source: words)
     }
-    return ImpactBatch(
-      accelerometer: samples, gyroscope: gyroscope?.samples3 ?? [],
-      barometer: barometer.map { zip($0.seconds, $0.hectopascals).map { Sample1($0, $1) } } ?? [],
-      fixes: fixes.speedSamples(originMilliseconds: metadata.timeOriginMilliseconds ?? 0),
-      vehicleGate: vehicleGate)
+  }
+
+  init(initiallyOn: Bool, switches: [Switch], source: String) {
+    self.initiallyOn = initiallyOn
+    self.switches = switches
+    self.source = source
+  }
+
+  /// The gate at `seconds`. O(log s) in the switches.
+  public func isOn(at seconds: Double) -> Bool {
+    var low = 0
+    var high = switches.count
+    while low < high {
+      let mid = (low + high) / 2
+      if switches[mid].seconds <= seconds { low = mid + 1 } else { high = mid }
+    }
+    return low == 0 ? initiallyOn : switches[low - 1].isOn
+  }
+}
+
+/// A recording as the phone would have delivered it to the detector:
+/// consecutive windows of `batchSeconds` over every stream, each with the
+/// vehicle gate at its start. Empty windows (pauses in the recording) are
+/// skipped, so a week-long file with an hour of data costs an hour of batches.
+///
+/// The accelerometer is the one that includes gravity: the stream itself,
+/// or gravity-free acceleration plus the phone's gravity estimate
+/// interpolated onto the accelerometer's clock
+/// (`Trace.accelerationIncludingGravity`), whatever the two streams' counts.
+public struct ImpactFeed: Sendable {
+  public let accelerometer: VectorStream
+  public let gyroscope: VectorStream
+  public let barometer: PressureStream
+  /// Fix times (s on the trace's clock) and speeds (m/s, −1 when unmeasured).
+  public let fixes: [Sample1]
+  public let gate: VehicleGateTimeline
+  /// Window length, s (a phone delivers about four batches a second).
+  public let batchSeconds: Double
+
+  /// nil when the trace has no accelerometer that includes gravity, nor one
+  /// plus a gravity stream to add back.
+  public init?(trace: Trace, gate policy: VehicleGatePolicy, batchSeconds: Double = 0.25) {
+    guard let acceleration = trace.accelerationIncludingGravity(), !acceleration.isEmpty else { return nil }
+    accelerometer = acceleration
+    gyroscope = trace.gyroscope ?? VectorStream()
+    barometer = trace.barometer ?? PressureStream()
+    fixes = trace.fixes.speedSamples(originMilliseconds: trace.metadata.timeOriginMilliseconds ?? 0)
+    gate = VehicleGateTimeline(policy: policy, activities: trace.activities)
+    self.batchSeconds = batchSeconds > 0 && batchSeconds.isFinite ? batchSeconds : 0.25
+  }
+
+  /// Hours the accelerometer recorded: the sum of its sample steps, a step
+  /// longer than `pauseSeconds` counting as a pause, not as recorded time. O(n).
+  public func hoursWithData(pauseSeconds: Double = 1) -> Double {
+    var seconds = 0.0
+    let t = accelerometer.seconds
+    for i in t.indices.dropFirst() {
+      let step = t[i] - t[i - 1]
+      if step > 0 && step <= pauseSeconds { seconds += step }
+    }
+    return seconds / 3600
+  }
+
+  /// The windows in time order. O(n) over all samples in total.
+  public func batches() -> Batches { Batches(feed: self) }
+
+  /// The whole recording through a fresh detector configured by `configuration`.
+  public func verdicts(configuration: ImpactConfiguration = ImpactConfiguration()) -> [ImpactVerdict] {
+    var detector = ImpactDetector(configuration: configuration)
+    var out: [ImpactVerdict] = []
+    for batch in batches() { out += detector.process(batch) }
+    return out + detector.finish()
+  }
+
+  public struct Batches: Sequence, IteratorProtocol, Sendable {
+    let feed: ImpactFeed
+    var a = 0
+    var g = 0
+    var b = 0
+    var f = 0
+
+    public mutating func next() -> ImpactBatch? {
+      let feed = self.feed
+      let starts = [
+        a < feed.accelerometer.count ? feed.accelerometer.seconds[a] : Double.infinity,
+        g < feed.gyroscope.count ? feed.gyroscope.seconds[g] : Double.infinity,
+        b < feed.barometer.count ? feed.barometer.seconds[b] : Double.infinity,
+        f < feed.fixes.count ? feed.fixes[f].seconds : Double.infinity,
+      ]
+      guard let earliest = starts.min(), earliest.isFinite else { return nil }
+      // Windows sit on a fixed grid from the first accelerometer sample, so
+      // the cut does not depend on where a pause ended.
+      let origin = feed.accelerometer.seconds[0]
+      let k = ((earliest - origin) / feed.batchSeconds).rounded(.down)
+      let end = origin + (k + 1) * feed.batchSeconds
+      var batch = ImpactBatch(vehicleGate: feed.gate.isOn(at: origin + k * feed.batchSeconds))
+      while a < feed.accelerometer.count && feed.accelerometer.seconds[a] < end {
+        let s = feed.accelerometer
+        batch.accelerometer.append(Sample3(s.seconds[a], s.x[a], s.y[a], s.z[a]))
+        a += 1
+      }
+      while g < feed.gyroscope.count && feed.gyroscope.seconds[g] < end {
+        let s = feed.gyroscope
+        batch.gyroscope.append(Sample3(s.seconds[g], s.x[g], s.y[g], s.z[g]))
+        g += 1
+      }
+      while b < feed.barometer.count && feed.barometer.seconds[b] < end {
+        batch.barometer.append(Sample1(feed.barometer.seconds[b], feed.barometer.hectopascals[b]))
+        b += 1
+      }
+      while f < feed.fixes.count && feed.fixes[f].seconds < end {
+        batch.fixes.append(feed.fixes[f])
+        f += 1
+      }
+      return batch
+    }
   }
 }
 
@@ -44,11 +204,15 @@ extension VectorStream {
 }
 
 extension FixColumns {
-  /// (seconds since the origin, speed m/s; −1 when unmeasured).
+  /// (seconds since the origin, speed m/s; −1 when unmeasured). A fix whose
+  /// time lies beyond Int64's reach of the origin cannot be on the sensors'
+  /// clock and is left out.
   func speedSamples(originMilliseconds: Int64) -> [Sample1] {
-    (0..<count).map { i in
+    (0..<count).compactMap { i in
+      let (delta, overflow) = timeMilliseconds[i].subtractingReportingOverflow(originMilliseconds)
+      guard !overflow else { return nil }
       let speed = speedMetersPerSecond[i]
-      return Sample1(Double(timeMilliseconds[i] - originMilliseconds) / 1000, speed.isNaN ? -1 : speed)
+      return Sample1(Double(delta) / 1000, speed.isNaN ? -1 : speed)
     }
   }
 }

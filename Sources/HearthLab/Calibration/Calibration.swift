@@ -5,7 +5,7 @@ import HearthTrace
 
 /// Statistics that compare generated traces with real recordings: road
 /// vibration, speeds, fix intervals and network accuracy. The comparison
-/// (`compare(sharedDatasets:)`) is printed by `hearth-bench calibrate` and
+/// (`compare(_:)`) is printed by `hearth sim calibrate` and
 /// recorded in docs/guides/simulator-calibration.md.
 public enum Calibration {
   /// Vertical vibration level per window, m/s²: the samples are averaged
@@ -95,13 +95,12 @@ public enum Calibration {
     return verticalVibrationRMS(DriveSimulator.record(plan: plan, seed: seed).trace.accelerometer!.samples)
   }
 
-  /// Compares the generators with the recordings under `sharedDatasets`
-  /// (comma2k19-example, mems-nav-drives).
+  /// Compares the generators with the shared recordings (comma2k19's
+  /// highway segment, the MEMS-Nav drive).
   /// - Throws: `TraceError` when a recording cannot be read.
-  public static func compare(sharedDatasets root: String) throws -> [Row] {
+  public static func compare(_ datasets: SharedDatasets) throws -> [Row] {
     var rows: [Row] = []
-    let comma = root + "/comma2k19-example/Example_1/b0c9d2329ad1606b|2018-08-02--08-34-47/40"
-    let (highway, _) = try TraceFolder.readComma2k19Segment(comma)
+    let (highway, _) = try TraceFolder.readComma2k19Segment(datasets.comma2k19Segment)
     let canSpeed = highway.scalars["canSpeed"].map { quantiles($0.values, [0.5])[0] } ?? .nan
     rows.append(
       Row(
@@ -120,8 +119,7 @@ public enum Calibration {
     }
 
     // Speeds and intervals: the mems-nav drives against generated days.
-    let drives = root + "/mems-nav-drives/raw/2023-08-04_214758"
-    let (logger, _) = try SensorLoggerReader.read(folder: drives)
+    let (logger, _) = try SensorLoggerReader.read(folder: datasets.memsNavRawDrive)
     var daySpeeds: [Double] = []
     var dayDrivingIntervals: [Double] = []
     var dayNetwork: [Double] = []

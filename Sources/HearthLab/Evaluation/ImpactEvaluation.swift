@@ -114,9 +114,45 @@ public enum ImpactEvaluation {
     return score
   }
 
-  /// A real recording replayed whole with the vehicle gate on (drives) —
-  /// nothing happened in any of them, so every report is a false alarm.
+  /// A real recording replayed with the vehicle gate on (drives) — nothing
+  /// happened in any of them, so every report is a false alarm.
   public static func realRecording(_ trace: Trace) -> [ImpactVerdict]? {
-    trace.impactBatch(vehicleGate: true).map { ImpactDetector.replay($0) }
+    ImpactFeed(trace: trace, gate: .on)?.verdicts()
+  }
+
+  /// The detector on the shared real recordings: the comma2k19 highway drive
+  /// (the MEMS-Nav drives carry fixes only) and every real phone drop
+  /// injected into a generated drive. Nothing happened in any of them.
+  public struct RealScore: Sendable {
+    public var driveName: String
+    public var driveAccelerometerSamples: Int
+    public var driveVerdicts: [ImpactVerdict]
+    /// Per drop folder: its verdicts, and whether they were as expected (silent).
+    public var drops: [(name: String, silent: Bool, verdicts: [ImpactVerdict])]
+  }
+
+  /// Reads and scores the real recordings under `datasets`.
+  /// - Throws: `TraceError` when a recording cannot be read or holds no
+  ///   accelerometer.
+  public static func real(_ datasets: SharedDatasets) throws -> RealScore {
+    let (drive, _) = try TraceFolder.readComma2k19Segment(datasets.comma2k19Segment)
+    guard let driveVerdicts = realRecording(drive) else {
+      throw TraceError.malformed(
+        SourceLocation(file: datasets.comma2k19Segment, line: 0), reason: "no accelerometer")
+    }
+    var score = RealScore(
+      driveName: "comma2k19", driveAccelerometerSamples: drive.accelerometer?.samples.count ?? 0,
+      driveVerdicts: driveVerdicts, drops: [])
+    let names: [String]
+    do { names = try FileManager.default.contentsOfDirectory(atPath: datasets.phoneDrops).sorted() } catch {
+      throw TraceError.io(path: datasets.phoneDrops, reason: "cannot list the drop recordings")
+    }
+    for name in names {
+      let motion = try RealPhoneDrop.load(phyphoxFolder: (datasets.phoneDrops as NSString).appendingPathComponent(name))
+      let s = ScenarioCatalogue.realPhoneDrop(motion).generate(seed: 1)
+      let v = verdicts(s)
+      score.drops.append((name, matches(s.label, v), v))
+    }
+    return score
   }
 }

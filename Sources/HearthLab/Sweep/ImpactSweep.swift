@@ -115,12 +115,13 @@ public enum ImpactSweep {
   /// known, so every report it gets counts as a false alarm over its hours.
   public struct Recording: Sendable {
     public var name: String
-    public var batch: ImpactBatch
+    public var feed: ImpactFeed
+    /// Hours with data (pauses left out), over which its reports are counted.
     public var hours: Double
-    public init(name: String, batch: ImpactBatch, hours: Double) {
+    public init(name: String, feed: ImpactFeed) {
       self.name = name
-      self.batch = batch
-      self.hours = hours
+      self.feed = feed
+      self.hours = feed.hoursWithData()
     }
   }
 
@@ -152,7 +153,7 @@ public enum ImpactSweep {
       if i >= jobs.count + drives.count {
         let recording = recordings[i - jobs.count - drives.count]
         let (verdicts, excerpts) = ImpactEvaluation.verdictsWithSignals(
-          [recording.batch], configuration: loose)
+          recording.feed.batches(), configuration: loose)
         return SweptTrace(
           source: recording.name, scenarioID: nil, verdicts: verdicts, excerpts: excerpts, expected: nil,
           crashJoltSeconds: nil, hours: recording.hours)

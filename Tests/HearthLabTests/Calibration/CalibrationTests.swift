@@ -13,7 +13,7 @@ import _HearthTestSupport
 struct CalibrationTests {
   @Test("vibration, speeds, fix intervals and network accuracy sit near the real ones")
   func calibration() throws {
-    let rows = try Calibration.compare(sharedDatasets: TestPaths.sharedDatasets.path)
+    let rows = try Calibration.compare(SharedDatasets(root: TestPaths.sharedDatasets.path))
     func row(_ prefix: String) -> Calibration.Row { rows.first { $0.statistic.hasPrefix(prefix) }! }
     let highway = row("vertical vibration, 1-s RMS, highway")
     #expect(abs(highway.synthetic[1] / highway.real[1] - 1) < 0.2, "\(highway)")
