@@ -46,8 +46,9 @@ struct Command: Sendable {
   var run: @Sendable (Arguments, Console) throws -> Int32
 }
 
-/// `hearth`: the dispatcher. Exit codes: 0 ok; 1 findings or a failed
-/// gate; 2 usage error; 3 bad input.
+/// `hearth`: the dispatcher. Exit codes (docs/decisions/0006): 0 ok; 1
+/// findings; 2 usage error; 3 bad input. Every reader error (`TraceError`)
+/// and I/O failure reaches 3 here, one way: commands let them propagate.
 enum HearthCommand {
   static let version = "hearth 0.4.0"
   static let commands: [Command] = SimCommands.all + GeoCommands.all + ImpactCommands.all + DataCommands.all
@@ -106,7 +107,7 @@ enum HearthCommand {
     if prefix.isEmpty {
       lines += [
         "", "  --version  print the version", "",
-        "exit codes: 0 ok, 1 findings or failed gate, 2 usage error, 3 bad input",
+        "exit codes: 0 ok, 1 findings (a possible impact reported), 2 usage error, 3 bad input",
       ]
     }
     return lines.joined(separator: "\n")
