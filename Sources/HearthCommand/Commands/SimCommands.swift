@@ -258,7 +258,9 @@ enum SimCommands {
     path: ["sim", "evaluate", "impact"],
     summary: "score the possible-impact detector on scenarios, generated driving and real recordings",
     help: """
-      usage: hearth sim evaluate impact [--seeds N] [--hours H] [--datasets DIR]
+      usage: hearth sim evaluate impact [--seeds N] [--hours H] [--datasets DIR] [--config FILE]
+                                        [--jolt-g G] [--spin RAD/S] [--pressure HPA]
+                                        [--moving M/S] [--free-fall S]
 
       Every catalogue scenario over seeds 1…N (default 20): matches, reports
       and jolt-to-verdict time; H hours (default 1000) of generated mixed
@@ -266,22 +268,24 @@ enum SimCommands {
       95 % upper bound; the real comma2k19 drive and the real phone drops (injected
       into a drive) under DIR: every report explained. Crash positives are
       synthetic.
+      \(ImpactCommands.configurationHelp)
       """,
-    options: ["seeds", "hours", "datasets"]
+    options: ImpactCommands.configurationOptions.union(["seeds", "hours", "datasets"])
   ) { arguments, console in
     let seeds: UInt64 = try arguments.value("seeds", default: 20)
     let hours: Double = try arguments.value("hours", default: 1000)
     let datasets = arguments.options["datasets"].map(SharedDatasets.init(root:)) ?? .standard()
     guard seeds >= 1, hours > 0 else { throw CLIError.usage("--seeds and --hours must be positive") }
     var latencies: [Double] = []
-    for score in ImpactEvaluation.scenarios(seeds: 1...seeds) {
+    let configuration = try ImpactCommands.impactConfiguration(arguments)
+    for score in ImpactEvaluation.scenarios(seeds: 1...seeds, configuration: configuration) {
       latencies += score.latencySeconds
       console.out("\(score.id) (\(score.expected.rawValue)): \(score.matching)/\(score.runs) as expected")
       for m in score.mismatches.prefix(3) { console.out("  \(m)") }
     }
     let q = Calibration.quantiles(latencies, [0.5, 0.9, 1])
     console.out(String(format: "jolt to verdict: p50 %.1f s, p90 %.1f s, max %.1f s", q[0], q[1], q[2]))
-    let real = try ImpactEvaluation.real(datasets)
+    let real = try ImpactEvaluation.real(datasets, configuration: configuration)
     console.out(
       "real drive (\(real.driveName), \(real.driveAccelerometerSamples) accelerometer samples): \(real.driveVerdicts.filter { $0.outcome == .possibleImpact }.count) reports, \(real.driveVerdicts.count) jolts judged"
     )
@@ -291,7 +295,7 @@ enum SimCommands {
         "real drop \(drop.name) in a drive: \(drop.silent ? "silent" : "REPORTED") — \(drop.verdicts.map(\.explanation).joined(separator: " | "))"
       )
     }
-    let mix = ImpactEvaluation.mix(hours: hours)
+    let mix = ImpactEvaluation.mix(hours: hours, configuration: configuration)
     console.out(
       String(
         format:
