@@ -62,6 +62,7 @@ enum DataCommands {
       if file.reorderedRows > 0 { line += ", \(file.reorderedRows) out of time order (sorted)" }
       if let why = file.skippedBecause { line += ", skipped: \(why)" }
       console.out(line)
+      if let units = file.units { console.out("    units: \(units)") }
       if let first = file.rejections.first { console.out("    first rejection: \(first)") }
     }
     return 0

@@ -30,12 +30,10 @@ public enum TraceImport {
       if names.contains("trace.json") { return .traceFolder }
       if names.contains("processed_log") { return .comma2k19 }
       if hasMapping { return .columnMapping }
-      let sensorLogger = [
-        "Location.csv", "Accelerometer.csv", "TotalAcceleration.csv", "Gyroscope.csv", "Barometer.csv",
-        "Metadata.csv",
-      ]
-      if !names.isDisjoint(with: sensorLogger) { return .sensorLogger }
+      // phyphox first: its folders may hold an Accelerometer.csv too, but
+      // Sensor Logger's never hold meta/.
       if names.contains("meta") || names.contains("Raw Data.csv") { return .phyphox }
+      if !names.isDisjoint(with: SensorLoggerFile.allCases.map(\.rawValue)) { return .sensorLogger }
       return nil
     }
     switch (path as NSString).pathExtension.lowercased() {

@@ -86,3 +86,31 @@ func positionProblem(latitude: Double, longitude: Double) -> RowRejection.Reason
   if latitude.isNaN || longitude.isNaN { return .missingValue }
   return abs(latitude) <= 90 && abs(longitude) <= 180 ? nil : .outOfRange
 }
+
+extension StreamAssembly {
+  /// Runs ``GravityCheck`` over `stream` (in its row order) and states the
+  /// outcome in the report's units. A stream that fails is rejected whole:
+  /// every row counted as a `unitProblem` and the file marked skipped, unless
+  /// `options.acceptImplausibleGravity`. Returns whether to keep the stream.
+  /// - Throws: `rejectedInStrictMode` for a failing stream in strict mode.
+  static func passesGravityCheck(
+    _ stream: VectorStream, kind: GravityCheck.Kind, report: inout FileReport, options: ReadOptions
+  ) throws -> Bool {
+    var check = GravityCheck(kind: kind)
+    for i in 0..<stream.count {
+      check.add(seconds: stream.seconds[i], x: stream.x[i], y: stream.y[i], z: stream.z[i])
+    }
+    let verdict = check.verdict()
+    let words = GravityCheck.describe(verdict, kind: kind)
+    report.units = [report.units, words].compactMap { $0 }.joined(separator: "; ")
+    guard case .implausible = verdict, !options.acceptImplausibleGravity else { return true }
+    let rejection = RowRejection(
+      location: SourceLocation(file: report.file, line: 0), reason: .unitProblem,
+      detail: "every row: \(words)")
+    if options.strict { throw TraceError.rejectedInStrictMode(rejection) }
+    report.rowsKept -= stream.count
+    report.reject(rejection, count: stream.count)
+    report.skippedBecause = words + " (ReadOptions.acceptImplausibleGravity keeps it)"
+    return false
+  }
+}

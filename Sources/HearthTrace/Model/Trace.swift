@@ -9,6 +9,10 @@ public struct VectorStream: Sendable, Hashable {
   /// Sample times, seconds since the trace's time origin, ascending.
   public var seconds: [Double] = []
   /// Components in the device frame, SI units of the stream's quantity.
+  /// The frame is Android's for every reader (x right, y up the screen, z
+  /// out of it; right-handed), and accelerations are specific force: a phone
+  /// at rest reads +9.81 m/s² along the axis pointing up, and a gravity
+  /// estimate points up as well (readers negate iOS's axes to reach it).
   public var x: [Double] = []
   public var y: [Double] = []
   public var z: [Double] = []

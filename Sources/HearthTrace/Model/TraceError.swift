@@ -70,6 +70,9 @@ public struct RowRejection: Sendable, Hashable, Codable, CustomStringConvertible
     case badQuote
     /// Broken XML (GPX): the rest of the file from this point.
     case malformedMarkup
+    /// The whole stream is not in the unit its file is said to be in (its
+    /// gravity does not read 9.81 m/s²): every row of it, rejected together.
+    case unitProblem
   }
 
   public var location: SourceLocation
@@ -101,6 +104,10 @@ public struct FileReport: Sendable, Hashable, Codable {
   public var reorderedRows = 0
   /// Problems that made the reader skip the whole file (folder imports).
   public var skippedBecause: String?
+  /// The units the file's values were read in and what was done to them
+  /// ("x, y, z in m/s² (calibrated, both platforms); axes negated from iOS to
+  /// the trace's convention"), when the reader decides them per file.
+  public var units: String?
 
   /// How many rejections are kept in full; the rest are only counted.
   public static let detailLimit = 1000
@@ -140,9 +147,14 @@ public struct ReadOptions: Sendable, Hashable {
   public var strict: Bool
   /// Rows longer than this many bytes are rejected without being buffered.
   public var maximumLineBytes: Int
+  /// Keep a stream whose gravity does not read 9.81 m/s² (``GravityCheck``)
+  /// instead of rejecting it as a unit problem. The check stays in the
+  /// report (``FileReport/units``) either way.
+  public var acceptImplausibleGravity: Bool
 
-  public init(strict: Bool = false, maximumLineBytes: Int = 1 << 20) {
+  public init(strict: Bool = false, maximumLineBytes: Int = 1 << 20, acceptImplausibleGravity: Bool = false) {
     self.strict = strict
     self.maximumLineBytes = maximumLineBytes
+    self.acceptImplausibleGravity = acceptImplausibleGravity
   }
 }
