@@ -244,6 +244,15 @@ struct GravityCheckTests {
     }
   }
 
+  @Test("an accelerometer at rest is allowed 15 % (real offsets reach 6 %): 14 % passes, 16 % fails")
+  func totalTolerance() {
+    func atRest(_ factor: Double) -> [(Double, Double)] { (0..<100).map { (Double($0) * 0.02, Self.g * factor) } }
+    for factor in [1.14, 0.86, 0.944] { #expect(passes(verdict(.totalAcceleration, atRest(factor))), "\(factor)") }
+    for factor in [1.16, 0.84, 1 / 9.806_65, 9.806_65] {
+      #expect(!passes(verdict(.totalAcceleration, atRest(factor))), "\(factor)")
+    }
+  }
+
   @Test("the median decides: a minority of wild samples does not fail a stream, a majority does")
   func median() {
     let mostlyRight = (0..<101).map { (Double($0), $0 < 50 ? 96.0 : Self.g) }

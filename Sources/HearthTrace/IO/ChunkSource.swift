@@ -27,8 +27,18 @@ struct ChunkSource {
     buffer = .allocate(capacity: chunkBytes + max(maximumLineBytes, 1) + 1)
   }
 
+  /// Bytes already in memory, as if they were a whole file.
+  init(bytes: [UInt8], displayName: String) {
+    descriptor = -1
+    name = displayName
+    buffer = .allocate(capacity: max(bytes.count, 1))
+    _ = buffer.initialize(from: bytes)
+    end = bytes.count
+    atEndOfFile = true
+  }
+
   mutating func close() {
-    _ = Glibc.close(descriptor)
+    if descriptor >= 0 { _ = Glibc.close(descriptor) }
     buffer.deallocate()
   }
 

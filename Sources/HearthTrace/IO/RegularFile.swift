@@ -72,3 +72,15 @@ enum RegularFile {
     }
   }
 }
+
+extension RegularFile {
+  /// The first `bytes` bytes of the regular file at `path` (fewer when shorter).
+  /// - Throws: `TraceError.io` as ``open(_:displayName:)``.
+  static func prefix(_ path: String, bytes: Int) throws -> [UInt8] {
+    let descriptor = try open(path, displayName: path)
+    defer { _ = close(descriptor) }
+    var head = [UInt8](repeating: 0, count: bytes)
+    let n = head.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, bytes, 0) }
+    return Array(head.prefix(max(0, n)))
+  }
+}
