@@ -166,16 +166,23 @@ public struct ImpactFeed: Sendable {
       steps.sort()
       return 1 / steps[steps.count / 2]
     }
+    let times = ["accelerometer": accelerometer.seconds, "gyroscope": gyroscope.seconds, "barometer": barometer.seconds]
+    return Self.rateWarnings { times[$0].flatMap(medianRateHz) }
+  }
+
+  /// The warnings for the median rates (Hz) `rate` gives by stream name
+  /// ("accelerometer", "gyroscope", "barometer"; nil when unknown).
+  static func rateWarnings(_ rate: (String) -> Double?) -> [String] {
     var out: [String] = []
-    func check(_ name: String, _ t: [Double], _ minimum: Double, _ what: String) {
-      if let rate = medianRateHz(t), rate < minimum {
+    func check(_ name: String, _ minimum: Double, _ what: String) {
+      if let rate = rate(name), rate < minimum {
         out.append(
           "the \(name) runs at \(String(format: "%.3g", rate)) Hz (under \(Int(minimum)) Hz): it cannot show \(what)")
       }
     }
-    check("accelerometer", accelerometer.seconds, 20, "a 60–150 ms crash pulse; jolts will be missed or understated")
-    check("gyroscope", gyroscope.seconds, 5, "a spin within the impact's window reliably")
-    check("barometer", barometer.seconds, 2, "a pressure rise within 2 s reliably")
+    check("accelerometer", 20, "a 60–150 ms crash pulse; jolts will be missed or understated")
+    check("gyroscope", 5, "a spin within the impact's window reliably")
+    check("barometer", 2, "a pressure rise within 2 s reliably")
     return out
   }
 

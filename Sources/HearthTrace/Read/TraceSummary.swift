@@ -44,12 +44,75 @@ public struct TraceSummary: Sendable {
   }
 }
 
-/// One stream's samples, span, rate and silences.
-///
-/// The median interval is exact while the stream has at most
-/// ``exactIntervalLimit`` distinct intervals, and otherwise read from bins
-/// 0.01 % wide (the printed rate has 3 significant digits); a silence is an
-/// interval longer than five median intervals.
+/// A count of intervals (seconds) in O(distinct values) memory: exact while
+/// there are at most ``exactLimit`` distinct values, then in bins 0.01 %
+/// wide (a median or a threshold read from them is good to 0.01 %). The same
+/// answers however the intervals arrive in chunks.
+public struct IntervalCounter: Sendable, Hashable {
+  /// Distinct intervals counted exactly before binning.
+  public static let exactLimit = 4096
+  private static let binRatio = 1.0001
+  private var exact: [Double: Int]? = [:]
+  private var bins: [Int: Int] = [:]
+  /// Intervals counted.
+  public private(set) var count = 0
+
+  public init() {}
+
+  /// Counts one interval. O(1) expected.
+  public mutating func add(_ interval: Double) {
+    count += 1
+    if var table = exact {
+      exact = nil  // keep the dictionary uniquely referenced while it changes
+      table[interval, default: 0] += 1
+      if table.count <= Self.exactLimit {
+        exact = table
+        return
+      }
+      for (value, n) in table { bins[Self.bin(value), default: 0] += n }
+      return
+    }
+    bins[Self.bin(interval), default: 0] += 1
+  }
+
+  /// Bin 0 holds intervals of 1 ns or less; bin k > 0 those from 1 ns × r^(k−1).
+  private static func bin(_ step: Double) -> Int {
+    guard step > 1e-9 else { return 0 }
+    let raw = (log(step / 1e-9) / log(binRatio)).rounded(.down)
+    return raw >= Double(Int32.max) ? Int(Int32.max) : 1 + Int(raw)
+  }
+
+  private static func lowerEdge(_ bin: Int) -> Double { bin == 0 ? 0 : 1e-9 * pow(binRatio, Double(bin - 1)) }
+
+  /// The interval at 0-based rank `index` in ascending order (a bin's lower
+  /// edge once binned), nil when `index` is outside `0..<count`.
+  public func value(atRank index: Int) -> Double? {
+    guard index >= 0 && index < count else { return nil }
+    var seen = 0
+    if let exact {
+      for value in exact.keys.sorted() {
+        seen += exact[value] ?? 0
+        if seen > index { return value }
+      }
+      return nil
+    }
+    for bin in bins.keys.sorted() {
+      seen += bins[bin] ?? 0
+      if seen > index { return Self.lowerEdge(bin) }
+    }
+    return nil
+  }
+
+  /// How many intervals are longer than `threshold` (by bin once binned).
+  public func count(longerThan threshold: Double) -> Int {
+    if let exact { return exact.filter { $0.key > threshold }.reduce(0) { $0 + $1.value } }
+    return bins.filter { Self.lowerEdge($0.key) > threshold }.reduce(0) { $0 + $1.value }
+  }
+}
+
+/// One stream's samples, span, rate and silences. The median interval is
+/// the lower median, exact or to 0.01 % (``IntervalCounter``); a silence is
+/// an interval longer than five median intervals.
 public struct StreamSummary: Sendable, Hashable {
   public let name: String
   /// The unit of the stream's values, for the printed line.
@@ -60,12 +123,7 @@ public struct StreamSummary: Sendable, Hashable {
   public private(set) var last = Double.nan
   /// The longest interval between consecutive samples, s.
   public private(set) var longestInterval = 0.0
-  private var exact: [Double: Int]? = [:]
-  private var bins: [Int: Int] = [:]
-
-  /// Distinct intervals counted exactly before binning.
-  public static let exactIntervalLimit = 4096
-  private static let binRatio = 1.0001
+  private var intervals = IntervalCounter()
 
   public init(name: String, unit: String) {
     self.name = name
@@ -79,7 +137,7 @@ public struct StreamSummary: Sendable, Hashable {
       if count > 0 {
         let step = t - last
         longestInterval = max(longestInterval, step)
-        countInterval(step)
+        intervals.add(step)
       } else {
         first = t
       }
@@ -88,53 +146,13 @@ public struct StreamSummary: Sendable, Hashable {
     }
   }
 
-  private mutating func countInterval(_ step: Double) {
-    if var table = exact {
-      table[step, default: 0] += 1
-      if table.count <= Self.exactIntervalLimit {
-        exact = table
-        return
-      }
-      exact = nil
-      for (value, n) in table { bins[Self.bin(value), default: 0] += n }
-      return
-    }
-    bins[Self.bin(step), default: 0] += 1
-  }
-
-  /// Bin 0 holds intervals of 1 ns or less; bin k > 0 those from 1 ns × r^(k−1).
-  private static func bin(_ step: Double) -> Int {
-    guard step > 1e-9 else { return 0 }
-    return 1 + Int((log(step / 1e-9) / log(binRatio)).rounded(.down))
-  }
-
-  private static func lowerEdge(_ bin: Int) -> Double { bin == 0 ? 0 : 1e-9 * pow(binRatio, Double(bin - 1)) }
-
   /// The lower median interval, s (nil with fewer than two samples).
-  public var medianInterval: Double? {
-    guard count >= 2 else { return nil }
-    let target = (count - 2) / 2  // index of the lower median among count − 1 intervals
-    var seen = 0
-    if let exact {
-      for value in exact.keys.sorted() {
-        seen += exact[value] ?? 0
-        if seen > target { return value }
-      }
-      return nil
-    }
-    for bin in bins.keys.sorted() {
-      seen += bins[bin] ?? 0
-      if seen > target { return Self.lowerEdge(bin) }
-    }
-    return nil
-  }
+  public var medianInterval: Double? { intervals.value(atRank: (intervals.count - 1) / 2) }
 
   /// Intervals longer than `factor` median intervals.
   public func silences(longerThan factor: Double = 5) -> Int {
     guard let median = medianInterval else { return 0 }
-    let threshold = factor * median
-    if let exact { return exact.filter { $0.key > threshold }.reduce(0) { $0 + $1.value } }
-    return bins.filter { Self.lowerEdge($0.key) > threshold }.reduce(0) { $0 + $1.value }
+    return intervals.count(longerThan: factor * median)
   }
 
   /// "name [unit]: n samples over d s (from … to …), r Hz median, k silences
