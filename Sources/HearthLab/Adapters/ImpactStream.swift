@@ -22,19 +22,18 @@ public struct ImpactStream: Sendable {
   private var content: AccelerationContent?
   private var hasGravityStream = false
   // Accelerometer samples with gravity added, not yet in a window.
-  private var accelerometer: [Sample3] = []
+  private var accelerometer = VectorStream()
   // Gravity-free samples waiting for gravity, and the gravity samples that
   // can still bracket them (the last one at or before the oldest waiting).
   private var waiting: [Sample3] = []
   private var gravity: [Sample3] = []
-  private var gyroscope: [Sample3] = []
-  private var barometer: [Sample1] = []
+  private var gyroscope = VectorStream()
+  private var barometer = PressureStream()
   private var fixes: [Sample1] = []
   private var origin: Double?
   private var complete = -Double.infinity
   // The gate, built as activities arrive.
-  private var gateOn = true
-  private var switches: [VehicleGateTimeline.Switch] = []
+  private var timeline: VehicleGateTimeline
   private var activityCount = 0
   // What the whole feed would say.
   private var accelerometerCount = 0
@@ -46,7 +45,7 @@ public struct ImpactStream: Sendable {
   public init(gate policy: VehicleGatePolicy, batchSeconds: Double = 0.25) {
     self.policy = policy
     self.batchSeconds = batchSeconds > 0 && batchSeconds.isFinite ? batchSeconds : 0.25
-    gateOn = policy != .off
+    timeline = VehicleGateTimeline(policy: policy, activities: [])
   }
 
   /// The batches complete once `chunk` is added (chunks in order).
@@ -65,11 +64,11 @@ public struct ImpactStream: Sendable {
       }
     }
     if let g = t.gyroscope {
-      for i in 0..<g.count { gyroscope.append(Sample3(g.seconds[i], g.x[i], g.y[i], g.z[i])) }
+      gyroscope.append(seconds: g.seconds, x: g.x, y: g.y, z: g.z)
       count("gyroscope", g.seconds)
     }
     if let b = t.barometer {
-      for i in 0..<b.count { barometer.append(Sample1(b.seconds[i], b.hectopascals[i])) }
+      barometer.append(seconds: b.seconds, hectopascals: b.hectopascals, relativeAltitudeMeters: b.relativeAltitudeMeters)
       count("barometer", b.seconds)
     }
     fixes += t.fixes.speedSamples(originMilliseconds: originMilliseconds)
@@ -92,15 +91,9 @@ public struct ImpactStream: Sendable {
 
   /// The gate as the whole feed's ``VehicleGateTimeline`` says it.
   public var gate: VehicleGateTimeline {
-    var timeline = VehicleGateTimeline(policy: policy, activities: [])
-    if policy == .recording {
-      timeline.switches = switches
-      if activityCount > 0 {
-        timeline.source =
-          "recording: \(switches.count) switch\(switches.count == 1 ? "" : "es") from its activity stream"
-      }
-    }
-    return timeline
+    var gate = timeline
+    if policy == .recording { gate.describe(activities: activityCount) }
+    return gate
   }
 
   /// Hours the accelerometer recorded (steps of at most `pauseSeconds` = 1 s).
@@ -124,7 +117,7 @@ public struct ImpactStream: Sendable {
   }
 
   private mutating func accept(_ sample: Sample3) {
-    accelerometer.append(sample)
+    accelerometer.append(seconds: sample.seconds, x: sample.x, y: sample.y, z: sample.z)
     if origin == nil { origin = sample.seconds }
     if let last = lastAccelerometer {
       let step = sample.seconds - last
@@ -185,63 +178,23 @@ public struct ImpactStream: Sendable {
 
   private mutating func gate(_ sample: ActivitySample) {
     activityCount += 1
-    guard policy == .recording, sample.seconds.isFinite else { return }
-    let next: Bool
-    switch sample.activity {
-    case .automotive: next = true
-    case .walking, .running, .cycling: next = false
-    case .still, .unknown: return
-    }
-    if next != gateOn {
-      switches.append(VehicleGateTimeline.Switch(seconds: sample.seconds, isOn: next))
-      gateOn = next
-    }
+    if policy == .recording { timeline.follow(sample) }
   }
 
-  /// Every window whose end is at most `limit`, in order (the same cut as
-  /// ``ImpactFeed/Batches``).
+  /// Every window whose end is at most `limit`, in order: ``ImpactFeed``'s
+  /// own cut, over the samples not yet handed out.
   private mutating func windows(upTo limit: Double) -> [ImpactBatch] {
     guard let origin else { return [] }
+    let pending = ImpactFeed(
+      accelerometer: accelerometer, gyroscope: gyroscope, barometer: barometer, fixes: fixes, gate: timeline,
+      batchSeconds: batchSeconds, origin: origin)
+    var cut = ImpactFeed.Batches(feed: pending, limit: limit)
     var out: [ImpactBatch] = []
-    var a = 0
-    var g = 0
-    var b = 0
-    var f = 0
-    let timeline = gate
-    while true {
-      let starts = [
-        a < accelerometer.count ? accelerometer[a].seconds : Double.infinity,
-        g < gyroscope.count ? gyroscope[g].seconds : Double.infinity,
-        b < barometer.count ? barometer[b].seconds : Double.infinity,
-        f < fixes.count ? fixes[f].seconds : Double.infinity,
-      ]
-      guard let earliest = starts.min(), earliest.isFinite else { break }
-      let k = ((earliest - origin) / batchSeconds).rounded(.down)
-      let end = origin + (k + 1) * batchSeconds
-      guard end <= limit else { break }
-      var batch = ImpactBatch(vehicleGate: timeline.isOn(at: origin + k * batchSeconds))
-      while a < accelerometer.count && accelerometer[a].seconds < end {
-        batch.accelerometer.append(accelerometer[a])
-        a += 1
-      }
-      while g < gyroscope.count && gyroscope[g].seconds < end {
-        batch.gyroscope.append(gyroscope[g])
-        g += 1
-      }
-      while b < barometer.count && barometer[b].seconds < end {
-        batch.barometer.append(barometer[b])
-        b += 1
-      }
-      while f < fixes.count && fixes[f].seconds < end {
-        batch.fixes.append(fixes[f])
-        f += 1
-      }
-      out.append(batch)
-    }
-    accelerometer.removeFirst(a)
-    gyroscope.removeFirst(g)
-    barometer.removeFirst(b)
-    fixes.removeFirst(f)
+    while let batch = cut.next() { out.append(batch) }
+    accelerometer.removeFirst(cut.a)
+    gyroscope.removeFirst(cut.g)
+    barometer.removeFirst(cut.b)
+    fixes.removeFirst(cut.f)
     return out
   }
 }

@@ -132,7 +132,7 @@ public struct ColumnMapping: Sendable, Hashable, Codable {
     for file in files {
       let plan = try self.plan(file, folder: folder, origin: origin, relativeClockKnown: relativeClockKnown, options: options)
       for target in plan.targets {
-        let stream = "\(target)"
+        let stream = target.name
         if let earlier = mapped.updateValue(file.file, forKey: stream) {
           throw TraceError.unsupported(
             SourceLocation(file: Excerpt.of(file.file, bytes: 120), line: 0),
@@ -233,7 +233,7 @@ public struct ColumnMapping: Sendable, Hashable, Codable {
       if let check { checks.append((targets.count, check)) }
       targets.append(target)
       fields.append(.vector(x: spec(v.x), y: spec(v.y), z: spec(v.z), factor: fx, limit: ReadingBounds.axisLimit(quantity)))
-      if let unit = v.x.unit { units.append("\(target): \(unit)" + (fx == 1 ? "" : " × \(fx) → \(quantity.storedUnit)")) }
+      if let unit = v.x.unit { units.append("\(target.name): \(unit)" + (fx == 1 ? "" : " × \(fx) → \(quantity.storedUnit)")) }
     }
     let wallClock = Self.isWallClock(file.time.format)
     let content = file.accelerometer?.content ?? .includesGravity

@@ -212,3 +212,53 @@ public struct Trace: Sendable, Hashable {
     )
   }
 }
+
+extension Trace {
+  /// Whether `other` holds the same samples, stream by stream, and the same
+  /// metadata, NaN counting as equal to NaN (`==` follows IEEE, where a NaN
+  /// reading — a missing relative altitude — differs from itself). O(n).
+  public func matches(_ other: Trace) -> Bool {
+    func same(_ a: [Double], _ b: [Double]) -> Bool {
+      a.count == b.count && zip(a, b).allSatisfy { $0.bitPattern == $1.bitPattern || ($0.isNaN && $1.isNaN) || $0 == $1 }
+    }
+    func same(_ a: VectorStream?, _ b: VectorStream?) -> Bool {
+      guard let a, let b else { return a == nil && b == nil }
+      return same(a.seconds, b.seconds) && same(a.x, b.x) && same(a.y, b.y) && same(a.z, b.z)
+    }
+    func same(_ a: PressureStream?, _ b: PressureStream?) -> Bool {
+      guard let a, let b else { return a == nil && b == nil }
+      return same(a.seconds, b.seconds) && same(a.hectopascals, b.hectopascals)
+        && same(a.relativeAltitudeMeters, b.relativeAltitudeMeters)
+    }
+    func same(_ a: [String: ScalarStream], _ b: [String: ScalarStream]) -> Bool {
+      a.keys.sorted() == b.keys.sorted()
+        && a.allSatisfy { key, s in b[key].map { $0.unit == s.unit && same($0.seconds, s.seconds) && same($0.values, s.values) } ?? false }
+    }
+    return metadata == other.metadata && fixes == other.fixes && providerFixes == other.providerFixes
+      && accelerometer?.content == other.accelerometer?.content
+      && same(accelerometer?.samples, other.accelerometer?.samples) && same(gravity, other.gravity)
+      && same(gyroscope, other.gyroscope) && same(barometer, other.barometer) && same(scalars, other.scalars)
+      && activities == other.activities
+  }
+}
+
+extension VectorStream {
+  /// Drops the first `n` samples. O(count).
+  public mutating func removeFirst(_ n: Int) {
+    guard n > 0 else { return }
+    seconds.removeFirst(n)
+    x.removeFirst(n)
+    y.removeFirst(n)
+    z.removeFirst(n)
+  }
+}
+
+extension PressureStream {
+  /// Drops the first `n` samples. O(count).
+  public mutating func removeFirst(_ n: Int) {
+    guard n > 0 else { return }
+    seconds.removeFirst(n)
+    hectopascals.removeFirst(n)
+    relativeAltitudeMeters.removeFirst(n)
+  }
+}

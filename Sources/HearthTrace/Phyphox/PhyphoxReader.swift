@@ -84,17 +84,11 @@ public enum PhyphoxReader {
     file.targets.contains(.accelerometer(.includesGravity)) ? 0 : 1
   }
 
-  /// The stream a target feeds, whatever its details.
+  /// The stream a target feeds, whatever its details (one accelerometer,
+  /// with gravity or not).
   private static func kind(_ target: StreamTarget) -> String {
-    switch target {
-    case .accelerometer: "accelerometer"
-    case .gravity: "gravity"
-    case .gyroscope: "gyroscope"
-    case .barometer: "barometer"
-    case .scalar(let name, _): "scalar \(name)"
-    case .fixes(let provider): "fixes \(provider ?? "")"
-    case .activities: "activities"
-    }
+    if case .accelerometer = target { return "accelerometer" }
+    return target.name
   }
 
   /// A file that failed while planning: reading it reports the failure.

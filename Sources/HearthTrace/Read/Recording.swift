@@ -150,8 +150,10 @@ extension Trace {
 }
 
 extension VectorStream {
-  /// Appends samples; an empty stream takes the arrays as they are.
-  mutating func append(seconds t: [Double], x a: [Double], y b: [Double], z c: [Double]) {
+  /// Appends samples (later in time); an empty stream takes the arrays as
+  /// they are, without a copy. O(n).
+  /// - Precondition: the four arrays have one length.
+  public mutating func append(seconds t: [Double], x a: [Double], y b: [Double], z c: [Double]) {
     if isEmpty {
       self = VectorStream(seconds: t, x: a, y: b, z: c)
       return
@@ -164,7 +166,8 @@ extension VectorStream {
 }
 
 extension PressureStream {
-  mutating func append(seconds t: [Double], hectopascals p: [Double], relativeAltitudeMeters h: [Double]) {
+  /// Appends samples (later in time), as ``VectorStream/append(seconds:x:y:z:)``.
+  public mutating func append(seconds t: [Double], hectopascals p: [Double], relativeAltitudeMeters h: [Double]) {
     if isEmpty {
       self = PressureStream(seconds: t, hectopascals: p, relativeAltitudeMeters: h)
       return
@@ -176,7 +179,8 @@ extension PressureStream {
 }
 
 extension ScalarStream {
-  mutating func append(seconds t: [Double], values v: [Double]) {
+  /// Appends samples (later in time), as ``VectorStream/append(seconds:x:y:z:)``.
+  public mutating func append(seconds t: [Double], values v: [Double]) {
     if seconds.isEmpty {
       seconds = t
       values = v

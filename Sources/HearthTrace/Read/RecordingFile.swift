@@ -18,6 +18,19 @@ enum StreamTarget: Hashable, Sendable {
   /// The `Activity` raw value.
   case activities
 
+  /// The stream's name in words ("accelerometer", "scalar speed").
+  var name: String {
+    switch self {
+    case .accelerometer(let content): "accelerometer (\(content.rawValue))"
+    case .gravity: "gravity"
+    case .gyroscope: "gyroscope"
+    case .barometer: "barometer"
+    case .scalar(let name, _): "scalar \(name)"
+    case .fixes(let provider): provider.map { "fixes (\($0))" } ?? "fixes"
+    case .activities: "activities"
+    }
+  }
+
   var columnCount: Int {
     switch self {
     case .accelerometer, .gravity, .gyroscope: 3

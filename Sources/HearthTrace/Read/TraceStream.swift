@@ -135,6 +135,8 @@ struct TraceMerge {
   private var reports: [FileReport] = []
   private let origin: Int64
   private var first = true
+  /// A chunk with `completeBeforeSeconds` = +∞ has been handed out.
+  private var finished = false
   /// Files whose rows stay in file order, delivered whole in the first chunk.
   private var unordered: [(RecordingFile, RowBlock)] = []
 
@@ -211,7 +213,12 @@ struct TraceMerge {
   /// The next chunk, nil after the last.
   mutating func next(samples: Int) throws -> TraceChunk? {
     for k in files.indices { try Self.refill(&files[k]) }
-    guard first || files.contains(where: { !$0.ready.isEmpty }) else { return nil }
+    if !first && files.allSatisfy({ $0.exhausted && $0.ready.isEmpty }) {
+      // Nothing left: one last empty chunk says so, unless the last one did.
+      if finished { return nil }
+      finished = true
+      return TraceChunk(trace: Trace(metadata: metadata), completeBeforeSeconds: .infinity)
+    }
     // Files still being read bound the chunk: their next rows come no
     // earlier than their last ready one.
     var bound = Double.infinity
@@ -231,8 +238,8 @@ struct TraceMerge {
       unordered = []
     }
     first = false
-    let allDone = files.allSatisfy { $0.exhausted && $0.ready.isEmpty }
-    return TraceChunk(trace: chunk, completeBeforeSeconds: allDone ? .infinity : bound)
+    finished = files.allSatisfy { $0.exhausted && $0.ready.isEmpty }
+    return TraceChunk(trace: chunk, completeBeforeSeconds: finished ? .infinity : bound)
   }
 
   /// The time of the `samples`-th earliest ready row over every file (+∞
