@@ -14,6 +14,10 @@
 
 import Foundation
 import HearthGeo
+
+#if canImport(Glibc)
+  import Glibc
+#endif
 import HearthImpact
 import HearthTrace
 
@@ -75,14 +79,14 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
       }
     case .sensorLogger, .phyphox, .traceFolder, .comma2k19:
       let folder = scratch.folder(rawValue, files: files, parts: Self.split(bytes))
-      checkStreamed(folder, mapping: nil)
+      checkStreamed(folder, mapping: nil, size: bytes.count)
     case .mapping:
       let folder = scratch.folder(rawValue, files: files, parts: Self.split(bytes))
-      checkStreamed(folder, mapping: folder + "/mapping.json")
+      checkStreamed(folder, mapping: folder + "/mapping.json", size: bytes.count)
     case .mappedFiles:
       let folder = scratch.folder(rawValue, files: files, parts: Self.split(bytes))
       _ = scratch.write("\(rawValue)/mapping.json", Array(Self.mixedMapping.utf8))
-      checkStreamed(folder, mapping: folder + "/mapping.json")
+      checkStreamed(folder, mapping: folder + "/mapping.json", size: bytes.count)
     case .gpx:
       if let (trace, report) = try? GPX.read(bytes: bytes, name: "input.gpx") {
         precondition(report.reconciles, "GPX report does not reconcile")
@@ -155,16 +159,17 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     return parts
   }
 
-  /// The import read whole and streamed: both reconcile and agree, for two
-  /// chunk sizes; the trace is sorted and in range.
-  private func checkStreamed(_ path: String, mapping: String?) {
+  /// The import read whole and streamed: both reconcile and agree (in
+  /// chunks of 1 to 64 samples, the size from the input); the trace is
+  /// sorted and in range.
+  private func checkStreamed(_ path: String, mapping: String?, size: Int) {
     let options = ReadOptions(maximumLineBytes: 4096)
     guard let (trace, report) = try? TraceImport.read(path: path, mappingPath: mapping, options: options) else {
       return
     }
     precondition(report.reconciles, "\(rawValue): the report does not reconcile")
     check(trace)
-    for samples in [1, 64] {
+    for samples in [1 + size % 64] {
       guard let stream = try? TraceImport.stream(path: path, mappingPath: mapping, options: options) else {
         preconditionFailure("\(rawValue): reads whole but does not open as a stream")
       }
@@ -211,20 +216,40 @@ final class FuzzScratch: @unchecked Sendable {
     try? FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
   }
 
-  /// A fresh folder `name` holding `parts[k]` as `files[k]` (missing parts: no file).
+  /// Folder `name` holding `parts[k]` as `files[k]` and none of the files
+  /// beyond the parts (files are overwritten in place: cheaper than a new folder).
   func folder(_ name: String, files: [String], parts: [[UInt8]]) -> String {
     let path = (root as NSString).appendingPathComponent(name)
-    try? FileManager.default.removeItem(atPath: path)
-    try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    for (file, part) in zip(files, parts) { _ = write("\(name)/\(file)", part) }
+    for (k, file) in files.enumerated() {
+      let full = (path as NSString).appendingPathComponent(file)
+      if k < parts.count {
+        _ = write("\(name)/\(file)", parts[k])
+      } else {
+        unlink(full)
+      }
+    }
     return path
   }
 
+  private var madeFolders = Set<String>()
+
+  /// Writes `bytes` to `name` under the root (plain system calls: a fuzzer
+  /// writes thousands of files a second).
   func write(_ name: String, _ bytes: [UInt8]) -> String {
     let path = (root as NSString).appendingPathComponent(name)
-    try? FileManager.default.createDirectory(
-      atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-    _ = FileManager.default.createFile(atPath: path, contents: Data(bytes))
+    let parent = (path as NSString).deletingLastPathComponent
+    if madeFolders.insert(parent).inserted {
+      try? FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
+    }
+    let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+    guard descriptor >= 0 else { return path }
+    var done = 0
+    while done < bytes.count {
+      let n = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + done, bytes.count - done) }
+      guard n > 0 else { break }
+      done += n
+    }
+    close(descriptor)
     return path
   }
 }

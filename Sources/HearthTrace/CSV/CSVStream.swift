@@ -114,9 +114,10 @@ final class CSVRowReader {
       source.close()
       throw error
     }
+    // A row takes at least two bytes: a small file needs no full batch.
     storage = CSVBatchStorage(
-      capacity: max(1, batchRows), numbers: parser.numberCount, integers: parser.integerCount,
-      texts: parser.textCount)
+      capacity: max(1, min(batchRows, source.fileBytes / 2 + 1)), numbers: parser.numberCount,
+      integers: parser.integerCount, texts: parser.textCount)
   }
 
   deinit {

@@ -122,7 +122,7 @@ public struct ColumnMapping: Sendable, Hashable, Codable {
     if origin == nil {
       for file in files where Self.isWallClock(file.time.format) {
         let plan = try self.plan(file, folder: folder, origin: nil, relativeClockKnown: false, options: options, timeOnly: true)
-        if let earliest = try SensorLoggerReader.survey(plan).earliestKey.flatMap({ Int64(exactly: $0) }) {
+        if let earliest = try plan.survey().earliestKey.flatMap({ Int64(exactly: $0) }) {
           origin = min(origin ?? earliest, earliest)
         }
       }

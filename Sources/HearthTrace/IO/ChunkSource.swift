@@ -21,15 +21,23 @@ struct ChunkSource {
 
   /// Opens `path` for reading with room for one chunk plus `maximumLineBytes`.
   /// - Throws: `TraceError.io` when it is missing, unreadable or not a regular file.
+  /// The file's size when it was opened, bytes.
+  let fileBytes: Int
+
   init(path: String, displayName: String, maximumLineBytes: Int) throws {
     descriptor = try RegularFile.open(path, displayName: displayName)
     name = displayName
-    buffer = .allocate(capacity: chunkBytes + max(maximumLineBytes, 1) + 1)
+    var status = stat()
+    fileBytes = fstat(descriptor, &status) == 0 ? Int(status.st_size) : chunkBytes
+    // A small file needs no full chunk (a folder of small files is opened often).
+    let chunk = min(chunkBytes, max(fileBytes + 1, 4096))
+    buffer = .allocate(capacity: chunk + max(maximumLineBytes, 1) + 1)
   }
 
   /// Bytes already in memory, as if they were a whole file.
   init(bytes: [UInt8], displayName: String) {
     descriptor = -1
+    fileBytes = bytes.count
     name = displayName
     buffer = .allocate(capacity: max(bytes.count, 1))
     _ = buffer.initialize(from: bytes)
@@ -59,6 +67,7 @@ struct ChunkSource {
     }
     let space = buffer.count - end
     guard space > 0 else { return true }
+    // (A file that grew after it was opened is read in smaller steps.)
     var got = 0
     repeat {
       got = Glibc.read(descriptor, buffer.baseAddress! + end, min(space, chunkBytes))

@@ -104,7 +104,8 @@ public enum TraceImport {
     case .sensorLogger: return .recording(try SensorLoggerReader.recording(folder: path, options: options))
     case .phyphox: return .recording(try PhyphoxReader.recording(path: path, options: options))
     case .columnMapping:
-      let mapping = try ColumnMapping.load(path: mappingPath ?? "")
+      guard let mappingPath else { throw TraceError.unsupported(SourceLocation(file: path, line: 0), reason: notRecognised) }
+      let mapping = try ColumnMapping.load(path: mappingPath)
       let folder = FolderListing.isFolder(path) ? path : (path as NSString).deletingLastPathComponent
       return .recording(try mapping.recording(folder: folder, options: options))
     case .gpx:

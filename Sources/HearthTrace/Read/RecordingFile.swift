@@ -130,3 +130,13 @@ struct RecordingFile: Sendable {
     keysAreMilliseconds ? (key - Double(originMilliseconds)) / 1000 : key
   }
 }
+
+extension RecordingFile {
+  /// A first pass over the file: what its checked rows' keys say.
+  func survey() throws -> FileSurvey {
+    let source = try open()
+    var survey = FileSurvey()
+    while let block = try source.next() { survey.add(block.keys) }
+    return survey
+  }
+}

@@ -94,7 +94,7 @@ public enum SensorLoggerReader {
     // Without a recording start, the first fix is the origin.
     if recording.metadata.timeOriginMilliseconds == nil, present.contains(.location) {
       let location = file(.location, path(.location), settings: settings, origin: nil, options: options)
-      recording.metadata.timeOriginMilliseconds = (try? survey(location))?.earliestKey.flatMap {
+      recording.metadata.timeOriginMilliseconds = (try? location.survey())?.earliestKey.flatMap {
         Int64(exactly: $0)
       }
     }
@@ -210,14 +210,6 @@ public enum SensorLoggerReader {
         }
         return try CSVRowSource(path: path, name: name.rawValue, spec: spec, columnCount: columns, options: options)
       })
-  }
-
-  /// A first pass over a file: what its checked rows' keys say.
-  static func survey(_ file: RecordingFile) throws -> FileSurvey {
-    let source = try file.open()
-    var survey = FileSurvey()
-    while let block = try source.next() { survey.add(block.keys) }
-    return survey
   }
 
   /// Activity names used by iOS (CMMotionActivity) and Android (DetectedActivity).
