@@ -79,6 +79,12 @@ struct CommandTests {
     #expect(run(["sim", "generate", "mix", "--hours", "0", "--out", "/tmp/x"]).code == 2)
     let list = run(["sim", "list"])
     #expect(list.code == 0 && list.out.split(separator: "\n").count == 30)
+    // help as a word and -h, at every level.
+    #expect(run(["help"]).out == top.out && run(["-h"]).out == top.out && run(["help"]).code == 0)
+    let detectHelp = run(["impact", "detect", "--help"]).out
+    #expect(run(["help", "impact", "detect"]).out == detectHelp && run(["impact", "detect", "-h"]).out == detectHelp)
+    #expect(detectHelp.contains("--vehicle-gate") && detectHelp.contains("--config FILE"))
+    #expect(run(["help", "sim"]).code == 0 && run(["version"]).out.hasPrefix("hearth "))
   }
 
   @Test("sim generate scenario writes the same bytes as the library, and sets come from the manifest")

@@ -34,15 +34,7 @@ public struct VerdictRecords: Sendable {
         "\(file): processed \(String(format: "%.2f", hours)) h, no jolt ≥ \(String(format: "%.2f", joltThresholdG)) g (peak |a| \(String(format: "%.2f", peakG)) g, gravity included)"
       ]
     }
-    return verdicts.map { v in
-      let conditions = v.conditions.map { c in
-        "\(c.name.rawValue) \(c.held ? "held" : "failed") (\(ImpactUnits.text(c.measured, c.name)) vs \(ImpactUnits.text(c.threshold, c.name)))"
-          + (c.note.isEmpty ? "" : " " + c.note)
-      }
-      return
-        "\(file): \(v.outcome.rawValue) at \(String(format: "%.2f", v.joltSeconds)) s, decided at \(String(format: "%.2f", v.decidedSeconds)) s, moving and stopped from \(v.usedGPS ? "GPS" : "vibration"): "
-        + conditions.joined(separator: "; ")
-    }
+    return verdicts.map { "\(file): " + ImpactUnits.describe($0) }
   }
 
   public static let csvHeader =
