@@ -22,7 +22,9 @@ public enum SweepExport {
     return "\(v)"
   }
 
-  static func quoted(_ s: String) -> String {
+  /// `s` as one CSV field: quoted (quotes doubled) when it holds a comma,
+  /// quote or line break. O(n).
+  public static func quoted(_ s: String) -> String {
     s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" })
       ? "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : s
   }
