@@ -507,35 +507,44 @@ int32_t hearth_sweep_write(const hearth_sweep *sweep, const char *folder, int64_
 /* The server's ingest path (SPEC §1–§8; docs/guides/ingest.md)             */
 
 /**
- * A pipeline and its state from a JSON description of the places and
- * circles: {"places": [{"id": 1, "circle": 7, "name": "Home",
- * "latitude_deg": 52.5, "longitude_deg": 13.4, "radius_m": 120}],
- * "circles_of_person": {"42": [7]}, "speed_limits_mps": {"7": 30}}.
+ * A pipeline (every engine of SPEC §1–§8) and an empty state from a JSON
+ * description of places and circles, every key optional:
+ *   {"places": [{"id": 1, "circle": 7, "name": "Home", "latitude_deg": 52.52,
+ *                "longitude_deg": 13.405, "radius_m": 120}],
+ *    "places_file": "places.geojson",       (GeoJSON as `hearth geo replay --places`)
+ *    "circles_of_person": {"42": [7]},      (user id → its circles)
+ *    "speed_limits_kmh": {"7": 50}}         (circle → limit; none: no speed alerts)
+ * Places and circles are fixed for the handle's life (this version of the ABI
+ * has no reconfiguration between batches).
  */
 int32_t hearth_ingest_create(const char *description_json, hearth_ingest **out);
 
 /**
  * One uploaded batch received at received_ms (the server clock), through
- * every stage. HEARTH_ERROR_SCHEMA refuses it whole and changes no state.
- * The batch's output replaces the previous one (hearth_ingest_events).
+ * every stage. HEARTH_ERROR_SCHEMA refuses it whole and changes no state
+ * (the schema error is in hearth_last_error and in the events). The batch's
+ * output replaces the previous one (hearth_ingest_events).
+ * O(n log n) in the batch; each engine's own bound applies.
  */
 int32_t hearth_ingest_batch(hearth_ingest *ingest, const hearth_fixes *fixes, int64_t received_ms);
 
 /** Moves every clock to now_ms with no fixes (the server's timer); its output likewise. */
 int32_t hearth_ingest_tick(hearth_ingest *ingest, int64_t now_ms);
 
-#define HEARTH_EVENT_REJECTED 0      /* a fix refused (index, code = HEARTH_FIX_*) */
-#define HEARTH_EVENT_SHARED_FRAME 1  /* an approximate frame for viewers (cell, centre) */
-#define HEARTH_EVENT_GEOFENCE 2      /* code 0 arrival, 1 departure; place */
-#define HEARTH_EVENT_SPEED_ALERT 3   /* circle, speed in value */
-#define HEARTH_EVENT_SUDDEN_STOP 4
-#define HEARTH_EVENT_TRIP 5          /* a closed segment: time_ms start, end_ms, value = metres */
-#define HEARTH_EVENT_STAY 6          /* a closed stay: place (0 = none) */
+#define HEARTH_EVENT_REJECTED 0     /* a fix refused: index, code = HEARTH_FIX_* */
+#define HEARTH_EVENT_SHARED_FRAME 1 /* a changed approximate frame: cell_id, centre, time_ms = slot start */
+#define HEARTH_EVENT_GEOFENCE 2     /* code 0 arrival, 1 departure; place, circle; time_ms event, end_ms decided */
+#define HEARTH_EVENT_SPEED_ALERT 3  /* circle; time_ms start, end_ms end; value = agreed speed, m/s */
+#define HEARTH_EVENT_SUDDEN_STOP 4  /* time_ms stop, end_ms decided; position; value = cruising speed, m/s */
+#define HEARTH_EVENT_TRIP 5         /* a closed segment: code 1 trip, 0 not; time_ms start, end_ms end; value = path, m */
+#define HEARTH_EVENT_STAY 6         /* a closed stay: time_ms start, end_ms end; position */
 
-/** One thing the last batch or tick produced. Fields a kind does not use are 0 or NaN. */
+/** One thing the last batch or tick produced. Fields a kind does not use are 0 (or NaN). */
 typedef struct hearth_event {
   int32_t kind;
   int32_t code;
+  /** 1 when it goes to people (announced, raised), 0 otherwise (feed only, pending, …). */
+  int32_t announced;
   uint32_t user;
   uint32_t device;
   uint32_t circle;
@@ -549,19 +558,22 @@ typedef struct hearth_event {
   double value;
 } hearth_event;
 
-/** What the last batch or tick produced: events, and fixes inserted / duplicate. */
+/** What the last batch or tick produced: events, and fixes inserted (new) and duplicate. */
 int32_t hearth_ingest_count(const hearth_ingest *ingest, int64_t *events, int64_t *inserted, int64_t *duplicates);
 
-/** Copies the events (capacity ≥ count, else HEARTH_ERROR_CAPACITY). */
+/** Copies the events, in the order kind by kind as listed above (capacity ≥ count, else HEARTH_ERROR_CAPACITY). */
 int32_t hearth_ingest_events(const hearth_ingest *ingest, int64_t capacity, hearth_event *out);
 
-/** The same events as JSON Lines, one object per event, with place names. */
+/**
+ * The same events as JSON Lines, {"type", "timeMilliseconds", "value"} with
+ * every field of the engine's event (outcome, reasons; a trip without its fixes).
+ */
 int32_t hearth_ingest_events_json(const hearth_ingest *ingest, hearth_bytes **out);
 
-/** The whole state (every engine's) as bytes; restore gives the same future outputs. */
+/** The whole state (every engine's) as bytes; restoring it gives the same future outputs. */
 int32_t hearth_ingest_save(const hearth_ingest *ingest, hearth_bytes **out);
 
-/** Replaces the state with saved bytes (from the same description); bad bytes change nothing. */
+/** Replaces the state with saved bytes (from a pipeline of the same description); bad bytes change nothing. */
 int32_t hearth_ingest_restore(hearth_ingest *ingest, const uint8_t *state, int64_t size);
 
 #ifdef __cplusplus
