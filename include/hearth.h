@@ -28,6 +28,10 @@
  * exceptions: a hearth_grid is immutable after creation (share it freely), and
  * hearth_sweep_run_task may be called concurrently on one plan.
  *
+ * LOADING. The library starts worker threads of the Swift runtime that live
+ * until the process exits, so it is linked to stay mapped (-z nodelete):
+ * dlclose() leaves it loaded. Load it once per process.
+ *
  * ARRAYS. A NULL array with a count of 0 is fine; a NULL array with a count
  * above 0, or a negative count, is HEARTH_ERROR_ARGUMENT. Arrays are read
  * during the call only and never kept. Output arrays must hold `count`

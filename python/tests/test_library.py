@@ -20,6 +20,14 @@ def test_only_hearth_symbols_are_exported():
     assert exported and all(n.startswith("hearth_") for n in exported), [n for n in exported if not n.startswith("hearth_")]
 
 
+def test_the_library_is_never_unloaded():
+    # Regression 2026-12-02: cffi dlclose()s the library at interpreter exit
+    # while the Swift runtime's worker threads (Dispatch) still run in it: a
+    # segfault in about one run of three. Linked -z nodelete, dlclose keeps it.
+    flags = run("readelf", "-d", LIBRARY).stdout.decode()
+    assert "NODELETE" in flags, flags
+
+
 def test_no_swift_runtime_is_needed_at_load_time():
     needed = run("ldd", LIBRARY, env=BARE).stdout.decode()
     assert "libswift" not in needed and "libFoundation" not in needed and "not found" not in needed, needed
