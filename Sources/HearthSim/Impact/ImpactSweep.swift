@@ -54,10 +54,22 @@ public enum ImpactSweep {
     var crashJoltSeconds: Double?
     var hours: Double
 
-    /// Whether verdict `i` is the labelled crash jolt.
+    /// Whether verdict `i` is the labelled crash jolt: the first verdict
+    /// within 1 s of it (a crash's secondary blows have verdicts of their own).
     func isCrash(_ i: Int) -> Bool {
       guard let jolt = crashJoltSeconds else { return false }
-      return abs(verdicts[i].joltSeconds - jolt) < 1
+      return verdicts.firstIndex { abs($0.joltSeconds - jolt) < 1 } == i
+    }
+
+    /// Whether verdict `i` is a later jolt of the labelled crash's incident
+    /// (a rollover's next impact): neither the crash nor a jolt without one,
+    /// so left out of the model.
+    func isLaterCrashJolt(_ i: Int) -> Bool {
+      guard let jolt = crashJoltSeconds,
+        let crash = verdicts.firstIndex(where: { abs($0.joltSeconds - jolt) < 1 }), i != crash,
+        let incident = verdicts[crash].measurement?.incidentSeconds
+      else { return false }
+      return abs(verdicts[i].joltSeconds - jolt) < 1 || verdicts[i].measurement?.incidentSeconds == incident
     }
   }
 
@@ -384,9 +396,7 @@ extension ImpactSweep {
 
   /// One jolt's features (NaN where not measured; see `model`).
   static func features(_ v: ImpactVerdict) -> [Double] {
-    let stopGroup: [ImpactCondition.Name] =
-      v.usedGPS ? [.restWithin, .stayedStoppedGPS] : [.stoppedVibrationRatio]
-    let stopped = stopGroup.allSatisfy { name in v.conditions.first { $0.name == name }?.held ?? false }
+    let stopped = v.measurement?.stopped ?? false
     return [
       (v.measured(.jolt) ?? .nan) / ImpactConfiguration.standardGravity, v.measured(.spin) ?? .nan,
       v.measured(.pressureRise) ?? .nan, v.usedGPS ? (v.measured(.movingBeforeGPS) ?? .nan) : .nan,
@@ -403,7 +413,7 @@ extension ImpactSweep {
     var rows: [[Double]] = []
     var labels: [Double] = []
     for trace in traces {
-      for (i, v) in trace.verdicts.enumerated() where v.outcome != .suppressed {
+      for (i, v) in trace.verdicts.enumerated() where v.outcome != .suppressed && !trace.isLaterCrashJolt(i) {
         rows.append(features(v))
         labels.append(trace.isCrash(i) ? 1 : 0)
       }
