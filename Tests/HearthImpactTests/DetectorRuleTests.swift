@@ -176,14 +176,7 @@ struct DetectorRuleTests {
     var detector = ImpactDetector()
     let first = detector.process(Drive().batch)
     // The same shape again, 59 s and 61 s later.
-    func shifted(_ b: ImpactBatch, by s: Double) -> ImpactBatch {
-      var out = b
-      out.accelerometer = b.accelerometer.map { Sample3($0.seconds + s, $0.x, $0.y, $0.z) }
-      out.gyroscope = b.gyroscope.map { Sample3($0.seconds + s, $0.x, $0.y, $0.z) }
-      out.barometer = b.barometer.map { Sample1($0.seconds + s, $0.value) }
-      out.fixes = b.fixes.map { Sample1($0.seconds + s, $0.value) }
-      return out
-    }
+    func shifted(_ b: ImpactBatch, by s: Double) -> ImpactBatch { b.shifted(by: s) }
     let second = detector.process(shifted(Drive().batch, by: 59.0).trimmed(after: 60.0))
     #expect(first.map(\.outcome) == [.possibleImpact])
     #expect(second.map(\.outcome) == [.suppressed], "\(second.map(\.explanation))")
@@ -217,18 +210,4 @@ struct DetectorRuleTests {
     #expect(pieces == reference)
     #expect(detector.counters.accelerometer.notNewer > 0)
   }
-}
-
-extension ImpactBatch {
-  /// The samples with from ≤ time < to.
-  func window(from: Double, to: Double) -> ImpactBatch {
-    ImpactBatch(
-      accelerometer: accelerometer.filter { $0.seconds >= from && $0.seconds < to },
-      gyroscope: gyroscope.filter { $0.seconds >= from && $0.seconds < to },
-      barometer: barometer.filter { $0.seconds >= from && $0.seconds < to },
-      fixes: fixes.filter { $0.seconds >= from && $0.seconds < to }, vehicleGate: vehicleGate)
-  }
-
-  /// The samples after `time` (what a detector that already saw up to it still needs).
-  func trimmed(after time: Double) -> ImpactBatch { window(from: time + 1e-9, to: .infinity) }
 }

@@ -95,15 +95,21 @@ public struct ImpactDetector: Sendable {
     let maxW = c.maximumRotationRadiansPerSecond
     let (minP, maxP) = (c.minimumPressureHectopascals, c.maximumPressureHectopascals)
     let maxV = c.maximumSpeedMetersPerSecond
-    let accelerometer = usable(batch.accelerometer, received, &counters.accelerometer) {
+    let bound = c.maximumAbsoluteTimeSeconds
+    let latest = min(bound, received ?? bound)
+    let accelerometer = Self.usable(batch.accelerometer, bound, latest, &counters.accelerometer) {
       abs($0.x) <= maxA && abs($0.y) <= maxA && abs($0.z) <= maxA
     }
-    let gyroscope = usable(batch.gyroscope, received, &counters.gyroscope) {
+    let gyroscope = Self.usable(batch.gyroscope, bound, latest, &counters.gyroscope) {
       abs($0.x) <= maxW && abs($0.y) <= maxW && abs($0.z) <= maxW
     }
-    let barometer = usable(batch.barometer, received, &counters.barometer) { $0.value >= minP && $0.value <= maxP }
-    // A speed is NaN or negative (unmeasured) or within the receiver's range.
-    let fixes = usable(batch.fixes, received, &counters.fixes) { $0.value.isNaN || $0.value <= maxV }
+    let barometer = Self.usable(batch.barometer, bound, latest, &counters.barometer) {
+      $0.value >= minP && $0.value <= maxP
+    }
+    // A speed is NaN or negative (unmeasured) or within the receiver's range; never infinite.
+    let fixes = Self.usable(batch.fixes, bound, latest, &counters.fixes) {
+      $0.value.isNaN || ($0.value > -.infinity && $0.value <= maxV)
+    }
     var (a, g, b, f) = (0, 0, 0, 0)
     var verdicts: [ImpactVerdict] = []
     while true {
@@ -142,11 +148,10 @@ public struct ImpactDetector: Sendable {
   /// within bounds; stably sorted by time. Skipped ones are counted. The
   /// common case (all usable, in order) returns the array itself. O(n),
   /// O(n log n) when out of order.
-  private func usable<T: TimedSample>(
-    _ samples: [T], _ received: Double?, _ skipped: inout ImpactCounters.Skipped, _ valueOK: (T) -> Bool
+  private static func usable<T: TimedSample>(
+    _ samples: [T], _ bound: Double, _ latest: Double, _ skipped: inout ImpactCounters.Skipped,
+    _ valueOK: (T) -> Bool
   ) -> [T] {
-    let bound = configuration.maximumAbsoluteTimeSeconds
-    let latest = min(bound, received ?? bound)
     var clean = true
     var sorted = true
     var previous = -Double.infinity
@@ -362,9 +367,9 @@ public struct ImpactDetector: Sendable {
     let c = configuration
     let t = candidate.joltSeconds
     let a = candidate.incidentSeconds  // the car's motion is the incident's
-    func complete(_ clock: Double, _ x: Double) -> Bool {
-      force || clock >= x || dataSeconds >= x + c.lateDataSeconds
-    }
+    let late = c.lateDataSeconds
+    let data = dataSeconds
+    func complete(_ clock: Double, _ x: Double) -> Bool { force || clock >= x || data >= x + late }
     guard complete(accelerometerSeconds, t + c.joltPeakWindowSeconds),
       complete(gyroscopeSeconds, t + c.spinToSeconds),
       complete(barometerSeconds, t + c.pressureAfterSeconds), complete(fixSeconds, a)
@@ -434,7 +439,7 @@ public struct ImpactDetector: Sendable {
       m.stopReason = "no GPS fix current at the jolt: the vibration half rule decided"
     }
     if needVibration {
-      guard let stop = vibrationStop(a, before: vibrationBefore, complete: complete) else { return nil }
+      guard let stop = vibrationStop(a, before: vibrationBefore, force: force) else { return nil }
       (m.stopSource, m.stopped, m.vibrationStopRatio) = (.vibration, stop.held, stop.ratio)
       decided = max(decided, stop.end)
     }
@@ -447,9 +452,7 @@ public struct ImpactDetector: Sendable {
   /// there (a gap skips the window) and whose median is at most the fraction
   /// of `before`; `ratio` is its ratio (else the lowest), `end` the data time
   /// that settles it. nil while a window it needs is incomplete.
-  private func vibrationStop(
-    _ t: Double, before: Double, complete: (Double, Double) -> Bool
-  ) -> (held: Bool, ratio: Double, end: Double)? {
+  private func vibrationStop(_ t: Double, before: Double, force: Bool) -> (held: Bool, ratio: Double, end: Double)? {
     let c = configuration
     let length = c.vibrationBinSeconds
     let n = c.vibrationStopBinCount
@@ -458,7 +461,9 @@ public struct ImpactDetector: Sendable {
     var end = t + c.vibrationStopEarliestStartSeconds
     while k * length <= t + c.vibrationStopLatestStartSeconds {
       let windowEnd = (k + Double(n)) * length
-      guard complete(accelerometerSeconds, windowEnd) else { return nil }
+      guard force || accelerometerSeconds >= windowEnd || dataSeconds >= windowEnd + c.lateDataSeconds else {
+        return nil
+      }
       end = windowEnd
       let window = binValues(from: k * length, to: windowEnd.nextDown, whole: false)
       if window.count == n {
