@@ -32,6 +32,13 @@ public struct IncidentRules: Sendable, Hashable, Codable {
   }
 }
 
+extension IncidentRules {
+  /// The wait after attempt `n` (1-based): the ladder, then every 2 min.
+  func delay(after n: Int) -> Int64 {
+    n >= 1 && n - 1 < retryDelaysMilliseconds.count ? retryDelaysMilliseconds[n - 1] : retryEveryMilliseconds
+  }
+}
+
 /// a + b, saturating at the ends of Int64.
 func saturating(_ a: Int64, plus b: Int64) -> Int64 {
   let (sum, overflow) = a.addingReportingOverflow(b)
@@ -86,7 +93,8 @@ public struct IncidentState: Sendable, Hashable, Codable {
     case asking
     /// Too late to raise automatically (over 5 min): waiting for the person.
     case waitingForPerson
-    /// Sending: attempts so far, and the earliest time for the next one.
+    /// Sending: attempts so far, and the earliest time for the next one (an
+    /// attempt without a result by then is retried).
     case sending(attempts: Int, nextMilliseconds: Int64)
     case finished(IncidentEnd)
   }
@@ -130,14 +138,14 @@ public struct IncidentState: Sendable, Hashable, Codable {
     case .asking, .waitingForPerson:
       switch input {
       case .dismissed: return finish(.dismissed)
-      case .alertNow: return startSending(now, by: "person")
+      case .alertNow: return startSending(now, by: "person", rules)
       default: break
       }
       if case .asking = phase {
         let deadline = saturating(verdictMilliseconds, plus: rules.askMilliseconds)
         if now < deadline { return .ask(untilMilliseconds: deadline) }
         // Silence: raise, but only while the incident is young enough.
-        if age < rules.automaticMilliseconds { return startSending(now, by: "silence") }
+        if age < rules.automaticMilliseconds { return startSending(now, by: "silence", rules) }
         phase = .waitingForPerson
       }
       return .waitUntil(saturating(verdictMilliseconds, plus: rules.dropMilliseconds))
@@ -146,22 +154,16 @@ public struct IncidentState: Sendable, Hashable, Codable {
       case .sendResult(.delivered): return finish(.delivered)
       case .sendResult(let failure):
         guard Self.retryable(failure) else { return finish(.refused) }
-        let ladder = rules.retryDelaysMilliseconds
-        let delay = attempts >= 1 && attempts - 1 < ladder.count ? ladder[attempts - 1] : rules.retryEveryMilliseconds
-        let next = saturating(now, plus: delay)
+        let next = saturating(now, plus: rules.delay(after: attempts))
         phase = .sending(attempts: attempts, nextMilliseconds: next)
         return .waitUntil(next)
       case .uploadSucceeded:
-        phase = .sending(attempts: attempts == .max ? attempts : attempts + 1, nextMilliseconds: now)
-        return .send
+        return attempt(now, attempts == .max ? attempts : attempts + 1, rules)
       case .dismissed:
         // Already raised: "I'm okay" cannot unsend; it ends the retries.
         return finish(.dismissed)
       default:
-        if now >= next {
-          phase = .sending(attempts: attempts == .max ? attempts : attempts + 1, nextMilliseconds: now)
-          return .send
-        }
+        if now >= next { return attempt(now, attempts == .max ? attempts : attempts + 1, rules) }
         return .waitUntil(next)
       }
     case .finished(let end):
@@ -180,9 +182,15 @@ public struct IncidentState: Sendable, Hashable, Codable {
     }
   }
 
-  private mutating func startSending(_ now: Int64, by who: String) -> IncidentAction {
+  private mutating func startSending(_ now: Int64, by who: String, _ rules: IncidentRules) -> IncidentAction {
     raisedBy = who
-    phase = .sending(attempts: 1, nextMilliseconds: now)
+    return attempt(now, 1, rules)
+  }
+
+  /// Attempt number `n` now: an attempt with no result by its retry time
+  /// counts as failed (a check in between waits instead of sending twice).
+  private mutating func attempt(_ now: Int64, _ n: Int, _ rules: IncidentRules) -> IncidentAction {
+    phase = .sending(attempts: n, nextMilliseconds: saturating(now, plus: rules.delay(after: n)))
     return .send
   }
 
