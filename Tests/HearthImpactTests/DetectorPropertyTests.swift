@@ -129,7 +129,7 @@ struct DetectorPropertyTests {
       .init(seconds: i == 0 ? 0 : r.uniform(0, d), value: [0.05, 0.2, 0.6, 1.0, r.uniform(0, 1.2)][r.pick(5)])
     }
     s.speed = (0..<(1 + r.pick(4))).map { i in
-      .init(seconds: i == 0 ? 0 : r.uniform(0, d), value: [-1, 0, 1.4, 1.6, 3, 7, 14, r.uniform(0, 25)][r.pick(8)])
+      .init(seconds: i == 0 ? 0 : r.uniform(0, d), value: [-1, 0, 1.4, 1.5, 1.6, 3, 7, 14, r.uniform(0, 25)][r.pick(9)])
     }
     let joltCount = r.pick(5)
     for _ in 0..<joltCount {
@@ -137,7 +137,9 @@ struct DetectorPropertyTests {
       let g = r.chance(0.2) ? 4 + r.uniform(-0.05, 0.05) : r.uniform(3, 10)
       s.jolts.append(.init(seconds: t, metersPerSecondSquared: g * Scene.g, samples: 1 + r.pick(3)))
       if r.chance(0.6) {
-        s.spins.append(.init(seconds: t + r.uniform(-0.5, 1.5), radiansPerSecond: r.uniform(1, 8), lengthSeconds: r.uniform(0.05, 1)))
+        // Exactly at the threshold now and then (both sides of it are the point).
+        let rate = r.chance(0.2) ? 3.5 : r.uniform(1, 8)
+        s.spins.append(.init(seconds: t + r.uniform(-0.5, 1.5), radiansPerSecond: rate, lengthSeconds: r.uniform(0.05, 1)))
       }
       if r.chance(0.3) { s.pressureSteps.append(.init(seconds: t + r.uniform(-1, 2.5), value: r.uniform(0.5, 4))) }
       if r.chance(0.3) {
@@ -147,7 +149,7 @@ struct DetectorPropertyTests {
       if r.chance(0.4) {
         // The car stops after it (GPS and vibration).
         let rest = t + r.uniform(0, 7)
-        s.speed.append(.init(seconds: rest, value: r.uniform(0, 1.6)))
+        s.speed.append(.init(seconds: rest, value: r.chance(0.2) ? 1.5 : r.uniform(0, 1.6)))
         s.vibration.append(.init(seconds: rest, value: r.uniform(0, 0.4)))
       }
     }
