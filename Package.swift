@@ -15,8 +15,9 @@ let package = Package(
     .library(name: "HearthGeo", targets: ["HearthGeo"]),
     .library(name: "HearthLinearAlgebra", targets: ["HearthLinearAlgebra"]),
     .library(name: "HearthTrace", targets: ["HearthTrace"]),
-    .library(name: "HearthSim", targets: ["HearthSim"]),
     .library(name: "HearthImpact", targets: ["HearthImpact"]),
+    .library(name: "HearthSim", targets: ["HearthSim"]),
+    .library(name: "HearthLab", targets: ["HearthLab"]),
     .executable(name: "hearth", targets: ["HearthCommand"]),
     .executable(name: "hearth-bench", targets: ["Bench"]),
     .executable(name: "hearth-fuzz", targets: ["HearthFuzz"]),
@@ -41,14 +42,27 @@ let package = Package(
     // MARK: I/O (the only layer that throws on data)
 
     .target(name: "HearthTrace", dependencies: ["HearthGeo"]),
+
+    // MARK: Generators (pure and seeded; no I/O)
+
+    /// Labelled synthetic traces: sensor drives with the scenario catalogue,
+    /// days of fixes, drive mixes. Builds `Trace` values, never reads files.
+    .target(name: "HearthSim", dependencies: ["HearthGeo", "HearthTrace"]),
+
+    // MARK: Evaluation and tuning (reads datasets)
+
+    /// The one bridge from recordings and generated traces to the engines,
+    /// the evaluations, the threshold sweep and its report, calibration
+    /// against real recordings, and the generated datasets on disk.
     .target(
-      name: "HearthSim", dependencies: ["HearthGeo", "HearthTrace", "HearthImpact", "HearthLinearAlgebra"]),
+      name: "HearthLab",
+      dependencies: ["HearthGeo", "HearthTrace", "HearthImpact", "HearthSim", "HearthLinearAlgebra"]),
 
     // MARK: Executables
 
     /// hearth: the command researchers and operators run on their files.
     .executableTarget(
-      name: "HearthCommand", dependencies: ["HearthGeo", "HearthTrace", "HearthSim", "HearthImpact"]),
+      name: "HearthCommand", dependencies: ["HearthGeo", "HearthTrace", "HearthImpact", "HearthSim", "HearthLab"]),
 
     /// Benchmark-only C: the heap allocation counter (replaces malloc in the
     /// executables that link it) and the region callgrind counts.
@@ -59,7 +73,7 @@ let package = Package(
     .executableTarget(
       name: "Bench",
       dependencies: [
-        "HearthGeo", "HearthTrace", "HearthSim", "HearthImpact", "HearthLinearAlgebra", "_HearthShims",
+        "HearthGeo", "HearthTrace", "HearthImpact", "HearthSim", "HearthLab", "HearthLinearAlgebra", "_HearthShims",
         "_HearthBenchSupport",
       ],
       exclude: ["Reference"]
@@ -71,16 +85,17 @@ let package = Package(
 
     // MARK: Tests
 
-    .target(name: "_HearthTestSupport", dependencies: ["HearthGeo"], path: "Tests/_HearthTestSupport"),
-    .testTarget(name: "HearthGeoTests", dependencies: ["HearthGeo", "_HearthTestSupport"]),
+    .target(name: "_HearthTestSupport", dependencies: ["HearthGeo", "HearthTrace"], path: "Tests/_HearthTestSupport"),
+    // HearthSim only for its seeded generator (random property-test inputs).
+    .testTarget(name: "HearthGeoTests", dependencies: ["HearthGeo", "HearthSim", "_HearthTestSupport"]),
     .testTarget(name: "HearthLinearAlgebraTests", dependencies: ["HearthLinearAlgebra"]),
     .testTarget(
-      name: "HearthTraceTests", dependencies: ["HearthTrace", "_HearthFuzzing", "_HearthTestSupport"]),
+      name: "HearthTraceTests", dependencies: ["HearthTrace", "HearthSim", "_HearthFuzzing", "_HearthTestSupport"]),
+    .testTarget(name: "HearthImpactTests", dependencies: ["HearthImpact"]),
     .testTarget(name: "HearthSimTests", dependencies: ["HearthSim", "_HearthTestSupport"]),
+    .testTarget(name: "HearthLabTests", dependencies: ["HearthLab", "_HearthTestSupport"]),
     .testTarget(
-      name: "HearthImpactTests", dependencies: ["HearthImpact", "HearthSim", "_HearthTestSupport"]),
-    .testTarget(
-      name: "HearthCommandTests", dependencies: ["HearthCommand", "HearthSim", "_HearthTestSupport"]),
+      name: "HearthCommandTests", dependencies: ["HearthCommand", "HearthLab", "_HearthTestSupport"]),
     .testTarget(name: "BenchTests", dependencies: ["Bench", "_HearthTestSupport"]),
   ]
 )

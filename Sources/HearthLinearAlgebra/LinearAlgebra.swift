@@ -1,7 +1,7 @@
 // Matrix products and least squares over OpenBLAS and LAPACKE (Debian's
 // libopenblas-dev and liblapacke-dev). The only file that touches the C APIs.
 //
-// Pitfalls handled here (docs/decisions/0002-openblas-lapacke.md):
+// Pitfalls handled here (docs/decisions/0005-openblas-lapacke.md):
 //   * lapack_int is a macro Swift cannot import: Debian's LAPACKE is LP64
 //     with 32-bit integers, so sizes go through Int32 and are checked.
 //   * trans/uplo flags are CChar.

@@ -175,15 +175,6 @@ struct SplitMix64: RandomNumberGenerator, Sendable {
 }
 
 extension ImpactBatch {
-  /// The samples with from ≤ time < to.
-  func window(from: Double, to: Double) -> ImpactBatch {
-    ImpactBatch(
-      accelerometer: accelerometer.filter { $0.seconds >= from && $0.seconds < to },
-      gyroscope: gyroscope.filter { $0.seconds >= from && $0.seconds < to },
-      barometer: barometer.filter { $0.seconds >= from && $0.seconds < to },
-      fixes: fixes.filter { $0.seconds >= from && $0.seconds < to }, vehicleGate: vehicleGate)
-  }
-
   /// The samples after `time` (what a detector that already saw up to it still needs).
   func trimmed(after time: Double) -> ImpactBatch { window(from: time + 1e-9, to: .infinity) }
 

@@ -4,6 +4,7 @@ import Testing
 import _HearthTestSupport
 
 @testable import HearthTrace
+import struct HearthSim.SeededGenerator
 
 @Suite("Streaming CSV reader: bad input is reported, nothing is lost")
 struct CSVStreamTests {

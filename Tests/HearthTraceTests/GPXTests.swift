@@ -4,6 +4,7 @@ import Testing
 import _HearthTestSupport
 
 @testable import HearthTrace
+import struct HearthSim.SeededGenerator
 
 @Suite("GPX 1.1 tracks")
 struct GPXTests {

@@ -1,5 +1,6 @@
 import Foundation
 import HearthImpact
+import HearthLab
 import HearthSim
 
 /// The streaming impact detector (SPEC §9) on an hour of generated mixed

@@ -1,6 +1,7 @@
 import Foundation
 import HearthGeo
 import HearthImpact
+import HearthLab
 import HearthSim
 import HearthTrace
 
@@ -133,15 +134,7 @@ enum PeerWorkloads {
       referenceName: "movingpandas",
       prepare: { context in
         let path = try file(context, "speed-days-\(days).csv")
-        var text = "user,time_ms,latitude,longitude\n"
-        for batch in batches.batches {
-          let f = batch.fixes
-          for i in 0..<f.count {
-            text +=
-              "\(f.user[i].rawValue),\(f.timeMilliseconds[i]),\(f.latitudeDegrees[i]),\(f.longitudeDegrees[i])\n"
-          }
-        }
-        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        try FixTable.write(batches.batches.map(\.fixes), to: path)
         var measured = 0
         return PreparedBenchmark(
           itemCount: batches.fixCount,

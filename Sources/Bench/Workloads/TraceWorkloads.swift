@@ -1,5 +1,6 @@
 import Foundation
 import HearthGeo
+import HearthSim
 import HearthTrace
 
 /// Trace parsing and loading, side by side with pandas and numpy on the same

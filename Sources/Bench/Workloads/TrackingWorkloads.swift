@@ -1,6 +1,7 @@
 import Foundation
 import HearthGeo
 import HearthSim
+import HearthTrace
 
 /// Speed and tracking rules (SPEC §4–§6) on generated days cut into batches
 /// of 200 fixes: each stage alone and the three together, as the server and
@@ -89,16 +90,8 @@ enum TrackingWorkloads {
       prepare: { context in
         let fixes = batches.fixCount
         let path = context.dataCache + "/trips-days-\(batches.days).csv"
-        var text = "user,time_ms,latitude,longitude\n"
-        for batch in batches.batches {
-          let f = batch.fixes
-          for i in 0..<f.count {
-            text +=
-              "\(f.user[i].rawValue),\(f.timeMilliseconds[i]),\(f.latitudeDegrees[i]),\(f.longitudeDegrees[i])\n"
-          }
-        }
         try FileManager.default.createDirectory(atPath: context.dataCache, withIntermediateDirectories: true)
-        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        try FixTable.write(batches.batches.map(\.fixes), to: path)
         var segments = 0
         var trips = 0
         return PreparedBenchmark(

@@ -46,14 +46,23 @@ struct Command: Sendable {
   var run: @Sendable (Arguments, Console) throws -> Int32
 }
 
-/// `hearth`: the dispatcher. Exit codes: 0 ok; 1 findings or a failed
-/// gate; 2 usage error; 3 bad input.
+/// `hearth`: the dispatcher. Exit codes (docs/decisions/0006): 0 ok; 1
+/// findings; 2 usage error; 3 bad input. Every reader error (`TraceError`)
+/// and I/O failure reaches 3 here, one way: commands let them propagate.
 enum HearthCommand {
   static let version = "hearth 0.4.0"
   static let commands: [Command] = SimCommands.all + GeoCommands.all + ImpactCommands.all + DataCommands.all
 
-  static func main(_ words: [String], console: Console = .standard) -> Int32 {
-    if words == ["--version"] {
+  static func main(_ given: [String], console: Console = .standard) -> Int32 {
+    // `hearth help [command…]` and `-h` (before any `--`) are `--help`.
+    var words: [String] = []
+    var optionsEnded = false
+    for word in given {
+      if word == "--" { optionsEnded = true }
+      words.append(!optionsEnded && word == "-h" ? "--help" : word)
+    }
+    if words.first == "help" { words = Array(words.dropFirst()) + ["--help"] }
+    if words == ["--version"] || words == ["version"] {
       console.out(version)
       return 0
     }
@@ -105,8 +114,9 @@ enum HearthCommand {
     }
     if prefix.isEmpty {
       lines += [
-        "", "  --version  print the version", "",
-        "exit codes: 0 ok, 1 findings or failed gate, 2 usage error, 3 bad input",
+        "", "  --version  print the version (also: hearth version)",
+        "  --help     this text, or a command's (also: -h, hearth help <command>)", "",
+        "exit codes: 0 ok, 1 findings (a possible impact reported), 2 usage error, 3 bad input",
       ]
     }
     return lines.joined(separator: "\n")

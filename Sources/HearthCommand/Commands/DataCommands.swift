@@ -22,12 +22,7 @@ enum DataCommands {
   ) { arguments, console in
     guard arguments.positionals.count == 1 else { throw CLIError.usage("data inspect needs one PATH") }
     let path = arguments.positionals[0]
-    let trace: Trace
-    let report: ImportReport
-    do { (trace, report) = try TraceImport.read(path: path, mappingPath: arguments.options["mapping"]) } catch
-    {
-      throw CLIError.badInput("\(error)")
-    }
+    let (trace, report) = try TraceImport.read(path: path, mappingPath: arguments.options["mapping"])
     let m = trace.metadata
     console.out(
       "\(path): \(m.format), platform \(m.platform.rawValue)\(m.device.map { ", device \($0)" } ?? "")"
@@ -112,23 +107,19 @@ enum DataCommands {
     guard target == "folder" || target == "gpx" else {
       throw CLIError.usage("--to must be folder or gpx, not '\(target)'")
     }
-    do {
-      let (trace, report) = try TraceImport.read(
-        path: arguments.positionals[0], mappingPath: arguments.options["mapping"])
-      if report.rowsRejected > 0 {
-        console.err(
-          "\(report.rowsRejected) of \(report.rowsRead) rows were rejected on import (see hearth data inspect)"
-        )
-      }
-      if target == "gpx" {
-        try GPX.write(fixes: trace.fixes, to: out)
-      } else {
-        try TraceFolder.write(trace, to: out)
-      }
-      console.out("wrote \(out): \(trace.fixes.count) fixes\(target == "gpx" ? "" : ", every stream")")
-    } catch let error as CLIError {
-      throw error
-    } catch { throw CLIError.badInput("\(error)") }
+    let (trace, report) = try TraceImport.read(
+      path: arguments.positionals[0], mappingPath: arguments.options["mapping"])
+    if report.rowsRejected > 0 {
+      console.err(
+        "\(report.rowsRejected) of \(report.rowsRead) rows were rejected on import (see hearth data inspect)"
+      )
+    }
+    if target == "gpx" {
+      try GPX.write(fixes: trace.fixes, to: out)
+    } else {
+      try TraceFolder.write(trace, to: out)
+    }
+    console.out("wrote \(out): \(trace.fixes.count) fixes\(target == "gpx" ? "" : ", every stream")")
     return 0
   }
 }

@@ -26,11 +26,7 @@ enum GeoCommands {
     options: ["mapping", "export-fixes"], flags: ["stops"]
   ) { arguments, console in
     guard arguments.positionals.count == 1 else { throw CLIError.usage("geo trips needs one PATH") }
-    let trace: Trace
-    do {
-      trace = try TraceImport.read(path: arguments.positionals[0], mappingPath: arguments.options["mapping"])
-        .0
-    } catch { throw CLIError.badInput("\(error)") }
+    let trace = try TraceImport.read(path: arguments.positionals[0], mappingPath: arguments.options["mapping"]).0
     // Each device is followed on its own (a trace may hold several, e.g.
     // AIS vessels): its id becomes the person's.
     let fixes = FixColumns(
@@ -41,16 +37,7 @@ enum GeoCommands {
       }
       .sorted { ($0.user.rawValue, $0.timeMilliseconds) < ($1.user.rawValue, $1.timeMilliseconds) })
     guard let newest = fixes.timeMilliseconds.max() else { throw CLIError.badInput("the trace has no fixes") }
-    if let path = arguments.options["export-fixes"] {
-      var text = "user,time_ms,latitude,longitude\n"
-      for i in 0..<fixes.count {
-        text +=
-          "\(fixes.user[i].rawValue),\(fixes.timeMilliseconds[i]),\(fixes.latitudeDegrees[i]),\(fixes.longitudeDegrees[i])\n"
-      }
-      do { try text.write(toFile: path, atomically: true, encoding: .utf8) } catch {
-        throw CLIError.badInput("cannot write \(path): \(error)")
-      }
-    }
+    if let path = arguments.options["export-fixes"] { try FixTable.write([fixes], to: path) }
     var state = TripSegmenterState()
     let output = TripSegmenter().process(fixes, now: newest + 2 * 3_600_000, state: &state)
     let segments = output.segments
@@ -98,11 +85,8 @@ enum GeoCommands {
     options: ["mapping"], flags: ["changes-only"]
   ) { arguments, console in
     guard arguments.positionals.count == 1 else { throw CLIError.usage("geo snap needs one PATH") }
-    let fixes: FixColumns
-    do {
-      fixes = try TraceImport.read(path: arguments.positionals[0], mappingPath: arguments.options["mapping"])
-        .0.fixes
-    } catch { throw CLIError.badInput("\(error)") }
+    let fixes = try TraceImport.read(path: arguments.positionals[0], mappingPath: arguments.options["mapping"])
+      .0.fixes
     let projection = PrivacyProjection()
     let onlyChanges = arguments.flags.contains("changes-only")
     console.out("time_ms,cell,latitude,longitude,accuracy_m,changed")

@@ -1,4 +1,5 @@
 import Foundation
+import HearthLab
 import HearthSim
 import HearthTrace
 
@@ -10,14 +11,39 @@ enum SimCommands {
 
   static let list = Command(
     path: ["sim", "list"], summary: "list the scenario catalogue with expected verdicts",
-    help: "usage: hearth sim list\n\nOne line per scenario: id, expected verdict, deciding gate, name."
-  ) { _, console in
+    help: """
+      usage: hearth sim list [--format text|json|csv]
+
+      One record per scenario: id, expected verdict, deciding gate, name,
+      summary (text: aligned columns without the summary; json: one object
+      per line; csv: a header, then one row each).
+      """,
+    options: ["format"]
+  ) { arguments, console in
+    let format = try Formats.choose(arguments)
+    if format == .csv { console.out("id,expected,deciding_gate,name,summary") }
     for s in ScenarioCatalogue.all {
-      console.out(
-        "\(s.id.padding(toLength: 4, withPad: " ", startingAt: 0)) \(s.expected.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0)) \(s.decidingGate.padding(toLength: 36, withPad: " ", startingAt: 0)) \(s.name)"
-      )
+      switch format {
+      case .text:
+        console.out(
+          "\(s.id.padding(toLength: 4, withPad: " ", startingAt: 0)) \(s.expected.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0)) \(s.decidingGate.padding(toLength: 36, withPad: " ", startingAt: 0)) \(s.name)"
+        )
+      case .csv:
+        console.out(
+          [s.id, s.expected.rawValue, s.decidingGate, s.name, s.summary].map(SweepExport.quoted).joined(separator: ","))
+      case .json:
+        console.out(String(decoding: try JSONOutput.encode(ScenarioRecord(s)), as: UTF8.self))
+      }
     }
     return 0
+  }
+
+  /// One catalogue entry as `sim list --format json` prints it.
+  struct ScenarioRecord: Encodable {
+    var id, expected, decidingGate, name, summary: String
+    init(_ s: Scenario) {
+      (id, expected, decidingGate, name, summary) = (s.id, s.expected.rawValue, s.decidingGate, s.name, s.summary)
+    }
   }
 
   static let scenario = Command(
@@ -112,7 +138,7 @@ enum SimCommands {
     guard arguments.positionals.count == 1 else { throw CLIError.usage("give exactly one set name") }
     let manifestPath = arguments.options["manifest"] ?? "datasets/sim/manifest.json"
     let sets: [SimSet]
-    do { sets = try SimDatasets.manifest(at: manifestPath) } catch { throw CLIError.badInput("\(error)") }
+    sets = try SimDatasets.manifest(at: manifestPath)
     guard let entry = sets.first(where: { $0.name == arguments.positionals[0] }) else {
       throw CLIError.usage(
         "no set '\(arguments.positionals[0])' in \(manifestPath): \(sets.map(\.name).joined(separator: ", "))"
@@ -135,13 +161,13 @@ enum SimCommands {
 
       Prints a Markdown table: road vibration against comma2k19, speeds, fix
       intervals and network accuracy against the mems-nav drives
-      (docs/guides/simulator-calibration.md). DIR defaults to ../shared/datasets.
+      (docs/guides/simulator-calibration.md). DIR defaults to $HEARTH_SHARED_DATASETS, else ../shared/datasets.
       """,
     options: ["datasets"]
   ) { arguments, console in
-    let root = arguments.options["datasets"] ?? "../shared/datasets"
+    let datasets = arguments.options["datasets"].map(SharedDatasets.init(root:)) ?? .standard()
     let rows: [Calibration.Row]
-    do { rows = try Calibration.compare(sharedDatasets: root) } catch { throw CLIError.badInput("\(error)") }
+    rows = try Calibration.compare(datasets)
     console.out(Calibration.markdown(rows))
     return 0
   }
@@ -199,21 +225,17 @@ enum SimCommands {
     options: ["days", "datasets", "mappings"]
   ) { arguments, console in
     let days: UInt64 = try arguments.value("days", default: 1000)
-    let root = arguments.options["datasets"] ?? "../shared/datasets"
+    let datasets = arguments.options["datasets"].map(SharedDatasets.init(root:)) ?? .standard()
     let mappings = arguments.options["mappings"] ?? "datasets/mappings"
     func f(_ x: Double) -> String { String(format: "%.2f", x) }
-    do {
-      let comma = root + "/comma2k19-example/Example_1/b0c9d2329ad1606b|2018-08-02--08-34-47/40"
-      for s in try SpeedEvaluation.comma2k19(segment: comma)
-        + SpeedEvaluation.memsNav(
-          processedFolder: root + "/mems-nav-drives/processed_1hz",
-          mappingPath: mappings + "/mems-nav-processed-1hz.json")
-      {
-        console.out(
-          "\(s.name): \(s.pairs) pairs, mean error \(f(s.meanError)) m/s, |error| p50 \(f(s.medianAbsoluteError)) p90 \(f(s.p90AbsoluteError)) max \(f(s.maxAbsoluteError))"
-        )
-      }
-    } catch { throw CLIError.badInput("\(error)") }
+    for s in try SpeedEvaluation.comma2k19(segment: datasets.comma2k19Segment)
+      + SpeedEvaluation.memsNav(
+        processedFolder: datasets.memsNavProcessed, mappingPath: mappings + "/mems-nav-processed-1hz.json")
+    {
+      console.out(
+        "\(s.name): \(s.pairs) pairs, mean error \(f(s.meanError)) m/s, |error| p50 \(f(s.medianAbsoluteError)) p90 \(f(s.p90AbsoluteError)) max \(f(s.maxAbsoluteError))"
+      )
+    }
     let alerts = SpeedEvaluation.speedAlerts(seeds: 1...days)
     console.out(
       "speed alert (50 km/h), \(days) days: precision \(f(100 * alerts.precision)) % (\(alerts.decisionsMatching)/\(alerts.decisions)), recall by stretch length 15–30 s \(alerts.stretchesDecided[0])/\(alerts.stretches[0]), 30–60 s \(alerts.stretchesDecided[1])/\(alerts.stretches[1]), ≥ 60 s \(alerts.stretchesDecided[2])/\(alerts.stretches[2]); announced \(alerts.announced)"
@@ -261,7 +283,9 @@ enum SimCommands {
     path: ["sim", "evaluate", "impact"],
     summary: "score the possible-impact detector on scenarios, generated driving and real recordings",
     help: """
-      usage: hearth sim evaluate impact [--seeds N] [--hours H] [--datasets DIR]
+      usage: hearth sim evaluate impact [--seeds N] [--hours H] [--datasets DIR] [--config FILE]
+                                        [--jolt-g G] [--spin RAD/S] [--pressure HPA]
+                                        [--moving M/S] [--free-fall S]
 
       Every catalogue scenario over seeds 1…N (default 20): matches, reports
       and jolt-to-verdict time; H hours (default 1000) of generated mixed
@@ -269,44 +293,34 @@ enum SimCommands {
       95 % upper bound; the real comma2k19 drive and the real phone drops (injected
       into a drive) under DIR: every report explained. Crash positives are
       synthetic.
+      \(ImpactCommands.configurationHelp)
       """,
-    options: ["seeds", "hours", "datasets"]
+    options: ImpactCommands.configurationOptions.union(["seeds", "hours", "datasets"])
   ) { arguments, console in
     let seeds: UInt64 = try arguments.value("seeds", default: 20)
     let hours: Double = try arguments.value("hours", default: 1000)
-    let root = arguments.options["datasets"] ?? "../shared/datasets"
+    let datasets = arguments.options["datasets"].map(SharedDatasets.init(root:)) ?? .standard()
     guard seeds >= 1, hours > 0 else { throw CLIError.usage("--seeds and --hours must be positive") }
     var latencies: [Double] = []
-    for score in ImpactEvaluation.scenarios(seeds: 1...seeds) {
+    let configuration = try ImpactCommands.impactConfiguration(arguments)
+    for score in ImpactEvaluation.scenarios(seeds: 1...seeds, configuration: configuration) {
       latencies += score.latencySeconds
       console.out("\(score.id) (\(score.expected.rawValue)): \(score.matching)/\(score.runs) as expected")
       for m in score.mismatches.prefix(3) { console.out("  \(m)") }
     }
     let q = Calibration.quantiles(latencies, [0.5, 0.9, 1])
     console.out(String(format: "jolt to verdict: p50 %.1f s, p90 %.1f s, max %.1f s", q[0], q[1], q[2]))
-    do {
-      // The MEMS-Nav drives carry fixes only; comma2k19's IMU is the real motion here.
-      let drive = try TraceFolder.readComma2k19Segment(
-        root + "/comma2k19-example/Example_1/b0c9d2329ad1606b|2018-08-02--08-34-47/40"
-      ).0
-      guard let real = ImpactEvaluation.realRecording(drive) else {
-        throw CLIError.badInput("the comma2k19 segment has no accelerometer")
-      }
+    let real = try ImpactEvaluation.real(datasets, configuration: configuration)
+    console.out(
+      "real drive (\(real.driveName), \(real.driveAccelerometerSamples) accelerometer samples): \(real.driveVerdicts.filter { $0.outcome == .possibleImpact }.count) reports, \(real.driveVerdicts.count) jolts judged"
+    )
+    for v in real.driveVerdicts { console.out("  \(v.explanation)") }
+    for drop in real.drops {
       console.out(
-        "real drive (comma2k19, \(drive.accelerometer?.samples.count ?? 0) accelerometer samples): \(real.filter { $0.outcome == .possibleImpact }.count) reports, \(real.count) jolts judged"
+        "real drop \(drop.name) in a drive: \(drop.silent ? "silent" : "REPORTED") — \(drop.verdicts.map(\.explanation).joined(separator: " | "))"
       )
-      for v in real { console.out("  \(v.explanation)") }
-      let drops = root + "/phone-drop-freefall/raw_data"
-      for name in try FileManager.default.contentsOfDirectory(atPath: drops).sorted() {
-        let motion = try RealPhoneDrop.load(phyphoxFolder: drops + "/" + name)
-        let s = RealPhoneDrop.scenario(motion).generate(seed: 1)
-        let v = ImpactEvaluation.verdicts(s)
-        console.out(
-          "real drop \(name) in a drive: \(ImpactEvaluation.matches(s.label, v) ? "silent" : "REPORTED") — \(v.map(\.explanation).joined(separator: " | "))"
-        )
-      }
-    } catch { throw CLIError.badInput("\(error)") }
-    let mix = ImpactEvaluation.mix(hours: hours)
+    }
+    let mix = ImpactEvaluation.mix(hours: hours, configuration: configuration)
     console.out(
       String(
         format:

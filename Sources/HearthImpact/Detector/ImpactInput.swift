@@ -34,6 +34,17 @@ public struct ImpactBatch: Sendable, Hashable {
     self.vehicleGate = vehicleGate
     self.receivedSeconds = receivedSeconds
   }
+
+  /// The samples and fixes timed in [from, to) seconds, with this batch's
+  /// gate: how a recording is cut into the batches a phone would deliver.
+  /// - Complexity: O(n) comparisons over the batch's n samples.
+  public func window(from: Double, to: Double) -> ImpactBatch {
+    func inside(_ t: Double) -> Bool { t >= from && t < to }
+    return ImpactBatch(
+      accelerometer: accelerometer.filter { inside($0.seconds) },
+      gyroscope: gyroscope.filter { inside($0.seconds) }, barometer: barometer.filter { inside($0.seconds) },
+      fixes: fixes.filter { inside($0.seconds) }, vehicleGate: vehicleGate)
+  }
 }
 
 /// A sample with a time, s.

@@ -147,6 +147,9 @@ public struct DriveSimulator: Sendable {
     trace.accelerometer = AccelerationStream(samples: accelerometer, content: .includesGravity)
     trace.gyroscope = gyroscope
     trace.barometer = barometer
+    // The phone's classifier, as a recording keeps it: what the vehicle gate
+    // followed, so a replay of the trace sets the gate as the phone had it.
+    trace.activities = [ActivitySample(seconds: 0, activity: plan.vehicleGate ? .automotive : .walking)]
     return (trace, batches)
   }
 
@@ -186,8 +189,37 @@ public struct DriveSimulator: Sendable {
 
   // MARK: One 20 ms step
 
+  /// One 20 ms step at time `t`: the car moves along the plan, the road
+  /// shakes it, the events act on car and phone, and the phone samples what
+  /// it feels. The order of the noise draws is part of the output (committed
+  /// samples regenerate byte for byte): keep it.
   private mutating func advance(_ t: Double) {
-    // Motion from the plan.
+    let (acceleration, yawRate, moving, segment) = moveAlongPlan(t)
+    // Car-frame specific force (x forward, y left, z up) and angular rate.
+    var force = (acceleration, speed * yawRate, g)
+    var rate = (0.0, 0.0, yawRate)
+    let vibration = roadVibration(segment, moving: moving)
+    force.0 += vibration.0
+    force.1 += vibration.1
+    force.2 += vibration.2
+    let effects = applyEvents(t, kinematic: acceleration, force: &force, rate: &rate)
+    if roll != 0 {
+      // Rolled car: gravity rotates in the car frame.
+      let c = SimMath.cos(roll)
+      let s = SimMath.sin(roll)
+      let gravityPart = (0.0, g * s, g * c)
+      force = (force.0, force.1 + gravityPart.1, force.2 - g + gravityPart.2)
+    }
+    samplePhone(t, force: force, rate: rate, effects)
+    if step % 50 == 0 && plan.gpsAvailable && !plan.gpsGaps.contains(where: { $0.contains(t) }) {
+      recordFix(t, moving: moving)
+    }
+  }
+
+  /// Speed, heading and position from the plan's segments at `t`; returns the
+  /// longitudinal acceleration (m/s²), yaw rate (rad/s), whether the car is
+  /// moving, and the segment it is in.
+  private mutating func moveAlongPlan(_ t: Double) -> (Double, Double, Bool, MotionSegment) {
     while segmentIndex < plan.segments.count
       && t >= segmentStart + plan.segments[segmentIndex].durationSeconds
     {
@@ -208,12 +240,13 @@ public struct DriveSimulator: Sendable {
     east += speed * SimMath.sin(heading) * dt
     north += speed * SimMath.cos(heading) * dt
     altitude += speed * segment.grade * dt
+    return (acceleration, yawRate, moving, segment)
+  }
 
-    // Car-frame specific force (x forward, y left, z up) and angular rate.
-    var force = (acceleration, speed * yawRate, g)
-    var rate = (0.0, 0.0, yawRate)
-
-    // Road vibration.
+  /// The road's vibration at the phone's mount this step, car frame, m/s²:
+  /// three resonant bands per axis scaled by the road, the speed and a slowly
+  /// wandering roughness.
+  private mutating func roadVibration(_ segment: MotionSegment, moving: Bool) -> (Double, Double, Double) {
     roughness = 0.996 * roughness + 0.0894 * noise.next()  // AR(1), τ = 5 s, unit variance
     let level =
       SimMath.exp(0.4 * roughness - 0.16)
@@ -227,11 +260,26 @@ public struct DriveSimulator: Sendable {
       let broad = bands[3 * axis + 2].step(noise.next())
       vibration[axis] = level * (0.7746 * hop + 0.5 * heave + 0.3873 * broad) * (axis == 2 ? 1 : 0.6)
     }
-    force.0 += vibration[0]
-    force.1 += vibration[1]
-    force.2 += vibration[2]
+    return (vibration[0], vibration[1], vibration[2])
 
-    // Events.
+  }
+
+  /// What the plan's events do to the phone this step beyond the car's force.
+  private struct EventEffects {
+    /// The phone's reading replaced outright (a loose phone's own impact), m/s².
+    var phoneOverride: (Double, Double, Double)?
+    /// The phone's own rotation (tumbling, handling), rad/s.
+    var phoneSpin = (0.0, 0.0, 0.0)
+    /// Cabin pressure above ambient, hPa.
+    var pressure = 0.0
+  }
+
+  /// Applies every event active at `t` to the car's force and rate and
+  /// returns its effects on the phone.
+  private mutating func applyEvents(
+    _ t: Double, kinematic acceleration: Double, force: inout (Double, Double, Double),
+    rate: inout (Double, Double, Double)
+  ) -> EventEffects {
     var phoneOverride: (Double, Double, Double)?
     var phoneSpin = (0.0, 0.0, 0.0)
     var pressure = 0.0
@@ -303,16 +351,18 @@ public struct DriveSimulator: Sendable {
         if since >= 0 && since < duration { pressure += hPa * min(1, since / max(ramp, dt)) }
       }
     }
+    return EventEffects(phoneOverride: phoneOverride, phoneSpin: phoneSpin, pressure: pressure)
+  }
 
-    // Rolled car: gravity rotates in the car frame.
-    if roll != 0 {
-      let c = SimMath.cos(roll)
-      let s = SimMath.sin(roll)
-      let gravityPart = (0.0, g * s, g * c)
-      force = (force.0, force.1 + gravityPart.1, force.2 - g + gravityPart.2)
-    }
-
-    // Phone frame, noise, clipping.
+  /// The phone's accelerometer (every step), gyroscope (every 5th) and
+  /// barometer (every 10th) readings: into the phone's frame, with sensor
+  /// noise and clipping; a tumble turns the phone.
+  private mutating func samplePhone(
+    _ t: Double, force: (Double, Double, Double), rate: (Double, Double, Double), _ effects: EventEffects
+  ) {
+    let phoneOverride = effects.phoneOverride
+    let phoneSpin = effects.phoneSpin
+    let pressure = effects.pressure
     var a = phoneOverride ?? phone.intoFrame(force)
     a = (
       clip(a.0 + 0.0294 * noise.next(), Self.accelerometerClip),
@@ -344,24 +394,26 @@ public struct DriveSimulator: Sendable {
       batch.barometer.hectopascals.append(1013.25 - 0.12 * altitude + pressure + 0.02 * noise.next())
       batch.barometer.relativeAltitudeMeters.append(altitude)
     }
-    if step % 50 == 0 && plan.gpsAvailable && !plan.gpsGaps.contains(where: { $0.contains(t) }) {
-      let metersPerDegree = GreatCircle.earthMeanRadiusMeters * SimMath.pi / 180
-      let latitude = plan.start.latitudeDegrees + north / metersPerDegree
-      let longitude =
-        plan.start.longitudeDegrees + east
-        / (metersPerDegree * SimMath.cos(plan.start.latitudeDegrees * SimMath.pi / 180))
-      let accuracy = noise.uniform(3, 6)
-      let measured = moving ? max(0, speed + 0.3 * noise.next()) : abs(0.1 * noise.next())
-      var headingDegrees = heading * 180 / SimMath.pi
-      headingDegrees -= 360 * (headingDegrees / 360).rounded(.down)
-      let fix = Fix(
-        timeMilliseconds: plan.startEpochMilliseconds + Int64((t * 1000).rounded()),
-        latitudeDegrees: latitude + accuracy * 0.3 * noise.next() / metersPerDegree,
-        longitudeDegrees: longitude, horizontalAccuracyMeters: accuracy, speedMetersPerSecond: measured,
-        headingDegrees: moving ? headingDegrees : nil, altitudeMeters: altitude,
-        activity: plan.vehicleGate ? .automotive : .walking)
-      pendingFixes.append((t + noise.uniform(0.8, 1.0), fix))
-    }
+  }
+
+  /// One GPS fix (every 50th step), delivered 0.8–1 s later.
+  private mutating func recordFix(_ t: Double, moving: Bool) {
+    let metersPerDegree = GreatCircle.earthMeanRadiusMeters * SimMath.pi / 180
+    let latitude = plan.start.latitudeDegrees + north / metersPerDegree
+    let longitude =
+      plan.start.longitudeDegrees + east
+      / (metersPerDegree * SimMath.cos(plan.start.latitudeDegrees * SimMath.pi / 180))
+    let accuracy = noise.uniform(3, 6)
+    let measured = moving ? max(0, speed + 0.3 * noise.next()) : abs(0.1 * noise.next())
+    var headingDegrees = heading * 180 / SimMath.pi
+    headingDegrees -= 360 * (headingDegrees / 360).rounded(.down)
+    let fix = Fix(
+      timeMilliseconds: plan.startEpochMilliseconds + Int64((t * 1000).rounded()),
+      latitudeDegrees: latitude + accuracy * 0.3 * noise.next() / metersPerDegree,
+      longitudeDegrees: longitude, horizontalAccuracyMeters: accuracy, speedMetersPerSecond: measured,
+      headingDegrees: moving ? headingDegrees : nil, altitudeMeters: altitude,
+      activity: plan.vehicleGate ? .automotive : .walking)
+    pendingFixes.append((t + noise.uniform(0.8, 1.0), fix))
   }
 
   private mutating func applyCrash(

@@ -1,4 +1,5 @@
 import HearthGeo
+import HearthTrace
 
 /// Every scenario of impact-physics.md §5.2 as a named generator, plus
 /// walking with the vehicle gate off. Each scenario trace runs 80 s with the
@@ -83,7 +84,7 @@ public enum ScenarioCatalogue {
       airbagDecaySeconds: 1,
       airbagDelaySeconds: pulse / 2 + 0.2, mountWhipRadiansPerSecond: 1.5)
     let (plan, pulses) = crashDrive(speed: 13.9, crash: crash)
-    return (plan, [joltSeconds], pulses, ["pulseSeconds": pulse, "airbagHPa": airbag])
+    return ScenarioVariant(plan: plan, joltSeconds: [joltSeconds], crashPulses: pulses, parameters: ["pulseSeconds": pulse, "airbagHPa": airbag])
   }
 
   static let c3 = Scenario(
@@ -98,7 +99,7 @@ public enum ScenarioCatalogue {
       spinRadiansPerSecond: spin, airbagHPa: 1.5, airbagDelaySeconds: pulse / 2 + 0.2,
       mountWhipRadiansPerSecond: 0)
     let (plan, pulses) = crashDrive(speed: 11.1, crash: crash, restSeconds: 2)
-    return (plan, [joltSeconds], pulses, ["pulseSeconds": pulse, "spinRadiansPerSecond": spin])
+    return ScenarioVariant(plan: plan, joltSeconds: [joltSeconds], crashPulses: pulses, parameters: ["pulseSeconds": pulse, "spinRadiansPerSecond": spin])
   }
 
   static func rollover(id: String, restSeconds: Double, expected: ExpectedVerdict, name: String) -> Scenario {
@@ -126,7 +127,7 @@ public enum ScenarioCatalogue {
         ScenarioLabel.CrashPulse(
           startSeconds: pulseStart, endSeconds: pulseStart + 0.08, peakAcceleration: 6 * g)
       ]
-      return (plan, [joltSeconds], pulses, ["spinRadiansPerSecond": spin, "restSeconds": restSeconds])
+      return ScenarioVariant(plan: plan, joltSeconds: [joltSeconds], crashPulses: pulses, parameters: ["spinRadiansPerSecond": spin, "restSeconds": restSeconds])
     }
   }
 
@@ -148,7 +149,7 @@ public enum ScenarioCatalogue {
       airbagDecaySeconds: 1,
       airbagDelaySeconds: pulse + 0.15 - 0.2, mountWhipRadiansPerSecond: 0, loosePhone: true)
     let (plan, pulses) = crashDrive(speed: 13.9, crash: crash, placement: .seat)
-    return (plan, [joltSeconds], pulses, ["pulseSeconds": pulse, "airbagHPa": airbag])
+    return ScenarioVariant(plan: plan, joltSeconds: [joltSeconds], crashPulses: pulses, parameters: ["pulseSeconds": pulse, "airbagHPa": airbag])
   }
 
   static let c7 = Scenario(
@@ -162,7 +163,7 @@ public enum ScenarioCatalogue {
       airbagHPa: airbag,
       airbagDelaySeconds: 0.25, mountWhipRadiansPerSecond: 1.2)
     let (plan, pulses) = crashDrive(speed: 11.1, crash: crash, gps: false)
-    return (plan, [joltSeconds], pulses, ["airbagHPa": airbag])
+    return ScenarioVariant(plan: plan, joltSeconds: [joltSeconds], crashPulses: pulses, parameters: ["airbagHPa": airbag])
   }
 
   static let c9 = Scenario(
@@ -175,7 +176,7 @@ public enum ScenarioCatalogue {
       spinRadiansPerSecond: 3.8,
       mountWhipRadiansPerSecond: 0)
     let (plan, pulses) = crashDrive(speed: 14, crash: crash, afterSpeed: 10, restSeconds: 2, gps: true)
-    return (plan, [joltSeconds], pulses, [:])
+    return ScenarioVariant(plan: plan, joltSeconds: [joltSeconds], crashPulses: pulses)
   }
 
   static func thresholdPressure(id: String, hPa: Double, expected: ExpectedVerdict) -> Scenario {
@@ -190,7 +191,7 @@ public enum ScenarioCatalogue {
         airbagHPa: hPa,
         airbagDecaySeconds: 0.6, airbagDelaySeconds: 0.25, mountWhipRadiansPerSecond: 1.2)
       let (plan, pulses) = crashDrive(speed: 8.3, crash: crash)
-      return (plan, [joltSeconds], pulses, ["airbagHPa": hPa])
+      return ScenarioVariant(plan: plan, joltSeconds: [joltSeconds], crashPulses: pulses, parameters: ["airbagHPa": hPa])
     }
   }
 
@@ -219,7 +220,7 @@ public enum ScenarioCatalogue {
         atSeconds: joltSeconds - 10,
         event: .pressureStep(hectopascals: 2.5, rampSeconds: 2, durationSeconds: 60)),
     ]
-    return (plan, [joltSeconds], pulses, [:])
+    return ScenarioVariant(plan: plan, joltSeconds: [joltSeconds], crashPulses: pulses)
   }
 
   static func rearEnded(id: String, peakG: Double, expected: ExpectedVerdict) -> Scenario {
@@ -232,7 +233,7 @@ public enum ScenarioCatalogue {
         kind: .rear, deltaVMetersPerSecond: -deltaV(peakG: peakG, seconds: 0.12), pulseSeconds: 0.12,
         mountWhipRadiansPerSecond: 3.7)
       let (plan, pulses) = crashDrive(speed: 8.3, crash: crash, restSeconds: 3)
-      return (plan, [joltSeconds], pulses, ["peakG": peakG])
+      return ScenarioVariant(plan: plan, joltSeconds: [joltSeconds], crashPulses: pulses, parameters: ["peakG": peakG])
     }
   }
 
@@ -274,7 +275,7 @@ public enum ScenarioCatalogue {
       ScenarioLabel.CrashPulse(
         startSeconds: second, endSeconds: second + 0.1, peakAcceleration: frontal.peakAcceleration),
     ]
-    return (plan, [joltSeconds, joltSeconds + 50], pulses, ["spinRadiansPerSecond": spin])
+    return ScenarioVariant(plan: plan, joltSeconds: [joltSeconds, joltSeconds + 50], crashPulses: pulses, parameters: ["spinRadiansPerSecond": spin])
   }
 
   static let c18 = Scenario(
@@ -295,14 +296,10 @@ public enum ScenarioCatalogue {
         MotionSegment(durationSeconds: 0.5, endSpeedMetersPerSecond: 0),
         MotionSegment(durationSeconds: 80 - pulseStart - 1.6, endSpeedMetersPerSecond: 0),
       ], events: [TimedEvent(atSeconds: pulseStart, event: .crash(crash))], initialSpeedMetersPerSecond: 8)
-    return (
-      plan, [joltSeconds],
-      [
+    return ScenarioVariant(plan: plan, joltSeconds: [joltSeconds], crashPulses: [
         ScenarioLabel.CrashPulse(
           startSeconds: pulseStart, endSeconds: pulseStart + 0.1, peakAcceleration: crash.peakAcceleration)
-      ],
-      [:]
-    )
+      ])
   }
 
   // MARK: Things that must stay silent
@@ -324,7 +321,7 @@ public enum ScenarioCatalogue {
           grade: draws.uniform(-0.005, 0.005), road: .highway))
       total += length
     }
-    return (DrivePlan(segments: segments, initialSpeedMetersPerSecond: 30.6), [], [], [:])
+    return ScenarioVariant(plan: DrivePlan(segments: segments, initialSpeedMetersPerSecond: 30.6), joltSeconds: [])
   }
 
   static let n2 = Scenario(
@@ -341,7 +338,7 @@ public enum ScenarioCatalogue {
           durationSeconds: length, endSpeedMetersPerSecond: 8.3, road: draws.chance(0.5) ? .rough : .cobbles))
       total += length
     }
-    return (DrivePlan(segments: segments, initialSpeedMetersPerSecond: 8.3), [], [], [:])
+    return ScenarioVariant(plan: DrivePlan(segments: segments, initialSpeedMetersPerSecond: 8.3), joltSeconds: [])
   }
 
   static let n3 = Scenario(
@@ -349,12 +346,11 @@ public enum ScenarioCatalogue {
     expected: .silent,
     decidingGate: "jolt and stop"
   ) { _ in
-    (
-      cruise(
+    ScenarioVariant(
+      plan: cruise(
         speed: 13.9,
         events: [TimedEvent(atSeconds: joltSeconds, event: .pothole(peakG: 2.5, looseRattle: false))]),
-      [joltSeconds], [], [:]
-    )
+      joltSeconds: [joltSeconds])
   }
 
   static let n4 = Scenario(
@@ -362,12 +358,11 @@ public enum ScenarioCatalogue {
     summary: "9 g and 6 g spikes 60 ms apart, a 3–5 rad/s burst; speed unchanged.", expected: .silent,
     decidingGate: "stop"
   ) { _ in
-    (
-      cruise(
+    ScenarioVariant(
+      plan: cruise(
         speed: 13.9,
         events: [TimedEvent(atSeconds: joltSeconds, event: .pothole(peakG: 2.5, looseRattle: true))],
-        placement: .cupholder), [joltSeconds], [], [:]
-    )
+        placement: .cupholder), joltSeconds: [joltSeconds])
   }
 
   static func bumpPlan(stopAfter: Bool) -> DrivePlan {
@@ -393,13 +388,13 @@ public enum ScenarioCatalogue {
     id: "N5", name: "Speed bump at 30 km/h", summary: "Front then rear axle, 1.2 g pulses, body heave.",
     expected: .silent,
     decidingGate: "jolt"
-  ) { _ in (bumpPlan(stopAfter: false), [joltSeconds], [], [:]) }
+  ) { _ in ScenarioVariant(plan: bumpPlan(stopAfter: false), joltSeconds: [joltSeconds]) }
 
   static let n6 = Scenario(
     id: "N6", name: "Speed bump, then a stop sign 3 s later",
     summary: "As N5, then a routine stop held 40 s.",
     expected: .silent, decidingGate: "jolt"
-  ) { _ in (bumpPlan(stopAfter: true), [joltSeconds], [], [:]) }
+  ) { _ in ScenarioVariant(plan: bumpPlan(stopAfter: true), joltSeconds: [joltSeconds]) }
 
   static let n7 = Scenario(
     id: "N7", name: "Door slammed before driving",
@@ -410,7 +405,7 @@ public enum ScenarioCatalogue {
       speed: 0,
       events: [TimedEvent(atSeconds: joltSeconds, event: .doorSlam(pressureHPa: 2.5, phoneInDoor: true))])
     plan.stallAfterCrash = false
-    return (plan, [joltSeconds], [], [:])
+    return ScenarioVariant(plan: plan, joltSeconds: [joltSeconds])
   }
 
   static let n8 = Scenario(
@@ -425,7 +420,7 @@ public enum ScenarioCatalogue {
         MotionSegment(durationSeconds: 44, endSpeedMetersPerSecond: 0),
       ], events: [TimedEvent(atSeconds: joltSeconds, event: .doorSlam(pressureHPa: 2.5, phoneInDoor: true))],
       initialSpeedMetersPerSecond: 11)
-    return (plan, [joltSeconds], [], [:])
+    return ScenarioVariant(plan: plan, joltSeconds: [joltSeconds])
   }
 
   static let n9 = Scenario(
@@ -435,15 +430,13 @@ public enum ScenarioCatalogue {
   ) { draws in
     let spin = draws.uniform(8, 15)
     let fall = (2 * 0.6 / g).squareRoot()
-    return (
-      cruise(
+    return ScenarioVariant(plan: cruise(
         speed: 16.7,
         events: [
           TimedEvent(
             atSeconds: joltSeconds - fall, event: .phoneDrop(heightMeters: 0.6, spinRadiansPerSecond: spin))
         ],
-        placement: .seat), [joltSeconds], [], ["spinRadiansPerSecond": spin]
-    )
+        placement: .seat), joltSeconds: [joltSeconds], parameters: ["spinRadiansPerSecond": spin])
   }
 
   static let n10 = Scenario(
@@ -464,7 +457,7 @@ public enum ScenarioCatalogue {
           atSeconds: joltSeconds - fall, event: .phoneDrop(heightMeters: 0.4, spinRadiansPerSecond: 9))
       ],
       placement: .seat, initialSpeedMetersPerSecond: 13.9)
-    return (plan, [joltSeconds], [], [:])
+    return ScenarioVariant(plan: plan, joltSeconds: [joltSeconds])
   }
 
   static let n11 = Scenario(
@@ -480,7 +473,7 @@ public enum ScenarioCatalogue {
         MotionSegment(durationSeconds: 40, endSpeedMetersPerSecond: 0),
       ], events: [TimedEvent(atSeconds: joltSeconds, event: .loadShift(peakG: thump))],
       initialSpeedMetersPerSecond: 17.3)
-    return (plan, [joltSeconds], [], ["thumpG": thump])
+    return ScenarioVariant(plan: plan, joltSeconds: [joltSeconds], parameters: ["thumpG": thump])
   }
 
   static let n12 = Scenario(
@@ -500,7 +493,7 @@ public enum ScenarioCatalogue {
           event: .pressureStep(hectopascals: -0.8, rampSeconds: 1.5, durationSeconds: 40))
       ],
       initialSpeedMetersPerSecond: 27.8)
-    return (plan, [joltSeconds], [], [:])
+    return ScenarioVariant(plan: plan, joltSeconds: [joltSeconds])
   }
 
   static let n13 = Scenario(
@@ -514,7 +507,7 @@ public enum ScenarioCatalogue {
         MotionSegment(durationSeconds: 13.5, endSpeedMetersPerSecond: 8.3, yawRateRadiansPerSecond: 0.7),
         MotionSegment(durationSeconds: 31.5, endSpeedMetersPerSecond: 10),
       ], initialSpeedMetersPerSecond: 8.3)
-    return (plan, [], [], [:])
+    return ScenarioVariant(plan: plan, joltSeconds: [])
   }
 
   static let n14 = Scenario(
@@ -529,7 +522,7 @@ public enum ScenarioCatalogue {
         MotionSegment(durationSeconds: 8.5, endSpeedMetersPerSecond: 0),
         MotionSegment(durationSeconds: 30, endSpeedMetersPerSecond: 0),
       ], initialSpeedMetersPerSecond: 25)
-    return (plan, [], [], [:])
+    return ScenarioVariant(plan: plan, joltSeconds: [])
   }
 
   static let n16 = Scenario(
@@ -538,15 +531,12 @@ public enum ScenarioCatalogue {
     decidingGate: "jolt / stop"
   ) { draws in
     let spin = draws.uniform(3, 6)
-    return (
-      cruise(
+    return ScenarioVariant(plan: cruise(
         speed: 15,
         events: [
           TimedEvent(
             atSeconds: joltSeconds, event: .phoneHandled(durationSeconds: 2, spinRadiansPerSecond: spin))
-        ]),
-      [joltSeconds], [], ["spinRadiansPerSecond": spin]
-    )
+        ]), joltSeconds: [joltSeconds], parameters: ["spinRadiansPerSecond": spin])
   }
 
   static let w1 = Scenario(
@@ -562,6 +552,33 @@ public enum ScenarioCatalogue {
       ],
       placement: .pocket)
     plan.vehicleGate = false
-    return (plan, [joltSeconds], [], [:])
+    return ScenarioVariant(plan: plan, joltSeconds: [joltSeconds])
+  }
+
+  // MARK: Recorded motion
+
+  /// A 60 km/h drive with the phone on the seat and the recorded drop
+  /// landing at the catalogue's jolt time (40 s). The car keeps going, so
+  /// the detector must stay silent ("stop" decides, as for N9).
+  public static func realPhoneDrop(_ motion: RecordedMotion) -> Scenario {
+    Scenario(
+      id: "R1", name: "Real phone drop injected into a 60 km/h drive",
+      summary:
+        "The accelerometer of \(motion.source) (free fall, impact, rest) replaces the phone's readings.",
+      expected: .silent, decidingGate: "stop"
+    ) { _ in
+      let at = joltSeconds - Double(motion.impactIndex) * 0.02
+      let plan = cruise(
+        speed: 16.7, events: [TimedEvent(atSeconds: at, event: .recorded(motion))], placement: .seat)
+      return ScenarioVariant(plan: plan, joltSeconds: [joltSeconds], parameters: ["impactG": motion.peakG])
+    }
+  }
+}
+
+extension RecordedMotion {
+  /// The largest reading, g.
+  public var peakG: Double {
+    let i = impactIndex
+    return (x[i] * x[i] + y[i] * y[i] + z[i] * z[i]).squareRoot() / Quantity.standardGravity
   }
 }

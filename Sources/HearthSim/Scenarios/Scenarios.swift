@@ -42,6 +42,29 @@ public struct SimulatedScenario: Sendable {
   public var seed: UInt64
 }
 
+/// One drawn variant of a scenario: the drive to simulate and what its label
+/// records about it.
+public struct ScenarioVariant: Sendable {
+  /// The drive, its events and the phone's placement.
+  public var plan: DrivePlan
+  /// When the jolts happen, seconds since the trace's start.
+  public var joltSeconds: [Double]
+  /// The crash pulses the plan contains (empty for everyday scenarios).
+  public var crashPulses: [ScenarioLabel.CrashPulse]
+  /// The parameters this variant drew, by name (units in the names).
+  public var parameters: [String: Double]
+
+  public init(
+    plan: DrivePlan, joltSeconds: [Double], crashPulses: [ScenarioLabel.CrashPulse] = [],
+    parameters: [String: Double] = [:]
+  ) {
+    self.plan = plan
+    self.joltSeconds = joltSeconds
+    self.crashPulses = crashPulses
+    self.parameters = parameters
+  }
+}
+
 /// A named, parameterised scenario with its expected verdict.
 public struct Scenario: Sendable {
   public var id: String
@@ -49,20 +72,33 @@ public struct Scenario: Sendable {
   public var summary: String
   public var expected: ExpectedVerdict
   public var decidingGate: String
-  /// Builds the plan for one variant. The draws (pulse length, pressure
-  /// step, spin, orientation) come from the seed.
-  let build: @Sendable (inout Gaussian) -> (DrivePlan, [Double], [ScenarioLabel.CrashPulse], [String: Double])
+  /// Builds one variant. The draws (pulse length, pressure step, spin,
+  /// orientation) come from the seed through `draws`.
+  let build: @Sendable (inout Gaussian) -> ScenarioVariant
+
+  /// A scenario whose variants `build` draws from the seeded `Gaussian`.
+  init(
+    id: String, name: String, summary: String, expected: ExpectedVerdict, decidingGate: String,
+    build: @escaping @Sendable (inout Gaussian) -> ScenarioVariant
+  ) {
+    self.id = id
+    self.name = name
+    self.summary = summary
+    self.expected = expected
+    self.decidingGate = decidingGate
+    self.build = build
+  }
 
   /// Generates the variant for `seed`: byte-identical for the same seed.
   public func generate(seed: UInt64) -> SimulatedScenario {
     var draws = Gaussian(seed: seed ^ 0x5CE2_A210)
-    let (plan, jolts, pulses, parameters) = build(&draws)
-    let (trace, batches) = DriveSimulator.record(plan: plan, seed: seed)
+    let variant = build(&draws)
+    let (trace, batches) = DriveSimulator.record(plan: variant.plan, seed: seed)
     return SimulatedScenario(
-      plan: plan, trace: trace, batches: batches,
+      plan: variant.plan, trace: trace, batches: batches,
       label: ScenarioLabel(
-        id: id, name: name, expected: expected, decidingGate: decidingGate, joltSeconds: jolts,
-        crashPulses: pulses, parameters: parameters),
+        id: id, name: name, expected: expected, decidingGate: decidingGate, joltSeconds: variant.joltSeconds,
+        crashPulses: variant.crashPulses, parameters: variant.parameters),
       seed: seed)
   }
 }

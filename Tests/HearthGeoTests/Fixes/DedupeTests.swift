@@ -1,6 +1,7 @@
 import Testing
 
 @testable import HearthGeo
+import struct HearthSim.SeededGenerator
 
 @Suite("Dedupe on (user, device, time) (SPEC §1)")
 struct DedupeTests {

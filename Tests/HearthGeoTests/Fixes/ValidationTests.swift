@@ -1,5 +1,6 @@
 import HearthGeo
 import Testing
+import struct HearthSim.SeededGenerator
 
 @Suite("Ingest validation (SPEC §1)")
 struct ValidationTests {

@@ -1,6 +1,7 @@
 import HearthGeo
 import Testing
 import _HearthTestSupport
+import struct HearthSim.SeededGenerator
 
 @Suite("GreatCircle batch kernels")
 struct GreatCircleBatchTests {

@@ -2,6 +2,7 @@ import Foundation
 import HearthGeo
 import Testing
 import _HearthTestSupport
+import struct HearthSim.SeededGenerator
 
 @Suite("GreatCircle edge cases")
 struct GreatCircleTests {

@@ -2,6 +2,7 @@ import Testing
 import _HearthTestSupport
 
 @testable import HearthGeo
+import struct HearthSim.SeededGenerator
 
 @Suite("Geofence index")
 struct GeofenceIndexTests {

@@ -3,6 +3,7 @@ import Testing
 import _HearthTestSupport
 
 @testable import HearthGeo
+import struct HearthSim.SeededGenerator
 
 /// Properties over random walks among three places (one nested in another):
 /// batch == stream, any split, state saved and restored, idempotent replay,

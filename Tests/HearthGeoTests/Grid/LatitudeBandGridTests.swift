@@ -2,6 +2,7 @@ import Foundation
 import HearthGeo
 import Testing
 import _HearthTestSupport
+import struct HearthSim.SeededGenerator
 
 @Suite("Latitude-band grid (SPEC §2)")
 struct LatitudeBandGridTests {

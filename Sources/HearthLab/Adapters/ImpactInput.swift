@@ -1,0 +1,254 @@
+import HearthGeo
+import HearthImpact
+import HearthSim
+import HearthTrace
+
+// The one bridge from recordings and generated drives to `ImpactDetector`.
+// Sensor times stay in seconds on the trace's clock; fix times are converted
+// from epoch milliseconds with the trace's origin.
+
+extension SensorBatch {
+  /// This simulator batch for `ImpactDetector` (`originMilliseconds`: the drive's start).
+  public func impactBatch(originMilliseconds: Int64) -> ImpactBatch {
+    ImpactBatch(
+      accelerometer: accelerometer.samples3, gyroscope: gyroscope.samples3,
+      barometer: zip(barometer.seconds, barometer.hectopascals).map { Sample1($0, $1) },
+      fixes: fixes.speedSamples(originMilliseconds: originMilliseconds), vehicleGate: vehicleGate)
+  }
+}
+
+/// How a replayed recording sets the detector's vehicle gate (SPEC §9: the
+/// detector runs only while the OS classifier says "in a vehicle").
+public enum VehicleGatePolicy: String, Sendable, Hashable, Codable, CaseIterable {
+  /// Always on, whatever the recording says.
+  case on
+  /// Always off (the detector then reports nothing).
+  case off
+  /// Follow the recording's own activity stream; on when it has none.
+  case recording
+}
+
+/// The vehicle gate over a recording's time: on or off from each switch on.
+///
+/// Built from the phone's activity verdicts under ``VehicleGatePolicy/recording``:
+/// `automotive` turns the gate on; `walking`, `running` and `cycling` turn it
+/// off; `still` and `unknown` leave it as it was, because a car waiting at a
+/// light reads `still` on Android and a classifier's `unknown` mid-drive is
+/// not a verdict. Before the first definite verdict the gate is on (nothing
+/// says the phone is out of a vehicle, and a missed crash is the worst error).
+public struct VehicleGateTimeline: Sendable, Hashable {
+  public struct Switch: Sendable, Hashable {
+    /// From this time on, seconds on the trace's clock.
+    public var seconds: Double
+    public var isOn: Bool
+  }
+
+  /// The gate before the first switch.
+  public var initiallyOn: Bool
+  /// Changes of the gate, ascending in time.
+  public var switches: [Switch]
+  /// Which rule set the gate, in words, for the output ("on: the recording
+  /// has no activity stream", "recording: 3 switches from the activity stream").
+  public var source: String
+
+  /// The gate under `policy` for a recording whose classifier said `activities`.
+  /// - Complexity: O(n) in the activity samples (sorted by time).
+  public init(policy: VehicleGatePolicy, activities: [ActivitySample]) {
+    switch policy {
+    case .on:
+      self.init(initiallyOn: true, switches: [], source: "on (forced)")
+    case .off:
+      self.init(initiallyOn: false, switches: [], source: "off (forced)")
+    case .recording:
+      var switches: [Switch] = []
+      var on = true
+      for sample in activities where sample.seconds.isFinite {
+        let next: Bool
+        switch sample.activity {
+        case .automotive: next = true
+        case .walking, .running, .cycling: next = false
+        case .still, .unknown: continue
+        }
+        if next != on {
+          switches.append(Switch(seconds: sample.seconds, isOn: next))
+          on = next
+        }
+      }
+      let words =
+        activities.isEmpty
+        ? "on: the recording has no activity stream"
+        : "recording: \(switches.count) switch\(switches.count == 1 ? "" : "es") from its activity stream"
+      self.init(initiallyOn: true, switches: switches, source: words)
+    }
+  }
+
+  init(initiallyOn: Bool, switches: [Switch], source: String) {
+    self.initiallyOn = initiallyOn
+    self.switches = switches
+    self.source = source
+  }
+
+  /// The gate at `seconds`. O(log s) in the switches.
+  public func isOn(at seconds: Double) -> Bool {
+    var low = 0
+    var high = switches.count
+    while low < high {
+      let mid = (low + high) / 2
+      if switches[mid].seconds <= seconds { low = mid + 1 } else { high = mid }
+    }
+    return low == 0 ? initiallyOn : switches[low - 1].isOn
+  }
+}
+
+/// A recording as the phone would have delivered it to the detector:
+/// consecutive windows of `batchSeconds` over every stream, each with the
+/// vehicle gate at its start. Empty windows (pauses in the recording) are
+/// skipped, so a week-long file with an hour of data costs an hour of batches.
+///
+/// The accelerometer is the one that includes gravity: the stream itself,
+/// or gravity-free acceleration plus the phone's gravity estimate
+/// interpolated onto the accelerometer's clock
+/// (`Trace.accelerationIncludingGravity`), whatever the two streams' counts.
+public struct ImpactFeed: Sendable {
+  public let accelerometer: VectorStream
+  public let gyroscope: VectorStream
+  public let barometer: PressureStream
+  /// Fix times (s on the trace's clock) and speeds (m/s, −1 when unmeasured).
+  public let fixes: [Sample1]
+  public let gate: VehicleGateTimeline
+  /// Window length, s (a phone delivers about four batches a second).
+  public let batchSeconds: Double
+
+  /// nil when the trace has no accelerometer that includes gravity, nor one
+  /// plus a gravity stream to add back.
+  public init?(trace: Trace, gate policy: VehicleGatePolicy, batchSeconds: Double = 0.25) {
+    guard let acceleration = trace.accelerationIncludingGravity(), !acceleration.isEmpty else { return nil }
+    accelerometer = acceleration
+    gyroscope = trace.gyroscope ?? VectorStream()
+    barometer = trace.barometer ?? PressureStream()
+    fixes = trace.fixes.speedSamples(originMilliseconds: trace.metadata.timeOriginMilliseconds ?? 0)
+    gate = VehicleGateTimeline(policy: policy, activities: trace.activities)
+    self.batchSeconds = batchSeconds > 0 && batchSeconds.isFinite ? batchSeconds : 0.25
+  }
+
+  /// Hours the accelerometer recorded: the sum of its sample steps, a step
+  /// longer than `pauseSeconds` counting as a pause, not as recorded time. O(n).
+  public func hoursWithData(pauseSeconds: Double = 1) -> Double {
+    var seconds = 0.0
+    let t = accelerometer.seconds
+    for i in t.indices.dropFirst() {
+      let step = t[i] - t[i - 1]
+      if step > 0 && step <= pauseSeconds { seconds += step }
+    }
+    return seconds / 3600
+  }
+
+  /// The largest total |a| (gravity included) of the accelerometer, g. O(n).
+  public var peakAccelerationG: Double {
+    var peak = 0.0
+    let a = accelerometer
+    for i in 0..<a.count {
+      let m = (a.x[i] * a.x[i] + a.y[i] * a.y[i] + a.z[i] * a.z[i]).squareRoot()
+      if m > peak { peak = m }
+    }
+    return peak / ImpactConfiguration.standardGravity
+  }
+
+  /// Warnings for streams too slow to show what the detector measures: an
+  /// accelerometer under 20 Hz cannot resolve a 60–150 ms crash pulse, a
+  /// gyroscope under 5 Hz can miss the spin of a 1 s window, a barometer
+  /// under 2 Hz the rise within 2 s. Rates are the median sample rate. O(n log n).
+  public var rateWarnings: [String] {
+    func medianRateHz(_ t: [Double]) -> Double? {
+      guard t.count >= 3 else { return nil }
+      var steps = zip(t.dropFirst(), t).map { $0 - $1 }.filter { $0 > 0 }
+      guard !steps.isEmpty else { return nil }
+      steps.sort()
+      return 1 / steps[steps.count / 2]
+    }
+    var out: [String] = []
+    func check(_ name: String, _ t: [Double], _ minimum: Double, _ what: String) {
+      if let rate = medianRateHz(t), rate < minimum {
+        out.append(
+          "the \(name) runs at \(String(format: "%.3g", rate)) Hz (under \(Int(minimum)) Hz): it cannot show \(what)")
+      }
+    }
+    check("accelerometer", accelerometer.seconds, 20, "a 60–150 ms crash pulse; jolts will be missed or understated")
+    check("gyroscope", gyroscope.seconds, 5, "a spin within the impact's window reliably")
+    check("barometer", barometer.seconds, 2, "a pressure rise within 2 s reliably")
+    return out
+  }
+
+  /// The windows in time order. O(n) over all samples in total.
+  public func batches() -> Batches { Batches(feed: self) }
+
+  /// The whole recording through a fresh detector configured by `configuration`.
+  public func verdicts(configuration: ImpactConfiguration = ImpactConfiguration()) -> [ImpactVerdict] {
+    var detector = ImpactDetector(configuration: configuration)
+    var out: [ImpactVerdict] = []
+    for batch in batches() { out += detector.process(batch) }
+    return out + detector.finish()
+  }
+
+  public struct Batches: Sequence, IteratorProtocol, Sendable {
+    let feed: ImpactFeed
+    var a = 0
+    var g = 0
+    var b = 0
+    var f = 0
+
+    public mutating func next() -> ImpactBatch? {
+      let feed = self.feed
+      let starts = [
+        a < feed.accelerometer.count ? feed.accelerometer.seconds[a] : Double.infinity,
+        g < feed.gyroscope.count ? feed.gyroscope.seconds[g] : Double.infinity,
+        b < feed.barometer.count ? feed.barometer.seconds[b] : Double.infinity,
+        f < feed.fixes.count ? feed.fixes[f].seconds : Double.infinity,
+      ]
+      guard let earliest = starts.min(), earliest.isFinite else { return nil }
+      // Windows sit on a fixed grid from the first accelerometer sample, so
+      // the cut does not depend on where a pause ended.
+      let origin = feed.accelerometer.seconds[0]
+      let k = ((earliest - origin) / feed.batchSeconds).rounded(.down)
+      let end = origin + (k + 1) * feed.batchSeconds
+      var batch = ImpactBatch(vehicleGate: feed.gate.isOn(at: origin + k * feed.batchSeconds))
+      while a < feed.accelerometer.count && feed.accelerometer.seconds[a] < end {
+        let s = feed.accelerometer
+        batch.accelerometer.append(Sample3(s.seconds[a], s.x[a], s.y[a], s.z[a]))
+        a += 1
+      }
+      while g < feed.gyroscope.count && feed.gyroscope.seconds[g] < end {
+        let s = feed.gyroscope
+        batch.gyroscope.append(Sample3(s.seconds[g], s.x[g], s.y[g], s.z[g]))
+        g += 1
+      }
+      while b < feed.barometer.count && feed.barometer.seconds[b] < end {
+        batch.barometer.append(Sample1(feed.barometer.seconds[b], feed.barometer.hectopascals[b]))
+        b += 1
+      }
+      while f < feed.fixes.count && feed.fixes[f].seconds < end {
+        batch.fixes.append(feed.fixes[f])
+        f += 1
+      }
+      return batch
+    }
+  }
+}
+
+extension VectorStream {
+  var samples3: [Sample3] { seconds.indices.map { Sample3(seconds[$0], x[$0], y[$0], z[$0]) } }
+}
+
+extension FixColumns {
+  /// (seconds since the origin, speed m/s; −1 when unmeasured). A fix whose
+  /// time lies beyond Int64's reach of the origin cannot be on the sensors'
+  /// clock and is left out.
+  func speedSamples(originMilliseconds: Int64) -> [Sample1] {
+    (0..<count).compactMap { i in
+      let (delta, overflow) = timeMilliseconds[i].subtractingReportingOverflow(originMilliseconds)
+      guard !overflow else { return nil }
+      let speed = speedMetersPerSecond[i]
+      return Sample1(Double(delta) / 1000, speed.isNaN ? -1 : speed)
+    }
+  }
+}

@@ -1,0 +1,149 @@
+import Foundation
+import HearthImpact
+import Testing
+
+import HearthSim
+@testable import HearthLab
+
+@Suite("Threshold sweep: judging again from measured values equals running the detector")
+struct ImpactSweepTests {
+  static var changed: [ImpactConfiguration] {
+    var a = ImpactConfiguration()
+    a.spinRadiansPerSecond = 4.5
+    a.pressureRiseHectopascals = 3
+    var b = ImpactConfiguration()
+    b.joltMetersPerSecondSquared = 6 * ImpactConfiguration.standardGravity
+    b.movingMedianMetersPerSecond = 9
+    b.freeFallSeconds = 0.3
+    var c = ImpactConfiguration()
+    c.spinRadiansPerSecond = 3
+    c.pressureRiseHectopascals = 1.2
+    return [ImpactConfiguration(), a, b, c]
+  }
+
+  @Test("every scenario (seed 1) under four configurations: the same reports either way")
+  func rejudgeMatchesDirect() {
+    var loose = ImpactConfiguration()
+    loose.suppressionSeconds = 0
+    for scenario in ScenarioCatalogue.all {
+      let s = scenario.generate(seed: 1)
+      let extracted = ImpactEvaluation.verdicts(s, configuration: loose)
+      for c in Self.changed {
+        let direct = ImpactEvaluation.verdicts(s, configuration: c).filter { $0.outcome == .possibleImpact }
+          .map(\.joltSeconds)
+        var judged: [Double] = []
+        var last = -Double.infinity
+        for v in extracted
+        where v.joltSeconds - last >= c.suppressionSeconds && v.outcome(under: c) == .possibleImpact {
+          judged.append(v.joltSeconds)
+          last = v.joltSeconds
+        }
+        // A higher jolt threshold may date the incident a few samples later
+        // (still within its first second); everything else is exact.
+        #expect(
+          direct.count == judged.count && zip(direct, judged).allSatisfy { abs($0 - $1) < 1 },
+          "\(scenario.id) spin \(c.spinRadiansPerSecond) jolt \(c.joltMetersPerSecondSquared)")
+      }
+    }
+  }
+
+  @Test("a small grid: the defaults reproduce the evaluation; a spin threshold no crash reaches loses recall")
+  func grid() {
+    var grid = ImpactSweep.Grid()
+    #expect(grid.combinations == [ImpactConfiguration()])
+    grid.spinRadiansPerSecond = [3.5, 40]
+    grid.pressureHectopascals = [2, 40]
+    let calls = Counter()
+    let result = ImpactSweep.run(grid: grid, seeds: 1...2, hours: 2) { _, _ in calls.add() }
+    let rows = result.rows
+    #expect(rows.count == 4)
+    let defaults = rows.first { $0.spinRadiansPerSecond == 3.5 && $0.pressureHectopascals == 2 }!
+    #expect(
+      defaults.recall == 1 && defaults.silentScenariosReported == 0 && defaults.precision == 1, "\(defaults)")
+    #expect(rows[result.featured] == defaults)
+    #expect(
+      defaults.matchedByScenario.values.allSatisfy { $0 == 2 } && defaults.matchedByScenario.count == 30)
+    let blind = rows.first { $0.spinRadiansPerSecond == 40 && $0.pressureHectopascals == 40 }!
+    #expect(
+      blind.recall == 0 && (blind.rejectedBy["spin"] ?? 0) > 0 && (blind.rejectedBy["pressureRise"] ?? 0) > 0)
+    // Spin alone at 40 rad/s: the crashes with an airbag's pressure step still report.
+    let spinBlind = rows.first { $0.spinRadiansPerSecond == 40 && $0.pressureHectopascals == 2 }!
+    #expect(spinBlind.recall > 0 && spinBlind.recall < 1)
+    // Two hours say little about false alarms: the bound is honest about it.
+    #expect(defaults.falseAlarmsUpperBoundPer1000Hours > 1000)
+    // Every trace and every combination reported progress once.
+    #expect(calls.value == result.traces + rows.count)
+    // Panels: every crash report (2 seeds of each crash scenario) with its signals around the jolt.
+    let reports = result.panels.filter { $0.kind == .report }
+    #expect(reports.count == Int(defaults.recall * Double(rows.count > 0 ? 2 * crashScenarios : 0)))
+    #expect(reports.allSatisfy { $0.expectedReport && $0.signals.accelerationG.count == 130 })
+    for p in reports {
+      let at = Int(((p.joltSeconds - p.signals.startSeconds) / SignalExcerpt.binSeconds).rounded(.down))
+      let peak = p.signals.accelerationG[max(0, at - 2)...min(129, at + 2)].max()!
+      #expect(Double(peak) >= 4, "\(p.source) \(peak)")
+    }
+    // Counts agree with one another and with the per-trace reports, for every combination.
+    for (c, row) in rows.enumerated() {
+      #expect(row.truePositives + row.misses == row.crashRuns && row.crashRuns == 2 * crashScenarios)
+      let driving = result.sources.indices.filter { result.sources[$0].kind != .scenario }
+      #expect(row.falseAlarms == driving.map { result.reportCounts[c][$0] }.reduce(0, +))
+      #expect(row.reports == result.reportCounts[c].reduce(0, +))
+      #expect(abs(row.recall - Double(row.truePositives) / Double(row.crashRuns)) < 1e-12)
+    }
+    #expect(result.sources.count == result.traces && result.reportCounts.count == rows.count)
+    // The per-jolt table: one labelled crash jolt per crash run, features in g and the SPEC's units.
+    #expect(result.joltTable.filter(\.isCrash).count == 2 * crashScenarios)
+    #expect(result.joltTable.allSatisfy { ($0.joltG ?? 0) >= 4 })
+    let model = try! #require(result.model)
+    #expect(model.converged && model.crashJolts == 2 * crashScenarios && model.trainingAccuracy > 0.8)
+    #expect(model.features.first { $0.name == "spin" }!.coefficient > 0)
+  }
+
+  var crashScenarios: Int { ScenarioCatalogue.all.count { $0.expected != .silent } }
+
+  @Test("a sweep over a base configuration: every combination keeps the base's other settings, the featured one is nearest the base")
+  func baseConfiguration() {
+    var base = ImpactConfiguration()
+    base.spinRadiansPerSecond = 5
+    base.restWithinSeconds = 4
+    var grid = ImpactSweep.Grid(base: base)
+    grid.spinRadiansPerSecond = [3.5, 5, 6]
+    #expect(grid.combinations.allSatisfy { $0.restWithinSeconds == 4 })
+    #expect(grid.combinations.map(\.spinRadiansPerSecond) == [3.5, 5, 6])
+    #expect(ImpactSweep.nearestToHandSet(grid.combinations, base) == 1)
+  }
+
+  @Test("panels of generated driving are named by the injected event at the jolt")
+  func panelNames() {
+    let event = DriveMix.MixEvent(atSeconds: 900, driveIndex: 3, driveSeconds: 340.2, kind: "pothole", expected: .silent)
+    let trace = ImpactSweep.SweptTrace(
+      source: .init(name: "drive 3", kind: .drive, hours: 0.5), verdicts: [], excerpts: [], events: [event])
+    #expect(trace.name(at: 341) == "drive 3, pothole at 340.2 s")
+    #expect(trace.name(at: 343) == "drive 3")
+  }
+
+  @Test("the signal excerpt is the same whether the phone's batches or the whole trace are replayed")
+  func excerptsAreStreamingIndependent() {
+    let s = ScenarioCatalogue.all.first { $0.expected == .report }!.generate(seed: 1)
+    let batches = s.batches.map { $0.impactBatch(originMilliseconds: s.plan.startEpochMilliseconds) }
+    var whole = ImpactBatch(vehicleGate: true)
+    for b in batches {
+      whole.accelerometer += b.accelerometer
+      whole.gyroscope += b.gyroscope
+      whole.barometer += b.barometer
+      whole.fixes += b.fixes
+    }
+    let streamed = ImpactEvaluation.verdictsWithSignals(batches, configuration: ImpactConfiguration())
+    let once = ImpactEvaluation.verdictsWithSignals([whole], configuration: ImpactConfiguration())
+    #expect(!streamed.1.isEmpty)
+    #expect(streamed.0 == once.0)
+    #expect(streamed.1.map(\.accelerationG.description) == once.1.map(\.accelerationG.description))
+  }
+}
+
+final class Counter: @unchecked Sendable {
+  private let lock = NSLock()
+  private var n = 0
+  func add() { lock.withLock { n += 1 } }
+  var value: Int { lock.withLock { n } }
+}
