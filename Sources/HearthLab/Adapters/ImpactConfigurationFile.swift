@@ -52,7 +52,8 @@ public enum ImpactConfigurationFile {
     if let configuration = decoded(merged) { return configuration }
     // A value outside its domain: the configuration's own decoder names it.
     if let json = try? JSONEncoder().encode(merged) {
-      do { _ = try JSONDecoder().decode(ImpactConfiguration.self, from: json) } catch DecodingError.dataCorrupted(let context) {
+      do { _ = try JSONDecoder().decode(ImpactConfiguration.self, from: json) } catch DecodingError.dataCorrupted(let context)
+      where context.debugDescription.hasPrefix("invalid impact configuration") {
         throw bad(context.debugDescription)
       } catch {}
     }
