@@ -88,10 +88,21 @@ public enum ImpactSweep {
     /// Injected events of a generated drive (drive-relative times), to name its panels.
     var events: [DriveMix.MixEvent] = []
 
-    /// Whether verdict `i` is the labelled crash jolt.
+    /// Whether verdict `i` is the labelled crash jolt: the first verdict
+    /// within 1 s of it (a crash's secondary blows have verdicts of their own).
     func isCrash(_ i: Int) -> Bool {
       guard let jolt = crashJoltSeconds else { return false }
-      return abs(verdicts[i].joltSeconds - jolt) < 1
+      return verdicts.firstIndex { abs($0.joltSeconds - jolt) < 1 } == i
+    }
+
+    /// Whether verdict `i` is a later jolt of the labelled crash's incident
+    /// (a rollover's next impact): neither the crash nor a jolt without one.
+    func isLaterCrashJolt(_ i: Int) -> Bool {
+      guard let jolt = crashJoltSeconds,
+        let crash = verdicts.firstIndex(where: { abs($0.joltSeconds - jolt) < 1 }), i != crash,
+        let incident = verdicts[crash].measurement?.incidentSeconds
+      else { return false }
+      return abs(verdicts[i].joltSeconds - jolt) < 1 || verdicts[i].measurement?.incidentSeconds == incident
     }
 
     /// The trace's name at `seconds`, with the injected event there if any
