@@ -395,8 +395,8 @@ int32_t hearth_detector_verdicts(const hearth_detector *detector, int64_t capaci
 /** Copies the conditions of every verdict, in verdict order. */
 int32_t hearth_detector_conditions(const hearth_detector *detector, int64_t capacity, hearth_condition *out);
 
-/** Samples dropped (not newer than their stream's last) and jolts seen with the gate off. */
-int32_t hearth_detector_counters(const hearth_detector *detector, int64_t *dropped_samples, int64_t *jolts_gate_off);
+/** Samples skipped (a bad time, an impossible value, or not newer than their stream's last; every stream) and jolts seen with the gate off. */
+int32_t hearth_detector_counters(const hearth_detector *detector, int64_t *skipped_samples, int64_t *jolts_gate_off);
 
 #define HEARTH_FORMAT_TEXT 0
 #define HEARTH_FORMAT_JSON 1 /* JSON Lines, NaN as null */

@@ -187,7 +187,7 @@ int32_t hearth_detector_finish(hearth_detector *detector);
 int32_t hearth_detector_count(const hearth_detector *detector, int64_t *verdicts, int64_t *conditions);
 int32_t hearth_detector_verdicts(const hearth_detector *detector, int64_t capacity, hearth_verdict *out);
 int32_t hearth_detector_conditions(const hearth_detector *detector, int64_t capacity, hearth_condition *out);
-int32_t hearth_detector_counters(const hearth_detector *detector, int64_t *dropped_samples, int64_t *jolts_gate_off);
+int32_t hearth_detector_counters(const hearth_detector *detector, int64_t *skipped_samples, int64_t *jolts_gate_off);
 #define HEARTH_FORMAT_TEXT 0
 #define HEARTH_FORMAT_JSON 1
 #define HEARTH_FORMAT_CSV 2

@@ -220,10 +220,11 @@ class Detector:
         )
 
     def counters(self) -> dict:
-        """Samples dropped (not newer than their stream's last) and jolts seen with the gate off."""
-        dropped, gate_off = ffi.new("int64_t *"), ffi.new("int64_t *")
-        raise_for(lib.hearth_detector_counters(self._handle, dropped, gate_off), self._handle)
-        return {"dropped_samples": dropped[0], "jolts_gate_off": gate_off[0]}
+        """Samples skipped (a bad time, an impossible value, or not newer than their
+        stream's last) and jolts seen with the gate off."""
+        skipped, gate_off = ffi.new("int64_t *"), ffi.new("int64_t *")
+        raise_for(lib.hearth_detector_counters(self._handle, skipped, gate_off), self._handle)
+        return {"skipped_samples": skipped[0], "jolts_gate_off": gate_off[0]}
 
     def report(self, file: str = "-", format: str = "text") -> str:
         """What `hearth impact detect --format FORMAT` prints for this recording

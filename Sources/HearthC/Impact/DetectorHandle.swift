@@ -244,11 +244,11 @@ extension ImpactVerdict.Outcome {
 }
 
 @c public func hearth_detector_counters(
-  _ detector: OpaquePointer?, _ dropped_samples: UnsafeMutablePointer<Int64>?,
+  _ detector: OpaquePointer?, _ skipped_samples: UnsafeMutablePointer<Int64>?,
   _ jolts_gate_off: UnsafeMutablePointer<Int64>?
 ) -> Int32 {
   guard let h = Handle.from(detector, as: DetectorHandle.self) else { return wrongHandle(detector) }
-  dropped_samples?.pointee = Int64(h.detector.counters.droppedSamples)
+  skipped_samples?.pointee = Int64(h.detector.counters.skippedSamples)
   jolts_gate_off?.pointee = Int64(h.detector.counters.joltsGateOff)
   return h.succeed()
 }
