@@ -22,11 +22,12 @@ def pytest_configure(config):
 
 @pytest.fixture(scope="session")
 def command() -> Path:
-    """The release `hearth` command (built here if the quick start has not)."""
-    binary = ROOT / ".build" / "release" / "hearth"
-    if not binary.exists():
-        subprocess.run(["swift", "build", "-c", "release", "--product", "hearth"], cwd=ROOT, check=True)
-    return binary
+    """The release `hearth` command, built from this checkout (a no-op when it is
+    up to date: an older binary left by an earlier build would compare the
+    library with a command that is not its own)."""
+    subprocess.run(["swift", "build", "-c", "release", "--product", "hearth"], cwd=ROOT, check=True,
+                   stdout=subprocess.DEVNULL)
+    return ROOT / ".build" / "release" / "hearth"
 
 
 def run(*arguments, check_codes=(0, 1), **kwargs) -> subprocess.CompletedProcess:
