@@ -5,7 +5,7 @@ warm-up excluded) as Scripts/peers/peers.py does.
 
   abi.py hearth-haversine PAIRS.npy      hearth.haversine on the (n, 4) pairs
   abi.py numpy-haversine PAIRS.npy       the same formula in numpy
-  abi.py hearth-detector T.npy A.npy     hearth.Detector over 250 ms batches of a drive
+  abi.py hearth-detector DRIVE.npy [S]  hearth.Detector over S-second batches of a drive (default 0.25; 0: one call)
 """
 
 import os
@@ -48,9 +48,13 @@ def main():
         print(f"{best(lambda: f(*columns))} {operation} {len(pairs)}")
     elif operation == "hearth-detector":
         samples = np.load(paths[0])  # (n, 4): t, x, y, z (gravity included)
+        batch_seconds = float(paths[1]) if len(paths) > 1 else 0.25  # 0: the whole drive in one call
         t = np.ascontiguousarray(samples[:, 0])
         xyz = [np.ascontiguousarray(samples[:, i]) for i in (1, 2, 3)]
-        cuts = np.searchsorted(t, np.arange(t[0], t[-1] + 0.25, 0.25))
+        if batch_seconds > 0:
+            cuts = np.searchsorted(t, np.arange(t[0], t[-1] + batch_seconds, batch_seconds))
+        else:
+            cuts = np.array([0, len(t)])
 
         def run():
             d = hearth.Detector()

@@ -16,7 +16,7 @@ enum PythonWorkloads {
   static func all(_ context: BenchContext) -> [Benchmark] {
     [1_000, 100_000].flatMap { n in
       ["hearth-haversine", "numpy-haversine"].map { haversine(n, peer: $0) }
-    } + [detector(minutes: max(1, 10 * context.scale))]
+    } + [0.25, 0].map { detector(minutes: max(1, 10 * context.scale), batchSeconds: $0) }
   }
 
   static func haversine(_ count: Int, peer: String) -> Benchmark {
@@ -45,14 +45,17 @@ enum PythonWorkloads {
       })
   }
 
-  /// The detector over the accelerometer of generated driving in 250 ms
-  /// batches: Swift's `ImpactDetector` against `hearth.Detector.feed` per batch.
-  static func detector(minutes: Double) -> Benchmark {
+  /// The detector over the accelerometer of generated driving: Swift's
+  /// `ImpactDetector` against `hearth.Detector.feed`, in 250 ms batches as a
+  /// phone delivers them (the per-call cost shows) or in one call per drive
+  /// (`batchSeconds` 0: the throughput).
+  static func detector(minutes: Double, batchSeconds: Double) -> Benchmark {
     let label = String(format: "%.0fmin", minutes)
+    let cut = batchSeconds > 0 ? "batches-\(Int(batchSeconds * 1000))ms" : "one-call"
     return Benchmark(
-      name: "Python/detector/hearth-drive-\(label)", itemCount: Int(minutes * 3_000), itemUnit: "sample",
+      name: "Python/detector/hearth-drive-\(label)-\(cut)", itemCount: Int(minutes * 3_000), itemUnit: "sample",
       targets: .none,
-      note: "ImpactDetector.process per 250 ms batch (Swift) vs hearth.Detector.feed per batch through Python (accelerometer of \(label) of generated driving)",
+      note: "ImpactDetector.process (Swift) vs hearth.Detector.feed through Python, \(batchSeconds > 0 ? "per \(Int(batchSeconds * 1000)) ms batch" : "the whole drive in one call") (accelerometer of \(label) of generated driving)",
       referenceName: "python-hearth",
       prepare: { context in
         var samples: [Double] = []
@@ -71,7 +74,7 @@ enum PythonWorkloads {
         var batches: [ImpactBatch] = []
         var start = 0
         let origin = n > 0 ? samples[0] : 0
-        var edge = origin + 0.25
+        var edge = batchSeconds > 0 ? origin + batchSeconds : .infinity
         while start < n {
           var end = start
           while end < n && samples[4 * end] < edge { end += 1 }
@@ -80,7 +83,7 @@ enum PythonWorkloads {
               accelerometer: (start..<end).map { Sample3(samples[4 * $0], samples[4 * $0 + 1], samples[4 * $0 + 2], samples[4 * $0 + 3]) },
               vehicleGate: true))
           start = end
-          edge += 0.25
+          edge += batchSeconds
         }
         var verdicts = 0
         return PreparedBenchmark(
@@ -91,14 +94,14 @@ enum PythonWorkloads {
             for batch in batches { verdicts += detector.process(batch).count }
             verdicts += detector.finish().count
           },
-          reference: nil, externalReference: { try seconds("hearth-detector", path) },
+          reference: nil, externalReference: { try seconds("hearth-detector", path, String(batchSeconds)) },
           verify: { .passed("\(n) samples, \(verdicts) verdicts") })
       })
   }
 
-  static func seconds(_ operation: String, _ path: String) throws -> Double {
+  static func seconds(_ operation: String, _ arguments: String...) throws -> Double {
     let script = BenchContext.repositoryRoot + "/Scripts/peers/abi.py"
-    let (status, output) = try Shell.run("python3", [script, operation, path])
+    let (status, output) = try Shell.run("python3", [script, operation] + arguments)
     guard status == 0, let seconds = output.split(separator: "\n").last?.split(separator: " ").first.flatMap({ Double($0) })
     else { throw BenchError.io("\(operation) through Python failed: \(output.suffix(500))") }
     return seconds
