@@ -79,6 +79,17 @@ struct CommandTests {
     #expect(run(["sim", "generate", "mix", "--hours", "0", "--out", "/tmp/x"]).code == 2)
     let list = run(["sim", "list"])
     #expect(list.code == 0 && list.out.split(separator: "\n").count == 30)
+    let csv = run(["sim", "list", "--format", "csv"]).out.split(separator: "\n")
+    #expect(csv.count == 31 && csv[0] == "id,expected,deciding_gate,name,summary" && csv[1].hasPrefix("C1,report,"))
+    let json = run(["sim", "list", "--format", "json"]).out.split(separator: "\n")
+    #expect(json.count == 30 && json[0].contains("\"id\":\"C1\""))
+    #expect(run(["sim", "list", "--format", "yaml"]).code == 2)
+    // help as a word and -h, at every level.
+    #expect(run(["help"]).out == top.out && run(["-h"]).out == top.out && run(["help"]).code == 0)
+    let detectHelp = run(["impact", "detect", "--help"]).out
+    #expect(run(["help", "impact", "detect"]).out == detectHelp && run(["impact", "detect", "-h"]).out == detectHelp)
+    #expect(detectHelp.contains("--vehicle-gate") && detectHelp.contains("--config FILE"))
+    #expect(run(["help", "sim"]).code == 0 && run(["version"]).out.hasPrefix("hearth "))
   }
 
   @Test("sim generate scenario writes the same bytes as the library, and sets come from the manifest")

@@ -11,14 +11,39 @@ enum SimCommands {
 
   static let list = Command(
     path: ["sim", "list"], summary: "list the scenario catalogue with expected verdicts",
-    help: "usage: hearth sim list\n\nOne line per scenario: id, expected verdict, deciding gate, name."
-  ) { _, console in
+    help: """
+      usage: hearth sim list [--format text|json|csv]
+
+      One record per scenario: id, expected verdict, deciding gate, name,
+      summary (text: aligned columns without the summary; json: one object
+      per line; csv: a header, then one row each).
+      """,
+    options: ["format"]
+  ) { arguments, console in
+    let format = try Formats.choose(arguments)
+    if format == .csv { console.out("id,expected,deciding_gate,name,summary") }
     for s in ScenarioCatalogue.all {
-      console.out(
-        "\(s.id.padding(toLength: 4, withPad: " ", startingAt: 0)) \(s.expected.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0)) \(s.decidingGate.padding(toLength: 36, withPad: " ", startingAt: 0)) \(s.name)"
-      )
+      switch format {
+      case .text:
+        console.out(
+          "\(s.id.padding(toLength: 4, withPad: " ", startingAt: 0)) \(s.expected.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0)) \(s.decidingGate.padding(toLength: 36, withPad: " ", startingAt: 0)) \(s.name)"
+        )
+      case .csv:
+        console.out(
+          [s.id, s.expected.rawValue, s.decidingGate, s.name, s.summary].map(SweepExport.quoted).joined(separator: ","))
+      case .json:
+        console.out(String(decoding: try JSONOutput.encode(ScenarioRecord(s)), as: UTF8.self))
+      }
     }
     return 0
+  }
+
+  /// One catalogue entry as `sim list --format json` prints it.
+  struct ScenarioRecord: Encodable {
+    var id, expected, decidingGate, name, summary: String
+    init(_ s: Scenario) {
+      (id, expected, decidingGate, name, summary) = (s.id, s.expected.rawValue, s.decidingGate, s.name, s.summary)
+    }
   }
 
   static let scenario = Command(

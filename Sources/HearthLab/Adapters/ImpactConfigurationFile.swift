@@ -50,6 +50,13 @@ public enum ImpactConfigurationFile {
       (try? JSONEncoder().encode(settings)).flatMap { try? JSONDecoder().decode(ImpactConfiguration.self, from: $0) }
     }
     if let configuration = decoded(merged) { return configuration }
+    // A value outside its domain: the configuration's own decoder names it.
+    if let json = try? JSONEncoder().encode(merged) {
+      do { _ = try JSONDecoder().decode(ImpactConfiguration.self, from: json) } catch DecodingError.dataCorrupted(let context)
+      where context.debugDescription.hasPrefix("invalid impact configuration") {
+        throw bad(context.debugDescription)
+      } catch {}
+    }
     // Foundation's decoder does not say which key failed: find it by trying
     // each given setting alone over the base.
     let defaults = try JSONDecoder().decode([String: Setting].self, from: JSONEncoder().encode(base))

@@ -207,8 +207,21 @@ public enum SweepReport {
     for p in r.panels {
       let featured = r.rows[p.combination]
       let s = p.signals
+      // The barometer reads every 0.2 s, the bins are 0.1 s: hold each
+      // reading across empty bins (up to 1 s) so the line does not break.
       let baseline = s.pressureHectopascals.first(where: \.isFinite).map(Double.init)
-      let pressureChange = s.pressureHectopascals.map { v in baseline.map { Double(v) - $0 } ?? .nan }
+      var held: Double = .nan
+      var age = 0
+      let pressureChange = s.pressureHectopascals.map { v -> Double in
+        if v.isFinite, let baseline {
+          held = Double(v) - baseline
+          age = 0
+        } else {
+          age += 1
+          if age > 10 { held = .nan }
+        }
+        return held
+      }
       let times = s.accelerationG.indices.map {
         s.startSeconds + Double($0) * SignalExcerpt.binSeconds - p.joltSeconds
       }

@@ -49,6 +49,44 @@ public enum ImpactUnits {
   }
 }
 
+extension ImpactUnits {
+  /// The thresholds a sweep varies, as `c` sets them, by condition.
+  static func sweptThreshold(_ name: ImpactCondition.Name, _ c: ImpactConfiguration) -> Double? {
+    switch name {
+    case .jolt: c.joltMetersPerSecondSquared
+    case .spin: c.spinRadiansPerSecond
+    case .pressureRise: c.pressureRiseHectopascals
+    case .movingBeforeGPS: c.movingMedianMetersPerSecond
+    case .freeFallVeto: c.freeFallSeconds
+    default: nil
+    }
+  }
+
+  /// A verdict in one line with units: outcome, times, then every condition
+  /// as "name held|failed (measured vs threshold)". With `c`, the verdict is
+  /// shown judged under `c` (a sweep's combination): its outcome, the
+  /// thresholds `c` sets and which conditions hold under them.
+  public static func describe(_ v: ImpactVerdict, under c: ImpactConfiguration? = nil) -> String {
+    let outcome = c.map { v.outcome(under: $0) } ?? v.outcome
+    let conditions = v.conditions.map { condition in
+      var threshold = condition.threshold
+      var held = condition.held
+      // A swept threshold holds (for the veto: applies) when the measured
+      // value reaches it; the stop conditions keep their outcome.
+      if let c, let swept = sweptThreshold(condition.name, c) {
+        threshold = swept
+        held = condition.measured >= swept
+      }
+      return
+        "\(condition.name.rawValue) \(held ? "held" : "failed") (\(text(condition.measured, condition.name)) vs \(text(threshold, condition.name)))"
+        + (condition.note.isEmpty ? "" : " " + condition.note)
+    }
+    return
+      "\(outcome.rawValue) at \(String(format: "%.2f", v.joltSeconds)) s, decided at \(String(format: "%.2f", v.decidedSeconds)) s, moving and stopped from \(v.usedGPS ? "GPS" : "vibration"): "
+      + conditions.joined(separator: "; ")
+  }
+}
+
 /// JSON as the outputs write it: keys sorted, numbers shortest-round-trip,
 /// NaN and ±∞ as `null` (JSON has no NaN; pandas and `json.loads` read
 /// `null` as missing).

@@ -37,6 +37,16 @@ public struct VerdictRecords: Sendable {
     self.peakG = peakG
   }
 
+  /// Records from a detector fed directly rather than from a feed: `hours`
+  /// with data and the peak total |a| (g) of the accelerometer samples fed.
+  public init(file: String, verdicts: [ImpactVerdict], configuration: ImpactConfiguration, hours: Double, peakG: Double) {
+    self.file = file
+    self.verdicts = verdicts
+    self.configuration = configuration
+    self.hours = hours
+    self.peakG = peakG
+  }
+
   var joltThresholdG: Double { configuration.joltMetersPerSecondSquared / ImpactConfiguration.standardGravity }
 
   /// One line per verdict: outcome, times, then each condition as
@@ -47,15 +57,7 @@ public struct VerdictRecords: Sendable {
         "\(file): processed \(String(format: "%.2f", hours)) h, no jolt ≥ \(String(format: "%.2f", joltThresholdG)) g (peak |a| \(String(format: "%.2f", peakG)) g, gravity included)"
       ]
     }
-    return verdicts.map { v in
-      let conditions = v.conditions.map { c in
-        "\(c.name.rawValue) \(c.held ? "held" : "failed") (\(ImpactUnits.text(c.measured, c.name)) vs \(ImpactUnits.text(c.threshold, c.name)))"
-          + (c.note.isEmpty ? "" : " " + c.note)
-      }
-      return
-        "\(file): \(v.outcome.rawValue) at \(String(format: "%.2f", v.joltSeconds)) s, decided at \(String(format: "%.2f", v.decidedSeconds)) s, moving and stopped from \(v.usedGPS ? "GPS" : "vibration"): "
-        + conditions.joined(separator: "; ")
-    }
+    return verdicts.map { "\(file): " + ImpactUnits.describe($0) }
   }
 
   public static let csvHeader =

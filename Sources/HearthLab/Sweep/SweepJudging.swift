@@ -140,7 +140,7 @@ extension ImpactSweep {
         panels.append(
           Panel(
             kind: kind, source: trace.name(at: v.joltSeconds), combination: combination,
-            expectedReport: trace.isCrash(i), joltSeconds: v.joltSeconds, explanation: v.explanation,
+            expectedReport: trace.isCrash(i), joltSeconds: v.joltSeconds, explanation: ImpactUnits.describe(v, under: c),
             unmet: unmet.map(\.rawValue), signals: trace.excerpts[i]))
       }
     }

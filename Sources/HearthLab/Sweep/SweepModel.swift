@@ -70,14 +70,13 @@ extension ImpactSweep {
     ]
   }
 
-  /// Every jolt the extraction pass judged (suppressed ones left out), in
-  /// sweep order. O(jolts × conditions).
+  /// Every jolt the extraction pass judged (suppressed ones and the later
+  /// jolts of a labelled crash's incident left out), in sweep order.
+  /// O(jolts × conditions).
   static func joltTable(_ traces: [SweptTrace]) -> [JoltFeatures] {
     var out: [JoltFeatures] = []
     for (t, trace) in traces.enumerated() {
-      for (i, v) in trace.verdicts.enumerated() where v.outcome != .suppressed {
-        let stopGroup: [ImpactCondition.Name] =
-          v.usedGPS ? [.restWithin, .stayedStoppedGPS] : [.stoppedVibrationRatio]
+      for (i, v) in trace.verdicts.enumerated() where v.outcome != .suppressed && !trace.isLaterCrashJolt(i) {
         var measured: [String: Double] = [:]
         for c in v.conditions where c.measured.isFinite { measured[c.name.rawValue] = c.measured }
         out.append(
@@ -85,7 +84,7 @@ extension ImpactSweep {
             source: t, joltSeconds: v.joltSeconds, decidedSeconds: v.decidedSeconds, usedGPS: v.usedGPS,
             joltG: v.measured(.jolt).flatMap { $0.isFinite ? $0 / ImpactConfiguration.standardGravity : nil },
             measured: measured,
-            stoppedAfter: stopGroup.allSatisfy { name in v.conditions.first { $0.name == name }?.held ?? false },
+            stoppedAfter: v.measurement?.stopped ?? false,
             isCrash: trace.isCrash(i)))
       }
     }

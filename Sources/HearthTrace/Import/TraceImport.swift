@@ -8,6 +8,7 @@ import HearthGeo
 /// | path | read as |
 /// |---|---|
 /// | folder with trace.json | ``TraceFolder`` (our .npy columns) |
+/// | folder with trace/ and label.json, plan.json or day.json | its `trace/` (what `hearth sim generate` writes) |
 /// | folder with processed_log/ | a comma2k19 segment |
 /// | folder with Location.csv, Accelerometer.csv, … | ``SensorLoggerReader`` |
 /// | folder with meta/ or Raw Data.csv | ``PhyphoxReader`` |
@@ -35,7 +36,7 @@ public enum TraceImport {
     guard fm.fileExists(atPath: path, isDirectory: &isDirectory) else { return nil }
     if isDirectory.boolValue {
       let names = Set(try listing(path))
-      if names.contains("trace.json") { return .traceFolder }
+      if names.contains("trace.json") || generatedTrace(in: path) != nil { return .traceFolder }
       if names.contains("processed_log") { return .comma2k19 }
       if hasMapping { return .columnMapping }
       // phyphox first: its folders may hold an Accelerometer.csv too, but
@@ -53,6 +54,18 @@ public enum TraceImport {
       return head.hasPrefix("\"Time (s)\"") || head.hasPrefix("Time (s)") ? .phyphox : nil
     default: return nil
     }
+  }
+
+  /// The trace folder inside a folder `hearth sim generate` wrote (`trace/`
+  /// beside its labels), or nil when `path` is not such a folder.
+  static func generatedTrace(in path: String) -> String? {
+    let fm = FileManager.default
+    let names = Set((try? fm.contentsOfDirectory(atPath: path)) ?? [])
+    guard names.contains("trace"), !names.isDisjoint(with: ["label.json", "plan.json", "day.json"]) else {
+      return nil
+    }
+    let inner = (path as NSString).appendingPathComponent("trace")
+    return fm.fileExists(atPath: (inner as NSString).appendingPathComponent("trace.json")) ? inner : nil
   }
 
   static let notRecognised =
@@ -99,7 +112,7 @@ public enum TraceImport {
       throw TraceError.unsupported(SourceLocation(file: path, line: 0), reason: notRecognised)
     }
     switch format {
-    case .traceFolder: return .recording(try TraceFolder.recording(path, options: options))
+    case .traceFolder: return .recording(try TraceFolder.recording(generatedTrace(in: path) ?? path, options: options))
     case .comma2k19: return .recording(try TraceFolder.comma2k19Recording(path, options: options))
     case .sensorLogger: return .recording(try SensorLoggerReader.recording(folder: path, options: options))
     case .phyphox: return .recording(try PhyphoxReader.recording(path: path, options: options))
