@@ -13,8 +13,10 @@ import HearthTrace
 /// its samples up to the window's end (the chunk's
 /// ``TraceChunk/completeBeforeSeconds``), and every accelerometer sample in it
 /// has its gravity (a gravity sample after it has arrived, or the stream
-/// ended). The gate's words (``VehicleGateTimeline/source``), the hours with
-/// data, the peak and the rate warnings are known at ``finish()``.
+/// ended). Gravity-free samples wait for the next gravity sample, so a gap in
+/// the gravity stream costs the accelerometer samples inside it. The gate's
+/// words (``VehicleGateTimeline/source``), the hours with data, the peak and
+/// the rate warnings are known at ``finish()``.
 public struct ImpactStream: Sendable {
   public let policy: VehicleGatePolicy
   public let batchSeconds: Double
@@ -32,6 +34,8 @@ public struct ImpactStream: Sendable {
   private var fixes: [Sample1] = []
   private var origin: Double?
   private var complete = -Double.infinity
+  private var first = true
+  private var gravityMissing = false
   // The gate, built as activities arrive.
   private var timeline: VehicleGateTimeline
   private var activityCount = 0
@@ -57,7 +61,11 @@ public struct ImpactStream: Sendable {
       hasGravityStream = true
       for i in 0..<g.count { gravity.append(Sample3(g.seconds[i], g.x[i], g.y[i], g.z[i])) }
     }
-    if let a = t.accelerometer?.samples {
+    // The first chunk names every stream the recording has: gravity-free
+    // acceleration without a gravity stream can never be completed.
+    if first && content == .excludesGravity && !hasGravityStream { gravityMissing = true }
+    first = false
+    if let a = t.accelerometer?.samples, !gravityMissing {
       for i in 0..<a.count {
         let sample = Sample3(a.seconds[i], a.x[i], a.y[i], a.z[i])
         if content == .includesGravity { accept(sample) } else { waiting.append(sample) }
