@@ -26,7 +26,7 @@ enum IngestWorkloads {
   struct Stream {
     var batches: [(received: Int64, fixes: FixColumns)] = []
     var places: [Geofence] = []
-    var circlesOfPerson: [UserID: [UInt32]] = [:]
+    var circlesOfPerson: [UserID: [CircleID]] = [:]
     var fixes = 0
     var generatedFixes = 0
     var realFixes = 0
@@ -40,11 +40,11 @@ enum IngestWorkloads {
         options.user = UInt32(seed)
         let day = DayGenerator.generate(seed: seed, options: options)
         start = min(start, day.options.startEpochMilliseconds)
-        circlesOfPerson[UserID(UInt32(seed))] = [UInt32(seed)]
+        circlesOfPerson[UserID(UInt32(seed))] = [CircleID(UInt32(seed))]
         for place in day.places {
           places.append(
             Geofence(
-              id: UInt32(places.count), circle: UInt32(seed), center: place.center,
+              id: PlaceID(UInt32(places.count)), circle: CircleID(UInt32(seed)), center: place.center,
               radiusMeters: place.radiusMeters))
         }
         for upload in day.uploads {
@@ -124,7 +124,7 @@ enum IngestWorkloads {
         let pipeline = IngestPipeline(
           places: stream.places, circlesOfPerson: stream.circlesOfPerson,
           speedLimits: Dictionary(
-            uniqueKeysWithValues: (1...UInt32(days)).map { ($0, SpeedLimit(kilometersPerHour: 50)) }))
+            uniqueKeysWithValues: (1...UInt32(days)).map { (CircleID($0), SpeedLimit(kilometersPerHour: 50)) }))
         let batches = stream.batches
         // Per-batch figures of every timed run, pooled (preallocated: recording allocates nothing).
         var nanoseconds: [Double] = []

@@ -233,17 +233,17 @@ private final class ReplayLines {
     var isTrip: Bool
     var reasons: [String]
     var endedBy: String
-    var startPlace: UInt32?
-    var endPlace: UInt32?
+    var startPlace: PlaceID?
+    var endPlace: PlaceID?
     var summary: TripSummary
   }
 
   func features(places: [NamedPlace], fixes: FixColumns, outputs: [IngestOutput]) -> [GeoJSON.Feature] {
     var features = places.map {
       GeoJSON.place(
-        id: String($0.geofence.id), name: $0.name, centre: $0.geofence.center,
+        id: String($0.geofence.id.rawValue), name: $0.name, centre: $0.geofence.center,
         radiusMeters: $0.geofence.radiusMeters,
-        properties: [("circle", .number(Double($0.geofence.circle)))])
+        properties: [("circle", .number(Double($0.geofence.circle.rawValue)))])
     }
     var byPerson: [UInt32: [Int]] = [:]
     for i in 0..<fixes.count { byPerson[fixes.user[i].rawValue, default: []].append(i) }
@@ -271,7 +271,7 @@ private final class ReplayLines {
           GeoJSON.event(
             kind: e.kind.rawValue, at: at, timeMilliseconds: e.eventMilliseconds,
             properties: [
-              ("outcome", .string(e.outcome.rawValue)), ("place", .number(Double(e.place))),
+              ("outcome", .string(e.outcome.rawValue)), ("place", .number(Double(e.place.rawValue))),
               ("person", .number(Double(e.person.rawValue))),
             ]))
       }

@@ -1,14 +1,20 @@
 /// A circular place shared with a circle of people (SPEC §3).
 public struct Geofence: Sendable, Hashable, Codable {
   /// Unique across the engine.
-  public var id: UInt32
+  public var id: PlaceID
   /// The circle of people the place belongs to.
-  public var circle: UInt32
+  public var circle: CircleID
   public var center: Coordinate
   /// Metres, > 0.
   public var radiusMeters: Double
 
-  public init(id: UInt32, circle: UInt32 = 0, center: Coordinate, radiusMeters: Double) {
+  /// The largest radius a places file may give a place, metres (100 km: a
+  /// region, far beyond any home, school or town). The index and engines
+  /// accept any radius from the library API; this cap is what a file reader
+  /// enforces so a hostile file cannot describe the whole globe.
+  public static let maximumRadiusMeters = 100_000.0
+
+  public init(id: PlaceID, circle: CircleID = 0, center: Coordinate, radiusMeters: Double) {
     self.id = id
     self.circle = circle
     self.center = center
@@ -106,7 +112,7 @@ public enum GeofenceReason: String, Sendable, Hashable, Codable {
 /// Distance and time travelled since the departure an arrival answers.
 public struct Journey: Sendable, Hashable, Codable {
   /// The place left (nil when the departure was not from a place we know).
-  public var fromPlace: UInt32?
+  public var fromPlace: PlaceID?
   public var departedMilliseconds: Int64
   /// Path along the sharp fixes since the departure, metres.
   public var distanceMeters: Double
@@ -118,8 +124,8 @@ public struct GeofenceEvent: Sendable, Hashable, Codable {
   public var kind: GeofenceEventKind
   public var outcome: GeofenceOutcome
   public var reasons: [GeofenceReason]
-  public var place: UInt32
-  public var circle: UInt32
+  public var place: PlaceID
+  public var circle: CircleID
   public var person: UserID
   /// When it happened: the fix that crossed, ms since the epoch.
   public var eventMilliseconds: Int64

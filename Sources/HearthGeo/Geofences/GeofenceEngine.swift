@@ -33,15 +33,15 @@ public struct GeofenceEngine: Sendable {
   /// of the engine share it.
   private final class Lookup: Sendable {
     /// Place ids in index order (ascending: the engine indexes its places sorted by id).
-    let ids: [UInt32]
-    let circlesOfPerson: [UInt32: Set<UInt32>]
-    init(ids: [UInt32], circlesOfPerson: [UInt32: Set<UInt32>]) {
+    let ids: [PlaceID]
+    let circlesOfPerson: [UInt32: Set<CircleID>]
+    init(ids: [PlaceID], circlesOfPerson: [UInt32: Set<CircleID>]) {
       self.ids = ids
       self.circlesOfPerson = circlesOfPerson
     }
 
     /// The index position of place `id` (binary search), if it exists.
-    func position(_ id: UInt32) -> Int? {
+    func position(_ id: PlaceID) -> Int? {
       var low = 0
       var high = ids.count
       while low < high {
@@ -56,7 +56,7 @@ public struct GeofenceEngine: Sendable {
   private func place(of record: PlaceRecord) -> Geofence { places[lookup.position(record.place)!] }
 
   public init(
-    places: [Geofence], circlesOfPerson: [UserID: [UInt32]] = [:], rules: GeofenceRules = GeofenceRules(),
+    places: [Geofence], circlesOfPerson: [UserID: [CircleID]] = [:], rules: GeofenceRules = GeofenceRules(),
     cellSizeMeters: Double? = nil
   ) {
     // Indexed in id order, so candidate positions sort like ids.
@@ -169,7 +169,7 @@ public struct GeofenceEngine: Sendable {
     var person: UserID
     var state: PersonGeofenceState
     /// The person's circles (nil: every place counts), looked up once per person.
-    var circles: Set<UInt32>? = nil
+    var circles: Set<CircleID>? = nil
     var events: [GeofenceEvent] = []
     /// Reused per fix (no allocation in the steady state).
     var candidates: [Int] = []

@@ -8,7 +8,7 @@ public struct GeofenceState: Sendable, Hashable, Codable {
   public init() {}
 
   /// Places `person` is inside (settled or settling), ascending ids.
-  public func placesInside(_ person: UserID) -> [UInt32] {
+  public func placesInside(_ person: UserID) -> [PlaceID] {
     people[person.rawValue]?.records.filter(\.inside).map(\.place) ?? []
   }
 
@@ -42,7 +42,7 @@ struct PersonGeofenceState: Sendable, Hashable, Codable {
   init(person: UInt32) { self.person = person }
 
   /// The record for `place`, inserted in order if missing.
-  mutating func recordIndex(_ place: UInt32) -> Int {
+  mutating func recordIndex(_ place: PlaceID) -> Int {
     var low = 0
     var high = records.count
     while low < high {
@@ -65,14 +65,14 @@ struct FixPoint: Sendable, Hashable, Codable {
 }
 
 struct DepartureMark: Sendable, Hashable, Codable {
-  var place: UInt32
+  var place: PlaceID
   var milliseconds: Int64
   var odometerMeters: Double
 }
 
 /// What the engine knows about one person and one place.
 struct PlaceRecord: Sendable, Hashable, Codable {
-  var place: UInt32
+  var place: PlaceID
   /// Inside (settled, or arrived and settling).
   var inside = false
   /// Fixes not newer than this are skipped for this place (idempotent replay).

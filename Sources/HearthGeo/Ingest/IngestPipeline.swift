@@ -19,7 +19,7 @@ public struct IngestPipeline: Sendable {
   /// `circlesOfPerson`: the circles each person is in; `speedLimits`:
   /// circle → limit (a circle without one has no speed alerts).
   public init(
-    places: [Geofence], circlesOfPerson: [UserID: [UInt32]], speedLimits: [UInt32: SpeedLimit] = [:],
+    places: [Geofence], circlesOfPerson: [UserID: [CircleID]], speedLimits: [CircleID: SpeedLimit] = [:],
     validation: ValidationRules = ValidationRules(), projection: PrivacyProjection = PrivacyProjection()
   ) {
     self.validation = validation
@@ -65,7 +65,7 @@ public struct IngestPipeline: Sendable {
     for index in inserted {
       let fix = batch[index]
       // One table lookup per fix: the person's row and last frame live together.
-      let (decision, frame) = state.people[fix.user.rawValue, default: IngestState.Person()].advance(
+      let (decision, frame) = state.people[fix.user, default: IngestState.Person()].advance(
         with: fix, projection)
       switch decision {
       case .advanced:
@@ -135,7 +135,7 @@ public struct IngestState: Sendable, Hashable, Codable {
 
   public var dedupe = DedupeIndex()
   /// Presence and the shared frame per person (user id).
-  public var people: [UInt32: Person] = [:]
+  public var people: [UserID: Person] = [:]
   public var geofences = GeofenceState()
   public var speedAlerts = SpeedAlertState()
   public var suddenStops = SuddenStopState()

@@ -38,7 +38,7 @@ public struct SpeedAlertEvent: Sendable, Hashable, Codable {
     case lateUpload
   }
   public var person: UserID
-  public var circle: UInt32
+  public var circle: CircleID
   public var outcome: Outcome
   public var reasons: [Reason]
   /// The stretch over the limit so far: first and last fix times, ms.
@@ -61,7 +61,7 @@ public struct SpeedAlertState: Sendable, Hashable, Codable {
   /// Over-limit stretch per (person, circle), keyed person << 32 | circle.
   var runs: [UInt64: Run] = [:]
   /// Last alert time per circle.
-  var lastAlert: [UInt32: Int64] = [:]
+  var lastAlert: [CircleID: Int64] = [:]
 
   public init() {}
 }
@@ -77,14 +77,14 @@ public struct SpeedAlertState: Sendable, Hashable, Codable {
 /// newer than the person's previous fix are skipped (idempotent replay).
 /// - Complexity: O(1) per fix and circle of the person.
 public struct SpeedAlertEngine: Sendable {
-  public let limits: [UInt32: SpeedLimit]
-  public let circlesOfPerson: [UserID: [UInt32]]
+  public let limits: [CircleID: SpeedLimit]
+  public let circlesOfPerson: [UserID: [CircleID]]
   public let rules: SpeedAlertRules
 
   /// `limits`: circle → limit (a circle without one never alerts);
   /// `circlesOfPerson`: the circles each person is in.
   public init(
-    limits: [UInt32: SpeedLimit], circlesOfPerson: [UserID: [UInt32]],
+    limits: [CircleID: SpeedLimit], circlesOfPerson: [UserID: [CircleID]],
     rules: SpeedAlertRules = SpeedAlertRules()
   ) {
     self.limits = limits
@@ -115,10 +115,10 @@ public struct SpeedAlertEngine: Sendable {
     fixes.forEachPersonRun { person, run in
       // The person's circles with a limit, and their open stretches, taken
       // out of the state for the run.
-      var circles: [(circle: UInt32, limit: Double, key: UInt64, run: SpeedAlertState.Run?)] = []
+      var circles: [(circle: CircleID, limit: Double, key: UInt64, run: SpeedAlertState.Run?)] = []
       for circle in circlesOfPerson[person] ?? [] {
         guard let limit = limits[circle]?.metersPerSecond else { continue }
-        let key = UInt64(person.rawValue) << 32 | UInt64(circle)
+        let key = UInt64(person.rawValue) << 32 | UInt64(circle.rawValue)
         circles.append((circle, limit, key, state.runs.removeValue(forKey: key)))
       }
       var previous = state.previous.removeValue(forKey: person.rawValue)
@@ -157,7 +157,7 @@ public struct SpeedAlertEngine: Sendable {
 
   /// A stretch has been over the limit long enough: announce it, or say why not.
   private func decide(
-    _ person: UserID, _ circle: UInt32, _ run: SpeedAlertState.Run, limit: Double, late: Bool,
+    _ person: UserID, _ circle: CircleID, _ run: SpeedAlertState.Run, limit: Double, late: Bool,
     state: inout SpeedAlertState
   ) -> SpeedAlertEvent {
     var reasons: [SpeedAlertEvent.Reason] = [.overLimitLongEnough]

@@ -117,7 +117,7 @@ public struct SuddenStopState: Sendable, Hashable, Codable {
 public struct SuddenStopEngine: Sendable {
   public let places: [Geofence]
   /// The circles each person is in; nil: every place counts for everyone.
-  public let circlesOfPerson: [UserID: [UInt32]]?
+  public let circlesOfPerson: [UserID: [CircleID]]?
   public let rules: SuddenStopRules
   /// Each place's excluded disc (the first 200 m of its radius plus the
   /// 40 m edge), indexed; `id` is the place's position in `places`.
@@ -127,7 +127,7 @@ public struct SuddenStopEngine: Sendable {
   /// `circlesOfPerson`: the circles each person is in, so only their own
   /// circles' places exclude a stop (nil: every place counts).
   public init(
-    places: [Geofence] = [], circlesOfPerson: [UserID: [UInt32]]? = nil,
+    places: [Geofence] = [], circlesOfPerson: [UserID: [CircleID]]? = nil,
     rules: SuddenStopRules = SuddenStopRules()
   ) {
     self.places = places
@@ -136,7 +136,7 @@ public struct SuddenStopEngine: Sendable {
     exclusion = GeofenceIndex(
       places: places.enumerated().map { i, place in
         Geofence(
-          id: UInt32(i), circle: place.circle, center: place.center,
+          id: PlaceID(UInt32(i)), circle: place.circle, center: place.center,
           radiusMeters: min(place.radiusMeters, rules.placeRadiusCapMeters) + rules.placeEdgeMeters)
       })
   }

@@ -13,8 +13,8 @@ public struct TripSegment: Sendable, Hashable, Codable {
   public var fixes: [Fix]
   /// Named places holding the first and last point (smallest; nil: none).
   /// The journey rule uses these; `TripNaming` names the ends for people.
-  public var startPlace: UInt32?
-  public var endPlace: UInt32?
+  public var startPlace: PlaceID?
+  public var endPlace: PlaceID?
   public var summary: TripSummary
 }
 
@@ -150,12 +150,12 @@ public struct TripSegmenterState: Sendable, Hashable, Codable {
 public struct TripSegmenter: Sendable {
   public let rules: TripRules
   public let places: GeofenceIndex?
-  public let circlesOfPerson: [UserID: [UInt32]]?
+  public let circlesOfPerson: [UserID: [CircleID]]?
 
   /// `places`: named places (`Geofence.circle` says whose); `circlesOfPerson`:
   /// each person's circles (nil: every place counts for everyone).
   public init(
-    places: [Geofence] = [], circlesOfPerson: [UserID: [UInt32]]? = nil, rules: TripRules = TripRules()
+    places: [Geofence] = [], circlesOfPerson: [UserID: [CircleID]]? = nil, rules: TripRules = TripRules()
   ) {
     self.rules = rules
     self.places = places.isEmpty ? nil : GeofenceIndex(places: places)
@@ -255,10 +255,10 @@ public struct TripSegmenter: Sendable {
   }
 
   /// The smallest named place of the person's circles holding `point`.
-  func namedPlace(_ point: Coordinate, _ person: UserID) -> UInt32? {
+  func namedPlace(_ point: Coordinate, _ person: UserID) -> PlaceID? {
     guard let places else { return nil }
     let circles = circlesOfPerson.map { $0[person] ?? [] }
-    var found: UInt32?
+    var found: PlaceID?
     places.forEachContaining(point) { i in
       guard found == nil else { return }
       if let circles, !circles.contains(places.places[i].circle) { return }

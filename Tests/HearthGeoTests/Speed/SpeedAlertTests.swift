@@ -18,7 +18,7 @@ struct SpeedAlertTests {
     }
   }
 
-  func run(_ fixes: [Fix], limits: [UInt32: SpeedLimit] = [7: limit], receivedAfter: Int64 = 0)
+  func run(_ fixes: [Fix], limits: [CircleID: SpeedLimit] = [7: limit], receivedAfter: Int64 = 0)
     -> [SpeedAlertEvent]
   {
     let engine = SpeedAlertEngine(limits: limits, circlesOfPerson: [UserID(1): [7]])

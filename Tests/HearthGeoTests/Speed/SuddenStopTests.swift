@@ -37,7 +37,7 @@ struct SuddenStopTests {
   }
 
   func run(
-    _ fixes: [Fix], places: [Geofence] = [], circles: [UserID: [UInt32]]? = nil, advanceBy: Int64 = 0
+    _ fixes: [Fix], places: [Geofence] = [], circles: [UserID: [CircleID]]? = nil, advanceBy: Int64 = 0
   ) -> [SuddenStopEvent] {
     let engine = SuddenStopEngine(places: places, circlesOfPerson: circles)
     var state = SuddenStopState()

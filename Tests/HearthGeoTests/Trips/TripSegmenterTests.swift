@@ -282,7 +282,7 @@ struct TripSegmenterTests {
     let work = Geofence(id: 2, center: Self.away, radiusMeters: 100)
     let trip = run(Self.day()).first(where: \.isTrip)!
     let places = GeofenceIndex(places: [home, work])
-    func event(_ kind: GeofenceEventKind, _ place: UInt32, _ seconds: Double) -> GeofenceEvent {
+    func event(_ kind: GeofenceEventKind, _ place: PlaceID, _ seconds: Double) -> GeofenceEvent {
       let t = W.t0 + Int64(seconds * 1000)
       return GeofenceEvent(
         kind: kind, outcome: .announced, reasons: [.entered], place: place, circle: 0, person: UserID(1),
