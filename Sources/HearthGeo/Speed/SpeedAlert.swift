@@ -17,8 +17,8 @@ public struct SpeedAlertRules: Sendable, Hashable, Codable {
   public var minimumOverMilliseconds: Int64 = 15_000
   /// At most one alert per circle in this long, ms.
   public var cooldownMilliseconds: Int64 = 30 * 60_000
-  /// A drive uploaded later than this after its newest fix goes to the feed only, ms.
-  public var lateUploadMilliseconds: Int64 = 15 * 60_000
+  /// A drive uploaded late goes to the feed only (the one definition, per person).
+  public var late = LateUploadRule()
   public var agreed = AgreedSpeedRules()
 
   public init() {}
@@ -32,8 +32,12 @@ public struct SpeedAlertEvent: Sendable, Hashable, Codable {
   public enum Reason: String, Sendable, Hashable, Codable {
     /// Over the limit for at least 15 s of the drive.
     case overLimitLongEnough
-    /// Within 30 min of this circle's previous alert.
+    /// Within 30 min of this circle's previous alert: held back, and
+    /// announced later in the same stretch if it is still over the limit
+    /// once the cooldown has ended.
     case cooldown
+    /// Announced once the circle's cooldown ended, still over the limit.
+    case cooldownEnded
     /// The drive was uploaded late.
     case lateUpload
   }
@@ -52,10 +56,18 @@ public struct SpeedAlertEvent: Sendable, Hashable, Codable {
 /// What the speed alert remembers per person.
 public struct SpeedAlertState: Sendable, Hashable, Codable {
   struct Run: Sendable, Hashable, Codable {
+    enum Verdict: UInt8, Sendable, Hashable, Codable {
+      /// Not over long enough yet.
+      case open
+      /// Over long enough, held back by the circle's cooldown (said once).
+      case heldByCooldown
+      /// Announced or fed: nothing more to say about this stretch.
+      case done
+    }
     var start: Int64
     var end: Int64
     var fastest: Double
-    var decided: Bool
+    var verdict: Verdict
   }
   var previous: [UInt32: TrackPoint] = [:]
   /// Over-limit stretch per (person, circle), keyed person << 32 | circle.
@@ -64,14 +76,22 @@ public struct SpeedAlertState: Sendable, Hashable, Codable {
   var lastAlert: [CircleID: Int64] = [:]
 
   public init() {}
+
+  static func key(_ person: UserID, _ circle: CircleID) -> UInt64 {
+    UInt64(person.rawValue) << 32 | UInt64(circle.rawValue)
+  }
 }
 
 /// SPEC §4 speed alert: fires when a person stays over a circle's limit for
 /// at least 15 s of the drive, judged on agreed speeds, so one fast reading
 /// never counts (its neighbours agree on less), two in a row at 1 Hz cover
 /// only a second, and two fixes a minute apart, both over, cover a minute.
-/// At most one alert per circle every 30 min; a drive uploaded more than
-/// 15 min after its newest fix goes to the feed only.
+/// At most one alert per circle every 30 min, but not never: a stretch held
+/// back by the cooldown is said once as `suppressed`, and announced (reason
+/// `cooldownEnded`) at its first later fix still over the limit once the
+/// cooldown has ended. Loose pairs (``AgreedSpeedRules``) never count as
+/// over the limit. A person's fixes uploaded late (``LateUploadRule``, per
+/// person) go to the feed only.
 ///
 /// Stream and batch are one code path (`process` on any batch); fixes not
 /// newer than the person's previous fix are skipped (idempotent replay).
@@ -109,16 +129,17 @@ public struct SpeedAlertEngine: Sendable {
   ) -> [SpeedAlertEvent] {
     let batch = batch.under(rules.agreed)
     let fixes = batch.fixes
-    guard !fixes.isEmpty else { return [] }
-    let late = now - fixes.timeMilliseconds.max()! > rules.lateUploadMilliseconds
     var events: [SpeedAlertEvent] = []
     fixes.forEachPersonRun { person, run in
+      var newest = Int64.min
+      for i in run { newest = max(newest, fixes.timeMilliseconds[i]) }
+      let late = rules.late.isLate(newestFixMilliseconds: newest, receivedAtMilliseconds: now)
       // The person's circles with a limit, and their open stretches, taken
       // out of the state for the run.
       var circles: [(circle: CircleID, limit: Double, key: UInt64, run: SpeedAlertState.Run?)] = []
       for circle in circlesOfPerson[person] ?? [] {
         guard let limit = limits[circle]?.metersPerSecond else { continue }
-        let key = UInt64(person.rawValue) << 32 | UInt64(circle.rawValue)
+        let key = SpeedAlertState.key(person, circle)
         circles.append((circle, limit, key, state.runs.removeValue(forKey: key)))
       }
       var previous = state.previous.removeValue(forKey: person.rawValue)
@@ -133,18 +154,19 @@ public struct SpeedAlertEngine: Sendable {
         let agreed = batch.speed(from: before, at: previousIndex, to: current, at: i)
         (previous, previousIndex) = (current, i)
         for c in circles.indices {
-          guard let speed = agreed, speed > circles[c].limit else {
+          guard let (speed, loose) = agreed, !loose, speed > circles[c].limit else {
             circles[c].run = nil
             continue
           }
           var stretch =
-            circles[c].run ?? .init(start: before.time, end: current.time, fastest: speed, decided: false)
+            circles[c].run ?? .init(start: before.time, end: current.time, fastest: speed, verdict: .open)
           stretch.end = current.time
           stretch.fastest = max(stretch.fastest, speed)
-          if !stretch.decided && stretch.end - stretch.start >= rules.minimumOverMilliseconds {
-            stretch.decided = true
-            events.append(
-              decide(person, circles[c].circle, stretch, limit: circles[c].limit, late: late, state: &state))
+          if stretch.verdict != .done && stretch.end - stretch.start >= rules.minimumOverMilliseconds,
+            let event = decide(
+              person, circles[c].circle, &stretch, limit: circles[c].limit, late: late, state: &state)
+          {
+            events.append(event)
           }
           circles[c].run = stretch
         }
@@ -155,19 +177,41 @@ public struct SpeedAlertEngine: Sendable {
     return events
   }
 
-  /// A stretch has been over the limit long enough: announce it, or say why not.
+  /// Drops open stretches of (person, circle) pairs this engine no longer
+  /// has (the person left the circle, or its limit was removed); returns
+  /// how many. O(stretches).
+  public func reconcile(_ state: inout SpeedAlertState) -> Int {
+    var valid = Set<UInt64>()
+    for (person, circles) in circlesOfPerson {
+      for circle in circles where limits[circle] != nil { valid.insert(SpeedAlertState.key(person, circle)) }
+    }
+    let before = state.runs.count
+    state.runs = state.runs.filter { valid.contains($0.key) }
+    return before - state.runs.count
+  }
+
+  /// A stretch has been over the limit long enough: announce it, or say why
+  /// not (a stretch held by the cooldown is said once, then waits for the
+  /// cooldown to end; nil while it waits).
   private func decide(
-    _ person: UserID, _ circle: CircleID, _ run: SpeedAlertState.Run, limit: Double, late: Bool,
+    _ person: UserID, _ circle: CircleID, _ run: inout SpeedAlertState.Run, limit: Double, late: Bool,
     state: inout SpeedAlertState
-  ) -> SpeedAlertEvent {
+  ) -> SpeedAlertEvent? {
     var reasons: [SpeedAlertEvent.Reason] = [.overLimitLongEnough]
     var outcome = SpeedAlertEvent.Outcome.announced
+    let held = run.verdict == .heldByCooldown
     if let last = state.lastAlert[circle], run.end - last < rules.cooldownMilliseconds {
+      guard !held else { return nil }
       reasons.append(.cooldown)
       outcome = .suppressed
-    } else if late {
-      reasons.append(.lateUpload)
-      outcome = .feedOnly
+      run.verdict = .heldByCooldown
+    } else {
+      if held { reasons.append(.cooldownEnded) }
+      if late {
+        reasons.append(.lateUpload)
+        outcome = .feedOnly
+      }
+      run.verdict = .done
     }
     if outcome == .announced { state.lastAlert[circle] = run.end }
     return SpeedAlertEvent(

@@ -65,7 +65,7 @@ public enum TripNaming {
     var best: (PlaceID, Double)?
     for place in places {
       let d = GreatCircle.distanceMeters(from: place.center, to: trip.summary.end)
-      if best == nil || d < best!.1 || (d == best!.1 && place.id < best!.0) { best = (place.id, d) }
+      if best.map({ (d, place.id) < ($0.1, $0.0) }) ?? true { best = (place.id, d) }
     }
     guard let (place, meters) = best else { return .nothing }
     return .stoppedNear(place: place, meters: meters)

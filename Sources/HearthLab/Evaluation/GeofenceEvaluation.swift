@@ -54,7 +54,7 @@ public enum GeofenceEvaluation {
     // The server knew yesterday that they were home.
     let home = day.places[0].center
     engine.reseed(
-      UserID(day.options.user),
+      UserID(day.options.user), circle: 0,
       from: FixColumns([
         Fix(
           timeMilliseconds: day.options.startEpochMilliseconds - 1000, latitudeDegrees: home.latitudeDegrees,

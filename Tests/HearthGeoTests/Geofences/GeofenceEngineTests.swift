@@ -113,12 +113,13 @@ struct GeofenceEngineTests {
     #expect(W.summary(cancelled) == ["departure cancelled 1"] && cancelled[0].reasons == [.backInside])
     #expect(back.state.placesInside(UserID(1)) == [1])
 
-    // Exactly a minute: already confirmed, and the return is a quick one (feed only).
+    // Exactly a minute: already confirmed, and the return is a quick one
+    // (announced: the pair; the place goes quiet after it).
     var late = W()
     late.feed([W.fix(0, 0)])
     late.feed([W.fix(200, 100)])
     let events = late.feed([W.fix(10, 160)])
-    #expect(W.summary(events) == ["departure announced 1", "arrival feedOnly 1"])
+    #expect(W.summary(events) == ["departure announced 1", "arrival announced 1"])
     #expect(events[1].reasons == [.entered, .returnedSoon])
   }
 
@@ -138,20 +139,20 @@ struct GeofenceEngineTests {
     #expect(W.summary(out) == ["arrival cancelled 1"] && out[0].reasons == [.drovePast])
     #expect(past.state.placesInside(UserID(1)).isEmpty)
 
-    // Same approach, the next fix is inside: confirmed at the entering time.
+    // Same approach, the next fix is inside and slower than 5 m/s:
+    // confirmed at the entering time.
     var stays = W()
     stays.feed([W.fix(300, 0, bearing: 270, speed: 12), W.fix(50, 20, bearing: 270, speed: 12)])
     let confirmed = stays.feed([W.fix(5, 30, speed: 1)])
     #expect(
-      W.summary(confirmed) == ["arrival announced 1"] && confirmed[0].reasons == [.fastArrivalConfirmed])
+      W.summary(confirmed) == ["arrival announced 1"] && confirmed[0].reasons == [.fastArrivalSlowed])
     #expect(confirmed[0].eventMilliseconds == W.t0 + 20_000)
 
-    // Turned back: the next fix is outside on the near side: the arrival stands.
+    // Turned back: out again on the near side within the minute is no
+    // arrival either (issue 15 item 16: any fix outside within the minute).
     var turned = W()
     turned.feed([W.fix(300, 0, bearing: 270, speed: 12), W.fix(50, 20, bearing: 270, speed: 12)])
-    #expect(
-      W.summary(turned.feed([W.fix(150, 30, bearing: 270, speed: 12)]))
-        == ["arrival announced 1", "departure pending 1"])
+    #expect(W.summary(turned.feed([W.fix(150, 30, bearing: 270, speed: 12)])) == ["arrival cancelled 1"])
 
     // No next fix: announced when the minute is up (inclusive).
     var quiet = W()
@@ -174,7 +175,7 @@ struct GeofenceEngineTests {
     #expect(W.summary(departures) == ["departure feedOnly 1", "departure announced 2"])
   }
 
-  @Test("back within 10 min: feed only, and the place stays quiet for 15 min")
+  @Test("back within 10 min: the return is the pair's second half, then the place stays quiet for 15 min")
   func quickReturn() {
     func world(returnAfter seconds: Double) -> [GeofenceEvent] {
       var w = W()
@@ -183,9 +184,10 @@ struct GeofenceEngineTests {
       w.feed([W.fix(400, 110)])  // departure confirmed, left at t = 100 s
       return w.feed([W.fix(0, 100 + seconds)])
     }
-    #expect(world(returnAfter: 600)[0].outcome == .feedOnly)
+    #expect(world(returnAfter: 600)[0].outcome == .announced)
     #expect(world(returnAfter: 600)[0].reasons == [.entered, .returnedSoon])
     #expect(world(returnAfter: 600.001)[0].outcome == .announced)
+    #expect(world(returnAfter: 600.001)[0].reasons == [.entered])
 
     var w = W()
     w.feed([W.fix(0, 0)])
@@ -278,13 +280,13 @@ struct GeofenceEngineTests {
 
     var r = W()
     r.engine.reseed(
-      UserID(1), from: FixColumns([W.fix(0, 0, accuracy: 150), W.fix(10, 5), W.fix(500, 9, accuracy: 101)]),
+      UserID(1), circle: 0, from: FixColumns([W.fix(0, 0, accuracy: 150), W.fix(10, 5), W.fix(500, 9, accuracy: 101)]),
       state: &r.state)
     #expect(r.state.placesInside(UserID(1)) == [1])
     #expect(W.summary(r.feed([W.fix(200, 30)])) == ["departure pending 1"])
     // Only a fix at least as sharp as 100 m seeds.
     var n = W()
-    n.engine.reseed(UserID(1), from: FixColumns([W.fix(0, 0, accuracy: 100.5)]), state: &n.state)
+    n.engine.reseed(UserID(1), circle: 0, from: FixColumns([W.fix(0, 0, accuracy: 100.5)]), state: &n.state)
     #expect(n.state.placesInside(UserID(1)).isEmpty)
   }
 
@@ -307,7 +309,7 @@ struct GeofenceEngineTests {
     sleepy.feed(fixes)
     sleepy.feed([W.fix(200, 300, accuracy: 2)])
     let later = sleepy.feed([W.fix(12, 600)])
-    #expect(W.summary(later) == ["departure announced 1", "arrival feedOnly 1"])
+    #expect(W.summary(later) == ["departure announced 1", "arrival announced 1"])
     #expect(later[1].reasons == [.entered, .returnedSoon])
   }
 

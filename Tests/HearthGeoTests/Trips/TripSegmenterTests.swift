@@ -70,7 +70,7 @@ struct TripSegmenterTests {
     var uneven = trip.fixes
     for k in uneven.indices { uneven[k].speedMetersPerSecond = k % 3 == 0 ? nil : Double(10 + k % 7) }
     for k in uneven.indices where k % 4 == 0 { uneven[k].horizontalAccuracyMeters = 45 }
-    #expect(TripSummary(uneven).maxAgreedSpeedMetersPerSecond == AgreedSpeed.stretch(FixColumns(uneven)))
+    #expect(TripSummary(uneven)!.maxAgreedSpeedMetersPerSecond == AgreedSpeed.stretch(FixColumns(uneven)))
     #expect(
       abs(
         trip.summary.averageSpeedMetersPerSecond - 3000 / (Double(trip.summary.durationMilliseconds) / 1000))
@@ -83,7 +83,7 @@ struct TripSegmenterTests {
   @Test("the four validity thresholds, both sides")
   func thresholds() {
     let segmenter = TripSegmenter()
-    var summary = TripSummary(Self.drive(fromMeters: 0, toMeters: 3000, start: 0))
+    var summary = TripSummary(Self.drive(fromMeters: 0, toMeters: 3000, start: 0))!
     #expect(segmenter.failedThresholds(pointCount: 3, summary).isEmpty)
     #expect(segmenter.failedThresholds(pointCount: 2, summary) == [.tooFewPoints])
     summary.endMilliseconds = summary.startMilliseconds + 120_000
