@@ -426,12 +426,21 @@ public struct TripSegmenter: Sendable {
     }
   }
 
-  /// Whether the step from `a` to `b` is moving: their agreed speed is at
-  /// least `travelledThroughMetersPerSecond` (a pair that agrees on nothing
-  /// is not).
+  /// Whether the step from `a` to `b` is moving (where a stay ends and
+  /// starts): either fix measured at least `travelledThroughMetersPerSecond`,
+  /// or the ground between them, with both accuracies taken off, allows no
+  /// less. So the step off a stay (a stationary fix, then a walking one) is
+  /// moving, and jitter within the fixes' accuracy is not.
   func moving(_ a: Fix, _ b: Fix) -> Bool {
-    guard let v = AgreedSpeed.pair(a, b, rules: rules.agreed)?.metersPerSecond else { return false }
-    return v >= rules.travelledThroughMetersPerSecond
+    let v = rules.travelledThroughMetersPerSecond
+    if (a.speedMetersPerSecond ?? 0) >= v || (b.speedMetersPerSecond ?? 0) >= v { return true }
+    let seconds = Double(b.timeMilliseconds - a.timeMilliseconds) / 1000
+    guard seconds > 0 else { return false }
+    func allowance(_ accuracy: Double) -> Double { accuracy.isFinite && accuracy > 0 ? accuracy : 0 }
+    let ground =
+      GreatCircle.distanceMeters(from: a.coordinate, to: b.coordinate) - allowance(a.horizontalAccuracyMeters)
+      - allowance(b.horizontalAccuracyMeters)
+    return ground / seconds >= v
   }
 
   /// The index in `fixes` of the last fix whose step in was not moving
