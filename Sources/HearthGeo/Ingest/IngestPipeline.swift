@@ -17,17 +17,21 @@ public struct IngestPipeline: Sendable {
 
   /// `places`: every circle's places (`Geofence.circle` says whose);
   /// `circlesOfPerson`: the circles each person is in; `speedLimits`:
-  /// circle → limit (a circle without one has no speed alerts).
+  /// circle → limit (a circle without one has no speed alerts);
+  /// `cellSizeMeters`: the place indexes' cell size, m (nil: each index
+  /// picks its own from the radii, see ``GeofenceIndex``; the answers are
+  /// the same, only the cost differs).
   public init(
     places: [Geofence], circlesOfPerson: [UserID: [CircleID]], speedLimits: [CircleID: SpeedLimit] = [:],
-    validation: ValidationRules = ValidationRules(), projection: PrivacyProjection = PrivacyProjection()
+    validation: ValidationRules = ValidationRules(), projection: PrivacyProjection = PrivacyProjection(),
+    cellSizeMeters: Double? = nil
   ) {
     self.validation = validation
     self.projection = projection
-    geofences = GeofenceEngine(places: places, circlesOfPerson: circlesOfPerson)
+    geofences = GeofenceEngine(places: places, circlesOfPerson: circlesOfPerson, cellSizeMeters: cellSizeMeters)
     speedAlerts = SpeedAlertEngine(limits: speedLimits, circlesOfPerson: circlesOfPerson)
-    suddenStops = SuddenStopEngine(places: places, circlesOfPerson: circlesOfPerson)
-    trips = TripSegmenter(places: places, circlesOfPerson: circlesOfPerson)
+    suddenStops = SuddenStopEngine(places: places, circlesOfPerson: circlesOfPerson, cellSizeMeters: cellSizeMeters)
+    trips = TripSegmenter(places: places, circlesOfPerson: circlesOfPerson, cellSizeMeters: cellSizeMeters)
   }
 
   /// Takes one uploaded batch received at `receivedAtMilliseconds` (the

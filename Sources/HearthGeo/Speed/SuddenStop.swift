@@ -144,7 +144,7 @@ public struct SuddenStopEngine: Sendable {
   /// circles' places exclude a stop (nil: every place counts).
   public init(
     places: [Geofence] = [], circlesOfPerson: [UserID: [CircleID]]? = nil,
-    rules: SuddenStopRules = SuddenStopRules()
+    rules: SuddenStopRules = SuddenStopRules(), cellSizeMeters: Double? = nil
   ) {
     self.places = places
     self.circlesOfPerson = circlesOfPerson
@@ -154,7 +154,7 @@ public struct SuddenStopEngine: Sendable {
         Geofence(
           id: PlaceID(UInt32(i)), circle: place.circle, center: place.center,
           radiusMeters: min(place.radiusMeters, rules.placeRadiusCapMeters) + rules.placeEdgeMeters)
-      })
+      }, cellSizeMeters: cellSizeMeters)
   }
 
   /// Whether `point` lies in an excluded disc of one of `person`'s circles.

@@ -189,10 +189,11 @@ public struct TripSegmenter: Sendable {
   /// `places`: named places (`Geofence.circle` says whose); `circlesOfPerson`:
   /// each person's circles (nil: every place counts for everyone).
   public init(
-    places: [Geofence] = [], circlesOfPerson: [UserID: [CircleID]]? = nil, rules: TripRules = TripRules()
+    places: [Geofence] = [], circlesOfPerson: [UserID: [CircleID]]? = nil, rules: TripRules = TripRules(),
+    cellSizeMeters: Double? = nil
   ) {
     self.rules = rules
-    self.places = places.isEmpty ? nil : GeofenceIndex(places: places)
+    self.places = places.isEmpty ? nil : GeofenceIndex(places: places, cellSizeMeters: cellSizeMeters)
     self.circlesOfPerson = circlesOfPerson
   }
 
