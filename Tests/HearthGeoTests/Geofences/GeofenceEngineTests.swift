@@ -93,6 +93,8 @@ struct GeofenceEngineTests {
     var small = W()
     small.feed([W.fix(0, 0)])
     #expect(small.feed([W.fix(139.99, 10, accuracy: 101)]).isEmpty)
+    // 101 m error: exit beyond 100 + 202 m; 301.99 m stays in (issue 15 item 19: the near side too).
+    #expect(small.feed([W.fix(301.99, 15, accuracy: 101)]).isEmpty)
     #expect(small.feed([W.fix(302.01, 20, accuracy: 101)]).count == 1)
   }
 
