@@ -159,4 +159,51 @@ struct ModelPropertyTests {
           return nil
         }))
   }
+
+  @Test("geofences with settling: the engine equals the model on random histories")
+  func geofenceEngineAgreesWithTheModel() {
+    var options = ServerScenario.Options()
+    options.edits = false
+    expectPass(
+      PropertyCheck.run(
+        "geofences", cases: PropertyCampaign.cases(default: 600),
+        generate: { ServerScenario.generate(&$0, options: options) },
+        check: { s in
+          let engine = GeofenceEngine(places: s.places, circlesOfPerson: s.circlesOfPerson, cellSizeMeters: 5_000)
+          var state = GeofenceState()
+          var model = GeofenceModel(places: s.places, circlesOfPerson: s.circlesOfPerson)
+          var events: [GeofenceEvent] = []
+          for step in s.steps {
+            switch step {
+            case .upload(let received, let fixes):
+              let sorted = fixes.sorted {
+                ($0.user, $0.timeMilliseconds, $0.device) < ($1.user, $1.timeMilliseconds, $1.device)
+              }
+              events += engine.process(FixColumns(sorted), receivedAtMilliseconds: received, state: &state)
+              events += engine.advance(to: received, state: &state)
+              model.process(sorted, receivedAt: received)
+              model.advance(to: received)
+            case .tick(let t):
+              events += engine.advance(to: t, state: &state)
+              model.advance(to: t)
+            case .saveRestore:
+              do { state = try JSONDecoder().decode(GeofenceState.self, from: JSONEncoder().encode(state)) } catch {
+                return "state did not round-trip: \(error)"
+              }
+            case .edit: break
+            }
+          }
+          guard events != model.events else { return nil }
+          func text(_ e: [GeofenceEvent]) -> [String] {
+            e.map {
+              "p\($0.person) \($0.kind) \($0.outcome) place \($0.place) at \(Double($0.eventMilliseconds - ServerScenario.t0) / 1000) decided \(Double($0.decidedMilliseconds - ServerScenario.t0) / 1000) \($0.reasons.map(\.rawValue))\($0.journey.map { String(format: " journey %.1f m", $0.distanceMeters) } ?? "")"
+            }
+          }
+          let a = text(events)
+          let b = text(model.events)
+          let k = zip(a, b).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(a.count, b.count)
+          return "events differ at \(k):\nengine:\n  " + a[max(0, k - 3)...].prefix(6).joined(separator: "\n  ")
+            + "\nmodel:\n  " + b[max(0, k - 3)...].prefix(6).joined(separator: "\n  ")
+        }))
+  }
 }

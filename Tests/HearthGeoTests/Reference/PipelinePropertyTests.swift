@@ -260,6 +260,31 @@ struct PipelinePropertyTests {
   }
 }
 
+extension PipelinePropertyTests {
+  /// The generator must reach the rules, or agreeing proves little.
+  @Test("the random histories reach every kind of decision the properties are about")
+  func theGeneratorReachesTheRules() {
+    var reasons = Set<String>()
+    var random = PropertyRandom(seed: PropertyCampaign.baseSeed)
+    for _ in 0..<200 {
+      let run = ScenarioRun.play(ServerScenario.generate(&random))
+      for e in run.geofenceEvents { reasons.insert("geofence \(e.kind) \(e.outcome)") ; e.reasons.forEach { reasons.insert("\($0)") } }
+      for e in run.speedAlerts { reasons.insert("speed \(e.outcome)") }
+      for e in run.suddenStops { reasons.insert("stop \(e.outcome)") }
+      for t in run.trips.segments where t.isTrip { reasons.insert("trip") }
+      for u in run.uploads where !u.output.rejections.isEmpty || u.output.duplicates > 0 { reasons.insert("duplicates or rejections") }
+    }
+    for wanted in [
+      "geofence arrival announced", "geofence departure announced", "geofence arrival pending", "geofence arrival cancelled",
+      "geofence departure cancelled", "geofence arrival feedOnly", "returnedSoon", "lateBatch", "fastArrivalSlowed",
+      "drovePast", "secondFixClear", "minuteWithoutReturn", "speed announced", "stop pending", "stop raised", "trip",
+      "duplicates or rejections",
+    ] {
+      #expect(reasons.contains(wanted), "never reached: \(wanted)")
+    }
+  }
+}
+
 /// The first line where two sorted lists of decisions differ.
 func firstDifference(_ a: [String], _ b: [String]) -> String {
   for (x, y) in zip(a, b) where x != y { return "first difference:\n  \(x)\nvs\n  \(y)" }

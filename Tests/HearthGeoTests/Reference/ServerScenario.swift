@@ -160,6 +160,9 @@ struct ServerScenario: CustomStringConvertible, Shrinkable {
               accuracy: r.double(101, 300), activity: .unknown)
           } else if r.chance(0.05) {
             emit(here.east, here.north, speed: 0, accuracy: 10, activity: .still, source: .heartbeat)
+          } else if r.chance(0.05) {
+            // An over-confident outlier (or a step out to the bins and back).
+            emit(here.east + r.double(120, 400), here.north, speed: 0, accuracy: 5, activity: .unknown)
           } else {
             emit(here.east + r.double(-6, 6), here.north + r.double(-6, 6), speed: r.chance(0.2) ? nil : 0,
               accuracy: r.double(3, 40), activity: r.chance(0.5) ? .still : .unknown)
