@@ -363,17 +363,12 @@ public struct TripSegmenter: Sendable {
         continues = moving(s.segment) && across >= rules.travelledThroughMetersPerSecond
       }
       if !continues {
+        // A silence ends the segment (`.gap`), whether the server learns of
+        // it from this fix or from its clock first (`closeIfIdle`): the
+        // same segments and stays however the fixes were uploaded.
         if s.dwellAnchor == nil {
-          // Back within the stay that had begun before the silence: a dwell.
-          let stay = s.segment[s.anchor]
-          let back =
-            GreatCircle.distanceMeters(from: stay.coordinate, to: fix.coordinate) <= rules.dwellRadiusMeters
-          let stopped = endAtStay(&s)
-          close(&s, person, back ? .dwell : .gap, &closed)
-          if back {
-            s.dwellAnchor = stay
-            s.stayStart = stopped
-          }
+          endAtStay(&s)
+          close(&s, person, .gap, &closed)
         }
         if let stay = s.dwellAnchor,
           GreatCircle.distanceMeters(from: stay.coordinate, to: fix.coordinate) > rules.dwellRadiusMeters
@@ -482,17 +477,21 @@ public struct TripSegmenter: Sendable {
 
   /// Closes the open segment when no later fix could continue it: over the
   /// journey silence, or over the split gap when the last fix was not moving
-  /// and is not a possible journey origin (a single fix at a named place).
+  /// and is not at a named place (a possible journey origin). Fixes still
+  /// waiting out the idle gap do not keep it open: each lies beyond the
+  /// split gap after the last fix, so by these rules it cannot continue the
+  /// segment either (what makes a batch and the same fixes in any split
+  /// close the same segments the same way; found by the split property).
   private func closeIfIdle(
     now: Int64, _ person: UserID, _ s: inout TripSegmenterState.Person, _ closed: inout TripOutput
   ) {
-    guard s.dwellAnchor == nil, let last = s.segment.last, s.pending.isEmpty else { return }
+    guard s.dwellAnchor == nil, let last = s.segment.last else { return }
     let idle = now - rules.idleGapMilliseconds - last.timeMilliseconds
     guard idle > rules.splitGapMilliseconds else { return }
-    let origin = s.segment.count == 1 && namedPlace(last.coordinate, person) != nil
+    let origin = namedPlace(last.coordinate, person) != nil
     guard idle > rules.journeySilenceMilliseconds || !(moving(s.segment) || origin) else { return }
     endAtStay(&s)
-    close(&s, person, .idle, &closed)
+    close(&s, person, .gap, &closed)
     s.segment = []
     s.anchor = 0
   }

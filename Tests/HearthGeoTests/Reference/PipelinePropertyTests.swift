@@ -43,10 +43,10 @@ struct ScenarioRun {
 
   /// The decisions as readable lines, sorted (for a failure's message).
   var decidedText: [String] {
-    (geofenceEvents.map { "G \($0.person) \($0.kind) \($0.outcome) place \($0.place) at \($0.eventMilliseconds - ServerScenario.t0) decided \($0.decidedMilliseconds - ServerScenario.t0) \($0.reasons)" }
+    (geofenceEvents.map { "G \($0.person) \($0.kind) \($0.outcome) place \($0.place) at \($0.eventMilliseconds - ServerScenario.t0) decided \($0.decidedMilliseconds - ServerScenario.t0) \($0.reasons) \($0.journey.map { "journey \($0.distanceMeters) m" } ?? "")" }
       + speedAlerts.map { "S \($0.person) \($0.circle) \($0.outcome) \($0.startMilliseconds - ServerScenario.t0)…\($0.endMilliseconds - ServerScenario.t0) \($0.reasons)" }
       + suddenStops.map { "X \($0.person) \($0.outcome) stop \($0.stopMilliseconds - ServerScenario.t0) decided \($0.decidedMilliseconds - ServerScenario.t0) \($0.reasons)" }
-      + trips.segments.map { "T \($0.person) \($0.summary.startMilliseconds - ServerScenario.t0)…\($0.summary.endMilliseconds - ServerScenario.t0) trip \($0.isTrip) \($0.reasons)" }
+      + trips.segments.map { "T \($0.person) \($0.summary.startMilliseconds - ServerScenario.t0)…\($0.summary.endMilliseconds - ServerScenario.t0) trip \($0.isTrip) \($0.reasons) \($0.fixes.count) fixes \($0.id) \($0.endedBy)" }
       + trips.stays.map { "Y \($0.person) \($0.startMilliseconds - ServerScenario.t0)…\($0.endMilliseconds - ServerScenario.t0)" }).sorted()
   }
 
@@ -288,5 +288,7 @@ extension PipelinePropertyTests {
 /// The first line where two sorted lists of decisions differ.
 func firstDifference(_ a: [String], _ b: [String]) -> String {
   for (x, y) in zip(a, b) where x != y { return "first difference:\n  \(x)\nvs\n  \(y)" }
-  return a.count > b.count ? "extra: \(a[b.count])" : "missing: \(b[a.count])"
+  if a.count > b.count { return "extra: \(a[b.count])" }
+  if b.count > a.count { return "missing: \(b[a.count])" }
+  return "the decisions differ in a field the summary does not print (\(a.count) decisions)"
 }

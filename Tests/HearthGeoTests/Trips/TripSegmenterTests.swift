@@ -232,7 +232,7 @@ struct TripSegmenterTests {
     #expect(segmenter.process(FixColumns(fixes), now: last + 300_000, state: &state).segments.isEmpty)
     #expect(segmenter.advance(to: last + 300_000 + 2_700_000, state: &state).segments.isEmpty)
     let closed = segmenter.advance(to: last + 300_000 + 2_700_001, state: &state).segments
-    #expect(closed.count == 1 && closed[0].isTrip && closed[0].endedBy == .idle)
+    #expect(closed.count == 1 && closed[0].isTrip && closed[0].endedBy == .gap)
   }
 
   @Test("batch == fix by fix == chunks, two people interleaved; trip ids per person")
