@@ -124,57 +124,106 @@ public struct SpeedAlertEngine: Sendable {
   }
 
   /// The same, reusing a batch's neighbour speeds (shared with the sudden-stop check).
+  ///
+  /// The circle's cooldown goes to the earliest stretch: when people who
+  /// share a limited circle are in one batch, their fixes are walked in
+  /// time order across people (otherwise person by person, which is the
+  /// same and cheaper). Events come out in the order decided.
   public func process(
     _ batch: AgreedSpeedBatch, receivedAtMilliseconds now: Int64, state: inout SpeedAlertState
   ) -> [SpeedAlertEvent] {
     let batch = batch.under(rules.agreed)
     let fixes = batch.fixes
     var events: [SpeedAlertEvent] = []
+    var runs: [(UserID, Range<Int>)] = []
+    var shared = false
+    var seen = Set<CircleID>()
     fixes.forEachPersonRun { person, run in
+      runs.append((person, run))
+      for circle in circlesOfPerson[person] ?? [] where limits[circle] != nil {
+        if !seen.insert(circle).inserted { shared = true }
+      }
+    }
+    guard shared else {
+      for (person, run) in runs {
+        var walker = Walker(self, person, run, fixes, now, &state)
+        for i in run { walker.step(i, batch, &state, &events) }
+        walker.store(&state)
+      }
+      return events
+    }
+    // People sharing a circle: one walker each, fixes in time order.
+    var walkers: [UserID: Walker] = [:]
+    var order: [Int] = []
+    for (person, run) in runs {
+      if walkers[person] == nil { walkers[person] = Walker(self, person, run, fixes, now, &state) }
+      order += run
+    }
+    order.sort { (fixes.timeMilliseconds[$0], fixes.user[$0], $0) < (fixes.timeMilliseconds[$1], fixes.user[$1], $1) }
+    for i in order { walkers[fixes.user[i]]?.step(i, batch, &state, &events) }
+    for person in walkers.keys.sorted() { walkers[person]?.store(&state) }
+    return events
+  }
+
+  /// One person's walk through a batch: their circles with a limit and
+  /// open stretches, and the previous fix, taken out of the state.
+  private struct Walker {
+    let engine: SpeedAlertEngine
+    let person: UserID
+    let late: Bool
+    var circles: [(circle: CircleID, limit: Double, key: UInt64, run: SpeedAlertState.Run?)] = []
+    var previous: TrackPoint?
+    var previousIndex = Int.min  // where `previous` sits in this batch (not here yet)
+
+    init(
+      _ engine: SpeedAlertEngine, _ person: UserID, _ run: Range<Int>, _ fixes: FixColumns, _ now: Int64,
+      _ state: inout SpeedAlertState
+    ) {
+      self.engine = engine
+      self.person = person
       var newest = Int64.min
       for i in run { newest = max(newest, fixes.timeMilliseconds[i]) }
-      let late = rules.late.isLate(newestFixMilliseconds: newest, receivedAtMilliseconds: now)
-      // The person's circles with a limit, and their open stretches, taken
-      // out of the state for the run.
-      var circles: [(circle: CircleID, limit: Double, key: UInt64, run: SpeedAlertState.Run?)] = []
-      for circle in circlesOfPerson[person] ?? [] {
-        guard let limit = limits[circle]?.metersPerSecond else { continue }
+      late = engine.rules.late.isLate(newestFixMilliseconds: newest, receivedAtMilliseconds: now)
+      for circle in engine.circlesOfPerson[person] ?? [] {
+        guard let limit = engine.limits[circle]?.metersPerSecond else { continue }
         let key = SpeedAlertState.key(person, circle)
         circles.append((circle, limit, key, state.runs.removeValue(forKey: key)))
       }
-      var previous = state.previous.removeValue(forKey: person.rawValue)
-      var previousIndex = Int.min  // where `previous` sits in this batch (not here yet)
-      for i in run {
-        let current = TrackPoint(fixes, i)
-        guard let before = previous else {
-          (previous, previousIndex) = (current, i)
+      previous = state.previous.removeValue(forKey: person.rawValue)
+    }
+
+    mutating func step(
+      _ i: Int, _ batch: AgreedSpeedBatch, _ state: inout SpeedAlertState, _ events: inout [SpeedAlertEvent]
+    ) {
+      let current = TrackPoint(batch.fixes, i)
+      guard let before = previous else {
+        (previous, previousIndex) = (current, i)
+        return
+      }
+      guard current.time > before.time else { return }
+      let agreed = batch.speed(from: before, at: previousIndex, to: current, at: i)
+      (previous, previousIndex) = (current, i)
+      for c in circles.indices {
+        guard let (speed, loose) = agreed, !loose, speed > circles[c].limit else {
+          circles[c].run = nil
           continue
         }
-        guard current.time > before.time else { continue }
-        let agreed = batch.speed(from: before, at: previousIndex, to: current, at: i)
-        (previous, previousIndex) = (current, i)
-        for c in circles.indices {
-          guard let (speed, loose) = agreed, !loose, speed > circles[c].limit else {
-            circles[c].run = nil
-            continue
-          }
-          var stretch =
-            circles[c].run ?? .init(start: before.time, end: current.time, fastest: speed, verdict: .open)
-          stretch.end = current.time
-          stretch.fastest = max(stretch.fastest, speed)
-          if stretch.verdict != .done && stretch.end - stretch.start >= rules.minimumOverMilliseconds,
-            let event = decide(
-              person, circles[c].circle, &stretch, limit: circles[c].limit, late: late, state: &state)
-          {
-            events.append(event)
-          }
-          circles[c].run = stretch
+        var stretch = circles[c].run ?? .init(start: before.time, end: current.time, fastest: speed, verdict: .open)
+        stretch.end = current.time
+        stretch.fastest = max(stretch.fastest, speed)
+        if stretch.verdict != .done && stretch.end - stretch.start >= engine.rules.minimumOverMilliseconds,
+          let event = engine.decide(person, circles[c].circle, &stretch, limit: circles[c].limit, late: late, state: &state)
+        {
+          events.append(event)
         }
+        circles[c].run = stretch
       }
+    }
+
+    func store(_ state: inout SpeedAlertState) {
       state.previous[person.rawValue] = previous
       for c in circles where c.run != nil { state.runs[c.key] = c.run }
     }
-    return events
   }
 
   /// Drops open stretches of (person, circle) pairs this engine no longer
@@ -193,7 +242,7 @@ public struct SpeedAlertEngine: Sendable {
   /// A stretch has been over the limit long enough: announce it, or say why
   /// not (a stretch held by the cooldown is said once, then waits for the
   /// cooldown to end; nil while it waits).
-  private func decide(
+  fileprivate func decide(
     _ person: UserID, _ circle: CircleID, _ run: inout SpeedAlertState.Run, limit: Double, late: Bool,
     state: inout SpeedAlertState
   ) -> SpeedAlertEvent? {

@@ -50,10 +50,20 @@ enum SpeedModel {
     var suppressed = Set<String>()
     var done = Set<String>()
     for batch in batches {
-      for person in Set(batch.fixes.map(\.user)).sorted() {
-        let own = batch.fixes.filter { $0.user == person }.sorted { $0.timeMilliseconds < $1.timeMilliseconds }
-        let late = (batch.received - (own.map(\.timeMilliseconds).max() ?? .min)) > 15 * 60_000
-        for fix in own {
+      // The cooldown goes to the earliest stretch: a batch is taken in time
+      // order across people.
+      var late: [UserID: Bool] = [:]
+      for person in Set(batch.fixes.map(\.user)) {
+        let newest = batch.fixes.filter { $0.user == person }.map(\.timeMilliseconds).max() ?? .min
+        late[person] = batch.received - newest > 15 * 60_000
+      }
+      let ordered = batch.fixes.enumerated().sorted {
+        ($0.element.timeMilliseconds, $0.element.user, $0.offset) < ($1.element.timeMilliseconds, $1.element.user, $1.offset)
+      }.map(\.element)
+      do {
+        for fix in ordered {
+          let person = fix.user
+          let late = late[person] ?? false
           guard fix.timeMilliseconds > (accepted[person]?.last?.timeMilliseconds ?? .min) else { continue }
           accepted[person, default: []].append(fix)
           let track = accepted[person] ?? []
@@ -147,5 +157,152 @@ enum PresenceModel {
       if fix.device == current.device || fix.activity != .still || stale { holder = fix }
     }
     return holder
+  }
+}
+
+/// SPEC §5 read plainly, with the choices docs/guides/speed-and-stops.md
+/// names: each person's accepted fixes kept whole; the cruise before a stop
+/// found by scanning back over the track, not remembered; the place test
+/// against every place with the exact distance.
+struct SuddenStopModel {
+  struct Candidate {
+    var stop: Fix
+    var cruising: Double
+    var needsRough: Bool
+    var previousAway = false
+    var confirmed = false
+  }
+  struct Person {
+    var track: [Fix] = []
+    var candidate: Candidate?
+    var lastRaised: Int64?
+    var raised: [Candidate] = []
+  }
+  let places: [Geofence]
+  let circlesOfPerson: [UserID: [CircleID]]?
+  var people: [UserID: Person] = [:]
+  var events: [SuddenStopEvent] = []
+
+  static let cruising = 35 / 3.6
+
+  func insidePlace(_ point: Coordinate, _ person: UserID) -> Bool {
+    places.contains { place in
+      if let circles = circlesOfPerson, !(circles[person] ?? []).contains(place.circle) { return false }
+      return GreatCircle.distanceMeters(from: place.center, to: point) <= min(place.radiusMeters, 200) + 40
+    }
+  }
+
+  mutating func event(_ person: UserID, _ outcome: SuddenStopEvent.Outcome, _ reasons: [SuddenStopEvent.Reason], _ c: Candidate, _ at: Int64) {
+    events.append(
+      SuddenStopEvent(
+        person: person, outcome: outcome, reasons: reasons, stopMilliseconds: c.stop.timeMilliseconds,
+        coordinate: c.stop.coordinate, accuracyMeters: c.stop.horizontalAccuracyMeters, cruisingMetersPerSecond: c.cruising,
+        decidedMilliseconds: at))
+  }
+
+  /// The agreed speed into track[i] when it is not loose.
+  static func into(_ track: [Fix], _ i: Int) -> Double? {
+    guard i >= 1, let pair = SpeedModel.agreed(track[i - 1], track[i]), !pair.loose else { return nil }
+    return pair.speed
+  }
+
+  mutating func process(_ fixes: [Fix]) {
+    for person in Set(fixes.map(\.user)).sorted() {
+      var p = people[person] ?? Person()
+      for fix in fixes.filter({ $0.user == person }).sorted(by: { $0.timeMilliseconds < $1.timeMilliseconds }) {
+        if fix.source == .heartbeat {
+          settle(fix.timeMilliseconds, person, &p)
+          continue
+        }
+        guard fix.timeMilliseconds > (p.track.last?.timeMilliseconds ?? .min) else { continue }
+        step(fix, person, &p)
+      }
+      people[person] = p
+    }
+  }
+
+  mutating func advance(to now: Int64) {
+    for person in people.keys.sorted() {
+      var p = people[person]!
+      settle(now, person, &p)
+      people[person] = p
+    }
+  }
+
+  private mutating func settle(_ now: Int64, _ person: UserID, _ p: inout Person) {
+    guard let c = p.candidate, now - c.stop.timeMilliseconds >= 300_000 else { return }
+    p.candidate = nil
+    let decided = c.stop.timeMilliseconds + 300_000
+    if c.stop.speedMetersPerSecond == nil && !c.confirmed {
+      event(person, .rejected, [.stillForFiveMinutes, .stopNotConfirmed], c, decided)
+    } else if let last = p.lastRaised, decided - last < 3_600_000 {
+      event(person, .rejected, [.stillForFiveMinutes, .onceAnHour], c, decided)
+    } else {
+      p.lastRaised = decided
+      p.raised.append(c)
+      event(person, .raised, [.cruisedThenStopped, .stillForFiveMinutes], c, decided)
+    }
+  }
+
+  private mutating func step(_ fix: Fix, _ person: UserID, _ p: inout Person) {
+    let t = fix.timeMilliseconds
+    settle(t, person, &p)
+    if fix.horizontalAccuracyMeters <= 250 {
+      var kept: [Candidate] = []
+      for r in p.raised {
+        guard t - r.stop.timeMilliseconds <= 24 * 3_600_000 else { continue }
+        if GreatCircle.distanceMeters(from: r.stop.coordinate, to: fix.coordinate) > 300 {
+          event(person, .cancelled, [.droveOn], r, t)
+        } else {
+          kept.append(r)
+        }
+      }
+      p.raised = kept
+    }
+    if var c = p.candidate {
+      let away = GreatCircle.distanceMeters(from: c.stop.coordinate, to: fix.coordinate) > 50 + fix.horizontalAccuracyMeters
+      if (fix.speedMetersPerSecond ?? 0) > 1 || (away && c.previousAway) {
+        event(person, .rejected, [.movedWithinFiveMinutes], c, t)
+        p.candidate = nil
+      } else if c.needsRough && fix.horizontalAccuracyMeters <= 50 {
+        event(person, .rejected, [.sharpFixAfterLongGap], c, t)
+        p.candidate = nil
+      } else {
+        c.previousAway = away
+        c.confirmed = c.confirmed || (!away && fix.speedMetersPerSecond != nil)
+        p.candidate = c
+      }
+    }
+    p.track.append(fix)
+    let track = p.track
+    let i = track.count - 1
+    guard i >= 1 else { return }
+    let previous = track[i - 1]
+    let stopped = fix.speedMetersPerSecond.map { $0 <= 1 } ?? true
+    let live = t - previous.timeMilliseconds <= 5_000
+    guard p.candidate == nil && stopped else { return }
+    if let cruising = Self.into(track, i - 1), cruising >= Self.cruising {
+      consider(fix, after: previous, cruising: cruising, live: live, person, &p)
+      return
+    }
+    // Live: the last cruising fix, every step since at Live cadence.
+    guard live, let j = (1..<i).last(where: { (Self.into(track, $0) ?? 0) >= Self.cruising }),
+      (j + 1...i).allSatisfy({ track[$0].timeMilliseconds - track[$0 - 1].timeMilliseconds <= 5_000 }),
+      t - track[j].timeMilliseconds <= 40_000
+    else { return }
+    consider(fix, after: track[j], cruising: Self.into(track, j) ?? 0, live: true, person, &p)
+  }
+
+  private mutating func consider(_ stop: Fix, after cruise: Fix, cruising: Double, live: Bool, _ person: UserID, _ p: inout Person) {
+    let gap = stop.timeMilliseconds - cruise.timeMilliseconds
+    var c = Candidate(stop: stop, cruising: cruising, needsRough: gap > 40_000)
+    if gap > 120_000 { return event(person, .rejected, [.nextFixTooLate], c, stop.timeMilliseconds) }
+    if live && (cruising - (stop.speedMetersPerSecond ?? 0)) / (Double(gap) / 1000) < 4.5 {
+      return event(person, .rejected, [.gentleStopOnLive], c, stop.timeMilliseconds)
+    }
+    if insidePlace(stop.coordinate, person) { return event(person, .rejected, [.insidePlace], c, stop.timeMilliseconds) }
+    c.previousAway = false
+    p.candidate = c
+    event(person, .pending, [.cruisedThenStopped], c, stop.timeMilliseconds)
   }
 }

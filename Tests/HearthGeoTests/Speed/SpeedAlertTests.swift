@@ -142,4 +142,19 @@ struct SpeedAlertTests {
     #expect(batch == stream && a == b)
     #expect(batch == chunks && a == c)
   }
+
+  /// Found by the split property: in one batch the lower person id was
+  /// walked first, so a later stretch took the circle's alert from an
+  /// earlier one, and splitting the batch changed who was alerted.
+  @Test("two members of a circle over the limit in one batch: the earlier stretch is alerted, the later held")
+  func theEarlierStretchGetsTheCirclesAlert() {
+    let engine = SpeedAlertEngine(limits: [7: Self.limit], circlesOfPerson: [UserID(1): [7], UserID(2): [7]])
+    let early = Self.drive(speed: 16, every: 5, count: 5, from: 0, person: 2)
+    let later = Self.drive(speed: 16, every: 5, count: 5, from: 30, person: 1)
+    var state = SpeedAlertState()
+    let events = engine.process(
+      FixColumns((later + early).sorted { ($0.user, $0.timeMilliseconds) < ($1.user, $1.timeMilliseconds) }),
+      receivedAtMilliseconds: W.t0 + 60_000, state: &state)
+    #expect(events.map { "\($0.person) \($0.outcome)" } == ["2 announced", "1 suppressed"])
+  }
 }
