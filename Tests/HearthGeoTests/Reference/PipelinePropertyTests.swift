@@ -183,6 +183,27 @@ struct PipelinePropertyTests {
             return .upload(
               received: received, fixes: distinct.sorted { ($0.timeMilliseconds, $0.user) < ($1.timeMilliseconds, $1.user) })
           }
+          // A timely server: its timer ticks every minute. (Without it, a
+          // split that is received earlier decides a waiting arrival while
+          // the news is fresh, the whole batch after it went stale: both
+          // right for what the server knew then; the campaign found it.)
+          var ticked: [ServerScenario.Step] = []
+          var clock: Int64?
+          for step in s.steps {
+            if case .upload(let received, let fixes) = step {
+              // Not past the upload's oldest fix, so a split's earlier receipt never goes back in time.
+              let until = min(received, fixes.map(\.timeMilliseconds).min() ?? received)
+              if var t = clock {
+                while t + 60_000 < until {
+                  t += 60_000
+                  ticked.append(.tick(t))
+                }
+              }
+              clock = received
+            }
+            ticked.append(step)
+          }
+          s.steps = ticked
           return s
         },
         check: { s in
