@@ -3,28 +3,6 @@
 
 import Foundation
 
-/// SplitMix64: a small, fast, seedable generator for test cases (the same
-/// seed gives the same cases on every machine).
-public struct PropertyRandom: RandomNumberGenerator, Sendable {
-  private var state: UInt64
-  public init(seed: UInt64) { state = seed }
-  public mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-  /// Uniform in [low, high).
-  public mutating func double(_ low: Double, _ high: Double) -> Double {
-    low + (high - low) * Double(next() >> 11) / Double(1 << 53)
-  }
-  /// Uniform in low...high.
-  public mutating func int(_ low: Int, _ high: Int) -> Int { Int.random(in: low...high, using: &self) }
-  /// True with probability `p`.
-  public mutating func chance(_ p: Double) -> Bool { double(0, 1) < p }
-}
-
 /// The knobs of a property campaign, from the environment:
 /// - `HEARTH_PROPERTY_SEED`: the base seed (default: fixed, so CI repeats);
 ///   `random` draws a fresh one (printed with any failure).
@@ -52,12 +30,14 @@ public enum PropertyCheck {
   /// returns nil when all pass, else a report of the smallest failing case
   /// found by greedy shrinking: what failed, the seed to reproduce it, and
   /// the case's own description.
-  public static func run<Case: Shrinkable & CustomStringConvertible>(
-    _ name: String, cases: Int, seed: UInt64 = PropertyCampaign.baseSeed,
-    generate: (inout PropertyRandom) -> Case, check: (Case) -> String?
+  /// `generator` makes the case's random source from its seed (a seeded,
+  /// portable generator, so a seed names the same case on every machine).
+  public static func run<Case: Shrinkable & CustomStringConvertible, Random: RandomNumberGenerator>(
+    _ name: String, cases: Int, seed: UInt64 = PropertyCampaign.baseSeed, generator: (UInt64) -> Random,
+    generate: (inout Random) -> Case, check: (Case) -> String?
   ) -> String? {
     for k in 0..<cases {
-      var random = PropertyRandom(seed: seed &+ UInt64(k) &* 0x9E37_79B9)
+      var random = generator(seed &+ UInt64(k) &* 0x9E37_79B9)
       let generated = generate(&random)
       guard var failure = check(generated) else { continue }
       var smallest = generated

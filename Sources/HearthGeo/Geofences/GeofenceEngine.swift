@@ -236,21 +236,15 @@ public struct GeofenceEngine: Sendable {
         kept.append(record)
         continue
       }
-      if let d = record.pendingDeparture {
+      let waiting: [(GeofenceEventKind, Int64?)] = [
+        (.departure, record.pendingDeparture?.milliseconds), (.arrival, record.pendingArrival?.milliseconds),
+      ]
+      for case (let kind, let time?) in waiting {
         dropped += 1
         context.events.append(
           GeofenceEvent(
-            kind: .departure, outcome: .feedOnly, reasons: [.placeRemoved], place: record.place, circle: 0,
-            person: context.state.person, eventMilliseconds: d.milliseconds,
-            decidedMilliseconds: context.now, journey: nil))
-      }
-      if let a = record.pendingArrival {
-        dropped += 1
-        context.events.append(
-          GeofenceEvent(
-            kind: .arrival, outcome: .feedOnly, reasons: [.placeRemoved], place: record.place, circle: 0,
-            person: context.state.person, eventMilliseconds: a.milliseconds,
-            decidedMilliseconds: context.now, journey: nil))
+            kind: kind, outcome: .feedOnly, reasons: [.placeRemoved], place: record.place, circle: 0,
+            person: context.state.person, eventMilliseconds: time, decidedMilliseconds: context.now, journey: nil))
       }
     }
     context.state.records = kept

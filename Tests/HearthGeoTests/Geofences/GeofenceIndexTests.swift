@@ -29,6 +29,21 @@ struct GeofenceIndexTests {
     return (places, points)
   }
 
+  /// The bulk screen of `points` (smallest place index holding each, or −1).
+  static func screen(_ points: [Coordinate], _ index: GeofenceIndex) -> [Int32] {
+    let lat = points.map(\.latitudeDegrees)
+    let lon = points.map(\.longitudeDegrees)
+    var out = [Int32](repeating: 7, count: points.count)
+    lat.withUnsafeBufferPointer { a in
+      lon.withUnsafeBufferPointer { b in
+        out.withUnsafeMutableBufferPointer {
+          index.smallestContaining(latitudesDegrees: a, longitudesDegrees: b, into: $0)
+        }
+      }
+    }
+    return out
+  }
+
   @Test("isWithin is exactly distance ≤ threshold, on both sides of every edge")
   func exactDecision() {
     let (places, points) = scatter(3000, seed: 1)
@@ -63,16 +78,7 @@ struct GeofenceIndexTests {
   func bulk() {
     let (places, points) = scatter(500, seed: 3)
     let index = GeofenceIndex(places: places)
-    let lat = points.map(\.latitudeDegrees)
-    let lon = points.map(\.longitudeDegrees)
-    var out = [Int32](repeating: 7, count: points.count)
-    lat.withUnsafeBufferPointer { a in
-      lon.withUnsafeBufferPointer { b in
-        out.withUnsafeMutableBufferPointer {
-          index.smallestContaining(latitudesDegrees: a, longitudesDegrees: b, into: $0)
-        }
-      }
-    }
+    let out = Self.screen(points, index)
     for (k, p) in points.enumerated() {
       #expect(out[k] == index.smallestContaining(p).map(Int32.init) ?? -1)
     }
@@ -129,16 +135,7 @@ struct GeofenceIndexTests {
       #expect(index.smallestContaining(p) == expected.first)
     }
     // The bulk screen agrees point by point.
-    let lat = points.map(\.latitudeDegrees)
-    let lon = points.map(\.longitudeDegrees)
-    var out = [Int32](repeating: 7, count: points.count)
-    lat.withUnsafeBufferPointer { a in
-      lon.withUnsafeBufferPointer { b in
-        out.withUnsafeMutableBufferPointer {
-          index.smallestContaining(latitudesDegrees: a, longitudesDegrees: b, into: $0)
-        }
-      }
-    }
+    let out = Self.screen(points, index)
     #expect(out == points.map { brute($0).first.map(Int32.init) ?? -1 })
     // placeAt with wide places: the huge circle holds the antipode's neighbourhood too.
     #expect(index.placeAt(point(-10, -160)) == brute(point(-10, -160)).first)

@@ -29,7 +29,7 @@ struct ModelPropertyTests {
   func agreedSpeedAgreesWithTheModel() {
     expectPass(
       PropertyCheck.run(
-        "agreed speed", cases: PropertyCampaign.cases(default: 600), generate: { ServerScenario.generate(&$0) },
+        "agreed speed", cases: PropertyCampaign.cases(default: 600), generator: PropertyRandom.init(seed:), generate: { ServerScenario.generate(&$0) },
         check: { s in
           for (_, fixes) in Self.batches(s) {
             let batch = AgreedSpeedBatch(FixColumns(fixes))
@@ -53,7 +53,7 @@ struct ModelPropertyTests {
   func speedAlertAgreesWithTheModel() {
     expectPass(
       PropertyCheck.run(
-        "speed alert", cases: PropertyCampaign.cases(default: 600), generate: { ServerScenario.generate(&$0) },
+        "speed alert", cases: PropertyCampaign.cases(default: 600), generator: PropertyRandom.init(seed:), generate: { ServerScenario.generate(&$0) },
         check: { s in
           let batches = Self.batches(s)
           let engine = SpeedAlertEngine(limits: s.limits, circlesOfPerson: s.circlesOfPerson)
@@ -80,7 +80,7 @@ struct ModelPropertyTests {
   func presenceAgreesWithTheModel() {
     expectPass(
       PropertyCheck.run(
-        "presence", cases: PropertyCampaign.cases(default: 1000),
+        "presence", cases: PropertyCampaign.cases(default: 1000), generator: PropertyRandom.init(seed:),
         generate: { r -> ServerScenario in
           var o = ServerScenario.Options()
           o.people = 1...1
@@ -133,8 +133,8 @@ struct ModelPropertyTests {
   func outageHoldAgreesWithTheModel() {
     expectPass(
       PropertyCheck.run(
-        "outage hold", cases: PropertyCampaign.cases(default: 2000),
-        generate: { r -> OutageCase in
+        "outage hold", cases: PropertyCampaign.cases(default: 2000), generator: PropertyRandom.init(seed:),
+        generate: { (r: inout PropertyRandom) -> OutageCase in
           var now: Int64 = 0
           var moments: [(Int64, [PresenceStatus.PhoneView], Int64?)] = []
           let size = [1, 2, 3, 7, 8, 9, 12][r.int(0, 6)]
@@ -170,7 +170,7 @@ struct ModelPropertyTests {
     options.edits = false
     expectPass(
       PropertyCheck.run(
-        "geofences", cases: PropertyCampaign.cases(default: 600),
+        "geofences", cases: PropertyCampaign.cases(default: 600), generator: PropertyRandom.init(seed:),
         generate: { ServerScenario.generate(&$0, options: options) },
         check: { s in
           let engine = GeofenceEngine(places: s.places, circlesOfPerson: s.circlesOfPerson, cellSizeMeters: 5_000)
@@ -217,7 +217,7 @@ struct ModelPropertyTests {
     options.edits = false
     expectPass(
       PropertyCheck.run(
-        "sudden stop", cases: PropertyCampaign.cases(default: 600),
+        "sudden stop", cases: PropertyCampaign.cases(default: 600), generator: PropertyRandom.init(seed:),
         generate: { ServerScenario.generate(&$0, options: options) },
         check: { s in
           let engine = SuddenStopEngine(places: s.places, circlesOfPerson: s.circlesOfPerson, cellSizeMeters: 5_000)

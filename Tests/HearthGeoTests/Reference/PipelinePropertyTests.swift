@@ -100,7 +100,7 @@ struct PipelinePropertyTests {
   func everyRejectedInputIsCounted() {
     expectPass(
       PropertyCheck.run(
-        "accounting", cases: Self.cases(600), generate: { ServerScenario.generate(&$0) },
+        "accounting", cases: Self.cases(600), generator: PropertyRandom.init(seed:), generate: { ServerScenario.generate(&$0) },
         check: { s in
           for (k, u) in ScenarioRun.play(s).uploads.enumerated() {
             let o = u.output
@@ -117,7 +117,7 @@ struct PipelinePropertyTests {
   func saveAndRestoreChangesNothing() {
     expectPass(
       PropertyCheck.run(
-        "save/restore", cases: Self.cases(300), generate: { ServerScenario.generate(&$0) },
+        "save/restore", cases: Self.cases(300), generator: PropertyRandom.init(seed:), generate: { ServerScenario.generate(&$0) },
         check: { s in
           let built = ScenarioRun.pipeline(s, places: s.places)
           let restored = ScenarioRun.play(s, built: built)
@@ -132,7 +132,7 @@ struct PipelinePropertyTests {
   func aRetriedUploadAddsNothing() {
     expectPass(
       PropertyCheck.run(
-        "retry", cases: Self.cases(300), generate: { ServerScenario.generate(&$0) },
+        "retry", cases: Self.cases(300), generator: PropertyRandom.init(seed:), generate: { ServerScenario.generate(&$0) },
         check: { s in
           var retried = s
           retried.steps = s.steps.flatMap { step -> [ServerScenario.Step] in
@@ -159,7 +159,7 @@ struct PipelinePropertyTests {
     options.receiptDelayMilliseconds = 0
     expectPass(
       PropertyCheck.run(
-        "splits", cases: Self.cases(200),
+        "splits", cases: Self.cases(200), generator: PropertyRandom.init(seed:),
         generate: { r -> ServerScenario in
           var s = ServerScenario.generate(&r, options: options)
           // Server batches: time-ordered merges of consecutive uploads.
@@ -233,7 +233,7 @@ struct PipelinePropertyTests {
   func announcementsHaveTheirEventsAndLateUploadsAnnounceNothing() {
     expectPass(
       PropertyCheck.run(
-        "announcements", cases: Self.cases(600), generate: { ServerScenario.generate(&$0) },
+        "announcements", cases: Self.cases(600), generator: PropertyRandom.init(seed:), generate: { ServerScenario.generate(&$0) },
         check: { s in
           let run = ScenarioRun.play(s)
           // Fix times each person sent only in late uploads.

@@ -2,6 +2,28 @@ import Foundation
 import _HearthTestSupport
 
 @testable import HearthGeo
+import struct HearthSim.SeededGenerator
+
+/// The draws the scenarios use, portable (from `nextUnit`, not the
+/// standard library's unspecified algorithms).
+extension SeededGenerator {
+  /// Uniform in [low, high).
+  mutating func double(_ low: Double, _ high: Double) -> Double { nextDouble(in: low, high) }
+  /// Uniform in low...high.
+  mutating func int(_ low: Int, _ high: Int) -> Int {
+    min(high, low + Int(nextUnit() * Double(high - low + 1)))
+  }
+  /// True with probability `p`.
+  mutating func chance(_ p: Double) -> Bool { nextUnit() < p }
+  /// The elements in a random order (Fisher–Yates).
+  mutating func shuffled<T>(_ array: [T]) -> [T] {
+    var a = array
+    for i in stride(from: a.count - 1, to: 0, by: -1) { a.swapAt(i, int(0, i)) }
+    return a
+  }
+}
+
+typealias PropertyRandom = SeededGenerator
 
 /// A random server history for the property tests: a few people, their
 /// phones, circles and places, and what the server sees happen, in order:
@@ -98,7 +120,7 @@ struct ServerScenario: CustomStringConvertible, Shrinkable {
         var received =
           (batch.map(\.timeMilliseconds).max() ?? t0) + (options.receiptDelayMilliseconds ?? Int64(r.int(500, 5_000)))
         if options.late && r.chance(0.08) { received += Int64(r.int(16, 40)) * 60_000 }
-        if options.shuffled && r.chance(0.15) { batch.shuffle(using: &r) }
+        if options.shuffled && r.chance(0.15) { batch = r.shuffled(batch) }
         uploads.append((received, batch))
         if options.duplicated && r.chance(0.1) {
           uploads.append((received + Int64(r.int(0, 120_000)), Array(batch[0..<r.int(1, batch.count)])))
