@@ -52,8 +52,12 @@ extension GeofenceEngine {
   // MARK: Announcing
 
   /// Applies the announcing rules to the arrivals confirmed at one moment
-  /// and the departures due then.
-  func announce(_ arrivals: [Crossing], decidedAt t: Int64, _ context: inout Context) {
+  /// and the departures due then (`departuresMayBeDue`: false when nothing
+  /// at this moment can have made one due, which saves the scan).
+  func announce(
+    _ arrivals: [Crossing], decidedAt t: Int64, _ context: inout Context, departuresMayBeDue: Bool = true
+  ) {
+    guard !arrivals.isEmpty || departuresMayBeDue else { return }
     // The arrivals of this moment stop waiting before departures are judged.
     for arrival in arrivals { context.state.records[arrival.recordIndex].pendingArrival = nil }
     let departures = dueDepartures(at: t, context)

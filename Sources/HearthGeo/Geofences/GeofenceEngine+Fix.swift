@@ -16,6 +16,9 @@ extension GeofenceEngine {
     var candidates: [Int] = []
     var crossings: [Crossing] = []
     var started: [Int] = []
+    /// This fix saw a departure's second clear fix or cancelled a fast
+    /// arrival: a waiting departure may be due at it.
+    var departureMayBeDue = false
 
     var person: UserID { state.person }
   }
@@ -41,7 +44,16 @@ extension GeofenceEngine {
     guard accuracy <= rules.ignoreAccuracyAboveMeters else { return }  // also drops NaN
     let t = fix.timeMilliseconds
     settle(upTo: t, &context)
-    let speed = speedOf(fix, &context.state)
+    // The neighbour speed costs a distance: worked out only if a place asks.
+    let previousFix = context.state.lastFix
+    if t > (previousFix?.time ?? .min) { context.state.lastFix = TrackPoint(fix) }
+    var speedMemo: Double?? = nil
+    func speed() -> Double? {
+      if let known = speedMemo { return known }
+      let value = speedOf(fix, after: previousFix)
+      speedMemo = .some(value)
+      return value
+    }
     advanceOdometer(fix, &context.state)
 
     var candidates: [Int] = []
@@ -58,6 +70,7 @@ extension GeofenceEngine {
     collectCandidates(fix.coordinate, &candidates, context)
     crossings.removeAll(keepingCapacity: true)
     started.removeAll(keepingCapacity: true)
+    context.departureMayBeDue = false
     let network = accuracy > rules.networkAccuracyAboveMeters
     let margin = max(rules.exitBandMeters, network ? rules.networkExitErrorMultiple * accuracy : 0)
     // Candidates ascend by place id like the records, so a record inserted
@@ -71,7 +84,7 @@ extension GeofenceEngine {
       let clear = !inside && !index.isWithin(place.radiusMeters + margin, of: p, fix.coordinate)
       step(r, place, inside: inside, clear: clear, speed: speed, at: t, &crossings, &started, &context)
     }
-    announce(crossings, decidedAt: t, &context)
+    announce(crossings, decidedAt: t, &context, departuresMayBeDue: context.departureMayBeDue)
     // Said after the arrivals of the same fix (an arrival confirmed and left
     // again reads in that order); a departure dropped by an arrival elsewhere
     // was already reported as such.
@@ -85,12 +98,10 @@ extension GeofenceEngine {
 
   /// The fix's speed for the fast-arrival rule, m/s: measured, else the
   /// agreed speed from the person's previous fix (nil: nothing to say).
-  /// Remembers the fix as the previous one.
-  private func speedOf(_ fix: Fix, _ state: inout PersonGeofenceState) -> Double? {
-    let current = TrackPoint(fix)
-    defer { if current.time > (state.lastFix?.time ?? .min) { state.lastFix = current } }
+  private func speedOf(_ fix: Fix, after previous: TrackPoint?) -> Double? {
     if let measured = fix.speedMetersPerSecond { return measured }
-    guard let previous = state.lastFix, previous.time < current.time else { return nil }
+    let current = TrackPoint(fix)
+    guard let previous, previous.time < current.time else { return nil }
     return AgreedSpeed.pair(
       timeA: previous.time, previous.coordinate, previous.accuracy, previous.speed, timeB: current.time,
       current.coordinate, current.accuracy, current.speed, rules: rules.agreed)?.metersPerSecond
@@ -123,7 +134,7 @@ extension GeofenceEngine {
 
   /// The membership rules for one place and one fix.
   private func step(
-    _ r: Int, _ place: Geofence, inside: Bool, clear: Bool, speed: Double?, at t: Int64,
+    _ r: Int, _ place: Geofence, inside: Bool, clear: Bool, speed: () -> Double?, at t: Int64,
     _ crossings: inout [Crossing], _ started: inout [Int], _ context: inout Context
   ) {
     var record = context.state.records[r]
@@ -131,7 +142,7 @@ extension GeofenceEngine {
     guard record.inside else {
       guard inside else { return }
       record.inside = true
-      if let speed, speed >= rules.fastArrivalMetersPerSecond {
+      if let speed = speed(), speed >= rules.fastArrivalMetersPerSecond {
         record.pendingArrival = PendingArrival(milliseconds: t, late: context.late)
         emit(.arrival, .pending, [.fastArrivalWaiting], place, t, t, late: context.late, &context)
       } else {
@@ -145,8 +156,9 @@ extension GeofenceEngine {
         // Out again within the minute: driving past.
         record.pendingArrival = nil
         record.inside = false
+        context.departureMayBeDue = true
         emit(.arrival, .cancelled, [.drovePast], place, arrival.milliseconds, t, late: arrival.late, &context)
-      } else if let speed, speed < rules.fastArrivalMetersPerSecond {
+      } else if let speed = speed(), speed < rules.fastArrivalMetersPerSecond {
         crossings.append(
           Crossing(
             kind: .arrival, recordIndex: r, eventMilliseconds: arrival.milliseconds, reason: .fastArrivalSlowed,
@@ -160,6 +172,7 @@ extension GeofenceEngine {
         emit(.departure, .cancelled, [.backInside], place, departure.milliseconds, t, late: departure.late, &context)
       } else if clear {
         record.pendingDeparture?.clearSeen = true  // confirmed with this moment's decisions
+        context.departureMayBeDue = true
       }
     } else if clear {
       record.pendingDeparture = DepartureMark(

@@ -129,11 +129,15 @@ public struct GeofenceEngine: Sendable {
       context.late = rules.late.isLate(newestFixMilliseconds: newest, receivedAtMilliseconds: now)
       context.circles = lookup.circlesOfPerson[person]
       context.state = state.people.removeValue(forKey: person) ?? PersonGeofenceState(person: person)
-      dropRecordsOfUnseenPlaces(&context, dropped: &state.droppedForRemovedPlaces)
+      let waited = context.state.hasPending
+      // Only records in use can name a place that is gone (idle ones age out).
+      if context.state.records.contains(where: { !$0.isIdle }) {
+        dropRecordsOfUnseenPlaces(&context, dropped: &state.droppedForRemovedPlaces)
+      }
       for k in start..<end { apply(fixes[order[k]], &context) }
       settle(upTo: now, &context)
       evict(&context.state)
-      store(&context.state, in: &state)
+      store(&context.state, in: &state, waited: waited)
       start = end
     }
     return context.events
@@ -145,6 +149,7 @@ public struct GeofenceEngine: Sendable {
   /// in ascending id order.
   /// - Complexity: O(w log w + their records) for w people waiting.
   public func advance(to now: Int64, state: inout GeofenceState) -> [GeofenceEvent] {
+    guard !state.waiting.isEmpty else { return [] }
     let due = state.waiting.filter { state.people[$0]?.nextDeadline(rules).map { $0 <= now } ?? true }
     guard !due.isEmpty else { return [] }
     var context = Context(now: now, late: false, state: PersonGeofenceState(person: UserID(0)))
@@ -157,14 +162,19 @@ public struct GeofenceEngine: Sendable {
       context.circles = lookup.circlesOfPerson[person]
       dropRecordsOfUnseenPlaces(&context, dropped: &state.droppedForRemovedPlaces)
       settle(upTo: now, &context)
-      store(&context.state, in: &state)
+      store(&context.state, in: &state, waited: true)
     }
     return context.events
   }
 
-  /// Puts a person's state back and keeps the waiting list true.
-  private func store(_ person: inout PersonGeofenceState, in state: inout GeofenceState) {
-    if person.hasPending { state.waiting.insert(person.person) } else { state.waiting.remove(person.person) }
+  /// Puts a person's state back and keeps the waiting list true
+  /// (`waited`: whether they were on it; nil: not known).
+  private func store(_ person: inout PersonGeofenceState, in state: inout GeofenceState, waited: Bool? = nil) {
+    if person.hasPending {
+      state.waiting.insert(person.person)
+    } else if waited ?? true {
+      state.waiting.remove(person.person)
+    }
     state.people[person.person] = person
   }
 
@@ -220,19 +230,20 @@ public struct GeofenceEngine: Sendable {
   }
 
   /// The records of a person that name places this engine no longer has,
-  /// or no longer shows the person, are dropped as the person is loaded:
-  /// a waiting decision there is reported (feed only, `placeRemoved`) and
-  /// counted, the rest is forgotten. O(records × log places).
+  /// or no longer shows the person, are dropped as the person is loaded
+  /// (called for people with a record in use; idle records of such places
+  /// are never candidates and age out): a waiting decision there is
+  /// reported (feed only, `placeRemoved`) and counted, the rest is
+  /// forgotten. O(waiting records × log places), O(records) to drop.
   private func dropRecordsOfUnseenPlaces(_ context: inout Context, dropped: inout Int) {
-    guard
-      context.state.records.contains(where: { record in
-        guard let i = lookup.position(record.place) else { return true }
-        return !sees(context.state.person, i)
-      })
-    else { return }
+    func seen(_ record: PlaceRecord) -> Bool {
+      guard let i = lookup.position(record.place) else { return false }
+      return context.circles.map { $0.contains(places[i].circle) } ?? true
+    }
+    guard context.state.records.contains(where: { !$0.isIdle && !seen($0) }) else { return }
     var kept: [PlaceRecord] = []
     for record in context.state.records {
-      if let i = lookup.position(record.place), sees(context.state.person, i) {
+      if seen(record) {
         kept.append(record)
         continue
       }

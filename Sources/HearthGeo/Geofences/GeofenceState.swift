@@ -88,17 +88,22 @@ struct PersonGeofenceState: Sendable, Hashable, Codable {
   /// minute, or (when no arrival waits) a departure's minute; nil when
   /// nothing waits.
   func nextDeadline(_ rules: GeofenceRules) -> Int64? {
-    var deadline: Int64?
-    let blocked = arrivalWaiting
+    var arrival = Int64.max
+    var departure = Int64.max
+    var any = false
     for record in records {
       if let a = record.pendingArrival {
-        deadline = min(deadline ?? .max, a.milliseconds.saturatingAdd(rules.fastArrivalWaitMilliseconds))
+        arrival = min(arrival, a.milliseconds.saturatingAdd(rules.fastArrivalWaitMilliseconds))
+        any = true
       }
-      if !blocked, let d = record.pendingDeparture {
-        deadline = min(deadline ?? .max, d.milliseconds.saturatingAdd(rules.departureSettleMilliseconds))
+      if let d = record.pendingDeparture {
+        departure = min(departure, d.milliseconds.saturatingAdd(rules.departureSettleMilliseconds))
+        any = true
       }
     }
-    return deadline
+    guard any else { return nil }
+    // A waiting fast arrival holds departures back.
+    return arrival != .max ? arrival : departure
   }
 }
 

@@ -137,11 +137,12 @@ public struct SpeedAlertEngine: Sendable {
     var events: [SpeedAlertEvent] = []
     var runs: [(UserID, Range<Int>)] = []
     var shared = false
-    var seen = Set<CircleID>()
+    var seen: [CircleID] = []  // a batch's limited circles are few: a list beats hashing
     fixes.forEachPersonRun { person, run in
       runs.append((person, run))
+      guard !shared else { return }
       for circle in circlesOfPerson[person] ?? [] where limits[circle] != nil {
-        if !seen.insert(circle).inserted { shared = true }
+        if seen.contains(circle) { shared = true } else { seen.append(circle) }
       }
     }
     guard shared else {

@@ -184,6 +184,7 @@ public struct SuddenStopEngine: Sendable {
     fixes.forEachPersonRun { person, run in
       // Owned outright while the run is processed (no copy on write).
       var s = state.people.removeValue(forKey: person.rawValue) ?? .init()
+      let waited = s.candidate != nil
       var lastIndex = Int.min  // where `s.last` sits in this batch (not here yet)
       for i in run {
         guard fixes.source[i] != .heartbeat else {
@@ -195,7 +196,7 @@ public struct SuddenStopEngine: Sendable {
           lastIndex = i
         }
       }
-      state.track(person, s, rules: rules)
+      if waited || s.candidate != nil { state.track(person, s, rules: rules) }
       state.people[person.rawValue] = s
     }
     return events

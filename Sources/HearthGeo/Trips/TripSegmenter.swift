@@ -251,7 +251,8 @@ public struct TripSegmenter: Sendable {
   /// others would be left as they are).
   /// - Complexity: O(w log w) plus the work done, for w people due.
   public func advance(to now: Int64, state: inout TripSegmenterState) -> TripOutput {
-    let due = state.waiting.filter { $0.value <= now }.keys.map(\.rawValue)
+    var due: [UInt32] = []
+    for (user, deadline) in state.waiting where deadline <= now { due.append(user.rawValue) }
     guard !due.isEmpty else { return TripOutput() }
     return advance(to: now, people: due.sorted(), state: &state)
   }
