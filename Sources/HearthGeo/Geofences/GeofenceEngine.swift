@@ -130,8 +130,9 @@ public struct GeofenceEngine: Sendable {
       context.circles = lookup.circlesOfPerson[person]
       context.state = state.people.removeValue(forKey: person) ?? PersonGeofenceState(person: person)
       let waited = context.state.hasPending
-      // Only records in use can name a place that is gone (idle ones age out).
-      if context.state.records.contains(where: { !$0.isIdle }) {
+      // Only records in use can name a place that is gone (idle ones age
+      // out); a change of circles is `reconcile`'s (`IngestPipeline.adopt`).
+      if context.state.records.contains(where: { !$0.isIdle && lookup.position($0.place) == nil }) {
         dropRecordsOfUnseenPlaces(&context, dropped: &state.droppedForRemovedPlaces)
       }
       for k in start..<end { apply(fixes[order[k]], &context) }
