@@ -1,4 +1,5 @@
 import Foundation
+import HearthLab
 import Testing
 import _HearthTestSupport
 
@@ -78,6 +79,17 @@ struct CommandTests {
     #expect(run(["sim", "generate", "mix", "--hours", "0", "--out", "/tmp/x"]).code == 2)
     let list = run(["sim", "list"])
     #expect(list.code == 0 && list.out.split(separator: "\n").count == 30)
+    let csv = run(["sim", "list", "--format", "csv"]).out.split(separator: "\n")
+    #expect(csv.count == 31 && csv[0] == "id,expected,deciding_gate,name,summary" && csv[1].hasPrefix("C1,report,"))
+    let json = run(["sim", "list", "--format", "json"]).out.split(separator: "\n")
+    #expect(json.count == 30 && json[0].contains("\"id\":\"C1\""))
+    #expect(run(["sim", "list", "--format", "yaml"]).code == 2)
+    // help as a word and -h, at every level.
+    #expect(run(["help"]).out == top.out && run(["-h"]).out == top.out && run(["help"]).code == 0)
+    let detectHelp = run(["impact", "detect", "--help"]).out
+    #expect(run(["help", "impact", "detect"]).out == detectHelp && run(["impact", "detect", "-h"]).out == detectHelp)
+    #expect(detectHelp.contains("--vehicle-gate") && detectHelp.contains("--config FILE"))
+    #expect(run(["help", "sim"]).code == 0 && run(["version"]).out.hasPrefix("hearth "))
   }
 
   @Test("sim generate scenario writes the same bytes as the library, and sets come from the manifest")
@@ -131,34 +143,51 @@ struct CommandTests {
   }
 
   @Test(
-    "impact detect explains every verdict as text, JSON Lines or CSV; exit 1 when it reports, 3 on bad input")
+    "impact detect explains every verdict with units as text, JSON or CSV, quiet traces too; exit 1 when it reports, 3 on bad input, the other PATHs still run"
+  )
   func impactDetect() throws {
     let folder = TemporaryFolder()
     #expect(run(["sim", "generate", "scenario", "C1", "--seed", "2", "--out", folder.path("c1")]).code == 0)
     #expect(run(["sim", "generate", "scenario", "N7", "--seed", "2", "--out", folder.path("n7")]).code == 0)
     let crash = run(["impact", "detect", folder.path("c1/trace")])
-    #expect(
-      crash.code == 1 && crash.out.contains("possibleImpact at 39.9")
-        && crash.out.contains("pressureRise held"))
+    #expect(crash.code == 1, "\(crash.err)")
+    #expect(crash.out.contains("possibleImpact at 39.9") && crash.out.contains("pressureRise held (9.48 hPa vs 2 hPa)"), "\(crash.out)")
+    #expect(crash.out.contains("jolt held (17.02 g (166.9 m/s²) vs 4.00 g (39.2 m/s²))"), "\(crash.out)")
+    #expect(crash.err.contains("vehicle gate recording: 0 switches from its activity stream"), "\(crash.err)")
     let door = run(["impact", "detect", folder.path("n7/trace"), "--format", "csv"])
     #expect(door.code == 0, "\(door.err)")
     let rows = door.out.split(separator: "\n")
-    #expect(rows.first == "file,jolt_s,outcome,condition,held,measured,threshold")
-    #expect(rows.dropFirst().allSatisfy { $0.contains(",silent,") } && rows.count > 4)
-    let lines = run(["impact", "detect", folder.path("c1/trace"), "--format", "jsonl"]).out.split(
-      separator: "\n")
-    let object = try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any]
-    #expect((object?["verdict"] as? [String: Any])?["outcome"] as? String == "possibleImpact")
-    #expect(crash.err.contains("vehicle gate recording: 0 switches from its activity stream"), "\(crash.err)")
+    #expect(rows.first.map(String.init) == VerdictRecords.csvHeader)
+    #expect(rows.dropFirst().allSatisfy { $0.contains(",silent,") && $0.split(separator: ",").count >= 11 } && rows.count > 4)
+    #expect(rows.contains { $0.contains(",spin,") && $0.contains(",rad/s,") })
+    let lines = run(["impact", "detect", folder.path("c1/trace"), "--format", "json"]).out.split(separator: "\n")
+    let object = try #require(try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any])
+    #expect(object["outcome"] as? String == "possibleImpact" && (object["joltG"] as? Double ?? 0) > 16)
+    let conditions = try #require(object["conditions"] as? [[String: Any]])
+    #expect(conditions.contains { $0["name"] as? String == "pressureRise" && $0["unit"] as? String == "hPa" })
+    // A quiet recording still gets its line, in every format.
+    let drive =
+      TestPaths.sharedDatasets.path + "/comma2k19-example/Example_1/b0c9d2329ad1606b|2018-08-02--08-34-47/40"
+    let quiet = run(["impact", "detect", drive])
+    #expect(quiet.code == 0 && quiet.out.contains("no jolt ≥ 4.00 g (peak |a|") && quiet.out.contains(" h,"), "\(quiet.out)")
+    let quietJSON = run(["impact", "detect", drive, "--format", "json"]).out
+    #expect(quietJSON.contains("\"outcome\":\"noJolt\"") && quietJSON.contains("\"peakG\":"))
+    #expect(run(["impact", "detect", drive, "--format", "csv"]).out.contains(",noJolt,"))
+    // Thresholds from the flags, in g: a 20 g jolt threshold leaves the crash unreported.
+    #expect(run(["impact", "detect", folder.path("c1/trace"), "--jolt-g", "20"]).code == 0)
+    #expect(run(["impact", "detect", folder.path("c1/trace"), "--jolt-g", "x"]).code == 2)
     #expect(run(["impact", "detect", folder.path("c1/trace"), "--format", "xml"]).code == 2)
     #expect(run(["impact", "detect", folder.path("c1/trace"), "--vehicle-gate", "maybe"]).code == 2)
     #expect(run(["impact", "detect", folder.path("c1/trace"), "--vehicle-gate", "off"]).code == 0)
     #expect(run(["impact", "detect"]).code == 2)
-    #expect(run(["impact", "detect", "/nonexistent"]).code == 3)
-    let fixesOnly = run([
-      "impact", "detect", TestPaths.sharedDatasets.path + "/mems-nav-drives/raw/2023-08-04_214758",
-    ])
-    #expect(fixesOnly.code == 3 && fixesOnly.err.contains("no accelerometer"))
+    let missing = run(["impact", "detect", "/nonexistent"])
+    #expect(missing.code == 3 && missing.err.contains("/nonexistent: bad input: no such file or folder"))
+    // A bad PATH among good ones: reported, the others still printed, exit 3 at the end.
+    let fixesOnly = TestPaths.sharedDatasets.path + "/mems-nav-drives/raw/2023-08-04_214758"
+    let mixed = run(["impact", "detect", fixesOnly, folder.path("c1/trace"), "/nonexistent", folder.path("n7/trace")])
+    #expect(mixed.code == 3)
+    #expect(mixed.err.contains("no accelerometer") && mixed.err.contains("2 of 4 PATHs could not be used"), "\(mixed.err)")
+    #expect(mixed.out.contains("c1/trace: possibleImpact") && mixed.out.contains("n7/trace: silent"), "\(mixed.out)")
   }
 
   @Test(
@@ -246,9 +275,13 @@ struct CommandTests {
     #expect(result.code == 0, "\(result.err)")
     let rows = result.out.split(separator: "\n")
     #expect(
-      rows.count == 5 && rows[0].hasPrefix("jolt_g,spin_rad_s,pressure_hpa,moving_m_s,free_fall_s,recall"))
-    #expect(rows[1].hasPrefix("4,3.5,2,7,0.12,1,1,"), "\(rows[1])")  // the defaults find every crash
-    #expect(rows[4].hasPrefix("4,40,40,7,0.12,0,"), "\(rows[4])")  // nothing corroborates
+      rows.count == 5
+        && rows[0].hasPrefix(
+          "combination,jolt_g,spin_rad_s,pressure_hpa,moving_m_s,free_fall_s,crash_runs,true_positives,misses,false_alarms,reports,recall"
+        ))
+    // The defaults find every crash (8 crash scenarios, one seed); nothing corroborates at 40.
+    #expect(rows[1].hasPrefix("0,4.0,3.5,2.0,7.0,0.12,8,8,0,0,8,1.0,1.0,"), "\(rows[1])")
+    #expect(rows[4].hasPrefix("3,4.0,40.0,40.0,7.0,0.12,8,0,8,0,0,0.0,"), "\(rows[4])")
     let json = try JSONSerialization.jsonObject(
       with: Data(contentsOf: URL(fileURLWithPath: folder.path("s/sweep.json"))))
     #expect(((json as? [String: Any])?["rows"] as? [Any])?.count == 4)
@@ -268,8 +301,51 @@ struct CommandTests {
     let recorded = run(["impact", "sweep", drive, "--seeds", "1", "--hours", "0"])
     #expect(recorded.code == 0, "\(recorded.err)")
     let row = recorded.out.split(separator: "\n")[1].split(separator: ",")
-    #expect(row[7] == "0" && (Double(row[8]) ?? 0) > 100_000, "\(row)")  // 3 per ~1 min, per 1 000 h
+    #expect(row[9] == "0" && row[13] == "0.0" && (Double(row[14]) ?? 0) > 100_000, "\(row)")  // 3 per ~1 min, per 1 000 h
     #expect(run(["impact", "sweep", folder.path("missing"), "--hours", "0"]).code == 3)
+  }
+
+  @Test("the researcher's loop: sweep, pick a combination, detect with its configuration; tidy exports one row per record")
+  func sweepPickDetect() throws {
+    let folder = TemporaryFolder()
+    #expect(run(["sim", "generate", "scenario", "C3", "--seed", "4", "--out", folder.path("c3")]).code == 0)
+    let sweep = run([
+      "impact", "sweep", "--spin", "3.5,40", "--pressure", "40", "--seeds", "1", "--hours", "0.5", "--pick", "1",
+      "--out", folder.path("s"),
+    ])
+    #expect(sweep.code == 0, "\(sweep.err)")
+    #expect(run(["impact", "sweep", "--spin", "3.5,40", "--pick", "2", "--out", folder.path("x")]).code == 2)
+    #expect(run(["impact", "sweep", "--pick", "0"]).code == 2)
+    // Combination 1 (spin 40 rad/s, pressure 40 hPa) corroborates nothing: C3 (a spin crash) goes silent.
+    let picked = folder.path("s/picked-configuration.json")
+    let config = try ImpactConfigurationFile.read(path: picked)
+    #expect(config.spinRadiansPerSecond == 40 && config.pressureRiseHectopascals == 40)
+    #expect(run(["impact", "detect", folder.path("c3/trace")]).code == 1)
+    #expect(run(["impact", "detect", folder.path("c3/trace"), "--config", picked]).code == 0)
+    // The flags override the file.
+    #expect(run(["impact", "detect", folder.path("c3/trace"), "--config", picked, "--spin", "3.5"]).code == 1)
+    #expect(run(["impact", "detect", folder.path("c3/trace"), "--config", folder.path("s/sweep.csv")]).code == 3)
+    // configurations.json holds every combination in row order.
+    let all = try JSONSerialization.jsonObject(
+      with: Data(contentsOf: URL(fileURLWithPath: folder.path("s/configurations.json")))) as? [[String: Any]]
+    #expect(all?.count == 2 && (all?[1]["combination"] as? Int) == 1)
+    // Tidy tables: a header and one row per combination × trace, and per judged jolt.
+    let result = try JSONSerialization.jsonObject(
+      with: Data(contentsOf: URL(fileURLWithPath: folder.path("s/sweep.json")))) as? [String: Any]
+    let sources = try #require(result?["sources"] as? [Any]).count
+    let outcomes = try String(contentsOfFile: folder.path("s/outcomes.csv"), encoding: .utf8).split(separator: "\n")
+    #expect(outcomes.count == 1 + 2 * sources && outcomes[0].hasPrefix("combination,jolt_g,"))
+    let jolts = try String(contentsOfFile: folder.path("s/jolts.csv"), encoding: .utf8).split(
+      separator: "\n", omittingEmptySubsequences: false)
+    let header = jolts[0].split(separator: ",").map(String.init)
+    #expect(header.contains("jolt_g") && header.contains("spin_rad_s") && header.last == "is_crash")
+    let body = jolts.dropFirst().filter { !$0.isEmpty }
+    #expect(body.allSatisfy { $0.split(separator: ",", omittingEmptySubsequences: false).count == header.count })
+    #expect(body.filter { $0.hasSuffix(",1") }.count == 8)  // one crash jolt per crash scenario
+    // NaN never appears: empty cells in CSV, null in JSON.
+    #expect(!body.contains { $0.contains("nan") })
+    let text = try String(contentsOfFile: folder.path("s/sweep.json"), encoding: .utf8)
+    #expect(!text.contains("\"nan\"") && text.contains("null"))
   }
 }
 

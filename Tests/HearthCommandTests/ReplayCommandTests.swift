@@ -166,7 +166,7 @@ struct ReplayCommandTests {
     let usage = try launch(["geo", "replay"])
     #expect(usage.0 == 2 && usage.1.isEmpty && usage.2.contains("geo replay needs one PATH"))
     let drop = TestPaths.sharedDatasets.path + "/phone-drop-freefall/raw_data/fall_1"
-    let detect = try launch(["impact", "detect", drop, "--format", "jsonl"])
+    let detect = try launch(["impact", "detect", drop, "--format", "json"])
     #expect(detect.0 == 0, "\(detect.2)")
     let missing = try launch(["data", "inspect", "/nonexistent/x.gpx"])
     #expect(missing.0 == 3 && missing.2.contains("/nonexistent/x.gpx"))

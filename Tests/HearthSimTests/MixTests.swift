@@ -23,6 +23,7 @@ struct MixTests {
       #expect(
         drive.events.allSatisfy {
           $0.atSeconds >= drive.startSeconds && $0.atSeconds < end && $0.expected == .silent
+            && $0.driveIndex == drive.index && abs(drive.startSeconds + $0.driveSeconds - $0.atSeconds) < 1e-6
         })
       #expect(drive.plan.events.count == drive.events.count)
       total += drive.plan.durationSeconds

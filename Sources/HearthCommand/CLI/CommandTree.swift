@@ -53,8 +53,16 @@ enum HearthCommand {
   static let version = "hearth 0.4.0"
   static let commands: [Command] = SimCommands.all + GeoCommands.all + ImpactCommands.all + DataCommands.all
 
-  static func main(_ words: [String], console: Console = .standard) -> Int32 {
-    if words == ["--version"] {
+  static func main(_ given: [String], console: Console = .standard) -> Int32 {
+    // `hearth help [command…]` and `-h` (before any `--`) are `--help`.
+    var words: [String] = []
+    var optionsEnded = false
+    for word in given {
+      if word == "--" { optionsEnded = true }
+      words.append(!optionsEnded && word == "-h" ? "--help" : word)
+    }
+    if words.first == "help" { words = Array(words.dropFirst()) + ["--help"] }
+    if words == ["--version"] || words == ["version"] {
       console.out(version)
       return 0
     }
@@ -106,7 +114,8 @@ enum HearthCommand {
     }
     if prefix.isEmpty {
       lines += [
-        "", "  --version  print the version", "",
+        "", "  --version  print the version (also: hearth version)",
+        "  --help     this text, or a command's (also: -h, hearth help <command>)", "",
         "exit codes: 0 ok, 1 findings (a possible impact reported), 2 usage error, 3 bad input",
       ]
     }

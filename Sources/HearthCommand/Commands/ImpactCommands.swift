@@ -8,69 +8,90 @@ import HearthTrace
 enum ImpactCommands {
   static let all: [Command] = [detect, sweep]
 
+  /// The options every command that runs the detector takes.
+  static let configurationOptions: Set<String> = ["config", "jolt-g", "spin", "pressure", "moving", "free-fall"]
+
+  static let configurationHelp = """
+      Detector settings: --config FILE (JSON; any subset of the settings,
+      e.g. the picked-configuration.json an `impact sweep --out` writes),
+      then these flags over it, in SPEC §9's units: --jolt-g G, --spin RAD/S,
+      --pressure HPA (rise), --moving M/S (median speed before), --free-fall S.
+      """
+
   static let detect = Command(
     path: ["impact", "detect"],
     summary: "run the possible-impact detector over recorded traces and explain every verdict",
     help: """
-      usage: hearth impact detect PATH... [--format text|jsonl|csv] [--mapping FILE]
-                                  [--vehicle-gate recording|on|off]
+      usage: hearth impact detect PATH... [--format text|json|csv] [--mapping FILE]
+                                  [--vehicle-gate recording|on|off] [--config FILE]
+                                  [--jolt-g G] [--spin RAD/S] [--pressure HPA]
+                                  [--moving M/S] [--free-fall S]
 
       Reads each trace (Sensor Logger or phyphox folder, trace folder,
       comma2k19 segment, or CSV with a column mapping), replays it through
       ImpactDetector in 250 ms batches as the phone would, and prints every
-      verdict with each condition's measured value and threshold. The vehicle
-      gate follows the recording's activity stream (on while it says
+      verdict with each condition's measured value, threshold and unit; a
+      trace with no jolt gets one line too (its hours and peak |a|). The
+      vehicle gate follows the recording's activity stream (on while it says
       automotive, off once it says walking, running or cycling; on when the
       recording has none); --vehicle-gate on|off overrides. Which rule set
-      the gate is printed on stderr. Formats:
+      the gate, and any stream too slow for the detector, is said on stderr.
+      \(configurationHelp)
+      Formats:
         text   one line per verdict (default)
-        jsonl  one JSON object per verdict: {"file", "verdict"}
-        csv    one row per condition: file,jolt_s,outcome,condition,held,measured,threshold
-      A trace with no accelerometer that includes gravity (or gravity to add
-      back) is bad input. Exit status: 0 nothing reported, 1 a possible impact
-      was reported, 2 usage, 3 bad input.
+        json   one JSON object per verdict (JSON Lines; NaN is null)
+        csv    one row per condition:
+               \(VerdictRecords.csvHeader)
+      A PATH that cannot be read, or has no accelerometer with gravity (nor a
+      gravity stream to add back), is reported on stderr and the others still
+      run. Exit status: 0 nothing reported, 1 a possible impact was reported,
+      2 usage, 3 a PATH was bad input (even if another reported).
       """,
-    options: ["format", "mapping", "vehicle-gate"]
+    options: configurationOptions.union(["format", "mapping", "vehicle-gate"])
   ) { arguments, console in
     guard !arguments.positionals.isEmpty else {
       throw CLIError.usage("impact detect needs at least one PATH")
     }
-    let format = arguments.options["format"] ?? "text"
-    guard ["text", "jsonl", "csv"].contains(format) else {
-      throw CLIError.usage("--format must be text, jsonl or csv, not '\(format)'")
-    }
+    let format = try Formats.choose(arguments)
     let gate = try gatePolicy(arguments)
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys]
-    encoder.nonConformingFloatEncodingStrategy = .convertToString(
-      positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
-    if format == "csv" { console.out("file,jolt_s,outcome,condition,held,measured,threshold") }
+    let configuration = try impactConfiguration(arguments)
+    if format == .csv { console.out(VerdictRecords.csvHeader) }
     var reported = false
-    for path in arguments.positionals {
+    let failed = forEachPath(arguments.positionals, console) { path in
       let feed = try impactFeed(path, arguments, gate: gate)
       console.err("\(path): vehicle gate \(feed.gate.source)")
-      let verdicts = feed.verdicts()
+      for warning in feed.rateWarnings { console.err("\(path): warning: \(warning)") }
+      let verdicts = feed.verdicts(configuration: configuration)
       reported = reported || verdicts.contains { $0.outcome == .possibleImpact }
+      let records = VerdictRecords(file: path, feed: feed, verdicts: verdicts, configuration: configuration)
       switch format {
-      case "jsonl":
-        for v in verdicts {
-          let data = try encoder.encode(Line(file: path, verdict: v))
-          console.out(String(decoding: data, as: UTF8.self))
-        }
-      case "csv":
-        for v in verdicts {
-          for c in v.conditions {
-            console.out(
-              "\(csvField(path)),\(v.joltSeconds),\(v.outcome.rawValue),\(c.name.rawValue),\(c.held),\(c.measured),\(c.threshold)"
-            )
-          }
-        }
-      default:
-        if verdicts.isEmpty { console.out("\(path): no jolt of 4 g or more") }
-        for v in verdicts { console.out("\(path): \(v.explanation)") }
+      case .text: records.text.forEach(console.out)
+      case .json: try records.jsonLines().forEach(console.out)
+      case .csv: records.csv.forEach(console.out)
       }
     }
-    return reported ? 1 : 0
+    return failed > 0 ? 3 : reported ? 1 : 0
+  }
+
+  /// Runs `body` on every path; a path that does not exist is reported
+  /// before any work starts, one that fails is reported on stderr (which,
+  /// why), and the rest still run. Returns how many failed.
+  static func forEachPath(
+    _ paths: [String], _ console: Console, _ body: (String) throws -> Void
+  ) -> Int {
+    let missing = Set(paths.filter { !FileManager.default.fileExists(atPath: $0) })
+    for path in paths where missing.contains(path) { console.err("\(path): bad input: no such file or folder") }
+    var failed = missing.count
+    for path in paths where !missing.contains(path) {
+      do { try body(path) } catch {
+        failed += 1
+        let reason = (error as? CLIError)?.message ?? "bad input: \(error)"
+        // Reader errors name the file themselves.
+        console.err(reason.contains(path) ? reason : "\(path): \(reason)")
+      }
+    }
+    if failed > 0 { console.err("\(failed) of \(paths.count) PATHs could not be used") }
+    return failed
   }
 
   /// `--vehicle-gate`: recording (the default), on or off.
@@ -82,25 +103,31 @@ enum ImpactCommands {
     return policy
   }
 
+  /// `--config FILE` over the defaults, then the threshold flags.
+  static func impactConfiguration(_ arguments: Arguments) throws -> ImpactConfiguration {
+    let base = try arguments.options["config"].map(ImpactConfigurationFile.read(path:)) ?? ImpactConfiguration()
+    func value(_ name: String) throws(CLIError) -> Double? {
+      guard let text = arguments.options[name] else { return nil }
+      guard let v = Double(text), v.isFinite else {
+        throw CLIError.usage("--\(name): cannot read '\(text)' as a number")
+      }
+      return v
+    }
+    let thresholds = ImpactThresholds(
+      joltG: try value("jolt-g"), spinRadiansPerSecond: try value("spin"),
+      pressureRiseHectopascals: try value("pressure"), movingMetersPerSecond: try value("moving"),
+      freeFallSeconds: try value("free-fall"))
+    return thresholds.applied(to: base)
+  }
+
   /// The recording at `path` as the detector's feed; bad input (exit 3) when
   /// it has no accelerometer with gravity nor a gravity stream to add back.
   static func impactFeed(_ path: String, _ arguments: Arguments, gate: VehicleGatePolicy) throws -> ImpactFeed {
     let trace = try TraceImport.read(path: path, mappingPath: arguments.options["mapping"]).0
     guard let feed = ImpactFeed(trace: trace, gate: gate) else {
-      throw CLIError.badInput("\(path): no accelerometer with gravity (nor a gravity stream to add back)")
+      throw CLIError.badInput("no accelerometer with gravity (nor a gravity stream to add back)")
     }
     return feed
-  }
-
-  private struct Line: Encodable {
-    var file: String
-    var verdict: ImpactVerdict
-  }
-
-  /// A CSV field, quoted when it holds a comma, quote or line break.
-  private static func csvField(_ s: String) -> String {
-    s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" })
-      ? "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : s
   }
 
   static let sweep = Command(
@@ -108,35 +135,44 @@ enum ImpactCommands {
     summary: "judge a grid of detector thresholds over the scenario catalogue and generated driving",
     help: """
       usage: hearth impact sweep [PATH...] [--jolt-g LIST] [--spin LIST] [--pressure LIST]
-                                 [--moving LIST] [--free-fall LIST] [--seeds N] [--hours H]
-                                 [--mapping FILE] [--vehicle-gate recording|on|off] [--out DIR]
+                                 [--moving LIST] [--free-fall LIST] [--config FILE]
+                                 [--seeds N] [--hours H] [--mapping FILE]
+                                 [--vehicle-gate recording|on|off] [--out DIR [--pick N]]
 
       LIST is comma-separated values (g, rad/s, hPa, m/s, s); every
-      combination is judged. Each scenario (seeds 1…N, default 5) and each
+      combination is judged, each over the settings of --config FILE (the
+      defaults without it). Each scenario (seeds 1…N, default 5) and each
       drive of H hours (default 100) of generated driving runs through the
       detector once, in parallel on all cores; the combinations are then
       judged from the measured values. Recorded traces given as PATHs
       (any format `hearth` reads) are swept too, as driving with no known
       crash: every report on them counts as a false alarm over their
       hours with data (pauses left out); their vehicle gate is set as for
-      `impact detect`. --hours 0 leaves generated driving out. Prints one CSV row per combination:
-      recall, precision, false alarms per 1 000 h and their 95 % upper bound,
-      silent scenarios that reported, median jolt-to-verdict time, and how
-      many jolts each condition turned down. --out DIR also writes there
-      sweep.csv, sweep.json (rows, per-scenario counts, the signals shown,
-      the model) and report.html: a self-contained page with recall against
-      false alarms per combination, the per-scenario verdicts, the signals
-      around every report and near miss of the combination nearest the
-      defaults, and the thresholds a logistic model over the per-jolt
-      features suggests beside the hand-set ones. A progress bar is drawn on
-      stderr when it is a terminal.
+      `impact detect`. A PATH that cannot be read is reported and left out
+      (exit 3 at the end). --hours 0 leaves generated driving out. Prints
+      one CSV row per combination (numbered from 0): thresholds, crash runs,
+      true positives, misses, false alarms, reports, recall, precision,
+      false alarms per 1 000 h and their 95 % upper bound, silent scenarios
+      that reported, median jolt-to-verdict time, and how many jolts each
+      condition turned down. --out DIR also writes there:
+        sweep.csv                  the same table
+        outcomes.csv               combination × trace: reports, as expected
+        jolts.csv                  every judged jolt: each condition's value, the label is_crash
+        configurations.json        the detector configuration of every combination
+        picked-configuration.json  combination N (--pick N; default: the one
+                                   nearest the defaults), for impact detect --config
+        sweep.json                 everything above as one JSON document
+        report.html                a self-contained page: recall against false
+                                   alarms, the scenario × combination matrix,
+                                   counts and sources, the signals around every
+                                   report and near miss, a logistic model's
+                                   suggested thresholds
+      A progress bar is drawn on stderr when it is a terminal.
       """,
-    options: [
-      "jolt-g", "spin", "pressure", "moving", "free-fall", "seeds", "hours", "mapping", "vehicle-gate", "out",
-    ]
+    options: configurationOptions.union(["seeds", "hours", "mapping", "vehicle-gate", "out", "pick"])
   ) { arguments, console in
-    func list(_ name: String, _ fallback: [Double]) throws(CLIError) -> [Double] {
-      guard let text = arguments.options[name] else { return fallback }
+    func list(_ name: String, _ fallback: Double) throws(CLIError) -> [Double] {
+      guard let text = arguments.options[name] else { return [fallback] }
       var values: [Double] = []
       for part in text.split(separator: ",") {
         guard let v = Double(part.trimmingCharacters(in: .whitespaces)), v.isFinite else {
@@ -147,27 +183,52 @@ enum ImpactCommands {
       guard !values.isEmpty else { throw CLIError.usage("--\(name) needs at least one value") }
       return values
     }
-    var grid = ImpactSweep.Grid()
-    grid.joltG = try list("jolt-g", grid.joltG)
-    grid.spinRadiansPerSecond = try list("spin", grid.spinRadiansPerSecond)
-    grid.pressureHectopascals = try list("pressure", grid.pressureHectopascals)
-    grid.movingMetersPerSecond = try list("moving", grid.movingMetersPerSecond)
-    grid.freeFallSeconds = try list("free-fall", grid.freeFallSeconds)
+    let base = try arguments.options["config"].map(ImpactConfigurationFile.read(path:)) ?? ImpactConfiguration()
+    var grid = ImpactSweep.Grid(base: base)
+    grid.joltG = try list("jolt-g", base.joltMetersPerSecondSquared / ImpactConfiguration.standardGravity)
+    grid.spinRadiansPerSecond = try list("spin", base.spinRadiansPerSecond)
+    grid.pressureHectopascals = try list("pressure", base.pressureRiseHectopascals)
+    grid.movingMetersPerSecond = try list("moving", base.movingMedianMetersPerSecond)
+    grid.freeFallSeconds = try list("free-fall", base.freeFallSeconds)
     let seeds: UInt64 = try arguments.value("seeds", default: 5)
     let hours: Double = try arguments.value("hours", default: 100)
     guard seeds >= 1, hours >= 0, hours.isFinite else {
       throw CLIError.usage("--seeds must be positive and --hours not negative")
     }
+    let picked: Int? = try arguments.options["pick"].map { _ in try arguments.value("pick", default: 0) }
+    if let picked {
+      guard arguments.options["out"] != nil else { throw CLIError.usage("--pick needs --out DIR") }
+      let count = grid.combinations.count
+      guard (0..<count).contains(picked) else {
+        throw CLIError.usage("--pick \(picked): the grid has \(count) combination\(count == 1 ? "" : "s") (0…\(count - 1))")
+      }
+    }
     let gate = try gatePolicy(arguments)
-    let recordings = try arguments.positionals.map { path in
-      ImpactSweep.Recording(name: path, feed: try impactFeed(path, arguments, gate: gate))
+    var recordings: [ImpactSweep.Recording] = []
+    let failed = forEachPath(arguments.positionals, console) { path in
+      recordings.append(ImpactSweep.Recording(name: path, feed: try impactFeed(path, arguments, gate: gate)))
     }
     let result = ImpactSweep.run(
       grid: grid, seeds: 1...seeds, hours: hours, recordings: recordings,
       progress: console.progressBar("impact sweep"))
     for line in SweepExport.csvLines(result) { console.out(line) }
     if let model = result.model { console.err(SweepExport.modelSummary(model)) }
-    if let out = arguments.options["out"] { try SweepExport.write(result, to: out) }
-    return 0
+    if let out = arguments.options["out"] {
+      try SweepExport.write(result, configurations: grid.combinations, picked: picked, to: out)
+    }
+    return failed > 0 ? 3 : 0
+  }
+}
+
+/// `--format text|json|csv`, the same word in every command that prints records.
+enum Formats: String {
+  case text, json, csv
+
+  static func choose(_ arguments: Arguments, default fallback: Formats = .text) throws(CLIError) -> Formats {
+    guard let text = arguments.options["format"] else { return fallback }
+    guard let format = Formats(rawValue: text) else {
+      throw CLIError.usage("--format must be text, json or csv, not '\(text)'")
+    }
+    return format
   }
 }

@@ -11,14 +11,39 @@ enum SimCommands {
 
   static let list = Command(
     path: ["sim", "list"], summary: "list the scenario catalogue with expected verdicts",
-    help: "usage: hearth sim list\n\nOne line per scenario: id, expected verdict, deciding gate, name."
-  ) { _, console in
+    help: """
+      usage: hearth sim list [--format text|json|csv]
+
+      One record per scenario: id, expected verdict, deciding gate, name,
+      summary (text: aligned columns without the summary; json: one object
+      per line; csv: a header, then one row each).
+      """,
+    options: ["format"]
+  ) { arguments, console in
+    let format = try Formats.choose(arguments)
+    if format == .csv { console.out("id,expected,deciding_gate,name,summary") }
     for s in ScenarioCatalogue.all {
-      console.out(
-        "\(s.id.padding(toLength: 4, withPad: " ", startingAt: 0)) \(s.expected.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0)) \(s.decidingGate.padding(toLength: 36, withPad: " ", startingAt: 0)) \(s.name)"
-      )
+      switch format {
+      case .text:
+        console.out(
+          "\(s.id.padding(toLength: 4, withPad: " ", startingAt: 0)) \(s.expected.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0)) \(s.decidingGate.padding(toLength: 36, withPad: " ", startingAt: 0)) \(s.name)"
+        )
+      case .csv:
+        console.out(
+          [s.id, s.expected.rawValue, s.decidingGate, s.name, s.summary].map(SweepExport.quoted).joined(separator: ","))
+      case .json:
+        console.out(String(decoding: try JSONOutput.encode(ScenarioRecord(s)), as: UTF8.self))
+      }
     }
     return 0
+  }
+
+  /// One catalogue entry as `sim list --format json` prints it.
+  struct ScenarioRecord: Encodable {
+    var id, expected, decidingGate, name, summary: String
+    init(_ s: Scenario) {
+      (id, expected, decidingGate, name, summary) = (s.id, s.expected.rawValue, s.decidingGate, s.name, s.summary)
+    }
   }
 
   static let scenario = Command(
@@ -258,7 +283,9 @@ enum SimCommands {
     path: ["sim", "evaluate", "impact"],
     summary: "score the possible-impact detector on scenarios, generated driving and real recordings",
     help: """
-      usage: hearth sim evaluate impact [--seeds N] [--hours H] [--datasets DIR]
+      usage: hearth sim evaluate impact [--seeds N] [--hours H] [--datasets DIR] [--config FILE]
+                                        [--jolt-g G] [--spin RAD/S] [--pressure HPA]
+                                        [--moving M/S] [--free-fall S]
 
       Every catalogue scenario over seeds 1…N (default 20): matches, reports
       and jolt-to-verdict time; H hours (default 1000) of generated mixed
@@ -266,22 +293,24 @@ enum SimCommands {
       95 % upper bound; the real comma2k19 drive and the real phone drops (injected
       into a drive) under DIR: every report explained. Crash positives are
       synthetic.
+      \(ImpactCommands.configurationHelp)
       """,
-    options: ["seeds", "hours", "datasets"]
+    options: ImpactCommands.configurationOptions.union(["seeds", "hours", "datasets"])
   ) { arguments, console in
     let seeds: UInt64 = try arguments.value("seeds", default: 20)
     let hours: Double = try arguments.value("hours", default: 1000)
     let datasets = arguments.options["datasets"].map(SharedDatasets.init(root:)) ?? .standard()
     guard seeds >= 1, hours > 0 else { throw CLIError.usage("--seeds and --hours must be positive") }
     var latencies: [Double] = []
-    for score in ImpactEvaluation.scenarios(seeds: 1...seeds) {
+    let configuration = try ImpactCommands.impactConfiguration(arguments)
+    for score in ImpactEvaluation.scenarios(seeds: 1...seeds, configuration: configuration) {
       latencies += score.latencySeconds
       console.out("\(score.id) (\(score.expected.rawValue)): \(score.matching)/\(score.runs) as expected")
       for m in score.mismatches.prefix(3) { console.out("  \(m)") }
     }
     let q = Calibration.quantiles(latencies, [0.5, 0.9, 1])
     console.out(String(format: "jolt to verdict: p50 %.1f s, p90 %.1f s, max %.1f s", q[0], q[1], q[2]))
-    let real = try ImpactEvaluation.real(datasets)
+    let real = try ImpactEvaluation.real(datasets, configuration: configuration)
     console.out(
       "real drive (\(real.driveName), \(real.driveAccelerometerSamples) accelerometer samples): \(real.driveVerdicts.filter { $0.outcome == .possibleImpact }.count) reports, \(real.driveVerdicts.count) jolts judged"
     )
@@ -291,7 +320,7 @@ enum SimCommands {
         "real drop \(drop.name) in a drive: \(drop.silent ? "silent" : "REPORTED") — \(drop.verdicts.map(\.explanation).joined(separator: " | "))"
       )
     }
-    let mix = ImpactEvaluation.mix(hours: hours)
+    let mix = ImpactEvaluation.mix(hours: hours, configuration: configuration)
     console.out(
       String(
         format:

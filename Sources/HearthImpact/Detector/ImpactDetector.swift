@@ -1,71 +1,115 @@
 /// The phone's possible-impact detector (SPEC §9), fed batch by batch.
 ///
+/// Goals, in order: 1 never silence a crash for want of care (a bad sample
+/// is skipped and counted, never kept; each jolt is judged on its own
+/// windows); 2 the same verdicts for any batching of the same data; 3
+/// bounded memory; 4 speed (a handful of operations per sample).
+///
 /// Every sample goes through in time order (the streams of a batch are
-/// sorted and merged), so the verdicts depend only on the data, not on how
-/// they were cut into batches: `replay` of a whole trace and feeding it in
-/// any batches give the same verdicts, provided fixes arrive less than
-/// `lateDataSeconds` after they were taken.
+/// checked, sorted and merged), so the verdicts depend only on the data, not
+/// on how they were cut into batches: `replay` of a whole trace and feeding
+/// it in any batches give the same verdicts, provided no sample arrives
+/// `lateDataSeconds` or more after the newest data of any stream.
 ///
 /// Features, independent of how the phone is held:
-/// - gravity: an exponential average of the accelerometer (τ = 0.32 s);
-///   the dynamic acceleration is the reading minus it (so it is high-passed
-///   at about 0.5 Hz);
+/// - gravity: an exponential average of the accelerometer (τ = 2 s); the
+///   dynamic acceleration is the reading minus it;
 /// - jolt: |dynamic| in one sample; an axis at ±15.5 g marks it clipped;
-/// - vibration: the RMS over each whole second of the dynamic acceleration
-///   along gravity ("vertical", 0.5–25 Hz at 50 Hz sampling);
-/// - spin: |ω|; pressure; free fall: |a| below 0.3 g.
+/// - vibration: the RMS over each whole bin (1 s) of the reading minus a
+///   τ = 0.32 s average (a ≈ 0.5 Hz high-pass), along gravity ("vertical");
+/// - spin: |ω|; pressure; free fall: runs of |a| below 0.3 g.
 ///
-/// A jolt opens an incident (jolts within 1 s make its peak; later ones
-/// within 10 s belong to it and open nothing new); its verdict
-/// is reached as soon as the data to judge it are in (at the latest when
-/// the data reach jolt + 12 s), by whatever batch brings them (no timers).
-/// Memory is fixed (rings of about half a minute); nothing is allocated per
-/// sample.
-/// - Complexity: O(1) per sample; O(window) per verdict.
+/// A jolt opens an incident; jolt samples within `joltPeakWindowSeconds` of
+/// it make its peak, and a later one opens an incident of its own, however
+/// soon (several may wait for their data at once: at most one per peak
+/// window of the last deadline + late-data seconds). Each is judged by
+/// ``ImpactDecision`` as soon as every window it reads is complete, at the
+/// latest when the data reach jolt + 12 s, by whatever batch brings them (no
+/// timers); verdicts come out in jolt order. Only a reported impact
+/// suppresses the jolts of the next 60 s.
+///
+/// Memory is fixed at `init` (rings sized by ``ImpactConfiguration/ringCapacities``);
+/// nothing is allocated per sample.
+/// - Complexity: O(1) per sample; O(log ring + window) per look at a pending verdict.
 public struct ImpactDetector: Sendable {
   public let configuration: ImpactConfiguration
   public private(set) var counters = ImpactCounters()
 
-  // Stream clocks: the newest sample used per stream.
+  // Stream clocks: the newest sample used per stream, and of any stream.
   private var accelerometerSeconds = -Double.infinity
   private var gyroscopeSeconds = -Double.infinity
   private var barometerSeconds = -Double.infinity
   private var fixSeconds = -Double.infinity
+  private var dataSeconds = -Double.infinity
 
-  // Features.
-  private var gravity: (x: Double, y: Double, z: Double)?  // slow: the jolt's reference
-  private var lowPass: (x: Double, y: Double, z: Double)?  // fast: the vibration band's edge
-  private var bin: (second: Double, sumOfSquares: Double, count: Int)?
-  private var vibration = Ring(capacity: 64)  // per-second vertical RMS, m/s²
-  private var spin = Ring(capacity: 512)  // |ω|, rad/s
-  private var pressure = Ring(capacity: 256)  // hPa
-  private var speeds = Ring(capacity: 64)  // valid GPS speeds, m/s
+  // Accelerometer features: the slow gravity estimate (the jolt's reference)
+  // and the fast one (the vibration band's lower edge).
+  private var filtersStarted = false
+  private var gravityX = 0.0, gravityY = 0.0, gravityZ = 0.0
+  private var lowPassX = 0.0, lowPassY = 0.0, lowPassZ = 0.0
+  // The open vibration bin [binStart, binEnd): floor(t / L) constant inside.
+  private var binStart = -Double.infinity
+  private var binEnd = -Double.infinity
+  private var binSumOfSquares = 0.0
+  private var binCount = 0
+  private var bins: Ring  // closed bins: start, vertical RMS (m/s²)
+  private var spin: Ring  // |ω|, rad/s
+  private var pressure: Ring  // hPa
+  private var speeds: Ring  // measured GPS speeds, m/s
   private var fallStart: Double?
-  private var lastFall: (start: Double, end: Double)?
+  private var falls = FallRuns()
 
-  // The open incident and suppression.
-  private struct Incident: Sendable {
+  /// A jolt waiting for its verdict.
+  private struct Candidate: Sendable {
     var joltSeconds: Double
+    /// The first jolt of its incident (itself, or an earlier one it chains to).
+    var incidentSeconds: Double
     var peak: Double
     var clipped: Bool
     var freeFallSeconds: Double
+    var fallsTruncated: Bool
   }
-  private var incident: Incident?
+  private var pending: [Candidate] = []
+  private var newestJoltSeconds = -Double.infinity
+  private var incidentSeconds = -Double.infinity
+  private var lastReport: (joltSeconds: Double, decidedSeconds: Double)?
   private var nextCheckSeconds = Double.infinity
-  private var lastClusterStart = -Double.infinity
-  private var lastReported: Double?
 
+  /// - Precondition: `configuration.problems` is empty (a decoded
+  ///   configuration always is).
   public init(configuration: ImpactConfiguration = ImpactConfiguration()) {
+    precondition(configuration.problems.isEmpty, "invalid ImpactConfiguration: \(configuration.problems)")
     self.configuration = configuration
+    let capacity = configuration.ringCapacities
+    bins = Ring(capacity: capacity.vibrationBins)
+    spin = Ring(capacity: capacity.gyroscope)
+    pressure = Ring(capacity: capacity.barometer)
+    speeds = Ring(capacity: capacity.fixes)
   }
 
   /// Feeds one batch; returns the verdicts it completed, in jolt order.
   public mutating func process(_ batch: ImpactBatch) -> [ImpactVerdict] {
-    // Stable: of two samples with the same time the first received is used.
-    let accelerometer = Self.inTimeOrder(batch.accelerometer)
-    let gyroscope = Self.inTimeOrder(batch.gyroscope)
-    let barometer = Self.inTimeOrder(batch.barometer)
-    let fixes = Self.inTimeOrder(batch.fixes)
+    let c = configuration
+    let received = batch.receivedSeconds
+    let maxA = c.maximumAccelerationMetersPerSecondSquared
+    let maxW = c.maximumRotationRadiansPerSecond
+    let (minP, maxP) = (c.minimumPressureHectopascals, c.maximumPressureHectopascals)
+    let maxV = c.maximumSpeedMetersPerSecond
+    let bound = c.maximumAbsoluteTimeSeconds
+    let latest = min(bound, received ?? bound)
+    let accelerometer = Self.usable(batch.accelerometer, bound, latest, &counters.accelerometer) {
+      abs($0.x) <= maxA && abs($0.y) <= maxA && abs($0.z) <= maxA
+    }
+    let gyroscope = Self.usable(batch.gyroscope, bound, latest, &counters.gyroscope) {
+      abs($0.x) <= maxW && abs($0.y) <= maxW && abs($0.z) <= maxW
+    }
+    let barometer = Self.usable(batch.barometer, bound, latest, &counters.barometer) {
+      $0.value >= minP && $0.value <= maxP
+    }
+    // A speed is NaN or negative (unmeasured) or within the receiver's range; never infinite.
+    let fixes = Self.usable(batch.fixes, bound, latest, &counters.fixes) {
+      $0.value.isNaN || ($0.value > -.infinity && $0.value <= maxV)
+    }
     var (a, g, b, f) = (0, 0, 0, 0)
     var verdicts: [ImpactVerdict] = []
     while true {
@@ -77,14 +121,9 @@ public struct ImpactDetector: Sendable {
       let tf = f < fixes.count ? fixes[f].seconds : .infinity
       let other = min(tg, tb, tf)
       while a < accelerometer.count && accelerometer[a].seconds < other {
-        if let jolt = take(acceleration: accelerometer[a], gate: batch.vehicleGate) { open(jolt, &verdicts) }
+        take(acceleration: accelerometer[a], gate: batch.vehicleGate)
         a += 1
-        // Inside a long batch, look again every quarter second of data, so
-        // a verdict never waits until its windows have left the rings.
-        if accelerometerSeconds >= nextCheckSeconds {
-          if let verdict = decideIfReady() { verdicts.append(verdict) }
-          nextCheckSeconds = incident == nil ? .infinity : accelerometerSeconds + 0.25
-        }
+        if dataSeconds >= nextCheckSeconds { decideReady(&verdicts) }
       }
       guard other < .infinity else { break }
       if tf == other {
@@ -97,22 +136,51 @@ public struct ImpactDetector: Sendable {
         take(rotation: gyroscope[g])
         g += 1
       }
+      if dataSeconds >= nextCheckSeconds { decideReady(&verdicts) }
     }
     // The verdict is reached by the first batch that brings its data.
-    if incident != nil, let verdict = decideIfReady() { verdicts.append(verdict) }
+    if !pending.isEmpty { decideReady(&verdicts) }
     return verdicts
   }
 
-  private static func inTimeOrder<T: TimedSample>(_ samples: [T]) -> [T] {
+  /// The samples of one stream that can be used: time finite, within
+  /// ±`maximumAbsoluteTimeSeconds` and not after the batch's receipt, value
+  /// within bounds; stably sorted by time. Skipped ones are counted. The
+  /// common case (all usable, in order) returns the array itself. O(n),
+  /// O(n log n) when out of order.
+  private static func usable<T: TimedSample>(
+    _ samples: [T], _ bound: Double, _ latest: Double, _ skipped: inout ImpactCounters.Skipped,
+    _ valueOK: (T) -> Bool
+  ) -> [T] {
+    var clean = true
     var sorted = true
-    for i in samples.indices.dropFirst() where samples[i].seconds < samples[i - 1].seconds {
-      sorted = false
-      break
+    var previous = -Double.infinity
+    for s in samples {
+      let t = s.seconds
+      if !(abs(t) <= bound && t <= latest && valueOK(s)) {
+        clean = false
+        break
+      }
+      if t < previous { sorted = false }
+      previous = t
     }
-    if sorted { return samples }
-    return samples.indices.sorted { (samples[$0].seconds, $0) < (samples[$1].seconds, $1) }.map {
-      samples[$0]
+    if clean && sorted { return samples }
+    var kept: [T] = []
+    kept.reserveCapacity(samples.count)
+    for s in samples {
+      if !(abs(s.seconds) <= bound && s.seconds <= latest) {
+        skipped.badTime += 1
+      } else if !valueOK(s) {
+        skipped.badValue += 1
+      } else {
+        kept.append(s)
+      }
     }
+    for i in kept.indices.dropFirst() where kept[i].seconds < kept[i - 1].seconds {
+      // Stable: of two samples with one time the first received is used.
+      return kept.indices.sorted { (kept[$0].seconds, $0) < (kept[$1].seconds, $1) }.map { kept[$0] }
+    }
+    return kept
   }
 
   /// A whole recording in one call (the same verdicts as any batching).
@@ -123,279 +191,332 @@ public struct ImpactDetector: Sendable {
     return detector.process(batch) + detector.finish()
   }
 
-  /// Decides an open incident with whatever data there are (end of a recording).
+  /// Decides every waiting jolt with whatever data there are (end of a recording).
   public mutating func finish() -> [ImpactVerdict] {
-    guard incident != nil else { return [] }
-    return [decide()]
+    var verdicts: [ImpactVerdict] = []
+    decideReady(&verdicts, force: true)
+    return verdicts
   }
 
   // MARK: Streams
 
+  private mutating func advance(_ t: Double) { if t > dataSeconds { dataSeconds = t } }
+
   private mutating func take(fix: Sample1) {
     guard fix.seconds > fixSeconds else {
-      counters.droppedSamples += 1
+      counters.fixes.notNewer += 1
       return
     }
     fixSeconds = fix.seconds
+    advance(fix.seconds)
     if fix.value >= 0 { speeds.append(fix.seconds, fix.value) }  // NaN and negative: unmeasured
   }
 
   private mutating func take(pressure sample: Sample1) {
     guard sample.seconds > barometerSeconds else {
-      counters.droppedSamples += 1
+      counters.barometer.notNewer += 1
       return
     }
     barometerSeconds = sample.seconds
-    if sample.value.isFinite { pressure.append(sample.seconds, sample.value) }
+    advance(sample.seconds)
+    pressure.append(sample.seconds, sample.value)
   }
 
   private mutating func take(rotation sample: Sample3) {
     guard sample.seconds > gyroscopeSeconds else {
-      counters.droppedSamples += 1
+      counters.gyroscope.notNewer += 1
       return
     }
     gyroscopeSeconds = sample.seconds
-    let rate = sample.magnitude
-    if rate.isFinite { spin.append(sample.seconds, rate) }
+    advance(sample.seconds)
+    spin.append(sample.seconds, sample.magnitude)
   }
 
-  /// Updates the features; returns a jolt that starts a new incident.
-  private mutating func take(acceleration s: Sample3, gate: Bool) -> Incident? {
-    guard s.seconds > accelerometerSeconds, s.x.isFinite, s.y.isFinite, s.z.isFinite else {
-      counters.droppedSamples += 1
-      return nil
+  /// Updates the features; a jolt joins the newest incident's peak or opens one.
+  private mutating func take(acceleration s: Sample3, gate: Bool) {
+    let t = s.seconds
+    guard t > accelerometerSeconds else {
+      counters.accelerometer.notNewer += 1
+      return
     }
-    let dt = min(1, s.seconds - accelerometerSeconds)
-    accelerometerSeconds = s.seconds
+    let dt = min(1, t - accelerometerSeconds)
+    accelerometerSeconds = t
+    advance(t)
     let c = configuration
+    if !filtersStarted {
+      (gravityX, gravityY, gravityZ) = (s.x, s.y, s.z)
+      (lowPassX, lowPassY, lowPassZ) = (s.x, s.y, s.z)
+      filtersStarted = true
+    }
     // Dynamic acceleration against the gravity estimate before this sample;
     // vibration: the part above ~0.5 Hz, along gravity.
-    let g0 = gravity ?? (s.x, s.y, s.z)
-    let l0 = lowPass ?? (s.x, s.y, s.z)
-    let (dx, dy, dz) = (s.x - g0.x, s.y - g0.y, s.z - g0.z)
+    let (dx, dy, dz) = (s.x - gravityX, s.y - gravityY, s.z - gravityZ)
     let dynamic = (dx * dx + dy * dy + dz * dz).squareRoot()
-    let norm = (g0.x * g0.x + g0.y * g0.y + g0.z * g0.z).squareRoot()
-    let (vx, vy, vz) = (s.x - l0.x, s.y - l0.y, s.z - l0.z)
-    let vertical = norm > 0 ? (vx * g0.x + vy * g0.y + vz * g0.z) / norm : 0
-    func blend(_ e: (x: Double, y: Double, z: Double), _ tau: Double) -> (x: Double, y: Double, z: Double) {
-      let alpha = dt / (tau + dt)
-      return (e.x + alpha * (s.x - e.x), e.y + alpha * (s.y - e.y), e.z + alpha * (s.z - e.z))
-    }
-    gravity = blend(g0, c.gravityTimeConstantSeconds)
-    lowPass = blend(l0, c.vibrationTimeConstantSeconds)
-    // One-second vibration bins.
-    let second = s.seconds.rounded(.down)
-    if let open = bin, open.second != second {
-      vibration.append(open.second, (open.sumOfSquares / Double(open.count)).squareRoot())
-      bin = nil
-    }
-    bin = (second, (bin?.sumOfSquares ?? 0) + vertical * vertical, (bin?.count ?? 0) + 1)
+    let norm = (gravityX * gravityX + gravityY * gravityY + gravityZ * gravityZ).squareRoot()
+    let (vx, vy, vz) = (s.x - lowPassX, s.y - lowPassY, s.z - lowPassZ)
+    let vertical = norm > 0 ? (vx * gravityX + vy * gravityY + vz * gravityZ) / norm : 0
+    let slow = dt / (c.gravityTimeConstantSeconds + dt)
+    gravityX += slow * (s.x - gravityX)
+    gravityY += slow * (s.y - gravityY)
+    gravityZ += slow * (s.z - gravityZ)
+    let fast = dt / (c.vibrationTimeConstantSeconds + dt)
+    lowPassX += fast * (s.x - lowPassX)
+    lowPassY += fast * (s.y - lowPassY)
+    lowPassZ += fast * (s.z - lowPassZ)
+    // Vibration bins.
+    if t >= binEnd { openBin(at: t) }
+    binSumOfSquares += vertical * vertical
+    binCount += 1
     // Free fall: a run of |a| below 0.3 g; it ends at the first sample above.
     if s.magnitude < c.freeFallMetersPerSecondSquared {
-      if fallStart == nil { fallStart = s.seconds }
+      if fallStart == nil { fallStart = t }
     } else if let start = fallStart {
-      lastFall = (start, s.seconds)
+      falls.add(end: t, length: t - start, keepingSince: t - c.freeFallEndsBeforeJoltSeconds)
       fallStart = nil
     }
     // The jolt.
-    guard dynamic >= c.joltMetersPerSecondSquared else { return nil }
+    guard dynamic >= c.joltMetersPerSecondSquared else { return }
     let clipped = max(abs(s.x), abs(s.y), abs(s.z)) >= c.clipMetersPerSecondSquared
-    if var open = incident, s.seconds - open.joltSeconds <= c.joltPeakWindowSeconds {
-      open.peak = max(open.peak, dynamic)
-      open.clipped = open.clipped || clipped
-      incident = open
-      return nil
+    if t - newestJoltSeconds <= c.joltPeakWindowSeconds {
+      if let last = pending.indices.last, pending[last].joltSeconds == newestJoltSeconds {
+        pending[last].peak = max(pending[last].peak, dynamic)
+        pending[last].clipped = pending[last].clipped || clipped
+      }
+      return
     }
     guard gate else {
       counters.joltsGateOff += 1
-      return nil
-    }
-    if s.seconds - lastClusterStart <= c.verdictDeadlineSeconds { return nil }  // the same incident
-    lastClusterStart = s.seconds
-    var fall = 0.0
-    if let run = lastFall, run.end >= s.seconds - c.freeFallEndsBeforeJoltSeconds {
-      fall = run.end - run.start
-    }
-    return Incident(joltSeconds: s.seconds, peak: dynamic, clipped: clipped, freeFallSeconds: fall)
-  }
-
-  /// A jolt starts a new incident, or is suppressed after a reported impact.
-  private mutating func open(_ jolt: Incident, _ verdicts: inout [ImpactVerdict]) {
-    let c = configuration
-    // The last incident may still wait for data (a jolt over 10 s but
-    // under the 12 s deadline after it): decide it first, with what is in.
-    if incident != nil { verdicts.append(decide()) }
-    if let reported = lastReported, jolt.joltSeconds - reported < c.suppressionSeconds {
-      verdicts.append(
-        ImpactVerdict(
-          outcome: .suppressed, joltSeconds: jolt.joltSeconds, decidedSeconds: jolt.joltSeconds,
-          usedGPS: false,
-          conditions: [
-            ImpactCondition(
-              .jolt, held: true, measured: jolt.peak, threshold: c.joltMetersPerSecondSquared,
-              note: "within \(c.suppressionSeconds) s of the impact reported at \(reported) s")
-          ]))
       return
     }
-    incident = jolt
-    nextCheckSeconds = jolt.joltSeconds + c.pressureAfterSeconds
+    // A jolt soon after the last one continues its incident (a rollover's
+    // impacts, a crash's secondary blows): the car's motion is read once,
+    // from the incident's first jolt.
+    if t - newestJoltSeconds > c.joltChainSeconds || t - incidentSeconds > c.verdictDeadlineSeconds {
+      incidentSeconds = t
+    }
+    newestJoltSeconds = t
+    let since = t - c.freeFallEndsBeforeJoltSeconds
+    pending.append(
+      Candidate(
+        joltSeconds: t, incidentSeconds: incidentSeconds, peak: dynamic, clipped: clipped, freeFallSeconds: falls.longest(since: since),
+        fallsTruncated: falls.truncated(since: since)))
+    nextCheckSeconds = min(nextCheckSeconds, t)
+  }
+
+  /// Closes the open bin and opens the one holding `t`: [k·L, end) with
+  /// k = floor(t / L) and `end` the first time whose floor(· / L) exceeds k
+  /// (found exactly, so membership is floor(t / L) to the last bit).
+  private mutating func openBin(at t: Double) {
+    if binCount > 0 { bins.append(binStart, (binSumOfSquares / Double(binCount)).squareRoot()) }
+    let length = configuration.vibrationBinSeconds
+    let k = (t / length).rounded(.down)
+    binStart = k * length
+    var end = (k + 1) * length
+    while (end / length).rounded(.down) <= k { end = end.nextUp }
+    while (end.nextDown / length).rounded(.down) > k { end = end.nextDown }
+    binEnd = end
+    binSumOfSquares = 0
+    binCount = 0
   }
 
   // MARK: The verdict
 
-  /// The verdict once every window it reads is complete, or at the deadline.
-  private mutating func decideIfReady() -> ImpactVerdict? {
-    guard let open = incident else { return nil }
+  /// Decides the waiting jolts in order while the first one can be decided
+  /// (`force`: with whatever data there are).
+  private mutating func decideReady(_ verdicts: inout [ImpactVerdict], force: Bool = false) {
     let c = configuration
-    let t = open.joltSeconds
-    if accelerometerSeconds >= t + c.verdictDeadlineSeconds + c.lateDataSeconds { return decide() }
-    // Early: corroboration windows complete, and the stop established.
-    guard gyroscopeSeconds >= t + c.spinToSeconds, barometerSeconds >= t + c.pressureAfterSeconds,
-      accelerometerSeconds >= t + c.pressureAfterSeconds
-    else { return nil }
-    // Fixes arrive late: any taken before a time are in once the fix stream
-    // or the accelerometer is `lateDataSeconds` past it.
-    func fixesIn(by time: Double) -> Bool {
-      fixSeconds >= time || accelerometerSeconds >= time + c.lateDataSeconds
-    }
-    guard fixesIn(by: t) else { return nil }
-    guard hasCurrentFix(t) else { return vibrationStop(t).decided ? decide() : nil }
-    let rest = restSeconds(t)
-    return fixesIn(by: rest.map { $0 + c.stayStoppedSeconds } ?? t + c.restWithinSeconds) ? decide() : nil
-  }
-
-  private func hasCurrentFix(_ t: Double) -> Bool {
-    !speeds.values(from: t - configuration.currentFixAgeSeconds, to: t).isEmpty
-  }
-
-  /// The first fix at rest within 5 s after the jolt.
-  private func restSeconds(_ t: Double) -> Double? {
-    var rest: Double?
-    speeds.visit { time, speed in
-      if rest == nil && time > t && time <= t + configuration.restWithinSeconds
-        && speed <= configuration.stoppedMetersPerSecond
-      {
-        rest = time
+    while let first = pending.first {
+      if let report = lastReport, first.joltSeconds - report.joltSeconds < c.suppressionSeconds {
+        verdicts.append(
+          ImpactVerdict(
+            outcome: .suppressed, joltSeconds: first.joltSeconds,
+            decidedSeconds: max(first.joltSeconds, report.decidedSeconds), usedGPS: false,
+            conditions: [
+              ImpactCondition(
+                .jolt, held: true, measured: first.peak, threshold: c.joltMetersPerSecondSquared,
+                note: "within \(c.suppressionSeconds) s of the impact reported at \(report.joltSeconds) s")
+            ]))
+        pending.removeFirst()
+        continue
       }
+      guard let m = measure(first, force: force) else { break }
+      let verdict = ImpactVerdict(m, under: c)
+      if m.truncated { counters.truncatedWindows += 1 }
+      if verdict.outcome == .possibleImpact { lastReport = (first.joltSeconds, m.decidedSeconds) }
+      verdicts.append(verdict)
+      pending.removeFirst()
     }
-    return rest
+    nextCheckSeconds = pending.isEmpty ? .infinity : dataSeconds + ImpactConfiguration.checkIntervalSeconds
   }
 
-  /// Vibration bins (start second, RMS) in [from, to] whole.
-  private func bins(from: Double, to: Double) -> [(Double, Double)] {
-    var out: [(Double, Double)] = []
-    vibration.visit { second, rms in if second >= from && second + 1 <= to { out.append((second, rms)) } }
+  /// The closed bins, then the open one, with from ≤ start ≤ to.
+  private func binValues(from: Double, to: Double, whole: Bool) -> [Double] {
+    let length = configuration.vibrationBinSeconds
+    var out: [Double] = []
+    bins.visit(from: from, to: to) { start, rms in if !whole || start + length <= to { out.append(rms) } }
+    if binCount > 0 && binStart >= from && binStart <= to && (!whole || binStart + length <= to) {
+      out.append((binSumOfSquares / Double(binCount)).squareRoot())
+    }
     return out
   }
 
-  /// The vibration stop: the first 5-s window starting within [t + 1, t + 5]
-  /// (whole seconds) whose median RMS is at most half the pre-jolt median;
-  /// `ratio` is its ratio (else the lowest seen), `decided` whether the
-  /// windows read so far settle it, `end` the data time that settles it.
-  private func vibrationStop(_ t: Double) -> (ratio: Double, decided: Bool, held: Bool, end: Double) {
+  /// What the windows of `candidate` hold, once each is complete (a stream
+  /// is complete up to x once it has a sample at or after x, or any stream
+  /// is `lateDataSeconds` past x); nil while one is not. `force`: now.
+  private func measure(_ candidate: Candidate, force: Bool) -> ImpactMeasurement? {
     let c = configuration
-    let before = median(bins(from: t - 10, to: t - 1).map(\.1))
-    let after = bins(from: t + 1, to: t + c.verdictDeadlineSeconds + 1)
-    var lowest = Double.nan
-    var start = (t + 1).rounded(.up)
-    while start <= t + 5 {
-      let window = after.filter { $0.0 >= start && $0.0 < start + 5 }
-      if window.count < 5 { return (lowest, false, false, start + 5) }
-      let ratio = median(window.map(\.1)) / before
-      if !(ratio >= lowest) { lowest = ratio }
-      if ratio <= c.vibrationStoppedFraction { return (ratio, true, true, start + 5) }
-      start += 1
-    }
-    return (lowest, true, false, start + 4)
-  }
-
-  private mutating func decide() -> ImpactVerdict {
-    let open = incident!
-    incident = nil
-    let c = configuration
-    let t = open.joltSeconds
-    var conditions = [
-      ImpactCondition(
-        .jolt, held: true, measured: open.peak, threshold: c.joltMetersPerSecondSquared,
-        note: open.clipped ? "clipped: at least this, how much more is unknown" : "")
-    ]
-    let usedGPS = hasCurrentFix(t)
-    var moving: Bool
-    var stopped: Bool
-    var decided = t + c.pressureAfterSeconds
-    if usedGPS {
-      let before = median(speeds.values(from: t + c.movingFromSeconds, to: t + c.movingToSeconds))
-      let atJolt =
-        speeds.values(from: t - c.currentFixAgeSeconds, to: t + c.movingAtJoltToSeconds).last ?? .nan
-      moving = before >= c.movingMedianMetersPerSecond && atJolt >= c.movingAtJoltMetersPerSecond
-      conditions.append(
-        ImpactCondition(
-          .movingBeforeGPS, held: before >= c.movingMedianMetersPerSecond, measured: before,
-          threshold: c.movingMedianMetersPerSecond))
-      conditions.append(
-        ImpactCondition(
-          .movingAtJoltGPS, held: atJolt >= c.movingAtJoltMetersPerSecond, measured: atJolt,
-          threshold: c.movingAtJoltMetersPerSecond))
-      if let rest = restSeconds(t) {
-        let after = speeds.values(from: rest, to: rest + c.stayStoppedSeconds).dropFirst()
+    let t = candidate.joltSeconds
+    let a = candidate.incidentSeconds  // the car's motion is the incident's
+    let late = c.lateDataSeconds
+    let data = dataSeconds
+    func complete(_ clock: Double, _ x: Double) -> Bool { force || clock >= x || data >= x + late }
+    guard complete(accelerometerSeconds, t + c.joltPeakWindowSeconds),
+      complete(gyroscopeSeconds, t + c.spinToSeconds),
+      complete(barometerSeconds, t + c.pressureAfterSeconds), complete(fixSeconds, a)
+    else { return nil }
+    var decided = max(t + c.joltPeakWindowSeconds, t + c.spinToSeconds, t + c.pressureAfterSeconds)
+    let current = speeds.last(from: a - c.currentFixAgeSeconds, to: a) != nil
+    let vibrationBefore = median(
+      binValues(from: a + c.vibrationMovingFromSeconds, to: a + c.vibrationMovingToSeconds, whole: true))
+    var m = ImpactMeasurement(
+      joltSeconds: t, incidentSeconds: a, peakMetersPerSecondSquared: candidate.peak, clipped: candidate.clipped,
+      movingSource: current ? .gps : .vibration, speedBeforeMetersPerSecond: .nan,
+      speedAtJoltMetersPerSecond: .nan, vibrationBeforeMetersPerSecondSquared: vibrationBefore,
+      vibrationAtJoltMetersPerSecondSquared: median(
+        binValues(
+          from: a + c.vibrationMovingAtJoltFromSeconds, to: a + c.vibrationMovingAtJoltToSeconds, whole: true)),
+      stopSource: .vibration, stopped: false, stopReason: "", restAfterSeconds: .nan,
+      fastestAfterRestMetersPerSecond: .nan, fixesAfterRest: 0, vibrationStopRatio: .nan,
+      spinPeakRadiansPerSecond: spin.maximum(from: t + c.spinFromSeconds, to: t + c.spinToSeconds) ?? .nan,
+      pressureRiseHectopascals: (pressure.maximum(from: t, to: t + c.pressureAfterSeconds) ?? .nan)
+        - median(pressure.values(from: t + c.pressureBaselineFromSeconds, to: t + c.pressureBaselineToSeconds)),
+      freeFallSeconds: candidate.freeFallSeconds, decidedSeconds: .nan,
+      truncated: candidate.fallsTruncated || spin.truncated(from: t + c.spinFromSeconds)
+        || pressure.truncated(from: t + c.pressureBaselineFromSeconds)
+        || bins.truncated(from: a + min(c.vibrationMovingFromSeconds, c.vibrationMovingAtJoltFromSeconds)))
+    var needVibration = !current
+    if current {
+      m.speedBeforeMetersPerSecond = median(speeds.values(from: a + c.movingFromSeconds, to: a + c.movingToSeconds))
+      m.speedAtJoltMetersPerSecond =
+        speeds.last(from: a - c.currentFixAgeSeconds, to: a + c.movingAtJoltToSeconds)?.1 ?? .nan
+      m.truncated = m.truncated || speeds.truncated(from: a + min(c.movingFromSeconds, -c.currentFixAgeSeconds))
+      // GPS decides the stop only on evidence.
+      let restEnd = a + c.restWithinSeconds
+      if let rest = speeds.first(from: a.nextUp, to: restEnd, where: { $1 <= c.stoppedMetersPerSecond }) {
+        let stayEnd = rest.0 + c.stayStoppedSeconds
+        guard complete(fixSeconds, stayEnd) else { return nil }
+        let after = speeds.values(from: rest.0.nextUp, to: stayEnd)
         let fastest = after.max() ?? .nan
-        let enough = after.count >= c.stayStoppedMinimumFixes
-        stopped = enough && fastest <= c.stoppedMetersPerSecond
-        conditions.append(
-          ImpactCondition(.restWithin, held: true, measured: rest - t, threshold: c.restWithinSeconds))
-        conditions.append(
-          ImpactCondition(
-            .stayedStoppedGPS, held: stopped, measured: enough ? fastest : Double(after.count),
-            threshold: enough ? c.stoppedMetersPerSecond : Double(c.stayStoppedMinimumFixes),
-            note: enough ? "" : "too few fixes after the rest"))
-        decided = max(decided, rest + c.stayStoppedSeconds)
+        m.restAfterSeconds = rest.0 - a
+        m.fastestAfterRestMetersPerSecond = fastest
+        m.fixesAfterRest = after.count
+        decided = max(decided, stayEnd)
+        if fastest > c.stoppedMetersPerSecond {
+          (m.stopSource, m.stopped) = (.gps, false)
+          m.stopReason = "moving again after the rest"
+        } else if after.count >= c.stayStoppedMinimumFixes {
+          (m.stopSource, m.stopped) = (.gps, true)
+        } else {
+          needVibration = true
+          m.stopReason =
+            "GPS could not decide (\(after.count) fixes after the rest, \(c.stayStoppedMinimumFixes) needed): the vibration half rule decided"
+        }
       } else {
-        stopped = false
-        conditions.append(
-          ImpactCondition(.restWithin, held: false, measured: .nan, threshold: c.restWithinSeconds))
-        decided = max(decided, t + c.restWithinSeconds)
+        guard complete(fixSeconds, restEnd) else { return nil }
+        decided = max(decided, restEnd)
+        if let moving = speeds.last(from: restEnd - c.currentFixAgeSeconds, to: restEnd) {
+          (m.stopSource, m.stopped) = (.gps, false)
+          m.stopReason = "no rest within \(c.restWithinSeconds) s: \(short(moving.1)) m/s \(short(moving.0 - a)) s after"
+        } else {
+          needVibration = true
+          let why =
+            speeds.last(from: a.nextUp, to: restEnd) == nil
+            ? "no fix after the jolt" : "no fix in the last \(c.currentFixAgeSeconds) s of the rest window"
+          m.stopReason = "GPS could not decide (\(why)): the vibration half rule decided"
+        }
       }
     } else {
-      let before = median(bins(from: t - 10, to: t - 1).map(\.1))
-      let atJolt = median(bins(from: t - 3, to: t - 0.5).map(\.1))
-      moving =
-        before >= c.vibrationMovingMetersPerSecondSquared && atJolt >= c.vibrationMovingMetersPerSecondSquared
-      conditions.append(
-        ImpactCondition(
-          .movingBeforeVibration, held: before >= c.vibrationMovingMetersPerSecondSquared, measured: before,
-          threshold: c.vibrationMovingMetersPerSecondSquared))
-      conditions.append(
-        ImpactCondition(
-          .movingAtJoltVibration, held: atJolt >= c.vibrationMovingMetersPerSecondSquared, measured: atJolt,
-          threshold: c.vibrationMovingMetersPerSecondSquared))
-      let stop = vibrationStop(t)
-      stopped = stop.held
-      conditions.append(
-        ImpactCondition(
-          .stoppedVibrationRatio, held: stop.held, measured: stop.ratio, threshold: c.vibrationStoppedFraction
-        ))
+      m.stopReason = "no GPS fix current at the jolt: the vibration half rule decided"
+    }
+    if needVibration {
+      guard let stop = vibrationStop(a, before: vibrationBefore, force: force) else { return nil }
+      (m.stopSource, m.stopped, m.vibrationStopRatio) = (.vibration, stop.held, stop.ratio)
       decided = max(decided, stop.end)
     }
-    let peakSpin = spin.maximum(from: t + c.spinFromSeconds, to: t + c.spinToSeconds) ?? .nan
-    let baseline = median(
-      pressure.values(from: t + c.pressureBaselineFromSeconds, to: t + c.pressureBaselineToSeconds))
-    let rise = (pressure.maximum(from: t, to: t + c.pressureAfterSeconds) ?? .nan) - baseline
-    let vetoed = open.freeFallSeconds >= c.freeFallSeconds
-    let spun = peakSpin >= c.spinRadiansPerSecond
-    let pressed = rise >= c.pressureRiseHectopascals
-    conditions.append(
-      ImpactCondition(
-        .spin, held: spun && !vetoed, measured: peakSpin, threshold: c.spinRadiansPerSecond,
-        note: spun && vetoed ? "vetoed: the phone was falling" : ""))
-    conditions.append(
-      ImpactCondition(.pressureRise, held: pressed, measured: rise, threshold: c.pressureRiseHectopascals))
-    conditions.append(
-      ImpactCondition(
-        .freeFallVeto, held: vetoed, measured: open.freeFallSeconds, threshold: c.freeFallSeconds))
-    let report = moving && stopped && ((spun && !vetoed) || pressed)
-    if report { lastReported = t }
-    return ImpactVerdict(
-      outcome: report ? .possibleImpact : .silent, joltSeconds: t, decidedSeconds: decided, usedGPS: usedGPS,
-      conditions: conditions)
+    m.decidedSeconds = decided
+    return m
   }
+
+  /// The vibration stop: the first window of `vibrationStopWindowSeconds`
+  /// starting on a bin within [t + earliest, t + latest] whose bins are all
+  /// there (a gap skips the window) and whose median is at most the fraction
+  /// of `before`; `ratio` is its ratio (else the lowest), `end` the data time
+  /// that settles it. nil while a window it needs is incomplete.
+  private func vibrationStop(_ t: Double, before: Double, force: Bool) -> (held: Bool, ratio: Double, end: Double)? {
+    let c = configuration
+    let length = c.vibrationBinSeconds
+    let n = c.vibrationStopBinCount
+    var k = ((t + c.vibrationStopEarliestStartSeconds) / length).rounded(.up)
+    var lowest = Double.nan
+    var end = t + c.vibrationStopEarliestStartSeconds
+    while k * length <= t + c.vibrationStopLatestStartSeconds {
+      let windowEnd = (k + Double(n)) * length
+      guard force || accelerometerSeconds >= windowEnd || dataSeconds >= windowEnd + c.lateDataSeconds else {
+        return nil
+      }
+      end = windowEnd
+      let window = binValues(from: k * length, to: windowEnd.nextDown, whole: false)
+      if window.count == n {
+        let ratio = median(window) / before
+        if lowest.isNaN || ratio < lowest { lowest = ratio }
+        if ratio <= c.vibrationStoppedFraction { return (true, ratio, windowEnd) }
+      }
+      k += 1
+    }
+    return (false, lowest, end)
+  }
+}
+
+/// `x` rounded to the millisecond, for explanations.
+func short(_ x: Double) -> Double { x.isFinite ? (x * 1000).rounded() / 1000 : x }
+
+/// The free-fall runs that may still end "just before" a jolt: those ending
+/// within the last `freeFallEndsBeforeJoltSeconds`, each longer than every
+/// run after it (a shorter, older run can never be the longest), so the
+/// first is the longest. Fixed capacity; overflowing it (more than 64 runs
+/// in 0.3 s, a stream above 400 Hz) drops the oldest and says so.
+struct FallRuns: Sendable {
+  private static let capacity = 64
+  private var ends = [Double](repeating: 0, count: FallRuns.capacity)
+  private var lengths = [Double](repeating: 0, count: FallRuns.capacity)
+  private var head = 0
+  private var count = 0
+  private var droppedEnd = -Double.infinity
+
+  private func slot(_ i: Int) -> Int { (head + i) % Self.capacity }
+
+  mutating func add(end: Double, length: Double, keepingSince since: Double) {
+    while count > 0 && ends[slot(0)] < since {
+      head = slot(1)
+      count -= 1
+    }
+    while count > 0 && lengths[slot(count - 1)] <= length { count -= 1 }
+    if count == Self.capacity {
+      droppedEnd = ends[slot(0)]
+      head = slot(1)
+      count -= 1
+    }
+    ends[slot(count)] = end
+    lengths[slot(count)] = length
+    count += 1
+  }
+
+  /// The longest run ending at or after `since` (0: none).
+  func longest(since: Double) -> Double {
+    for i in 0..<count where ends[slot(i)] >= since { return lengths[slot(i)] }
+    return 0
+  }
+
+  /// Whether a run ending at or after `since` may have been dropped.
+  func truncated(since: Double) -> Bool { droppedEnd >= since }
 }

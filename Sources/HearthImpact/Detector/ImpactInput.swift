@@ -1,7 +1,9 @@
 /// One batch of sensor data as the phone delivers it (about every 250 ms).
 /// Times are seconds on one clock (any origin). Within a batch samples may be
 /// out of order or repeated; the detector sorts each stream and drops
-/// samples not newer than the last one it used (counted in `ImpactCounters`).
+/// samples not newer than the last one it used. Samples with a bad time or
+/// an impossible value (the bounds of `ImpactConfiguration`) are skipped.
+/// Every skipped sample is counted in `ImpactCounters`, per stream and reason.
 public struct ImpactBatch: Sendable, Hashable {
   /// Accelerometer, 50 Hz: total specific force (gravity included), phone frame, m/s².
   public var accelerometer: [Sample3] = []
@@ -14,17 +16,23 @@ public struct ImpactBatch: Sendable, Hashable {
   public var fixes: [Sample1] = []
   /// The OS classifier says "in a vehicle".
   public var vehicleGate: Bool
+  /// When the batch was handed over, s on the sample clock (nil: unknown, as
+  /// in a replay). A sample stamped after it cannot be real: it is a bad
+  /// time, so one glitch far in the future cannot make every later sample
+  /// look old.
+  public var receivedSeconds: Double?
 
   public init(
     accelerometer: [Sample3] = [], gyroscope: [Sample3] = [], barometer: [Sample1] = [],
     fixes: [Sample1] = [],
-    vehicleGate: Bool
+    vehicleGate: Bool, receivedSeconds: Double? = nil
   ) {
     self.accelerometer = accelerometer
     self.gyroscope = gyroscope
     self.barometer = barometer
     self.fixes = fixes
     self.vehicleGate = vehicleGate
+    self.receivedSeconds = receivedSeconds
   }
 
   /// The samples and fixes timed in [from, to) seconds, with this batch's
@@ -39,10 +47,10 @@ public struct ImpactBatch: Sendable, Hashable {
   }
 }
 
-/// A three-axis sample: time (s) and x, y, z.
 /// A sample with a time, s.
 protocol TimedSample { var seconds: Double { get } }
 
+/// A three-axis sample: time (s) and x, y, z.
 public struct Sample3: Sendable, Hashable, Codable, TimedSample {
   public var seconds: Double
   public var x: Double

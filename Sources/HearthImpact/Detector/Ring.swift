@@ -1,50 +1,98 @@
-/// A fixed-capacity ring of timed values, oldest overwritten first. No
-/// allocation after `init`.
+/// A fixed-capacity ring of timed values in strictly increasing time order,
+/// oldest overwritten first. No allocation after `init`; window queries
+/// binary-search the times.
 struct Ring: Sendable, Hashable {
   private var times: [Double]
   private var values: [Double]
   private var head = 0  // next slot to write
   private(set) var count = 0
+  /// The time of the newest entry overwritten (−∞: none yet): a window
+  /// starting at or before it may have lost entries.
+  private(set) var evictedSeconds = -Double.infinity
 
   init(capacity: Int) {
-    times = Array(repeating: 0, count: capacity)
-    values = Array(repeating: 0, count: capacity)
+    times = Array(repeating: 0, count: max(1, capacity))
+    values = Array(repeating: 0, count: max(1, capacity))
   }
 
   var capacity: Int { times.count }
 
+  /// Appends an entry newer than every one held (the caller guarantees it).
   mutating func append(_ time: Double, _ value: Double) {
+    if count == capacity { evictedSeconds = times[head] }
     times[head] = time
     values[head] = value
     head = head + 1 == capacity ? 0 : head + 1
     count = min(count + 1, capacity)
   }
 
-  /// Calls `body` for each entry, oldest first. O(count).
-  func visit(_ body: (Double, Double) -> Void) {
-    var i = (head - count + capacity) % capacity
-    for _ in 0..<count {
-      body(times[i], values[i])
-      i = i + 1 == capacity ? 0 : i + 1
+  private func slot(_ i: Int) -> Int {
+    let s = head - count + i
+    return s < 0 ? s + capacity : (s >= capacity ? s - capacity : s)
+  }
+
+  /// The first logical index (0 = oldest) whose time is ≥ `time`. O(log count).
+  private func lowerBound(_ time: Double) -> Int {
+    var lo = 0
+    var hi = count
+    while lo < hi {
+      let mid = (lo + hi) / 2
+      if times[slot(mid)] < time { lo = mid + 1 } else { hi = mid }
+    }
+    return lo
+  }
+
+  /// Whether the window starting at `from` may have lost entries to the capacity.
+  func truncated(from: Double) -> Bool { from <= evictedSeconds }
+
+  /// Calls `body` for each entry with from ≤ time ≤ to, oldest first.
+  /// O(log count + entries visited).
+  func visit(from: Double, to: Double, _ body: (Double, Double) -> Void) {
+    var i = lowerBound(from)
+    while i < count {
+      let s = slot(i)
+      guard times[s] <= to else { return }
+      body(times[s], values[s])
+      i += 1
     }
   }
 
   /// Values with from ≤ time ≤ to, oldest first.
   func values(from: Double, to: Double) -> [Double] {
     var out: [Double] = []
-    visit { t, v in if t >= from && t <= to { out.append(v) } }
+    visit(from: from, to: to) { _, v in out.append(v) }
     return out
   }
 
   /// The largest value with from ≤ time ≤ to (nil: none).
   func maximum(from: Double, to: Double) -> Double? {
     var best: Double?
-    visit { t, v in if t >= from && t <= to && v > (best ?? -.infinity) { best = v } }
+    visit(from: from, to: to) { _, v in if v > (best ?? -.infinity) { best = v } }
     return best
+  }
+
+  /// The first entry with from ≤ time ≤ to for which `accept` holds.
+  func first(from: Double, to: Double, where accept: (Double, Double) -> Bool) -> (Double, Double)? {
+    var i = lowerBound(from)
+    while i < count {
+      let s = slot(i)
+      guard times[s] <= to else { return nil }
+      if accept(times[s], values[s]) { return (times[s], values[s]) }
+      i += 1
+    }
+    return nil
+  }
+
+  /// The last entry with from ≤ time ≤ to (nil: none).
+  func last(from: Double, to: Double) -> (Double, Double)? {
+    let end = lowerBound(to.nextUp)  // first index with time > to
+    guard end > 0 else { return nil }
+    let s = slot(end - 1)
+    return times[s] >= from ? (times[s], values[s]) : nil
   }
 }
 
-/// Median of a non-empty list (the mean of the middle two for an even count); NaN when empty.
+/// Median of a list (the mean of the middle two for an even count); NaN when empty.
 func median(_ values: [Double]) -> Double {
   guard !values.isEmpty else { return .nan }
   let sorted = values.sorted()

@@ -1,7 +1,8 @@
 /// SPEC §10: what happens after a possible-impact verdict, as a pure state
 /// machine. The app calls `check(now:…)` whenever it runs (no timers) and
 /// does what it returns; the state is a plain `Codable` value so it survives
-/// a process kill. Times are milliseconds since the epoch.
+/// a process kill. Times are milliseconds since the epoch; every sum of
+/// times saturates (no clock or decoded state can make it trap).
 public struct IncidentRules: Sendable, Hashable, Codable {
   /// The person is asked and has this long to answer, ms.
   public var askMilliseconds: Int64 = 30_000
@@ -14,6 +15,34 @@ public struct IncidentRules: Sendable, Hashable, Codable {
   public var retryEveryMilliseconds: Int64 = 120_000
 
   public init() {}
+
+  /// Every duration must be ≥ 0 (a decoded negative one is a `DecodingError`).
+  public init(from decoder: any Decoder) throws {
+    let c = try decoder.container(keyedBy: CodingKeys.self)
+    askMilliseconds = try c.decode(Int64.self, forKey: .askMilliseconds)
+    automaticMilliseconds = try c.decode(Int64.self, forKey: .automaticMilliseconds)
+    dropMilliseconds = try c.decode(Int64.self, forKey: .dropMilliseconds)
+    retryDelaysMilliseconds = try c.decode([Int64].self, forKey: .retryDelaysMilliseconds)
+    retryEveryMilliseconds = try c.decode(Int64.self, forKey: .retryEveryMilliseconds)
+    let all = [askMilliseconds, automaticMilliseconds, dropMilliseconds, retryEveryMilliseconds] + retryDelaysMilliseconds
+    guard all.allSatisfy({ $0 >= 0 }) else {
+      throw DecodingError.dataCorrupted(
+        .init(codingPath: decoder.codingPath, debugDescription: "incident rules: a negative duration"))
+    }
+  }
+}
+
+extension IncidentRules {
+  /// The wait after attempt `n` (1-based): the ladder, then every 2 min.
+  func delay(after n: Int) -> Int64 {
+    n >= 1 && n - 1 < retryDelaysMilliseconds.count ? retryDelaysMilliseconds[n - 1] : retryEveryMilliseconds
+  }
+}
+
+/// a + b, saturating at the ends of Int64.
+func saturating(_ a: Int64, plus b: Int64) -> Int64 {
+  let (sum, overflow) = a.addingReportingOverflow(b)
+  return overflow ? (b > 0 ? .max : .min) : sum
 }
 
 /// What the person or the network said, or nothing (the clock moved).
@@ -64,7 +93,8 @@ public struct IncidentState: Sendable, Hashable, Codable {
     case asking
     /// Too late to raise automatically (over 5 min): waiting for the person.
     case waitingForPerson
-    /// Sending: attempts so far, and the earliest time for the next one.
+    /// Sending: attempts so far, and the earliest time for the next one (an
+    /// attempt without a result by then is retried).
     case sending(attempts: Int, nextMilliseconds: Int64)
     case finished(IncidentEnd)
   }
@@ -79,6 +109,20 @@ public struct IncidentState: Sendable, Hashable, Codable {
     self.account = account
   }
 
+  /// A saved state; a sending phase with fewer than one attempt is a
+  /// `DecodingError` (it cannot arise, and would index the retry ladder at −1).
+  public init(from decoder: any Decoder) throws {
+    let c = try decoder.container(keyedBy: CodingKeys.self)
+    verdictMilliseconds = try c.decode(Int64.self, forKey: .verdictMilliseconds)
+    account = try c.decode(String.self, forKey: .account)
+    phase = try c.decode(Phase.self, forKey: .phase)
+    raisedBy = try c.decodeIfPresent(String.self, forKey: .raisedBy)
+    if case .sending(let attempts, _) = phase, attempts < 1 {
+      throw DecodingError.dataCorrupted(
+        .init(codingPath: decoder.codingPath, debugDescription: "incident state: sending with \(attempts) attempts"))
+    }
+  }
+
   public var isFinished: Bool { if case .finished = phase { true } else { false } }
 
   /// Moves the incident with the clock and the input; returns what to do.
@@ -87,45 +131,39 @@ public struct IncidentState: Sendable, Hashable, Codable {
     now: Int64, _ input: IncidentInput = .nothing, rules: IncidentRules = IncidentRules()
   ) -> IncidentAction {
     if case .finished(let end) = phase { return .finished(end) }
-    let age = now - verdictMilliseconds
+    let age = saturating(now, plus: verdictMilliseconds == .min ? .max : -verdictMilliseconds)
     if age >= rules.dropMilliseconds { return finish(.droppedAfterAnHour) }
     if case .signedIn(let other) = input, other != account { return finish(.otherAccount) }
     switch phase {
     case .asking, .waitingForPerson:
       switch input {
       case .dismissed: return finish(.dismissed)
-      case .alertNow: return startSending(now, by: "person")
+      case .alertNow: return startSending(now, by: "person", rules)
       default: break
       }
       if case .asking = phase {
-        let deadline = verdictMilliseconds + rules.askMilliseconds
+        let deadline = saturating(verdictMilliseconds, plus: rules.askMilliseconds)
         if now < deadline { return .ask(untilMilliseconds: deadline) }
         // Silence: raise, but only while the incident is young enough.
-        if age < rules.automaticMilliseconds { return startSending(now, by: "silence") }
+        if age < rules.automaticMilliseconds { return startSending(now, by: "silence", rules) }
         phase = .waitingForPerson
       }
-      return .waitUntil(verdictMilliseconds + rules.dropMilliseconds)
+      return .waitUntil(saturating(verdictMilliseconds, plus: rules.dropMilliseconds))
     case .sending(let attempts, let next):
       switch input {
       case .sendResult(.delivered): return finish(.delivered)
       case .sendResult(let failure):
         guard Self.retryable(failure) else { return finish(.refused) }
-        let delay =
-          attempts - 1 < rules.retryDelaysMilliseconds.count
-          ? rules.retryDelaysMilliseconds[attempts - 1] : rules.retryEveryMilliseconds
-        phase = .sending(attempts: attempts, nextMilliseconds: now + delay)
-        return .waitUntil(now + delay)
+        let next = saturating(now, plus: rules.delay(after: attempts))
+        phase = .sending(attempts: attempts, nextMilliseconds: next)
+        return .waitUntil(next)
       case .uploadSucceeded:
-        phase = .sending(attempts: attempts + 1, nextMilliseconds: now)
-        return .send
+        return attempt(now, attempts == .max ? attempts : attempts + 1, rules)
       case .dismissed:
         // Already raised: "I'm okay" cannot unsend; it ends the retries.
         return finish(.dismissed)
       default:
-        if now >= next {
-          phase = .sending(attempts: attempts + 1, nextMilliseconds: now)
-          return .send
-        }
+        if now >= next { return attempt(now, attempts == .max ? attempts : attempts + 1, rules) }
         return .waitUntil(next)
       }
     case .finished(let end):
@@ -144,9 +182,15 @@ public struct IncidentState: Sendable, Hashable, Codable {
     }
   }
 
-  private mutating func startSending(_ now: Int64, by who: String) -> IncidentAction {
+  private mutating func startSending(_ now: Int64, by who: String, _ rules: IncidentRules) -> IncidentAction {
     raisedBy = who
-    phase = .sending(attempts: 1, nextMilliseconds: now)
+    return attempt(now, 1, rules)
+  }
+
+  /// Attempt number `n` now: an attempt with no result by its retry time
+  /// counts as failed (a check in between waits instead of sending twice).
+  private mutating func attempt(_ now: Int64, _ n: Int, _ rules: IncidentRules) -> IncidentAction {
+    phase = .sending(attempts: n, nextMilliseconds: saturating(now, plus: rules.delay(after: n)))
     return .send
   }
 

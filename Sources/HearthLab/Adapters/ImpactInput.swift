@@ -143,6 +143,42 @@ public struct ImpactFeed: Sendable {
     return seconds / 3600
   }
 
+  /// The largest total |a| (gravity included) of the accelerometer, g. O(n).
+  public var peakAccelerationG: Double {
+    var peak = 0.0
+    let a = accelerometer
+    for i in 0..<a.count {
+      let m = (a.x[i] * a.x[i] + a.y[i] * a.y[i] + a.z[i] * a.z[i]).squareRoot()
+      if m > peak { peak = m }
+    }
+    return peak / ImpactConfiguration.standardGravity
+  }
+
+  /// Warnings for streams too slow to show what the detector measures: an
+  /// accelerometer under 20 Hz cannot resolve a 60–150 ms crash pulse, a
+  /// gyroscope under 5 Hz can miss the spin of a 1 s window, a barometer
+  /// under 2 Hz the rise within 2 s. Rates are the median sample rate. O(n log n).
+  public var rateWarnings: [String] {
+    func medianRateHz(_ t: [Double]) -> Double? {
+      guard t.count >= 3 else { return nil }
+      var steps = zip(t.dropFirst(), t).map { $0 - $1 }.filter { $0 > 0 }
+      guard !steps.isEmpty else { return nil }
+      steps.sort()
+      return 1 / steps[steps.count / 2]
+    }
+    var out: [String] = []
+    func check(_ name: String, _ t: [Double], _ minimum: Double, _ what: String) {
+      if let rate = medianRateHz(t), rate < minimum {
+        out.append(
+          "the \(name) runs at \(String(format: "%.3g", rate)) Hz (under \(Int(minimum)) Hz): it cannot show \(what)")
+      }
+    }
+    check("accelerometer", accelerometer.seconds, 20, "a 60–150 ms crash pulse; jolts will be missed or understated")
+    check("gyroscope", gyroscope.seconds, 5, "a spin within the impact's window reliably")
+    check("barometer", barometer.seconds, 2, "a pressure rise within 2 s reliably")
+    return out
+  }
+
   /// The windows in time order. O(n) over all samples in total.
   public func batches() -> Batches { Batches(feed: self) }
 

@@ -46,13 +46,15 @@ public enum ImpactEvaluation {
   }
 
   /// Every catalogue scenario over `seeds`, in parallel (results in catalogue order).
-  public static func scenarios(seeds: ClosedRange<UInt64>) -> [ScenarioScore] {
+  public static func scenarios(
+    seeds: ClosedRange<UInt64>, configuration: ImpactConfiguration = ImpactConfiguration()
+  ) -> [ScenarioScore] {
     let all = ScenarioCatalogue.all
     return ParallelDriver.map(count: all.count) { i in
       var score = ScenarioScore(id: all[i].id, expected: all[i].expected)
       for seed in seeds {
         let s = all[i].generate(seed: seed)
-        let v = verdicts(s)
+        let v = verdicts(s, configuration: configuration)
         score.runs += 1
         if matches(s.label, v) {
           score.matching += 1
@@ -92,12 +94,14 @@ public enum ImpactEvaluation {
   /// `hours` of generated mixed driving (potholes, bumps, doors, drops,
   /// hard braking, roundabouts, hills…; no crashes), each drive through a
   /// fresh detector, streamed (constant memory).
-  public static func mix(hours: Double, seed: UInt64 = 1) -> MixScore {
+  public static func mix(
+    hours: Double, seed: UInt64 = 1, configuration: ImpactConfiguration = ImpactConfiguration()
+  ) -> MixScore {
     var score = MixScore()
     var mix = DriveMix(seed: seed, options: .init(hours: hours, eventsPerHour: 6, crashesPerHour: 0))
     while let drive = mix.next() {
       var simulator = drive.simulator()
-      var detector = ImpactDetector()
+      var detector = ImpactDetector(configuration: configuration)
       var verdicts: [ImpactVerdict] = []
       while let batch = simulator.nextBatch() {
         verdicts += detector.process(batch.impactBatch(originMilliseconds: drive.plan.startEpochMilliseconds))
@@ -116,8 +120,10 @@ public enum ImpactEvaluation {
 
   /// A real recording replayed with the vehicle gate on (drives) — nothing
   /// happened in any of them, so every report is a false alarm.
-  public static func realRecording(_ trace: Trace) -> [ImpactVerdict]? {
-    ImpactFeed(trace: trace, gate: .on)?.verdicts()
+  public static func realRecording(
+    _ trace: Trace, configuration: ImpactConfiguration = ImpactConfiguration()
+  ) -> [ImpactVerdict]? {
+    ImpactFeed(trace: trace, gate: .on)?.verdicts(configuration: configuration)
   }
 
   /// The detector on the shared real recordings: the comma2k19 highway drive
@@ -134,9 +140,11 @@ public enum ImpactEvaluation {
   /// Reads and scores the real recordings under `datasets`.
   /// - Throws: `TraceError` when a recording cannot be read or holds no
   ///   accelerometer.
-  public static func real(_ datasets: SharedDatasets) throws -> RealScore {
+  public static func real(
+    _ datasets: SharedDatasets, configuration: ImpactConfiguration = ImpactConfiguration()
+  ) throws -> RealScore {
     let (drive, _) = try TraceFolder.readComma2k19Segment(datasets.comma2k19Segment)
-    guard let driveVerdicts = realRecording(drive) else {
+    guard let driveVerdicts = realRecording(drive, configuration: configuration) else {
       throw TraceError.malformed(
         SourceLocation(file: datasets.comma2k19Segment, line: 0), reason: "no accelerometer")
     }
@@ -150,7 +158,7 @@ public enum ImpactEvaluation {
     for name in names {
       let motion = try RealPhoneDrop.load(phyphoxFolder: (datasets.phoneDrops as NSString).appendingPathComponent(name))
       let s = ScenarioCatalogue.realPhoneDrop(motion).generate(seed: 1)
-      let v = verdicts(s)
+      let v = verdicts(s, configuration: configuration)
       score.drops.append((name, matches(s.label, v), v))
     }
     return score

@@ -11,12 +11,23 @@ import HearthSim
 public enum ImpactSweep {
   /// The swept values; every combination of them is judged.
   public struct Grid: Sendable, Hashable, Codable {
-    public var joltG: [Double] = [4]
-    public var spinRadiansPerSecond: [Double] = [3.5]
-    public var pressureHectopascals: [Double] = [2]
-    public var movingMetersPerSecond: [Double] = [7]
-    public var freeFallSeconds: [Double] = [0.12]
-    public init() {}
+    /// The settings every combination starts from (the swept ones replaced).
+    public var base: ImpactConfiguration
+    public var joltG: [Double]
+    public var spinRadiansPerSecond: [Double]
+    public var pressureHectopascals: [Double]
+    public var movingMetersPerSecond: [Double]
+    public var freeFallSeconds: [Double]
+
+    /// One combination: `base` itself.
+    public init(base: ImpactConfiguration = ImpactConfiguration()) {
+      self.base = base
+      joltG = [base.joltMetersPerSecondSquared / ImpactConfiguration.standardGravity]
+      spinRadiansPerSecond = [base.spinRadiansPerSecond]
+      pressureHectopascals = [base.pressureRiseHectopascals]
+      movingMetersPerSecond = [base.movingMedianMetersPerSecond]
+      freeFallSeconds = [base.freeFallSeconds]
+    }
 
     public var combinations: [ImpactConfiguration] {
       var out: [ImpactConfiguration] = []
@@ -25,7 +36,7 @@ public enum ImpactSweep {
           for p in pressureHectopascals {
             for m in movingMetersPerSecond {
               for f in freeFallSeconds {
-                var c = ImpactConfiguration()
+                var c = base
                 c.joltMetersPerSecondSquared = j * ImpactConfiguration.standardGravity
                 c.spinRadiansPerSecond = s
                 c.pressureRiseHectopascals = p
@@ -41,24 +52,64 @@ public enum ImpactSweep {
     }
   }
 
+  /// Where a swept trace came from.
+  public enum SourceKind: String, Sendable, Hashable, Codable {
+    /// A catalogue scenario variant (it has an expected verdict).
+    case scenario
+    /// A drive of generated everyday driving (no crash: every report is a false alarm).
+    case drive
+    /// A recording passed as a PATH (no known crash: every report is a false alarm).
+    case recording
+  }
+
+  /// One swept trace, as the exports and the report name it.
+  public struct Source: Sendable, Hashable, Codable {
+    /// "C3 seed 6", "drive 12", or the recording's path.
+    public var name: String
+    public var kind: SourceKind
+    /// The catalogue scenario and seed (scenarios only).
+    public var scenarioID: String?
+    public var seed: UInt64?
+    /// What the detector should say (nil for driving and recordings: silence).
+    public var expected: ExpectedVerdict?
+    /// Hours of driving it contributes to the false-alarm rate (0 for scenarios).
+    public var hours: Double
+  }
+
   /// One trace's verdicts from the extraction pass, and what it should say.
   struct SweptTrace: Sendable {
-    /// "C3 seed 6", "drive 12".
-    var source: String
-    /// The catalogue scenario (nil for generated driving).
-    var scenarioID: String?
+    var source: Source
     var verdicts: [ImpactVerdict]
     var excerpts: [SignalExcerpt]
-    /// nil for generated driving (every report there is a false alarm).
-    var expected: ExpectedVerdict?
     /// The crash's jolt, s (crash scenarios only).
     var crashJoltSeconds: Double?
-    var hours: Double
+    /// Injected events of a generated drive (drive-relative times), to name its panels.
+    var events: [DriveMix.MixEvent] = []
 
-    /// Whether verdict `i` is the labelled crash jolt.
+    /// Whether verdict `i` is the labelled crash jolt: the first verdict
+    /// within 1 s of it (a crash's secondary blows have verdicts of their own).
     func isCrash(_ i: Int) -> Bool {
       guard let jolt = crashJoltSeconds else { return false }
-      return abs(verdicts[i].joltSeconds - jolt) < 1
+      return verdicts.firstIndex { abs($0.joltSeconds - jolt) < 1 } == i
+    }
+
+    /// Whether verdict `i` is a later jolt of the labelled crash's incident
+    /// (a rollover's next impact): neither the crash nor a jolt without one.
+    func isLaterCrashJolt(_ i: Int) -> Bool {
+      guard let jolt = crashJoltSeconds,
+        let crash = verdicts.firstIndex(where: { abs($0.joltSeconds - jolt) < 1 }), i != crash,
+        let incident = verdicts[crash].measurement?.incidentSeconds
+      else { return false }
+      return abs(verdicts[i].joltSeconds - jolt) < 1 || verdicts[i].measurement?.incidentSeconds == incident
+    }
+
+    /// The trace's name at `seconds`, with the injected event there if any
+    /// ("drive 12, pothole at 340.2 s").
+    func name(at seconds: Double) -> String {
+      guard let event = events.min(by: { abs($0.driveSeconds - seconds) < abs($1.driveSeconds - seconds) }),
+        abs(event.driveSeconds - seconds) <= 2
+      else { return source.name }
+      return source.name + ", " + event.kind + " at " + String(format: "%.1f", event.driveSeconds) + " s"
     }
   }
 
@@ -68,11 +119,20 @@ public enum ImpactSweep {
     public var pressureHectopascals: Double
     public var movingMetersPerSecond: Double
     public var freeFallSeconds: Double
-    /// Crash scenario runs reported as expected, of all crash scenario runs.
+    /// Crash scenario runs, those reported exactly once at the crash (true
+    /// positives), and those not (misses).
+    public var crashRuns: Int
+    public var truePositives: Int
+    public var misses: Int
+    /// Reports in generated driving and recordings (every one a false alarm).
+    public var falseAlarms: Int
+    /// Every report under this combination.
+    public var reports: Int
+    /// True positives of all crash scenario runs.
     public var recall: Double
     /// Reports that were expected, of all reports.
     public var precision: Double
-    /// Reports in generated driving, per 1 000 h, and the 95 % upper bound.
+    /// False alarms per 1 000 h of driving, and the 95 % upper bound.
     public var falseAlarmsPer1000Hours: Double
     public var falseAlarmsUpperBoundPer1000Hours: Double
     /// Silent scenarios that reported.
@@ -97,9 +157,16 @@ public enum ImpactSweep {
     /// Panels left out past `panelLimit`.
     public var panelsOmitted: Int
     public var model: ModelSuggestion?
+    /// Hours of driving (generated and recorded) behind the false-alarm rates.
     public var hours: Double
     public var traces: Int
     public var jolts: Int
+    /// Every trace in sweep order (scenarios, then drives, then recordings).
+    public var sources: [Source]
+    /// Reports per combination (outer, as `rows`) and trace (inner, as `sources`).
+    public var reportCounts: [[Int]]
+    /// Every jolt the extraction pass judged, with its features and label.
+    public var joltTable: [JoltFeatures]
   }
 
   public struct ScenarioInfo: Sendable, Hashable, Codable {
@@ -136,7 +203,7 @@ public enum ImpactSweep {
     grid: Grid, seeds: ClosedRange<UInt64>, hours: Double, recordings: [Recording] = [],
     progress: (@Sendable (Int, Int) -> Void)? = nil
   ) -> Result {
-    var extraction = ImpactConfiguration()
+    var extraction = grid.base
     extraction.joltMetersPerSecondSquared = (grid.joltG.min() ?? 4) * ImpactConfiguration.standardGravity
     extraction.suppressionSeconds = 0
     let loose = extraction
@@ -155,8 +222,8 @@ public enum ImpactSweep {
         let (verdicts, excerpts) = ImpactEvaluation.verdictsWithSignals(
           recording.feed.batches(), configuration: loose)
         return SweptTrace(
-          source: recording.name, scenarioID: nil, verdicts: verdicts, excerpts: excerpts, expected: nil,
-          crashJoltSeconds: nil, hours: recording.hours)
+          source: Source(name: recording.name, kind: .recording, hours: recording.hours), verdicts: verdicts,
+          excerpts: excerpts)
       } else if i < jobs.count {
         let (scenario, seed) = jobs[i]
         let s = scenario.generate(seed: seed)
@@ -165,8 +232,10 @@ public enum ImpactSweep {
           configuration: loose)
         let crash = s.label.expected == .silent ? nil : s.label.joltSeconds.first
         return SweptTrace(
-          source: "\(scenario.id) seed \(seed)", scenarioID: scenario.id, verdicts: verdicts,
-          excerpts: excerpts, expected: s.label.expected, crashJoltSeconds: crash, hours: 0)
+          source: Source(
+            name: "\(scenario.id) seed \(seed)", kind: .scenario, scenarioID: scenario.id, seed: seed,
+            expected: s.label.expected, hours: 0),
+          verdicts: verdicts, excerpts: excerpts, crashJoltSeconds: crash)
       } else {
         let drive = drives[i - jobs.count]
         let origin = drive.plan.startEpochMilliseconds
@@ -175,22 +244,24 @@ public enum ImpactSweep {
         }
         let (verdicts, excerpts) = ImpactEvaluation.verdictsWithSignals(batches, configuration: loose)
         return SweptTrace(
-          source: "drive \(drive.index)", scenarioID: nil, verdicts: verdicts, excerpts: excerpts,
-          expected: nil, crashJoltSeconds: nil, hours: drive.plan.durationSeconds / 3600)
+          source: Source(name: "drive \(drive.index)", kind: .drive, hours: drive.plan.durationSeconds / 3600),
+          verdicts: verdicts, excerpts: excerpts, events: drive.events)
       }
     }
-    let rows = ParallelDriver.map(count: combinations.count, finished: counter.step) { i in
+    let judged = ParallelDriver.map(count: combinations.count, finished: counter.step) { i in
       judge(traces, combinations[i])
     }
-    let featured = nearestToHandSet(combinations)
-    let (panels, omitted) = self.panels(traces, combinations[featured])
+    let featured = nearestToHandSet(combinations, grid.base)
+    let (panels, omitted) = self.panels(traces, combinations[featured], combination: featured)
+    let joltTable = self.joltTable(traces)
     return Result(
-      rows: rows, featured: featured,
+      rows: judged.map(\.row), featured: featured,
       scenarios: ScenarioCatalogue.all.map {
         ScenarioInfo(id: $0.id, name: $0.name, expected: $0.expected, runs: seeds.count)
       },
-      panels: panels, panelsOmitted: omitted, model: model(traces, handSet: combinations[featured]),
-      hours: traces.map(\.hours).reduce(0, +), traces: traces.count,
-      jolts: traces.map(\.verdicts.count).reduce(0, +))
+      panels: panels, panelsOmitted: omitted, model: model(joltTable, handSet: combinations[featured]),
+      hours: traces.map(\.source.hours).reduce(0, +), traces: traces.count,
+      jolts: traces.map(\.verdicts.count).reduce(0, +), sources: traces.map(\.source),
+      reportCounts: judged.map(\.reportsPerTrace), joltTable: joltTable)
   }
 }

@@ -36,8 +36,11 @@ struct SignalRecorder {
   private(set) var excerpts: [Int: SignalExcerpt] = [:]
 
   private mutating func slot(_ seconds: Double) -> Int? {
-    guard seconds.isFinite else { return nil }
-    let bin = Int64((seconds / SignalExcerpt.binSeconds).rounded(.down))
+    // Beyond ±2^62 bins (±1.4e10 years) a time cannot be a sample's: skip it
+    // rather than trap converting it.
+    let exact = (seconds / SignalExcerpt.binSeconds).rounded(.down)
+    guard exact.magnitude < 0x1p62 else { return nil }
+    let bin = Int64(exact)
     let i = Int(bin & Int64(Self.capacity - 1))
     if tag[i] != bin {
       guard bin > tag[i] else { return nil }  // older than the ring holds

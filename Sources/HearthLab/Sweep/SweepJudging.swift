@@ -8,7 +8,10 @@ extension ImpactSweep {
   public struct Panel: Sendable, Hashable, Codable {
     public enum Kind: String, Sendable, Hashable, Codable { case report, nearMiss }
     public var kind: Kind
+    /// The trace, and for generated driving the injected event at the jolt.
     public var source: String
+    /// The row (combination) whose thresholds the panel shows.
+    public var combination: Int
     /// Whether the trace expects this jolt to be reported.
     public var expectedReport: Bool
     public var joltSeconds: Double
@@ -17,9 +20,8 @@ extension ImpactSweep {
     public var signals: SignalExcerpt
   }
 
-  /// The combination closest to the detector's defaults (relative distance).
-  static func nearestToHandSet(_ combinations: [ImpactConfiguration]) -> Int {
-    let d = ImpactConfiguration()
+  /// The combination closest to the hand-set `d` (relative distance).
+  static func nearestToHandSet(_ combinations: [ImpactConfiguration], _ d: ImpactConfiguration) -> Int {
     func distance(_ c: ImpactConfiguration) -> Double {
       let pairs = [
         (c.joltMetersPerSecondSquared, d.joltMetersPerSecondSquared),
@@ -47,56 +49,60 @@ extension ImpactSweep {
     return reported
   }
 
-  /// One combination over every trace.
-  static func judge(_ traces: [SweptTrace], _ c: ImpactConfiguration) -> Row {
+  /// One combination over every trace: its row and its reports per trace.
+  static func judge(_ traces: [SweptTrace], _ c: ImpactConfiguration) -> (row: Row, reportsPerTrace: [Int]) {
     var crashRuns = 0
-    var crashHits = 0
+    var truePositives = 0
     var reports = 0
-    var expectedReports = 0
     var falseAlarms = 0
     var silentReported = 0
     var hours = 0.0
     var latencies: [Double] = []
     var rejected: [String: Int] = [:]
     var matched: [String: Int] = [:]
+    var perTrace: [Int] = []
     for trace in traces {
-      hours += trace.hours
+      hours += trace.source.hours
       let reported = Self.reports(trace, c)
+      perTrace.append(reported.count)
       for (i, v) in trace.verdicts.enumerated()
       where !reported.contains(i) && (v.measured(.jolt) ?? 0) >= c.joltMetersPerSecondSquared {
         for name in v.unmetConditions(under: c) { rejected[name.rawValue, default: 0] += 1 }
       }
       reports += reported.count
       latencies += reported.map { trace.verdicts[$0].decidedSeconds - trace.verdicts[$0].joltSeconds }
-      var asExpected = false
-      switch trace.expected {
-      case nil: falseAlarms += reported.count
+      let asExpected: Bool
+      switch trace.source.expected {
+      case nil:
+        falseAlarms += reported.count
+        asExpected = reported.isEmpty
       case .silent?:
         asExpected = reported.isEmpty
         if !asExpected { silentReported += 1 }
       case .report?, .reportOnce?:
         crashRuns += 1
-        asExpected = reported.count == 1
-        if asExpected {
-          crashHits += 1
-          expectedReports += 1
-        }
+        // Exactly one report, and it is the crash's jolt.
+        asExpected = reported.count == 1 && trace.isCrash(reported[0])
+        if asExpected { truePositives += 1 }
       }
-      if let id = trace.scenarioID { matched[id, default: 0] += asExpected ? 1 : 0 }
+      if let id = trace.source.scenarioID { matched[id, default: 0] += asExpected ? 1 : 0 }
     }
     let upper = ImpactEvaluation.poissonUpperBound95(count: falseAlarms)
     latencies.sort()
-    return Row(
+    let row = Row(
       joltG: c.joltMetersPerSecondSquared / ImpactConfiguration.standardGravity,
       spinRadiansPerSecond: c.spinRadiansPerSecond,
       pressureHectopascals: c.pressureRiseHectopascals, movingMetersPerSecond: c.movingMedianMetersPerSecond,
-      freeFallSeconds: c.freeFallSeconds, recall: Double(crashHits) / Double(max(1, crashRuns)),
-      precision: reports == 0 ? 1 : Double(expectedReports) / Double(reports),
+      freeFallSeconds: c.freeFallSeconds, crashRuns: crashRuns, truePositives: truePositives,
+      misses: crashRuns - truePositives, falseAlarms: falseAlarms, reports: reports,
+      recall: Double(truePositives) / Double(max(1, crashRuns)),
+      precision: reports == 0 ? 1 : Double(truePositives) / Double(reports),
       falseAlarmsPer1000Hours: hours > 0 ? 1000 * Double(falseAlarms) / hours : .nan,
       falseAlarmsUpperBoundPer1000Hours: hours > 0 ? 1000 * upper / hours : .nan,
       silentScenariosReported: silentReported,
       medianLatencySeconds: latencies.isEmpty ? .nan : latencies[latencies.count / 2], rejectedBy: rejected,
       matchedByScenario: matched)
+    return (row, perTrace)
   }
 
   /// Condition groups (SPEC §9's points): a near miss fails exactly one.
@@ -111,7 +117,7 @@ extension ImpactSweep {
   }
 
   /// Reports and near misses under `c`, in trace order, at most `panelLimit`.
-  static func panels(_ traces: [SweptTrace], _ c: ImpactConfiguration) -> ([Panel], Int) {
+  static func panels(_ traces: [SweptTrace], _ c: ImpactConfiguration, combination: Int) -> ([Panel], Int) {
     var panels: [Panel] = []
     var omitted = 0
     for trace in traces {
@@ -133,8 +139,9 @@ extension ImpactSweep {
         }
         panels.append(
           Panel(
-            kind: kind, source: trace.source, expectedReport: trace.isCrash(i), joltSeconds: v.joltSeconds,
-            explanation: v.explanation, unmet: unmet.map(\.rawValue), signals: trace.excerpts[i]))
+            kind: kind, source: trace.name(at: v.joltSeconds), combination: combination,
+            expectedReport: trace.isCrash(i), joltSeconds: v.joltSeconds, explanation: ImpactUnits.describe(v, under: c),
+            unmet: unmet.map(\.rawValue), signals: trace.excerpts[i]))
       }
     }
     return (panels, omitted)

@@ -2,6 +2,26 @@ import HearthImpact
 import HearthLinearAlgebra
 
 extension ImpactSweep {
+  /// One judged jolt: where and when, every condition's measured value (by
+  /// condition name, in the condition's unit; absent when not measured),
+  /// and whether it is the labelled crash. The per-jolt table of the tidy
+  /// exports and the model's input.
+  public struct JoltFeatures: Sendable, Hashable, Codable {
+    /// Index into `Result.sources`.
+    public var source: Int
+    public var joltSeconds: Double
+    public var decidedSeconds: Double
+    /// Moving and stopped judged from GPS (a fix was current) or vibration.
+    public var usedGPS: Bool
+    /// The jolt's peak dynamic acceleration, g.
+    public var joltG: Double?
+    public var measured: [String: Double]
+    /// The stop conditions of the path used held.
+    public var stoppedAfter: Bool
+    /// The label: this jolt is the scenario's crash.
+    public var isCrash: Bool
+  }
+
   /// A logistic model of "this jolt is a crash" over the per-jolt features,
   /// and the thresholds it suggests beside the hand-set ones.
   public struct ModelSuggestion: Sendable, Hashable, Codable {
@@ -40,16 +60,35 @@ extension ImpactSweep {
     ]
   }
 
-  /// One jolt's features (NaN where not measured; see `model`).
-  static func features(_ v: ImpactVerdict) -> [Double] {
-    let stopGroup: [ImpactCondition.Name] =
-      v.usedGPS ? [.restWithin, .stayedStoppedGPS] : [.stoppedVibrationRatio]
-    let stopped = stopGroup.allSatisfy { name in v.conditions.first { $0.name == name }?.held ?? false }
-    return [
-      (v.measured(.jolt) ?? .nan) / ImpactConfiguration.standardGravity, v.measured(.spin) ?? .nan,
-      v.measured(.pressureRise) ?? .nan, v.usedGPS ? (v.measured(.movingBeforeGPS) ?? .nan) : .nan,
-      v.measured(.freeFallVeto) ?? .nan, stopped ? 1 : 0,
+  /// One jolt's features, as the model sees them (NaN where not measured).
+  static func features(_ j: JoltFeatures) -> [Double] {
+    [
+      j.joltG ?? .nan, j.measured[ImpactCondition.Name.spin.rawValue] ?? .nan,
+      j.measured[ImpactCondition.Name.pressureRise.rawValue] ?? .nan,
+      j.usedGPS ? (j.measured[ImpactCondition.Name.movingBeforeGPS.rawValue] ?? .nan) : .nan,
+      j.measured[ImpactCondition.Name.freeFallVeto.rawValue] ?? .nan, j.stoppedAfter ? 1 : 0,
     ]
+  }
+
+  /// Every jolt the extraction pass judged (suppressed ones and the later
+  /// jolts of a labelled crash's incident left out), in sweep order.
+  /// O(jolts × conditions).
+  static func joltTable(_ traces: [SweptTrace]) -> [JoltFeatures] {
+    var out: [JoltFeatures] = []
+    for (t, trace) in traces.enumerated() {
+      for (i, v) in trace.verdicts.enumerated() where v.outcome != .suppressed && !trace.isLaterCrashJolt(i) {
+        var measured: [String: Double] = [:]
+        for c in v.conditions where c.measured.isFinite { measured[c.name.rawValue] = c.measured }
+        out.append(
+          JoltFeatures(
+            source: t, joltSeconds: v.joltSeconds, decidedSeconds: v.decidedSeconds, usedGPS: v.usedGPS,
+            joltG: v.measured(.jolt).flatMap { $0.isFinite ? $0 / ImpactConfiguration.standardGravity : nil },
+            measured: measured,
+            stoppedAfter: v.measurement?.stopped ?? false,
+            isCrash: trace.isCrash(i)))
+      }
+    }
+    return out
   }
 
   /// Logistic regression of "this jolt is the labelled crash" on the
@@ -57,15 +96,9 @@ extension ImpactSweep {
   /// λ = 1 on standardised features). A missing value (no barometer, no
   /// GPS speed, no free fall) takes the median of the jolts that have one.
   /// nil when there are no crash jolts or no others.
-  static func model(_ traces: [SweptTrace], handSet: ImpactConfiguration) -> ModelSuggestion? {
-    var rows: [[Double]] = []
-    var labels: [Double] = []
-    for trace in traces {
-      for (i, v) in trace.verdicts.enumerated() where v.outcome != .suppressed {
-        rows.append(features(v))
-        labels.append(trace.isCrash(i) ? 1 : 0)
-      }
-    }
+  static func model(_ jolts: [JoltFeatures], handSet: ImpactConfiguration) -> ModelSuggestion? {
+    var rows = jolts.map(features)
+    let labels: [Double] = jolts.map { $0.isCrash ? 1 : 0 }
     let positives = labels.count { $0 == 1 }
     guard positives > 0, positives < labels.count else { return nil }
     let names = featureNames(handSet)

@@ -42,9 +42,22 @@ public struct DriveMix: Sendable {
 
   /// An injected event and what the detector should say about it.
   public struct MixEvent: Sendable, Hashable, Codable {
+    /// Seconds since the mix began.
     public var atSeconds: Double
+    /// The drive it happens in (`Drive.index`) and when, seconds since that
+    /// drive began (its trace's clock).
+    public var driveIndex: Int
+    public var driveSeconds: Double
     public var kind: String
     public var expected: ExpectedVerdict
+
+    public init(atSeconds: Double, driveIndex: Int, driveSeconds: Double, kind: String, expected: ExpectedVerdict) {
+      self.atSeconds = atSeconds
+      self.driveIndex = driveIndex
+      self.driveSeconds = driveSeconds
+      self.kind = kind
+      self.expected = expected
+    }
   }
 
   public let options: Options
@@ -94,7 +107,10 @@ public struct DriveMix: Sendable {
           let slam = t + braking + wait / 2
           let event = SimEvent.doorSlam(pressureHPa: draws.uniform(0.5, 3), phoneInDoor: draws.chance(0.3))
           events.append(TimedEvent(atSeconds: slam, event: event))
-          labels.append(MixEvent(atSeconds: produced + slam, kind: "doorSlam", expected: .silent))
+          labels.append(
+            MixEvent(
+              atSeconds: produced + slam, driveIndex: index, driveSeconds: slam, kind: "doorSlam", expected: .silent
+            ))
         }
         speed = draws.uniform(7, 14)
         segments.append(
@@ -131,7 +147,8 @@ public struct DriveMix: Sendable {
     while at < duration - 5 {
       let (event, kind) = everydayEvent(placement)
       events.append(TimedEvent(atSeconds: at, event: event))
-      labels.append(MixEvent(atSeconds: produced + at, kind: kind, expected: .silent))
+      labels.append(
+        MixEvent(atSeconds: produced + at, driveIndex: index, driveSeconds: at, kind: kind, expected: .silent))
       at += draws.exponential(mean: 3600 / max(options.eventsPerHour, 1e-9))
     }
 
@@ -146,7 +163,8 @@ public struct DriveMix: Sendable {
         events.append(TimedEvent(atSeconds: crashAt, event: .crash(crash)))
         labels.append(
           MixEvent(
-            atSeconds: produced + crashAt + crash.pulseSeconds / 2, kind: "crash-\(crash.kind.rawValue)",
+            atSeconds: produced + crashAt + crash.pulseSeconds / 2, driveIndex: index,
+            driveSeconds: crashAt + crash.pulseSeconds / 2, kind: "crash-\(crash.kind.rawValue)",
             expected: .report))
       }
     }

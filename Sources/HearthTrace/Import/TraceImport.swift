@@ -8,6 +8,7 @@ import HearthGeo
 /// | path | read as |
 /// |---|---|
 /// | folder with trace.json | ``TraceFolder`` (our .npy columns) |
+/// | folder with trace/ and label.json, plan.json or day.json | its `trace/` (what `hearth sim generate` writes) |
 /// | folder with processed_log/ | a comma2k19 segment |
 /// | folder with Location.csv, Accelerometer.csv, … | ``SensorLoggerReader`` |
 /// | folder with meta/ or Raw Data.csv | ``PhyphoxReader`` |
@@ -27,7 +28,7 @@ public enum TraceImport {
     guard fm.fileExists(atPath: path, isDirectory: &isDirectory) else { return nil }
     if isDirectory.boolValue {
       let names = Set((try? fm.contentsOfDirectory(atPath: path)) ?? [])
-      if names.contains("trace.json") { return .traceFolder }
+      if names.contains("trace.json") || generatedTrace(in: path) != nil { return .traceFolder }
       if names.contains("processed_log") { return .comma2k19 }
       if hasMapping { return .columnMapping }
       let sensorLogger = [
@@ -51,6 +52,18 @@ public enum TraceImport {
     }
   }
 
+  /// The trace folder inside a folder `hearth sim generate` wrote (`trace/`
+  /// beside its labels), or nil when `path` is not such a folder.
+  static func generatedTrace(in path: String) -> String? {
+    let fm = FileManager.default
+    let names = Set((try? fm.contentsOfDirectory(atPath: path)) ?? [])
+    guard names.contains("trace"), !names.isDisjoint(with: ["label.json", "plan.json", "day.json"]) else {
+      return nil
+    }
+    let inner = (path as NSString).appendingPathComponent("trace")
+    return fm.fileExists(atPath: (inner as NSString).appendingPathComponent("trace.json")) ? inner : nil
+  }
+
   /// Reads a trace from `path` (see the table above). `mappingPath` selects
   /// the generic CSV reader for a folder (or the folder of a CSV file).
   /// - Throws: `TraceError.unsupported` when nothing recognises the path;
@@ -66,7 +79,7 @@ public enum TraceImport {
       )
     }
     switch format {
-    case .traceFolder: return try TraceFolder.read(path)
+    case .traceFolder: return try TraceFolder.read(generatedTrace(in: path) ?? path)
     case .comma2k19: return try TraceFolder.readComma2k19Segment(path)
     case .sensorLogger: return try SensorLoggerReader.read(folder: path, options: options)
     case .phyphox: return try PhyphoxReader.read(path: path, options: options)

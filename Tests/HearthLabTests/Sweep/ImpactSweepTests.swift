@@ -50,6 +50,7 @@ struct ImpactSweepTests {
   @Test("a small grid: the defaults reproduce the evaluation; a spin threshold no crash reaches loses recall")
   func grid() {
     var grid = ImpactSweep.Grid()
+    #expect(grid.combinations == [ImpactConfiguration()])
     grid.spinRadiansPerSecond = [3.5, 40]
     grid.pressureHectopascals = [2, 40]
     let calls = Counter()
@@ -81,12 +82,45 @@ struct ImpactSweepTests {
       let peak = p.signals.accelerationG[max(0, at - 2)...min(129, at + 2)].max()!
       #expect(Double(peak) >= 4, "\(p.source) \(peak)")
     }
+    // Counts agree with one another and with the per-trace reports, for every combination.
+    for (c, row) in rows.enumerated() {
+      #expect(row.truePositives + row.misses == row.crashRuns && row.crashRuns == 2 * crashScenarios)
+      let driving = result.sources.indices.filter { result.sources[$0].kind != .scenario }
+      #expect(row.falseAlarms == driving.map { result.reportCounts[c][$0] }.reduce(0, +))
+      #expect(row.reports == result.reportCounts[c].reduce(0, +))
+      #expect(abs(row.recall - Double(row.truePositives) / Double(row.crashRuns)) < 1e-12)
+    }
+    #expect(result.sources.count == result.traces && result.reportCounts.count == rows.count)
+    // The per-jolt table: one labelled crash jolt per crash run, features in g and the SPEC's units.
+    #expect(result.joltTable.filter(\.isCrash).count == 2 * crashScenarios)
+    #expect(result.joltTable.allSatisfy { ($0.joltG ?? 0) >= 4 })
     let model = try! #require(result.model)
     #expect(model.converged && model.crashJolts == 2 * crashScenarios && model.trainingAccuracy > 0.8)
     #expect(model.features.first { $0.name == "spin" }!.coefficient > 0)
   }
 
   var crashScenarios: Int { ScenarioCatalogue.all.count { $0.expected != .silent } }
+
+  @Test("a sweep over a base configuration: every combination keeps the base's other settings, the featured one is nearest the base")
+  func baseConfiguration() {
+    var base = ImpactConfiguration()
+    base.spinRadiansPerSecond = 5
+    base.restWithinSeconds = 4
+    var grid = ImpactSweep.Grid(base: base)
+    grid.spinRadiansPerSecond = [3.5, 5, 6]
+    #expect(grid.combinations.allSatisfy { $0.restWithinSeconds == 4 })
+    #expect(grid.combinations.map(\.spinRadiansPerSecond) == [3.5, 5, 6])
+    #expect(ImpactSweep.nearestToHandSet(grid.combinations, base) == 1)
+  }
+
+  @Test("panels of generated driving are named by the injected event at the jolt")
+  func panelNames() {
+    let event = DriveMix.MixEvent(atSeconds: 900, driveIndex: 3, driveSeconds: 340.2, kind: "pothole", expected: .silent)
+    let trace = ImpactSweep.SweptTrace(
+      source: .init(name: "drive 3", kind: .drive, hours: 0.5), verdicts: [], excerpts: [], events: [event])
+    #expect(trace.name(at: 341) == "drive 3, pothole at 340.2 s")
+    #expect(trace.name(at: 343) == "drive 3")
+  }
 
   @Test("the signal excerpt is the same whether the phone's batches or the whole trace are replayed")
   func excerptsAreStreamingIndependent() {

@@ -1,0 +1,117 @@
+import Foundation
+import HearthImpact
+import HearthTrace
+
+/// What `impact detect` prints for one recording, in each of its formats:
+/// every verdict with every condition's measured value, threshold and unit,
+/// and for a recording with no jolt one record saying so with its peak, so
+/// quiet files are visible too.
+public struct VerdictRecords: Sendable {
+  /// The recording's name as the user gave it.
+  public var file: String
+  public var verdicts: [ImpactVerdict]
+  /// The configuration the verdicts were reached under.
+  public var configuration: ImpactConfiguration
+  /// Hours of accelerometer data replayed, and the largest total |a| seen, g.
+  public var hours: Double
+  public var peakG: Double
+
+  public init(file: String, feed: ImpactFeed, verdicts: [ImpactVerdict], configuration: ImpactConfiguration) {
+    self.file = file
+    self.verdicts = verdicts
+    self.configuration = configuration
+    hours = feed.hoursWithData()
+    peakG = feed.peakAccelerationG
+  }
+
+  var joltThresholdG: Double { configuration.joltMetersPerSecondSquared / ImpactConfiguration.standardGravity }
+
+  /// One line per verdict: outcome, times, then each condition as
+  /// "name held|failed (measured unit vs threshold unit)".
+  public var text: [String] {
+    guard !verdicts.isEmpty else {
+      return [
+        "\(file): processed \(String(format: "%.2f", hours)) h, no jolt ≥ \(String(format: "%.2f", joltThresholdG)) g (peak |a| \(String(format: "%.2f", peakG)) g, gravity included)"
+      ]
+    }
+    return verdicts.map { "\(file): " + ImpactUnits.describe($0) }
+  }
+
+  public static let csvHeader =
+    "file,jolt_time_s,decided_time_s,outcome,moving_from,jolt_g,condition,held,measured,threshold,unit,note"
+
+  /// One row per condition of every verdict (a recording with no jolt: one
+  /// row, outcome `noJolt`, condition `jolt`, measured = the peak total |a|).
+  /// Empty cells where nothing was measured.
+  public var csv: [String] {
+    func cell(_ v: Double) -> String { v.isFinite ? "\(v)" : "" }
+    let name = SweepExport.quoted(file)
+    guard !verdicts.isEmpty else {
+      let peak = peakG * ImpactConfiguration.standardGravity
+      return [
+        "\(name),,,noJolt,,\(cell(peakG)),jolt,false,\(cell(peak)),\(cell(configuration.joltMetersPerSecondSquared)),m/s²,peak total |a| (gravity included)"
+      ]
+    }
+    return verdicts.flatMap { v in
+      let joltG = (v.measured(.jolt) ?? .nan) / ImpactConfiguration.standardGravity
+      return v.conditions.map { c in
+        [
+          name, cell(v.joltSeconds), cell(v.decidedSeconds), v.outcome.rawValue, v.usedGPS ? "gps" : "vibration",
+          cell(joltG), c.name.rawValue, String(c.held), cell(c.measured), cell(c.threshold),
+          ImpactUnits.unit(c.name), SweepExport.quoted(c.note),
+        ].joined(separator: ",")
+      }
+    }
+  }
+
+  /// One JSON object per verdict (or one `noJolt` object), NaN as null.
+  public struct Record: Sendable, Hashable, Codable {
+    public struct Condition: Sendable, Hashable, Codable {
+      public var name: String
+      public var held: Bool
+      public var measured: Double
+      public var threshold: Double
+      public var unit: String
+      public var note: String
+    }
+    public var file: String
+    /// `possibleImpact`, `silent`, `suppressed` or `noJolt`.
+    public var outcome: String
+    public var joltTimeSeconds: Double?
+    public var decidedTimeSeconds: Double?
+    /// "gps" or "vibration" (absent for `noJolt`).
+    public var movingFrom: String?
+    public var joltG: Double?
+    public var joltThresholdG: Double
+    /// Hours of data and the peak total |a| (for `noJolt`).
+    public var hours: Double?
+    public var peakG: Double?
+    public var conditions: [Condition]
+  }
+
+  public var records: [Record] {
+    guard !verdicts.isEmpty else {
+      return [
+        Record(
+          file: file, outcome: "noJolt", joltThresholdG: joltThresholdG, hours: hours, peakG: peakG, conditions: [])
+      ]
+    }
+    return verdicts.map { v in
+      Record(
+        file: file, outcome: v.outcome.rawValue, joltTimeSeconds: v.joltSeconds, decidedTimeSeconds: v.decidedSeconds,
+        movingFrom: v.usedGPS ? "gps" : "vibration",
+        joltG: v.measured(.jolt).map { $0 / ImpactConfiguration.standardGravity }, joltThresholdG: joltThresholdG,
+        conditions: v.conditions.map {
+          Record.Condition(
+            name: $0.name.rawValue, held: $0.held, measured: $0.measured, threshold: $0.threshold,
+            unit: ImpactUnits.unit($0.name), note: $0.note)
+        })
+    }
+  }
+
+  /// The records as JSON Lines.
+  /// - Throws: `TraceError.io` when a record cannot be encoded (never in practice).
+  public func jsonLines() throws -> [String] {
+    try records.map { String(decoding: try JSONOutput.encode($0), as: UTF8.self) }
+  }
+}

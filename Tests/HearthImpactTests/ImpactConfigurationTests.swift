@@ -1,0 +1,78 @@
+import Foundation
+import HearthImpact
+import Testing
+
+@Suite("Impact configuration: every §9 value named, documented, Codable with checked domains")
+struct ImpactConfigurationTests {
+  static func decode(_ json: String) throws -> ImpactConfiguration {
+    try JSONDecoder().decode(ImpactConfiguration.self, from: Data(json.utf8))
+  }
+
+  @Test("the defaults are the documented ones (the header once said 0.32 s for gravity) and valid")
+  func defaults() {
+    let c = ImpactConfiguration()
+    #expect(c.problems.isEmpty)
+    #expect(c.gravityTimeConstantSeconds == 2 && c.vibrationTimeConstantSeconds == 0.32)
+    #expect(c.vibrationBinSeconds == 1 && c.joltPeakWindowSeconds == 0.5 && c.joltChainSeconds == 1)
+    #expect(c.vibrationMovingFromSeconds == -10 && c.vibrationMovingToSeconds == -1)
+    #expect(c.vibrationMovingAtJoltFromSeconds == -3 && c.vibrationMovingAtJoltToSeconds == -0.5)
+    #expect(c.vibrationStopEarliestStartSeconds == 1 && c.vibrationStopLatestStartSeconds == 5)
+    #expect(c.vibrationStopWindowSeconds == 5 && c.verdictDeadlineSeconds == 10 && c.lateDataSeconds == 2)
+  }
+
+  @Test("JSON: keys are the property names with units, stable; a round trip is exact; {} is the defaults")
+  func json() throws {
+    let c = ImpactConfiguration()
+    let data = try JSONEncoder().encode(c)
+    let keys = try #require(JSONSerialization.jsonObject(with: data) as? [String: Any]).keys.sorted()
+    #expect(keys.count == 48)
+    for key in keys where key != "stayStoppedMinimumFixes" {
+      #expect(
+        ["Seconds", "MetersPerSecond", "MetersPerSecondSquared", "RadiansPerSecond", "Hectopascals", "Fraction", "Hertz"]
+          .contains { key.hasSuffix($0) }, "\(key) has no unit")
+    }
+    #expect(try JSONDecoder().decode(ImpactConfiguration.self, from: data) == c)
+    #expect(try Self.decode("{}") == c)
+    var spin = c
+    spin.spinRadiansPerSecond = 4.5
+    #expect(try Self.decode(#"{"spinRadiansPerSecond": 4.5}"#) == spin)
+  }
+
+  @Test("decoding refuses an unknown key (a typo would run the default) and an out-of-domain value, naming it")
+  func refusals() {
+    #expect(throws: DecodingError.self) { try Self.decode(#"{"spinRadiansPerSecnd": 4}"#) }
+    for (json, name) in [
+      (#"{"joltPeakWindowSeconds": 0}"#, "joltPeakWindowSeconds"),
+      (#"{"spinFromSeconds": 2}"#, "spin window"),
+      (#"{"restWithinSeconds": 8}"#, "restWithinSeconds + stayStoppedSeconds"),
+      (#"{"supportedGyroscopeHertz": 1e9}"#, "supportedGyroscopeHertz"),
+      (#"{"verdictDeadlineSeconds": -1}"#, "verdictDeadlineSeconds"),
+      (#"{"stayStoppedMinimumFixes": -3}"#, "stayStoppedMinimumFixes"),
+    ] {
+      do {
+        _ = try Self.decode(json)
+        Issue.record("\(json) decoded")
+      } catch let DecodingError.dataCorrupted(context) {
+        #expect(context.debugDescription.contains(name), "\(context.debugDescription)")
+      } catch {
+        Issue.record("\(error)")
+      }
+    }
+  }
+
+  @Test("the rings hold the windows at the supported rates, bounded for any valid configuration")
+  func ringCapacities() {
+    let c = ImpactConfiguration()
+    let r = c.ringCapacities
+    // Gyroscope: 500 Hz × (0.2 s before + 10 s + 2 s late + 0.25 s + 1 s).
+    #expect(r.gyroscope >= 500 * 13 && r.gyroscope < 500 * 14)
+    #expect(r.fixes >= 25 * 33 && r.vibrationBins >= 33)
+    var big = c
+    big.supportedGyroscopeHertz = 2_000
+    big.verdictDeadlineSeconds = 60
+    big.lateDataSeconds = 30
+    big.spinFromSeconds = -60
+    #expect(big.problems.isEmpty)
+    #expect(big.ringCapacities.gyroscope < 400_000)
+  }
+}
