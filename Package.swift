@@ -18,6 +18,9 @@ let package = Package(
     .library(name: "HearthImpact", targets: ["HearthImpact"]),
     .library(name: "HearthSim", targets: ["HearthSim"]),
     .library(name: "HearthLab", targets: ["HearthLab"]),
+    /// libhearth: the C ABI (include/hearth.h). Scripts/build-libhearth links
+    /// it self-contained as libhearth.so (docs/guides/c-abi.md).
+    .library(name: "HearthC", type: .dynamic, targets: ["HearthC"]),
     .executable(name: "hearth", targets: ["HearthCommand"]),
     .executable(name: "hearth-bench", targets: ["Bench"]),
     .executable(name: "hearth-fuzz", targets: ["HearthFuzz"]),
@@ -57,6 +60,15 @@ let package = Package(
     .target(
       name: "HearthLab",
       dependencies: ["HearthGeo", "HearthTrace", "HearthImpact", "HearthSim", "HearthLinearAlgebra"]),
+
+    // MARK: The C ABI (libhearth)
+
+    /// include/hearth.h, the hand-written header, as a module: the Swift side
+    /// writes the header's own structs and constants.
+    .target(name: "CHearth", path: "include", publicHeadersPath: "."),
+    /// The `@c` functions of hearth.h over the libraries; no policy of its own.
+    .target(
+      name: "HearthC", dependencies: ["CHearth", "HearthGeo", "HearthTrace", "HearthImpact", "HearthLab"]),
 
     // MARK: Executables
 

@@ -87,7 +87,9 @@ public struct PrivacyProjection: Sendable {
     return (remainder < 0 ? quotient - 1 : quotient) * timeSlotMilliseconds
   }
 
-  private func widenedAccuracy(_ accuracy: Double) -> Double {
+  /// The accuracy a viewer is told: at least ``minimumAccuracyMeters``
+  /// (NaN becomes the minimum), metres. Exact. O(1).
+  public func widenedAccuracy(_ accuracy: Double) -> Double {
     accuracy >= minimumAccuracyMeters ? accuracy : minimumAccuracyMeters  // NaN → minimum
   }
 }

@@ -137,40 +137,53 @@ public enum SweepExport {
     public var configuration: ImpactConfiguration
   }
 
-  /// Writes every file of the table above into `folder` (creating it);
-  /// `picked` is the combination written as `picked-configuration.json`
+  /// Every file of the table above, named, in the order ``write(_:configurations:picked:to:)``
+  /// writes them; `picked` is the combination of `picked-configuration.json`
   /// (the featured one when nil). Byte-identical for the same result.
-  /// - Throws: `TraceError.io` naming the file that cannot be written;
-  ///   `TraceError.malformed` when `picked` is not a combination.
-  public static func write(
-    _ result: ImpactSweep.Result, configurations: [ImpactConfiguration], picked: Int? = nil, to folder: String
-  ) throws {
+  /// - Throws: `TraceError.malformed` when `picked` is not a combination;
+  ///   `TraceError.io` when a value cannot be encoded (never for a real result).
+  public static func files(
+    _ result: ImpactSweep.Result, configurations: [ImpactConfiguration], picked: Int? = nil
+  ) throws -> [(name: String, contents: Data)] {
     let chosen = picked ?? result.featured
     guard configurations.indices.contains(chosen) else {
       throw TraceError.malformed(
         SourceLocation(file: "--pick", line: 0),
         reason: "no combination \(chosen): the sweep judged \(configurations.count) (0…\(configurations.count - 1))")
     }
-    func write(_ data: Data, _ name: String) throws {
-      let path = (folder as NSString).appendingPathComponent(name)
-      do { try data.write(to: URL(fileURLWithPath: path)) } catch {
-        throw TraceError.io(path: path, reason: "cannot write: \(error.localizedDescription)")
-      }
-    }
     func lines(_ l: [String]) -> Data { Data((l.joined(separator: "\n") + "\n").utf8) }
+    let title = "hearth impact sweep: \(result.rows.count) combinations"
+    return [
+      ("sweep.csv", lines(csvLines(result))),
+      ("outcomes.csv", lines(outcomeLines(result))),
+      ("jolts.csv", lines(joltLines(result))),
+      (
+        "configurations.json",
+        try JSONOutput.encode(
+          configurations.enumerated().map { Combination(combination: $0, configuration: $1) }, pretty: true)
+      ),
+      ("picked-configuration.json", try ImpactConfigurationFile.encode(configurations[chosen])),
+      ("sweep.json", try JSONOutput.encode(result, pretty: true)),
+      ("report.html", Data(SweepReport.html(result, title: title).utf8)),
+    ]
+  }
+
+  /// Writes every file of ``files(_:configurations:picked:)`` into `folder`
+  /// (creating it).
+  /// - Throws: `TraceError.io` naming the file that cannot be written;
+  ///   `TraceError.malformed` when `picked` is not a combination.
+  public static func write(
+    _ result: ImpactSweep.Result, configurations: [ImpactConfiguration], picked: Int? = nil, to folder: String
+  ) throws {
+    let files = try files(result, configurations: configurations, picked: picked)
     do { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) } catch {
       throw TraceError.io(path: folder, reason: "cannot create the folder: \(error.localizedDescription)")
     }
-    try write(lines(csvLines(result)), "sweep.csv")
-    try write(lines(outcomeLines(result)), "outcomes.csv")
-    try write(lines(joltLines(result)), "jolts.csv")
-    try write(
-      JSONOutput.encode(
-        configurations.enumerated().map { Combination(combination: $0, configuration: $1) }, pretty: true),
-      "configurations.json")
-    try write(ImpactConfigurationFile.encode(configurations[chosen]), "picked-configuration.json")
-    try write(JSONOutput.encode(result, pretty: true), "sweep.json")
-    let title = "hearth impact sweep: \(result.rows.count) combinations"
-    try write(Data(SweepReport.html(result, title: title).utf8), "report.html")
+    for (name, contents) in files {
+      let path = (folder as NSString).appendingPathComponent(name)
+      do { try contents.write(to: URL(fileURLWithPath: path)) } catch {
+        throw TraceError.io(path: path, reason: "cannot write: \(error.localizedDescription)")
+      }
+    }
   }
 }

@@ -24,6 +24,16 @@ public struct VerdictRecords: Sendable {
     peakG = feed.peakAccelerationG
   }
 
+  /// Records from a detector fed directly rather than from a feed: `hours`
+  /// with data and the peak total |a| (g) of the accelerometer samples fed.
+  public init(file: String, verdicts: [ImpactVerdict], configuration: ImpactConfiguration, hours: Double, peakG: Double) {
+    self.file = file
+    self.verdicts = verdicts
+    self.configuration = configuration
+    self.hours = hours
+    self.peakG = peakG
+  }
+
   var joltThresholdG: Double { configuration.joltMetersPerSecondSquared / ImpactConfiguration.standardGravity }
 
   /// One line per verdict: outcome, times, then each condition as

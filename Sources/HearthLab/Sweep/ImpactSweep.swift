@@ -76,8 +76,10 @@ public enum ImpactSweep {
     public var hours: Double
   }
 
-  /// One trace's verdicts from the extraction pass, and what it should say.
-  struct SweptTrace: Sendable {
+  /// One trace's verdicts from the extraction pass, and what it should say:
+  /// what one task of a distributed sweep sends back (``encoded()``), and what
+  /// ``assemble(_:grid:seeds:progress:)`` merges.
+  public struct SweptTrace: Sendable, Codable {
     var source: Source
     var verdicts: [ImpactVerdict]
     var excerpts: [SignalExcerpt]
@@ -203,65 +205,9 @@ public enum ImpactSweep {
     grid: Grid, seeds: ClosedRange<UInt64>, hours: Double, recordings: [Recording] = [],
     progress: (@Sendable (Int, Int) -> Void)? = nil
   ) -> Result {
-    var extraction = grid.base
-    extraction.joltMetersPerSecondSquared = (grid.joltG.min() ?? 4) * ImpactConfiguration.standardGravity
-    extraction.suppressionSeconds = 0
-    let loose = extraction
-    let jobs: [(Scenario, UInt64)] = ScenarioCatalogue.all.flatMap { s in seeds.map { (s, $0) } }
-    var mix = DriveMix(seed: 1, options: .init(hours: hours, eventsPerHour: 6, crashesPerHour: 0))
-    var planned: [DriveMix.Drive] = []
-    while hours > 0, let d = mix.next() { planned.append(d) }
-    let drives = planned
-    let combinations = grid.combinations
-    let traceCount = jobs.count + drives.count + recordings.count
-    let counter = ProgressCounter(total: traceCount + combinations.count, report: progress)
-
-    let traces = ParallelDriver.map(count: traceCount, finished: counter.step) { i -> SweptTrace in
-      if i >= jobs.count + drives.count {
-        let recording = recordings[i - jobs.count - drives.count]
-        let (verdicts, excerpts) = ImpactEvaluation.verdictsWithSignals(
-          recording.feed.batches(), configuration: loose)
-        return SweptTrace(
-          source: Source(name: recording.name, kind: .recording, hours: recording.hours), verdicts: verdicts,
-          excerpts: excerpts)
-      } else if i < jobs.count {
-        let (scenario, seed) = jobs[i]
-        let s = scenario.generate(seed: seed)
-        let (verdicts, excerpts) = ImpactEvaluation.verdictsWithSignals(
-          s.batches.lazy.map { $0.impactBatch(originMilliseconds: s.plan.startEpochMilliseconds) },
-          configuration: loose)
-        let crash = s.label.expected == .silent ? nil : s.label.joltSeconds.first
-        return SweptTrace(
-          source: Source(
-            name: "\(scenario.id) seed \(seed)", kind: .scenario, scenarioID: scenario.id, seed: seed,
-            expected: s.label.expected, hours: 0),
-          verdicts: verdicts, excerpts: excerpts, crashJoltSeconds: crash)
-      } else {
-        let drive = drives[i - jobs.count]
-        let origin = drive.plan.startEpochMilliseconds
-        let batches = sequence(state: drive.simulator()) { simulator in
-          simulator.nextBatch()?.impactBatch(originMilliseconds: origin)
-        }
-        let (verdicts, excerpts) = ImpactEvaluation.verdictsWithSignals(batches, configuration: loose)
-        return SweptTrace(
-          source: Source(name: "drive \(drive.index)", kind: .drive, hours: drive.plan.durationSeconds / 3600),
-          verdicts: verdicts, excerpts: excerpts, events: drive.events)
-      }
-    }
-    let judged = ParallelDriver.map(count: combinations.count, finished: counter.step) { i in
-      judge(traces, combinations[i])
-    }
-    let featured = nearestToHandSet(combinations, grid.base)
-    let (panels, omitted) = self.panels(traces, combinations[featured], combination: featured)
-    let joltTable = self.joltTable(traces)
-    return Result(
-      rows: judged.map(\.row), featured: featured,
-      scenarios: ScenarioCatalogue.all.map {
-        ScenarioInfo(id: $0.id, name: $0.name, expected: $0.expected, runs: seeds.count)
-      },
-      panels: panels, panelsOmitted: omitted, model: model(joltTable, handSet: combinations[featured]),
-      hours: traces.map(\.source.hours).reduce(0, +), traces: traces.count,
-      jolts: traces.map(\.verdicts.count).reduce(0, +), sources: traces.map(\.source),
-      reportCounts: judged.map(\.reportsPerTrace), joltTable: joltTable)
+    let tasks = self.tasks(seeds: seeds, hours: hours) + recordings.map(Task.recording)
+    let counter = ProgressCounter(total: tasks.count + grid.combinations.count, report: progress)
+    let traces = ParallelDriver.map(count: tasks.count, finished: counter.step) { i in extract(tasks[i], grid: grid) }
+    return assemble(traces, grid: grid, seeds: seeds, finished: counter.step)
   }
 }

@@ -1,0 +1,125 @@
+import CHearth
+import HearthGeo
+
+// Great-circle distances in bulk, straight onto the caller's arrays: the
+// library's batch kernels read and write them in place (no copy), so a call
+// costs the kernel plus the count check.
+
+@c public func hearth_distances_m(
+  _ count: Int64, _ lat1_deg: UnsafePointer<Double>?, _ lon1_deg: UnsafePointer<Double>?,
+  _ lat2_deg: UnsafePointer<Double>?, _ lon2_deg: UnsafePointer<Double>?, _ out_m: UnsafeMutablePointer<Double>?
+) -> Int32 {
+  guarded { () throws(ArgumentError) in
+    let n = try checkedCount(count)
+    let (a, b) = (try input(lat1_deg, n, "lat1_deg"), try input(lon1_deg, n, "lon1_deg"))
+    let (c, d) = (try input(lat2_deg, n, "lat2_deg"), try input(lon2_deg, n, "lon2_deg"))
+    let out = try output(out_m, n, "out_m")
+    var span = out.mutableSpan
+    GreatCircle.distancesMeters(
+      latitudes1Degrees: a.span, longitudes1Degrees: b.span, latitudes2Degrees: c.span, longitudes2Degrees: d.span,
+      into: &span)
+    return HEARTH_OK
+  }
+}
+
+@c public func hearth_distances_from_m(
+  _ origin_lat_deg: Double, _ origin_lon_deg: Double, _ count: Int64, _ lat_deg: UnsafePointer<Double>?,
+  _ lon_deg: UnsafePointer<Double>?, _ out_m: UnsafeMutablePointer<Double>?
+) -> Int32 {
+  guarded { () throws(ArgumentError) in
+    let n = try checkedCount(count)
+    let (lat, lon) = (try input(lat_deg, n, "lat_deg"), try input(lon_deg, n, "lon_deg"))
+    let out = try output(out_m, n, "out_m")
+    var span = out.mutableSpan
+    GreatCircle.distancesMeters(
+      from: Coordinate(latitudeDegrees: origin_lat_deg, longitudeDegrees: origin_lon_deg),
+      toLatitudesDegrees: lat.span, longitudesDegrees: lon.span, into: &span)
+    return HEARTH_OK
+  }
+}
+
+@c public func hearth_track_distances_m(
+  _ count: Int64, _ lat_deg: UnsafePointer<Double>?, _ lon_deg: UnsafePointer<Double>?,
+  _ steps_m: UnsafeMutablePointer<Double>?, _ cumulative_m: UnsafeMutablePointer<Double>?
+) -> Int32 {
+  guarded { () throws(ArgumentError) in
+    let n = try checkedCount(count)
+    let (lat, lon) = (try input(lat_deg, n, "lat_deg"), try input(lon_deg, n, "lon_deg"))
+    let (steps, cumulative) = (try output(steps_m, n, "steps_m"), try output(cumulative_m, n, "cumulative_m"))
+    var stepSpan = steps.mutableSpan
+    var cumulativeSpan = cumulative.mutableSpan
+    GreatCircle.trackDistancesMeters(
+      latitudesDegrees: lat.span, longitudesDegrees: lon.span, steps: &stepSpan, cumulative: &cumulativeSpan)
+    return HEARTH_OK
+  }
+}
+
+// MARK: The grid and the privacy projection
+
+/// A grid, immutable after creation (so shared freely between threads).
+final class GridHandle: Handle {
+  let grid: LatitudeBandGrid
+  init(_ grid: LatitudeBandGrid) { self.grid = grid }
+}
+
+@c public func hearth_grid_create(_ cell_size_m: Double, _ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
+  create(out) {
+    guard cell_size_m >= 1 && cell_size_m <= 10_000_000 else {
+      return FailedHandle.with(
+        HEARTH_ERROR_ARGUMENT, "cell_size_m must be between 1 m and 10 000 km, not \(cell_size_m)")
+    }
+    // The privacy grid is built once per handle; 750 m costs 26 687 cosines.
+    return (GridHandle(LatitudeBandGrid(cellSizeMeters: cell_size_m)), HEARTH_OK)
+  }
+}
+
+@c public func hearth_grid_snap(
+  _ grid: OpaquePointer?, _ count: Int64, _ lat_deg: UnsafePointer<Double>?, _ lon_deg: UnsafePointer<Double>?,
+  _ cell_id: UnsafeMutablePointer<Int64>?, _ centre_lat_deg: UnsafeMutablePointer<Double>?,
+  _ centre_lon_deg: UnsafeMutablePointer<Double>?
+) -> Int32 {
+  guard let h = Handle.from(grid, as: GridHandle.self) else { return wrongHandle(grid) }
+  // No message on the grid: it is shared between threads, so it stays immutable.
+  return guarded { () throws(ArgumentError) in
+    let n = try checkedCount(count)
+    let (lat, lon) = (try input(lat_deg, n, "lat_deg"), try input(lon_deg, n, "lon_deg"))
+    var ids = try output(cell_id, n, "cell_id").mutableSpan
+    var centreLatitudes = try output(centre_lat_deg, n, "centre_lat_deg").mutableSpan
+    var centreLongitudes = try output(centre_lon_deg, n, "centre_lon_deg").mutableSpan
+    h.grid.snap(
+      latitudesDegrees: lat.span, longitudesDegrees: lon.span, cellIDs: &ids,
+      centreLatitudesDegrees: &centreLatitudes, centreLongitudesDegrees: &centreLongitudes)
+    return HEARTH_OK
+  }
+}
+
+@c public func hearth_privacy_project(
+  _ grid: OpaquePointer?, _ min_accuracy_m: Double, _ slot_ms: Int64, _ count: Int64,
+  _ time_ms: UnsafePointer<Int64>?, _ lat_deg: UnsafePointer<Double>?, _ lon_deg: UnsafePointer<Double>?,
+  _ accuracy_m: UnsafePointer<Double>?, _ cell_id: UnsafeMutablePointer<Int64>?,
+  _ centre_lat_deg: UnsafeMutablePointer<Double>?, _ centre_lon_deg: UnsafeMutablePointer<Double>?,
+  _ accuracy_out_m: UnsafeMutablePointer<Double>?, _ slot_start_ms: UnsafeMutablePointer<Int64>?
+) -> Int32 {
+  guard let h = Handle.from(grid, as: GridHandle.self) else { return wrongHandle(grid) }
+  return guarded { () throws(ArgumentError) in
+    guard slot_ms > 0 else { throw ArgumentError(reason: "slot_ms must be positive, not \(slot_ms)") }
+    let n = try checkedCount(count)
+    let projection = PrivacyProjection(grid: h.grid, minimumAccuracyMeters: min_accuracy_m, timeSlotMilliseconds: slot_ms)
+    let (times, accuracy) = (try input(time_ms, n, "time_ms"), try input(accuracy_m, n, "accuracy_m"))
+    let (lat, lon) = (try input(lat_deg, n, "lat_deg"), try input(lon_deg, n, "lon_deg"))
+    let (accuracyOut, slots) = (try output(accuracy_out_m, n, "accuracy_out_m"), try output(slot_start_ms, n, "slot_start_ms"))
+    var ids = try output(cell_id, n, "cell_id").mutableSpan
+    var centreLatitudes = try output(centre_lat_deg, n, "centre_lat_deg").mutableSpan
+    var centreLongitudes = try output(centre_lon_deg, n, "centre_lon_deg").mutableSpan
+    // The position part is the grid's snap (what `project` does per fix);
+    // accuracy and time go through the projection's own rules.
+    h.grid.snap(
+      latitudesDegrees: lat.span, longitudesDegrees: lon.span, cellIDs: &ids,
+      centreLatitudesDegrees: &centreLatitudes, centreLongitudesDegrees: &centreLongitudes)
+    for i in 0..<n {
+      accuracyOut[i] = projection.widenedAccuracy(accuracy[i])
+      slots[i] = projection.slotStart(of: times[i])
+    }
+    return HEARTH_OK
+  }
+}

@@ -1,0 +1,280 @@
+import CHearth
+import Foundation
+import HearthGeo
+import HearthTrace
+
+/// The description `hearth_ingest_create` reads.
+struct IngestDescription: Decodable {
+  struct Place: Decodable {
+    var id: UInt32
+    var circle: UInt32?
+    var name: String?
+    var latitude_deg: Double
+    var longitude_deg: Double
+    var radius_m: Double
+  }
+  var places: [Place]?
+  var places_file: String?
+  var circles_of_person: [String: [UInt32]]?
+  var speed_limits_kmh: [String: Double]?
+
+  /// The pipeline it describes, and the places' names by id.
+  /// - Throws: `TraceError.malformed` naming the key and why; the places file's own errors.
+  func pipeline() throws -> (IngestPipeline, [UInt32: String]) {
+    func bad(_ reason: String) -> TraceError { .malformed(SourceLocation(file: "ingest description", line: 0), reason: reason) }
+    var named: [NamedPlace] = []
+    for (i, p) in (places ?? []).enumerated() {
+      guard abs(p.latitude_deg) <= 90, abs(p.longitude_deg) <= 180, p.radius_m > 0, p.radius_m.isFinite else {
+        throw bad("places[\(i)]: latitude_deg in [-90, 90], longitude_deg in [-180, 180] and radius_m > 0 needed")
+      }
+      named.append(
+        NamedPlace(
+          geofence: Geofence(
+            id: PlaceID(p.id), circle: CircleID(p.circle ?? 0),
+            center: Coordinate(latitudeDegrees: p.latitude_deg, longitudeDegrees: p.longitude_deg), radiusMeters: p.radius_m),
+          name: p.name))
+    }
+    if let path = places_file { named += try PlacesFile.read(path: path) }
+    var circles: [UserID: [CircleID]] = [:]
+    for (key, value) in circles_of_person ?? [:] {
+      guard let user = UInt32(key) else { throw bad("circles_of_person: '\(key.prefix(40))' is not a user id") }
+      circles[UserID(user)] = value.sorted().map(CircleID.init(rawValue:))
+    }
+    var limits: [CircleID: SpeedLimit] = [:]
+    for (key, kmh) in speed_limits_kmh ?? [:] {
+      guard let circle = UInt32(key), kmh > 0, kmh.isFinite else {
+        throw bad("speed_limits_kmh: '\(key.prefix(40))' must be a circle id with a positive limit")
+      }
+      limits[CircleID(circle)] = SpeedLimit(kilometersPerHour: kmh)
+    }
+    let names = Dictionary(named.compactMap { p in p.name.map { (p.geofence.id.rawValue, $0) } }, uniquingKeysWith: { a, _ in a })
+    return (IngestPipeline(places: named.map(\.geofence), circlesOfPerson: circles, speedLimits: limits), names)
+  }
+}
+
+/// A pipeline, its state, and the output of the last batch or tick.
+final class IngestHandle: Handle {
+  let pipeline: IngestPipeline
+  let placeNames: [UInt32: String]
+  var state = IngestState()
+  var output = IngestOutput()
+  /// The output's typed records (built once per batch).
+  var events: [hearth_event] = []
+
+  init(_ pipeline: IngestPipeline, placeNames: [UInt32: String]) {
+    self.pipeline = pipeline
+    self.placeNames = placeNames
+  }
+
+  func take(_ output: IngestOutput) {
+    self.output = output
+    events = Self.records(output)
+  }
+
+  /// Every event of an output as the header's record, kind by kind.
+  static func records(_ o: IngestOutput) -> [hearth_event] {
+    func event(_ kind: Int32) -> hearth_event {
+      hearth_event(
+        kind: kind, code: 0, announced: 0, user: 0, device: 0, circle: 0, place: 0, index: 0, time_ms: 0, end_ms: 0,
+        cell_id: 0, latitude_deg: .nan, longitude_deg: .nan, value: .nan)
+    }
+    var out: [hearth_event] = []
+    for r in o.rejections {
+      var e = event(HEARTH_EVENT_REJECTED)
+      e.index = Int64(r.index)
+      e.code = r.reason.code
+      out.append(e)
+    }
+    for f in o.sharedFrames {
+      var e = event(HEARTH_EVENT_SHARED_FRAME)
+      (e.user, e.device, e.cell_id, e.time_ms) = (f.user.rawValue, f.device.rawValue, f.cell.rawValue, f.timeMilliseconds)
+      (e.latitude_deg, e.longitude_deg) = (f.coordinate.latitudeDegrees, f.coordinate.longitudeDegrees)
+      e.value = f.horizontalAccuracyMeters
+      e.announced = 1
+      out.append(e)
+    }
+    for g in o.geofenceEvents {
+      var e = event(HEARTH_EVENT_GEOFENCE)
+      e.code = g.kind == .arrival ? 0 : 1
+      e.announced = g.outcome == .announced ? 1 : 0
+      (e.user, e.circle, e.place, e.time_ms, e.end_ms) = (
+        g.person.rawValue, g.circle.rawValue, g.place.rawValue, g.eventMilliseconds, g.decidedMilliseconds
+      )
+      out.append(e)
+    }
+    for s in o.speedAlerts {
+      var e = event(HEARTH_EVENT_SPEED_ALERT)
+      e.announced = s.outcome == .announced ? 1 : 0
+      (e.user, e.circle, e.time_ms, e.end_ms, e.value) = (
+        s.person.rawValue, s.circle.rawValue, s.startMilliseconds, s.endMilliseconds, s.agreedSpeedMetersPerSecond
+      )
+      out.append(e)
+    }
+    for s in o.suddenStops {
+      var e = event(HEARTH_EVENT_SUDDEN_STOP)
+      e.announced = s.outcome == .raised ? 1 : 0
+      (e.user, e.time_ms, e.end_ms, e.value) = (s.person.rawValue, s.stopMilliseconds, s.decidedMilliseconds, s.cruisingMetersPerSecond)
+      (e.latitude_deg, e.longitude_deg) = (s.coordinate.latitudeDegrees, s.coordinate.longitudeDegrees)
+      out.append(e)
+    }
+    for s in o.trips.segments {
+      var e = event(HEARTH_EVENT_TRIP)
+      e.code = s.isTrip ? 1 : 0
+      (e.user, e.time_ms, e.end_ms, e.value) = (
+        s.person.rawValue, s.summary.startMilliseconds, s.summary.endMilliseconds, s.summary.pathMeters
+      )
+      (e.latitude_deg, e.longitude_deg) = (s.summary.end.latitudeDegrees, s.summary.end.longitudeDegrees)
+      e.place = s.endPlace?.rawValue ?? 0
+      out.append(e)
+    }
+    for s in o.trips.stays {
+      var e = event(HEARTH_EVENT_STAY)
+      (e.user, e.time_ms, e.end_ms) = (s.person.rawValue, s.startMilliseconds, s.endMilliseconds)
+      (e.latitude_deg, e.longitude_deg) = (s.coordinate.latitudeDegrees, s.coordinate.longitudeDegrees)
+      out.append(e)
+    }
+    return out
+  }
+}
+
+@c public func hearth_ingest_create(
+  _ description_json: UnsafePointer<CChar>?, _ out: UnsafeMutablePointer<OpaquePointer?>?
+) -> Int32 {
+  create(out) {
+    let text = string(description_json) ?? ""
+    do {
+      let description = try JSONDecoder().decode(IngestDescription.self, from: Data((text.isEmpty ? "{}" : text).utf8))
+      let (pipeline, names) = try description.pipeline()
+      return (IngestHandle(pipeline, placeNames: names), HEARTH_OK)
+    } catch let error as TraceError {
+      return FailedHandle.with(HEARTH_ERROR_BAD_INPUT, "\(error)")
+    } catch {
+      return FailedHandle.with(
+        HEARTH_ERROR_BAD_INPUT,
+        "ingest description: not a description of places and circles (places, places_file, circles_of_person, speed_limits_kmh)")
+    }
+  }
+}
+
+@c public func hearth_ingest_batch(
+  _ ingest: OpaquePointer?, _ fixes: UnsafePointer<hearth_fixes>?, _ received_ms: Int64
+) -> Int32 {
+  guard let h = Handle.from(ingest, as: IngestHandle.self) else { return wrongHandle(ingest) }
+  return guarded(h) { () throws(ArgumentError) in
+    guard let fixes else { throw ArgumentError(reason: "fixes is NULL") }
+    let batch = try FixColumns(fixes.pointee)
+    h.take(h.pipeline.ingest(batch, receivedAtMilliseconds: received_ms, state: &h.state))
+    if let error = h.output.schemaError { return h.fail(HEARTH_ERROR_SCHEMA, error.description) }
+    return h.succeed()
+  }
+}
+
+@c public func hearth_ingest_tick(_ ingest: OpaquePointer?, _ now_ms: Int64) -> Int32 {
+  guard let h = Handle.from(ingest, as: IngestHandle.self) else { return wrongHandle(ingest) }
+  h.take(h.pipeline.advance(to: now_ms, state: &h.state))
+  return h.succeed()
+}
+
+@c public func hearth_ingest_count(
+  _ ingest: OpaquePointer?, _ events: UnsafeMutablePointer<Int64>?, _ inserted: UnsafeMutablePointer<Int64>?,
+  _ duplicates: UnsafeMutablePointer<Int64>?
+) -> Int32 {
+  guard let h = Handle.from(ingest, as: IngestHandle.self) else { return wrongHandle(ingest) }
+  events?.pointee = Int64(h.events.count)
+  inserted?.pointee = Int64(h.output.inserted)
+  duplicates?.pointee = Int64(h.output.duplicates)
+  return h.succeed()
+}
+
+@c public func hearth_ingest_events(
+  _ ingest: OpaquePointer?, _ capacity: Int64, _ out: UnsafeMutablePointer<hearth_event>?
+) -> Int32 {
+  guard let h = Handle.from(ingest, as: IngestHandle.self) else { return wrongHandle(ingest) }
+  return guarded(h) { () throws(ArgumentError) in
+    guard try checkedCount(capacity, "capacity") >= h.events.count else {
+      return h.fail(HEARTH_ERROR_CAPACITY, "capacity \(capacity) < \(h.events.count) events")
+    }
+    let records = try output(out, h.events.count, "out")
+    for (i, e) in h.events.enumerated() { records[i] = e }
+    return h.succeed()
+  }
+}
+
+/// One line of `hearth_ingest_events_json`.
+private struct EventLine<T: Encodable>: Encodable {
+  var type: String
+  var timeMilliseconds: Int64
+  var value: T
+  var placeName: String?
+}
+
+/// A trip segment without its fixes.
+private struct TripLine: Encodable {
+  var id: UInt64
+  var person: UInt32
+  var isTrip: Bool
+  var reasons: [String]
+  var endedBy: String
+  var startPlace: UInt32?
+  var endPlace: UInt32?
+  var summary: TripSummary
+}
+
+@c public func hearth_ingest_events_json(_ ingest: OpaquePointer?, _ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
+  guard let h = Handle.from(ingest, as: IngestHandle.self) else { return wrongHandle(ingest) }
+  let encoder = JSONEncoder()
+  encoder.outputFormatting = [.sortedKeys]
+  encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+  var lines: [String] = []
+  func add<T: Encodable>(_ type: String, _ time: Int64, _ value: T, place: UInt32? = nil) throws {
+    let line = EventLine(type: type, timeMilliseconds: time, value: value, placeName: place.flatMap { h.placeNames[$0] })
+    lines.append(String(decoding: try encoder.encode(line), as: UTF8.self))
+  }
+  let o = h.output
+  do {
+    if let error = o.schemaError { try add("schemaError", 0, error.description) }
+    for r in o.rejections { try add("rejected", 0, r) }
+    for f in o.sharedFrames { try add("sharedFrame", f.timeMilliseconds, f) }
+    for e in o.geofenceEvents { try add("geofence", e.decidedMilliseconds, e, place: e.place.rawValue) }
+    for e in o.speedAlerts { try add("speedAlert", e.endMilliseconds, e) }
+    for e in o.suddenStops { try add("suddenStop", e.decidedMilliseconds, e) }
+    for s in o.trips.segments {
+      try add(
+        "trip", s.summary.endMilliseconds,
+        TripLine(
+          id: s.id, person: s.person.rawValue, isTrip: s.isTrip, reasons: s.reasons.map(\.rawValue),
+          endedBy: s.endedBy.rawValue, startPlace: s.startPlace?.rawValue, endPlace: s.endPlace?.rawValue,
+          summary: s.summary),
+        place: s.endPlace?.rawValue)
+    }
+    for s in o.trips.stays { try add("stay", s.endMilliseconds, s) }
+  } catch {
+    return handOutFailure(out, HEARTH_ERROR_BAD_INPUT, "cannot encode an event: \(error)")
+  }
+  return handOutBytes(out, text(lines))
+}
+
+@c public func hearth_ingest_save(_ ingest: OpaquePointer?, _ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
+  guard let h = Handle.from(ingest, as: IngestHandle.self) else { return wrongHandle(ingest) }
+  let encoder = JSONEncoder()
+  encoder.outputFormatting = [.sortedKeys]
+  encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+  do { return handOutBytes(out, try encoder.encode(h.state)) } catch {
+    return handOutFailure(out, HEARTH_ERROR_BAD_INPUT, "cannot encode the state: \(error)")
+  }
+}
+
+@c public func hearth_ingest_restore(_ ingest: OpaquePointer?, _ state: UnsafePointer<UInt8>?, _ size: Int64) -> Int32 {
+  guard let h = Handle.from(ingest, as: IngestHandle.self) else { return wrongHandle(ingest) }
+  return guarded(h) { () throws(ArgumentError) in
+    let bytes = try input(state, try checkedCount(size, "size"), "state")
+    let decoder = JSONDecoder()
+    decoder.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+    guard let restored = try? decoder.decode(IngestState.self, from: Data(bytes)) else {
+      return h.fail(HEARTH_ERROR_BAD_INPUT, "not a saved ingest state (\(size) bytes); the state is unchanged")
+    }
+    h.state = restored
+    h.take(IngestOutput())
+    return h.succeed()
+  }
+}

@@ -1,0 +1,283 @@
+import CHearth
+import Foundation
+import HearthImpact
+import HearthLab
+import HearthTrace
+
+/// A detector, the verdicts it completed, and what `impact detect` reports
+/// beside them for a quiet recording: the hours with data and the peak |a|
+/// of every accelerometer sample fed (the same sums `ImpactFeed` makes, in
+/// the same order, so the report is the command's byte for byte).
+final class DetectorHandle: Handle {
+  let configuration: ImpactConfiguration
+  var detector: ImpactDetector
+  var verdicts: [ImpactVerdict] = []
+  var finished = false
+  private var recordedSeconds = 0.0
+  private var lastAccelerometerSeconds: Double?
+  private var peakMetersPerSecondSquared = 0.0
+
+  init(configuration: ImpactConfiguration) {
+    self.configuration = configuration
+    detector = ImpactDetector(configuration: configuration)
+  }
+
+  /// Feeds one batch, accumulating hours and peak as `ImpactFeed.hoursWithData`
+  /// and `peakAccelerationG` do (a step over 1 s is a pause).
+  func feed(_ batch: ImpactBatch) {
+    for s in batch.accelerometer {
+      if let last = lastAccelerometerSeconds {
+        let step = s.seconds - last
+        if step > 0 && step <= 1 { recordedSeconds += step }
+      }
+      lastAccelerometerSeconds = s.seconds
+      let m = (s.x * s.x + s.y * s.y + s.z * s.z).squareRoot()
+      if m > peakMetersPerSecondSquared { peakMetersPerSecondSquared = m }
+    }
+    verdicts += detector.process(batch)
+  }
+
+  func records(file: String) -> VerdictRecords {
+    VerdictRecords(
+      file: file, verdicts: verdicts, configuration: configuration, hours: recordedSeconds / 3600,
+      peakG: peakMetersPerSecondSquared / ImpactConfiguration.standardGravity)
+  }
+
+  var conditionCount: Int { verdicts.reduce(0) { $0 + $1.conditions.count } }
+}
+
+/// The configuration a JSON object of settings gives over the defaults
+/// (nil or empty: the defaults), as `--config` reads it.
+func configuration(_ json: UnsafePointer<CChar>?) throws -> ImpactConfiguration {
+  guard let text = string(json), !text.isEmpty else { return ImpactConfiguration() }
+  return try ImpactConfigurationFile.decode(Data(text.utf8), name: "configuration")
+}
+
+extension ImpactBatch {
+  /// The batch a `hearth_sensor_batch` describes (the detector's samples are
+  /// values, so the columns are gathered into them: O(n)).
+  init(_ b: hearth_sensor_batch) throws(ArgumentError) {
+    func vectors(
+      _ count: Int64, _ t: UnsafePointer<Double>?, _ x: UnsafePointer<Double>?, _ y: UnsafePointer<Double>?,
+      _ z: UnsafePointer<Double>?, _ name: String
+    ) throws(ArgumentError) -> [Sample3] {
+      let n = try checkedCount(count, "\(name)_count")
+      let (t, x) = (try input(t, n, "\(name)_t_s"), try input(x, n, "\(name)_x"))
+      let (y, z) = (try input(y, n, "\(name)_y"), try input(z, n, "\(name)_z"))
+      return (0..<n).map { Sample3(t[$0], x[$0], y[$0], z[$0]) }
+    }
+    func scalars(_ count: Int64, _ t: UnsafePointer<Double>?, _ v: UnsafePointer<Double>?, _ name: String)
+      throws(ArgumentError) -> [Sample1]
+    {
+      let n = try checkedCount(count, "\(name)_count")
+      let (t, v) = (try input(t, n, "\(name)_t_s"), try input(v, n, "\(name) values"))
+      return (0..<n).map { Sample1(t[$0], v[$0]) }
+    }
+    self.init(
+      accelerometer: try vectors(
+        b.accelerometer_count, b.accelerometer_t_s, b.accelerometer_x_mps2, b.accelerometer_y_mps2,
+        b.accelerometer_z_mps2, "accelerometer"),
+      gyroscope: try vectors(
+        b.gyroscope_count, b.gyroscope_t_s, b.gyroscope_x_radps, b.gyroscope_y_radps, b.gyroscope_z_radps,
+        "gyroscope"),
+      barometer: try scalars(b.barometer_count, b.barometer_t_s, b.barometer_hpa, "barometer"),
+      fixes: try scalars(b.fix_count, b.fix_t_s, b.fix_speed_mps, "fix"),
+      vehicleGate: b.vehicle_gate != 0)
+  }
+}
+
+/// The header's condition codes, in the order of `hearth.h`.
+let conditionNames: [ImpactCondition.Name] = [
+  .jolt, .movingBeforeGPS, .movingAtJoltGPS, .movingBeforeVibration, .movingAtJoltVibration, .restWithin,
+  .stayedStoppedGPS, .stoppedVibrationRatio, .spin, .pressureRise, .freeFallVeto,
+]
+
+@c public func hearth_condition_name(_ condition: Int32) -> UnsafePointer<CChar>? {
+  switch condition {
+  case HEARTH_CONDITION_JOLT: cText("jolt")
+  case HEARTH_CONDITION_MOVING_BEFORE_GPS: cText("movingBeforeGPS")
+  case HEARTH_CONDITION_MOVING_AT_JOLT_GPS: cText("movingAtJoltGPS")
+  case HEARTH_CONDITION_MOVING_BEFORE_VIBRATION: cText("movingBeforeVibration")
+  case HEARTH_CONDITION_MOVING_AT_JOLT_VIBRATION: cText("movingAtJoltVibration")
+  case HEARTH_CONDITION_REST_WITHIN: cText("restWithin")
+  case HEARTH_CONDITION_STAYED_STOPPED_GPS: cText("stayedStoppedGPS")
+  case HEARTH_CONDITION_STOPPED_VIBRATION_RATIO: cText("stoppedVibrationRatio")
+  case HEARTH_CONDITION_SPIN: cText("spin")
+  case HEARTH_CONDITION_PRESSURE_RISE: cText("pressureRise")
+  case HEARTH_CONDITION_FREE_FALL_VETO: cText("freeFallVeto")
+  default: cText("")
+  }
+}
+
+@c public func hearth_condition_unit(_ condition: Int32) -> UnsafePointer<CChar>? {
+  guard condition >= 0 && Int(condition) < conditionNames.count else { return cText("") }
+  return switch ImpactUnits.unit(conditionNames[Int(condition)]) {
+  case "m/s²": cText("m/s²")
+  case "m/s": cText("m/s")
+  case "rad/s": cText("rad/s")
+  case "hPa": cText("hPa")
+  case "s": cText("s")
+  default: cText("fraction")
+  }
+}
+
+@c public func hearth_detector_create(
+  _ configuration_json: UnsafePointer<CChar>?, _ out: UnsafeMutablePointer<OpaquePointer?>?
+) -> Int32 {
+  create(out) {
+    do { return (DetectorHandle(configuration: try configuration(configuration_json)), HEARTH_OK) } catch {
+      return FailedHandle.with(HEARTH_ERROR_BAD_INPUT, "\(error)")
+    }
+  }
+}
+
+/// The detector behind `pointer`, ready to be fed.
+private func feedable(_ pointer: OpaquePointer?) -> (DetectorHandle?, Int32) {
+  guard let h = Handle.from(pointer, as: DetectorHandle.self) else { return (nil, wrongHandle(pointer)) }
+  guard !h.finished else { return (nil, h.fail(HEARTH_ERROR_STATE, "the detector was finished; create a new one")) }
+  return (h, HEARTH_OK)
+}
+
+@c public func hearth_detector_feed(_ detector: OpaquePointer?, _ batch: UnsafePointer<hearth_sensor_batch>?) -> Int32 {
+  let (handle, status) = feedable(detector)
+  guard let h = handle else { return status }
+  return guarded(h) { () throws(ArgumentError) in
+    guard let batch else { throw ArgumentError(reason: "batch is NULL") }
+    h.feed(try ImpactBatch(batch.pointee))
+    return h.succeed()
+  }
+}
+
+/// The gate policy of a HEARTH_GATE_* code.
+func gatePolicy(_ code: Int32) -> VehicleGatePolicy? {
+  switch code {
+  case HEARTH_GATE_RECORDING: .recording
+  case HEARTH_GATE_ON: .on
+  case HEARTH_GATE_OFF: .off
+  default: nil
+  }
+}
+
+@c public func hearth_detector_feed_trace(_ detector: OpaquePointer?, _ trace: OpaquePointer?, _ gate: Int32) -> Int32 {
+  let (handle, status) = feedable(detector)
+  guard let h = handle else { return status }
+  guard let t = Handle.from(trace, as: TraceHandle.self) else {
+    return h.fail(HEARTH_ERROR_ARGUMENT, "trace is not a readable trace handle")
+  }
+  guard let policy = gatePolicy(gate) else { return h.fail(HEARTH_ERROR_ARGUMENT, "unknown vehicle gate \(gate)") }
+  guard let feed = ImpactFeed(trace: t.trace, gate: policy) else {
+    return h.fail(HEARTH_ERROR_BAD_INPUT, "no accelerometer with gravity (nor a gravity stream to add back)")
+  }
+  for batch in feed.batches() { h.feed(batch) }
+  return h.succeed()
+}
+
+@c public func hearth_detector_finish(_ detector: OpaquePointer?) -> Int32 {
+  let (handle, status) = feedable(detector)
+  guard let h = handle else { return status }
+  h.verdicts += h.detector.finish()
+  h.finished = true
+  return h.succeed()
+}
+
+@c public func hearth_detector_count(
+  _ detector: OpaquePointer?, _ verdicts: UnsafeMutablePointer<Int64>?, _ conditions: UnsafeMutablePointer<Int64>?
+) -> Int32 {
+  guard let h = Handle.from(detector, as: DetectorHandle.self) else { return wrongHandle(detector) }
+  verdicts?.pointee = Int64(h.verdicts.count)
+  conditions?.pointee = Int64(h.conditionCount)
+  return h.succeed()
+}
+
+extension ImpactVerdict.Outcome {
+  var code: Int32 {
+    switch self {
+    case .possibleImpact: HEARTH_OUTCOME_POSSIBLE_IMPACT
+    case .silent: HEARTH_OUTCOME_SILENT
+    case .suppressed: HEARTH_OUTCOME_SUPPRESSED
+    }
+  }
+}
+
+@c public func hearth_detector_verdicts(
+  _ detector: OpaquePointer?, _ capacity: Int64, _ out: UnsafeMutablePointer<hearth_verdict>?
+) -> Int32 {
+  guard let h = Handle.from(detector, as: DetectorHandle.self) else { return wrongHandle(detector) }
+  return guarded(h) { () throws(ArgumentError) in
+    guard try checkedCount(capacity, "capacity") >= h.verdicts.count else {
+      return h.fail(HEARTH_ERROR_CAPACITY, "capacity \(capacity) < \(h.verdicts.count) verdicts")
+    }
+    let records = try output(out, h.verdicts.count, "out")
+    var first: Int64 = 0
+    for (i, v) in h.verdicts.enumerated() {
+      records[i] = hearth_verdict(
+        outcome: v.outcome.code, used_gps: v.usedGPS ? 1 : 0, jolt_s: v.joltSeconds, decided_s: v.decidedSeconds,
+        jolt_g: (v.measured(.jolt) ?? .nan) / ImpactConfiguration.standardGravity, first_condition: first,
+        condition_count: Int64(v.conditions.count))
+      first += Int64(v.conditions.count)
+    }
+    return h.succeed()
+  }
+}
+
+@c public func hearth_detector_conditions(
+  _ detector: OpaquePointer?, _ capacity: Int64, _ out: UnsafeMutablePointer<hearth_condition>?
+) -> Int32 {
+  guard let h = Handle.from(detector, as: DetectorHandle.self) else { return wrongHandle(detector) }
+  return guarded(h) { () throws(ArgumentError) in
+    let total = h.conditionCount
+    guard try checkedCount(capacity, "capacity") >= total else {
+      return h.fail(HEARTH_ERROR_CAPACITY, "capacity \(capacity) < \(total) conditions")
+    }
+    let records = try output(out, total, "out")
+    var k = 0
+    for (i, v) in h.verdicts.enumerated() {
+      for c in v.conditions {
+        let code = conditionNames.firstIndex(of: c.name) ?? -1
+        records[k] = hearth_condition(
+          verdict: Int64(i), condition: Int32(code), held: c.held ? 1 : 0, measured: c.measured, threshold: c.threshold)
+        k += 1
+      }
+    }
+    return h.succeed()
+  }
+}
+
+@c public func hearth_detector_counters(
+  _ detector: OpaquePointer?, _ skipped_samples: UnsafeMutablePointer<Int64>?,
+  _ jolts_gate_off: UnsafeMutablePointer<Int64>?
+) -> Int32 {
+  guard let h = Handle.from(detector, as: DetectorHandle.self) else { return wrongHandle(detector) }
+  skipped_samples?.pointee = Int64(h.detector.counters.skippedSamples)
+  jolts_gate_off?.pointee = Int64(h.detector.counters.joltsGateOff)
+  return h.succeed()
+}
+
+/// Lines as the command prints them: each followed by a newline.
+func text(_ lines: [String]) -> [UInt8] { Array(lines.map { $0 + "\n" }.joined().utf8) }
+
+@c public func hearth_detector_report(
+  _ detector: OpaquePointer?, _ file_name: UnsafePointer<CChar>?, _ format: Int32,
+  _ out: UnsafeMutablePointer<OpaquePointer?>?
+) -> Int32 {
+  guard let h = Handle.from(detector, as: DetectorHandle.self) else { return wrongHandle(detector) }
+  let records = h.records(file: string(file_name) ?? "-")
+  do {
+    switch format {
+    case HEARTH_FORMAT_TEXT: return handOutBytes(out, text(records.text))
+    case HEARTH_FORMAT_JSON: return handOutBytes(out, text(try records.jsonLines()))
+    case HEARTH_FORMAT_CSV: return handOutBytes(out, text([VerdictRecords.csvHeader] + records.csv))
+    default: return handOutFailure(out, HEARTH_ERROR_ARGUMENT, "unknown format \(format)")
+    }
+  } catch {
+    return handOutFailure(out, HEARTH_ERROR_BAD_INPUT, "\(error)")
+  }
+}
+
+@c public func hearth_configuration_json(
+  _ configuration_json: UnsafePointer<CChar>?, _ out: UnsafeMutablePointer<OpaquePointer?>?
+) -> Int32 {
+  do { return handOutBytes(out, try ImpactConfigurationFile.encode(try configuration(configuration_json))) } catch {
+    return handOutFailure(out, HEARTH_ERROR_BAD_INPUT, "\(error)")
+  }
+}

@@ -1,0 +1,59 @@
+import CHearth
+
+// C arrays as buffers, checked once at the boundary: a negative count, or a
+// NULL array with a count above zero, is HEARTH_ERROR_ARGUMENT. Past this
+// check the kernels run on the caller's memory without a copy.
+
+/// Why an argument was refused (the status is always HEARTH_ERROR_ARGUMENT).
+struct ArgumentError: Error {
+  var reason: String
+}
+
+/// The count as an `Int`, refusing a negative one.
+func checkedCount(_ count: Int64, _ name: String = "count") throws(ArgumentError) -> Int {
+  guard count >= 0 else { throw ArgumentError(reason: "\(name) is negative (\(count))") }
+  return Int(count)
+}
+
+/// `count` elements at `pointer` (an empty buffer for a count of 0).
+func input<T>(_ pointer: UnsafePointer<T>?, _ count: Int, _ name: String) throws(ArgumentError)
+  -> UnsafeBufferPointer<T>
+{
+  guard count > 0 else { return UnsafeBufferPointer(start: nil, count: 0) }
+  guard let pointer else { throw ArgumentError(reason: "\(name) is NULL with a count of \(count)") }
+  return UnsafeBufferPointer(start: pointer, count: count)
+}
+
+/// `count` writable elements at `pointer`.
+func output<T>(_ pointer: UnsafeMutablePointer<T>?, _ count: Int, _ name: String) throws(ArgumentError)
+  -> UnsafeMutableBufferPointer<T>
+{
+  guard count > 0 else { return UnsafeMutableBufferPointer(start: nil, count: 0) }
+  guard let pointer else { throw ArgumentError(reason: "\(name) is NULL with a count of \(count)") }
+  return UnsafeMutableBufferPointer(start: pointer, count: count)
+}
+
+/// An optional input column: nil when NULL.
+func optionalInput<T>(_ pointer: UnsafePointer<T>?, _ count: Int) -> UnsafeBufferPointer<T>? {
+  pointer.map { UnsafeBufferPointer(start: $0, count: count) }
+}
+
+/// Runs `body`, turning an argument error into HEARTH_ERROR_ARGUMENT (on
+/// `handle` when there is one).
+func guarded(_ handle: Handle? = nil, _ body: () throws(ArgumentError) -> Int32) -> Int32 {
+  do { return try body() } catch {
+    return handle?.fail(HEARTH_ERROR_ARGUMENT, error.reason) ?? HEARTH_ERROR_ARGUMENT
+  }
+}
+
+/// A C string as a Swift string (nil for NULL).
+func string(_ pointer: UnsafePointer<CChar>?) -> String? {
+  pointer.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: strlenOf($0)), as: UTF8.self) }
+}
+
+/// The length of a NUL-terminated string.
+private func strlenOf(_ pointer: UnsafePointer<CChar>) -> Int {
+  var n = 0
+  while pointer[n] != 0 { n += 1 }
+  return n
+}

@@ -1,0 +1,140 @@
+import CHearth
+import Foundation
+import HearthGeo
+import HearthLab
+import HearthTrace
+
+/// A recording read through `TraceImport`, with the accelerometer as the
+/// detector sees it (gravity included) computed once.
+final class TraceHandle: Handle {
+  let trace: Trace
+  let report: ImportReport
+  let acceleration: VectorStream
+  init(trace: Trace, report: ImportReport) {
+    self.trace = trace
+    self.report = report
+    acceleration = trace.accelerationIncludingGravity() ?? VectorStream()
+  }
+
+  /// The samples of a sensor stream as (t, x, y, z) columns; nil for an unknown stream.
+  func columns(_ stream: Int32) -> (t: [Double], x: [Double], y: [Double], z: [Double])? {
+    switch stream {
+    case HEARTH_STREAM_ACCELEROMETER: (acceleration.seconds, acceleration.x, acceleration.y, acceleration.z)
+    case HEARTH_STREAM_GYROSCOPE:
+      trace.gyroscope.map { ($0.seconds, $0.x, $0.y, $0.z) } ?? ([], [], [], [])
+    case HEARTH_STREAM_BAROMETER: trace.barometer.map { ($0.seconds, $0.hectopascals, [], []) } ?? ([], [], [], [])
+    case HEARTH_STREAM_ACTIVITIES:
+      (trace.activities.map(\.seconds), trace.activities.map { Double($0.activity.rawValue) }, [], [])
+    default: nil
+    }
+  }
+
+  func count(_ stream: Int32) -> Int? {
+    stream == HEARTH_STREAM_FIXES ? trace.fixes.count : columns(stream)?.t.count
+  }
+}
+
+@c public func hearth_trace_read(
+  _ path: UnsafePointer<CChar>?, _ mapping_path: UnsafePointer<CChar>?, _ out: UnsafeMutablePointer<OpaquePointer?>?
+) -> Int32 {
+  create(out) {
+    guard let path = string(path) else { return FailedHandle.with(HEARTH_ERROR_ARGUMENT, "path is NULL") }
+    guard FileManager.default.fileExists(atPath: path) else {
+      return FailedHandle.with(HEARTH_ERROR_BAD_INPUT, "\(path): no such file or folder")
+    }
+    do {
+      let (trace, report) = try TraceImport.read(path: path, mappingPath: string(mapping_path))
+      return (TraceHandle(trace: trace, report: report), HEARTH_OK)
+    } catch {
+      let text = "\(error)"
+      return FailedHandle.with(HEARTH_ERROR_BAD_INPUT, text.contains(path) ? text : "\(path): \(text)")
+    }
+  }
+}
+
+@c public func hearth_trace_count(
+  _ trace: OpaquePointer?, _ stream: Int32, _ count: UnsafeMutablePointer<Int64>?
+) -> Int32 {
+  guard let h = Handle.from(trace, as: TraceHandle.self) else { return wrongHandle(trace) }
+  guard let count else { return h.fail(HEARTH_ERROR_ARGUMENT, "count is NULL") }
+  guard let n = h.count(stream) else { return h.fail(HEARTH_ERROR_ARGUMENT, "unknown stream \(stream)") }
+  count.pointee = Int64(n)
+  return h.succeed()
+}
+
+@c public func hearth_trace_samples(
+  _ trace: OpaquePointer?, _ stream: Int32, _ capacity: Int64, _ t_s: UnsafeMutablePointer<Double>?,
+  _ x: UnsafeMutablePointer<Double>?, _ y: UnsafeMutablePointer<Double>?, _ z: UnsafeMutablePointer<Double>?
+) -> Int32 {
+  guard let h = Handle.from(trace, as: TraceHandle.self) else { return wrongHandle(trace) }
+  return guarded(h) { () throws(ArgumentError) in
+    guard let columns = h.columns(stream) else {
+      throw ArgumentError(reason: "unknown sensor stream \(stream) (fixes: hearth_trace_fixes)")
+    }
+    let n = columns.t.count
+    guard try checkedCount(capacity, "capacity") >= n else {
+      return h.fail(HEARTH_ERROR_CAPACITY, "capacity \(capacity) < \(n) samples")
+    }
+    func copy(_ column: [Double], _ pointer: UnsafeMutablePointer<Double>?, _ name: String, required: Bool)
+      throws(ArgumentError)
+    {
+      guard n > 0, !column.isEmpty else { return }
+      guard let pointer else {
+        if required { throw ArgumentError(reason: "\(name) is NULL") }
+        return
+      }
+      column.withUnsafeBufferPointer { pointer.update(from: $0.baseAddress!, count: n) }
+    }
+    try copy(columns.t, t_s, "t_s", required: true)
+    try copy(columns.x, x, "x", required: true)
+    try copy(columns.y, y, "y", required: false)
+    try copy(columns.z, z, "z", required: false)
+    return h.succeed()
+  }
+}
+
+@c public func hearth_trace_fixes(
+  _ trace: OpaquePointer?, _ capacity: Int64, _ out: UnsafePointer<hearth_fixes_out>?
+) -> Int32 {
+  guard let h = Handle.from(trace, as: TraceHandle.self) else { return wrongHandle(trace) }
+  guard let out else { return h.fail(HEARTH_ERROR_ARGUMENT, "out is NULL") }
+  guard capacity >= h.trace.fixes.count else {
+    return h.fail(HEARTH_ERROR_CAPACITY, "capacity \(capacity) < \(h.trace.fixes.count) fixes")
+  }
+  h.trace.fixes.write(to: out.pointee)
+  return h.succeed()
+}
+
+/// What `hearth_trace_info` reports.
+struct TraceInfo: Encodable {
+  struct File: Encodable {
+    var file: String
+    var rowsRead: Int
+    var rowsKept: Int
+    var rowsRejected: Int
+  }
+  var format: String
+  var platform: String
+  var device: String?
+  var sourceFiles: [String]
+  var timeOriginMs: Int64?
+  var files: [File]
+  /// Streams too slow for the detector (as `impact detect` warns on stderr).
+  var rateWarnings: [String]
+  /// Hours of accelerometer data, pauses over 1 s left out.
+  var hoursWithData: Double?
+}
+
+@c public func hearth_trace_info(_ trace: OpaquePointer?, _ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
+  guard let h = Handle.from(trace, as: TraceHandle.self) else { return wrongHandle(trace) }
+  let feed = ImpactFeed(trace: h.trace, gate: .recording)
+  let m = h.trace.metadata
+  let info = TraceInfo(
+    format: m.format, platform: m.platform.rawValue, device: m.device, sourceFiles: m.sourceFiles,
+    timeOriginMs: m.timeOriginMilliseconds,
+    files: h.report.files.map { TraceInfo.File(file: $0.file, rowsRead: $0.rowsRead, rowsKept: $0.rowsKept, rowsRejected: $0.rowsRejected) },
+    rateWarnings: feed?.rateWarnings ?? [], hoursWithData: feed?.hoursWithData())
+  do { return handOutBytes(out, try JSONOutput.encode(info)) } catch {
+    return handOutFailure(out, HEARTH_ERROR_BAD_INPUT, "\(error)")
+  }
+}

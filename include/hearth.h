@@ -1,0 +1,587 @@
+/*
+ * hearth.h — the C ABI of libhearth: Hearth's location and sensor maths for
+ * servers (Node), trackers (Kotlin/JNI) and notebooks (Python via cffi).
+ *
+ * VERSIONING. hearth_abi_version() returns HEARTH_ABI_VERSION of the library
+ * that was loaded: (major << 16) | (minor << 8) | patch. Semantic versioning
+ * of this header: a new major breaks callers (a changed signature, struct
+ * layout or constant); a new minor only adds functions, constants or enum
+ * values; a patch changes no declaration. A caller checks
+ * (hearth_abi_version() >> 16) == HEARTH_ABI_VERSION_MAJOR before anything else.
+ *
+ * SHAPE. Structure of arrays in (`const double *` columns with an int64_t
+ * count), caller-allocated arrays out. Every function that can fail returns an
+ * int32_t status (HEARTH_OK = 0). Stateful things are opaque handles with
+ * create / feed / finish / release; a create function always stores a handle
+ * in *out (unless out is NULL) even when it fails, so the reason can be read
+ * with hearth_last_error(handle); release it with hearth_release. No Swift
+ * error or type crosses this boundary, and the library keeps no global state.
+ *
+ * UNITS are in every parameter name: _deg degrees, _m metres, _ms milliseconds
+ * since the Unix epoch (UTC) unless said otherwise, _s seconds on a
+ * recording's own clock, _mps m/s, _mps2 m/s², _radps rad/s, _hpa hPa, _g
+ * multiples of standard gravity (9.80665 m/s²). Missing readings are NaN.
+ *
+ * THREADS. Functions without a handle are thread-safe. A handle may be used
+ * from any thread but from one thread at a time: using one handle from two
+ * threads at once is a misuse with undefined results. Two documented
+ * exceptions: a hearth_grid is immutable after creation (share it freely), and
+ * hearth_sweep_run_task may be called concurrently on one plan.
+ *
+ * LOADING. The library starts worker threads of the Swift runtime that live
+ * until the process exits, so it is linked to stay mapped (-z nodelete):
+ * dlclose() leaves it loaded. Load it once per process.
+ *
+ * ARRAYS. A NULL array with a count of 0 is fine; a NULL array with a count
+ * above 0, or a negative count, is HEARTH_ERROR_ARGUMENT. Arrays are read
+ * during the call only and never kept. Output arrays must hold `count`
+ * elements (or the capacity passed); outputs may not overlap inputs.
+ */
+#ifndef HEARTH_H
+#define HEARTH_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Version, status, handles                                                 */
+
+#define HEARTH_ABI_VERSION_MAJOR 1
+#define HEARTH_ABI_VERSION_MINOR 0
+#define HEARTH_ABI_VERSION_PATCH 0
+#define HEARTH_ABI_VERSION 0x010000
+
+/** The loaded library's ABI version, (major << 16) | (minor << 8) | patch. A constant. */
+uint32_t hearth_abi_version(void);
+
+#define HEARTH_OK 0
+/** A NULL pointer where an array or handle is needed, a negative count, an unknown constant, a handle of the wrong kind. */
+#define HEARTH_ERROR_ARGUMENT 1
+/** Bad data: a file that cannot be read or parsed, a malformed configuration or description. */
+#define HEARTH_ERROR_BAD_INPUT 2
+/** An ingest batch refused whole (SPEC §1 schema error: a latitude or longitude out of range or not finite). */
+#define HEARTH_ERROR_SCHEMA 3
+/** The handle cannot do this now: it failed to create, or was finished and fed again. */
+#define HEARTH_ERROR_STATE 4
+/** An output array is too small; the count needed was written where the function says. */
+#define HEARTH_ERROR_CAPACITY 5
+
+/** A short constant name for a status ("ok", "argument", "bad input", …); "unknown" otherwise. */
+const char *hearth_status_name(int32_t status);
+
+typedef struct hearth_bytes hearth_bytes;
+typedef struct hearth_grid hearth_grid;
+typedef struct hearth_dedupe hearth_dedupe;
+typedef struct hearth_trace hearth_trace;
+typedef struct hearth_detector hearth_detector;
+typedef struct hearth_incident hearth_incident;
+typedef struct hearth_sweep hearth_sweep;
+typedef struct hearth_ingest hearth_ingest;
+
+/**
+ * Why the last call on `handle` failed ("" when it succeeded), naming the
+ * file, row, field or setting where there is one. UTF-8, NUL-terminated,
+ * owned by the handle: valid until the next call on it or its release.
+ * Any handle kind; "" for NULL.
+ */
+const char *hearth_last_error(const void *handle);
+
+/** Releases any handle (NULL is ignored). The handle must not be used after. */
+void hearth_release(void *handle);
+
+/** Bytes the library produced (text, JSON, CSV, saved state). Owned by the handle. */
+const uint8_t *hearth_bytes_data(const hearth_bytes *bytes);
+/** Their count; -1 for a NULL or non-bytes handle. */
+int64_t hearth_bytes_size(const hearth_bytes *bytes);
+
+/* ------------------------------------------------------------------------ */
+/* Great-circle distances (SPEC §6; docs/guides/geodesy.md)                 */
+/* Spherical Earth of mean radius 6 371 008.8 m; within 0.5 mm of a         */
+/* correctly rounded haversine; NaN for NaN or out-of-range input.          */
+/* Bit-identical to the Swift scalar function, whatever the count. O(n).    */
+
+/** out_m[i] = distance between (lat1_deg[i], lon1_deg[i]) and (lat2_deg[i], lon2_deg[i]). */
+int32_t hearth_distances_m(
+    int64_t count, const double *lat1_deg, const double *lon1_deg, const double *lat2_deg,
+    const double *lon2_deg, double *out_m);
+
+/** out_m[i] = distance from (origin_lat_deg, origin_lon_deg) to point i. */
+int32_t hearth_distances_from_m(
+    double origin_lat_deg, double origin_lon_deg, int64_t count, const double *lat_deg,
+    const double *lon_deg, double *out_m);
+
+/**
+ * Steps and running path length along a track: steps_m[0] = 0, steps_m[i] from
+ * point i-1 to i; cumulative_m[i] = compensated sum of steps 1..i (NaN from a
+ * bad point on).
+ */
+int32_t hearth_track_distances_m(
+    int64_t count, const double *lat_deg, const double *lon_deg, double *steps_m,
+    double *cumulative_m);
+
+/* ------------------------------------------------------------------------ */
+/* The latitude-band grid and the privacy projection (SPEC §2)              */
+
+/** A grid of cells of about cell_size_m (750 = the privacy grid; 1 m … 10 000 km). */
+int32_t hearth_grid_create(double cell_size_m, hearth_grid **out);
+
+/**
+ * Snaps points to cells: cell_id[i] (row << 32 | column; -1 for NaN or out of
+ * range) and the cell's centre (NaN for -1). Deterministic on every platform. O(n).
+ */
+int32_t hearth_grid_snap(
+    const hearth_grid *grid, int64_t count, const double *lat_deg, const double *lon_deg,
+    int64_t *cell_id, double *centre_lat_deg, double *centre_lon_deg);
+
+/**
+ * The approximate-sharing projection of fixes on `grid`: the cell and its
+ * centre, accuracy widened to at least min_accuracy_m (NaN becomes it), time
+ * floored to its slot of slot_ms (> 0). What a viewer of approximate sharing
+ * is sent; speed, heading and activity do not appear. O(n).
+ */
+int32_t hearth_privacy_project(
+    const hearth_grid *grid, double min_accuracy_m, int64_t slot_ms, int64_t count,
+    const int64_t *time_ms, const double *lat_deg, const double *lon_deg,
+    const double *accuracy_m, int64_t *cell_id, double *centre_lat_deg, double *centre_lon_deg,
+    double *accuracy_out_m, int64_t *slot_start_ms);
+
+/* ------------------------------------------------------------------------ */
+/* Fixes: validation and dedupe (SPEC §1)                                   */
+
+#define HEARTH_ACTIVITY_UNKNOWN 0
+#define HEARTH_ACTIVITY_STILL 1
+#define HEARTH_ACTIVITY_WALKING 2
+#define HEARTH_ACTIVITY_RUNNING 3
+#define HEARTH_ACTIVITY_CYCLING 4
+#define HEARTH_ACTIVITY_AUTOMOTIVE 5
+
+#define HEARTH_SOURCE_ORDINARY 0
+#define HEARTH_SOURCE_HEARTBEAT 1
+#define HEARTH_SOURCE_PARK 2
+
+/**
+ * A batch of fixes, column by column (all columns `count` long). The first
+ * four are required; an optional column left NULL means: NaN (speed, heading,
+ * altitude, battery level), 0 (activity unknown, source ordinary, charging
+ * unknown, device 0, user 0).
+ */
+typedef struct hearth_fixes {
+  int64_t count;
+  const int64_t *time_ms;
+  const double *latitude_deg;
+  const double *longitude_deg;
+  const double *horizontal_accuracy_m;
+  const double *speed_mps;
+  const double *heading_deg;
+  const double *altitude_m;
+  const uint8_t *activity;
+  const uint8_t *source;
+  const double *battery_level;
+  const uint8_t *charging;
+  const uint32_t *device;
+  const uint32_t *user;
+} hearth_fixes;
+
+/** Where fixes are written (every column `capacity` long; a NULL column is skipped). */
+typedef struct hearth_fixes_out {
+  int64_t *time_ms;
+  double *latitude_deg;
+  double *longitude_deg;
+  double *horizontal_accuracy_m;
+  double *speed_mps;
+  double *heading_deg;
+  double *altitude_m;
+  uint8_t *activity;
+  uint8_t *source;
+  double *battery_level;
+  uint8_t *charging;
+  uint32_t *device;
+  uint32_t *user;
+} hearth_fixes_out;
+
+#define HEARTH_FIELD_TIME 0
+#define HEARTH_FIELD_LATITUDE 1
+#define HEARTH_FIELD_LONGITUDE 2
+#define HEARTH_FIELD_HORIZONTAL_ACCURACY 3
+
+#define HEARTH_SCHEMA_NOT_FINITE 1
+#define HEARTH_SCHEMA_OUT_OF_RANGE 2
+
+/** The first schema error of a refused batch. */
+typedef struct hearth_schema_error {
+  int64_t index;
+  int32_t field;
+  int32_t reason;
+  double value;
+} hearth_schema_error;
+
+#define HEARTH_FIX_ACCEPTED 0
+#define HEARTH_FIX_IN_FUTURE 1
+#define HEARTH_FIX_TOO_OLD 2
+#define HEARTH_FIX_ACCURACY_MISSING 3
+
+/**
+ * Validates a batch against the server clock now_ms: verdict[i] is
+ * HEARTH_FIX_ACCEPTED or the reason fix i was rejected (dated more than
+ * max_future_ms ahead, more than max_age_ms old, accuracy not a finite
+ * number ≥ 0). HEARTH_ERROR_SCHEMA refuses the whole batch: *schema (if not
+ * NULL) names the first offending fix and field, verdict is untouched. O(n).
+ */
+int32_t hearth_validate(
+    const hearth_fixes *fixes, int64_t now_ms, int64_t max_future_ms, int64_t max_age_ms,
+    int32_t *verdict, hearth_schema_error *schema);
+
+#define HEARTH_DEDUPE_INSERTED 0
+#define HEARTH_DEDUPE_DUPLICATE 1
+#define HEARTH_DEDUPE_STILL_ADOPTED 2
+
+/** An empty index of stored fix keys (user, device, time). */
+int32_t hearth_dedupe_create(hearth_dedupe **out);
+
+/**
+ * Stores the batch's new keys; outcome[i] says what happened to fix i (a
+ * duplicate re-reporting `still` makes the stored fix still). Retrying a
+ * batch changes nothing. O(n) for fixes newer than their device's last.
+ */
+int32_t hearth_dedupe_insert(hearth_dedupe *dedupe, const hearth_fixes *fixes, int32_t *outcome);
+
+/** Keys stored. */
+int32_t hearth_dedupe_count(const hearth_dedupe *dedupe, int64_t *count);
+
+/* ------------------------------------------------------------------------ */
+/* Recordings (docs/guides/trace-formats.md)                                */
+
+#define HEARTH_STREAM_ACCELEROMETER 0 /* total specific force, gravity included (added back when the file has it apart), m/s² */
+#define HEARTH_STREAM_GYROSCOPE 1     /* rad/s */
+#define HEARTH_STREAM_BAROMETER 2     /* hPa (x only) */
+#define HEARTH_STREAM_FIXES 3
+#define HEARTH_STREAM_ACTIVITIES 4    /* the OS classifier's verdicts (x = activity code) */
+
+/**
+ * Reads a recording through the library's one door: a Sensor Logger or
+ * phyphox export, a trace folder, a comma2k19 segment, GPX, .traj, or CSV
+ * with a column mapping (mapping_path, else NULL). Bad input names the file,
+ * row and field.
+ */
+int32_t hearth_trace_read(const char *path, const char *mapping_path, hearth_trace **out);
+
+/** Samples (or fixes) in a stream; 0 when the recording has none. */
+int32_t hearth_trace_count(const hearth_trace *trace, int32_t stream, int64_t *count);
+
+/**
+ * Copies a sensor stream: t_s[i] (s on the recording's clock, whose origin is
+ * in hearth_trace_info) and x, y, z (y and z may be NULL; barometer and
+ * activities have x only). HEARTH_ERROR_CAPACITY when capacity < count.
+ */
+int32_t hearth_trace_samples(
+    const hearth_trace *trace, int32_t stream, int64_t capacity, double *t_s, double *x,
+    double *y, double *z);
+
+/** Copies the fixes (HEARTH_ERROR_CAPACITY when capacity < count). */
+int32_t hearth_trace_fixes(const hearth_trace *trace, int64_t capacity, const hearth_fixes_out *out);
+
+/**
+ * The recording's metadata and import report as one JSON object: format,
+ * platform, device, source files, time_origin_ms, rows kept and rejected per
+ * file, the detector's rate warnings and hours with data.
+ */
+int32_t hearth_trace_info(const hearth_trace *trace, hearth_bytes **out);
+
+/* ------------------------------------------------------------------------ */
+/* The possible-impact detector (SPEC §9; docs/guides/impact-detector.md)   */
+
+/**
+ * One batch of phone sensor data (times in s on one clock; any order, the
+ * detector sorts each stream). Fix speeds negative or NaN are unmeasured.
+ */
+typedef struct hearth_sensor_batch {
+  int64_t accelerometer_count;
+  const double *accelerometer_t_s;
+  const double *accelerometer_x_mps2;
+  const double *accelerometer_y_mps2;
+  const double *accelerometer_z_mps2;
+  int64_t gyroscope_count;
+  const double *gyroscope_t_s;
+  const double *gyroscope_x_radps;
+  const double *gyroscope_y_radps;
+  const double *gyroscope_z_radps;
+  int64_t barometer_count;
+  const double *barometer_t_s;
+  const double *barometer_hpa;
+  int64_t fix_count;
+  const double *fix_t_s;
+  const double *fix_speed_mps;
+  /** Non-zero: the OS classifier says "in a vehicle" (the detector runs only then). */
+  int32_t vehicle_gate;
+} hearth_sensor_batch;
+
+#define HEARTH_GATE_RECORDING 0 /* follow the recording's activity stream (as `hearth impact detect`) */
+#define HEARTH_GATE_ON 1
+#define HEARTH_GATE_OFF 2
+
+#define HEARTH_OUTCOME_POSSIBLE_IMPACT 0
+#define HEARTH_OUTCOME_SILENT 1
+#define HEARTH_OUTCOME_SUPPRESSED 2
+
+#define HEARTH_CONDITION_JOLT 0
+#define HEARTH_CONDITION_MOVING_BEFORE_GPS 1
+#define HEARTH_CONDITION_MOVING_AT_JOLT_GPS 2
+#define HEARTH_CONDITION_MOVING_BEFORE_VIBRATION 3
+#define HEARTH_CONDITION_MOVING_AT_JOLT_VIBRATION 4
+#define HEARTH_CONDITION_REST_WITHIN 5
+#define HEARTH_CONDITION_STAYED_STOPPED_GPS 6
+#define HEARTH_CONDITION_STOPPED_VIBRATION_RATIO 7
+#define HEARTH_CONDITION_SPIN 8
+#define HEARTH_CONDITION_PRESSURE_RISE 9
+#define HEARTH_CONDITION_FREE_FALL_VETO 10
+
+/** A condition's name as the outputs spell it ("jolt", "spin", …); "" when unknown. */
+const char *hearth_condition_name(int32_t condition);
+/** The unit of its measured value and threshold ("m/s²", "rad/s", "hPa", "m/s", "s", "fraction"). */
+const char *hearth_condition_unit(int32_t condition);
+
+/** One verdict; its conditions are conditions[first_condition …+condition_count]. */
+typedef struct hearth_verdict {
+  int32_t outcome;
+  /** 1: moving and stopped were judged from GPS (a fix was current), 0: from vibration. */
+  int32_t used_gps;
+  double jolt_s;
+  double decided_s;
+  /** The jolt's peak dynamic acceleration, g. */
+  double jolt_g;
+  int64_t first_condition;
+  int64_t condition_count;
+} hearth_verdict;
+
+/** One condition of a verdict as measured (NaN: nothing to measure). */
+typedef struct hearth_condition {
+  int64_t verdict;
+  int32_t condition;
+  int32_t held;
+  double measured;
+  double threshold;
+} hearth_condition;
+
+/**
+ * A detector configured by a JSON object of settings, exactly the file
+ * `hearth impact detect --config` reads (any subset; missing keys keep their
+ * defaults; an unknown key or a non-number is HEARTH_ERROR_BAD_INPUT naming
+ * it). NULL or "" for the defaults.
+ */
+int32_t hearth_detector_create(const char *configuration_json, hearth_detector **out);
+
+/** Feeds one batch; completed verdicts accumulate in the handle. O(samples). */
+int32_t hearth_detector_feed(hearth_detector *detector, const hearth_sensor_batch *batch);
+
+/**
+ * Feeds a whole recording as `hearth impact detect` does: 250 ms batches,
+ * gravity added back where needed, the vehicle gate by `gate` (HEARTH_GATE_*).
+ * HEARTH_ERROR_BAD_INPUT when it has no accelerometer with gravity.
+ */
+int32_t hearth_detector_feed_trace(hearth_detector *detector, const hearth_trace *trace, int32_t gate);
+
+/** Decides an open incident with the data there are (end of the recording). No feeding after. */
+int32_t hearth_detector_finish(hearth_detector *detector);
+
+/** Verdicts completed so far, and their conditions. */
+int32_t hearth_detector_count(const hearth_detector *detector, int64_t *verdicts, int64_t *conditions);
+
+/** Copies the verdicts (capacity ≥ count, else HEARTH_ERROR_CAPACITY). */
+int32_t hearth_detector_verdicts(const hearth_detector *detector, int64_t capacity, hearth_verdict *out);
+
+/** Copies the conditions of every verdict, in verdict order. */
+int32_t hearth_detector_conditions(const hearth_detector *detector, int64_t capacity, hearth_condition *out);
+
+/** Samples skipped (a bad time, an impossible value, or not newer than their stream's last; every stream) and jolts seen with the gate off. */
+int32_t hearth_detector_counters(const hearth_detector *detector, int64_t *skipped_samples, int64_t *jolts_gate_off);
+
+#define HEARTH_FORMAT_TEXT 0
+#define HEARTH_FORMAT_JSON 1 /* JSON Lines, NaN as null */
+#define HEARTH_FORMAT_CSV 2  /* with the header line */
+
+/**
+ * What `hearth impact detect --format …` prints for this recording, named
+ * `file_name`: every verdict with every condition's measured value,
+ * threshold and unit, or one line saying no jolt (hours with data and peak
+ * |a| of every accelerometer sample fed). Byte-identical to the command.
+ */
+int32_t hearth_detector_report(
+    const hearth_detector *detector, const char *file_name, int32_t format, hearth_bytes **out);
+
+/**
+ * The configuration JSON with every setting (keys sorted, one per line), as
+ * `impact sweep --out` writes picked-configuration.json: the defaults for
+ * NULL or "", otherwise the given subset over them.
+ */
+int32_t hearth_configuration_json(const char *configuration_json, hearth_bytes **out);
+
+/* ------------------------------------------------------------------------ */
+/* The incident lifecycle (SPEC §10)                                        */
+
+#define HEARTH_INPUT_NOTHING 0
+#define HEARTH_INPUT_DISMISSED 1
+#define HEARTH_INPUT_ALERT_NOW 2
+#define HEARTH_INPUT_DELIVERED 3
+#define HEARTH_INPUT_NETWORK_FAILURE 4
+#define HEARTH_INPUT_HTTP 5 /* http_status, tokens_held */
+#define HEARTH_INPUT_FIREWALL_PAGE 6
+#define HEARTH_INPUT_UPLOAD_SUCCEEDED 7
+#define HEARTH_INPUT_SIGNED_IN 8 /* account */
+
+#define HEARTH_ACTION_NONE 0
+#define HEARTH_ACTION_ASK 1        /* show the question until time_ms */
+#define HEARTH_ACTION_SEND 2
+#define HEARTH_ACTION_WAIT_UNTIL 3 /* call check again at time_ms */
+#define HEARTH_ACTION_FINISHED 4   /* end says how */
+
+#define HEARTH_END_DISMISSED 0
+#define HEARTH_END_DELIVERED 1
+#define HEARTH_END_REFUSED 2
+#define HEARTH_END_DROPPED_AFTER_AN_HOUR 3
+#define HEARTH_END_OTHER_ACCOUNT 4
+
+typedef struct hearth_incident_action {
+  int32_t action;
+  int32_t end;
+  int64_t time_ms;
+} hearth_incident_action;
+
+/** An incident opened by a verdict at verdict_ms for `account` (UTF-8). */
+int32_t hearth_incident_create(int64_t verdict_ms, const char *account, hearth_incident **out);
+
+/** Moves the incident with the wall clock and an input; writes what to do. Pure in its state. */
+int32_t hearth_incident_check(
+    hearth_incident *incident, int64_t now_ms, int32_t input, int32_t http_status,
+    int32_t tokens_held, const char *account, hearth_incident_action *action);
+
+/** The incident's state as bytes (JSON), to survive a process kill. */
+int32_t hearth_incident_save(const hearth_incident *incident, hearth_bytes **out);
+
+/** An incident from saved bytes; bad bytes are HEARTH_ERROR_BAD_INPUT, never a crash. */
+int32_t hearth_incident_restore(const uint8_t *state, int64_t size, hearth_incident **out);
+
+/* ------------------------------------------------------------------------ */
+/* The threshold sweep, in tasks (docs/guides/c-abi.md)                     */
+
+/**
+ * A sweep plan from a JSON object: {"base": {settings}, "jolt_g": [..],
+ * "spin_rad_s": [..], "pressure_hpa": [..], "moving_m_s": [..],
+ * "free_fall_s": [..], "seeds": N, "hours": H, "recordings": [paths],
+ * "mapping": path or null, "vehicle_gate": "recording"|"on"|"off"}; every key
+ * optional (the defaults of `hearth impact sweep`). Reads no file yet.
+ */
+int32_t hearth_sweep_plan(const char *spec_json, hearth_sweep **out);
+
+/** Tasks of the extraction pass: scenarios × seeds, drives, then one per recording. */
+int32_t hearth_sweep_task_count(const hearth_sweep *sweep, int64_t *count);
+
+/**
+ * Runs task `index` (one trace through the detector) and stores the trace's
+ * extraction in *out: bytes to hand to hearth_sweep_merge, in any process.
+ * Safe to call concurrently on one plan; errors (a recording that cannot be
+ * read) are on *out's hearth_last_error, never on the plan.
+ */
+int32_t hearth_sweep_run_task(const hearth_sweep *sweep, int64_t index, hearth_bytes **out);
+
+/**
+ * Judges every combination over the extractions given in task order (a
+ * failed recording left out, as the command does). Identical, bit for bit,
+ * to `hearth impact sweep` with the same plan, however the tasks ran.
+ */
+int32_t hearth_sweep_merge(
+    hearth_sweep *sweep, int64_t count, const uint8_t *const *extractions, const int64_t *sizes);
+
+#define HEARTH_SWEEP_TABLE 0          /* sweep.csv */
+#define HEARTH_SWEEP_OUTCOMES 1       /* outcomes.csv */
+#define HEARTH_SWEEP_JOLTS 2          /* jolts.csv */
+#define HEARTH_SWEEP_CONFIGURATIONS 3 /* configurations.json */
+#define HEARTH_SWEEP_RESULT 4         /* sweep.json */
+#define HEARTH_SWEEP_REPORT 5         /* report.html */
+
+/** One export of the merged result, byte-identical to the file `--out` writes. */
+int32_t hearth_sweep_export(const hearth_sweep *sweep, int32_t what, hearth_bytes **out);
+
+/** Writes every file of `impact sweep --out folder [--pick picked]` (picked < 0: the featured one). */
+int32_t hearth_sweep_write(const hearth_sweep *sweep, const char *folder, int64_t picked);
+
+/* ------------------------------------------------------------------------ */
+/* The server's ingest path (SPEC §1–§8; docs/guides/ingest.md)             */
+
+/**
+ * A pipeline (every engine of SPEC §1–§8) and an empty state from a JSON
+ * description of places and circles, every key optional:
+ *   {"places": [{"id": 1, "circle": 7, "name": "Home", "latitude_deg": 52.52,
+ *                "longitude_deg": 13.405, "radius_m": 120}],
+ *    "places_file": "places.geojson",       (GeoJSON as `hearth geo replay --places`)
+ *    "circles_of_person": {"42": [7]},      (user id → its circles)
+ *    "speed_limits_kmh": {"7": 50}}         (circle → limit; none: no speed alerts)
+ * Places and circles are fixed for the handle's life (this version of the ABI
+ * has no reconfiguration between batches).
+ */
+int32_t hearth_ingest_create(const char *description_json, hearth_ingest **out);
+
+/**
+ * One uploaded batch received at received_ms (the server clock), through
+ * every stage. HEARTH_ERROR_SCHEMA refuses it whole and changes no state
+ * (the schema error is in hearth_last_error and in the events). The batch's
+ * output replaces the previous one (hearth_ingest_events).
+ * O(n log n) in the batch; each engine's own bound applies.
+ */
+int32_t hearth_ingest_batch(hearth_ingest *ingest, const hearth_fixes *fixes, int64_t received_ms);
+
+/** Moves every clock to now_ms with no fixes (the server's timer); its output likewise. */
+int32_t hearth_ingest_tick(hearth_ingest *ingest, int64_t now_ms);
+
+#define HEARTH_EVENT_REJECTED 0     /* a fix refused: index, code = HEARTH_FIX_* */
+#define HEARTH_EVENT_SHARED_FRAME 1 /* a changed approximate frame: cell_id, centre, time_ms = slot start */
+#define HEARTH_EVENT_GEOFENCE 2     /* code 0 arrival, 1 departure; place, circle; time_ms event, end_ms decided */
+#define HEARTH_EVENT_SPEED_ALERT 3  /* circle; time_ms start, end_ms end; value = agreed speed, m/s */
+#define HEARTH_EVENT_SUDDEN_STOP 4  /* time_ms stop, end_ms decided; position; value = cruising speed, m/s */
+#define HEARTH_EVENT_TRIP 5         /* a closed segment: code 1 trip, 0 not; time_ms start, end_ms end; value = path, m */
+#define HEARTH_EVENT_STAY 6         /* a closed stay: time_ms start, end_ms end; position */
+
+/** One thing the last batch or tick produced. Fields a kind does not use are 0 (or NaN). */
+typedef struct hearth_event {
+  int32_t kind;
+  int32_t code;
+  /** 1 when it goes to people (announced, raised), 0 otherwise (feed only, pending, …). */
+  int32_t announced;
+  uint32_t user;
+  uint32_t device;
+  uint32_t circle;
+  uint32_t place;
+  int64_t index;
+  int64_t time_ms;
+  int64_t end_ms;
+  int64_t cell_id;
+  double latitude_deg;
+  double longitude_deg;
+  double value;
+} hearth_event;
+
+/** What the last batch or tick produced: events, and fixes inserted (new) and duplicate. */
+int32_t hearth_ingest_count(const hearth_ingest *ingest, int64_t *events, int64_t *inserted, int64_t *duplicates);
+
+/** Copies the events, in the order kind by kind as listed above (capacity ≥ count, else HEARTH_ERROR_CAPACITY). */
+int32_t hearth_ingest_events(const hearth_ingest *ingest, int64_t capacity, hearth_event *out);
+
+/**
+ * The same events as JSON Lines, {"type", "timeMilliseconds", "value"} with
+ * every field of the engine's event (outcome, reasons; a trip without its fixes).
+ */
+int32_t hearth_ingest_events_json(const hearth_ingest *ingest, hearth_bytes **out);
+
+/** The whole state (every engine's) as bytes; restoring it gives the same future outputs. */
+int32_t hearth_ingest_save(const hearth_ingest *ingest, hearth_bytes **out);
+
+/** Replaces the state with saved bytes (from a pipeline of the same description); bad bytes change nothing. */
+int32_t hearth_ingest_restore(hearth_ingest *ingest, const uint8_t *state, int64_t size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HEARTH_H */

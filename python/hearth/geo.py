@@ -1,0 +1,192 @@
+"""Location maths over numpy columns: great-circle distances, the privacy
+grid, fix validation and dedupe. Every function reads the caller's arrays in
+place and writes into new arrays it returns; the GIL is released while the
+library works."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ._ffi import column, created, ffi, lib, out_pointer, pointer, raise_for, same_length
+
+
+def haversine(lat1, lon1, lat2, lon2) -> np.ndarray:
+    """Great-circle distances between corresponding points, metres.
+
+    Degrees in (latitude in [-90, 90], longitude in [-180, 180]); a spherical
+    Earth of mean radius 6 371 008.8 m; within 0.5 mm of a correctly rounded
+    haversine, NaN for NaN or out-of-range input. O(n), no copy of the inputs.
+    Raises ValueError for arrays of another dtype than float64, not 1-D, not
+    contiguous, or of different lengths."""
+    a, b, c, d = (column(v, n) for v, n in ((lat1, "lat1"), (lon1, "lon1"), (lat2, "lat2"), (lon2, "lon2")))
+    n = same_length(lat1=a, lon1=b, lat2=c, lon2=d)
+    out = np.empty(n)
+    raise_for(
+        lib.hearth_distances_m(
+            n, pointer(a, "double"), pointer(b, "double"), pointer(c, "double"), pointer(d, "double"),
+            out_pointer(out, "double"),
+        )
+    )
+    return out
+
+
+def distances_from(lat0: float, lon0: float, lat, lon) -> np.ndarray:
+    """Distances from one point (degrees) to many, metres (as `haversine`)."""
+    a, b = column(lat, "lat"), column(lon, "lon")
+    n = same_length(lat=a, lon=b)
+    out = np.empty(n)
+    raise_for(lib.hearth_distances_from_m(float(lat0), float(lon0), n, pointer(a, "double"), pointer(b, "double"), out_pointer(out, "double")))
+    return out
+
+
+def track_distances(lat, lon) -> tuple[np.ndarray, np.ndarray]:
+    """Step lengths and cumulative path length along a track, metres:
+    steps[0] = 0, steps[i] from point i-1 to i; cumulative is a compensated
+    running sum (NaN from a bad point on)."""
+    a, b = column(lat, "lat"), column(lon, "lon")
+    n = same_length(lat=a, lon=b)
+    steps, cumulative = np.empty(n), np.empty(n)
+    raise_for(lib.hearth_track_distances_m(n, pointer(a, "double"), pointer(b, "double"), out_pointer(steps, "double"), out_pointer(cumulative, "double")))
+    return steps, cumulative
+
+
+class Grid:
+    """A latitude-band grid of cells of about `cell_size_m` (750 m: the
+    privacy grid of SPEC §2). Immutable; safe to share between threads."""
+
+    def __init__(self, cell_size_m: float = 750.0):
+        self.cell_size_m = float(cell_size_m)
+        self._handle = created(lib.hearth_grid_create, self.cell_size_m)
+
+    def snap(self, lat, lon) -> pd.DataFrame:
+        """Each point's cell: columns cell_id (row << 32 | column; -1 for NaN or
+        out of range), centre_lat_deg, centre_lon_deg. O(n)."""
+        a, b = column(lat, "lat"), column(lon, "lon")
+        n = same_length(lat=a, lon=b)
+        ids, clat, clon = np.empty(n, dtype=np.int64), np.empty(n), np.empty(n)
+        raise_for(
+            lib.hearth_grid_snap(
+                self._handle, n, pointer(a, "double"), pointer(b, "double"), out_pointer(ids, "int64_t"),
+                out_pointer(clat, "double"), out_pointer(clon, "double"),
+            )
+        )
+        return pd.DataFrame({"cell_id": ids, "centre_lat_deg": clat, "centre_lon_deg": clon})
+
+    def project(self, time_ms, lat, lon, accuracy_m, *, min_accuracy_m: float = 750.0, slot_ms: int = 300_000) -> pd.DataFrame:
+        """What a viewer of approximate sharing sees: the cell and its centre,
+        accuracy widened to at least `min_accuracy_m`, time floored to its
+        slot of `slot_ms` (columns cell_id, centre_lat_deg, centre_lon_deg,
+        accuracy_m, slot_start_ms). Speed, heading and activity do not appear."""
+        t = column(time_ms, "time_ms", np.int64)
+        a, b, c = column(lat, "lat"), column(lon, "lon"), column(accuracy_m, "accuracy_m")
+        n = same_length(time_ms=t, lat=a, lon=b, accuracy_m=c)
+        ids, clat, clon, acc, slot = (np.empty(n, dtype=np.int64), np.empty(n), np.empty(n), np.empty(n), np.empty(n, dtype=np.int64))
+        raise_for(
+            lib.hearth_privacy_project(
+                self._handle, float(min_accuracy_m), int(slot_ms), n, pointer(t, "int64_t"), pointer(a, "double"),
+                pointer(b, "double"), pointer(c, "double"), out_pointer(ids, "int64_t"), out_pointer(clat, "double"),
+                out_pointer(clon, "double"), out_pointer(acc, "double"), out_pointer(slot, "int64_t"),
+            )
+        )
+        return pd.DataFrame({"cell_id": ids, "centre_lat_deg": clat, "centre_lon_deg": clon, "accuracy_m": acc, "slot_start_ms": slot})
+
+
+_privacy_grid: Grid | None = None
+
+
+def snap(lat, lon) -> pd.DataFrame:
+    """`Grid(750).snap(lat, lon)`: the privacy grid's cell of every point."""
+    global _privacy_grid
+    if _privacy_grid is None:
+        _privacy_grid = Grid(750.0)
+    return _privacy_grid.snap(lat, lon)
+
+
+# MARK: fixes as columns
+
+_FIX_COLUMNS = {
+    # column name: (hearth_fixes field, dtype, required)
+    "time_ms": ("time_ms", np.int64, True),
+    "latitude_deg": ("latitude_deg", np.float64, True),
+    "longitude_deg": ("longitude_deg", np.float64, True),
+    "horizontal_accuracy_m": ("horizontal_accuracy_m", np.float64, True),
+    "speed_mps": ("speed_mps", np.float64, False),
+    "heading_deg": ("heading_deg", np.float64, False),
+    "altitude_m": ("altitude_m", np.float64, False),
+    "activity": ("activity", np.uint8, False),
+    "source": ("source", np.uint8, False),
+    "battery_level": ("battery_level", np.float64, False),
+    "charging": ("charging", np.uint8, False),
+    "device": ("device", np.uint32, False),
+    "user": ("user", np.uint32, False),
+}
+
+_CTYPES = {np.int64: "int64_t", np.float64: "double", np.uint8: "uint8_t", np.uint32: "uint32_t"}
+
+
+class FixBatch:
+    """A `hearth_fixes` over the columns of a DataFrame (or a dict of arrays),
+    kept alive with the struct. Column names with units as `read_trace`
+    gives them; the first four are required."""
+
+    def __init__(self, fixes):
+        self.columns = {}
+        n = None
+        for name, (field, dtype, required) in _FIX_COLUMNS.items():
+            if name not in fixes:
+                if required:
+                    raise ValueError(f"fixes: missing column {name!r} (needed: time_ms, latitude_deg, longitude_deg, horizontal_accuracy_m)")
+                continue
+            values = column(fixes[name], name, dtype)
+            if n is not None and len(values) != n:
+                raise ValueError(f"fixes: column {name!r} has {len(values)} rows, the others {n}")
+            n = len(values)
+            self.columns[field] = values
+        self.count = n or 0
+        self.struct = ffi.new("hearth_fixes *")
+        self.struct.count = self.count
+        for field, values in self.columns.items():
+            setattr(self.struct, field, pointer(values, _CTYPES[values.dtype.type]))
+
+
+REJECTION_NAMES = {0: "accepted", 1: "inFuture", 2: "tooOld", 3: "accuracyMissing"}
+
+
+def validate(fixes, now_ms: int, *, max_future_ms: int = 300_000, max_age_ms: int = 7 * 86_400_000) -> pd.Series:
+    """SPEC §1 validation against the server clock `now_ms`: per fix
+    "accepted", "inFuture", "tooOld" or "accuracyMissing". A latitude or
+    longitude out of range refuses the whole batch: SchemaError naming the
+    first offending fix and field."""
+    batch = FixBatch(fixes)
+    verdict = np.empty(batch.count, dtype=np.int32)
+    schema = ffi.new("hearth_schema_error *")
+    status = lib.hearth_validate(batch.struct, int(now_ms), int(max_future_ms), int(max_age_ms), out_pointer(verdict, "int32_t"), schema)
+    if status == lib.HEARTH_ERROR_SCHEMA:
+        from ._ffi import SchemaError
+
+        field = {0: "time", 1: "latitude", 2: "longitude", 3: "horizontalAccuracy"}[schema.field]
+        reason = "not a finite number" if schema.reason == lib.HEARTH_SCHEMA_NOT_FINITE else "outside its range"
+        raise SchemaError(status, f"fix {schema.index}: {field} {schema.value} is {reason}; batch refused")
+    raise_for(status)
+    return pd.Series(pd.Categorical.from_codes(verdict, categories=list(REJECTION_NAMES.values())), name="validation")
+
+
+class Dedupe:
+    """The stored fixes' keys (user, device, time): `insert` says per fix
+    "inserted", "duplicate" or "stillAdopted" (a duplicate re-reporting
+    `still`). Retrying a batch changes nothing."""
+
+    def __init__(self):
+        self._handle = created(lib.hearth_dedupe_create)
+
+    def insert(self, fixes) -> pd.Series:
+        batch = FixBatch(fixes)
+        outcome = np.empty(batch.count, dtype=np.int32)
+        raise_for(lib.hearth_dedupe_insert(self._handle, batch.struct, out_pointer(outcome, "int32_t")), self._handle)
+        return pd.Series(pd.Categorical.from_codes(outcome, categories=["inserted", "duplicate", "stillAdopted"]), name="dedupe")
+
+    def __len__(self) -> int:
+        count = ffi.new("int64_t *")
+        raise_for(lib.hearth_dedupe_count(self._handle, count), self._handle)
+        return count[0]

@@ -1,0 +1,121 @@
+"""The server's ingest path (SPEC §1–§8): uploaded batches through validation,
+dedupe, presence, the privacy projection, geofences, speed alerts, the
+sudden-stop check and trips, with the state saved and restored as bytes."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+
+from ._ffi import created, ffi, lib, raise_for, take_bytes, text
+from .geo import FixBatch
+
+EVENT_KINDS = {0: "rejected", 1: "sharedFrame", 2: "geofence", 3: "speedAlert", 4: "suddenStop", 5: "trip", 6: "stay"}
+_EVENT_FIELDS = ("kind", "code", "announced", "user", "device", "circle", "place", "index", "time_ms", "end_ms", "cell_id", "latitude_deg", "longitude_deg", "value")
+
+
+class Ingest:
+    """A pipeline and its state.
+
+    `places`: a DataFrame or list of dicts with id, circle, latitude_deg,
+    longitude_deg, radius_m (name optional); `circles`: user id → the circles
+    they are in; `speed_limits_kmh`: circle → limit (none: no speed alerts).
+    `places_file`: a GeoJSON places file as `hearth geo replay --places` reads."""
+
+    def __init__(self, places=None, circles=None, *, speed_limits_kmh=None, places_file=None):
+        if isinstance(places, pd.DataFrame):
+            places = places.to_dict("records")
+        description = {
+            "places": [{k: (v.item() if hasattr(v, "item") else v) for k, v in p.items()} for p in (places or [])],
+            "circles_of_person": {str(int(u)): [int(c) for c in cs] for u, cs in (circles or {}).items()},
+            "speed_limits_kmh": {str(int(c)): float(v) for c, v in (speed_limits_kmh or {}).items()},
+        }
+        if places_file is not None:
+            description["places_file"] = str(places_file)
+        self._handle = created(lib.hearth_ingest_create, text(json.dumps(description)))
+
+    def _events(self) -> pd.DataFrame:
+        n, inserted, duplicates = ffi.new("int64_t *"), ffi.new("int64_t *"), ffi.new("int64_t *")
+        raise_for(lib.hearth_ingest_count(self._handle, n, inserted, duplicates), self._handle)
+        records = ffi.new("hearth_event[]", max(1, n[0]))
+        raise_for(lib.hearth_ingest_events(self._handle, n[0], records), self._handle)
+        raw = np.frombuffer(ffi.buffer(records, n[0] * ffi.sizeof("hearth_event")), dtype=_EVENT_DTYPE).copy()
+        frame = pd.DataFrame({name: raw[name] for name in _EVENT_FIELDS})
+        frame["kind"] = pd.Categorical.from_codes(frame["kind"], categories=list(EVENT_KINDS.values()))
+        frame.attrs.update(inserted=inserted[0], duplicates=duplicates[0])
+        return frame
+
+    def ingest(self, fixes, received_ms: int) -> pd.DataFrame:
+        """One uploaded batch (a DataFrame with time_ms, latitude_deg,
+        longitude_deg, horizontal_accuracy_m and optional speed_mps, …, user,
+        device), received at `received_ms`: the events it produced, one row
+        each (kind, code, announced, user, …; `attrs` has inserted and
+        duplicates). A schema error refuses the batch: SchemaError, state unchanged."""
+        batch = FixBatch(fixes)
+        raise_for(lib.hearth_ingest_batch(self._handle, batch.struct, int(received_ms)), self._handle)
+        return self._events()
+
+    def tick(self, now_ms: int) -> pd.DataFrame:
+        """The server's timer: clocks moved to `now_ms` with no fixes; what that decided."""
+        raise_for(lib.hearth_ingest_tick(self._handle, int(now_ms)), self._handle)
+        return self._events()
+
+    def events_json(self) -> list[dict]:
+        """The last batch's or tick's events with every field (outcome, reasons, place names)."""
+        lines = take_bytes(lib.hearth_ingest_events_json, self._handle).decode().splitlines()
+        return [json.loads(line) for line in lines]
+
+    def save(self) -> bytes:
+        """Every engine's state as bytes (a restored pipeline gives the same future outputs)."""
+        return take_bytes(lib.hearth_ingest_save, self._handle)
+
+    def restore(self, state: bytes) -> None:
+        """Replaces the state with saved bytes; bad bytes raise BadInputError and change nothing."""
+        raise_for(lib.hearth_ingest_restore(self._handle, ffi.from_buffer("uint8_t[]", state), len(state)), self._handle)
+
+
+def _event_dtype() -> np.dtype:
+    types = {"kind": "i4", "code": "i4", "announced": "i4", "user": "u4", "device": "u4", "circle": "u4", "place": "u4", "index": "i8", "time_ms": "i8", "end_ms": "i8", "cell_id": "i8", "latitude_deg": "f8", "longitude_deg": "f8", "value": "f8"}
+    offsets = [ffi.offsetof("hearth_event", name) for name in _EVENT_FIELDS]
+    return np.dtype({"names": list(_EVENT_FIELDS), "formats": [types[n] for n in _EVENT_FIELDS], "offsets": offsets, "itemsize": ffi.sizeof("hearth_event")})
+
+
+_EVENT_DTYPE = _event_dtype()
+
+
+def uploads(fixes: pd.DataFrame, *, batch: int = 200, span_ms: int = 300_000):
+    """A recorded history cut into the uploads it would have arrived in, as
+    `hearth geo replay` cuts it: at most `batch` fixes spanning at most
+    `span_ms`, each received a second after its newest fix (never earlier
+    than the previous upload). Yields (fixes, received_ms)."""
+    times = fixes["time_ms"].to_numpy()
+    clock = None
+    start = 0
+    while start < len(fixes):
+        end = start + 1
+        while end < len(fixes) and end - start < batch and times[end] - times[start] <= span_ms:
+            end += 1
+        newest = int(times[start:end].max()) + 1000
+        clock = newest if clock is None else max(clock, newest)
+        yield fixes.iloc[start:end], clock
+        start = end
+
+
+def trips(fixes: pd.DataFrame, places=None, circles=None) -> pd.DataFrame:
+    """The trips and stays in a fix history (SPEC §7), replayed through the
+    ingest path as `hearth geo replay` does (then two hours on, so open trips
+    close): one row per closed segment or stay, with its summary (start and
+    end times in ms, path in metres, speeds in m/s)."""
+    pipeline = Ingest(places, circles)
+    rows = []
+    clock = None
+    for batch, received in uploads(fixes):
+        pipeline.ingest(batch, received)
+        rows += [e for e in pipeline.events_json() if e["type"] in ("trip", "stay")]
+        clock = received
+    if clock is not None:
+        pipeline.tick(clock + 2 * 3_600_000)
+        rows += [e for e in pipeline.events_json() if e["type"] in ("trip", "stay")]
+    return pd.json_normalize(rows)

@@ -1,0 +1,109 @@
+"""The detector, its configuration and the incident lifecycle through the ABI:
+the same output as `hearth impact detect`, whatever the chunking."""
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import hearth
+from conftest import DRIVE, DROP, run
+
+
+@pytest.mark.parametrize("format", ["text", "json", "csv"])
+def test_report_is_the_command_s_output(command, scenario, format):
+    paths = [str(scenario), str(DRIVE), str(DROP)]
+    theirs = run(command, "impact", "detect", "--format", format, *paths).stdout.decode()
+    assert hearth.report(paths, format=format) == theirs
+
+
+def test_detect_is_the_command_s_csv_as_a_frame(command, scenario):
+    frame = hearth.detect([scenario, hearth.read_trace(DROP)])
+    assert set(frame.outcome) >= {"possibleImpact", "silent"}
+    crash = frame[(frame.file == str(scenario)) & (frame.condition == "jolt")]
+    assert crash.unit.iloc[0] == "m/s²" and crash.held.iloc[0]
+
+
+def test_a_quiet_recording_still_gets_a_row(command):
+    frame = hearth.detect(DRIVE)
+    assert list(frame.outcome) == ["noJolt"] and frame.measured.iloc[0] > 0
+
+
+def test_a_configuration_changes_the_verdict_as_the_command_s(command, scenario, tmp_path):
+    config = hearth.ImpactConfig().with_thresholds(spin_rad_s=30, pressure_hpa=50)
+    path = tmp_path / "c.json"
+    config.write(path)
+    theirs = run(command, "impact", "detect", "--config", path, scenario).stdout.decode()
+    assert hearth.report(scenario, config) == theirs and "silent" in theirs
+
+
+def test_the_configuration_file_round_trips_byte_for_byte(command, tmp_path):
+    run(command, "impact", "sweep", "--jolt-g", "5", "--seeds", "1", "--hours", "0", "--out", tmp_path, check_codes=(0,))
+    picked = (tmp_path / "picked-configuration.json").read_text()
+    config = hearth.ImpactConfig.read(tmp_path / "picked-configuration.json")
+    assert config.jolt_g == pytest.approx(5) and config.to_json() == picked
+
+
+def test_a_bad_setting_is_named():
+    with pytest.raises(hearth.BadInputError, match="unknown setting 'joltG'"):
+        hearth.Detector({"joltG": 4})
+    with pytest.raises(hearth.BadInputError, match="'spinRadiansPerSecond' must be a finite number"):
+        hearth.ImpactConfig.from_json('{"spinRadiansPerSecond": "fast"}')
+
+
+def columns(trace):
+    a, g, b, f = trace["accelerometer"], trace["gyroscope"], trace["barometer"], trace["fixes"]
+    origin = trace.info["timeOriginMs"] or 0
+    fixes = pd.DataFrame({"t_s": (f.time_ms.to_numpy() - origin) / 1000.0, "speed_mps": f.speed_mps.fillna(-1).to_numpy()})
+    return a, g, b, fixes
+
+
+@pytest.mark.parametrize("cut_s", [0.25, 1.7, 13.0, 1e9])
+def test_feeding_columns_in_any_chunks_gives_the_verdicts_of_one_call(scenario, cut_s):
+    trace = hearth.read_trace(scenario)
+    a, g, b, f = columns(trace)
+    whole = hearth.Detector().feed(a, g, b, f).finish()
+    chunked = hearth.Detector()
+    start, end = a.t_s.min(), a.t_s.max()
+    t = start
+    while t <= end:
+        window = [s[(s.t_s >= t) & (s.t_s < t + cut_s)] for s in (a, g, b, f)]
+        chunked.feed(*window)
+        t += cut_s
+    chunked.finish()
+    pd.testing.assert_frame_equal(whole.verdicts(), chunked.verdicts())
+    pd.testing.assert_frame_equal(whole.conditions(), chunked.conditions())
+    assert (whole.verdicts().outcome == "possibleImpact").sum() == 1
+    assert whole.report("x", "csv") == chunked.report("x", "csv")
+
+
+def test_feeding_after_finish_is_a_state_error_with_a_reason():
+    d = hearth.Detector().finish()
+    with pytest.raises(hearth.HearthError, match="finished"):
+        d.feed()
+
+
+def test_a_missing_recording_is_named():
+    with pytest.raises(hearth.BadInputError, match="nowhere: no such file or folder"):
+        hearth.read_trace("nowhere")
+
+
+def test_wrong_stream_columns_are_a_value_error():
+    with pytest.raises(ValueError, match="missing columns"):
+        hearth.Detector().feed(pd.DataFrame({"t": [0.0]}))
+    with pytest.raises(ValueError, match="different lengths"):
+        hearth.Detector().feed((np.zeros(2), np.zeros(2), np.zeros(3), np.zeros(2)))
+
+
+def test_the_incident_lifecycle_asks_raises_and_survives_a_restart():
+    incident = hearth.Incident(1_000_000, "me")
+    assert incident.check(1_000_000) == {"action": "ask", "time_ms": 1_030_000}
+    assert incident.check(1_029_999)["action"] in ("ask", "waitUntil")
+    assert incident.check(1_030_000)["action"] == "send"
+    restored = hearth.Incident.restore(incident.save())
+    assert restored.check(1_031_000, "delivered") == {"action": "finished", "end": "delivered"}
+    assert hearth.Incident(0, "me").check(3_600_000) == {"action": "finished", "end": "droppedAfterAnHour"}
+    assert hearth.Incident(0, "me").check(10, "signedIn", account="other") == {"action": "finished", "end": "otherAccount"}
+    with pytest.raises(hearth.BadInputError, match="not a saved incident"):
+        hearth.Incident.restore(b"\x00garbage")

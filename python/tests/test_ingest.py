@@ -1,0 +1,97 @@
+"""The ingest path through the ABI: events, ticks, state saved and restored."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import hearth
+
+HOME = {"id": 1, "circle": 7, "name": "Home", "latitude_deg": 52.52, "longitude_deg": 13.405, "radius_m": 100.0}
+T0 = 1_700_000_000_000
+
+
+def walk(start_ms, lat0, lat1, n, step_ms=30_000, user=42):
+    return pd.DataFrame({
+        "time_ms": np.arange(n, dtype=np.int64) * step_ms + start_ms,
+        "latitude_deg": np.linspace(lat0, lat1, n),
+        "longitude_deg": np.full(n, 13.405),
+        "horizontal_accuracy_m": np.full(n, 10.0),
+        "speed_mps": np.full(n, 1.5),
+        "user": np.full(n, user, dtype=np.uint32),
+        "device": np.full(n, 1, dtype=np.uint32),
+    })
+
+
+def history():
+    # At home, then leaving north for half an hour.
+    return pd.concat([walk(T0, 52.52, 52.52, 10), walk(T0 + 300_000, 52.521, 52.56, 60)], ignore_index=True)
+
+
+def replay(pipeline, fixes, received_ms=None):
+    events = []
+    for batch, received in hearth.uploads(fixes):
+        events.append(pipeline.ingest(batch, received if received_ms is None else received_ms))
+    return pd.concat(events, ignore_index=True)
+
+
+def test_a_departure_from_home_is_announced():
+    pipeline = hearth.Ingest([HOME], {42: [7]})
+    events = replay(pipeline, history())
+    pipeline_events = pd.concat([events, pipeline.tick(int(history().time_ms.max()) + 3_600_000)], ignore_index=True)
+    geofence = pipeline_events[pipeline_events.kind == "geofence"]
+    assert (geofence.code == 1).any() and (geofence[geofence.code == 1].announced == 1).any()
+    assert (pipeline_events.kind == "sharedFrame").any()
+
+
+def test_a_retried_upload_changes_nothing():
+    pipeline = hearth.Ingest([HOME], {42: [7]})
+    first = pipeline.ingest(history().iloc[:10], T0 + 400_000)
+    again = pipeline.ingest(history().iloc[:10], T0 + 401_000)
+    assert first.attrs["inserted"] == 10 and again.attrs["inserted"] == 0 and again.attrs["duplicates"] == 10
+    assert len(again) == 0
+
+
+def test_saved_state_restored_gives_the_same_future():
+    fixes = history()
+    a = hearth.Ingest([HOME], {42: [7]})
+    replay(a, fixes.iloc[:30])
+    saved = a.save()
+    b = hearth.Ingest([HOME], {42: [7]})
+    b.restore(saved)
+    rest_a, rest_b = replay(a, fixes.iloc[30:]), replay(b, fixes.iloc[30:])
+    pd.testing.assert_frame_equal(rest_a, rest_b)
+    pd.testing.assert_frame_equal(a.tick(T0 + 10_000_000), b.tick(T0 + 10_000_000))
+
+
+def test_bad_state_bytes_change_nothing():
+    pipeline = hearth.Ingest([HOME], {42: [7]})
+    replay(pipeline, history().iloc[:10])
+    before = pipeline.save()
+    with pytest.raises(hearth.BadInputError, match="not a saved ingest state"):
+        pipeline.restore(b"{not state")
+    assert pipeline.save() == before
+
+
+def test_a_schema_error_refuses_the_batch_and_keeps_the_state():
+    pipeline = hearth.Ingest([HOME], {42: [7]})
+    bad = history().iloc[:3].copy()
+    bad.loc[1, "latitude_deg"] = 95.0
+    before = pipeline.save()
+    with pytest.raises(hearth.SchemaError, match="fix 1: latitude 95.0"):
+        pipeline.ingest(bad, T0 + 100_000)
+    assert pipeline.save() == before
+
+
+def test_a_tick_with_no_data_moves_nothing_on_an_empty_pipeline():
+    pipeline = hearth.Ingest()
+    assert len(pipeline.tick(T0)) == 0
+
+
+def test_trips_finds_the_walk_and_the_stay():
+    found = hearth.trips(history(), [HOME], {42: [7]})
+    assert {"trip", "stay"} & set(found.type)
+
+
+def test_a_bad_description_is_named():
+    with pytest.raises(hearth.BadInputError, match="places\\[0\\]"):
+        hearth.Ingest([dict(HOME, radius_m=-1)])

@@ -1,0 +1,68 @@
+"""The sweep in tasks: byte-identical to `hearth impact sweep --out`,
+however the tasks are scheduled."""
+
+import pickle
+from concurrent.futures import ProcessPoolExecutor
+
+import pytest
+
+import hearth
+from conftest import DRIVE, DROP, run
+
+FILES = ["sweep.csv", "outcomes.csv", "jolts.csv", "configurations.json", "sweep.json", "report.html"]
+ARGS = dict(grid={"jolt_g": [4, 5], "spin_rad_s": [3, 3.5]}, seeds=1, hours=0.1)
+
+
+@pytest.fixture(scope="module")
+def command_sweep(command, tmp_path_factory):
+    out = tmp_path_factory.mktemp("sweep")
+    run(command, "impact", "sweep", DRIVE, DROP, "--jolt-g", "4,5", "--spin", "3,3.5", "--seeds", "1", "--hours", "0.1",
+        "--pick", "2", "--out", out, check_codes=(0,))
+    return out
+
+
+@pytest.fixture(scope="module")
+def threaded():
+    return hearth.sweep([DRIVE, DROP], n_jobs=2, **ARGS)
+
+
+def test_every_export_is_the_command_s_byte_for_byte(command_sweep, threaded, tmp_path):
+    for name in FILES:
+        assert threaded.export(name) == (command_sweep / name).read_bytes(), name
+    threaded.write(tmp_path, pick=2)
+    for name in FILES + ["picked-configuration.json"]:
+        assert (tmp_path / name).read_bytes() == (command_sweep / name).read_bytes(), name
+
+
+def test_a_process_pool_and_hand_scheduled_tasks_give_the_same_bytes(threaded):
+    with ProcessPoolExecutor(2) as pool:
+        pooled = hearth.sweep([DRIVE, DROP], executor=pool, **ARGS)
+    plan_json = hearth.spec([DRIVE, DROP], **ARGS)
+    plan = hearth.SweepPlan(plan_json)
+    # Tasks run in reverse, pickled and back (as a cluster would ship them).
+    parts = {i: pickle.loads(pickle.dumps(hearth.run_task(plan_json, i))) for i in reversed(range(len(plan)))}
+    by_hand = plan.merge([parts[i] for i in range(len(plan))])
+    for name in FILES:
+        assert pooled.export(name) == threaded.export(name) == by_hand.export(name), name
+
+
+def test_the_frames_are_tidy(threaded):
+    assert len(threaded.table) == 4 and {"recall", "false_alarms_per_1000h"} <= set(threaded.table.columns)
+    assert set(threaded.outcomes.kind) == {"scenario", "drive", "recording"}
+    assert set(threaded.jolts.is_crash) == {0, 1}
+    assert "<table" in threaded._repr_html_()
+
+
+def test_an_unreadable_recording_is_reported_and_left_out(tmp_path):
+    result = hearth.sweep([tmp_path / "gone", DROP], grid={"jolt_g": [4]}, seeds=1, hours=0)
+    assert len(result.failures) == 1 and "gone" in result.failures[0]
+    assert list(result.outcomes[result.outcomes.kind == "recording"].source) == [str(DROP)]
+
+
+def test_a_bad_spec_is_named():
+    with pytest.raises(hearth.BadInputError, match="unknown key 'jolts'"):
+        hearth.SweepPlan('{"jolts": [1]}')
+    with pytest.raises(hearth.BadInputError, match="'seeds'"):
+        hearth.SweepPlan('{"seeds": 0}')
+    with pytest.raises(hearth.HearthError, match="not merged"):
+        hearth.SweepResult(hearth.SweepPlan("{}")).export("sweep.csv")
