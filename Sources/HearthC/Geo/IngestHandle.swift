@@ -30,24 +30,24 @@ struct IngestDescription: Decodable {
       named.append(
         NamedPlace(
           geofence: Geofence(
-            id: p.id, circle: p.circle ?? 0,
+            id: PlaceID(p.id), circle: CircleID(p.circle ?? 0),
             center: Coordinate(latitudeDegrees: p.latitude_deg, longitudeDegrees: p.longitude_deg), radiusMeters: p.radius_m),
           name: p.name))
     }
     if let path = places_file { named += try PlacesFile.read(path: path) }
-    var circles: [UserID: [UInt32]] = [:]
+    var circles: [UserID: [CircleID]] = [:]
     for (key, value) in circles_of_person ?? [:] {
       guard let user = UInt32(key) else { throw bad("circles_of_person: '\(key.prefix(40))' is not a user id") }
-      circles[UserID(user)] = value.sorted()
+      circles[UserID(user)] = value.sorted().map(CircleID.init(rawValue:))
     }
-    var limits: [UInt32: SpeedLimit] = [:]
+    var limits: [CircleID: SpeedLimit] = [:]
     for (key, kmh) in speed_limits_kmh ?? [:] {
       guard let circle = UInt32(key), kmh > 0, kmh.isFinite else {
         throw bad("speed_limits_kmh: '\(key.prefix(40))' must be a circle id with a positive limit")
       }
-      limits[circle] = SpeedLimit(kilometersPerHour: kmh)
+      limits[CircleID(circle)] = SpeedLimit(kilometersPerHour: kmh)
     }
-    let names = Dictionary(named.compactMap { p in p.name.map { (p.geofence.id, $0) } }, uniquingKeysWith: { a, _ in a })
+    let names = Dictionary(named.compactMap { p in p.name.map { (p.geofence.id.rawValue, $0) } }, uniquingKeysWith: { a, _ in a })
     return (IngestPipeline(places: named.map(\.geofence), circlesOfPerson: circles, speedLimits: limits), names)
   }
 }
@@ -98,7 +98,7 @@ final class IngestHandle: Handle {
       e.code = g.kind == .arrival ? 0 : 1
       e.announced = g.outcome == .announced ? 1 : 0
       (e.user, e.circle, e.place, e.time_ms, e.end_ms) = (
-        g.person.rawValue, g.circle, g.place, g.eventMilliseconds, g.decidedMilliseconds
+        g.person.rawValue, g.circle.rawValue, g.place.rawValue, g.eventMilliseconds, g.decidedMilliseconds
       )
       out.append(e)
     }
@@ -106,7 +106,7 @@ final class IngestHandle: Handle {
       var e = event(HEARTH_EVENT_SPEED_ALERT)
       e.announced = s.outcome == .announced ? 1 : 0
       (e.user, e.circle, e.time_ms, e.end_ms, e.value) = (
-        s.person.rawValue, s.circle, s.startMilliseconds, s.endMilliseconds, s.agreedSpeedMetersPerSecond
+        s.person.rawValue, s.circle.rawValue, s.startMilliseconds, s.endMilliseconds, s.agreedSpeedMetersPerSecond
       )
       out.append(e)
     }
@@ -124,7 +124,7 @@ final class IngestHandle: Handle {
         s.person.rawValue, s.summary.startMilliseconds, s.summary.endMilliseconds, s.summary.pathMeters
       )
       (e.latitude_deg, e.longitude_deg) = (s.summary.end.latitudeDegrees, s.summary.end.longitudeDegrees)
-      e.place = s.endPlace ?? 0
+      e.place = s.endPlace?.rawValue ?? 0
       out.append(e)
     }
     for s in o.trips.stays {
@@ -235,7 +235,7 @@ private struct TripLine: Encodable {
     if let error = o.schemaError { try add("schemaError", 0, error.description) }
     for r in o.rejections { try add("rejected", 0, r) }
     for f in o.sharedFrames { try add("sharedFrame", f.timeMilliseconds, f) }
-    for e in o.geofenceEvents { try add("geofence", e.decidedMilliseconds, e, place: e.place) }
+    for e in o.geofenceEvents { try add("geofence", e.decidedMilliseconds, e, place: e.place.rawValue) }
     for e in o.speedAlerts { try add("speedAlert", e.endMilliseconds, e) }
     for e in o.suddenStops { try add("suddenStop", e.decidedMilliseconds, e) }
     for s in o.trips.segments {
@@ -243,8 +243,9 @@ private struct TripLine: Encodable {
         "trip", s.summary.endMilliseconds,
         TripLine(
           id: s.id, person: s.person.rawValue, isTrip: s.isTrip, reasons: s.reasons.map(\.rawValue),
-          endedBy: s.endedBy.rawValue, startPlace: s.startPlace, endPlace: s.endPlace, summary: s.summary),
-        place: s.endPlace)
+          endedBy: s.endedBy.rawValue, startPlace: s.startPlace?.rawValue, endPlace: s.endPlace?.rawValue,
+          summary: s.summary),
+        place: s.endPlace?.rawValue)
     }
     for s in o.trips.stays { try add("stay", s.endMilliseconds, s) }
   } catch {

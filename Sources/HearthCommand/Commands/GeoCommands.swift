@@ -108,38 +108,57 @@ enum GeoCommands {
       "replay a recorded history against a places file: geofence events, trips, speed alerts, sudden stops",
     help: """
       usage: hearth geo replay PATH --places FILE [--mapping FILE] [--limit-kmh X] [--batch N]
-                               [--geojson FILE]
+                               [--tick SECONDS] [--until TIME_MS] [--geojson FILE]
 
-      Feeds the trace's fixes, in the order recorded, through the server's
-      ingest path (validation, dedupe, presence, the privacy projection,
-      geofences with settling, speed alerts, the sudden-stop check, trips) in
-      uploads of at most N fixes (default 200) spanning at most 5 minutes,
-      each received one second after its newest fix; then moves the clock
-      two hours on so waiting decisions close. Prints one JSON object per
-      line: {"type": "geofence" | "speedAlert" | "suddenStop" | "trip" |
-      "stay", "timeMilliseconds", "value"}; --geojson also writes the places,
-      each person's track, the trips and the events as a FeatureCollection.
-      The places file is GeoJSON: Point features with a radiusMeters property
-      (optional name, circle and numeric id), as `hearth sim generate day`
-      writes in places.geojson. Every person is in every circle of the file;
-      --limit-kmh sets the speed limit of every circle (default 50; 0: none).
-      Rejected and duplicate fixes are counted on stderr.
+      Feeds a history through the server's ingest path (validation, dedupe,
+      presence, the privacy projection, geofences with settling, speed
+      alerts, the sudden-stop check, trips), upload by upload, as the server
+      received it. PATH is either
+      - an upload log: a CSV whose header has received_ms, with one fix per
+        row in the order the server got them: user, time_ms, latitude,
+        longitude, received_ms, and optionally device (default: the user),
+        accuracy_m (default 10), speed_mps (empty: unmeasured), activity
+        (still, walking, running, cycling, automotive, unknown) and source
+        (ordinary, heartbeat, park). Rows with the same received_ms are one
+        upload, replayed exactly as logged (late, duplicated, from the future);
+      - or any trace `hearth` reads, cut into uploads of at most N fixes
+        (--batch, default 200) spanning at most 5 minutes, each received one
+        second after its newest fix.
+      The server clock moves at every upload's receipt and, between uploads,
+      every --tick seconds (default 60), so waiting decisions and sudden
+      stops are decided on time even when nothing arrives; at the end of the
+      input it stops at the last receipt, or goes on to --until (ms since the
+      epoch).
+      Prints one JSON object per line: {"type": "geofence" | "speedAlert" |
+      "suddenStop" | "trip" | "stay", "timeMilliseconds", "value"}; every
+      refused upload and rejected fix is printed on stderr with its upload,
+      index in the upload, field and reason, then the counts. --geojson also
+      writes the places, each person's track, the trips and the events as a
+      FeatureCollection. The places file is GeoJSON: Point features with a
+      radiusMeters property (at most 100 km; optional name, circle and
+      numeric id), as `hearth sim generate day` writes in places.geojson.
+      Every person is in every circle of the file; --limit-kmh sets the speed
+      limit of every circle (default 50; 0: none).
       """,
-    options: ["places", "mapping", "limit-kmh", "batch", "geojson"]
+    options: ["places", "mapping", "limit-kmh", "batch", "tick", "until", "geojson"]
   ) { arguments, console in
     guard arguments.positionals.count == 1 else { throw CLIError.usage("geo replay needs one PATH") }
     let placesPath = try arguments.required("places")
     let limit: Double = try arguments.value("limit-kmh", default: 50)
     let batchSize: Int = try arguments.value("batch", default: 200)
-    guard limit >= 0, limit.isFinite, batchSize >= 1 else {
-      throw CLIError.usage("--limit-kmh must be ≥ 0 and --batch ≥ 1")
+    let tickSeconds: Int64 = try arguments.value("tick", default: 60)
+    let until: Int64? = try arguments.options["until"].map { _ in try arguments.value("until", default: Int64(0)) }
+    guard limit >= 0, limit.isFinite, batchSize >= 1, tickSeconds >= 1, tickSeconds <= 86_400 else {
+      throw CLIError.usage("--limit-kmh must be ≥ 0, --batch ≥ 1 and --tick between 1 and 86400")
     }
     let places = try PlacesFile.read(path: placesPath)
-    let fixes = try TraceImport.read(
-      path: arguments.positionals[0], mappingPath: arguments.options["mapping"]
-    )
-    .0.fixes
-    guard !fixes.isEmpty else { throw CLIError.badInput("the trace has no fixes") }
+    let history = try ReplayHistory.read(path: arguments.positionals[0], mapping: arguments.options["mapping"])
+    for problem in history.rowProblems { console.err(problem) }
+    guard !history.fixes.isEmpty else { throw CLIError.badInput("the history has no fixes") }
+    let fixes = history.fixes
+    let uploads = ServerUploads.cut(
+      fixes, receivedAtMilliseconds: history.receivedAtMilliseconds,
+      policy: ServerUploads.Policy(maximumFixes: batchSize))
     let circles = Array(Set(places.map(\.geofence.circle))).sorted()
     let people = Set(fixes.user)
     let pipeline = IngestPipeline(
@@ -149,43 +168,152 @@ enum GeoCommands {
         ? Dictionary(uniqueKeysWithValues: circles.map { ($0, SpeedLimit(kilometersPerHour: limit)) }) : [:])
     var state = IngestState()
     var outputs: [IngestOutput] = []
-    var clock = Int64.min
-    var start = 0
-    var batches = 0
-    while start < fixes.count {
-      var end = start + 1
-      while end < fixes.count && end - start < batchSize
-        && fixes.timeMilliseconds[end] - fixes.timeMilliseconds[start] <= 300_000
-      {
-        end += 1
+    let tick = tickSeconds * 1000
+    var clock: Int64?
+    /// The server's timer between two moments.
+    func ticks(upTo end: Int64) {
+      guard var t = clock else { return }
+      while end.subtractingReportingOverflow(t).partialValue > tick, t < end {
+        t += tick
+        outputs.append(pipeline.advance(to: t, state: &state))
       }
-      let batch = fixes.selecting(start..<end)
-      clock = max(clock, batch.timeMilliseconds.max()! + 1000)
-      outputs.append(pipeline.ingest(batch, receivedAtMilliseconds: clock, state: &state))
-      batches += 1
-      start = end
     }
-    outputs.append(pipeline.advance(to: clock + 2 * 3_600_000, state: &state))
-
+    var refused = 0
     var rejected: [String: Int] = [:]
-    var schemaErrors = 0
-    var duplicates = 0
-    let lines = ReplayLines()
-    for output in outputs {
-      if output.schemaError != nil { schemaErrors += 1 }
-      for r in output.rejections { rejected[r.reason.rawValue, default: 0] += 1 }
-      duplicates += output.duplicates
-      try lines.add(output)
+    for (k, upload) in uploads.enumerated() {
+      ticks(upTo: upload.receivedAtMilliseconds)
+      let output = pipeline.ingest(upload.fixes, receivedAtMilliseconds: upload.receivedAtMilliseconds, state: &state)
+      clock = upload.receivedAtMilliseconds
+      if let error = output.schemaError {
+        refused += 1
+        console.err("upload \(k + 1) (received \(upload.receivedAtMilliseconds)): \(error)")
+      }
+      for r in output.rejections {
+        rejected[r.reason.rawValue, default: 0] += 1
+        console.err(
+          "upload \(k + 1) (received \(upload.receivedAtMilliseconds)): fix \(r.index): \(r.reason.field.rawValue): \(r.reason.rawValue); fix rejected"
+        )
+      }
+      outputs.append(output)
     }
+    if let until, let now = clock, until > now {
+      ticks(upTo: until)
+      outputs.append(pipeline.advance(to: until, state: &state))
+      clock = until
+    }
+    let lines = ReplayLines()
+    for output in outputs { try lines.add(output) }
     for line in lines.text { console.out(line) }
+    let duplicates = outputs.map(\.duplicates).reduce(0, +)
     console.err(
-      "replayed \(fixes.count) fixes in \(batches) uploads: \(schemaErrors) uploads refused (schema), "
+      "replayed \(fixes.count) fixes in \(uploads.count) uploads to \(clock ?? 0) ms: \(refused) uploads refused (schema), "
         + "\(duplicates) duplicates, rejected \(rejected.isEmpty ? "none" : rejected.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))"
+        + (history.rowProblems.isEmpty ? "" : "; \(history.rowProblems.count) rows of the history unreadable")
     )
     if let path = arguments.options["geojson"] {
       try GeoJSON.write(lines.features(places: places, fixes: fixes, outputs: outputs), to: path)
     }
     return 0
+  }
+}
+
+/// A history for `geo replay`: its fixes in arrival order and, for an
+/// upload log, each fix's receipt time.
+private struct ReplayHistory {
+  var fixes = FixColumns()
+  var receivedAtMilliseconds: [Int64]?
+  /// Rows of an upload log that could not be read, each with its line, field and reason.
+  var rowProblems: [String] = []
+
+  static func read(path: String, mapping: String?) throws -> ReplayHistory {
+    if mapping == nil, path.lowercased().hasSuffix(".csv"), let log = try readUploadLog(path: path) { return log }
+    var history = ReplayHistory()
+    history.fixes = try TraceImport.read(path: path, mappingPath: mapping).0.fixes
+    return history
+  }
+
+  /// The columns of an upload log: (name, kind, required).
+  private static let columns: [(String, CSVColumnRequest.Kind, Bool)] = [
+    ("user", .integer, true), ("time_ms", .integer, true), ("latitude", .number, true),
+    ("longitude", .number, true), ("received_ms", .integer, true), ("device", .integer, false),
+    ("accuracy_m", .number, false), ("speed_mps", .number, false), ("activity", .text, false),
+    ("source", .text, false),
+  ]
+
+  /// Nil when the CSV has no received_ms column (then it is read as a trace).
+  private static func readUploadLog(path: String) throws -> ReplayHistory? {
+    var history = ReplayHistory()
+    var receipts: [Int64] = []
+    var present: [String: (kind: CSVColumnRequest.Kind, slot: Int)] = [:]
+    var isLog = true
+    let activities = Dictionary(
+      uniqueKeysWithValues: Activity.allCases.map { ("\($0)", $0) } + [("driving", .automotive)])
+    let sources = Dictionary(uniqueKeysWithValues: FixSource.allCases.map { ("\($0)", $0) })
+    let report = try CSVStream.read(
+      path: path,
+      select: { header, _ in
+        guard header.contains("received_ms") else {
+          isLog = false
+          return []
+        }
+        var requests: [CSVColumnRequest] = []
+        var slots: [CSVColumnRequest.Kind: Int] = [:]
+        for (name, kind, required) in columns {
+          guard let index = header.firstIndex(of: name) else {
+            if required { throw CLIError.badInput("\(path): the upload log has no column \(name)") }
+            continue
+          }
+          requests.append(CSVColumnRequest(index: index, kind: kind))
+          present[name] = (kind, slots[kind, default: 0])
+          slots[kind, default: 0] += 1
+        }
+        return requests
+      },
+      body: { batch in
+        func integer(_ name: String, _ i: Int) -> Int64? { present[name].map { batch.integers[$0.slot][i] } }
+        func number(_ name: String, _ i: Int) -> Double? { present[name].map { batch.numbers[$0.slot][i] } }
+        func text(_ name: String, _ i: Int) -> String? { present[name].map { batch.texts[$0.slot][i] } }
+        for i in 0..<batch.count {
+          func problem(_ field: String, _ reason: String) {
+            history.rowProblems.append("\(path):\(batch.lines[i]) (\(field)): \(reason); row skipped")
+          }
+          guard let user = integer("user", i), let userID = UInt32(exactly: user) else {
+            problem("user", "not a user id (0 to 4294967295)")
+            continue
+          }
+          let deviceValue = integer("device", i) ?? user
+          guard let device = UInt32(exactly: deviceValue) else {
+            problem("device", "not a device id (0 to 4294967295)")
+            continue
+          }
+          let activityText = text("activity", i) ?? ""
+          guard let activity = activityText.isEmpty ? .unknown : activities[activityText.lowercased()] else {
+            problem("activity", "'\(activityText.prefix(40))' is not an activity")
+            continue
+          }
+          let sourceText = text("source", i) ?? ""
+          guard let source = sourceText.isEmpty ? .ordinary : sources[sourceText.lowercased()] else {
+            problem("source", "'\(sourceText.prefix(40))' is not a source")
+            continue
+          }
+          let speed = number("speed_mps", i) ?? .nan
+          // Positions go through as logged: the server's validation refuses
+          // what is out of range, with the upload and index.
+          history.fixes.append(
+            Fix(
+              timeMilliseconds: integer("time_ms", i) ?? 0, latitudeDegrees: number("latitude", i) ?? .nan,
+              longitudeDegrees: number("longitude", i) ?? .nan,
+              horizontalAccuracyMeters: number("accuracy_m", i) ?? 10,
+              speedMetersPerSecond: speed.isNaN ? nil : SpeedReading.speedMetersPerSecond(
+                raw: speed, horizontalAccuracyMeters: number("accuracy_m", i) ?? 10),
+              activity: activity, source: source, device: DeviceID(device), user: UserID(userID)))
+          receipts.append(integer("received_ms", i) ?? 0)
+        }
+      })
+    guard isLog else { return nil }
+    for rejection in report.rejections { history.rowProblems.append("\(rejection); row skipped") }
+    history.receivedAtMilliseconds = receipts
+    return history
   }
 }
 
@@ -233,17 +361,17 @@ private final class ReplayLines {
     var isTrip: Bool
     var reasons: [String]
     var endedBy: String
-    var startPlace: UInt32?
-    var endPlace: UInt32?
+    var startPlace: PlaceID?
+    var endPlace: PlaceID?
     var summary: TripSummary
   }
 
   func features(places: [NamedPlace], fixes: FixColumns, outputs: [IngestOutput]) -> [GeoJSON.Feature] {
     var features = places.map {
       GeoJSON.place(
-        id: String($0.geofence.id), name: $0.name, centre: $0.geofence.center,
+        id: String($0.geofence.id.rawValue), name: $0.name, centre: $0.geofence.center,
         radiusMeters: $0.geofence.radiusMeters,
-        properties: [("circle", .number(Double($0.geofence.circle)))])
+        properties: [("circle", .number(Double($0.geofence.circle.rawValue)))])
     }
     var byPerson: [UInt32: [Int]] = [:]
     for i in 0..<fixes.count { byPerson[fixes.user[i].rawValue, default: []].append(i) }
@@ -271,7 +399,7 @@ private final class ReplayLines {
           GeoJSON.event(
             kind: e.kind.rawValue, at: at, timeMilliseconds: e.eventMilliseconds,
             properties: [
-              ("outcome", .string(e.outcome.rawValue)), ("place", .number(Double(e.place))),
+              ("outcome", .string(e.outcome.rawValue)), ("place", .number(Double(e.place.rawValue))),
               ("person", .number(Double(e.person.rawValue))),
             ]))
       }
