@@ -222,6 +222,17 @@ struct CommandTests {
     #expect(bad.out.contains("1 silences over 5 intervals (longest 60 s)"), "\(bad.out)")
     #expect(run(["data", "inspect"]).code == 2)
     #expect(run(["data", "inspect", folder.path("missing.gpx")]).code == 3)
+    // Regression 2026-12-02: every file skipped (or every row rejected) is
+    // bad input, after the per-file report.
+    folder.write("skipped/Gyroscope.csv", "time,z,y\n1,0,0\n")
+    folder.write("skipped/Barometer.csv", "")
+    let skipped = run(["data", "inspect", folder.path("skipped")])
+    #expect(skipped.code == 3 && skipped.out.contains("skipped: ") && skipped.err.contains("nothing could be read"))
+    folder.write("rejected/TotalAcceleration.csv", "time,seconds_elapsed,z,y,x\n0,,9.8,0,0\n")
+    #expect(run(["data", "inspect", folder.path("rejected")]).code == 3)
+    // An accelerometer that kept no row: bad input for the detector too.
+    let noRow = run(["impact", "detect", folder.path("rejected")])
+    #expect(noRow.code == 3 && noRow.err.contains("no accelerometer"), "\(noRow.err)")
   }
 
   @Test(

@@ -58,12 +58,13 @@ enum ImpactCommands {
     if format == .csv { console.out(VerdictRecords.csvHeader) }
     var reported = false
     let failed = forEachPath(arguments.positionals, console) { path in
-      let feed = try impactFeed(path, arguments, gate: gate)
-      console.err("\(path): vehicle gate \(feed.gate.source)")
-      for warning in feed.rateWarnings { console.err("\(path): warning: \(warning)") }
-      let verdicts = feed.verdicts(configuration: configuration)
-      reported = reported || verdicts.contains { $0.outcome == .possibleImpact }
-      let records = VerdictRecords(file: path, feed: feed, verdicts: verdicts, configuration: configuration)
+      // Streamed: a recording of any size in bounded memory.
+      let stream = try TraceImport.stream(path: path, mappingPath: arguments.options["mapping"])
+      let replay = try ImpactReplay.run(stream, path: path, gate: gate, configuration: configuration)
+      console.err("\(path): vehicle gate \(replay.gate.source)")
+      for warning in replay.rateWarnings { console.err("\(path): warning: \(warning)") }
+      reported = reported || replay.verdicts.contains { $0.outcome == .possibleImpact }
+      let records = VerdictRecords(file: path, replay: replay, configuration: configuration)
       switch format {
       case .text: records.text.forEach(console.out)
       case .json: try records.jsonLines().forEach(console.out)
