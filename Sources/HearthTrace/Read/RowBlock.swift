@@ -64,12 +64,14 @@ struct RowBlock {
     return head
   }
 
-  /// Whether row `i` of `self` repeats row `j` of `other` under `rule`
-  /// (NaN equal to NaN).
+  /// Whether row `i` of `self` repeats row `j` of `other`, the row kept
+  /// before it in time order, under `rule` (NaN equal to NaN). Keys count
+  /// `keysPerSecond` per second (1000 for fix milliseconds).
   @inline(__always)
-  func repeats(_ i: Int, _ other: RowBlock, _ j: Int, rule: DuplicateRule) -> Bool {
+  func repeats(_ i: Int, _ other: RowBlock, _ j: Int, rule: DuplicateRule, keysPerSecond: Double) -> Bool {
     if rule == .sameKeyOrSameFix {
       if keys[i] == other.keys[j] { return true }
+      guard keys[i] - other.keys[j] < DuplicateRule.repeatedFixSeconds * keysPerSecond else { return false }
       for k in FixLayout.latitude...FixLayout.altitude {
         let a = columns[k][i]
         let b = other.columns[k][j]
@@ -90,13 +92,22 @@ struct RowBlock {
 
 /// When a row repeats the one before it in time order.
 enum DuplicateRule: Sendable, Hashable {
+  /// How soon after a kept fix the same fix again is that fix logged again,
+  /// s (``sameKeyOrSameFix``). Choice: 1 s, the fastest rate at which a
+  /// phone's receiver gives new fixes; sensor-rate repeats come 0.01–0.1 s
+  /// apart. An identical fix 1 s or more later is kept (a stopped car).
+  static let repeatedFixSeconds = 1.0
+
   /// Same key (a fix at the time of another from the same file: one device).
   case sameKey
   /// Same key and every value (a sensor sample logged twice).
   case sameKeyAndValues
   /// A fix file of a logging app: the same key, or the same fix (position,
-  /// accuracy, speed, heading and altitude all equal) at a later time — a
-  /// location fix logged again at the sensor rate is one fix, not many.
+  /// accuracy, speed, heading and altitude all equal) less than
+  /// ``repeatedFixSeconds`` after the fix kept before it — a location fix
+  /// logged again at the sensor rate is one fix, not many. The same fix
+  /// later than that is a fix of its own: a stopped car's receiver reports
+  /// the same position once a second, and those fixes say it stayed stopped.
   case sameKeyOrSameFix
   /// Neither sorted nor cleared of repeats: the rows stay as written (a
   /// trace folder's fixes, which may be a history of uploads in arrival
@@ -122,7 +133,8 @@ extension RowBlock {
 
   /// The whole file at once: sorted, repeats rejected into `report`. O(n log n)
   /// when out of order, O(n) otherwise.
-  mutating func finish(rule: DuplicateRule, report: inout FileReport) {
+  /// Keys count `keysPerSecond` per second (1000 for fix milliseconds).
+  mutating func finish(rule: DuplicateRule, keysPerSecond: Double = 1, report: inout FileReport) {
     var latest = -Double.infinity
     let reordered = Self.countReordered(keys, latest: &latest)
     report.reorderedRows += reordered
@@ -139,7 +151,7 @@ extension RowBlock {
     var last = -1
     for r in 0..<count {
       let i = order.map { Int($0[r]) } ?? r
-      if last >= 0 && repeats(i, self, last, rule: rule) {
+      if last >= 0 && repeats(i, self, last, rule: rule, keysPerSecond: keysPerSecond) {
         report.rejectDuplicate(line: lines[i])
         continue
       }

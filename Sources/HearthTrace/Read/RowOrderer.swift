@@ -22,7 +22,7 @@ struct FileSurvey: Sendable, Hashable {
 /// Puts a file's rows in time order as they stream in, holding only the rows
 /// that a later row could still come before (those within the file's
 /// ``FileSurvey/horizon`` of the newest key), and rejects repeats: exactly
-/// what ``RowBlock/finish(rule:report:)`` does to the whole file at once,
+/// what ``RowBlock/finish(rule:keysPerSecond:report:)`` does to the whole file at once,
 /// for any way the rows are split into blocks.
 ///
 /// A file in time order (horizon 0) passes straight through. Otherwise rows
@@ -32,15 +32,18 @@ struct FileSurvey: Sendable, Hashable {
 struct RowOrderer {
   let horizon: Double
   let rule: DuplicateRule
+  let keysPerSecond: Double
   private var pool: RowBlock
   private var heap: [Int32] = []
   private var latest = -Double.infinity
   private var lastKept: RowBlock
   private var hasLast = false
 
-  init(columnCount: Int, horizon: Double, rule: DuplicateRule) {
+  /// Keys count `keysPerSecond` per second (1000 for fix milliseconds).
+  init(columnCount: Int, horizon: Double, rule: DuplicateRule, keysPerSecond: Double = 1) {
     self.horizon = horizon
     self.rule = rule
+    self.keysPerSecond = keysPerSecond
     pool = RowBlock(columnCount: columnCount)
     lastKept = RowBlock(columnCount: columnCount)
   }
@@ -77,7 +80,7 @@ struct RowOrderer {
   }
 
   private mutating func keep(_ block: RowBlock, _ i: Int, into out: inout RowBlock, report: inout FileReport) {
-    if hasLast && block.repeats(i, lastKept, 0, rule: rule) {
+    if hasLast && block.repeats(i, lastKept, 0, rule: rule, keysPerSecond: keysPerSecond) {
       report.rejectDuplicate(line: block.lines[i])
       return
     }

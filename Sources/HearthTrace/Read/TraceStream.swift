@@ -162,7 +162,9 @@ struct TraceMerge {
         files.append(
           File(
             plan: plan, source: try plan.open(),
-            orderer: RowOrderer(columnCount: plan.columnCount, horizon: survey.horizon, rule: plan.rule),
+            orderer: RowOrderer(
+              columnCount: plan.columnCount, horizon: survey.horizon, rule: plan.rule,
+              keysPerSecond: plan.keysPerSecond),
             ready: RowBlock(columnCount: plan.columnCount), ordering: FileReport(file: plan.name),
             units: firstPass.units, reportIndex: reports.count))
         reports.append(FileReport(file: plan.name))
