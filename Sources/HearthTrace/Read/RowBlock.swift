@@ -120,28 +120,53 @@ enum DuplicateRule: Sendable, Hashable {
 /// - time order is a stable sort by key (rows with equal keys keep the file's order);
 /// - a row that repeats the row kept before it in that order is a `duplicate`;
 /// - rows whose key is below the largest key before them in the file are
-///   counted as `reorderedRows`.
+///   counted as `reorderedRows`, unless they are more than
+///   ``RowOrderer/maximumReorderSeconds`` below it: those are rejected as
+///   `outOfOrder`, so one stray row cannot make a streamed read hold the file.
 extension RowBlock {
-  /// Counts the rows that came out of time order in the file (in file order).
-  static func countReordered(_ keys: [Double], latest: inout Double) -> Int {
-    var reordered = 0
-    for t in keys {
-      if t < latest { reordered += 1 } else { latest = t }
-    }
-    return reordered
+  /// Where a row's key falls against the newest key before it.
+  enum Arrival {
+    case inOrder
+    case reordered
+    case tooLate
   }
 
-  /// The whole file at once: sorted, repeats rejected into `report`. O(n log n)
-  /// when out of order, O(n) otherwise.
-  /// Keys count `keysPerSecond` per second (1000 for fix milliseconds).
+  /// Classifies key `t` against `latest` (the newest key of the rows before
+  /// it that were not too late), updating `latest`. `limit` is the reorder
+  /// horizon in key units.
+  @inline(__always)
+  static func arrival(_ t: Double, latest: inout Double, limit: Double) -> Arrival {
+    if t >= latest {
+      latest = t
+      return .inOrder
+    }
+    return t < latest - limit ? .tooLate : .reordered
+  }
+
+  /// The whole file at once: rows too late rejected, the rest sorted, repeats
+  /// rejected into `report`. Keys count `keysPerSecond` per second (1000 for
+  /// fix milliseconds). O(n log n) when out of order, O(n) otherwise.
   mutating func finish(rule: DuplicateRule, keysPerSecond: Double = 1, report: inout FileReport) {
     var latest = -Double.infinity
-    let reordered = Self.countReordered(keys, latest: &latest)
+    let limit = rule == .keepFileOrder ? Double.infinity : RowOrderer.maximumReorderSeconds * keysPerSecond
+    var reordered = 0
+    var late: [Int] = []
+    for (i, t) in keys.enumerated() {
+      switch Self.arrival(t, latest: &latest, limit: limit) {
+      case .inOrder: break
+      case .reordered: reordered += 1
+      case .tooLate:
+        late.append(i)
+        report.rejectLate(line: lines[i])
+      }
+    }
     report.reorderedRows += reordered
     if rule == .keepFileOrder { return }
     var order: [Int32]?
-    if reordered > 0 {
-      order = keys.indices.map { Int32($0) }.sorted { a, b in
+    if reordered > 0 || !late.isEmpty {
+      var isLate = [Bool](repeating: false, count: count)
+      for i in late { isLate[i] = true }
+      order = keys.indices.filter { !isLate[$0] }.map { Int32($0) }.sorted { a, b in
         keys[Int(a)] < keys[Int(b)] || (keys[Int(a)] == keys[Int(b)] && a < b)
       }
     }
@@ -149,7 +174,7 @@ extension RowBlock {
     var kept: [Int32] = []
     kept.reserveCapacity(count)
     var last = -1
-    for r in 0..<count {
+    for r in 0..<(order?.count ?? count) {
       let i = order.map { Int($0[r]) } ?? r
       if last >= 0 && repeats(i, self, last, rule: rule, keysPerSecond: keysPerSecond) {
         report.rejectDuplicate(line: lines[i])
@@ -173,5 +198,14 @@ extension FileReport {
       RowRejection(
         location: SourceLocation(file: file, line: Int(line)), reason: .duplicate,
         detail: "repeats the row before it in time order"))
+  }
+
+  /// A kept row came further behind a row before it than the reorder horizon.
+  mutating func rejectLate(line: UInt32) {
+    rowsKept -= 1
+    reject(
+      RowRejection(
+        location: SourceLocation(file: file, line: Int(line)), reason: .outOfOrder,
+        detail: "more than \(Int(RowOrderer.maximumReorderSeconds)) s behind a row before it in the file"))
   }
 }
