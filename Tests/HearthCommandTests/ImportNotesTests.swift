@@ -86,4 +86,19 @@ struct ImportNotesTests {
     let until = run(["geo", "replay", log, "--places", folder.path("none.geojson"), "--until", "9999999999999999"])
     #expect(until.code == 2 && until.err.contains("--until"), "\(until.err)")
   }
+
+  @Test("a quiet result says the vehicle gate was off when the recording's activity turned it off; with the gate on it does not")
+  func quietLineNamesTheGate() throws {
+    let folder = TemporaryFolder()
+    let path = try Self.sensorLogger(in: folder, "walk", blankJolt: false)
+    try "time,seconds_elapsed,activity,confidence\n1700000000000000000,0,walking,high\n"
+      .write(toFile: path + "/Activity.csv", atomically: true, encoding: .utf8)
+    let off = run(["impact", "detect", path])
+    #expect(off.code == 0 && off.out.contains("vehicle gate off from 0.0 s"), "\(off.out)")
+    #expect(off.out.contains("jolts while it is off are not judged"))
+    let csv = run(["impact", "detect", path, "--format", "csv"])
+    #expect(csv.out.contains("noJolt") && csv.out.contains("vehicle gate off"), "\(csv.out)")
+    let forced = run(["impact", "detect", path, "--vehicle-gate", "on"])
+    #expect(!forced.out.contains("vehicle gate off"), "\(forced.out)")
+  }
 }
