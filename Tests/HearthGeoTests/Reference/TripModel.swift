@@ -110,8 +110,12 @@ struct TripModel {
     /// Segments the clock closed: the time of their last fix → the call.
     var closedByClock: [Int64: Int] = [:]
     var before = (segments: 0, stays: 0)
+    var byCall = [[Fix]](repeating: [], count: calls.count)
+    for (fix, call) in offered where fix.user == person { byCall[call].append(fix) }
+    var history = Scan()
+    var scanned = (considered: -1, closedByClock: -1)
     for k in calls.indices {
-      for (fix, call) in offered where call == k && fix.user == person {
+      for fix in byCall[k] {
         result.offered += 1
         if fix.timeMilliseconds <= watermark {
           result.droppedLate += 1
@@ -128,12 +132,17 @@ struct TripModel {
       let considered = accepted.values.filter { consideredAt[$0.timeMilliseconds] != nil }
         .sorted { $0.timeMilliseconds < $1.timeMilliseconds }
       watermark = max(watermark, considered.last?.timeMilliseconds ?? .min)
-      var history = scan(considered, consideredAt, closedByClock, person)
+      // (A scan depends only on the considered fixes and the clock's closes.)
+      if scanned != (considered.count, closedByClock.count) {
+        history = scan(considered, consideredAt, closedByClock, person)
+        scanned = (considered.count, closedByClock.count)
+      }
       if let last = considered.last, let first = history.openSegment,
         closesByClock(considered, segmentFrom: first, now: now, places: calls[k].places, person)
       {
         closedByClock[last.timeMilliseconds] = k
         history = scan(considered, consideredAt, closedByClock, person)
+        scanned = (considered.count, closedByClock.count)
       }
       result.perCall.append(
         Closed(segments: Array(history.segments[before.segments...]), stays: Array(history.stays[before.stays...])))

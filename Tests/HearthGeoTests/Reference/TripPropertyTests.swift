@@ -20,14 +20,25 @@ struct TripPropertyTests {
     var options = ServerScenario.Options()
     options.people = 1...3
     options.tripShapes = true
-    return ServerScenario.generate(&r, options: options)
+    var s = ServerScenario.generate(&r, options: options)
+    // Server batches: some uploads merged with the one before (people and
+    // phones interleaved, received at the later receipt).
+    var merged: [ServerScenario.Step] = []
+    for step in s.steps {
+      if case .upload(let received, let fixes) = step, case .upload(let r0, let f0)? = merged.last, r.chance(0.25) {
+        merged[merged.count - 1] = .upload(received: max(r0, received), fixes: r.shuffled(f0 + fixes))
+      } else {
+        merged.append(step)
+      }
+    }
+    s.steps = merged
+    return s
   }
 
   /// The first call and person where the engine's output and the model's
   /// differ, or nil. `engine[k]`: what call k closed.
-  static func compare(_ engine: [TripOutput], _ model: TripModel, people: [UserID]) -> String? {
-    for person in people {
-      let decided = model.decided(person)
+  static func compare(_ engine: [TripOutput], _ model: [UserID: TripModel.Decided]) -> String? {
+    for (person, decided) in model.sorted(by: { $0.key < $1.key }) {
       for k in engine.indices {
         let segments = engine[k].segments.filter { $0.person == person }
         let stays = engine[k].stays.filter { $0.person == person }
@@ -82,10 +93,9 @@ struct TripPropertyTests {
               model.edit(places)
             }
           }
-          let people = model.people
-          if let difference = Self.compare(engine, model, people: people) { return difference }
-          for person in people {
-            let d = model.decided(person)
+          let decided = Dictionary(uniqueKeysWithValues: model.people.map { ($0, model.decided($0)) })
+          if let difference = Self.compare(engine, decided) { return difference }
+          for (person, d) in decided.sorted(by: { $0.key < $1.key }) {
             if state.droppedLate(person) != d.droppedLate || state.skipped(person) != d.skipped {
               return "p\(person.rawValue) counts: engine \(state.droppedLate(person)) late, \(state.skipped(person)) skipped; model \(d.droppedLate) late, \(d.skipped) skipped"
             }
@@ -98,7 +108,8 @@ struct TripPropertyTests {
   /// SPEC §1 front door read plainly: validation (5 min ahead, 7 days old,
   /// an accuracy that is a finite non-negative number), dedupe on (user,
   /// device, time), and presence (a `still` fix of a second device while
-  /// the holder is fresh moves nothing, `PresenceModel`'s rule).
+  /// the holder is fresh moves nothing, `PresenceModel`'s rule), in the
+  /// order the pipeline hands a batch to its engines.
   struct FrontDoor {
     var seen = Set<String>()
     var holders: [UserID: Fix] = [:]
@@ -125,7 +136,12 @@ struct TripPropertyTests {
         }
         out.append(fix)
       }
-      return out
+      // The engines take a batch by person, time, device, then upload
+      // order (so of two phones at one millisecond, the lower device id).
+      return out.enumerated().sorted {
+        ($0.element.user, $0.element.timeMilliseconds, $0.element.device, $0.offset)
+          < ($1.element.user, $1.element.timeMilliseconds, $1.element.device, $1.offset)
+      }.map(\.element)
     }
   }
 
@@ -168,7 +184,8 @@ struct TripPropertyTests {
               places = edited
             }
           }
-          if let difference = Self.compare(engine, model, people: model.people) { return difference }
+          let decided = Dictionary(uniqueKeysWithValues: model.people.map { ($0, model.decided($0)) })
+          if let difference = Self.compare(engine, decided) { return difference }
           // Names from the fence's records, and what each trip says.
           for trip in engine.flatMap(\.segments) where trip.isTrip {
             let ends = TripNaming.ends(of: trip, events: events, places: pipeline.trips.places)
