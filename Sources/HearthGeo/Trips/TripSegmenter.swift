@@ -131,11 +131,15 @@ public struct TripSegmenterState: Sendable, Hashable, Codable {
     }
     var droppedLate = 0
     var skipped = 0
+    /// A second fix at a millisecond already pending (another phone of the
+    /// person, or a retry the dedupe did not see): the first one stays.
+    var duplicates = 0
 
     init() {}
 
     enum CodingKeys: String, CodingKey {
       case pending, watermark, segment, anchor, dwellAnchor, stayStart, segmentsClosed, droppedLate, skipped
+      case duplicates
     }
 
     // The fixes go through `SavedFix`: a fix with no accuracy (NaN, kept on
@@ -151,6 +155,7 @@ public struct TripSegmenterState: Sendable, Hashable, Codable {
       segmentsClosed = try c.decode(UInt32.self, forKey: .segmentsClosed)
       droppedLate = try c.decode(Int.self, forKey: .droppedLate)
       skipped = try c.decode(Int.self, forKey: .skipped)
+      duplicates = try c.decodeIfPresent(Int.self, forKey: .duplicates) ?? 0  // absent from older states
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -164,6 +169,7 @@ public struct TripSegmenterState: Sendable, Hashable, Codable {
       try c.encode(segmentsClosed, forKey: .segmentsClosed)
       try c.encode(droppedLate, forKey: .droppedLate)
       try c.encode(skipped, forKey: .skipped)
+      try c.encode(duplicates, forKey: .duplicates)
     }
   }
 
@@ -227,6 +233,8 @@ public struct TripSegmenterState: Sendable, Hashable, Codable {
   public func droppedLate(_ person: UserID) -> Int { people[person.rawValue]?.droppedLate ?? 0 }
   /// Heartbeats and network estimates skipped, per person.
   public func skipped(_ person: UserID) -> Int { people[person.rawValue]?.skipped ?? 0 }
+  /// Fixes left out because one at the same millisecond was already pending, per person.
+  public func duplicates(_ person: UserID) -> Int { people[person.rawValue]?.duplicates ?? 0 }
 }
 
 /// SPEC §7 trip segmentation, incremental per person.
@@ -300,7 +308,7 @@ public struct TripSegmenter: Sendable {
         // (An unknown accuracy, NaN, is no sign of a network estimate: kept.)
         person.skipped += 1
       } else {
-        insert(fixes[i], into: &person.pending)
+        if !insert(fixes[i], into: &person.pending) { person.duplicates += 1 }
       }
     }
     if advancing { advance(to: now, key, &person, &closed) }
@@ -388,17 +396,20 @@ public struct TripSegmenter: Sendable {
 
   // MARK: The rules
 
-  private func insert(_ fix: Fix, into pending: inout [Fix]) {
+  /// Sorts `fix` into `pending`; false (and nothing changes) when a fix
+  /// with its time is there already.
+  private func insert(_ fix: Fix, into pending: inout [Fix]) -> Bool {
     // Usually in order: append; otherwise find the place (same time: the
     // first one received stays, the later one is a duplicate).
     if let last = pending.last, fix.timeMilliseconds <= last.timeMilliseconds {
       var i = pending.count
       while i > 0 && pending[i - 1].timeMilliseconds > fix.timeMilliseconds { i -= 1 }
-      if i > 0 && pending[i - 1].timeMilliseconds == fix.timeMilliseconds { return }
+      if i > 0 && pending[i - 1].timeMilliseconds == fix.timeMilliseconds { return false }
       pending.insert(fix, at: i)
     } else {
       pending.append(fix)
     }
+    return true
   }
 
   /// The smallest named place of the person's circles holding `point`.

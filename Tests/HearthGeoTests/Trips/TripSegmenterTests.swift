@@ -432,4 +432,25 @@ struct TripSegmenterTests {
     // Without reconcile the segmenter would not look before the journey silence.
     #expect(noPlaces.advance(to: last + 710_000, state: &unreconciled).segments.isEmpty)
   }
+
+  /// Two phones of one person at one millisecond: the first received stays
+  /// and the other was dropped without a count (every input is counted).
+  @Test("a second fix at a millisecond already pending is counted as a duplicate, the first one kept")
+  func aSecondFixAtTheSameMillisecondIsCounted() throws {
+    let fixes = Self.day()
+    var tablet = fixes[3]
+    tablet.device = 2
+    tablet.latitudeDegrees += 0.01  // a kilometre off: it would show in the path
+    let segmenter = TripSegmenter()
+    var state = TripSegmenterState()
+    let out = segmenter.process(FixColumns(fixes + [tablet]), now: fixes.last!.timeMilliseconds + 3_600_000, state: &state)
+    var alone = TripSegmenterState()
+    #expect(out == segmenter.process(FixColumns(fixes), now: fixes.last!.timeMilliseconds + 3_600_000, state: &alone))
+    #expect(state.duplicates(UserID(1)) == 1 && state.droppedLate(UserID(1)) == 0 && state.skipped(UserID(1)) == 0)
+    // Once considered, the same millisecond is behind the watermark: late.
+    _ = segmenter.process(FixColumns([tablet]), now: fixes.last!.timeMilliseconds + 3_600_000, state: &state)
+    #expect(state.duplicates(UserID(1)) == 1 && state.droppedLate(UserID(1)) == 1)
+    let restored = try JSONDecoder().decode(TripSegmenterState.self, from: JSONEncoder().encode(state))
+    #expect(restored.duplicates(UserID(1)) == 1)
+  }
 }
