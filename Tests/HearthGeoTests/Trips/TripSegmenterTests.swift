@@ -383,24 +383,24 @@ struct TripSegmenterTests {
   /// Found by the trip property (Reference/TripPropertyTests): while a later
   /// fix waited out the idle gap, the clock advance did not visit the person
   /// until that fix came due, so a segment nothing could continue closed up
-  /// to 40 min late (past the 30 min of its "stopped X km from" notice).
+  /// to the idle gap (5 min) later than the rules say, and the trip card with it.
   @Test("a segment closes on the clock at the split gap even while a later fix waits out the idle gap")
   func aSegmentClosesOnTimeWhileALaterFixIsPending() {
     var fixes = Self.drive(fromMeters: 0, toMeters: 3000, start: 0)
     fixes[fixes.count - 1].speedMetersPerSecond = 0  // it stopped there
     let last = fixes.last!.timeMilliseconds
-    // Uploaded with the drive: a fix 20 min later, pending until 25 min after.
-    let later = W.fix(3500, Double(last - W.t0) / 1000 + 1_200, accuracy: 8, speed: 0)
+    // Uploaded with the drive 8 min after its end: a fix from 6 min after it, pending until 11 min.
+    let later = W.fix(3500, Double(last - W.t0) / 1000 + 360, accuracy: 8, speed: 0)
     let segmenter = TripSegmenter()
     var state = TripSegmenterState()
-    #expect(segmenter.process(FixColumns(fixes + [later]), now: last + 300_000, state: &state).segments.isEmpty)
+    #expect(segmenter.process(FixColumns(fixes + [later]), now: last + 480_000, state: &state).segments.isEmpty)
     // 5 min of idle gap and 5 min of split gap after the last fix: not yet…
     #expect(segmenter.advance(to: last + 600_000, state: &state).segments.isEmpty)
     // …and one millisecond later the trip closes, by the clock.
     let closed = segmenter.advance(to: last + 600_001, state: &state).segments
     #expect(closed.count == 1 && closed.first?.isTrip == true && closed.first?.endedBy == .gap)
     #expect(closed.first?.summary.endMilliseconds == last)
-    // The pending fix is still considered when its time comes.
+    // The pending fix is still considered when its time comes, and opens the next segment.
     #expect(segmenter.advance(to: later.timeMilliseconds + 300_000, state: &state).segments.isEmpty)
     #expect(state.people[1]?.segment == [later])
   }
