@@ -59,6 +59,16 @@ struct TripPropertyTests {
     return nil
   }
 
+  /// `state` saved as JSON and restored; the error, if it could not be.
+  static func saveAndRestore<State: Codable>(_ state: inout State) -> String? {
+    do {
+      state = try JSONDecoder().decode(State.self, from: JSONEncoder().encode(state))
+      return nil
+    } catch {
+      return "state did not round-trip: \(error)"
+    }
+  }
+
   @Test("the segmenter equals the model after every call: unsorted uploads, ticks, save/restore, place edits")
   func segmenterAgreesWithTheModel() {
     expectPass(
@@ -82,11 +92,7 @@ struct TripPropertyTests {
               engine.append(segmenter.advance(to: t, state: &state))
               model.tick(t)
             case .saveRestore:
-              do {
-                state = try JSONDecoder().decode(TripSegmenterState.self, from: JSONEncoder().encode(state))
-              } catch {
-                return "state did not round-trip: \(error)"
-              }
+              if let error = Self.saveAndRestore(&state) { return error }
             case .edit(let places):
               segmenter = TripSegmenter(places: places, circlesOfPerson: s.circlesOfPerson, cellSizeMeters: 5_000)
               segmenter.reconcile(&state)
@@ -173,11 +179,7 @@ struct TripPropertyTests {
               events += out.geofenceEvents
               model.tick(t)
             case .saveRestore:
-              do {
-                state = try JSONDecoder().decode(IngestState.self, from: JSONEncoder().encode(state))
-              } catch {
-                return "state did not round-trip: \(error)"
-              }
+              if let error = Self.saveAndRestore(&state) { return error }
             case .edit(let edited):
               pipeline = ScenarioRun.pipeline(s, places: edited)
               _ = pipeline.adopt(&state)
