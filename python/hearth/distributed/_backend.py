@@ -169,7 +169,7 @@ class Progress:
     """Tasks done, failed and work covered (hours of data, fixes), printed as one line that a person
     can follow (stderr), or handed to `callback(progress)` after each task."""
 
-    def __init__(self, what: str, total: int, show, *, unit: str = "hours", dashboard: str | None = None):
+    def __init__(self, what: str, total: int, show, *, unit: str = "h", dashboard: str | None = None):
         self.what = what
         self.unit = unit
         self.total = total

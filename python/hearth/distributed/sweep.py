@@ -164,7 +164,7 @@ def sweep(traces=(), grid=None, client=None, *, base=None, seeds: int = 5, hours
     token = uuid.uuid4().hex[:8]
     with Backend(client, n_workers=n_workers) as backend:
         started = time.perf_counter()  # the cluster's start-up is not the sweep's
-        tracker = Progress("hearth sweep", total, progress, dashboard=backend.dashboard)
+        tracker = Progress("hearth sweep", total, progress, unit="h", dashboard=backend.dashboard)
         futures = {}
         for i in range(total):
             recording = inputs[i - generated] if i >= generated else None
