@@ -1,6 +1,6 @@
 """A generated fleet history for the replay tests, and the plain reference
 replay: one `hearth.Ingest`, every upload and tick in server order, written
-straight from the rules in hearth/distributed/replay.py's docs (no
+straight from the rules in hearth/distributed/fleet.py's docs (no
 partitions, no checkpoints, no merge)."""
 
 import numpy as np

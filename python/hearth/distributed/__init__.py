@@ -9,8 +9,8 @@ workers (docs/guides/distributed.md).
 """
 
 from ._backend import Outcome, Progress, TimeLimitExceeded
-from .replay import ReplayResult, check_partition, components, partition, replay, replay_in_process
-from .sweep import DistributedSweepResult, Recording, recordings, sweep
+from .fleet import ReplayResult, check_partition, components, partition, replay, replay_in_process
+from .sweeps import DistributedSweepResult, Recording, recordings, sweep
 
 __all__ = [
     "DistributedSweepResult", "Outcome", "Progress", "Recording", "ReplayResult", "TimeLimitExceeded", "check_partition",

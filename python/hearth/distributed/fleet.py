@@ -145,7 +145,7 @@ def history_frame(history, mapping=None) -> pd.DataFrame:
         import pyarrow.parquet as pq
 
         return pq.read_table(path).to_pandas()
-    from .sweep import _arrow_folder
+    from .sweeps import _arrow_folder
 
     if _arrow_folder(path):
         from ..parquet import ArrowTrace
