@@ -77,6 +77,11 @@ def run_limited(function, arguments: tuple, limit_s: float | None):
     return box["value"]
 
 
+def _same(value):
+    """The shared argument of a run's tasks, as a task's result."""
+    return value
+
+
 class Backend:
     """Tasks submitted to a Dask client or an executor, results as they complete.
 
@@ -136,27 +141,50 @@ class Backend:
             return len(self.client.scheduler_info(n_workers=-1)["workers"])
         return getattr(self.executor, "_max_workers", 1)
 
-    def submit(self, key: str, function, *arguments):
-        if self.client is not None:
-            return self.client.submit(function, *arguments, key=key, pure=False)
-        return self.executor.submit(function, *arguments)
+    def run(self, name: str, function, argument_lists: list[tuple], shared=None):
+        """`function(shared, *arguments)` (without `shared` when it is None)
+        for every tuple of `argument_lists` as a task (on Dask one graph
+        update for all, keys `name-i`, each result fetched as its task
+        completes and the task's memory on the cluster released once it is
+        handed over); yields (i, result) as they complete, the result an
+        exception for a task that raised or was lost for good (a Dask worker
+        that died running it every time it was tried, a broken process pool).
 
-    def completed(self, futures):
-        """The futures as they complete."""
+        `shared` (the sweep's plan) goes into the Dask graph once, as a task
+        of its own that every task depends on, rather than into every task:
+        its bytes move once per worker, not once per task, and the scheduler
+        recomputes it if the worker holding it dies. An executor pickles it
+        with every call."""
         if self.client is not None:
             from distributed import as_completed
 
-            return as_completed(futures)
-        return executor_completed(futures)
-
-    def result(self, future, describe):
-        """The future's Outcome; a task lost for good (a Dask worker that died
-        running it every time it was tried, a broken process pool) becomes an
-        "error" outcome from `describe(message)`."""
-        try:
-            return future.result()
-        except Exception as error:  # noqa: BLE001 - every other failure is reported, the rest go on
-            return describe(f"{type(error).__name__}: {error}")
+            if not argument_lists:
+                return
+            columns = [list(c) for c in zip(*argument_lists)]
+            if shared is not None:
+                columns.insert(0, [self.client.submit(_same, shared, key=f"{name}-shared", pure=False)] * len(argument_lists))
+            futures = self.client.map(function, *columns, key=[f"{name}-{i}" for i in range(len(argument_lists))], pure=False)
+            index = {f.key: i for i, f in enumerate(futures)}
+            # On this client's loop (as_completed otherwise takes the
+            # process's default client's, which may be another client's).
+            done = as_completed(futures, loop=self.client.loop, with_results=True, raise_errors=False)
+            # as_completed holds each future until it yields it; dropping the
+            # last reference then releases the task's result on the cluster.
+            # (Future.release() called here instead hung a sweep: a released
+            # key's state is cancelled under as_completed's own tracking.)
+            del futures
+            for future, result in done:
+                if future.status == "error":  # (type, exception, traceback)
+                    result = result[1]
+                yield index[future.key], result
+            return
+        first = () if shared is None else (shared,)
+        futures = {self.executor.submit(function, *first, *arguments): i for i, arguments in enumerate(argument_lists)}
+        for future in executor_completed(futures):
+            try:
+                yield futures[future], future.result()
+            except Exception as error:  # noqa: BLE001 - reported as the task's outcome, the rest go on
+                yield futures[future], error
 
     def abandoned(self, worker: str) -> None:
         """A task on `worker` was given up at its time limit: restart the worker

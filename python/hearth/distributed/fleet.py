@@ -570,17 +570,16 @@ def replay(history, places=None, circles=None, client=None, *, speed_limits_kmh=
             started = time.perf_counter()
             tracker = Progress("hearth replay", len(plans), progress, unit="fixes", dashboard=backend.dashboard)
             token = uuid.uuid4().hex[:8]
-            futures = {backend.submit(f"hearth-replay-{token}-{p.partition}", run_partition, p, folder, checkpoint_every_steps,
-                                      checkpoint_every_s, time_limit_s): p for p in plans}
+            arguments = [(p, folder, checkpoint_every_steps, checkpoint_every_s, time_limit_s) for p in plans]
             outcomes = {}
-            for future in backend.completed(list(futures)):
-                p = futures[future]
-                outcome = backend.result(future, lambda message, p=p: Outcome(p.partition, f"partition {p.partition}", "error", error=message))
+            for i, outcome in backend.run(f"hearth-replay-{token}", run_partition, arguments):
+                if isinstance(outcome, BaseException):
+                    outcome = Outcome(i, f"partition {i}", "error", error=f"partition {i}: {type(outcome).__name__}: {outcome}")
                 if outcome.kind == "time limit":
                     backend.abandoned(outcome.worker)
-                outcomes[p.partition] = outcome
+                outcomes[i] = outcome
                 tracker.step(outcome)
-        wall = time.perf_counter() - started
+            wall = time.perf_counter() - started
     finally:
         if own_dir:
             shutil.rmtree(folder, ignore_errors=True)

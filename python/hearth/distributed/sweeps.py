@@ -3,8 +3,9 @@ one exact merge.
 
 The plan is the single-process sweep's (`hearth.spec`): every catalogue
 scenario × seed, the generated drives, then one task per recording, in the
-order given. A task takes only the plan's JSON text, its index and (for a
-Parquet/Arrow recording) where to read it, and returns the trace's
+order given. A task takes only the plan's JSON text (on Dask one shared
+task of the graph, so it moves once per worker, not once per task), its
+index and (for a Parquet/Arrow recording) where to read it, and returns the trace's
 extraction as bytes; the client hands the extractions, in task order, to
 the library's merge. However many workers ran the tasks, in whatever order,
 on whichever retries, the merge sees the same bytes in the same order, so
@@ -112,12 +113,16 @@ class DistributedSweepResult(SweepResult):
     without a result (index, name, kind: unreadable | time limit | error,
     reason), `summary` one row per worker (tasks, failed, hours of data,
     busy seconds, hours per busy second; "all": hours per wall-clock second),
-    `wall_s`, `dashboard` (the Dask dashboard's address, when there was one)."""
+    `wall_s` (tasks and merge), `dashboard` (the Dask dashboard's address,
+    when there was one), `merge_s` and `merged_bytes` (the merge's share)."""
 
     failed: pd.DataFrame = field(default_factory=pd.DataFrame)
     summary: pd.DataFrame = field(default_factory=pd.DataFrame)
     wall_s: float = 0.0
     dashboard: str | None = None
+    #: The merge on the client: seconds, and the extractions' bytes it read.
+    merge_s: float = 0.0
+    merged_bytes: int = 0
 
     def write_parquet(self, folder) -> None:
         """sweep.parquet, outcomes.parquet and jolts.parquet (the CSV exports'
@@ -165,30 +170,33 @@ def sweep(traces=(), grid=None, client=None, *, base=None, seeds: int = 5, hours
     with Backend(client, n_workers=n_workers) as backend:
         started = time.perf_counter()  # the cluster's start-up is not the sweep's
         tracker = Progress("hearth sweep", total, progress, unit="h", dashboard=backend.dashboard)
-        futures = {}
+        arguments = []
         for i in range(total):
             recording = inputs[i - generated] if i >= generated else None
-            name = recording.name if recording else f"task {i}"
-            future = backend.submit(f"hearth-sweep-{token}-{i}", run, plan_json, i, name, recording.arrow if recording else None, time_limit_s)
-            futures[future] = (i, name)
+            arguments.append((i, recording.name if recording else f"task {i}", recording.arrow if recording else None, time_limit_s))
         outcomes = {}
-        for future in backend.completed(list(futures)):
-            i, name = futures[future]
-            outcome = backend.result(future, lambda message, i=i, name=name: Outcome(i, name, "error", error=f"{name}: {message}"))
+        for i, outcome in backend.run(f"hearth-sweep-{token}", run, arguments, shared=plan_json):
+            if isinstance(outcome, BaseException):
+                name = arguments[i][1]
+                outcome = Outcome(i, name, "error", error=f"{name}: {type(outcome).__name__}: {outcome}")
             if outcome.kind == "time limit":
                 backend.abandoned(outcome.worker)
             outcomes[i] = outcome
             tracker.step(outcome)
         dashboard = backend.dashboard
-    wall = time.perf_counter() - started
+        tasks_s = time.perf_counter() - started
     ordered = [outcomes[i] for i in range(total)]
     failed = [o for o in ordered if o.kind != "ok"]
-    merged = plan.merge([o.data for o in ordered if o.kind == "ok"], [o.error for o in failed])
+    extractions = [o.data for o in ordered if o.kind == "ok"]
+    merge_started = time.perf_counter()
+    merged = plan.merge(extractions, [o.error for o in failed])
+    merge_s = time.perf_counter() - merge_started
     result = DistributedSweepResult(
         plan, merged.failures,
         failed=pd.DataFrame([{"index": o.index, "name": o.name, "kind": o.kind, "reason": o.error} for o in failed], columns=["index", "name", "kind", "reason"]),
-        summary=summary(ordered, wall), wall_s=wall, dashboard=dashboard,
+        summary=summary(ordered, tasks_s), wall_s=tasks_s + merge_s, dashboard=dashboard, merge_s=merge_s,
+        merged_bytes=sum(len(e) for e in extractions),
     )
     if progress is True:
-        print_summary("hearth sweep", result.summary, wall)
+        print_summary("hearth sweep", result.summary, result.wall_s)
     return result
