@@ -61,6 +61,19 @@ def test_client_none_starts_and_closes_a_local_cluster(single):
     assert threading.active_count() <= before + 2  # the cluster's threads are gone (a few of distributed's own may linger)
 
 
+def test_releasing_futures_by_hand_hung_a_sweep_after_another_client(cluster, single):
+    # Regression: Backend.run released each future by hand inside
+    # as_completed; a LocalCluster started after a client of another cluster
+    # had been opened and closed then waited forever for its first result.
+    same(hd.sweep([DRIVE, DROP], client=cluster.scheduler.address, progress=False, **ARGS), single)
+    out = {}
+    runner = threading.Thread(target=lambda: out.update(result=hd.sweep([DRIVE, DROP], n_workers=1, progress=False, **ARGS)), daemon=True)
+    runner.start()
+    runner.join(180)
+    assert "result" in out, "the sweep on a fresh LocalCluster did not finish in 180 s"
+    same(out["result"], single)
+
+
 def test_globs_expand_in_sorted_order_and_a_glob_matching_nothing_is_a_named_failure(tmp_path):
     for name in ("b", "a"):
         os.symlink(DROP, tmp_path / name)
