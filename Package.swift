@@ -92,7 +92,7 @@ let package = Package(
     ),
 
     /// Fuzz targets for the readers (not API) and the dual-mode harness.
-    .target(name: "_HearthFuzzing", dependencies: ["HearthTrace"]),
+    .target(name: "_HearthFuzzing", dependencies: ["HearthGeo", "HearthImpact", "HearthTrace"]),
     .executableTarget(name: "HearthFuzz", dependencies: ["_HearthFuzzing"]),
 
     // MARK: Tests

@@ -32,9 +32,19 @@ import _HearthFuzzing
 
 @main
 struct FuzzMain {
+  /// Where the target's name travels to the processes libFuzzer's fork and
+  /// merge modes start (they get our argv without it).
+  static let targetVariable = "HEARTH_FUZZ_TARGET"
+
   static func main() {
-    let arguments = Array(CommandLine.arguments.dropFirst())
-    guard let name = arguments.first, let target = FuzzTarget(rawValue: name) else {
+    var arguments = Array(CommandLine.arguments.dropFirst())
+    let target: FuzzTarget
+    if let name = arguments.first, let named = FuzzTarget(rawValue: name) {
+      target = named
+      arguments.removeFirst()
+    } else if let name = ProcessInfo.processInfo.environment[targetVariable], let named = FuzzTarget(rawValue: name) {
+      target = named
+    } else {
       print(
         "usage: hearth-fuzz <\(FuzzTarget.allCases.map(\.rawValue).joined(separator: "|"))> <inputs or libFuzzer flags>..."
       )
@@ -42,9 +52,10 @@ struct FuzzMain {
     }
     #if HEARTH_LIBFUZZER
       selectedTarget = target
+      setenv(targetVariable, target.rawValue, 1)
       // libFuzzer sees argv without the target name.
       var argv: [UnsafeMutablePointer<CChar>?] = [strdup(CommandLine.arguments[0])]
-      argv += arguments.dropFirst().map { strdup($0) }
+      argv += arguments.map { strdup($0) }
       argv.append(nil)
       var argc = Int32(argv.count - 1)
       let status = argv.withUnsafeMutableBufferPointer { buffer -> Int32 in
@@ -57,7 +68,7 @@ struct FuzzMain {
       exit(status)
     #else
       var count = 0
-      for path in arguments.dropFirst() {
+      for path in arguments {
         for file in files(at: path) {
           guard let data = FileManager.default.contents(atPath: file) else { continue }
           target.run(Array(data))

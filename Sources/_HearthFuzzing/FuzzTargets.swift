@@ -1,19 +1,63 @@
-// Fuzz targets for every HearthTrace reader. Not API: used by the hearth-fuzz
-// executable (libFuzzer or corpus replay) and by the corpus-replay tests.
+// Fuzz targets for every HearthTrace reader and every saved state the
+// package decodes. Not API: used by the hearth-fuzz executable (libFuzzer or
+// corpus replay) and by the corpus-replay tests.
 //
 // Each target feeds arbitrary bytes to one reader and checks the invariants
-// that must hold for any input: no trap, and every row read is either kept
-// or rejected. A violated invariant stops the process (libFuzzer records it).
+// that must hold for any input: no trap, every row read is either kept or
+// rejected, streams sorted, and (for the formats that stream) the trace read
+// in chunks equal to the trace read whole. A violated invariant stops the
+// process (libFuzzer records it).
+//
+// Targets that read a folder take one input holding several files, split at
+// the two bytes RS GS (0x1E 0x1D, `FuzzTarget.separator`): the k-th part is
+// the k-th file of the target's list.
 
 import Foundation
 import HearthGeo
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+import HearthImpact
 import HearthTrace
 
 public enum FuzzTarget: String, CaseIterable, Sendable {
-  case csv, sensorLogger, phyphox, gpx, npy, traj, mapping
+  case csv, sensorLogger, phyphox, gpx, npy, traj, mapping, mappedFiles, traceFolder, comma2k19, places
+  case ingestState, incidentState, impactConfiguration
 
-  /// Runs the target on one input. Reader errors (TraceError) are expected
-  /// outcomes for bad input; anything else is a failure.
+  /// Between the files of one input (folder targets).
+  public static let separator: [UInt8] = [0x1E, 0x1D]
+
+  /// The files a folder target writes, in the order of the input's parts.
+  public var files: [String] {
+    switch self {
+    case .sensorLogger:
+      [
+        "Metadata.csv", "TotalAcceleration.csv", "Accelerometer.csv", "Gravity.csv", "Gyroscope.csv",
+        "Barometer.csv", "Location.csv", "Activity.csv", "WatchBarometer.csv", "AccelerometerUncalibrated.csv",
+        "LocationNetwork.csv",
+      ]
+    case .phyphox: ["Raw Data.csv", "meta/time.csv", "meta/device.csv", "Location.csv"]
+    case .mapping: ["mapping.json", "a.csv", "b.csv"]
+    case .mappedFiles: ["imu.csv", "gps.csv", "clock.csv"]
+    case .traceFolder:
+      [
+        "trace.json", "fixes/time_ms.npy", "fixes/latitude_deg.npy", "fixes/longitude_deg.npy", "fixes/activity.npy",
+        "fixes/device.npy", "accelerometer/t.npy", "accelerometer/value.npy", "gyroscope/t.npy", "gyroscope/value.npy",
+        "barometer/t.npy", "barometer/value.npy", "scalars/s/t.npy", "scalars/s/value.npy",
+      ]
+    case .comma2k19:
+      [
+        "processed_log/GNSS/live_gnss_ublox/t", "processed_log/GNSS/live_gnss_ublox/value",
+        "processed_log/IMU/accelerometer/t", "processed_log/IMU/accelerometer/value", "processed_log/IMU/gyro/t",
+        "processed_log/IMU/gyro/value", "processed_log/CAN/speed/t", "processed_log/CAN/speed/value",
+      ]
+    default: []
+    }
+  }
+
+  /// Runs the target on one input. Reader errors (TraceError, decoding
+  /// errors) are expected outcomes for bad input; anything else is a failure.
   public func run(_ bytes: [UInt8]) {
     let scratch = FuzzScratch.shared
     switch self {
@@ -23,9 +67,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
       let report = try? CSVStream.read(
         path: path, options: ReadOptions(maximumLineBytes: 4096), batchRows: 7,
         select: { header, _ in
-          header.indices.map {
-            CSVColumnRequest(index: $0, kind: [.number, .integer, .text][$0 % 3])
-          }
+          header.indices.map { CSVColumnRequest(index: $0, kind: [.number, .integer, .text][$0 % 3]) }
         },
         body: { batch in
           precondition(batch.numbers.allSatisfy { $0.count == batch.count }, "ragged batch")
@@ -35,20 +77,16 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         precondition(report.reconciles, "rows read \(report.rowsRead) ≠ kept + rejected")
         precondition(report.rowsKept == kept, "report and batches disagree")
       }
-    case .sensorLogger:
-      let folder = scratch.folder("sensor-logger")
-      _ = scratch.write("sensor-logger/Location.csv", bytes)
-      _ = scratch.write("sensor-logger/Gyroscope.csv", bytes)
-      if let (trace, report) = try? SensorLoggerReader.read(folder: folder) {
-        precondition(report.reconciles, "Sensor Logger report does not reconcile")
-        check(trace)
-      }
-    case .phyphox:
-      let path = scratch.write("phyphox/Raw Data.csv", bytes)
-      if let (trace, report) = try? PhyphoxReader.read(path: path) {
-        precondition(report.reconciles, "phyphox report does not reconcile")
-        check(trace)
-      }
+    case .sensorLogger, .phyphox, .traceFolder, .comma2k19:
+      let folder = scratch.folder(rawValue, files: files, parts: Self.split(bytes))
+      checkStreamed(folder, mapping: nil, size: bytes.count)
+    case .mapping:
+      let folder = scratch.folder(rawValue, files: files, parts: Self.split(bytes))
+      checkStreamed(folder, mapping: folder + "/mapping.json", size: bytes.count)
+    case .mappedFiles:
+      let folder = scratch.folder(rawValue, files: files, parts: Self.split(bytes))
+      _ = scratch.write("\(rawValue)/mapping.json", Array(Self.mixedMapping.utf8))
+      checkStreamed(folder, mapping: folder + "/mapping.json", size: bytes.count)
     case .gpx:
       if let (trace, report) = try? GPX.read(bytes: bytes, name: "input.gpx") {
         precondition(report.reconciles, "GPX report does not reconcile")
@@ -63,26 +101,98 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
       }
     case .traj:
       let path = scratch.write("input.traj", bytes)
-      if let (trajectories, report) = try? TracktableReader.read(path: path) {
+      if let (trajectories, report) = try? TracktableReader.read(path: path, options: ReadOptions(maximumLineBytes: 4096)) {
         precondition(report.reconciles, "tracktable report does not reconcile")
-        for t in trajectories { precondition(isSorted(t.fixes.timeMilliseconds), "unsorted trajectory") }
+        for t in trajectories {
+          precondition(isSorted(t.fixes.timeMilliseconds), "unsorted trajectory")
+          precondition(t.fixes.timeMilliseconds.allSatisfy { ReadingBounds.fixMilliseconds.contains($0) }, "fix time out of range")
+        }
       }
-    case .mapping:
-      let path = scratch.write("mapping/mapping.json", bytes)
-      _ = scratch.write("mapping/a.csv", Array("t,x,y,z\n0,1,2,3\n1,4,5,6\n".utf8))
-      if let mapping = try? ColumnMapping.load(path: path),
-        let (trace, report) = try? mapping.read(folder: scratch.folder("mapping"))
-      {
-        precondition(report.reconciles, "mapping report does not reconcile")
-        check(trace)
+    case .places:
+      if let places = try? PlacesFile.parse(Data(bytes), file: "places.geojson") {
+        for place in places {
+          let g = place.geofence
+          precondition(g.radiusMeters > 0 && g.radiusMeters.isFinite, "radius")
+          precondition(abs(g.center.latitudeDegrees) <= 90 && abs(g.center.longitudeDegrees) <= 180, "centre")
+        }
+        precondition(Set(places.map(\.geofence.id)).count == places.count, "ids unique")
       }
+    case .ingestState:
+      _ = try? JSONDecoder().decode(IngestState.self, from: Data(bytes))
+    case .incidentState:
+      _ = try? JSONDecoder().decode(IncidentState.self, from: Data(bytes))
+    case .impactConfiguration:
+      _ = try? JSONDecoder().decode(ImpactConfiguration.self, from: Data(bytes))
+    }
+  }
+
+  /// A mapping using every target and a clock, for `mappedFiles`.
+  public static let mixedMapping = """
+    {"name": "fuzz", "clock": {"file": "clock.csv", "epoch": {"column": "utc", "format": "epoch-milliseconds"},
+      "relative": {"column": "t", "format": "relative-seconds"}},
+     "files": [
+      {"file": "imu.csv", "time": {"column": "t", "format": "relative-seconds"},
+       "accelerometer": {"x": {"column": "ax", "unit": "m/s^2"}, "y": {"column": "ay", "unit": "m/s^2"}, "z": {"column": "az", "unit": "m/s^2"}},
+       "gyroscope": {"x": {"column": "gx", "unit": "deg/s"}, "y": {"column": "gy", "unit": "deg/s"}, "z": {"column": "gz", "unit": "deg/s"}},
+       "barometer": {"pressure": {"column": "p", "unit": "kPa"}, "relativeAltitude": {"column": "h"}},
+       "scalars": {"speed": {"column": "v", "unit": "km/h"}, "again": {"column": "v", "unit": "m/s"}}},
+      {"file": "gps.csv", "time": {"column": "t", "format": "relative-seconds"},
+       "fixes": {"latitude": {"column": "lat"}, "longitude": {"column": "lon"}, "horizontalAccuracy": {"column": "acc"},
+                 "speed": {"column": "v"}, "heading": {"column": "dir"}, "altitude": {"column": "alt"}}}]}
+    """
+
+  /// The input's parts at each ``separator``.
+  public static func split(_ bytes: [UInt8]) -> [[UInt8]] {
+    var parts: [[UInt8]] = []
+    var start = 0
+    var i = 0
+    while i + 1 < bytes.count {
+      if bytes[i] == separator[0] && bytes[i + 1] == separator[1] {
+        parts.append(Array(bytes[start..<i]))
+        i += 2
+        start = i
+        continue
+      }
+      i += 1
+    }
+    parts.append(Array(bytes[start...]))
+    return parts
+  }
+
+  /// The import read whole and streamed: both reconcile and agree (in
+  /// chunks of 1 to 64 samples, the size from the input); the trace is
+  /// sorted and in range.
+  private func checkStreamed(_ path: String, mapping: String?, size: Int) {
+    let options = ReadOptions(maximumLineBytes: 4096)
+    guard let (trace, report) = try? TraceImport.read(path: path, mappingPath: mapping, options: options) else {
+      return
+    }
+    precondition(report.reconciles, "\(rawValue): the report does not reconcile")
+    check(trace)
+    for samples in [1 + size % 64] {
+      guard let stream = try? TraceImport.stream(path: path, mappingPath: mapping, options: options) else {
+        preconditionFailure("\(rawValue): reads whole but does not open as a stream")
+      }
+      var streamed = Trace(metadata: stream.metadata)
+      guard let streamReport = try? stream.forEachChunk(samples: samples, { streamed.append($0.trace) }) else {
+        preconditionFailure("\(rawValue): reads whole but not streamed")
+      }
+      precondition(streamed.matches(trace), "\(rawValue): streamed in chunks of \(samples) ≠ read whole")
+      precondition(streamReport == report, "\(rawValue): the streamed report differs")
     }
   }
 
   private func check(_ trace: Trace) {
-    precondition(isSorted(trace.fixes.timeMilliseconds), "fixes not sorted")
+    let fixesInOrder = rawValue != "traceFolder"  // a trace folder keeps its fixes as written
+    if fixesInOrder { precondition(isSorted(trace.fixes.timeMilliseconds), "fixes not sorted") }
+    precondition(trace.fixes.timeMilliseconds.allSatisfy { ReadingBounds.fixMilliseconds.contains($0) }, "fix time")
     for stream in [trace.accelerometer?.samples, trace.gyroscope, trace.gravity].compactMap({ $0 }) {
       precondition(stream.x.count == stream.count && stream.z.count == stream.count, "ragged stream")
+      precondition(isSorted(stream.seconds), "stream not sorted")
+      precondition(stream.seconds.allSatisfy(\.isFinite) && stream.x.allSatisfy(\.isFinite), "non-finite sample")
+    }
+    if let b = trace.barometer {
+      precondition(isSorted(b.seconds) && b.hectopascals.allSatisfy { ReadingBounds.pressureHectopascals.contains($0) }, "pressure")
     }
   }
 
@@ -91,7 +201,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
   }
 }
 
-/// A per-process scratch folder the targets write their inputs to.
+/// A per-process scratch folder the targets write their inputs to (in
+/// /dev/shm when there is one: a memory file system keeps the file writes
+/// of every input cheap).
 final class FuzzScratch: @unchecked Sendable {
   // Only touched from one thread at a time (libFuzzer and the tests run
   // targets sequentially within a process).
@@ -99,21 +211,45 @@ final class FuzzScratch: @unchecked Sendable {
   let root: String
 
   private init() {
-    root = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-fuzz-\(getpid())").path
+    let memory = FileManager.default.fileExists(atPath: "/dev/shm") ? "/dev/shm" : NSTemporaryDirectory()
+    root = (memory as NSString).appendingPathComponent("hearth-fuzz-\(getpid())")
     try? FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
   }
 
-  func folder(_ name: String) -> String {
+  /// Folder `name` holding `parts[k]` as `files[k]` and none of the files
+  /// beyond the parts (files are overwritten in place: cheaper than a new folder).
+  func folder(_ name: String, files: [String], parts: [[UInt8]]) -> String {
     let path = (root as NSString).appendingPathComponent(name)
-    try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    for (k, file) in files.enumerated() {
+      let full = (path as NSString).appendingPathComponent(file)
+      if k < parts.count {
+        _ = write("\(name)/\(file)", parts[k])
+      } else {
+        unlink(full)
+      }
+    }
     return path
   }
 
+  private var madeFolders = Set<String>()
+
+  /// Writes `bytes` to `name` under the root (plain system calls: a fuzzer
+  /// writes thousands of files a second).
   func write(_ name: String, _ bytes: [UInt8]) -> String {
     let path = (root as NSString).appendingPathComponent(name)
-    try? FileManager.default.createDirectory(
-      atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-    _ = FileManager.default.createFile(atPath: path, contents: Data(bytes))
+    let parent = (path as NSString).deletingLastPathComponent
+    if madeFolders.insert(parent).inserted {
+      try? FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
+    }
+    let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+    guard descriptor >= 0 else { return path }
+    var done = 0
+    while done < bytes.count {
+      let n = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + done, bytes.count - done) }
+      guard n > 0 else { break }
+      done += n
+    }
+    close(descriptor)
     return path
   }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import HearthTrace
 import Testing
 import _HearthTestSupport
 
@@ -57,6 +58,36 @@ struct ReplayCommandTests {
       real.code == 0 && !real.out.contains("\"geofence\"") && real.out.contains("\"trip\""), "\(real.err)")
   }
 
+  @Test("--only announced prints what reaches a phone, --only trip,stay the feed; geofence events name their place")
+  func onlyAndPlaceNames() throws {
+    let folder = TemporaryFolder()
+    #expect(run(["sim", "generate", "day", "--seed", "3", "--out", folder.path("d")]).code == 0)
+    let base = ["geo", "replay", folder.path("d/trace"), "--places", folder.path("d/places.geojson")]
+    let all = run(base)
+    let announced = run(base + ["--only", "announced"])
+    let feed = run(base + ["--only", "trip,stay"])
+    #expect(announced.code == 0 && feed.code == 0, "\(announced.err)")
+    func objects(_ text: String) throws -> [[String: Any]] {
+      try text.split(separator: "\n").map {
+        try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+      }
+    }
+    let names = Set(
+      try objects(all.out).filter { $0["type"] as? String == "geofence" }.compactMap { $0["placeName"] as? String })
+    let placeNames = Set(try PlacesFile.read(path: folder.path("d/places.geojson")).compactMap(\.name))
+    #expect(!names.isEmpty && names.isSubset(of: placeNames), "\(names) of \(placeNames)")
+    let kept = try objects(announced.out)
+    #expect(!kept.isEmpty && kept.count < all.out.split(separator: "\n").count)
+    for object in kept {
+      let outcome = (object["value"] as? [String: Any])?["outcome"] as? String
+      #expect(outcome == "announced" || outcome == "raised", "\(object)")
+    }
+    let feedTypes = Set(try objects(feed.out).compactMap { $0["type"] as? String })
+    #expect(feedTypes.isSubset(of: ["trip", "stay"]) && feedTypes.contains("trip"))
+    let bad = run(base + ["--only", "arrivals"])
+    #expect(bad.code == 2 && bad.err.contains("--only"), "\(bad.err)")
+  }
+
   @Test("bad places files and arguments give exit 3 and 2 with the feature and field named")
   func badInput() throws {
     let folder = TemporaryFolder()
@@ -70,6 +101,68 @@ struct ReplayCommandTests {
     #expect(run(["geo", "replay", trace, "--places", folder.path("missing.geojson")]).code == 3)
     #expect(run(["geo", "replay", trace]).code == 2)
     #expect(run(["geo", "replay", trace, "--places", folder.path("bad.geojson"), "--batch", "0"]).code == 2)
+  }
+
+  /// An upload log: a drive at 20 m/s, a stop, then nothing (one upload a
+  /// minute, each received 1 s after its newest fix). Times from t0.
+  static func crashLog(extraRows: [String] = []) -> String {
+    let t0: Int64 = 1_700_000_000_000
+    var rows = ["user,device,time_ms,latitude,longitude,accuracy_m,speed_mps,activity,source,received_ms"]
+    for k in 0...12 {
+      let time = t0 + Int64(k) * 10_000
+      rows.append("1,1,\(time),48.137,\(11.575 + Double(k) * 0.00268),8,20,automotive,ordinary,\(t0 + 121_000)")
+    }
+    rows.append("1,1,\(t0 + 130_000),48.137,\(11.575 + 12 * 0.00268 + 0.0002),8,0,still,,\(t0 + 131_000)")
+    return (rows + extraRows).joined(separator: "\n") + "\n"
+  }
+
+  @Test("an upload log replays as logged; the clock ticks between uploads and goes on to --until")
+  func uploadLogWithReceiptTimes() throws {
+    let folder = TemporaryFolder()
+    let log = folder.write("log.csv", Self.crashLog())
+    try #"{"type":"FeatureCollection","features":[]}"#.write(
+      toFile: folder.path("none.geojson"), atomically: true, encoding: .utf8)
+    let stop: Int64 = 1_700_000_130_000
+    // The input ends a second after the stop: pending only.
+    let short = run(["geo", "replay", log, "--places", folder.path("none.geojson")])
+    #expect(short.code == 0, "\(short.err)")
+    #expect(short.out.contains(#""outcome":"pending""#) && !short.out.contains(#""outcome":"raised""#))
+    #expect(short.err.contains("replayed 14 fixes in 2 uploads to \(stop + 1_000) ms"), "\(short.err)")
+    // --until four minutes later: still pending; five minutes: raised by the timer, on time.
+    let early = run(["geo", "replay", log, "--places", folder.path("none.geojson"), "--until", "\(stop + 299_999)"])
+    #expect(!early.out.contains(#""outcome":"raised""#))
+    let late = run(["geo", "replay", log, "--places", folder.path("none.geojson"), "--until", "\(stop + 3_600_000)"])
+    let raised = try #require(
+      late.out.split(separator: "\n").first { $0.contains(#""outcome":"raised""#) }, "\(late.out)")
+    #expect(raised.contains(#""timeMilliseconds":\#(stop + 300_000)"#), "\(raised)")
+    #expect(run(["geo", "replay", log, "--places", folder.path("none.geojson"), "--tick", "0"]).code == 2)
+  }
+
+  @Test("every refusal is printed with its upload, index, field and reason; unreadable rows with their line")
+  func refusalsArePrintedWithUploadIndexFieldAndReason() throws {
+    let folder = TemporaryFolder()
+    let t: Int64 = 1_700_000_200_000
+    let log = folder.write(
+      "log.csv",
+      Self.crashLog(extraRows: [
+        // A fix from the future (10 min ahead of its upload), then a good one: upload 3.
+        "1,1,\(t + 600_000),48.137,11.6,8,0,still,,\(t)", "1,1,\(t - 1_000),48.137,11.6,8,0,still,,\(t)",
+        // A latitude out of range refuses upload 4 whole.
+        "1,1,\(t + 5_000),91,11.6,8,0,,,\(t + 10_000)",
+        // Unreadable rows: a user that is no id, an activity that is none.
+        "x,1,\(t),48.1,11.6,8,0,,,\(t + 20_000)", "1,1,\(t),48.1,11.6,8,0,dancing,,\(t + 20_000)",
+      ]))
+    try #"{"type":"FeatureCollection","features":[]}"#.write(
+      toFile: folder.path("none.geojson"), atomically: true, encoding: .utf8)
+    let replay = run(["geo", "replay", log, "--places", folder.path("none.geojson")])
+    #expect(replay.code == 0, "\(replay.err)")
+    #expect(replay.err.contains("upload 3 (received \(t) ms): fix 0: time: inFuture; fix rejected"), "\(replay.err)")
+    #expect(
+      replay.err.contains("upload 4 (received \(t + 10_000) ms): fix 0: latitude 91.0 is outside its range"),
+      "\(replay.err)")
+    #expect(replay.err.contains("log.csv:20 (activity): 'dancing' is not an activity; row skipped"), "\(replay.err)")
+    #expect(replay.err.contains("log.csv:19"), "\(replay.err)")
+    #expect(replay.err.contains("1 uploads refused (schema)") && replay.err.contains("rejected inFuture 1"))
   }
 
   @Test("the built executable: version, exit codes and stderr")

@@ -38,7 +38,7 @@ struct PhyphoxReaderTests {
     }
   }
 
-  @Test("locale variant: semicolons, decimal commas, NaN, °/s and kPa converted")
+  @Test("locale variant: semicolons, decimal commas, °/s and kPa converted; a NaN component rejects its sample")
   func localeAndUnits() throws {
     let folder = TemporaryFolder()
     folder.write(
@@ -49,8 +49,10 @@ struct PhyphoxReaderTests {
     let (trace, report) = try PhyphoxReader.read(path: folder.path)
     #expect(report.reconciles)
     let gyro = try #require(trace.gyroscope)
-    #expect(gyro.seconds == [0, 0.5])
-    #expect(abs(gyro.x[0] - .pi) < 1e-15 && gyro.y[0].isNaN && abs(gyro.z[1] + .pi / 2) < 1e-15)
+    #expect(gyro.seconds == [0.5])
+    #expect(abs(gyro.x[0] - .pi / 2) < 1e-15 && abs(gyro.z[0] + .pi / 2) < 1e-15)
+    #expect(report.file(endingWith: "Gyroscope.csv")?.rejectedByReason == [.missingValue: 1])
+    #expect(report.file(endingWith: "Pressure.csv")?.units?.contains("kPa × 10") == true)
     #expect(abs(trace.barometer!.hectopascals[0] - 1013.25) < 1e-9)
   }
 

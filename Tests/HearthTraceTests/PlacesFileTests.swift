@@ -60,4 +60,22 @@ import Testing
     #expect(throws: TraceError.self) { try parse("[1,2]") }
     #expect(throws: TraceError.self) { try parse("{") }
   }
+
+  /// Issue 16: one circle of 2·10⁷ m drove the geofence index to 5 GB or an
+  /// abort. The file reader refuses radii beyond the documented cap.
+  @Test func aPlaceWiderThanTheCapIsRefusedWithItsFieldAndReason() throws {
+    func place(_ radius: String) -> String {
+      #"{"type":"FeatureCollection","features":[{"type":"Feature","geometry":{"type":"Point","coordinates":[11.5,48.1]},"properties":{"radiusMeters":\#(radius)}}]}"#
+    }
+    #expect(try parse(place("100000")).map(\.geofence.radiusMeters) == [Geofence.maximumRadiusMeters])
+    for radius in ["100000.001", "2e7", "1e308"] {
+      do {
+        _ = try parse(place(radius))
+        Issue.record("radius \(radius) accepted")
+      } catch {
+        #expect(error.description.contains("p.geojson:1 (radiusMeters)"), "\(error)")
+        #expect(error.description.contains("beyond the 100000 m"), "\(error)")
+      }
+    }
+  }
 }

@@ -25,13 +25,13 @@ enum FenceWorkloads {
     var g = SeededGenerator(seed: seed)
     let places = (0..<count).map { i in
       Geofence(
-        id: UInt32(i),
+        id: PlaceID(UInt32(i)),
         center: Coordinate(
           latitudeDegrees: g.nextDouble(in: 48.76, 48.96), longitudeDegrees: g.nextDouble(in: 2.20, 2.50)),
         radiusMeters: g.nextDouble(in: 50, 300))
     }
     return places.sorted { $0.radiusMeters < $1.radiusMeters }.enumerated().map {
-      Geofence(id: UInt32($0.offset), center: $0.element.center, radiusMeters: $0.element.radiusMeters)
+      Geofence(id: PlaceID(UInt32($0.offset)), center: $0.element.center, radiusMeters: $0.element.radiusMeters)
     }
   }
 

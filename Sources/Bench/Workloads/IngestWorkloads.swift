@@ -26,7 +26,7 @@ enum IngestWorkloads {
   struct Stream {
     var batches: [(received: Int64, fixes: FixColumns)] = []
     var places: [Geofence] = []
-    var circlesOfPerson: [UserID: [UInt32]] = [:]
+    var circlesOfPerson: [UserID: [CircleID]] = [:]
     var fixes = 0
     var generatedFixes = 0
     var realFixes = 0
@@ -40,11 +40,11 @@ enum IngestWorkloads {
         options.user = UInt32(seed)
         let day = DayGenerator.generate(seed: seed, options: options)
         start = min(start, day.options.startEpochMilliseconds)
-        circlesOfPerson[UserID(UInt32(seed))] = [UInt32(seed)]
+        circlesOfPerson[UserID(UInt32(seed))] = [CircleID(UInt32(seed))]
         for place in day.places {
           places.append(
             Geofence(
-              id: UInt32(places.count), circle: UInt32(seed), center: place.center,
+              id: PlaceID(UInt32(places.count)), circle: CircleID(UInt32(seed)), center: place.center,
               radiusMeters: place.radiusMeters))
         }
         for upload in day.uploads {
@@ -72,42 +72,40 @@ enum IngestWorkloads {
         let shift = start + Int64(k % 60) * 60_000 - source.timeMilliseconds[0]
         // No one phone takes more than a quarter of the real fixes.
         let end = min(source.count, realLimit / 4)
-        var i = 0
-        while i < end && taken < realLimit {
-          var upload = FixColumns()
-          let first = source.timeMilliseconds[i]
-          while i < end && source.timeMilliseconds[i] - first <= 60_000 && taken < realLimit {
-            var fix = source[i]
-            fix.timeMilliseconds += shift
-            fix.user = user
-            fix.device = DeviceID(user.rawValue)
-            if fix.horizontalAccuracyMeters.isNaN { fix.horizontalAccuracyMeters = 10 }  // AIS has none
-            upload.append(fix)
-            i += 1
-            taken += 1
-          }
-          uploads.append((upload.timeMilliseconds.max()! + 2_000, upload))
+        var phone = FixColumns()
+        for i in 0..<min(end, realLimit - taken) {
+          var fix = source[i]
+          fix.timeMilliseconds += shift
+          fix.user = user
+          fix.device = DeviceID(user.rawValue)
+          if fix.horizontalAccuracyMeters.isNaN { fix.horizontalAccuracyMeters = 10 }  // AIS has none
+          phone.append(fix)
+        }
+        taken += phone.count
+        // The phone's own uploads: up to a minute of fixes, received 2 s after the last.
+        for upload in ServerUploads.cut(
+          phone,
+          policy: ServerUploads.Policy(
+            maximumFixes: .max, maximumSpanMilliseconds: 60_000, receiptDelayMilliseconds: 2_000))
+        {
+          uploads.append((upload.receivedAtMilliseconds, upload.fixes))
         }
         phones += 1
       }
       realFixes = taken
-      // Stable by receipt time: what the server sees, many phones interleaved.
+      // Stable by receipt time: what the server sees, many phones
+      // interleaved, gathered into server batches of `batchSize`.
       let order = uploads.indices.sorted { (uploads[$0].received, $0) < (uploads[$1].received, $1) }
-      var current = FixColumns()
-      current.reserveCapacity(batchSize)
-      var received = Int64.min
+      var arrived = FixColumns()
+      var receipts: [Int64] = []
       for u in order {
-        let upload = uploads[u]
-        for j in 0..<upload.fixes.count {
-          current.append(from: upload.fixes, at: j)
-          received = max(received, upload.received)
-          if current.count == batchSize {
-            batches.append((received, current))
-            current.removeAll()
-          }
-        }
+        arrived.append(contentsOf: uploads[u].fixes)
+        receipts += Array(repeating: uploads[u].received, count: uploads[u].fixes.count)
       }
-      if !current.isEmpty { batches.append((received, current)) }
+      batches = ServerUploads.cut(
+        arrived, receivedAtMilliseconds: receipts,
+        policy: ServerUploads.Policy(maximumFixes: batchSize, gatherAcrossReceipts: true)
+      ).map { ($0.receivedAtMilliseconds, $0.fixes) }
       fixes = batches.map(\.fixes.count).reduce(0, +)
     }
   }
@@ -124,7 +122,7 @@ enum IngestWorkloads {
         let pipeline = IngestPipeline(
           places: stream.places, circlesOfPerson: stream.circlesOfPerson,
           speedLimits: Dictionary(
-            uniqueKeysWithValues: (1...UInt32(days)).map { ($0, SpeedLimit(kilometersPerHour: 50)) }))
+            uniqueKeysWithValues: (1...UInt32(days)).map { (CircleID($0), SpeedLimit(kilometersPerHour: 50)) }))
         let batches = stream.batches
         // Per-batch figures of every timed run, pooled (preallocated: recording allocates nothing).
         var nanoseconds: [Double] = []

@@ -80,7 +80,7 @@ enum Inputs {
   struct Days {
     var days: [LocationDay] = []
     var places: [Geofence] = []
-    var circlesOfPerson: [UserID: [UInt32]] = [:]
+    var circlesOfPerson: [UserID: [CircleID]] = [:]
   }
 
   static func days(_ count: Int) -> Days {
@@ -90,11 +90,11 @@ enum Inputs {
       options.user = UInt32(seed)
       options.homeTablet = false
       let day = DayGenerator.generate(seed: seed, options: options)
-      result.circlesOfPerson[UserID(UInt32(seed))] = [UInt32(seed)]
+      result.circlesOfPerson[UserID(UInt32(seed))] = [CircleID(UInt32(seed))]
       for place in day.places {
         result.places.append(
           Geofence(
-            id: UInt32(result.places.count), circle: UInt32(seed), center: place.center,
+            id: PlaceID(UInt32(result.places.count)), circle: CircleID(UInt32(seed)), center: place.center,
             radiusMeters: place.radiusMeters))
       }
       result.days.append(day)

@@ -1,7 +1,12 @@
 import Foundation
 import HearthGeo
+import HearthLab
 import HearthSim
 import HearthTrace
+
+#if canImport(Glibc)
+  import Glibc
+#endif
 
 /// Trace parsing and loading, side by side with pandas and numpy on the same
 /// files (Scripts/peers/peers.py, pinned versions).
@@ -24,6 +29,7 @@ enum TraceWorkloads {
         "Trace/csvParse/accelerometer-\(label(accelerometerRows))", rows: accelerometerRows,
         file: "accelerometer-\(accelerometerRows).csv", generate: writeAccelerometerCSV),
       npy("Trace/npyLoad/f8-\(label(npyCount))", count: npyCount),
+      streamRecording(context),
     ]
   }
 
@@ -134,6 +140,159 @@ enum TraceWorkloads {
           },
           bytesPerRun: bytes)
       })
+  }
+
+  // MARK: Streaming a recording in bounded memory
+
+  /// Peak RSS goal of issue 16 for `data inspect` and `impact detect` of a 1 GB recording.
+  static let rssGoalMegabytes = 64.0
+
+  /// Streams a generated Sensor Logger export of about 1 GB (at scale 1) the
+  /// way `hearth data inspect` and `hearth impact detect` do, each in a
+  /// child process (`hearth-bench measure` of this benchmark) whose peak
+  /// resident memory `wait4` reports. The export is written at run time to a
+  /// temporary folder and deleted once measured.
+  private static func streamRecording(_ context: BenchContext) -> Benchmark {
+    let rows = context.scaled(12_000_000)
+    let name = "Trace/streamRecording/sensor-logger-\(label(rows))-rows"
+    return Benchmark(
+      name: name, itemCount: rows, itemUnit: "row", targets: .none,
+      note:
+        "TraceImport.stream of a generated Sensor Logger export (100 Hz accelerometer, 50 Hz gyroscope, 5 Hz barometer, 1 Hz fixes) through TraceSummary and ImpactReplay, each in a child process; peakRSS metrics in MB (goal < 64 MB at 1 GB)",
+      referenceName: "none",
+      prepare: { context in
+        let environment = ProcessInfo.processInfo.environment
+        if let mode = environment["HEARTH_BENCH_STREAM"], let folder = environment["HEARTH_BENCH_STREAM_FOLDER"] {
+          return streamChild(mode: mode, folder: folder, rows: rows)
+        }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-bench-stream-\(getpid())").path
+        let bytes = try writeSensorLoggerExport(folder, rows: rows)
+        var peaks: [String: Double] = [:]
+        var failure: String?
+        func measure(_ mode: String) {
+          do {
+            let (status, kilobytes) = try spawnMeasuring(name, mode: mode, folder: folder, scale: context.scale)
+            if status != 0 { failure = "the \(mode) child exited with \(status)" }
+            peaks[mode] = max(peaks[mode] ?? 0, Double(kilobytes) / 1024)
+          } catch {
+            failure = "\(error)"
+          }
+        }
+        return PreparedBenchmark(
+          itemCount: rows,
+          subject: {
+            measure("inspect")
+            measure("detect")
+          },
+          reference: nil,
+          verify: {
+            if let failure { return .failed(failure) }
+            let inspect = peaks["inspect"] ?? .infinity
+            let detect = peaks["detect"] ?? .infinity
+            let summary = String(
+              format: "%.0f MB of CSV: data inspect peak RSS %.1f MB, impact detect %.1f MB", Double(bytes) / 1e6, inspect, detect)
+            return max(inspect, detect) < rssGoalMegabytes || bytes < 100_000_000
+              ? .passed(summary) : .failed(summary + " (goal < \(Int(rssGoalMegabytes)) MB)")
+          },
+          bytesPerRun: 2 * bytes,
+          metrics: {
+            try? FileManager.default.removeItem(atPath: folder)
+            return [
+              "peakRSSMegabytesInspect": peaks["inspect"] ?? .nan, "peakRSSMegabytesDetect": peaks["detect"] ?? .nan,
+              "recordingMegabytes": Double(bytes) / 1e6,
+            ]
+          })
+      })
+  }
+
+  /// The child's side: the streaming itself, checked.
+  private static func streamChild(mode: String, folder: String, rows: Int) -> PreparedBenchmark {
+    var counted = 0
+    var problem: String?
+    return PreparedBenchmark(
+      itemCount: rows,
+      subject: {
+        do {
+          let stream = try TraceImport.stream(path: folder)
+          if mode == "inspect" {
+            var summary = TraceSummary(metadata: stream.metadata)
+            _ = try stream.forEachChunk { summary.add($0) }
+            counted = summary.streams.first { $0.name.hasPrefix("accelerometer") }?.count ?? 0
+          } else {
+            let replay = try ImpactReplay.run(stream, path: folder, gate: .on)
+            counted = replay.report.file(endingWith: "TotalAcceleration.csv")?.rowsKept ?? 0
+          }
+        } catch {
+          problem = "\(error)"
+        }
+      },
+      reference: nil,
+      verify: {
+        if let problem { return .failed(problem) }
+        return counted == rows ? .passed("\(counted) rows") : .failed("\(counted) of \(rows) accelerometer rows")
+      })
+  }
+
+  /// Runs `hearth-bench measure NAME` with the stream mode in its
+  /// environment; its exit status and peak RSS in KiB.
+  private static func spawnMeasuring(_ name: String, mode: String, folder: String, scale: Double) throws -> (Int32, Int) {
+    let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+    let out = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-bench-stream-\(getpid()).json").path
+    defer { try? FileManager.default.removeItem(atPath: out) }
+    let arguments = [executable, "measure", name, "--out", out, "--scale", "\(scale)"]
+    var environment = ProcessInfo.processInfo.environment
+    environment["HEARTH_BENCH_STREAM"] = mode
+    environment["HEARTH_BENCH_STREAM_FOLDER"] = folder
+    let argv = arguments.map { strdup($0) } + [nil]
+    let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+    defer {
+      argv.forEach { free($0) }
+      envp.forEach { free($0) }
+    }
+    var pid: pid_t = 0
+    let spawned = posix_spawn(&pid, executable, nil, nil, argv, envp)
+    guard spawned == 0 else { throw BenchError.io("posix_spawn \(executable): \(String(cString: strerror(spawned)))") }
+    var status: Int32 = 0
+    var usage = rusage()
+    while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
+    let exited = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+    return (exited, Int(usage.ru_maxrss))
+  }
+
+  /// A Sensor Logger export of `rows` accelerometer rows at 100 Hz, half as
+  /// many gyroscope rows, 5 Hz barometer and 1 Hz fixes. Returns its bytes.
+  static func writeSensorLoggerExport(_ folder: String, rows: Int) throws -> Int {
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    try "version,device name,recording epoch time,platform,standardisation\n3,HearthBench,1700000000000,android,false\n"
+      .write(toFile: folder + "/Metadata.csv", atomically: true, encoding: .utf8)
+    var generator = SeededGenerator(seed: 44)
+    func write(_ file: String, header: String, rows n: Int, every step: Int, _ values: (inout SeededGenerator) -> String)
+      throws
+    {
+      var writer = try ChunkedWriter(path: folder + "/" + file)
+      writer.append(header + "\n")
+      for i in 0..<n {
+        let ns = 1_700_000_000_000_000_000 + Int64(i) * Int64(step)
+        writer.append("\(ns),\(Double(i) * Double(step) * 1e-9),\(values(&generator))\n")
+      }
+      try writer.finish()
+    }
+    try write("TotalAcceleration.csv", header: "time,seconds_elapsed,z,y,x", rows: rows, every: 10_000_000) { g in
+      "\(9.81 + g.nextDouble(in: -0.3, 0.3)),\(g.nextDouble(in: -0.5, 0.5)),\(g.nextDouble(in: -0.5, 0.5))"
+    }
+    try write("Gyroscope.csv", header: "time,seconds_elapsed,z,y,x", rows: rows / 2, every: 20_000_000) { g in
+      "\(g.nextDouble(in: -0.2, 0.2)),\(g.nextDouble(in: -0.2, 0.2)),\(g.nextDouble(in: -0.2, 0.2))"
+    }
+    try write("Barometer.csv", header: "time,seconds_elapsed,relativeAltitude,pressure", rows: rows / 20, every: 200_000_000) {
+      g in "\(g.nextDouble(in: -1, 1)),\(1000 + g.nextDouble(in: -0.5, 0.5))"
+    }
+    try write(
+      "Location.csv", header: "time,seconds_elapsed,horizontalAccuracy,speed,bearing,altitude,longitude,latitude",
+      rows: rows / 100, every: 1_000_000_000
+    ) { g in "\(g.nextDouble(in: 3, 10)),\(g.nextDouble(in: 10, 30)),90,100,\(-75 + g.nextDouble(in: 0, 0.1)),40.1" }
+    return try FileManager.default.contentsOfDirectory(atPath: folder).reduce(0) {
+      $0 + ((try? FileManager.default.attributesOfItem(atPath: folder + "/" + $1)[.size] as? Int) ?? 0)
+    }
   }
 
   // MARK: Files

@@ -165,7 +165,7 @@ enum TrackingWorkloads {
         }
       }
       let limits = Dictionary(
-        uniqueKeysWithValues: (1...UInt32(days)).map { ($0, SpeedLimit(kilometersPerHour: 50)) })
+        uniqueKeysWithValues: (1...UInt32(days)).map { (CircleID($0), SpeedLimit(kilometersPerHour: 50)) })
       let circles = generated.circlesOfPerson
       let places = generated.places
       let result = (

@@ -10,44 +10,34 @@ enum DataCommands {
     path: ["data", "inspect"],
     summary: "say what a recording holds: streams, rates, units, time span, gaps, rows kept and rejected",
     help: """
-      usage: hearth data inspect PATH [--mapping FILE]
+      usage: hearth data inspect PATH... [--mapping FILE]
 
-      Reads PATH through the import door (any format `hearth` reads) and
-      prints, per stream: samples, time span, median rate, and the silences
-      longer than five median intervals (how many, the longest); then the
-      rows read, kept and rejected per file with the rejection reasons and
-      the first rejection of each file (file, line, field, why).
+      Reads each PATH through the import door (any format `hearth` reads)
+      and prints, per stream: samples, time span, median rate, and the
+      silences longer than five median intervals (how many, the longest);
+      then the rows read, kept and rejected per file with the rejection
+      reasons and the first rejection of each file (file, line, field, why).
+      A PATH that cannot be read, or of which nothing was kept, is reported
+      and the others still run; exit 3 at the end if any failed.
       """,
     options: ["mapping"]
   ) { arguments, console in
-    guard arguments.positionals.count == 1 else { throw CLIError.usage("data inspect needs one PATH") }
-    let path = arguments.positionals[0]
-    let (trace, report) = try TraceImport.read(path: path, mappingPath: arguments.options["mapping"])
-    let m = trace.metadata
+    guard !arguments.positionals.isEmpty else { throw CLIError.usage("data inspect needs a PATH") }
+    let failed = forEachPath(arguments.positionals, console) { path in try inspectOne(path, arguments, console) }
+    return failed > 0 ? 3 : 0
+  }
+
+  /// One recording, streamed: any size in bounded memory.
+  static func inspectOne(_ path: String, _ arguments: Arguments, _ console: Console) throws {
+    let stream = try TraceImport.stream(path: path, mappingPath: arguments.options["mapping"])
+    var summary = TraceSummary(metadata: stream.metadata)
+    let report = try stream.forEachChunk { summary.add($0) }
+    let m = stream.metadata
     console.out(
       "\(path): \(m.format), platform \(m.platform.rawValue)\(m.device.map { ", device \($0)" } ?? "")"
         + (m.timeOriginMilliseconds.map { ", time origin \($0) ms since the epoch" } ?? ", no absolute time"))
-    let origin = m.timeOriginMilliseconds ?? 0
-    func seconds(_ fixes: FixColumns) -> [Double] {
-      fixes.timeMilliseconds.map { Double($0 - origin) / 1000 }
-    }
-    var streams: [(String, String, [Double])] = [("fixes", "degrees, m, m/s", seconds(trace.fixes))]
-    for (provider, fixes) in trace.providerFixes.sorted(by: { $0.key < $1.key }) {
-      streams.append(("fixes (\(provider))", "degrees, m, m/s", seconds(fixes)))
-    }
-    if let a = trace.accelerometer {
-      streams.append(("accelerometer (\(a.content.rawValue))", "m/s²", a.samples.seconds))
-    }
-    if let g = trace.gravity { streams.append(("gravity", "m/s²", g.seconds)) }
-    if let g = trace.gyroscope { streams.append(("gyroscope", "rad/s", g.seconds)) }
-    if let b = trace.barometer { streams.append(("barometer", "hPa", b.seconds)) }
-    for (name, stream) in trace.scalars.sorted(by: { $0.key < $1.key }) {
-      streams.append((name, stream.unit, stream.seconds))
-    }
-    for (name, unit, times) in streams where !times.isEmpty {
-      console.out("  " + describe(name, unit, times))
-    }
-    if !trace.activities.isEmpty { console.out("  activity: \(trace.activities.count) changes") }
+    for stream in summary.streams { console.out("  " + stream.description) }
+    if summary.activityCount > 0 { console.out("  activity: \(summary.activityCount) changes") }
     for file in report.files {
       var line =
         "  \(file.file): \(file.rowsRead) rows read, \(file.rowsKept) kept, \(file.rowsRejected) rejected"
@@ -62,31 +52,11 @@ enum DataCommands {
       if file.reorderedRows > 0 { line += ", \(file.reorderedRows) out of time order (sorted)" }
       if let why = file.skippedBecause { line += ", skipped: \(why)" }
       console.out(line)
+      if let units = file.units { console.out("    units: \(units)") }
       if let first = file.rejections.first { console.out("    first rejection: \(first)") }
     }
-    return 0
+    try report.requireSomethingKept(path: path)
   }
-
-  /// "name: n samples over d s (from … to …), r Hz median, k silences over 5 intervals (longest s)".
-  static func describe(_ name: String, _ unit: String, _ times: [Double]) -> String {
-    let sorted = times.sorted()
-    let span = sorted.last! - sorted.first!
-    var steps = zip(sorted, sorted.dropFirst()).map { $1 - $0 }
-    steps.sort()
-    var text = "\(name) [\(unit)]: \(times.count) samples"
-    guard !steps.isEmpty else { return text + " at \(format(sorted[0])) s" }
-    let median = steps[(steps.count - 1) / 2]  // the lower median
-    let silences = steps.filter { $0 > 5 * median }
-    text += " over \(format(span)) s (\(format(sorted.first!)) to \(format(sorted.last!)))"
-    if median > 0 { text += ", \(format(1 / median)) Hz median" }
-    text +=
-      silences.isEmpty
-      ? ", no silence over 5 intervals"
-      : ", \(silences.count) silences over 5 intervals (longest \(format(steps.last!)) s)"
-    return text
-  }
-
-  private static func format(_ x: Double) -> String { String(format: abs(x) >= 100 ? "%.0f" : "%.3g", x) }
 
   static let convert = Command(
     path: ["data", "convert"],

@@ -43,6 +43,22 @@ public struct DedupeIndex: Sendable, Hashable, Codable {
     var times: [Int64] = []
     var activities: [Activity] = []
 
+    init() {}
+
+    enum CodingKeys: String, CodingKey { case times, activities }
+
+    /// Decoding checks what the searches rely on: one activity per time,
+    /// times strictly ascending (a corrupted state is an error, not a trap).
+    init(from decoder: any Decoder) throws {
+      let container = try decoder.container(keyedBy: CodingKeys.self)
+      times = try container.decode([Int64].self, forKey: .times)
+      activities = try container.decode([Activity].self, forKey: .activities)
+      guard times.count == activities.count, zip(times, times.dropFirst()).allSatisfy({ $0 < $1 }) else {
+        throw DecodingError.dataCorrupted(
+          .init(codingPath: container.codingPath, debugDescription: "a device log is not ascending or uneven"))
+      }
+    }
+
     /// The position of `time`, or where it would go (binary search).
     func position(of time: Int64) -> (index: Int, found: Bool) {
       if let last = times.last, time > last { return (times.count, false) }
@@ -59,6 +75,18 @@ public struct DedupeIndex: Sendable, Hashable, Codable {
   public private(set) var count = 0
 
   public init() {}
+
+  enum CodingKeys: String, CodingKey { case devices, count }
+
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    devices = try container.decode([UInt64: DeviceLog].self, forKey: .devices)
+    count = devices.values.reduce(0) { $0 + $1.times.count }
+    guard try container.decode(Int.self, forKey: .count) == count else {
+      throw DecodingError.dataCorrupted(
+        .init(codingPath: [CodingKeys.count], debugDescription: "the key count does not match the logs"))
+    }
+  }
 
   private static func deviceKey(_ user: UserID, _ device: DeviceID) -> UInt64 {
     UInt64(user.rawValue) << 32 | UInt64(device.rawValue)
@@ -139,7 +167,7 @@ public struct DedupeIndex: Sendable, Hashable, Codable {
   /// fixes that old (they cannot come back as duplicates). O(count).
   public mutating func removeKeys(olderThan timeMilliseconds: Int64) {
     for key in Array(devices.keys) {
-      var log = devices.removeValue(forKey: key)!
+      guard var log = devices.removeValue(forKey: key) else { continue }
       let keep = log.position(of: timeMilliseconds).index
       log.times.removeFirst(keep)
       log.activities.removeFirst(keep)

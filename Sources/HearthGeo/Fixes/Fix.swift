@@ -27,22 +27,6 @@ public enum ChargingState: UInt8, Sendable, Hashable, Codable, CaseIterable {
   case charging = 2
 }
 
-/// An account, interned to an integer by whoever owns the string or UUID.
-public struct UserID: RawRepresentable, Sendable, Hashable, Codable, Comparable {
-  public var rawValue: UInt32
-  public init(rawValue: UInt32) { self.rawValue = rawValue }
-  public init(_ rawValue: UInt32) { self.rawValue = rawValue }
-  public static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
-}
-
-/// A phone, interned to an integer by whoever owns the string or UUID.
-public struct DeviceID: RawRepresentable, Sendable, Hashable, Codable, Comparable {
-  public var rawValue: UInt32
-  public init(rawValue: UInt32) { self.rawValue = rawValue }
-  public init(_ rawValue: UInt32) { self.rawValue = rawValue }
-  public static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
-}
-
 /// One location fix as a phone reports it (SPEC §1).
 ///
 /// Missing readings are explicit: `speedMetersPerSecond == nil` means the

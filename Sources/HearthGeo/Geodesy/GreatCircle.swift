@@ -15,7 +15,7 @@
 //   3. One arithmetic for the scalar and the batch forms (bit-identical).
 //   4. Speed: branch-free kernels that auto-vectorise.
 //
-// Model error (sphere against the WGS84 ellipsoid) is up to about 0.5 % and is
+// Model error (sphere against the WGS84 ellipsoid) is up to 0.56 % and is
 // documented in docs/accuracy.md, apart from the numerical error above.
 
 import Foundation

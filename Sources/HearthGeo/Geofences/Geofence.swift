@@ -1,14 +1,20 @@
 /// A circular place shared with a circle of people (SPEC §3).
 public struct Geofence: Sendable, Hashable, Codable {
   /// Unique across the engine.
-  public var id: UInt32
+  public var id: PlaceID
   /// The circle of people the place belongs to.
-  public var circle: UInt32
+  public var circle: CircleID
   public var center: Coordinate
   /// Metres, > 0.
   public var radiusMeters: Double
 
-  public init(id: UInt32, circle: UInt32 = 0, center: Coordinate, radiusMeters: Double) {
+  /// The largest radius a places file may give a place, metres (100 km: a
+  /// region, far beyond any home, school or town). The index and engines
+  /// accept any radius from the library API; this cap is what a file reader
+  /// enforces so a hostile file cannot describe the whole globe.
+  public static let maximumRadiusMeters = 100_000.0
+
+  public init(id: PlaceID, circle: CircleID = 0, center: Coordinate, radiusMeters: Double) {
     self.id = id
     self.circle = circle
     self.center = center
@@ -29,22 +35,28 @@ public struct GeofenceRules: Sendable, Hashable, Codable {
   public var networkExitErrorMultiple = 2.0
   /// A departure waits for a second clear fix or this long without a fix back inside.
   public var departureSettleMilliseconds: Int64 = 60_000
-  /// Arrivals at this speed or faster wait (driving past?), m/s.
+  /// Arrivals at this speed or faster wait (driving past?), m/s. The speed
+  /// is the fix's own measured speed, else the agreed speed (``AgreedSpeed``)
+  /// from the person's previous fix to it.
   public var fastArrivalMetersPerSecond = 5.0
-  /// …for at most this long.
+  /// …until a fix inside is slower, or this long has passed inside; a fix
+  /// outside the radius before then is a drive-by.
   public var fastArrivalWaitMilliseconds: Int64 = 60_000
   /// Coming back within this long after a departure…
   public var returnWithinMilliseconds: Int64 = 600_000
-  /// …keeps the place to the feed only for this long.
+  /// …keeps the place to the feed only until this long after the return;
+  /// every later quick return extends it (the windows chain).
   public var quietForMilliseconds: Int64 = 900_000
   /// News older than this when decided goes to the feed only.
   public var staleNewsMilliseconds: Int64 = 1_800_000
-  /// A batch whose newest fix is older than this when received: feed only.
-  public var lateBatchMilliseconds: Int64 = 900_000
+  /// A person's fixes uploaded late: what they decide goes to the feed only.
+  public var late = LateUploadRule()
   /// `placeAt` falls back to the nearest centre only if its edge is this close, metres.
   public var placeAtNearestCapMeters = 1_000.0
   /// Journeys are measured over fixes at least this sharp, metres.
   public var journeyAccuracyMeters = 100.0
+  /// Neighbour speeds for the fast-arrival test.
+  public var agreed = AgreedSpeedRules()
 
   public init() {}
 }
@@ -81,15 +93,17 @@ public enum GeofenceReason: String, Sendable, Hashable, Codable {
   case backInside
   /// Arriving at 5 m/s or more: waiting up to a minute (driving past?).
   case fastArrivalWaiting
-  /// The fast arrival's next fix was not out the far side.
-  case fastArrivalConfirmed
-  /// The fast arrival's minute passed with no fix to contradict it.
+  /// The fast arrival confirmed: a fix inside slower than 5 m/s.
+  case fastArrivalSlowed
+  /// The fast arrival confirmed: a minute passed with the phone inside.
   case fastArrivalMinutePassed
-  /// Cancelled: the next fix was out the far side (drove past).
+  /// Cancelled: a fix outside the radius within the minute (drove past).
   case drovePast
   /// Several places crossed on one fix: only the smallest is announced.
   case smallerPlaceAnnounced
-  /// Back within 10 min of leaving: feed only, and the place goes quiet.
+  /// Back within 10 min of leaving: the place goes quiet for 15 min (the
+  /// first such return is still announced: leaving and coming back is the
+  /// one pair of notifications somebody pacing a boundary gets).
   case returnedSoon
   /// The place is quiet (15 min after a quick return): feed only.
   case placeQuiet
@@ -101,12 +115,26 @@ public enum GeofenceReason: String, Sendable, Hashable, Codable {
   case supersededByArrival
   /// The fix that confirmed the departure was already inside another place.
   case arrivedElsewhere
+  /// The place was removed, or left the person's circles, while this waited.
+  case placeRemoved
+
+  /// Whether the reason keeps a decided event to the feed only.
+  public var makesFeedOnly: Bool {
+    switch self {
+    case .smallerPlaceAnnounced, .placeQuiet, .staleNews, .lateBatch, .supersededByArrival,
+      .arrivedElsewhere, .placeRemoved:
+      true
+    case .entered, .leftWaitingForConfirmation, .secondFixClear, .minuteWithoutReturn, .backInside,
+      .fastArrivalWaiting, .fastArrivalSlowed, .fastArrivalMinutePassed, .drovePast, .returnedSoon:
+      false
+    }
+  }
 }
 
 /// Distance and time travelled since the departure an arrival answers.
 public struct Journey: Sendable, Hashable, Codable {
   /// The place left (nil when the departure was not from a place we know).
-  public var fromPlace: UInt32?
+  public var fromPlace: PlaceID?
   public var departedMilliseconds: Int64
   /// Path along the sharp fixes since the departure, metres.
   public var distanceMeters: Double
@@ -118,8 +146,8 @@ public struct GeofenceEvent: Sendable, Hashable, Codable {
   public var kind: GeofenceEventKind
   public var outcome: GeofenceOutcome
   public var reasons: [GeofenceReason]
-  public var place: UInt32
-  public var circle: UInt32
+  public var place: PlaceID
+  public var circle: CircleID
   public var person: UserID
   /// When it happened: the fix that crossed, ms since the epoch.
   public var eventMilliseconds: Int64

@@ -1,5 +1,3 @@
-import Foundation
-
 /// SPEC §3: who is inside which place, and what gets announced.
 ///
 /// Membership: a fix within the radius brings a person in; only a fix beyond
@@ -9,8 +7,24 @@ import Foundation
 /// exit distance is radius + max(40 m, 2 × accuracy); the band and the error
 /// margin do not add up, the larger one applies (docs/guides/geofences.md).
 ///
-/// Settling, feed-only rules and the journey follow SPEC §3 clause by clause;
-/// every decision is a `GeofenceEvent` with its reasons, including pending
+/// Settling (every choice is documented in the guide):
+/// - A departure waits for a second fix clear of the place, or a minute with
+///   no fix back inside; a fix back inside first cancels it.
+/// - An arrival is announced at once, unless the phone was doing 5 m/s or
+///   more (its measured speed, else the agreed speed from its previous fix):
+///   then it waits until a fix inside is slower, or a minute passes inside;
+///   a fix outside the radius before then is a drive-by (cancelled).
+/// - While a fast arrival waits, departures elsewhere wait with it: if the
+///   arrival goes out, they are dropped (only the arrival is announced); if
+///   it is cancelled or fed only, each is decided by its own rule then.
+/// - Coming back within 10 min of leaving opens a 15-min quiet window on the
+///   place (that return is still announced: one pair of notifications);
+///   while it is open everything there is feed only, and each quick return
+///   extends it to 15 min after that return.
+/// - News older than 30 min when decided, and anything a late upload
+///   (``LateUploadRule``, per person) started or decided, is feed only.
+///
+/// Every decision is a `GeofenceEvent` with its reasons, including pending
 /// and cancelled ones. Deadlines ("a minute") are inclusive: a fix exactly a
 /// minute after a departure finds it already confirmed.
 ///
@@ -26,22 +40,22 @@ import Foundation
 public struct GeofenceEngine: Sendable {
   public let index: GeofenceIndex
   public let rules: GeofenceRules
-  private let lookup: Lookup
+  let lookup: Lookup
 
   /// Place ids → index positions, and the circles each person belongs to
   /// (a person not listed sees every place). Immutable; a class so copies
   /// of the engine share it.
-  private final class Lookup: Sendable {
+  final class Lookup: Sendable {
     /// Place ids in index order (ascending: the engine indexes its places sorted by id).
-    let ids: [UInt32]
-    let circlesOfPerson: [UInt32: Set<UInt32>]
-    init(ids: [UInt32], circlesOfPerson: [UInt32: Set<UInt32>]) {
+    let ids: [PlaceID]
+    let circlesOfPerson: [UserID: Set<CircleID>]
+    init(ids: [PlaceID], circlesOfPerson: [UserID: Set<CircleID>]) {
       self.ids = ids
       self.circlesOfPerson = circlesOfPerson
     }
 
     /// The index position of place `id` (binary search), if it exists.
-    func position(_ id: UInt32) -> Int? {
+    func position(_ id: PlaceID) -> Int? {
       var low = 0
       var high = ids.count
       while low < high {
@@ -52,24 +66,21 @@ public struct GeofenceEngine: Sendable {
     }
   }
 
-  /// The place a record is about.
-  private func place(of record: PlaceRecord) -> Geofence { places[lookup.position(record.place)!] }
-
+  /// Places may carry any id; a repeated id keeps its first place (by
+  /// position in `places`) and the repeats are left out.
   public init(
-    places: [Geofence], circlesOfPerson: [UserID: [UInt32]] = [:], rules: GeofenceRules = GeofenceRules(),
+    places: [Geofence], circlesOfPerson: [UserID: [CircleID]] = [:], rules: GeofenceRules = GeofenceRules(),
     cellSizeMeters: Double? = nil
   ) {
     // Indexed in id order, so candidate positions sort like ids.
-    let sorted = places.sorted { $0.id < $1.id }
-    for (a, b) in zip(sorted, sorted.dropFirst()) {
-      precondition(a.id != b.id, "GeofenceEngine: place ids must be unique (\(a.id))")
+    var sorted: [Geofence] = []
+    for place in places.enumerated().sorted(by: { ($0.element.id, $0.offset) < ($1.element.id, $1.offset) })
+    where sorted.last?.id != place.element.id {
+      sorted.append(place.element)
     }
     index = GeofenceIndex(places: sorted, cellSizeMeters: cellSizeMeters)
     self.rules = rules
-    lookup = Lookup(
-      ids: sorted.map(\.id),
-      circlesOfPerson: Dictionary(
-        uniqueKeysWithValues: circlesOfPerson.map { ($0.key.rawValue, Set($0.value)) }))
+    lookup = Lookup(ids: sorted.map(\.id), circlesOfPerson: circlesOfPerson.mapValues { Set($0) })
   }
 
   public var places: [Geofence] { index.places }
@@ -77,6 +88,13 @@ public struct GeofenceEngine: Sendable {
   /// SPEC §3 placeAt for a person's circles (nil: no place close enough).
   public func placeAt(_ point: Coordinate) -> Geofence? {
     index.placeAt(point, capMeters: rules.placeAtNearestCapMeters).map { places[$0] }
+  }
+
+  /// Whether `person` sees place `placeIndex` (its circle is one of theirs,
+  /// or the person's circles are not listed).
+  func sees(_ person: UserID, _ placeIndex: Int) -> Bool {
+    guard let circles = lookup.circlesOfPerson[person] else { return true }
+    return circles.contains(places[placeIndex].circle)
   }
 
   // MARK: Processing
@@ -98,381 +116,150 @@ public struct GeofenceEngine: Sendable {
     // One context for the whole batch: its buffers and event list are reused
     // person after person; each person's state is moved in and out of the
     // dictionary (not copied) while it changes.
-    var context = Context(now: now, late: false, person: UserID(0), state: PersonGeofenceState(person: 0))
+    var context = Context(now: now, late: false, state: PersonGeofenceState(person: UserID(0)))
     var start = 0
     while start < order.count {
-      let person = fixes.user[order[start]].rawValue
+      let person = fixes.user[order[start]]
       var end = start
       var newest = Int64.min
-      while end < order.count && fixes.user[order[end]].rawValue == person {
+      while end < order.count && fixes.user[order[end]] == person {
         newest = max(newest, fixes.timeMilliseconds[order[end]])
         end += 1
       }
-      context.late = now - newest > rules.lateBatchMilliseconds
-      context.person = UserID(person)
+      context.late = rules.late.isLate(newestFixMilliseconds: newest, receivedAtMilliseconds: now)
       context.circles = lookup.circlesOfPerson[person]
       context.state = state.people.removeValue(forKey: person) ?? PersonGeofenceState(person: person)
+      let waited = context.state.hasPending
+      // Only records in use can name a place that is gone (idle ones age
+      // out); a change of circles is `reconcile`'s (`IngestPipeline.adopt`).
+      if context.state.records.contains(where: { !$0.isIdle && lookup.position($0.place) == nil }) {
+        dropRecordsOfUnseenPlaces(&context, dropped: &state.droppedForRemovedPlaces)
+      }
       for k in start..<end { apply(fixes[order[k]], &context) }
       settle(upTo: now, &context)
       evict(&context.state)
-      state.people[person] = context.state
+      store(&context.state, in: &state, waited: waited)
       start = end
     }
     return context.events
   }
 
-  /// Moves every person's clock to `now` (a timer on the server): waiting
-  /// departures and fast arrivals whose minute has passed are decided.
+  /// Moves every person's clock to `now` (a timer on the server, and every
+  /// batch's receipt): waiting departures and fast arrivals whose minute has
+  /// passed are decided. Only people with something waiting are visited,
+  /// in ascending id order.
+  /// - Complexity: O(w log w + their records) for w people waiting.
   public func advance(to now: Int64, state: inout GeofenceState) -> [GeofenceEvent] {
-    var events: [GeofenceEvent] = []
-    for person in state.people.keys.sorted() {
-      var context = Context(
-        now: now, late: false, person: UserID(person), state: state.people.removeValue(forKey: person)!)
+    guard !state.waiting.isEmpty else { return [] }
+    let due = state.waiting.filter { state.people[$0]?.nextDeadline(rules).map { $0 <= now } ?? true }
+    guard !due.isEmpty else { return [] }
+    var context = Context(now: now, late: false, state: PersonGeofenceState(person: UserID(0)))
+    for person in due.sorted() {
+      guard let personState = state.people.removeValue(forKey: person) else {
+        state.waiting.remove(person)
+        continue
+      }
+      context.state = personState
+      context.circles = lookup.circlesOfPerson[person]
+      dropRecordsOfUnseenPlaces(&context, dropped: &state.droppedForRemovedPlaces)
       settle(upTo: now, &context)
-      state.people[person] = context.state
-      events += context.events
+      store(&context.state, in: &state, waited: true)
     }
-    return events
+    return context.events
   }
 
-  /// SPEC §3 reseed: memberships start again from the newest fix at least
-  /// as sharp as the network threshold, with no events and nothing pending.
-  public func reseed(_ person: UserID, from fixes: FixColumns, state: inout GeofenceState) {
-    var newest: Int?
-    for i in 0..<fixes.count where fixes.user[i] == person {
-      let accuracy = fixes.horizontalAccuracyMeters[i]
-      guard accuracy <= rules.networkAccuracyAboveMeters else { continue }
-      if newest == nil || fixes.timeMilliseconds[i] > fixes.timeMilliseconds[newest!] { newest = i }
+  /// Puts a person's state back and keeps the waiting list true
+  /// (`waited`: whether they were on it; nil: not known).
+  private func store(_ person: inout PersonGeofenceState, in state: inout GeofenceState, waited: Bool? = nil) {
+    if person.hasPending {
+      state.waiting.insert(person.person)
+    } else if waited ?? true {
+      state.waiting.remove(person.person)
     }
-    var fresh = PersonGeofenceState(person: person.rawValue)
-    if let i = newest {
+    state.people[person.person] = person
+  }
+
+  /// SPEC §3 reseed: when `person`'s sharing with `circle` becomes precise
+  /// again, their memberships of that circle's places start again from the
+  /// newest of `fixes` at least as sharp as a network estimate (≤ 100 m),
+  /// with no events; other circles' memberships and waiting decisions are
+  /// untouched. Without such a fix, the circle's memberships are cleared.
+  public func reseed(_ person: UserID, circle: CircleID, from fixes: FixColumns, state: inout GeofenceState) {
+    var newest: (time: Int64, index: Int)?
+    for i in 0..<fixes.count where fixes.user[i] == person {
+      guard fixes.horizontalAccuracyMeters[i] <= rules.networkAccuracyAboveMeters else { continue }
+      if newest.map({ fixes.timeMilliseconds[i] > $0.time }) ?? true { newest = (fixes.timeMilliseconds[i], i) }
+    }
+    var fresh = state.people.removeValue(forKey: person) ?? PersonGeofenceState(person: person)
+    fresh.records.removeAll { record in
+      guard let p = lookup.position(record.place) else { return false }
+      return places[p].circle == circle
+    }
+    if let (time, i) = newest {
       let fix = fixes[i]
-      fresh.newestMilliseconds = fix.timeMilliseconds
-      fresh.lastSharp = FixPoint(
-        latitudeDegrees: fix.latitudeDegrees, longitudeDegrees: fix.longitudeDegrees,
-        milliseconds: fix.timeMilliseconds)
+      fresh.newestMilliseconds = max(fresh.newestMilliseconds, time)
       index.forEachContaining(fix.coordinate) { p in
-        guard sees(person.rawValue, p) else { return }
+        guard places[p].circle == circle, sees(person, p) else { return }
         let r = fresh.recordIndex(places[p].id)
         fresh.records[r].inside = true
-        fresh.records[r].watermarkMilliseconds = fix.timeMilliseconds
+        fresh.records[r].watermarkMilliseconds = time
       }
     }
-    state.people[person.rawValue] = fresh
+    store(&fresh, in: &state)
   }
 
-  // MARK: One fix
-
-  struct Context {
-    var now: Int64
-    var late: Bool
-    var person: UserID
-    var state: PersonGeofenceState
-    /// The person's circles (nil: every place counts), looked up once per person.
-    var circles: Set<UInt32>? = nil
-    var events: [GeofenceEvent] = []
-    /// Reused per fix (no allocation in the steady state).
-    var candidates: [Int] = []
-    var crossings: [Crossing] = []
-    var started: [Int] = []
-  }
-
-  /// A confirmed crossing waiting to be announced with the others of its moment.
-  struct Crossing {
-    var kind: GeofenceEventKind
-    var recordIndex: Int
-    var eventMilliseconds: Int64
-    var reason: GeofenceReason
-  }
-
-  private func sees(_ person: UInt32, _ placeIndex: Int) -> Bool {
-    guard let circles = lookup.circlesOfPerson[person] else { return true }
-    return circles.contains(places[placeIndex].circle)
-  }
-
-  private func apply(_ fix: Fix, _ context: inout Context) {
-    let accuracy = fix.horizontalAccuracyMeters
-    guard accuracy <= rules.ignoreAccuracyAboveMeters else { return }  // also drops NaN
-    let t = fix.timeMilliseconds
-    settle(upTo: t, &context)
-    let point = fix.coordinate
-    let previous = context.state.lastSharp
-    if accuracy <= rules.journeyAccuracyMeters && t > (previous?.milliseconds ?? .min) {
-      if let previous {
-        context.state.odometerMeters += GreatCircle.distanceMeters(from: previous.coordinate, to: point)
+  /// Drops every person's records of places this engine does not have or
+  /// the person no longer sees (places removed, circle memberships
+  /// changed), counting the pending decisions dropped with them (each also
+  /// becomes a `placeRemoved` event on the person's next batch or advance —
+  /// here they are only counted). O(records).
+  public func reconcile(_ state: inout GeofenceState) -> ReconfigurationReport {
+    var report = ReconfigurationReport()
+    for person in state.people.keys.sorted() {
+      guard var p = state.people.removeValue(forKey: person) else { continue }
+      p.records.removeAll { record in
+        if let i = lookup.position(record.place), sees(person, i) { return false }
+        report.droppedPlaceRecords += 1
+        if record.pendingDeparture != nil { report.droppedPendingDepartures += 1 }
+        if record.pendingArrival != nil { report.droppedPendingArrivals += 1 }
+        return true
       }
-      context.state.lastSharp = FixPoint(
-        latitudeDegrees: point.latitudeDegrees, longitudeDegrees: point.longitudeDegrees, milliseconds: t)
+      store(&p, in: &state)
     }
-    context.state.newestMilliseconds = max(context.state.newestMilliseconds, t)
+    state.droppedForRemovedPlaces += report.droppedPendingDepartures + report.droppedPendingArrivals
+    return report
+  }
 
-    // Candidates: places holding the fix, and places the person is in.
-    var candidates: [Int] = []
-    var crossings: [Crossing] = []
-    var started: [Int] = []  // departures that begin waiting on this fix
-    swap(&candidates, &context.candidates)
-    swap(&crossings, &context.crossings)
-    swap(&started, &context.started)
-    candidates.removeAll(keepingCapacity: true)
-    crossings.removeAll(keepingCapacity: true)
-    started.removeAll(keepingCapacity: true)
-    defer {
-      swap(&candidates, &context.candidates)
-      swap(&crossings, &context.crossings)
-      swap(&started, &context.started)
+  /// The records of a person that name places this engine no longer has,
+  /// or no longer shows the person, are dropped as the person is loaded
+  /// (called for people with a record in use; idle records of such places
+  /// are never candidates and age out): a waiting decision there is
+  /// reported (feed only, `placeRemoved`) and counted, the rest is
+  /// forgotten. O(waiting records × log places), O(records) to drop.
+  private func dropRecordsOfUnseenPlaces(_ context: inout Context, dropped: inout Int) {
+    func seen(_ record: PlaceRecord) -> Bool {
+      guard let i = lookup.position(record.place) else { return false }
+      return context.circles.map { $0.contains(places[i].circle) } ?? true
     }
-    let circles = context.circles
-    index.appendContaining(point, to: &candidates)
-    if let circles { candidates.removeAll { !circles.contains(places[$0].circle) } }
-    for record in context.state.records where !record.isIdle {
-      if let i = lookup.position(record.place), !candidates.contains(i) { candidates.append(i) }
-    }
-    candidates.sort()
-
-    let network = accuracy > rules.networkAccuracyAboveMeters
-    // Candidates ascend by place id like the records, so a record inserted
-    // here never shifts one already noted in `crossings`.
-    for p in candidates {
-      let place = places[p]
-      let r = context.state.recordIndex(place.id)
-      guard t > context.state.records[r].watermarkMilliseconds else { continue }
-      context.state.records[r].watermarkMilliseconds = t
-      let inside = index.isWithin(place.radiusMeters, of: p, point)
-      let margin = max(rules.exitBandMeters, network ? rules.networkExitErrorMultiple * accuracy : 0)
-      let clear = !inside && !index.isWithin(place.radiusMeters + margin, of: p, point)
-      var record = context.state.records[r]
-      defer { context.state.records[r] = record }
-      if record.inside {
-        if let arrival = record.pendingArrival {
-          record.pendingArrival = nil
-          if !inside && isFarSide(point, of: place, approach: arrival) {
-            record.inside = false
-            emit(.arrival, .cancelled, [.drovePast], place, arrival.milliseconds, t, &context)
-            continue
-          }
-          crossings.append(
-            Crossing(
-              kind: .arrival, recordIndex: r, eventMilliseconds: arrival.milliseconds,
-              reason: .fastArrivalConfirmed))
-        }
-        if let departure = record.pendingDeparture {
-          if inside {
-            record.pendingDeparture = nil
-            emit(.departure, .cancelled, [.backInside], place, departure.milliseconds, t, &context)
-          } else if clear {
-            crossings.append(
-              Crossing(
-                kind: .departure, recordIndex: r, eventMilliseconds: departure.milliseconds,
-                reason: .secondFixClear))
-          }
-        } else if clear {
-          record.pendingDeparture = DepartureMark(
-            place: place.id, milliseconds: t, odometerMeters: context.state.odometerMeters)
-          started.append(r)
-        }
-      } else if inside {
-        record.inside = true
-        if let speed = fix.speedMetersPerSecond, speed >= rules.fastArrivalMetersPerSecond {
-          record.pendingArrival = approach(to: point, from: previous, heading: fix.headingDegrees, at: t)
-          emit(.arrival, .pending, [.fastArrivalWaiting], place, t, t, &context)
-        } else {
-          crossings.append(Crossing(kind: .arrival, recordIndex: r, eventMilliseconds: t, reason: .entered))
-        }
+    guard context.state.records.contains(where: { !$0.isIdle && !seen($0) }) else { return }
+    var kept: [PlaceRecord] = []
+    for record in context.state.records {
+      if seen(record) {
+        kept.append(record)
+        continue
+      }
+      let waiting: [(GeofenceEventKind, Int64?)] = [
+        (.departure, record.pendingDeparture?.milliseconds), (.arrival, record.pendingArrival?.milliseconds),
+      ]
+      for case (let kind, let time?) in waiting {
+        dropped += 1
+        context.events.append(
+          GeofenceEvent(
+            kind: kind, outcome: .feedOnly, reasons: [.placeRemoved], place: record.place, circle: 0,
+            person: context.state.person, eventMilliseconds: time, decidedMilliseconds: context.now, journey: nil))
       }
     }
-    announce(crossings, decidedAt: t, &context)
-    // Said after the arrivals of the same fix (an arrival confirmed and left
-    // again reads in that order); a departure dropped by an arrival elsewhere
-    // was already reported as such.
-    for r in started {
-      guard let mark = context.state.records[r].pendingDeparture, mark.milliseconds == t else { continue }
-      let place = place(of: context.state.records[r])
-      emit(.departure, .pending, [.leftWaitingForConfirmation], place, t, t, &context)
-    }
-  }
-
-  /// Direction of travel into a place: from the previous sharp fix, else the
-  /// fix's heading, else unknown (zero).
-  private func approach(to point: Coordinate, from previous: FixPoint?, heading: Double?, at t: Int64)
-    -> PendingArrival
-  {
-    var east = 0.0
-    var north = 0.0
-    if let previous, previous.milliseconds < t {
-      north = point.latitudeDegrees - previous.latitudeDegrees
-      east =
-        GreatCircle.reducedLongitudeDifferenceDegrees(point.longitudeDegrees - previous.longitudeDegrees)
-        * HaversineKernel.cosineOfLatitude(point.latitudeDegrees)
-    }
-    if east == 0 && north == 0, let heading {
-      east = sin(heading * HaversineKernel.radiansPerDegree)
-      north = cos(heading * HaversineKernel.radiansPerDegree)
-    }
-    return PendingArrival(milliseconds: t, approachEast: east, approachNorth: north)
-  }
-
-  /// Out the far side: outside the radius, beyond the centre along the
-  /// direction of travel (any outside fix when the direction is unknown).
-  private func isFarSide(_ point: Coordinate, of place: Geofence, approach: PendingArrival) -> Bool {
-    let north = point.latitudeDegrees - place.center.latitudeDegrees
-    let east =
-      GreatCircle.reducedLongitudeDifferenceDegrees(point.longitudeDegrees - place.center.longitudeDegrees)
-      * HaversineKernel.cosineOfLatitude(place.center.latitudeDegrees)
-    if approach.approachEast == 0 && approach.approachNorth == 0 { return true }
-    return east * approach.approachEast + north * approach.approachNorth > 0
-  }
-
-  // MARK: Clock
-
-  /// Decides every waiting departure and fast arrival whose minute ends at
-  /// or before `time`, earliest deadline first (equal deadlines together).
-  private func settle(upTo time: Int64, _ context: inout Context) {
-    while true {
-      var deadline = Int64.max
-      for record in context.state.records {
-        if let d = record.pendingDeparture {
-          deadline = min(deadline, d.milliseconds + rules.departureSettleMilliseconds)
-        }
-        if let a = record.pendingArrival {
-          deadline = min(deadline, a.milliseconds + rules.fastArrivalWaitMilliseconds)
-        }
-      }
-      guard deadline <= time else { return }
-      var crossings: [Crossing] = []
-      for r in context.state.records.indices {
-        let record = context.state.records[r]
-        if let a = record.pendingArrival, a.milliseconds + rules.fastArrivalWaitMilliseconds == deadline {
-          context.state.records[r].pendingArrival = nil
-          crossings.append(
-            Crossing(
-              kind: .arrival, recordIndex: r, eventMilliseconds: a.milliseconds,
-              reason: .fastArrivalMinutePassed))
-        }
-        if let d = record.pendingDeparture, d.milliseconds + rules.departureSettleMilliseconds == deadline {
-          crossings.append(
-            Crossing(
-              kind: .departure, recordIndex: r, eventMilliseconds: d.milliseconds,
-              reason: .minuteWithoutReturn))
-        }
-      }
-      announce(crossings, decidedAt: deadline, &context)
-    }
-  }
-
-  // MARK: Announcing
-
-  /// Applies the announcing rules to the crossings confirmed at one moment.
-  private func announce(_ crossings: [Crossing], decidedAt t: Int64, _ context: inout Context) {
-    guard !crossings.isEmpty else { return }
-    let arrivals = crossings.filter { $0.kind == .arrival }
-    let departures = crossings.filter { $0.kind == .departure }
-    func smallest(_ list: [Crossing]) -> Int? {
-      list.min {
-        let a = place(of: context.state.records[$0.recordIndex])
-        let b = place(of: context.state.records[$1.recordIndex])
-        return (a.radiusMeters, a.id) < (b.radiusMeters, b.id)
-      }?.recordIndex
-    }
-    let smallestDeparture = smallest(departures)
-    let smallestArrival = smallest(arrivals)
-
-    for departure in departures {
-      let r = departure.recordIndex
-      let mark = context.state.records[r].pendingDeparture!
-      context.state.records[r].pendingDeparture = nil
-      context.state.records[r].inside = false
-      context.state.records[r].lastDepartureMilliseconds = mark.milliseconds
-      var reasons = [departure.reason]
-      if !arrivals.isEmpty { reasons.append(.arrivedElsewhere) }
-      if r != smallestDeparture { reasons.append(.smallerPlaceAnnounced) }
-      if r == smallestDeparture { context.state.lastDeparture = mark }
-      let place = place(of: context.state.records[r])
-      emitDecided(
-        .departure, reasons, feedOnly: reasons.count > 1, place, mark.milliseconds, t, r, nil, &context)
-    }
-
-    var announcedArrival = false
-    for arrival in arrivals {
-      let r = arrival.recordIndex
-      let place = place(of: context.state.records[r])
-      var reasons = [arrival.reason]
-      if r != smallestArrival { reasons.append(.smallerPlaceAnnounced) }
-      if let left = context.state.records[r].lastDepartureMilliseconds,
-        arrival.eventMilliseconds - left <= rules.returnWithinMilliseconds,
-        context.state.records[r].quietUntilMilliseconds.map({ arrival.eventMilliseconds >= $0 }) ?? true
-      {
-        reasons.append(.returnedSoon)
-        context.state.records[r].quietUntilMilliseconds =
-          arrival.eventMilliseconds + rules.quietForMilliseconds
-      }
-      var journey: Journey?
-      if r == smallestArrival, let left = context.state.lastDeparture {
-        journey = Journey(
-          fromPlace: left.place, departedMilliseconds: left.milliseconds,
-          distanceMeters: context.state.odometerMeters - left.odometerMeters,
-          durationMilliseconds: arrival.eventMilliseconds - left.milliseconds)
-        context.state.lastDeparture = nil
-      }
-      let announced = emitDecided(
-        .arrival, reasons, feedOnly: reasons.count > 1, place, arrival.eventMilliseconds, t, r, journey,
-        &context)
-      announcedArrival = announcedArrival || announced
-    }
-
-    // A departure still waiting when an arrival goes out is dropped.
-    if announcedArrival {
-      let arrived = Set(arrivals.map(\.recordIndex))
-      for r in context.state.records.indices where !arrived.contains(r) {
-        guard let mark = context.state.records[r].pendingDeparture else { continue }
-        context.state.records[r].pendingDeparture = nil
-        context.state.records[r].inside = false
-        context.state.records[r].lastDepartureMilliseconds = mark.milliseconds
-        let place = place(of: context.state.records[r])
-        emit(.departure, .feedOnly, [.supersededByArrival], place, mark.milliseconds, t, &context)
-      }
-    }
-  }
-
-  /// Emits a confirmed crossing, adding the quiet, stale and late rules.
-  /// Returns whether it was announced.
-  @discardableResult
-  private func emitDecided(
-    _ kind: GeofenceEventKind, _ reasons: [GeofenceReason], feedOnly: Bool, _ place: Geofence,
-    _ eventTime: Int64,
-    _ decided: Int64, _ record: Int, _ journey: Journey?, _ context: inout Context
-  ) -> Bool {
-    var reasons = reasons
-    if let quiet = context.state.records[record].quietUntilMilliseconds, eventTime < quiet,
-      !reasons.contains(.returnedSoon)
-    {
-      reasons.append(.placeQuiet)
-    }
-    let outcome: GeofenceOutcome = feedOnly || reasons.count > 1 ? .feedOnly : .announced
-    emit(kind, outcome, reasons, place, eventTime, decided, journey: journey, &context)
-    return context.events.last!.outcome == .announced
-  }
-
-  private func emit(
-    _ kind: GeofenceEventKind, _ outcome: GeofenceOutcome, _ reasons: [GeofenceReason], _ place: Geofence,
-    _ eventTime: Int64, _ decided: Int64, journey: Journey? = nil, _ context: inout Context
-  ) {
-    var outcome = outcome
-    var reasons = reasons
-    if outcome == .announced || outcome == .feedOnly {
-      if context.now - eventTime > rules.staleNewsMilliseconds {
-        reasons.append(.staleNews)
-        outcome = .feedOnly
-      }
-      if context.late {
-        reasons.append(.lateBatch)
-        outcome = .feedOnly
-      }
-    }
-    context.events.append(
-      GeofenceEvent(
-        kind: kind, outcome: outcome, reasons: reasons, place: place.id, circle: place.circle,
-        person: context.person,
-        eventMilliseconds: eventTime, decidedMilliseconds: decided, journey: journey))
+    context.state.records = kept
   }
 
   /// Forgets idle records older than a week (fixes that old are rejected at

@@ -12,6 +12,14 @@ import _HearthShims
 /// margin, and at high latitude, the exact great-circle distance decides, so
 /// every answer equals `GreatCircle.distanceMeters(…) ≤ threshold`.
 ///
+/// A place that would touch more than ``maximumCellsPerPlace`` cells (a
+/// radius far above the cell size) is not registered in cells at all: it is
+/// kept in a short list of *wide* places that every lookup tests directly.
+/// So the index costs memory in proportion to the number of places whatever
+/// their radii (a 20 000 km circle costs one list entry, not 5 GB of cells),
+/// and a lookup costs O(candidates in the cell + wide places). A place whose
+/// radius is not a positive finite number holds no point.
+///
 /// Immutable once built and shared, not copied, by the engines that use it
 /// (a reference type so that copying an engine costs one retain); `Sendable`;
 /// queries allocate nothing.
@@ -32,6 +40,13 @@ public final class GeofenceIndex: Sendable {
   /// reading a small, cache-resident bitset instead of the table.
   private let occupancy: [UInt64]
   private let occupancyMask: Int
+  /// Places too wide for the cells, ascending by (radius, index).
+  private let wide: [Int32]
+  /// The largest radius among the places registered in cells, m.
+  private let largestCellRadiusMeters: Double
+
+  /// A place touching more cells than this is kept in the wide list.
+  public static let maximumCellsPerPlace = 256
 
   static let radiansPerDegree = Double.pi / 180
   static let metersPerDegree = GreatCircle.earthMeanRadiusMeters * Double.pi / 180
@@ -78,11 +93,27 @@ public final class GeofenceIndex: Sendable {
     }
 
     var pairs: [(Int64, Int32)] = []
+    var wide: [Int32] = []
+    var largest = 0.0
+    var cellsOfPlace: [Int64] = []
     for (i, place) in places.enumerated() {
-      Self.cells(around: place.center, meters: place.radiusMeters, grid: grid) {
-        pairs.append(($0, Int32(i)))
+      guard place.radiusMeters > 0, place.radiusMeters.isFinite, place.center.latitudeDegrees.isFinite,
+        place.center.longitudeDegrees.isFinite
+      else { continue }
+      cellsOfPlace.removeAll(keepingCapacity: true)
+      let fits = Self.cells(
+        around: place.center, meters: place.radiusMeters, grid: grid, limit: Self.maximumCellsPerPlace
+      ) { cellsOfPlace.append($0) }
+      if fits {
+        for cell in cellsOfPlace { pairs.append((cell, Int32(i))) }
+        largest = max(largest, place.radiusMeters)
+      } else {
+        wide.append(Int32(i))
       }
     }
+    wide.sort { (places[Int($0)].radiusMeters, $0) < (places[Int($1)].radiusMeters, $1) }
+    self.wide = wide
+    largestCellRadiusMeters = largest
     // Within a cell, smallest radius first: the first hit is the smallest place.
     pairs.sort {
       $0.0 != $1.0
@@ -133,15 +164,27 @@ public final class GeofenceIndex: Sendable {
 
   /// Calls `body` with every cell id a circle of `meters` around `center`
   /// may touch (a superset: rows by latitude, columns widened by the row's
-  /// largest |latitude|, 1 % and 1 m to spare).
+  /// largest |latitude|, 1 % and 1 m to spare). Stops and returns false as
+  /// soon as more than `limit` cells would be needed (true otherwise), so a
+  /// huge circle costs O(limit), not O(its area).
+  @discardableResult
   static func cells(
-    around center: Coordinate, meters: Double, grid: LatitudeBandGrid, _ body: (Int64) -> Void
-  ) {
+    around center: Coordinate, meters: Double, grid: LatitudeBandGrid, limit: Int = .max,
+    _ body: (Int64) -> Void
+  ) -> Bool {
+    var emitted = 0
+    func emit(_ cell: Int64) -> Bool {
+      emitted += 1
+      guard emitted <= limit else { return false }
+      body(cell)
+      return true
+    }
     let reach = (meters * 1.01 + 1) / metersPerDegree
     let south = max(-90, center.latitudeDegrees - reach)
     let north = min(90, center.latitudeDegrees + reach)
     let firstRow = grid.cell(containing: Coordinate(latitudeDegrees: south, longitudeDegrees: 0)).row
     let lastRow = grid.cell(containing: Coordinate(latitudeDegrees: north, longitudeDegrees: 0)).row
+    guard firstRow <= lastRow else { return true }
     for row in firstRow...lastRow {
       let columns = grid.columnCount(row: row)
       let rowSouth = Double(row) * grid.rowHeightDegrees - 90
@@ -150,7 +193,9 @@ public final class GeofenceIndex: Sendable {
       let cosine = cos(min(90, widest) * radiansPerDegree)
       let spread = cosine > 1e-9 ? reach / cosine : 360
       if spread >= 180 || columns == 1 {
-        for column in 0..<columns { body(GridCell(row: row, column: column).rawValue) }
+        for column in 0..<columns {
+          guard emit(GridCell(row: row, column: column).rawValue) else { return false }
+        }
         continue
       }
       let middle = (rowSouth + rowNorth) / 2
@@ -164,11 +209,12 @@ public final class GeofenceIndex: Sendable {
       let last = column(center.longitudeDegrees + spread)
       var c = first
       while true {
-        body(GridCell(row: row, column: c).rawValue)
+        guard emit(GridCell(row: row, column: c).rawValue) else { return false }
         if c == last { break }
         c = (c + 1) % columns
       }
     }
+    return true
   }
 
   /// The places whose cells hold `point` (candidates, not yet tested).
@@ -243,33 +289,64 @@ public final class GeofenceIndex: Sendable {
       place.radius, of: index, Coordinate(latitudeDegrees: latitude, longitudeDegrees: longitude))
   }
 
+  /// Whether place `a` sorts before place `b` by (radius, index): the
+  /// order "smallest first" means throughout.
+  @inline(__always)
+  private func smaller(_ a: Int, _ b: Int) -> Bool {
+    (data[a].radius, a) < (data[b].radius, b)
+  }
+
   /// Calls `body` with the index of every place whose circle holds `point`
-  /// (distance ≤ radius), smallest radius first.
+  /// (distance ≤ radius), smallest radius first (ties: lower index).
   @inline(__always)
   public func forEachContaining(_ point: Coordinate, _ body: (Int) -> Void) {
+    guard wide.isEmpty else {
+      var hits: [Int] = []
+      appendContaining(point, to: &hits)
+      hits.sort(by: smaller)
+      for i in hits { body(i) }
+      return
+    }
     for k in candidates(point) {
       let i = Int(members[k])
       if holds(i, point.latitudeDegrees, point.longitudeDegrees) { body(i) }
     }
   }
 
-  /// Appends the index of every place holding `point` to `list`, smallest
-  /// radius first (no closure: the engine's per-fix path).
+  /// Appends the index of every place holding `point` to `list`: the
+  /// cell's places smallest first, then the wide places that hold it (no
+  /// closure: the engine's per-fix path).
   @inline(__always)
   public func appendContaining(_ point: Coordinate, to list: inout [Int]) {
     for k in candidates(point) {
       let i = Int(members[k])
       if holds(i, point.latitudeDegrees, point.longitudeDegrees) { list.append(i) }
     }
+    for w in wide where holds(Int(w), point.latitudeDegrees, point.longitudeDegrees) { list.append(Int(w)) }
   }
 
   /// The smallest place holding `point` (ties: the lower index), or nil.
   public func smallestContaining(_ point: Coordinate) -> Int? {
+    var found: Int?
     for k in candidates(point) {
       let i = Int(members[k])
-      if holds(i, point.latitudeDegrees, point.longitudeDegrees) { return i }
+      if holds(i, point.latitudeDegrees, point.longitudeDegrees) {
+        found = i
+        break
+      }
     }
-    return nil
+    return smallestWide(point.latitudeDegrees, point.longitudeDegrees, before: found)
+  }
+
+  /// `found`, or a wide place holding the point that sorts before it.
+  @inline(__always)
+  private func smallestWide(_ latitude: Double, _ longitude: Double, before found: Int?) -> Int? {
+    for w in wide {
+      let i = Int(w)
+      if let found, !smaller(i, found) { break }
+      if holds(i, latitude, longitude) { return i }
+    }
+    return found
   }
 
   /// SPEC §3 placeAt: the smallest place holding `point`, else the place
@@ -279,20 +356,19 @@ public final class GeofenceIndex: Sendable {
     -> Int?
   {
     if let inside = smallestContaining(point) { return inside }
-    var best: Int?
-    var bestDistance = Double.infinity
-    let largest = places.map(\.radiusMeters).max() ?? 0
-    Self.cells(around: point, meters: capMeters + largest, grid: grid) { key in
-      for k in bucket(key) {
-        let i = Int(members[k])
-        let d = distanceMeters(place: i, to: point)
-        if d - places[i].radiusMeters <= capMeters && (d < bestDistance || (d == bestDistance && i < best!)) {
-          best = i
-          bestDistance = d
-        }
-      }
+    var best: (distance: Double, index: Int)?
+    func consider(_ i: Int) {
+      let d = distanceMeters(place: i, to: point)
+      guard d - places[i].radiusMeters <= capMeters else { return }
+      if let b = best, (b.distance, b.index) <= (d, i) { return }
+      best = (d, i)
     }
-    return best
+    guard capMeters.isFinite, capMeters >= 0 else { return nil }
+    Self.cells(around: point, meters: capMeters + largestCellRadiusMeters, grid: grid) { key in
+      for k in bucket(key) { consider(Int(members[k])) }
+    }
+    for w in wide { consider(Int(w)) }
+    return best?.index
   }
 
   /// Screening in bulk: for each point, the index of the smallest place
@@ -367,6 +443,14 @@ public final class GeofenceIndex: Sendable {
                         }
                         if stored.key == -1 { break }
                         slot = (slot &+ 1) & slotMask
+                      }
+                    }
+                    if !wide.isEmpty {
+                      for k in 0..<m {
+                        let found = out[start &+ k] >= 0 ? Int(out[start &+ k]) : nil
+                        if let i = smallestWide(lat[start &+ k], lon[start &+ k], before: found) {
+                          out[start &+ k] = Int32(i)
+                        }
                       }
                     }
                     start &+= m

@@ -1,48 +1,73 @@
 /// Everything the geofence engine remembers between batches: a plain value
 /// a server keeps in a row and a phone in storage (`Codable`; people are
 /// encoded in ascending id order, so with `JSONEncoder`'s `.sortedKeys` the
-/// bytes are stable).
+/// bytes are stable). Decoding checks what the engine relies on (one entry
+/// per person, records in ascending place order without repeats) and throws
+/// `DecodingError.dataCorrupted` otherwise: a corrupted saved state is an
+/// error, never a trap.
 public struct GeofenceState: Sendable, Hashable, Codable {
-  var people: [UInt32: PersonGeofenceState] = [:]
+  var people: [UserID: PersonGeofenceState] = [:]
+  /// People with a pending departure or fast arrival (what a clock advance visits).
+  var waiting: Set<UserID> = []
+  /// Pending departures and arrivals dropped because their place was
+  /// removed or left the person's circles (each one also reported as an
+  /// event with reason `placeRemoved`).
+  public internal(set) var droppedForRemovedPlaces = 0
 
   public init() {}
 
   /// Places `person` is inside (settled or settling), ascending ids.
-  public func placesInside(_ person: UserID) -> [UInt32] {
-    people[person.rawValue]?.records.filter(\.inside).map(\.place) ?? []
+  public func placesInside(_ person: UserID) -> [PlaceID] {
+    people[person]?.records.filter(\.inside).map(\.place) ?? []
   }
 
-  enum CodingKeys: String, CodingKey { case people }
+  enum CodingKeys: String, CodingKey { case people, droppedForRemovedPlaces }
 
   public init(from decoder: any Decoder) throws {
     let container = try decoder.container(keyedBy: CodingKeys.self)
     let list = try container.decode([PersonGeofenceState].self, forKey: .people)
-    people = Dictionary(uniqueKeysWithValues: list.map { ($0.person, $0) })
+    droppedForRemovedPlaces = try container.decodeIfPresent(Int.self, forKey: .droppedForRemovedPlaces) ?? 0
+    for person in list {
+      guard people.updateValue(person, forKey: person.person) == nil else {
+        throw DecodingError.dataCorrupted(
+          .init(codingPath: [CodingKeys.people], debugDescription: "person \(person.person) appears twice"))
+      }
+      guard zip(person.records, person.records.dropFirst()).allSatisfy({ $0.place < $1.place }) else {
+        throw DecodingError.dataCorrupted(
+          .init(
+            codingPath: [CodingKeys.people],
+            debugDescription: "person \(person.person): place records not in ascending order"))
+      }
+      if person.hasPending { waiting.insert(person.person) }
+    }
   }
 
   public func encode(to encoder: any Encoder) throws {
     var container = encoder.container(keyedBy: CodingKeys.self)
-    try container.encode(people.keys.sorted().map { people[$0]! }, forKey: .people)
+    try container.encode(people.values.sorted { $0.person < $1.person }, forKey: .people)
+    try container.encode(droppedForRemovedPlaces, forKey: .droppedForRemovedPlaces)
   }
 }
 
 /// One person's memory.
 struct PersonGeofenceState: Sendable, Hashable, Codable {
-  var person: UInt32
+  var person: UserID
   /// One record per place evaluated recently, ascending place id.
   var records: [PlaceRecord] = []
   /// Path along sharp fixes so far (metres) and the last fix counted.
   var odometerMeters = 0.0
   var lastSharp: FixPoint?
+  /// The previous fix used (accuracy ≤ 250 m), for the neighbour speed of the next.
+  var lastFix: TrackPoint?
   /// The newest fix seen (any place), for the state's eviction.
   var newestMilliseconds = Int64.min
   /// The last confirmed departure, which the next arrival answers.
   var lastDeparture: DepartureMark?
 
-  init(person: UInt32) { self.person = person }
+  init(person: UserID) { self.person = person }
 
   /// The record for `place`, inserted in order if missing.
-  mutating func recordIndex(_ place: UInt32) -> Int {
+  mutating func recordIndex(_ place: PlaceID) -> Int {
     var low = 0
     var high = records.count
     while low < high {
@@ -52,6 +77,49 @@ struct PersonGeofenceState: Sendable, Hashable, Codable {
     if low < records.count && records[low].place == place { return low }
     records.insert(PlaceRecord(place: place), at: low)
     return low
+  }
+
+  var hasPending: Bool { records.contains { $0.pendingArrival != nil || $0.pendingDeparture != nil } }
+
+  /// Whether a fast arrival is waiting anywhere (it holds back departures).
+  var arrivalWaiting: Bool { records.contains { $0.pendingArrival != nil } }
+
+  /// The earliest moment a waiting decision falls due: a fast arrival's
+  /// minute, or (when no arrival waits) a departure's minute; nil when
+  /// nothing waits.
+  func nextDeadline(_ rules: GeofenceRules) -> Int64? {
+    var arrival = Int64.max
+    var departure = Int64.max
+    var any = false
+    for record in records {
+      if let a = record.pendingArrival {
+        arrival = min(arrival, a.milliseconds.saturatingAdd(rules.fastArrivalWaitMilliseconds))
+        any = true
+      }
+      if let d = record.pendingDeparture {
+        departure = min(departure, d.milliseconds.saturatingAdd(rules.departureSettleMilliseconds))
+        any = true
+      }
+    }
+    guard any else { return nil }
+    // A waiting fast arrival holds departures back.
+    return arrival != .max ? arrival : departure
+  }
+}
+
+extension Int64 {
+  /// Whether `self − other > limit`, exactly (no overflow).
+  @inline(__always)
+  func isLater(than other: Int64, byMoreThan limit: Int64) -> Bool {
+    let (difference, overflow) = subtractingReportingOverflow(other)
+    return overflow ? self > other : difference > limit
+  }
+
+  /// `self + other`, clamped to the representable range.
+  @inline(__always)
+  func saturatingAdd(_ other: Int64) -> Int64 {
+    let (sum, overflow) = addingReportingOverflow(other)
+    return overflow ? (other > 0 ? .max : .min) : sum
   }
 }
 
@@ -65,21 +133,26 @@ struct FixPoint: Sendable, Hashable, Codable {
 }
 
 struct DepartureMark: Sendable, Hashable, Codable {
-  var place: UInt32
+  var place: PlaceID
   var milliseconds: Int64
   var odometerMeters: Double
+  /// Started by a late upload: whatever it decides goes to the feed only.
+  var late = false
+  /// A second fix clear of the place came while a fast arrival elsewhere
+  /// held the departure back: it is confirmed once that arrival is decided.
+  var clearSeen = false
 }
 
 /// What the engine knows about one person and one place.
 struct PlaceRecord: Sendable, Hashable, Codable {
-  var place: UInt32
+  var place: PlaceID
   /// Inside (settled, or arrived and settling).
   var inside = false
   /// Fixes not newer than this are skipped for this place (idempotent replay).
   var watermarkMilliseconds = Int64.min
   /// A departure waiting for confirmation: when they left and the odometer then.
   var pendingDeparture: DepartureMark?
-  /// A fast arrival waiting for its next fix.
+  /// A fast arrival waiting to slow down or to stay a minute.
   var pendingArrival: PendingArrival?
   /// When they last left (confirmed), for the quick-return rule.
   var lastDepartureMilliseconds: Int64?
@@ -91,7 +164,6 @@ struct PlaceRecord: Sendable, Hashable, Codable {
 
 struct PendingArrival: Sendable, Hashable, Codable {
   var milliseconds: Int64
-  /// Direction of travel when entering (east, north components; zero when unknown).
-  var approachEast: Double
-  var approachNorth: Double
+  /// Started by a late upload: whatever it decides goes to the feed only.
+  var late = false
 }

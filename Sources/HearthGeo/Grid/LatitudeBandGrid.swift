@@ -132,7 +132,7 @@ public struct LatitudeBandGrid: Sendable {
   /// The value n_r was rounded from for band `row`: 2πR·cos φ_r / s. Tests
   /// check it is never near a rounding tie, which is what makes the column
   /// counts (and so the cell ids) identical on every platform.
-  public func unroundedColumnCountForTesting(row: Int) -> Double {
+  func unroundedColumnCountForTesting(row: Int) -> Double {
     let middle = -90 + (Double(row) + 0.5) * (180 / Double(rowCount))
     return 2 * Double.pi * GreatCircle.earthMeanRadiusMeters / cellSizeMeters
       * HaversineKernel.cosineOfLatitude(middle)

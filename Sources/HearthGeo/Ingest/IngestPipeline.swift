@@ -17,27 +17,43 @@ public struct IngestPipeline: Sendable {
 
   /// `places`: every circle's places (`Geofence.circle` says whose);
   /// `circlesOfPerson`: the circles each person is in; `speedLimits`:
-  /// circle → limit (a circle without one has no speed alerts).
+  /// circle → limit (a circle without one has no speed alerts);
+  /// `cellSizeMeters`: the place indexes' cell size, m (nil: each index
+  /// picks its own from the radii, see ``GeofenceIndex``; the answers are
+  /// the same, only the cost differs).
   public init(
-    places: [Geofence], circlesOfPerson: [UserID: [UInt32]], speedLimits: [UInt32: SpeedLimit] = [:],
-    validation: ValidationRules = ValidationRules(), projection: PrivacyProjection = PrivacyProjection()
+    places: [Geofence], circlesOfPerson: [UserID: [CircleID]], speedLimits: [CircleID: SpeedLimit] = [:],
+    validation: ValidationRules = ValidationRules(), projection: PrivacyProjection = PrivacyProjection(),
+    cellSizeMeters: Double? = nil
   ) {
     self.validation = validation
     self.projection = projection
-    geofences = GeofenceEngine(places: places, circlesOfPerson: circlesOfPerson)
+    geofences = GeofenceEngine(places: places, circlesOfPerson: circlesOfPerson, cellSizeMeters: cellSizeMeters)
     speedAlerts = SpeedAlertEngine(limits: speedLimits, circlesOfPerson: circlesOfPerson)
-    suddenStops = SuddenStopEngine(places: places, circlesOfPerson: circlesOfPerson)
-    trips = TripSegmenter(places: places, circlesOfPerson: circlesOfPerson)
+    suddenStops = SuddenStopEngine(places: places, circlesOfPerson: circlesOfPerson, cellSizeMeters: cellSizeMeters)
+    trips = TripSegmenter(places: places, circlesOfPerson: circlesOfPerson, cellSizeMeters: cellSizeMeters)
   }
 
   /// Takes one uploaded batch received at `receivedAtMilliseconds` (the
   /// server clock). A schema error refuses the whole batch and changes no
   /// state; otherwise every fix is accounted for in the output (accepted and
-  /// new, duplicate, or rejected with its reason).
+  /// new, duplicate, or rejected with its reason), and after the batch every
+  /// engine's clock moves to the receipt time for everybody, as
+  /// ``advance(to:state:)`` does (a pending departure or sudden stop of a
+  /// person who sent nothing is decided by the next batch of anyone).
   /// - Complexity: O(n log n) for a batch of n fixes (the engines sort runs
   ///   that arrive out of order), O(n) when the batch is in time order per
   ///   person; each engine's own bound applies (see their documentation).
   public func ingest(
+    _ batch: FixColumns, receivedAtMilliseconds now: Int64, state: inout IngestState
+  ) -> IngestOutput {
+    var output = take(batch, receivedAtMilliseconds: now, state: &state)
+    if output.schemaError == nil { output.merge(advance(to: now, state: &state)) }
+    return output
+  }
+
+  /// The batch itself, before the clock advance.
+  private func take(
     _ batch: FixColumns, receivedAtMilliseconds now: Int64, state: inout IngestState
   ) -> IngestOutput {
     var output = IngestOutput()
@@ -51,6 +67,15 @@ public struct IngestPipeline: Sendable {
     output.rejections = report.rejections
     let dedupe = state.dedupe.insert(batch, indices: report.acceptedIndices)
     output.duplicates = dedupe.duplicateIndices.count + dedupe.stillAdoptionIndices.count
+    // A `still` re-report is adopted by presence too (stale at 35 min).
+    for index in dedupe.stillAdoptionIndices {
+      let user = batch.user[index]
+      if state.people[user]?.presence.adoptStill(
+        device: batch.device[index], timeMilliseconds: batch.timeMilliseconds[index]) == true
+      {
+        output.stillAdopted += 1
+      }
+    }
     guard !dedupe.insertedIndices.isEmpty else { return output }
     let inserted = dedupe.insertedIndices
     output.inserted = inserted.count
@@ -65,7 +90,7 @@ public struct IngestPipeline: Sendable {
     for index in inserted {
       let fix = batch[index]
       // One table lookup per fix: the person's row and last frame live together.
-      let (decision, frame) = state.people[fix.user.rawValue, default: IngestState.Person()].advance(
+      let (decision, frame) = state.people[fix.user, default: IngestState.Person()].advance(
         with: fix, projection)
       switch decision {
       case .advanced:
@@ -99,14 +124,47 @@ public struct IngestPipeline: Sendable {
     return output
   }
 
-  /// Moves every clock to `now` with no new fixes (the server's timer):
-  /// waiting departures and arrivals are decided and idle trips close.
+  /// Moves every clock to `now` with no new fixes (the server's timer, and
+  /// every batch's receipt): waiting departures and arrivals are decided,
+  /// pending sudden stops whose five minutes have passed are raised, and idle
+  /// trips close. Only people with something waiting are visited.
+  /// - Complexity: O(w log w) for w people with something waiting.
   public func advance(to now: Int64, state: inout IngestState) -> IngestOutput {
     var output = IngestOutput()
     output.geofenceEvents = geofences.advance(to: now, state: &state.geofences)
+    output.suddenStops = suddenStops.advance(to: now, state: &state.suddenStops)
     output.trips = trips.advance(to: now, state: &state.trips)
     return output
   }
+
+  /// Makes `state`, kept under another configuration (places, circle
+  /// memberships or limits edited between batches), fit this pipeline:
+  /// everything still meaningful is kept (dedupe, presence, open trips,
+  /// memberships of places that still exist and are still seen), and
+  /// pending work about places that were removed or are no longer in the
+  /// person's circles, and open speeding stretches of circles the person
+  /// left or that lost their limit, are dropped and counted. Call it once
+  /// before the first batch under the new configuration; the engines also
+  /// tolerate state that names unknown places (they skip it) without it.
+  /// - Complexity: O(size of the state).
+  public func adopt(_ state: inout IngestState) -> ReconfigurationReport {
+    var report = geofences.reconcile(&state.geofences)
+    report.droppedSpeedStretches = speedAlerts.reconcile(&state.speedAlerts)
+    return report
+  }
+}
+
+/// What ``IngestPipeline/adopt(_:)`` dropped.
+public struct ReconfigurationReport: Sendable, Hashable, Codable {
+  /// Per-person place records of removed or no longer visible places.
+  public var droppedPlaceRecords = 0
+  /// Departures waiting for confirmation at such places (never announced).
+  public var droppedPendingDepartures = 0
+  /// Fast arrivals waiting at such places (never announced).
+  public var droppedPendingArrivals = 0
+  /// Over-limit stretches of circles the person left or that lost their limit.
+  public var droppedSpeedStretches = 0
+  public init() {}
 }
 
 /// Everything the ingest path remembers between batches. A value: save it
@@ -134,8 +192,8 @@ public struct IngestState: Sendable, Hashable, Codable {
   }
 
   public var dedupe = DedupeIndex()
-  /// Presence and the shared frame per person (user id).
-  public var people: [UInt32: Person] = [:]
+  /// Presence and the shared frame per person.
+  public var people: [UserID: Person] = [:]
   public var geofences = GeofenceState()
   public var speedAlerts = SpeedAlertState()
   public var suddenStops = SuddenStopState()
@@ -151,6 +209,8 @@ public struct IngestOutput: Sendable {
   public var rejections: [Rejection] = []
   /// Fixes already stored (a retried upload), including `still` re-reports.
   public var duplicates = 0
+  /// `still` re-reports of the fix that holds a presence row: the row became `still`.
+  public var stillAdopted = 0
   /// New fixes stored and passed to the engines.
   public var inserted = 0
   /// New fixes that moved a person's presence row forwards.
@@ -165,6 +225,14 @@ public struct IngestOutput: Sendable {
   public var suddenStops: [SuddenStopEvent] = []
   public var trips = TripOutput()
   public init() {}
+
+  /// Appends what a clock advance produced.
+  mutating func merge(_ other: IngestOutput) {
+    geofenceEvents += other.geofenceEvents
+    speedAlerts += other.speedAlerts
+    suddenStops += other.suddenStops
+    trips += other.trips
+  }
 
   /// How many things the batch produced (events, alerts, stops, closed
   /// segments and stays, changed frames).

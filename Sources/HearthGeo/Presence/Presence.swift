@@ -77,6 +77,20 @@ public struct Presence: Sendable, Hashable, Codable {
     self.rules = rules
   }
 
+  /// A duplicate of the row's own fix re-reported `still` (SPEC §1 dedupe):
+  /// the row adopts `still`, so it goes stale at 35 min, not 15, exactly as
+  /// if the fix had said so the first time. Another fix's re-report changes
+  /// nothing. Returns whether the row changed. O(1).
+  @discardableResult
+  public mutating func adoptStill(device: DeviceID, timeMilliseconds: Int64) -> Bool {
+    guard var current = row, current.device == device, current.timeMilliseconds == timeMilliseconds,
+      current.activity != .still
+    else { return false }
+    current.activity = .still
+    row = current
+    return true
+  }
+
   /// Offers `fix` (of this person) to the row.
   ///
   /// The row only moves forwards in time. A `still` fix from one device does

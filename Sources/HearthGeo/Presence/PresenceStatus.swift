@@ -135,7 +135,9 @@ public enum PresenceStatus {
   /// provider failed in the last 30 min; or fewer than 8 phones count and at
   /// least 2 are quiet and unannounced with none fresh; or 8 or more count
   /// and more are quiet than reporting. A hold lasts 30 min after it was
-  /// last justified. A server with a single phone cannot tell: it announces.
+  /// last justified. A server with a single phone cannot tell: it announces
+  /// (but a running hold is handed back, so it goes on once more phones
+  /// count again).
   public static func holdOfflineAlerts(
     phones: [PhoneView], lastPushFailureMilliseconds: Int64?, holdUntilMilliseconds: Int64?, now: Int64,
     rules: PresenceStatusRules = PresenceStatusRules()
@@ -145,7 +147,9 @@ public enum PresenceStatus {
     if let failure = lastPushFailureMilliseconds, now - failure <= rules.pushFailureWindowMilliseconds {
       reason = .pushProviderUnreachable
     } else if counting.count <= 1 {
-      return (false, .singlePhoneCannotTell, nil)
+      // Cannot tell, so it announces; an earlier hold's 30 min still run
+      // for when more phones count again (found by the outage model).
+      return (false, .singlePhoneCannotTell, holdUntilMilliseconds.flatMap { now < $0 ? $0 : nil })
     } else if counting.count < rules.smallServerPhones {
       let quietUnannounced = counting.filter { $0.quiet && !$0.announced }.count
       if quietUnannounced >= rules.smallServerQuietPhones && !counting.contains(where: \.fresh) {

@@ -14,6 +14,16 @@
 ///   works against the cap.
 /// - Pairs less than 0.5 s apart (duplicates, reordered uploads) agree on
 ///   nothing (nil).
+/// - *Loose* fix: looser than `sharpAccuracyMeters` (or of unknown accuracy)
+///   with no measured speed: a network estimate, whose position can be off by
+///   its whole accuracy. A pair with a loose fix is a *loose pair*: its
+///   ground speed is what the ground allows once both accuracies are taken
+///   off, max(0, distance − accuracyA − accuracyB) / time (an unknown
+///   accuracy takes nothing off), so two 150 m fixes 400 m apart agree on
+///   0 m/s, not 48 km/h. Loose pairs say how fast the phone went at least;
+///   they never count as over a speed limit, as cruising, or as a trip's
+///   top speed (the speed alert, the sudden-stop check and trip cards read
+///   `Source.loose` and leave such pairs out).
 public struct AgreedSpeedRules: Sendable, Hashable, Codable {
   public var sharpAccuracyMeters = 30.0
   public var accuracyAllowanceFraction = 0.5
@@ -33,6 +43,17 @@ public enum AgreedSpeed {
     case ground
     /// Lowered to what the ground between two sharp fixes allows.
     case cappedByGround
+    /// A loose pair (a fix looser than sharp with no measured speed): the
+    /// ground with both accuracies taken off, never a speeding or cruising
+    /// reading.
+    case loose
+  }
+
+  /// Whether a fix is loose: no measured speed and accuracy worse than
+  /// sharp (or unknown). O(1).
+  @inline(__always)
+  public static func isLoose(accuracyMeters: Double, speed: Double?, rules: AgreedSpeedRules) -> Bool {
+    speed == nil && !(accuracyMeters <= rules.sharpAccuracyMeters)
   }
 
   /// The agreed speed of two neighbouring fixes (a before b), m/s, and where
@@ -67,6 +88,13 @@ public enum AgreedSpeed {
   ) -> (metersPerSecond: Double, source: Source)? {
     guard interval >= rules.minimumIntervalMilliseconds, distance.isFinite else { return nil }
     let seconds = Double(interval) / 1000
+    if isLoose(accuracyMeters: accuracyA, speed: speedA, rules: rules)
+      || isLoose(accuracyMeters: accuracyB, speed: speedB, rules: rules)
+    {
+      func allowance(_ accuracy: Double) -> Double { accuracy.isFinite && accuracy > 0 ? accuracy : 0 }
+      let ground = max(0, distance - allowance(accuracyA) - allowance(accuracyB)) / seconds
+      return (min(speedA ?? ground, speedB ?? ground, ground), .loose)
+    }
     let ground = distance / seconds
     var speed: Double
     var source: Source
@@ -96,17 +124,20 @@ public enum AgreedSpeed {
   @inline(__always)
   static func measured(_ metersPerSecond: Double) -> Double? { metersPerSecond.isNaN ? nil : metersPerSecond }
 
-  /// The agreed speed of a stretch: the fastest of its pairs (nil when no
-  /// pair says anything). O(n).
+  /// The agreed speed of a stretch: the fastest of its pairs that are not
+  /// loose (nil when none says anything). O(n).
   public static func stretch(_ fixes: FixColumns, rules: AgreedSpeedRules = AgreedSpeedRules()) -> Double? {
-    pairs(fixes, rules: rules).compactMap { $0 }.max()
+    let batch = AgreedSpeedBatch(fixes, rules: rules)
+    return zip(batch.neighbourMetersPerSecond, batch.neighbourIsLoose).filter { !$0.0.isNaN && !$0.1 }
+      .map(\.0).max()
   }
 }
 
 /// A batch of fixes with the agreed speed of every neighbouring pair,
 /// computed once so the speed alert and the sudden-stop check can share it
 /// (pass it to their `process`). `neighbourMetersPerSecond[i]` is the pair
-/// (i − 1, i) in m/s, NaN when the pair agrees on nothing; element 0 is NaN.
+/// (i − 1, i) in m/s, NaN when the pair agrees on nothing; element 0 is NaN;
+/// `neighbourIsLoose[i]` says the pair is loose (``AgreedSpeed/Source/loose``).
 /// Pairs of different people are computed too and never read.
 ///
 /// Identical to ``AgreedSpeed/pair(_:_:rules:)`` on each neighbour: the
@@ -117,12 +148,14 @@ public struct AgreedSpeedBatch: Sendable, Hashable {
   public let fixes: FixColumns
   public let rules: AgreedSpeedRules
   public let neighbourMetersPerSecond: [Double]
+  public let neighbourIsLoose: [Bool]
 
   public init(_ fixes: FixColumns, rules: AgreedSpeedRules = AgreedSpeedRules()) {
     self.fixes = fixes
     self.rules = rules
     guard fixes.count > 1 else {
       neighbourMetersPerSecond = Array(repeating: .nan, count: fixes.count)
+      neighbourIsLoose = Array(repeating: false, count: fixes.count)
       return
     }
     var distances: [Double] = []
@@ -134,26 +167,35 @@ public struct AgreedSpeedBatch: Sendable, Hashable {
     let accuracy = fixes.horizontalAccuracyMeters
     let speed = fixes.speedMetersPerSecond
     var out = [Double](repeating: .nan, count: fixes.count)
+    var loose = [Bool](repeating: false, count: fixes.count)
     for i in 1..<fixes.count {
-      out[i] =
-        AgreedSpeed.pair(
-          intervalMilliseconds: time[i] - time[i - 1], distanceMeters: distances[i], accuracy[i - 1],
-          AgreedSpeed.measured(speed[i - 1]), accuracy[i], AgreedSpeed.measured(speed[i]), rules: rules)?
-        .metersPerSecond ?? .nan
+      if let pair = AgreedSpeed.pair(
+        intervalMilliseconds: time[i] - time[i - 1], distanceMeters: distances[i], accuracy[i - 1],
+        AgreedSpeed.measured(speed[i - 1]), accuracy[i], AgreedSpeed.measured(speed[i]), rules: rules)
+      {
+        out[i] = pair.metersPerSecond
+        loose[i] = pair.source == .loose
+      }
     }
     neighbourMetersPerSecond = out
+    neighbourIsLoose = loose
   }
 
-  /// The agreed speed from `previous` to fix `i` of this batch: read from
-  /// the neighbour speeds when `previous` is fix i − 1 (`previousIndex`),
-  /// otherwise computed. Identical either way.
+  /// The agreed speed from `previous` to fix `i` of this batch and whether
+  /// the pair is loose: read from the neighbour speeds when `previous` is
+  /// fix i − 1 (`previousIndex`), otherwise computed. Identical either way.
   @inline(__always)
-  func speed(from previous: TrackPoint, at previousIndex: Int, to current: TrackPoint, at i: Int) -> Double? {
-    previousIndex == i - 1
-      ? AgreedSpeed.measured(neighbourMetersPerSecond[i])
-      : AgreedSpeed.pair(
-        timeA: previous.time, previous.coordinate, previous.accuracy, previous.speed, timeB: current.time,
-        current.coordinate, current.accuracy, current.speed, rules: rules)?.metersPerSecond
+  func speed(from previous: TrackPoint, at previousIndex: Int, to current: TrackPoint, at i: Int)
+    -> (metersPerSecond: Double, loose: Bool)?
+  {
+    if previousIndex == i - 1 {
+      let v = neighbourMetersPerSecond[i]
+      return v.isNaN ? nil : (v, neighbourIsLoose[i])
+    }
+    return AgreedSpeed.pair(
+      timeA: previous.time, previous.coordinate, previous.accuracy, previous.speed, timeB: current.time,
+      current.coordinate, current.accuracy, current.speed, rules: rules
+    ).map { ($0.metersPerSecond, $0.source == .loose) }
   }
 
   /// This batch under `rules` (recomputed only when its rules differ).

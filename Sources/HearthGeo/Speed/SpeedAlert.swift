@@ -17,8 +17,8 @@ public struct SpeedAlertRules: Sendable, Hashable, Codable {
   public var minimumOverMilliseconds: Int64 = 15_000
   /// At most one alert per circle in this long, ms.
   public var cooldownMilliseconds: Int64 = 30 * 60_000
-  /// A drive uploaded later than this after its newest fix goes to the feed only, ms.
-  public var lateUploadMilliseconds: Int64 = 15 * 60_000
+  /// A drive uploaded late goes to the feed only (the one definition, per person).
+  public var late = LateUploadRule()
   public var agreed = AgreedSpeedRules()
 
   public init() {}
@@ -32,13 +32,17 @@ public struct SpeedAlertEvent: Sendable, Hashable, Codable {
   public enum Reason: String, Sendable, Hashable, Codable {
     /// Over the limit for at least 15 s of the drive.
     case overLimitLongEnough
-    /// Within 30 min of this circle's previous alert.
+    /// Within 30 min of this circle's previous alert: held back, and
+    /// announced later in the same stretch if it is still over the limit
+    /// once the cooldown has ended.
     case cooldown
+    /// Announced once the circle's cooldown ended, still over the limit.
+    case cooldownEnded
     /// The drive was uploaded late.
     case lateUpload
   }
   public var person: UserID
-  public var circle: UInt32
+  public var circle: CircleID
   public var outcome: Outcome
   public var reasons: [Reason]
   /// The stretch over the limit so far: first and last fix times, ms.
@@ -52,39 +56,55 @@ public struct SpeedAlertEvent: Sendable, Hashable, Codable {
 /// What the speed alert remembers per person.
 public struct SpeedAlertState: Sendable, Hashable, Codable {
   struct Run: Sendable, Hashable, Codable {
+    enum Verdict: UInt8, Sendable, Hashable, Codable {
+      /// Not over long enough yet.
+      case open
+      /// Over long enough, held back by the circle's cooldown (said once).
+      case heldByCooldown
+      /// Announced or fed: nothing more to say about this stretch.
+      case done
+    }
     var start: Int64
     var end: Int64
     var fastest: Double
-    var decided: Bool
+    var verdict: Verdict
   }
   var previous: [UInt32: TrackPoint] = [:]
   /// Over-limit stretch per (person, circle), keyed person << 32 | circle.
   var runs: [UInt64: Run] = [:]
   /// Last alert time per circle.
-  var lastAlert: [UInt32: Int64] = [:]
+  var lastAlert: [CircleID: Int64] = [:]
 
   public init() {}
+
+  static func key(_ person: UserID, _ circle: CircleID) -> UInt64 {
+    UInt64(person.rawValue) << 32 | UInt64(circle.rawValue)
+  }
 }
 
 /// SPEC §4 speed alert: fires when a person stays over a circle's limit for
 /// at least 15 s of the drive, judged on agreed speeds, so one fast reading
 /// never counts (its neighbours agree on less), two in a row at 1 Hz cover
 /// only a second, and two fixes a minute apart, both over, cover a minute.
-/// At most one alert per circle every 30 min; a drive uploaded more than
-/// 15 min after its newest fix goes to the feed only.
+/// At most one alert per circle every 30 min, but not never: a stretch held
+/// back by the cooldown is said once as `suppressed`, and announced (reason
+/// `cooldownEnded`) at its first later fix still over the limit once the
+/// cooldown has ended. Loose pairs (``AgreedSpeedRules``) never count as
+/// over the limit. A person's fixes uploaded late (``LateUploadRule``, per
+/// person) go to the feed only.
 ///
 /// Stream and batch are one code path (`process` on any batch); fixes not
 /// newer than the person's previous fix are skipped (idempotent replay).
 /// - Complexity: O(1) per fix and circle of the person.
 public struct SpeedAlertEngine: Sendable {
-  public let limits: [UInt32: SpeedLimit]
-  public let circlesOfPerson: [UserID: [UInt32]]
+  public let limits: [CircleID: SpeedLimit]
+  public let circlesOfPerson: [UserID: [CircleID]]
   public let rules: SpeedAlertRules
 
   /// `limits`: circle → limit (a circle without one never alerts);
   /// `circlesOfPerson`: the circles each person is in.
   public init(
-    limits: [UInt32: SpeedLimit], circlesOfPerson: [UserID: [UInt32]],
+    limits: [CircleID: SpeedLimit], circlesOfPerson: [UserID: [CircleID]],
     rules: SpeedAlertRules = SpeedAlertRules()
   ) {
     self.limits = limits
@@ -104,70 +124,144 @@ public struct SpeedAlertEngine: Sendable {
   }
 
   /// The same, reusing a batch's neighbour speeds (shared with the sudden-stop check).
+  ///
+  /// The circle's cooldown goes to the earliest stretch: when people who
+  /// share a limited circle are in one batch, their fixes are walked in
+  /// time order across people (otherwise person by person, which is the
+  /// same and cheaper). Events come out in the order decided.
   public func process(
     _ batch: AgreedSpeedBatch, receivedAtMilliseconds now: Int64, state: inout SpeedAlertState
   ) -> [SpeedAlertEvent] {
     let batch = batch.under(rules.agreed)
     let fixes = batch.fixes
-    guard !fixes.isEmpty else { return [] }
-    let late = now - fixes.timeMilliseconds.max()! > rules.lateUploadMilliseconds
     var events: [SpeedAlertEvent] = []
+    var runs: [(UserID, Range<Int>)] = []
+    var shared = false
+    var seen: [CircleID] = []  // a batch's limited circles are few: a list beats hashing
     fixes.forEachPersonRun { person, run in
-      // The person's circles with a limit, and their open stretches, taken
-      // out of the state for the run.
-      var circles: [(circle: UInt32, limit: Double, key: UInt64, run: SpeedAlertState.Run?)] = []
-      for circle in circlesOfPerson[person] ?? [] {
-        guard let limit = limits[circle]?.metersPerSecond else { continue }
-        let key = UInt64(person.rawValue) << 32 | UInt64(circle)
-        circles.append((circle, limit, key, state.runs.removeValue(forKey: key)))
+      runs.append((person, run))
+      guard !shared else { return }
+      for circle in circlesOfPerson[person] ?? [] where limits[circle] != nil {
+        if seen.contains(circle) { shared = true } else { seen.append(circle) }
       }
-      var previous = state.previous.removeValue(forKey: person.rawValue)
-      var previousIndex = Int.min  // where `previous` sits in this batch (not here yet)
-      for i in run {
-        let current = TrackPoint(fixes, i)
-        guard let before = previous else {
-          (previous, previousIndex) = (current, i)
-          continue
-        }
-        guard current.time > before.time else { continue }
-        let agreed = batch.speed(from: before, at: previousIndex, to: current, at: i)
-        (previous, previousIndex) = (current, i)
-        for c in circles.indices {
-          guard let speed = agreed, speed > circles[c].limit else {
-            circles[c].run = nil
-            continue
-          }
-          var stretch =
-            circles[c].run ?? .init(start: before.time, end: current.time, fastest: speed, decided: false)
-          stretch.end = current.time
-          stretch.fastest = max(stretch.fastest, speed)
-          if !stretch.decided && stretch.end - stretch.start >= rules.minimumOverMilliseconds {
-            stretch.decided = true
-            events.append(
-              decide(person, circles[c].circle, stretch, limit: circles[c].limit, late: late, state: &state))
-          }
-          circles[c].run = stretch
-        }
-      }
-      state.previous[person.rawValue] = previous
-      for c in circles where c.run != nil { state.runs[c.key] = c.run }
     }
+    guard shared else {
+      for (person, run) in runs {
+        var walker = Walker(self, person, run, fixes, now, &state)
+        for i in run { walker.step(i, batch, &state, &events) }
+        walker.store(&state)
+      }
+      return events
+    }
+    // People sharing a circle: one walker each, fixes in time order.
+    var walkers: [UserID: Walker] = [:]
+    var order: [Int] = []
+    for (person, run) in runs {
+      if walkers[person] == nil { walkers[person] = Walker(self, person, run, fixes, now, &state) }
+      order += run
+    }
+    order.sort { (fixes.timeMilliseconds[$0], fixes.user[$0], $0) < (fixes.timeMilliseconds[$1], fixes.user[$1], $1) }
+    for i in order { walkers[fixes.user[i]]?.step(i, batch, &state, &events) }
+    for person in walkers.keys.sorted() { walkers[person]?.store(&state) }
     return events
   }
 
-  /// A stretch has been over the limit long enough: announce it, or say why not.
-  private func decide(
-    _ person: UserID, _ circle: UInt32, _ run: SpeedAlertState.Run, limit: Double, late: Bool,
+  /// One person's walk through a batch: their circles with a limit and
+  /// open stretches, and the previous fix, taken out of the state.
+  private struct Walker {
+    let engine: SpeedAlertEngine
+    let person: UserID
+    let late: Bool
+    var circles: [(circle: CircleID, limit: Double, key: UInt64, run: SpeedAlertState.Run?)] = []
+    var previous: TrackPoint?
+    var previousIndex = Int.min  // where `previous` sits in this batch (not here yet)
+
+    init(
+      _ engine: SpeedAlertEngine, _ person: UserID, _ run: Range<Int>, _ fixes: FixColumns, _ now: Int64,
+      _ state: inout SpeedAlertState
+    ) {
+      self.engine = engine
+      self.person = person
+      var newest = Int64.min
+      for i in run { newest = max(newest, fixes.timeMilliseconds[i]) }
+      late = engine.rules.late.isLate(newestFixMilliseconds: newest, receivedAtMilliseconds: now)
+      for circle in engine.circlesOfPerson[person] ?? [] {
+        guard let limit = engine.limits[circle]?.metersPerSecond else { continue }
+        let key = SpeedAlertState.key(person, circle)
+        circles.append((circle, limit, key, state.runs.removeValue(forKey: key)))
+      }
+      previous = state.previous.removeValue(forKey: person.rawValue)
+    }
+
+    mutating func step(
+      _ i: Int, _ batch: AgreedSpeedBatch, _ state: inout SpeedAlertState, _ events: inout [SpeedAlertEvent]
+    ) {
+      let current = TrackPoint(batch.fixes, i)
+      guard let before = previous else {
+        (previous, previousIndex) = (current, i)
+        return
+      }
+      guard current.time > before.time else { return }
+      let agreed = batch.speed(from: before, at: previousIndex, to: current, at: i)
+      (previous, previousIndex) = (current, i)
+      for c in circles.indices {
+        guard let (speed, loose) = agreed, !loose, speed > circles[c].limit else {
+          circles[c].run = nil
+          continue
+        }
+        var stretch = circles[c].run ?? .init(start: before.time, end: current.time, fastest: speed, verdict: .open)
+        stretch.end = current.time
+        stretch.fastest = max(stretch.fastest, speed)
+        if stretch.verdict != .done && stretch.end - stretch.start >= engine.rules.minimumOverMilliseconds,
+          let event = engine.decide(person, circles[c].circle, &stretch, limit: circles[c].limit, late: late, state: &state)
+        {
+          events.append(event)
+        }
+        circles[c].run = stretch
+      }
+    }
+
+    func store(_ state: inout SpeedAlertState) {
+      state.previous[person.rawValue] = previous
+      for c in circles where c.run != nil { state.runs[c.key] = c.run }
+    }
+  }
+
+  /// Drops open stretches of (person, circle) pairs this engine no longer
+  /// has (the person left the circle, or its limit was removed); returns
+  /// how many. O(stretches).
+  public func reconcile(_ state: inout SpeedAlertState) -> Int {
+    var valid = Set<UInt64>()
+    for (person, circles) in circlesOfPerson {
+      for circle in circles where limits[circle] != nil { valid.insert(SpeedAlertState.key(person, circle)) }
+    }
+    let before = state.runs.count
+    state.runs = state.runs.filter { valid.contains($0.key) }
+    return before - state.runs.count
+  }
+
+  /// A stretch has been over the limit long enough: announce it, or say why
+  /// not (a stretch held by the cooldown is said once, then waits for the
+  /// cooldown to end; nil while it waits).
+  fileprivate func decide(
+    _ person: UserID, _ circle: CircleID, _ run: inout SpeedAlertState.Run, limit: Double, late: Bool,
     state: inout SpeedAlertState
-  ) -> SpeedAlertEvent {
+  ) -> SpeedAlertEvent? {
     var reasons: [SpeedAlertEvent.Reason] = [.overLimitLongEnough]
     var outcome = SpeedAlertEvent.Outcome.announced
+    let held = run.verdict == .heldByCooldown
     if let last = state.lastAlert[circle], run.end - last < rules.cooldownMilliseconds {
+      guard !held else { return nil }
       reasons.append(.cooldown)
       outcome = .suppressed
-    } else if late {
-      reasons.append(.lateUpload)
-      outcome = .feedOnly
+      run.verdict = .heldByCooldown
+    } else {
+      if held { reasons.append(.cooldownEnded) }
+      if late {
+        reasons.append(.lateUpload)
+        outcome = .feedOnly
+      }
+      run.verdict = .done
     }
     if outcome == .announced { state.lastAlert[circle] = run.end }
     return SpeedAlertEvent(

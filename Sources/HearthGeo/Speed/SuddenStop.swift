@@ -98,8 +98,20 @@ public struct SuddenStopState: Sendable, Hashable, Codable {
     var raised: [Candidate] = []
   }
   var people: [UInt32: PersonState] = [:]
+  /// People with a pending stop and when its five minutes end, ms: what a
+  /// clock advance visits (not everybody).
+  var waiting: [UserID: Int64] = [:]
 
   public init() {}
+
+  /// Notes whether `person` now has a pending stop.
+  mutating func track(_ person: UserID, _ s: PersonState, rules: SuddenStopRules) {
+    if let candidate = s.candidate {
+      waiting[person] = candidate.stop.time.addingReportingOverflow(rules.stillForMilliseconds).partialValue
+    } else {
+      waiting.removeValue(forKey: person)
+    }
+  }
 }
 
 /// SPEC §5, all four conditions: (1) cruising at 35 km/h or more; (2) the
@@ -108,16 +120,20 @@ public struct SuddenStopState: Sendable, Hashable, Codable {
 /// the slowing shows in fixes of its own, the speed must drop from the last
 /// cruising fix at ≥ 4.5 m/s² on average); (3) nothing moves for 5 min;
 /// (4) not inside a place or within 40 m of its edge (only the first 200 m
-/// of a radius count). Heartbeat fixes are ignored. Once an hour per person;
+/// of a radius count). Heartbeat fixes are ignored as fixes, but their time
+/// moves the person's clock (a phone that only sends heartbeats after a
+/// crash still has its five minutes counted). Loose pairs
+/// (``AgreedSpeedRules``) never count as cruising. Once an hour per person;
 /// a raised incident is dropped when a sharp fix lands over 300 m away.
 ///
 /// `process` takes any batch of one person's fixes in time order (fixes not
 /// newer than the last one are skipped); `advance` moves the clock (the five
-/// minutes can pass with no fix at all).
+/// minutes can pass with no fix at all): the server calls it on its timer
+/// and at every batch's receipt time (`IngestPipeline` does both).
 public struct SuddenStopEngine: Sendable {
   public let places: [Geofence]
   /// The circles each person is in; nil: every place counts for everyone.
-  public let circlesOfPerson: [UserID: [UInt32]]?
+  public let circlesOfPerson: [UserID: [CircleID]]?
   public let rules: SuddenStopRules
   /// Each place's excluded disc (the first 200 m of its radius plus the
   /// 40 m edge), indexed; `id` is the place's position in `places`.
@@ -127,8 +143,8 @@ public struct SuddenStopEngine: Sendable {
   /// `circlesOfPerson`: the circles each person is in, so only their own
   /// circles' places exclude a stop (nil: every place counts).
   public init(
-    places: [Geofence] = [], circlesOfPerson: [UserID: [UInt32]]? = nil,
-    rules: SuddenStopRules = SuddenStopRules()
+    places: [Geofence] = [], circlesOfPerson: [UserID: [CircleID]]? = nil,
+    rules: SuddenStopRules = SuddenStopRules(), cellSizeMeters: Double? = nil
   ) {
     self.places = places
     self.circlesOfPerson = circlesOfPerson
@@ -136,9 +152,9 @@ public struct SuddenStopEngine: Sendable {
     exclusion = GeofenceIndex(
       places: places.enumerated().map { i, place in
         Geofence(
-          id: UInt32(i), circle: place.circle, center: place.center,
+          id: PlaceID(UInt32(i)), circle: place.circle, center: place.center,
           radiusMeters: min(place.radiusMeters, rules.placeRadiusCapMeters) + rules.placeEdgeMeters)
-      })
+      }, cellSizeMeters: cellSizeMeters)
   }
 
   /// Whether `point` lies in an excluded disc of one of `person`'s circles.
@@ -168,24 +184,38 @@ public struct SuddenStopEngine: Sendable {
     fixes.forEachPersonRun { person, run in
       // Owned outright while the run is processed (no copy on write).
       var s = state.people.removeValue(forKey: person.rawValue) ?? .init()
+      let waited = s.candidate != nil
       var lastIndex = Int.min  // where `s.last` sits in this batch (not here yet)
-      for i in run where fixes.source[i] != .heartbeat {
+      for i in run {
+        guard fixes.source[i] != .heartbeat else {
+          // Not a fix for the rules, but the phone's clock moved.
+          settle(fixes.timeMilliseconds[i], person, &s, &events)
+          continue
+        }
         if step(TrackPoint(fixes, i), at: i, of: batch, lastIndex: lastIndex, person, &s, &events) {
           lastIndex = i
         }
       }
+      if waited || s.candidate != nil { state.track(person, s, rules: rules) }
       state.people[person.rawValue] = s
     }
     return events
   }
 
-  /// Decides every pending stop whose five minutes have passed by `now`.
+  /// Decides every pending stop whose five minutes have passed by `now`
+  /// (the server's clock), people in ascending id order.
+  /// - Complexity: O(w log w) for w people with a pending stop.
   public func advance(to now: Int64, state: inout SuddenStopState) -> [SuddenStopEvent] {
     var events: [SuddenStopEvent] = []
-    for person in state.people.keys.sorted() {
-      var s = state.people[person]!
-      settle(now, UserID(person), &s, &events)
-      state.people[person] = s
+    guard state.waiting.values.contains(where: { $0 <= now }) else { return events }
+    for person in state.waiting.filter({ $0.value <= now }).keys.sorted() {
+      guard var s = state.people[person.rawValue] else {
+        state.waiting.removeValue(forKey: person)
+        continue
+      }
+      settle(now, person, &s, &events)
+      state.track(person, s, rules: rules)
+      state.people[person.rawValue] = s
     }
     return events
   }
@@ -230,7 +260,7 @@ public struct SuddenStopEngine: Sendable {
       }
     }
     // A new stop after cruising?
-    var agreed: Double?
+    var agreed: (metersPerSecond: Double, loose: Bool)?
     if let last = s.last {
       agreed = batch.speed(from: last, at: lastIndex, to: point, at: i)
       let stopped = point.speed.map({ $0 <= rules.stoppedMetersPerSecond }) ?? true
@@ -247,16 +277,17 @@ public struct SuddenStopEngine: Sendable {
           consider(point, after: cruise, cruising: s.lastCruiseSpeed, live: true, person, &s, &events)
         }
       }
-      if let a = agreed, a >= rules.cruisingMetersPerSecond {
+      if let a = agreed, !a.loose, a.metersPerSecond >= rules.cruisingMetersPerSecond {
         s.lastCruise = point
-        s.lastCruiseSpeed = a
+        s.lastCruiseSpeed = a.metersPerSecond
         s.liveSinceCruise = true
       } else if !live {
         s.liveSinceCruise = false
       }
     }
     s.last = point
-    s.lastAgreed = agreed
+    // A loose pair is no cruising reading.
+    s.lastAgreed = agreed.flatMap { $0.loose ? nil : $0.metersPerSecond }
     return true
   }
 

@@ -130,10 +130,10 @@ public struct ParkingDetector: Sendable, Hashable, Codable {
   /// `park`. Nil when none is due.
   public mutating func parkFix(now: Int64) -> Fix? {
     guard parked, !parkFixMade, !freshFixSinceParking, let parkedAt = parkedAtMilliseconds,
-      now - parkedAt >= rules.parkFixAfterMilliseconds
+      now.isLater(than: parkedAt, byMoreThan: rules.parkFixAfterMilliseconds - 1),
+      var base = anchor ?? recent.last
     else { return nil }
     parkFixMade = true
-    var base = anchor!
     if let newest = recent.last, now - newest.timeMilliseconds < rules.parkFixFromFixWithinMilliseconds {
       base = newest
     }

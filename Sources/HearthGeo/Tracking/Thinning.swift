@@ -67,11 +67,17 @@ public struct Thinner: Sendable, Hashable, Codable {
   public var isDriving: Bool { driving }
 
   /// Decides one fix (time order). `classifierSaysDriving`: the OS activity
-  /// verdict when there is one (nil: decide by speed alone). O(1).
-  public mutating func offer(_ fix: Fix, classifierSaysDriving: Bool? = nil) -> ThinningDecision {
+  /// verdict when there is one (nil: decide by speed alone); it can start a
+  /// drive, but a single "not driving" verdict does not end one (SPEC §6: a
+  /// drive ends after 3 min of crawling below road speed, or when the phone
+  /// parks). `phoneParked`: the parking detector's verdict for this fix
+  /// (``ParkingDetector``); a parked phone is not driving. O(1).
+  public mutating func offer(
+    _ fix: Fix, classifierSaysDriving: Bool? = nil, phoneParked: Bool = false
+  ) -> ThinningDecision {
     offer(
       time: fix.timeMilliseconds, latitude: fix.latitudeDegrees, longitude: fix.longitudeDegrees,
-      speed: fix.speedMetersPerSecond ?? 0, classifierSaysDriving: classifierSaysDriving)
+      speed: fix.speedMetersPerSecond ?? 0, classifierSaysDriving: classifierSaysDriving, phoneParked: phoneParked)
   }
 
   /// The batch form: every decision for `fixes` in order, identical to
@@ -84,7 +90,7 @@ public struct Thinner: Sendable, Hashable, Codable {
     return (0..<fixes.count).map { i in
       offer(
         time: time[i], latitude: latitude[i], longitude: longitude[i], speed: speed[i].isNaN ? 0 : speed[i],
-        classifierSaysDriving: nil)
+        classifierSaysDriving: nil, phoneParked: false)
     }
   }
 
@@ -92,17 +98,19 @@ public struct Thinner: Sendable, Hashable, Codable {
   /// distance to the last kept fix is only computed when a rule needs it.
   @inline(__always)
   private mutating func offer(
-    time: Int64, latitude: Double, longitude: Double, speed: Double, classifierSaysDriving: Bool?
+    time: Int64, latitude: Double, longitude: Double, speed: Double, classifierSaysDriving: Bool?,
+    phoneParked: Bool
   ) -> ThinningDecision {
     let roadSpeed = speed >= rules.driveStartMetersPerSecond
     // Drive start and end.
-    if !driving && (classifierSaysDriving ?? roadSpeed) {
+    if phoneParked {
+      driving = false
+      crawlingSince = nil
+    } else if !driving && (classifierSaysDriving ?? roadSpeed) {
       driving = true
       crawlingSince = nil
     } else if driving {
-      if classifierSaysDriving == false {
-        driving = false
-      } else if roadSpeed {
+      if roadSpeed {
         crawlingSince = nil
       } else {
         let since = crawlingSince ?? time

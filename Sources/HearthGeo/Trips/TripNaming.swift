@@ -9,9 +9,9 @@ public enum TripNaming {
       /// A start the fence never saw them leave: `GeofenceIndex.placeAt`.
       case placeAt
     }
-    public var from: UInt32?
+    public var from: PlaceID?
     public var fromSource: Source?
-    public var to: UInt32?
+    public var to: PlaceID?
   }
 
   /// Names `trip`'s ends from `events` (the person's geofence events; only
@@ -47,9 +47,9 @@ public enum TripNaming {
   /// What a closed trip yields.
   public enum Notice: Sendable, Hashable, Codable {
     /// It ended at a named place: the feed only (the arrival already spoke).
-    case feedOnly(place: UInt32)
+    case feedOnly(place: PlaceID)
     /// "Stopped X km from <place>": the nearest place and the distance to its centre, m.
-    case stoppedNear(place: UInt32, meters: Double)
+    case stoppedNear(place: PlaceID, meters: Double)
     /// Ended elsewhere, but more than 30 min ago (or no place at all): nothing to say.
     case nothing
   }
@@ -62,10 +62,10 @@ public enum TripNaming {
   ) -> Notice {
     if let to = ends.to { return .feedOnly(place: to) }
     guard now - trip.summary.endMilliseconds <= rules.stoppedNoticeMilliseconds else { return .nothing }
-    var best: (UInt32, Double)?
+    var best: (PlaceID, Double)?
     for place in places {
       let d = GreatCircle.distanceMeters(from: place.center, to: trip.summary.end)
-      if best == nil || d < best!.1 || (d == best!.1 && place.id < best!.0) { best = (place.id, d) }
+      if best.map({ (d, place.id) < ($0.1, $0.0) }) ?? true { best = (place.id, d) }
     }
     guard let (place, meters) = best else { return .nothing }
     return .stoppedNear(place: place, meters: meters)

@@ -49,8 +49,8 @@ public enum TripReason: String, Sendable, Hashable, Codable {
 public enum TripEnd: String, Sendable, Hashable, Codable {
   /// The phone stayed inside the dwell radius for longer than the dwell time.
   case dwell
-  /// A silence longer than the split gap that was not travelled through.
+  /// A silence longer than the split gap that was not travelled through,
+  /// learnt from the next fix or from the clock (nothing came for so long
+  /// that no later fix could continue the segment).
   case gap
-  /// Nothing came for long enough that no later fix can continue it.
-  case idle
 }

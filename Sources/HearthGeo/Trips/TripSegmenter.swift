@@ -13,15 +13,16 @@ public struct TripSegment: Sendable, Hashable, Codable {
   public var fixes: [Fix]
   /// Named places holding the first and last point (smallest; nil: none).
   /// The journey rule uses these; `TripNaming` names the ends for people.
-  public var startPlace: UInt32?
-  public var endPlace: UInt32?
+  public var startPlace: PlaceID?
+  public var endPlace: PlaceID?
   public var summary: TripSummary
 }
 
-/// A stay: the phone stayed within the dwell radius of its first fix for
-/// longer than the dwell time, then left. From that first fix (where the
-/// trip before ended) to the last fix inside (where the next one starts).
-/// A stay the phone has not left yet is not reported.
+/// A stay: the phone stayed within the dwell radius of a fix for longer
+/// than the dwell time, then left. From the first fix at which it had
+/// stopped moving (where the trip before ended) to the last fix before it
+/// moved off again (where the next one starts); see ``TripRules`` for what
+/// "moving" is. A stay the phone has not left yet is not reported.
 public struct TripStay: Sendable, Hashable, Codable {
   public var person: UserID
   public var startMilliseconds: Int64
@@ -59,13 +60,16 @@ public struct TripSummary: Sendable, Hashable, Codable {
   public var averageSpeedMetersPerSecond: Double
   public var durationMilliseconds: Int64 { endMilliseconds - startMilliseconds }
 
-  /// The aggregates of `fixes` (time order, at least one). O(n): one
+  /// The aggregates of `fixes` (time order); nil for no fixes. O(n): one
   /// vectorised pass for the steps and one for the distances from the start.
-  public init(_ fixes: [Fix], rules: AgreedSpeedRules = AgreedSpeedRules()) {
-    startMilliseconds = fixes.first!.timeMilliseconds
-    endMilliseconds = fixes.last!.timeMilliseconds
-    start = fixes.first!.coordinate
-    end = fixes.last!.coordinate
+  /// The top speed leaves loose pairs out (``AgreedSpeedRules``), as the
+  /// speed alert does.
+  public init?(_ fixes: [Fix], rules: AgreedSpeedRules = AgreedSpeedRules()) {
+    guard let first = fixes.first, let last = fixes.last else { return nil }
+    startMilliseconds = first.timeMilliseconds
+    endMilliseconds = last.timeMilliseconds
+    start = first.coordinate
+    end = last.coordinate
     let latitudes = fixes.map(\.latitudeDegrees)
     let longitudes = fixes.map(\.longitudeDegrees)
     var steps: [Double] = []
@@ -82,9 +86,9 @@ public struct TripSummary: Sendable, Hashable, Codable {
         intervalMilliseconds: b.timeMilliseconds - a.timeMilliseconds, distanceMeters: steps[i],
         a.horizontalAccuracyMeters, a.speedMetersPerSecond, b.horizontalAccuracyMeters,
         b.speedMetersPerSecond,
-        rules: rules)?.metersPerSecond, v > fastest ?? -.infinity
+        rules: rules), v.source != .loose, v.metersPerSecond > fastest ?? -.infinity
       {
-        fastest = v
+        fastest = v.metersPerSecond
       }
     }
     maxAgreedSpeedMetersPerSecond = fastest
@@ -110,8 +114,12 @@ public struct TripSegmenterState: Sendable, Hashable, Codable {
     var segment: [Fix] = []
     /// Index in `segment` of the first fix of the current possible stay.
     var anchor = 0
-    /// Dwelling: the stay's first fix (the segment then holds its latest fix only).
+    /// Dwelling: the fix whose dwell-radius disc the phone stays in (the
+    /// segment then holds the fixes since the phone last stood still, so a
+    /// trip leaving the stay starts at its last stationary fix).
     var dwellAnchor: Fix?
+    /// Dwelling: the first fix at which the phone had stopped (the stay's start).
+    var stayStart: Fix?
     var segmentsClosed: UInt32 = 0
 
     /// The open segment becomes `fix` alone (its storage is kept: no
@@ -125,8 +133,34 @@ public struct TripSegmenterState: Sendable, Hashable, Codable {
     var skipped = 0
   }
   var people: [UInt32: Person] = [:]
+  /// People with pending fixes or an open segment, and the earliest time a
+  /// clock advance can change anything for them (what `advance` visits).
+  var waiting: [UserID: Int64] = [:]
 
   public init() {}
+
+  enum CodingKeys: String, CodingKey { case people, waiting }
+
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    people = try container.decode([UInt32: Person].self, forKey: .people)
+    for (key, person) in people {
+      // What the segmenter indexes must be in range: a corrupted state is an error, not a trap.
+      guard person.segment.isEmpty ? person.anchor == 0 : person.segment.indices.contains(person.anchor),
+        zip(person.pending, person.pending.dropFirst()).allSatisfy({ $0.timeMilliseconds < $1.timeMilliseconds })
+      else {
+        throw DecodingError.dataCorrupted(
+          .init(codingPath: [CodingKeys.people], debugDescription: "trip state of person \(key) is inconsistent"))
+      }
+    }
+    waiting = try container.decode([UserID: Int64].self, forKey: .waiting)
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    try container.encode(people, forKey: .people)
+    try container.encode(waiting, forKey: .waiting)
+  }
 
   /// Fixes that arrived after their time had already been considered, per person.
   public func droppedLate(_ person: UserID) -> Int { people[person.rawValue]?.droppedLate ?? 0 }
@@ -150,15 +184,16 @@ public struct TripSegmenterState: Sendable, Hashable, Codable {
 public struct TripSegmenter: Sendable {
   public let rules: TripRules
   public let places: GeofenceIndex?
-  public let circlesOfPerson: [UserID: [UInt32]]?
+  public let circlesOfPerson: [UserID: [CircleID]]?
 
   /// `places`: named places (`Geofence.circle` says whose); `circlesOfPerson`:
   /// each person's circles (nil: every place counts for everyone).
   public init(
-    places: [Geofence] = [], circlesOfPerson: [UserID: [UInt32]]? = nil, rules: TripRules = TripRules()
+    places: [Geofence] = [], circlesOfPerson: [UserID: [CircleID]]? = nil, rules: TripRules = TripRules(),
+    cellSizeMeters: Double? = nil
   ) {
     self.rules = rules
-    self.places = places.isEmpty ? nil : GeofenceIndex(places: places)
+    self.places = places.isEmpty ? nil : GeofenceIndex(places: places, cellSizeMeters: cellSizeMeters)
     self.circlesOfPerson = circlesOfPerson
   }
 
@@ -182,6 +217,7 @@ public struct TripSegmenter: Sendable {
       take(
         fixes, run, now: now, advancing: sortedByPerson, user.rawValue,
         &state.people[user.rawValue, default: .init()], &closed)
+      if sortedByPerson { track(user, state: &state) }
     }
     if !sortedByPerson { closed += advance(to: now, people: people.sorted(), state: &state) }
     return closed
@@ -210,19 +246,47 @@ public struct TripSegmenter: Sendable {
   }
 
   /// Considers every pending fix older than `now` − idle gap and closes
-  /// segments nothing can continue any more. People in ascending id order.
+  /// segments nothing can continue any more. People in ascending id order;
+  /// only those for whom something can change by `now` are visited (the
+  /// others would be left as they are).
+  /// - Complexity: O(w log w) plus the work done, for w people due.
   public func advance(to now: Int64, state: inout TripSegmenterState) -> TripOutput {
-    advance(to: now, people: state.people.keys.sorted(), state: &state)
+    var due: [UInt32] = []
+    for (user, deadline) in state.waiting where deadline <= now { due.append(user.rawValue) }
+    guard !due.isEmpty else { return TripOutput() }
+    return advance(to: now, people: due.sorted(), state: &state)
   }
 
   private func advance(to now: Int64, people: [UInt32], state: inout TripSegmenterState) -> TripOutput {
     var closed = TripOutput()
     for key in people {
-      var person = state.people.removeValue(forKey: key)!
+      guard var person = state.people.removeValue(forKey: key) else { continue }
       advance(to: now, key, &person, &closed)
       state.people[key] = person
+      track(UserID(key), state: &state, now: now)
     }
     return closed
+  }
+
+  /// Notes when a clock advance can next change anything for `user`: when
+  /// their oldest pending fix leaves the idle gap, or when the open segment
+  /// can be closed as idle (after the split gap, then after the journey
+  /// silence); nothing when neither is pending.
+  private func track(_ user: UserID, state: inout TripSegmenterState, now: Int64 = .min) {
+    guard let person = state.people[user.rawValue] else {
+      state.waiting.removeValue(forKey: user)
+      return
+    }
+    if let first = person.pending.first {
+      state.waiting[user] = first.timeMilliseconds.saturatingAdd(rules.idleGapMilliseconds)
+    } else if person.dwellAnchor == nil, let last = person.segment.last {
+      let idleFrom = last.timeMilliseconds.saturatingAdd(rules.idleGapMilliseconds)
+      let afterSplit = idleFrom.saturatingAdd(rules.splitGapMilliseconds).saturatingAdd(1)
+      state.waiting[user] =
+        now < afterSplit ? afterSplit : idleFrom.saturatingAdd(rules.journeySilenceMilliseconds).saturatingAdd(1)
+    } else {
+      state.waiting.removeValue(forKey: user)
+    }
   }
 
   /// One person's pending fixes older than `now` − idle gap, then the idle check.
@@ -255,10 +319,10 @@ public struct TripSegmenter: Sendable {
   }
 
   /// The smallest named place of the person's circles holding `point`.
-  func namedPlace(_ point: Coordinate, _ person: UserID) -> UInt32? {
+  func namedPlace(_ point: Coordinate, _ person: UserID) -> PlaceID? {
     guard let places else { return nil }
     let circles = circlesOfPerson.map { $0[person] ?? [] }
-    var found: UInt32?
+    var found: PlaceID?
     places.forEachContaining(point) { i in
       guard found == nil else { return }
       if let circles, !circles.contains(places.places[i].circle) { return }
@@ -300,16 +364,12 @@ public struct TripSegmenter: Sendable {
         continues = moving(s.segment) && across >= rules.travelledThroughMetersPerSecond
       }
       if !continues {
+        // A silence ends the segment (`.gap`), whether the server learns of
+        // it from this fix or from its clock first (`closeIfIdle`): the
+        // same segments and stays however the fixes were uploaded.
         if s.dwellAnchor == nil {
-          // Back within the stay that had begun before the silence: a dwell.
-          let stay = s.segment[s.anchor]
-          let back =
-            GreatCircle.distanceMeters(from: stay.coordinate, to: fix.coordinate) <= rules.dwellRadiusMeters
           endAtStay(&s)
-          close(&s, person, back ? .dwell : .gap, &closed)
-          if back {
-            s.dwellAnchor = stay
-          }
+          close(&s, person, .gap, &closed)
         }
         if let stay = s.dwellAnchor,
           GreatCircle.distanceMeters(from: stay.coordinate, to: fix.coordinate) > rules.dwellRadiusMeters
@@ -322,7 +382,18 @@ public struct TripSegmenter: Sendable {
     }
     if let stay = s.dwellAnchor {
       if GreatCircle.distanceMeters(from: stay.coordinate, to: fix.coordinate) <= rules.dwellRadiusMeters {
-        s.restart(at: fix)  // still staying: the next trip starts at the stay's last fix
+        // Still staying. The segment keeps the fixes since the phone last
+        // stood still (a moving run inside the disc longer than the dwell
+        // time is staying too), so the next trip starts at the stay's last
+        // stationary fix.
+        if let last = s.segment.last, moving(last, fix),
+          fix.timeMilliseconds - (s.segment.first?.timeMilliseconds ?? fix.timeMilliseconds)
+            <= rules.dwellMilliseconds
+        {
+          s.segment.append(fix)
+        } else {
+          s.restart(at: fix)
+        }
         return
       }
       leave(stay, &s, person, &closed)
@@ -337,44 +408,91 @@ public struct TripSegmenter: Sendable {
       return
     }
     if fix.timeMilliseconds - anchor.timeMilliseconds > rules.dwellMilliseconds {
-      // A stay: the segment ends at its first fix.
-      endAtStay(&s)
+      // A stay: the segment ends at the first fix where the phone had
+      // stopped; the stay's fixes since it last stood still are kept for
+      // the next trip's start.
+      let tail = Array(s.segment[s.anchor...])
+      let stopped = endAtStay(&s)
       close(&s, person, .dwell, &closed)
       s.dwellAnchor = anchor
-      s.restart(at: fix)
+      s.stayStart = stopped
+      let stationary = lastStationary(tail)
+      s.segment.removeAll(keepingCapacity: true)
+      s.segment.append(contentsOf: tail[stationary...])
+      s.anchor = 0
     }
   }
 
-  /// The phone left the stay that began at `stay`: report it.
+  /// Whether the step from `a` to `b` is moving (where a stay ends and
+  /// starts): either fix measured at least `travelledThroughMetersPerSecond`,
+  /// or the ground between them, with both accuracies taken off, allows no
+  /// less. So the step off a stay (a stationary fix, then a walking one) is
+  /// moving, and jitter within the fixes' accuracy is not.
+  func moving(_ a: Fix, _ b: Fix) -> Bool {
+    let v = rules.travelledThroughMetersPerSecond
+    if (a.speedMetersPerSecond ?? 0) >= v || (b.speedMetersPerSecond ?? 0) >= v { return true }
+    let seconds = Double(b.timeMilliseconds - a.timeMilliseconds) / 1000
+    guard seconds > 0 else { return false }
+    func allowance(_ accuracy: Double) -> Double { accuracy.isFinite && accuracy > 0 ? accuracy : 0 }
+    let ground =
+      GreatCircle.distanceMeters(from: a.coordinate, to: b.coordinate) - allowance(a.horizontalAccuracyMeters)
+      - allowance(b.horizontalAccuracyMeters)
+    return ground / seconds >= v
+  }
+
+  /// The index in `fixes` of the last fix whose step in was not moving
+  /// (0 when every step was): where the phone last stood still.
+  func lastStationary(_ fixes: [Fix]) -> Int {
+    var k = fixes.count - 1
+    while k > 0 && moving(fixes[k - 1], fixes[k]) { k -= 1 }
+    return max(0, k)
+  }
+
+  /// The phone left the stay whose disc is around `stay`: report it, from
+  /// the fix where it had stopped to the one where it last stood still.
   private func leave(
     _ stay: Fix, _ s: inout TripSegmenterState.Person, _ person: UserID, _ closed: inout TripOutput
   ) {
+    let start = s.stayStart ?? stay
+    let end = s.segment.first ?? start
     closed.stays.append(
       TripStay(
-        person: person, startMilliseconds: stay.timeMilliseconds,
-        endMilliseconds: s.segment.last!.timeMilliseconds, coordinate: stay.coordinate))
+        person: person, startMilliseconds: start.timeMilliseconds,
+        endMilliseconds: max(start.timeMilliseconds, end.timeMilliseconds), coordinate: start.coordinate))
     s.dwellAnchor = nil
+    s.stayStart = nil
   }
 
-  /// Drops the fixes after the first fix of the stay the segment ends in
-  /// (all within the dwell radius of it): the trip ended where the phone stopped.
-  private func endAtStay(_ s: inout TripSegmenterState.Person) {
-    if s.anchor + 1 < s.segment.count { s.segment.removeSubrange((s.anchor + 1)...) }
+  /// Ends the segment where the phone stopped in the stay it ends in (every
+  /// fix from the anchor on lies within the dwell radius of the anchor): at
+  /// the first fix from the anchor on whose next step is not moving (or the
+  /// last fix). Returns that fix.
+  @discardableResult
+  private func endAtStay(_ s: inout TripSegmenterState.Person) -> Fix? {
+    guard s.segment.indices.contains(s.anchor) else { return s.segment.last }
+    var e = s.anchor
+    while e + 1 < s.segment.count && moving(s.segment[e], s.segment[e + 1]) { e += 1 }
+    if e + 1 < s.segment.count { s.segment.removeSubrange((e + 1)...) }
+    return s.segment.last
   }
 
   /// Closes the open segment when no later fix could continue it: over the
   /// journey silence, or over the split gap when the last fix was not moving
-  /// and is not a possible journey origin (a single fix at a named place).
+  /// and is not at a named place (a possible journey origin). Fixes still
+  /// waiting out the idle gap do not keep it open: each lies beyond the
+  /// split gap after the last fix, so by these rules it cannot continue the
+  /// segment either (what makes a batch and the same fixes in any split
+  /// close the same segments the same way; found by the split property).
   private func closeIfIdle(
     now: Int64, _ person: UserID, _ s: inout TripSegmenterState.Person, _ closed: inout TripOutput
   ) {
-    guard s.dwellAnchor == nil, let last = s.segment.last, s.pending.isEmpty else { return }
+    guard s.dwellAnchor == nil, let last = s.segment.last else { return }
     let idle = now - rules.idleGapMilliseconds - last.timeMilliseconds
     guard idle > rules.splitGapMilliseconds else { return }
-    let origin = s.segment.count == 1 && namedPlace(last.coordinate, person) != nil
+    let origin = namedPlace(last.coordinate, person) != nil
     guard idle > rules.journeySilenceMilliseconds || !(moving(s.segment) || origin) else { return }
     endAtStay(&s)
-    close(&s, person, .idle, &closed)
+    close(&s, person, .gap, &closed)
     s.segment = []
     s.anchor = 0
   }
@@ -384,8 +502,8 @@ public struct TripSegmenter: Sendable {
   ) {
     // A lone fix (the start of the next move, a stay's last fix) is no segment.
     guard s.segment.count >= 2 else { return }
+    guard let summary = TripSummary(s.segment, rules: rules.agreed) else { return }
     s.segmentsClosed += 1
-    let summary = TripSummary(s.segment, rules: rules.agreed)
     let startPlace = namedPlace(summary.start, person)
     let endPlace = namedPlace(summary.end, person)
     var reasons = failedThresholds(pointCount: s.segment.count, summary)

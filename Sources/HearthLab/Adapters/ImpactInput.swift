@@ -60,26 +60,31 @@ public struct VehicleGateTimeline: Sendable, Hashable {
     case .off:
       self.init(initiallyOn: false, switches: [], source: "off (forced)")
     case .recording:
-      var switches: [Switch] = []
-      var on = true
-      for sample in activities where sample.seconds.isFinite {
-        let next: Bool
-        switch sample.activity {
-        case .automotive: next = true
-        case .walking, .running, .cycling: next = false
-        case .still, .unknown: continue
-        }
-        if next != on {
-          switches.append(Switch(seconds: sample.seconds, isOn: next))
-          on = next
-        }
-      }
-      let words =
-        activities.isEmpty
-        ? "on: the recording has no activity stream"
-        : "recording: \(switches.count) switch\(switches.count == 1 ? "" : "es") from its activity stream"
-      self.init(initiallyOn: true, switches: switches, source: words)
+      self.init(initiallyOn: true, switches: [], source: "")
+      for sample in activities { follow(sample) }
+      describe(activities: activities.count)
     }
+  }
+
+  /// Adds the switch `sample` makes, if any (activities in time order): the
+  /// rule above, one sample at a time.
+  mutating func follow(_ sample: ActivitySample) {
+    guard sample.seconds.isFinite else { return }
+    let next: Bool
+    switch sample.activity {
+    case .automotive: next = true
+    case .walking, .running, .cycling: next = false
+    case .still, .unknown: return
+    }
+    if next != (switches.last?.isOn ?? initiallyOn) { switches.append(Switch(seconds: sample.seconds, isOn: next)) }
+  }
+
+  /// Sets ``source`` for a recording whose activity stream had `activities` samples.
+  mutating func describe(activities: Int) {
+    source =
+      activities == 0
+      ? "on: the recording has no activity stream"
+      : "recording: \(switches.count) switch\(switches.count == 1 ? "" : "es") from its activity stream"
   }
 
   init(initiallyOn: Bool, switches: [Switch], source: String) {
@@ -118,6 +123,8 @@ public struct ImpactFeed: Sendable {
   public let gate: VehicleGateTimeline
   /// Window length, s (a phone delivers about four batches a second).
   public let batchSeconds: Double
+  /// Where the windows' grid starts: the first accelerometer sample, s.
+  let originSeconds: Double
 
   /// nil when the trace has no accelerometer that includes gravity, nor one
   /// plus a gravity stream to add back.
@@ -129,6 +136,21 @@ public struct ImpactFeed: Sendable {
     fixes = trace.fixes.speedSamples(originMilliseconds: trace.metadata.timeOriginMilliseconds ?? 0)
     gate = VehicleGateTimeline(policy: policy, activities: trace.activities)
     self.batchSeconds = batchSeconds > 0 && batchSeconds.isFinite ? batchSeconds : 0.25
+    originSeconds = acceleration.seconds[0]
+  }
+
+  /// A feed of some of a recording's samples, windows on the grid from `origin`.
+  init(
+    accelerometer: VectorStream, gyroscope: VectorStream, barometer: PressureStream, fixes: [Sample1],
+    gate: VehicleGateTimeline, batchSeconds: Double, origin: Double
+  ) {
+    self.accelerometer = accelerometer
+    self.gyroscope = gyroscope
+    self.barometer = barometer
+    self.fixes = fixes
+    self.gate = gate
+    self.batchSeconds = batchSeconds
+    originSeconds = origin
   }
 
   /// Hours the accelerometer recorded: the sum of its sample steps, a step
@@ -166,16 +188,23 @@ public struct ImpactFeed: Sendable {
       steps.sort()
       return 1 / steps[steps.count / 2]
     }
+    let times = ["accelerometer": accelerometer.seconds, "gyroscope": gyroscope.seconds, "barometer": barometer.seconds]
+    return Self.rateWarnings { times[$0].flatMap(medianRateHz) }
+  }
+
+  /// The warnings for the median rates (Hz) `rate` gives by stream name
+  /// ("accelerometer", "gyroscope", "barometer"; nil when unknown).
+  static func rateWarnings(_ rate: (String) -> Double?) -> [String] {
     var out: [String] = []
-    func check(_ name: String, _ t: [Double], _ minimum: Double, _ what: String) {
-      if let rate = medianRateHz(t), rate < minimum {
+    func check(_ name: String, _ minimum: Double, _ what: String) {
+      if let rate = rate(name), rate < minimum {
         out.append(
           "the \(name) runs at \(String(format: "%.3g", rate)) Hz (under \(Int(minimum)) Hz): it cannot show \(what)")
       }
     }
-    check("accelerometer", accelerometer.seconds, 20, "a 60–150 ms crash pulse; jolts will be missed or understated")
-    check("gyroscope", gyroscope.seconds, 5, "a spin within the impact's window reliably")
-    check("barometer", barometer.seconds, 2, "a pressure rise within 2 s reliably")
+    check("accelerometer", 20, "a 60–150 ms crash pulse; jolts will be missed or understated")
+    check("gyroscope", 5, "a spin within the impact's window reliably")
+    check("barometer", 2, "a pressure rise within 2 s reliably")
     return out
   }
 
@@ -192,10 +221,19 @@ public struct ImpactFeed: Sendable {
 
   public struct Batches: Sequence, IteratorProtocol, Sendable {
     let feed: ImpactFeed
-    var a = 0
-    var g = 0
-    var b = 0
-    var f = 0
+    /// Windows ending after this are not handed out (a stream's samples
+    /// beyond it are not all known yet).
+    var limit = Double.infinity
+    // How many samples of each stream have been handed out.
+    private(set) var a = 0
+    private(set) var g = 0
+    private(set) var b = 0
+    private(set) var f = 0
+
+    init(feed: ImpactFeed, limit: Double = .infinity) {
+      self.feed = feed
+      self.limit = limit
+    }
 
     public mutating func next() -> ImpactBatch? {
       let feed = self.feed
@@ -208,9 +246,10 @@ public struct ImpactFeed: Sendable {
       guard let earliest = starts.min(), earliest.isFinite else { return nil }
       // Windows sit on a fixed grid from the first accelerometer sample, so
       // the cut does not depend on where a pause ended.
-      let origin = feed.accelerometer.seconds[0]
+      let origin = feed.originSeconds
       let k = ((earliest - origin) / feed.batchSeconds).rounded(.down)
       let end = origin + (k + 1) * feed.batchSeconds
+      guard end <= limit else { return nil }
       var batch = ImpactBatch(vehicleGate: feed.gate.isOn(at: origin + k * feed.batchSeconds))
       while a < feed.accelerometer.count && feed.accelerometer.seconds[a] < end {
         let s = feed.accelerometer

@@ -43,7 +43,7 @@ public enum GeofenceEvaluation {
 
   /// The day's places as geofences (circle 0).
   public static func geofences(_ places: [Place]) -> [Geofence] {
-    places.map { Geofence(id: UInt32($0.id), center: $0.center, radiusMeters: $0.radiusMeters) }
+    places.map { Geofence(id: PlaceID(UInt32($0.id)), center: $0.center, radiusMeters: $0.radiusMeters) }
   }
 
   /// Replays one generated day: the carried phone's uploads in arrival order,
@@ -54,7 +54,7 @@ public enum GeofenceEvaluation {
     // The server knew yesterday that they were home.
     let home = day.places[0].center
     engine.reseed(
-      UserID(day.options.user),
+      UserID(day.options.user), circle: 0,
       from: FixColumns([
         Fix(
           timeMilliseconds: day.options.startEpochMilliseconds - 1000, latitudeDegrees: home.latitudeDegrees,
@@ -110,7 +110,7 @@ public enum GeofenceEvaluation {
     /// The first announced or fed event of `kind` at the visit's place near `time`.
     func found(_ kind: GeofenceEventKind, _ visit: VisitLabel, _ time: Int64) -> GeofenceEvent? {
       events.first {
-        $0.kind == kind && $0.place == UInt32(visit.place)
+        $0.kind == kind && $0.place == PlaceID(UInt32(visit.place))
           && ($0.outcome == .announced || $0.outcome == .feedOnly)
           && near($0.eventMilliseconds, time)
       }
@@ -136,9 +136,9 @@ public enum GeofenceEvaluation {
       }
     }
     let outliers = Set(day.labels.outliers.filter { $0.device == 1 }.map(\.timeMilliseconds))
-    var outlierDepartures: [(UInt32, Int64)] = []
+    var outlierDepartures: [(PlaceID, Int64)] = []
     for event in announced {
-      let place = Int(event.place)
+      let place = Int(event.place.rawValue)
       let matches = zip(day.labels.visits, edges).contains { visit, edge in
         visit.place == place
           && near(event.eventMilliseconds, event.kind == .arrival ? edge.arrive : edge.leave)

@@ -17,11 +17,24 @@ public struct VerdictRecords: Sendable {
   public var peakG: Double
 
   public init(file: String, feed: ImpactFeed, verdicts: [ImpactVerdict], configuration: ImpactConfiguration) {
+    self.init(
+      file: file, hours: feed.hoursWithData(), peakG: feed.peakAccelerationG, verdicts: verdicts,
+      configuration: configuration)
+  }
+
+  /// The records of a recording streamed through the detector (``ImpactReplay``).
+  public init(file: String, replay: ImpactReplay, configuration: ImpactConfiguration) {
+    self.init(
+      file: file, hours: replay.hoursWithData, peakG: replay.peakAccelerationG, verdicts: replay.verdicts,
+      configuration: configuration)
+  }
+
+  init(file: String, hours: Double, peakG: Double, verdicts: [ImpactVerdict], configuration: ImpactConfiguration) {
     self.file = file
     self.verdicts = verdicts
     self.configuration = configuration
-    hours = feed.hoursWithData()
-    peakG = feed.peakAccelerationG
+    self.hours = hours
+    self.peakG = peakG
   }
 
   /// Records from a detector fed directly rather than from a feed: `hours`

@@ -74,213 +74,214 @@ public struct ColumnMapping: Sendable, Hashable, Codable {
   public var files: [File]
   public var clock: Clock?
 
+  /// Largest mapping file read, bytes.
+  static let maximumFileBytes = 1 << 20
+
   /// Loads a mapping from a JSON file.
-  /// - Throws: `TraceError.io`; `.malformed` with the decoder's reason.
+  /// - Throws: `TraceError.io` (missing, not a regular file, over 1 MiB);
+  ///   `.malformed` with the decoder's reason (shortened).
   public static func load(path: String) throws -> ColumnMapping {
-    guard let data = FileManager.default.contents(atPath: path) else {
-      throw TraceError.io(path: path, reason: "cannot read the mapping")
-    }
+    let bytes = try RegularFile.read(path, limit: maximumFileBytes)
     do {
-      return try JSONDecoder().decode(ColumnMapping.self, from: data)
+      return try JSONDecoder().decode(ColumnMapping.self, from: Data(bytes))
     } catch {
       throw TraceError.malformed(
-        SourceLocation(file: path, line: 1), reason: "not a column mapping: \(error)")
+        SourceLocation(file: path, line: 1), reason: "not a column mapping: \(Excerpt.of("\(error)", bytes: 300))")
     }
   }
 
   /// Reads the mapped files from `folder` into one trace.
   ///
   /// - Throws: `TraceError.unsupported` for an unknown unit or time format
-  ///   (naming the mapping field); the CSV errors of each file. A file that is
-  ///   missing or broken sinks the import: a mapping names exactly what it
-  ///   expects.
+  ///   (naming the mapping field), a file outside `folder` (an absolute name
+  ///   or `..`), or a stream mapped by two files; the CSV errors of each
+  ///   file. A file that is missing or broken sinks the import: a mapping
+  ///   names exactly what it expects.
   public func read(folder: String, options: ReadOptions = ReadOptions()) throws -> (Trace, ImportReport) {
-    var report = ImportReport()
-    var trace = Trace(metadata: TraceMetadata(format: "csv-mapping:\(name)"))
-    // Wall-clock origin: from the clock file, else the earliest wall-clock time seen.
-    var bootOffsetMilliseconds: Double?
+    try recording(folder: folder, options: options).readWhole()
+  }
+
+  /// The mapping over `folder` as a ``Recording``: the clock read, the
+  /// origin found, every file's columns, units and streams decided.
+  ///
+  /// Time origin: the clock's boot time (the median of epoch − relative over
+  /// the clock file's first 100 000 usable rows), else the earliest valid
+  /// wall-clock time of any mapped file.
+  func recording(folder: String, options: ReadOptions) throws -> Recording {
+    var recording = Recording(
+      metadata: TraceMetadata(format: "csv-mapping:\(Excerpt.of(name, bytes: 120))"), files: [], options: options)
+    recording.failuresAreFatal = true
+    var origin: Int64?
+    var relativeClockKnown = false
     if let clock {
-      let path = (folder as NSString).appendingPathComponent(clock.file)
-      let (table, _) = try CSVTable.read(
-        path: path, displayName: clock.file, options: options,
-        wants: [
-          .init(
-            key: "epoch", names: [clock.epoch.column],
-            kind: clock.epoch.format == "iso8601" ? .text : .number, required: true),
-          .init(key: "relative", names: [clock.relative.column], kind: .number, required: true),
-        ])
-      let epoch = try Self.epochMilliseconds(
-        table, key: "epoch", format: clock.epoch.format, mappingFile: clock.file)
-      let relative = try Self.relativeSeconds(
-        table.numbers["relative"]!, format: clock.relative.format, file: clock.file)
-      let offsets = zip(epoch, relative).filter { $0.0 != Int64.min && $0.1.isFinite }
-        .map { Double($0.0) - $0.1 * 1000 }.sorted()
-      bootOffsetMilliseconds = offsets.isEmpty ? nil : offsets[offsets.count / 2]
+      let (offset, report) = try Self.bootOffset(clock, folder: folder, options: options)
+      recording.plannedReports.append(report)
+      origin = offset
+      relativeClockKnown = offset != nil
     }
-    var parts: [(File, CSVTable, FileReport)] = []
-    for file in files {
-      let path = (folder as NSString).appendingPathComponent(file.file)
-      var wants: [CSVTable.Want] = [
-        .init(
-          key: "time", names: [file.time.column], kind: file.time.format == "iso8601" ? .text : .number,
-          required: true)
-      ]
-      for (key, column) in file.columns {
-        wants.append(.init(key: key, names: [column.column], kind: .number, required: true))
-      }
-      let (table, fileReport) = try CSVTable.read(
-        path: path, displayName: file.file, options: options, wants: wants)
-      parts.append((file, table, fileReport))
-      trace.metadata.sourceFiles.append(file.file)
-    }
-    // Sensor time origin: the clock's boot time, else the first wall-clock time.
-    var origin: Double? = bootOffsetMilliseconds
     if origin == nil {
-      for (file, table, _) in parts
-      where file.time.format != "relative-seconds" && file.time.format != "relative-milliseconds" {
-        if let first = try Self.epochMilliseconds(
-          table, key: "time", format: file.time.format, mappingFile: file.file
-        ).min() {
-          origin = min(origin ?? Double(first), Double(first))
+      for file in files where Self.isWallClock(file.time.format) {
+        let plan = try self.plan(file, folder: folder, origin: nil, relativeClockKnown: false, options: options, timeOnly: true)
+        if let earliest = try plan.survey().earliestKey.flatMap({ Int64(exactly: $0) }) {
+          origin = min(origin ?? earliest, earliest)
         }
       }
     }
-    trace.metadata.timeOriginMilliseconds = origin.map { Int64($0.rounded()) }
-    for (file, table, fileReport0) in parts {
-      var fileReport = fileReport0
-      let isRelative = file.time.format.hasPrefix("relative-")
-      let allSeconds: [Double] =
-        isRelative
-        ? try Self.relativeSeconds(table.numbers["time"]!, format: file.time.format, file: file.file)
-        : try Self.epochMilliseconds(table, key: "time", format: file.time.format, mappingFile: file.file).map
-        {
-          $0 == Int64.min ? .nan : (Double($0) - (origin ?? 0)) / 1000
-        }
-      // Rows without a usable time are rejected here, once for every target.
-      var keep: [Int] = []
-      keep.reserveCapacity(allSeconds.count)
-      for (i, t) in allSeconds.enumerated() {
-        if t.isFinite {
-          keep.append(i)
-          continue
-        }
-        let rejection = RowRejection(
-          location: SourceLocation(file: file.file, line: table.lines[i], columnName: file.time.column),
-          reason: .badTime, detail: table.texts["time"]?[i] ?? "\(table.numbers["time"]?[i] ?? .nan)")
-        if options.strict { throw TraceError.rejectedInStrictMode(rejection) }
-        fileReport.rowsKept -= 1
-        fileReport.reject(rejection)
-      }
-      let seconds = keep.map { allSeconds[$0] }
-      let lines = keep.map { table.lines[$0] }
-      func values(_ key: String, _ column: Column, _ quantity: Quantity) throws -> [Double] {
-        let raw = table.numbers[key]!
-        guard let unit = column.unit else { return keep.map { raw[$0] } }
-        guard let factor = quantity.factor(from: unit) else {
+    recording.metadata.timeOriginMilliseconds = origin
+    var mapped: [String: String] = [:]  // stream → file
+    for file in files {
+      let plan = try self.plan(file, folder: folder, origin: origin, relativeClockKnown: relativeClockKnown, options: options)
+      for target in plan.targets {
+        let stream = target.name
+        if let earlier = mapped.updateValue(file.file, forKey: stream) {
           throw TraceError.unsupported(
-            SourceLocation(file: file.file, line: 1, columnName: column.column),
-            reason: "unit '\(unit)' is not a unit of \(quantity.rawValue)")
+            SourceLocation(file: Excerpt.of(file.file, bytes: 120), line: 0),
+            reason: "\(stream) is mapped by both \(Excerpt.of(earlier, bytes: 120)) and this file")
         }
-        return keep.map { raw[$0] * factor }
       }
-      func vector(_ prefix: String, _ v: Vector, _ quantity: Quantity) throws -> VectorStream {
-        StreamAssembly.finish(
-          VectorStream(
-            seconds: seconds, x: try values("\(prefix).x", v.x, quantity),
-            y: try values("\(prefix).y", v.y, quantity),
-            z: try values("\(prefix).z", v.z, quantity)), lines: lines, report: &fileReport)
-      }
-      if let v = file.accelerometer {
-        trace.accelerometer = AccelerationStream(
-          samples: try vector("accelerometer", v, .acceleration), content: v.content ?? .includesGravity)
-      }
-      if let v = file.gravity { trace.gravity = try vector("gravity", v, .acceleration) }
-      if let v = file.gyroscope { trace.gyroscope = try vector("gyroscope", v, .angularRate) }
-      if let b = file.barometer {
-        let pressure = try values("barometer.pressure", b.pressure, .pressure)
-        let altitude = try b.relativeAltitude.map { try values("barometer.relativeAltitude", $0, .length) }
-        trace.barometer = StreamAssembly.finish(
-          PressureStream(seconds: seconds, hectopascals: pressure, relativeAltitudeMeters: altitude),
-          lines: lines, report: &fileReport)
-      }
-      for (name, column) in (file.scalars ?? [:]).sorted(by: { $0.key < $1.key }) {
-        let unit = column.unit ?? ""
-        let quantity = Quantity.allCases.first { $0.factor(from: unit) != nil }
-        let converted =
-          try quantity.map { try values("scalar.\(name)", column, $0) }
-          ?? keep.map { table.numbers["scalar.\(name)"]![$0] }
-        trace.scalars[name] = ScalarStream(
-          seconds: seconds, values: converted, unit: quantity?.storedUnit ?? unit)
-      }
-      if let f = file.fixes {
-        guard !isRelative || origin != nil else {
-          throw TraceError.unsupported(
-            SourceLocation(file: file.file, line: 1),
-            reason: "fixes on a relative clock need a \"clock\" in the mapping")
-        }
-        let lat = try values("fixes.latitude", f.latitude, .angle)
-        let lon = try values("fixes.longitude", f.longitude, .angle)
-        let accuracy = try f.horizontalAccuracy.map { try values("fixes.horizontalAccuracy", $0, .length) }
-        let speed = try f.speed.map { try values("fixes.speed", $0, .speed) }
-        let heading = try f.heading.map { try values("fixes.heading", $0, .angle) }
-        let altitude = try f.altitude.map { try values("fixes.altitude", $0, .length) }
-        var fixes = FixColumns()
-        var fixLines: [Int] = []
-        for i in seconds.indices {
-          if let problem = positionProblem(latitude: lat[i], longitude: lon[i]) {
-            let rejection = RowRejection(
-              location: SourceLocation(file: file.file, line: lines[i]), reason: problem,
-              detail: "latitude \(lat[i]), longitude \(lon[i]), time \(seconds[i])")
-            if options.strict { throw TraceError.rejectedInStrictMode(rejection) }
-            fileReport.rowsKept -= 1
-            fileReport.reject(rejection)
-            continue
-          }
-          let a = accuracy.map { $0[i] >= 0 ? $0[i] : .nan } ?? .nan
-          fixes.append(
-            Fix(
-              timeMilliseconds: Int64(((origin ?? 0) + seconds[i] * 1000).rounded()),
-              latitudeDegrees: lat[i], longitudeDegrees: lon[i], horizontalAccuracyMeters: a,
-              speedMetersPerSecond: speed.flatMap {
-                SpeedReading.speedMetersPerSecond(raw: $0[i], horizontalAccuracyMeters: a)
-              },
-              headingDegrees: heading.flatMap { $0[i].isNaN ? nil : $0[i] },
-              altitudeMeters: altitude.flatMap { $0[i].isNaN ? nil : $0[i] }))
-          fixLines.append(lines[i])
-        }
-        trace.fixes = StreamAssembly.finish(fixes, lines: fixLines, report: &fileReport)
-      }
-      report.files.append(fileReport)
+      recording.metadata.sourceFiles.append(file.file)
+      recording.files.append(plan)
     }
-    return (trace, report)
+    return recording
   }
 
-  static func relativeSeconds(_ values: [Double], format: String, file: String) throws -> [Double] {
-    switch format {
-    case "relative-seconds": return values
-    case "relative-milliseconds": return values.map { $0 / 1000 }
-    default:
+  static func isWallClock(_ format: String) -> Bool { !format.hasPrefix("relative-") }
+
+  /// The path of mapped file `name` in `folder`.
+  /// - Throws: `TraceError.unsupported` when `name` would leave the folder.
+  static func path(of name: String, in folder: String) throws -> String {
+    guard let path = FolderListing.child(name, of: folder) else {
       throw TraceError.unsupported(
-        SourceLocation(file: file, line: 1), reason: "time format '\(format)' is not a relative clock")
+        SourceLocation(file: Excerpt.of(name, bytes: 120), line: 0),
+        reason: "a mapping names files inside its folder only (no absolute path, no '..')")
+    }
+    return path
+  }
+
+  /// How `time` reads: a wall clock or a relative one.
+  static func timeSpec(_ time: Time, origin: Int64?, file: String) throws -> CSVRowSpec.Time {
+    let column = CSVRowSpec.Column(time.column)
+    switch time.format {
+    case "relative-seconds": return .seconds(column, factor: 1)
+    case "relative-milliseconds": return .seconds(column, factor: 1e-3)
+    default:
+      guard let format = CSVRowSpec.WallClock(rawValue: time.format) else {
+        throw TraceError.unsupported(
+          SourceLocation(file: Excerpt.of(file, bytes: 120), line: 1, columnName: Excerpt.of(time.column, bytes: 80)),
+          reason: "time format '\(Excerpt.of(time.format, bytes: 40))'")
+      }
+      return .wallClock(column, format, originMilliseconds: origin)
     }
   }
 
-  static func epochMilliseconds(_ table: CSVTable, key: String, format: String, mappingFile: String) throws
-    -> [Int64]
-  {
-    switch format {
-    case "iso8601":
-      return table.texts[key]!.map { ISOTime.milliseconds(Substring($0)) ?? Int64.min }  // min = unparsable
-    case "epoch-milliseconds":
-      return table.numbers[key]!.map { $0.isFinite ? Int64($0.rounded()) : Int64.min }
-    case "epoch-seconds":
-      return table.numbers[key]!.map { $0.isFinite ? Int64(($0 * 1000).rounded()) : Int64.min }
-    case "epoch-nanoseconds":
-      return table.numbers[key]!.map { $0.isFinite ? Int64(($0 / 1e6).rounded()) : Int64.min }
-    default:
+  /// The clock's boot time in epoch ms, and its file's report.
+  static func bootOffset(_ clock: Clock, folder: String, options: ReadOptions) throws -> (Int64?, FileReport) {
+    let path = try path(of: clock.file, in: folder)
+    guard isWallClock(clock.epoch.format), !isWallClock(clock.relative.format) else {
       throw TraceError.unsupported(
-        SourceLocation(file: mappingFile, line: 1), reason: "time format '\(format)'")
+        SourceLocation(file: Excerpt.of(clock.file, bytes: 120), line: 1),
+        reason: "a clock pairs a wall-clock column with a relative one")
     }
+    // Epoch ms as keys, the relative time (in seconds) as a scalar value.
+    let relativeFactor = clock.relative.format == "relative-milliseconds" ? 1e-3 : 1
+    let spec = CSVRowSpec(
+      time: try timeSpec(clock.epoch, origin: 0, file: clock.file),
+      fields: [.scalar(.init(clock.relative.column), factor: relativeFactor, range: nil)], keysAreMilliseconds: true)
+    let source = try CSVRowSource(path: path, name: clock.file, spec: spec, columnCount: 1, options: options)
+    var offsets: [Double] = []
+    while let block = try source.next() {
+      for i in 0..<block.count where offsets.count < 100_000 {
+        let relative = block.columns[0][i]
+        if relative.isFinite && ReadingBounds.isSensorTime(relative) { offsets.append(block.keys[i] - relative * 1000) }
+      }
+    }
+    var report = source.report
+    report.settle()
+    guard !offsets.isEmpty else { return (nil, report) }
+    offsets.sort()
+    return (ReadingBounds.fixTime(milliseconds: offsets[offsets.count / 2]), report)
+  }
+
+  /// One mapped file's plan. `timeOnly`: no streams, keys in ms (to find the origin).
+  func plan(
+    _ file: File, folder: String, origin: Int64?, relativeClockKnown: Bool, options: ReadOptions,
+    timeOnly: Bool = false
+  ) throws -> RecordingFile {
+    let path = try Self.path(of: file.file, in: folder)
+    let name = file.file
+    func factor(_ column: Column?, _ quantity: Quantity) throws -> Double {
+      guard let unit = column?.unit else { return 1 }
+      guard let factor = quantity.factor(from: unit) else {
+        throw TraceError.unsupported(
+          SourceLocation(file: Excerpt.of(name, bytes: 120), line: 1, columnName: Excerpt.of(column?.column ?? "", bytes: 80)),
+          reason: "unit '\(Excerpt.of(unit, bytes: 40))' is not a unit of \(quantity.rawValue)")
+      }
+      return factor
+    }
+    func spec(_ column: Column) -> CSVRowSpec.Column { CSVRowSpec.Column(column.column) }
+    var targets: [StreamTarget] = []
+    var fields: [CSVRowSpec.Field] = []
+    var checks: [(Int, GravityCheck.Kind)] = []
+    var units: [String] = []
+    func vector(_ v: Vector?, _ target: StreamTarget, _ quantity: Quantity, check: GravityCheck.Kind?) throws {
+      guard let v, !timeOnly else { return }
+      let fx = try factor(v.x, quantity)
+      guard try factor(v.y, quantity) == fx, try factor(v.z, quantity) == fx else {
+        throw TraceError.unsupported(
+          SourceLocation(file: Excerpt.of(name, bytes: 120), line: 1), reason: "x, y and z of one stream in different units")
+      }
+      if let check { checks.append((targets.count, check)) }
+      targets.append(target)
+      fields.append(.vector(x: spec(v.x), y: spec(v.y), z: spec(v.z), factor: fx, limit: ReadingBounds.axisLimit(quantity)))
+      if let unit = v.x.unit { units.append("\(target.name): \(unit)" + (fx == 1 ? "" : " × \(fx) → \(quantity.storedUnit)")) }
+    }
+    let wallClock = Self.isWallClock(file.time.format)
+    let content = file.accelerometer?.content ?? .includesGravity
+    try vector(
+      file.accelerometer, .accelerometer(content), .acceleration, check: content == .includesGravity ? .totalAcceleration : nil)
+    try vector(file.gravity, .gravity, .acceleration, check: .gravityEstimate)
+    try vector(file.gyroscope, .gyroscope, .angularRate, check: nil)
+    if let b = file.barometer, !timeOnly {
+      targets.append(.barometer)
+      fields.append(
+        .pressure(
+          spec(b.pressure), altitude: b.relativeAltitude.map(spec), factor: try factor(b.pressure, .pressure),
+          altitudeFactor: try factor(b.relativeAltitude, .length)))
+    }
+    for (scalarName, column) in (file.scalars ?? [:]).sorted(by: { $0.key < $1.key }) where !timeOnly {
+      // A unit of no quantity is kept as given, unconverted.
+      let unit = column.unit ?? ""
+      let quantity = Quantity.allCases.first { $0.factor(from: unit) != nil }
+      targets.append(.scalar(name: scalarName, unit: quantity?.storedUnit ?? unit))
+      fields.append(.scalar(spec(column), factor: quantity?.factor(from: unit) ?? 1, range: nil))
+    }
+    if let f = file.fixes, !timeOnly {
+      guard wallClock || relativeClockKnown else {
+        throw TraceError.unsupported(
+          SourceLocation(file: Excerpt.of(name, bytes: 120), line: 1),
+          reason: "fixes on a relative clock need a \"clock\" in the mapping")
+      }
+      targets.append(.fixes(provider: nil))
+      fields.append(
+        .fix(
+          .init(
+            latitude: spec(f.latitude), longitude: spec(f.longitude), accuracy: f.horizontalAccuracy.map(spec),
+            speed: f.speed.map(spec), heading: f.heading.map(spec), altitude: f.altitude.map(spec),
+            latitudeFactor: try factor(f.latitude, .angle), longitudeFactor: try factor(f.longitude, .angle),
+            accuracyFactor: try factor(f.horizontalAccuracy, .length), speedFactor: try factor(f.speed, .speed),
+            headingFactor: try factor(f.heading, .angle), altitudeFactor: try factor(f.altitude, .length),
+            originMilliseconds: origin)))
+    }
+    let fixOnly = timeOnly || (targets == [.fixes(provider: nil)] && wallClock)
+    let rowSpec = CSVRowSpec(
+      time: try Self.timeSpec(file.time, origin: origin, file: name), fields: fields, keysAreMilliseconds: fixOnly)
+    let columnCount = targets.reduce(0) { $0 + $1.columnCount }
+    return RecordingFile(
+      name: name, targets: targets, rule: targets == [.fixes(provider: nil)] ? .sameKeyOrSameFix : .sameKeyAndValues,
+      keysAreMilliseconds: fixOnly, gravityChecks: checks, units: units.isEmpty ? nil : units.joined(separator: "; "),
+      open: {
+        try CSVRowSource(path: path, name: name, spec: rowSpec, columnCount: columnCount, options: options)
+      })
   }
 }
 

@@ -14,30 +14,48 @@ import HearthGeo
 public enum GPX {
   public static let hearthNamespace = "urn:hearth:gpx:1"
 
-  /// Reads the tracks of the GPX file at `path` into fixes (sorted by time).
+  /// Deepest element nesting accepted.
+  public static let maximumDepth = 256
+  /// Longest text of a point's field (`ele`, `time`, …) kept, bytes.
+  static let maximumFieldBytes = 256
+
+  /// Reads the tracks of the GPX file at `path` into fixes (sorted by time),
+  /// streaming: memory is one chunk, the longest token (at most
+  /// `options.maximumLineBytes`) and the fixes.
   ///
-  /// A point without a valid position or time is rejected with its line; a
-  /// structural XML error stops the reading there: the points before it are
-  /// kept and the rest of the file is reported as one rejection (strict mode
-  /// throws instead).
+  /// A point is rejected with its line when its position is missing or out
+  /// of range, its time missing, unparsable or outside 1900–2200, or a field
+  /// (`ele`, `speed`, `course`, `accuracy`) not a decimal number (hex floats
+  /// included) or outside ``ReadingBounds``. A structural XML error stops the
+  /// reading there: the points before it are kept and the rest of the file
+  /// is reported as one rejection (strict mode throws instead).
   /// - Throws: `TraceError.io`; `.malformed` when the file is not GPX at all.
   public static func read(path: String, options: ReadOptions = ReadOptions()) throws -> (Trace, ImportReport)
   {
-    guard let data = FileManager.default.contents(atPath: path) else {
-      throw TraceError.io(path: path, reason: "cannot read the file")
-    }
     let name = (path as NSString).lastPathComponent
-    return try read(bytes: Array(data), name: name, options: options)
+    let source = try ChunkSource(path: path, displayName: name, maximumLineBytes: options.maximumLineBytes)
+    return try read(source, name: name, options: options)
   }
 
   /// Reads GPX from memory; `name` is used in the report.
   public static func read(bytes: [UInt8], name: String, options: ReadOptions = ReadOptions()) throws -> (
     Trace, ImportReport
   ) {
-    var tokenizer = XMLTokenizer(bytes: bytes)
+    try read(ChunkSource(bytes: bytes, displayName: name), name: name, options: options)
+  }
+
+  static func read(_ source: ChunkSource, name: String, options: ReadOptions) throws -> (Trace, ImportReport) {
+    var tokenizer: XMLTokenizer
+    do {
+      tokenizer = try XMLTokenizer(source: source, maximumTokenBytes: options.maximumLineBytes)
+    } catch {
+      var failed = source
+      failed.close()
+      throw error
+    }
+    defer { tokenizer.close() }
     var report = FileReport(file: name)
-    var fixes = FixColumns()
-    var lines: [Int] = []
+    var block = RowBlock(columnCount: FixLayout.columnCount)
     var sawGPX = false
     var point: [String: String]? = nil  // fields of the open trkpt
     var pointLine = 0
@@ -51,36 +69,18 @@ public enum GPX {
       point = nil
       report.rowsRead += 1
       let location = SourceLocation(file: name, line: pointLine)
-      guard let lat = fields["lat"].flatMap(Double.init), let lon = fields["lon"].flatMap(Double.init),
-        abs(lat) <= 90, abs(lon) <= 180
-      else {
-        try rejectPoint(
-          RowRejection(
-            location: location, reason: .outOfRange,
-            detail: "lat \(fields["lat"] ?? "none"), lon \(fields["lon"] ?? "none")"))
-        return
+      switch Self.fix(fields) {
+      case .success(let (fix, speed)):
+        block.keys.append(Double(fix.milliseconds))
+        block.lines.append(RowBlock.line(pointLine))
+        FixLayout.append(fix, speedMetersPerSecond: speed, to: &block, at: 0)
+        report.rowsKept += 1
+      case .failure(let problem):
+        let rejection = RowRejection(
+          location: location, reason: problem.reason, detail: "\(problem.field): \(problem.detail)")
+        if options.strict { throw TraceError.rejectedInStrictMode(rejection) }
+        report.reject(rejection)
       }
-      guard let timeText = fields["time"], let time = ISOTime.milliseconds(Substring(timeText)) else {
-        try rejectPoint(
-          RowRejection(location: location, reason: .badTime, detail: fields["time"] ?? "no <time>"))
-        return
-      }
-      let accuracy = fields["accuracy"].flatMap(Double.init) ?? .nan
-      fixes.append(
-        Fix(
-          timeMilliseconds: time, latitudeDegrees: lat, longitudeDegrees: lon,
-          horizontalAccuracyMeters: accuracy >= 0 ? accuracy : .nan,
-          speedMetersPerSecond: fields["speed"].flatMap(Double.init).flatMap {
-            SpeedReading.speedMetersPerSecond(raw: $0, horizontalAccuracyMeters: accuracy)
-          },
-          headingDegrees: fields["course"].flatMap(Double.init),
-          altitudeMeters: fields["ele"].flatMap(Double.init)))
-      lines.append(pointLine)
-      report.rowsKept += 1
-    }
-    func rejectPoint(_ rejection: RowRejection) throws {
-      if options.strict { throw TraceError.rejectedInStrictMode(rejection) }
-      report.reject(rejection)
     }
     do {
       while let token = try tokenizer.next() {
@@ -94,15 +94,22 @@ public enum GPX {
             pointLine = tokenizer.line
             if selfClosing { try finishPoint() }
           }
-          if !selfClosing { path.append(element) }
+          if !selfClosing {
+            guard path.count < maximumDepth else {
+              throw XMLTokenizer.Failure(line: tokenizer.line, reason: "elements nested deeper than \(maximumDepth)")
+            }
+            path.append(element)
+          }
           text = ""
         case .text(let value):
-          text += value
+          // Only a point's fields are kept, and only so long.
+          if point != nil && text.utf8.count < maximumFieldBytes { text += value }
         case .end(let qualified):
           let element = local(qualified)
           guard path.last == element else {
             throw XMLTokenizer.Failure(
-              line: tokenizer.line, reason: "</\(qualified)> does not close <\(path.last ?? "")>")
+              line: tokenizer.line,
+              reason: "</\(Excerpt.of(qualified, bytes: 40))> does not close <\(Excerpt.of(path.last ?? "", bytes: 40))>")
           }
           path.removeLast()
           if point != nil {
@@ -118,9 +125,9 @@ public enum GPX {
           text = ""
         }
       }
-      if !path.isEmpty {
+      if let open = path.last {
         throw XMLTokenizer.Failure(
-          line: tokenizer.line, reason: "<\(path.last!)> not closed at the end of the file")
+          line: tokenizer.line, reason: "<\(Excerpt.of(open, bytes: 40))> not closed at the end of the file")
       }
     } catch let failure as XMLTokenizer.Failure {
       guard sawGPX else {
@@ -130,20 +137,69 @@ public enum GPX {
       // Keep what came before; the broken remainder counts as one rejected row.
       point = nil
       report.rowsRead += 1
-      try rejectPoint(
-        RowRejection(
-          location: SourceLocation(file: name, line: failure.line), reason: .malformedMarkup,
-          detail: failure.reason))
+      let rejection = RowRejection(
+        location: SourceLocation(file: name, line: failure.line), reason: .malformedMarkup, detail: failure.reason)
+      if options.strict { throw TraceError.rejectedInStrictMode(rejection) }
+      report.reject(rejection)
     }
     guard sawGPX else {
       throw TraceError.malformed(SourceLocation(file: name, line: 1), reason: "no <gpx> element")
     }
+    block.finish(rule: .sameKey, report: &report)
+    report.settle()
     var trace = Trace(metadata: TraceMetadata(sourceFiles: [name], format: "gpx"))
-    trace.fixes = StreamAssembly.finish(fixes, lines: lines, report: &report)
+    trace.fixes.reserveCapacity(block.count)
+    for i in 0..<block.count { trace.fixes.append(FixLayout.fix(block, i, at: 0)) }
     trace.metadata.timeOriginMilliseconds = trace.fixes.timeMilliseconds.first
     var importReport = ImportReport()
     importReport.files = [report]
     return (trace, importReport)
+  }
+
+  /// Why a point cannot be kept.
+  struct PointProblem: Error {
+    var reason: RowRejection.Reason
+    var field: String
+    var detail: String
+  }
+
+  /// A point's fields as a fix and its speed (NaN when unmeasured), or why not.
+  static func fix(_ fields: [String: String]) -> Result<(FixFields, Double), PointProblem> {
+    func decimal(_ key: String) -> Result<Double, PointProblem> {
+      guard let text = fields[key], !text.isEmpty else { return .success(.nan) }
+      let parsed = Array(text.utf8).withUnsafeBufferPointer { NumberParser.parseDouble($0, decimalComma: false) }
+      guard case .value(let v) = parsed, !v.isNaN else {
+        return .failure(PointProblem(reason: .notANumber, field: key, detail: Excerpt.of(text, bytes: 60)))
+      }
+      return .success(v)
+    }
+    do {
+      let lat = try decimal("lat").get()
+      let lon = try decimal("lon").get()
+      guard !lat.isNaN, !lon.isNaN else {
+        return .failure(PointProblem(reason: .missingValue, field: "lat, lon", detail: "no position"))
+      }
+      guard abs(lat) <= 90, abs(lon) <= 180 else {
+        return .failure(PointProblem(reason: .outOfRange, field: "lat, lon", detail: "lat \(lat), lon \(lon)"))
+      }
+      guard let timeText = fields["time"], let ms = ISOTime.milliseconds(Substring(timeText)),
+        ReadingBounds.fixMilliseconds.contains(ms)
+      else {
+        return .failure(
+          PointProblem(reason: .badTime, field: "time", detail: fields["time"].map { Excerpt.of($0, bytes: 60) } ?? "no <time>"))
+      }
+      let fix = FixFields(
+        milliseconds: ms, latitude: lat, longitude: lon, accuracy: try decimal("accuracy").get(),
+        speed: try decimal("speed").get(), heading: try decimal("course").get(), altitude: try decimal("ele").get())
+      if let (reason, field) = fix.problem() {
+        return .failure(PointProblem(reason: reason, field: field, detail: "\(field) out of range"))
+      }
+      let speed =
+        SpeedReading.speedMetersPerSecond(raw: fix.speed, horizontalAccuracyMeters: fix.measuredAccuracy) ?? .nan
+      return .success((fix, speed))
+    } catch {
+      return .failure(error)
+    }
   }
 
   /// GPX 1.1 text for `fixes` as one track segment. O(n).

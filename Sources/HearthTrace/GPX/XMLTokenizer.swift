@@ -3,6 +3,11 @@
 /// predefined entities plus numeric character references. No DTDs (a
 /// DOCTYPE is skipped), no external entities, no namespace resolution
 /// (prefixes are kept in names; callers match on the local name).
+///
+/// It reads from a ``ChunkSource`` (a file in 4 MiB chunks, or bytes in
+/// memory), so a file of any size costs one chunk plus the longest token:
+/// a token (a tag, a run of text, a comment) longer than `maximumTokenBytes`
+/// is a failure, not a reason to buffer without end.
 struct XMLTokenizer {
   enum Token: Equatable {
     case start(name: String, attributes: [String: String], selfClosing: Bool)
@@ -15,145 +20,235 @@ struct XMLTokenizer {
     var reason: String
   }
 
-  private let bytes: [UInt8]
+  private var source: ChunkSource
+  private let maximumTokenBytes: Int
+  /// The read position in `source.buffer` (kept equal to `source.start`
+  /// between tokens).
   private var i = 0
   private(set) var line = 1
 
-  init(bytes: [UInt8]) {
-    self.bytes = bytes
-    if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { i = 3 }
-  }
-
-  /// The next token, nil at the end of the document.
-  mutating func next() throws(Failure) -> Token? {
-    while i < bytes.count {
-      if bytes[i] != UInt8(ascii: "<") {
-        let start = i
-        while i < bytes.count && bytes[i] != UInt8(ascii: "<") {
-          if bytes[i] == 0x0A { line += 1 }
-          i += 1
-        }
-        let raw = bytes[start..<i]
-        if raw.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) { continue }
-        return .text(try decodeEntities(raw))
-      }
-      if matches("<!--") {
-        guard let end = find("-->", from: i + 4) else {
-          throw Failure(line: line, reason: "comment not closed")
-        }
-        advance(to: end + 3)
-        continue
-      }
-      if matches("<![CDATA[") {
-        guard let end = find("]]>", from: i + 9) else {
-          throw Failure(line: line, reason: "CDATA not closed")
-        }
-        let text = String(decoding: bytes[(i + 9)..<end], as: UTF8.self)
-        advance(to: end + 3)
-        return .text(text)
-      }
-      if matches("<?") {
-        guard let end = find("?>", from: i + 2) else {
-          throw Failure(line: line, reason: "processing instruction not closed")
-        }
-        advance(to: end + 2)
-        continue
-      }
-      if matches("<!") {
-        guard let end = find(">", from: i + 2) else {
-          throw Failure(line: line, reason: "declaration not closed")
-        }
-        advance(to: end + 1)
-        continue
-      }
-      if matches("</") {
-        i += 2
-        let name = readName()
-        skipSpace()
-        guard !name.isEmpty, i < bytes.count, bytes[i] == UInt8(ascii: ">") else {
-          throw Failure(line: line, reason: "malformed end tag")
-        }
-        i += 1
-        return .end(name: name)
-      }
-      // Start tag.
-      i += 1
-      let name = readName()
-      guard !name.isEmpty else { throw Failure(line: line, reason: "malformed start tag") }
-      var attributes: [String: String] = [:]
-      while true {
-        skipSpace()
-        guard i < bytes.count else { throw Failure(line: line, reason: "start tag <\(name)> not closed") }
-        if bytes[i] == UInt8(ascii: ">") {
-          i += 1
-          return .start(name: name, attributes: attributes, selfClosing: false)
-        }
-        if bytes[i] == UInt8(ascii: "/") {
-          guard i + 1 < bytes.count, bytes[i + 1] == UInt8(ascii: ">") else {
-            throw Failure(line: line, reason: "malformed empty tag <\(name)/>")
-          }
-          i += 2
-          return .start(name: name, attributes: attributes, selfClosing: true)
-        }
-        let attribute = readName()
-        skipSpace()
-        guard !attribute.isEmpty, i < bytes.count, bytes[i] == UInt8(ascii: "=") else {
-          throw Failure(line: line, reason: "malformed attribute in <\(name)>")
-        }
-        i += 1
-        skipSpace()
-        guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") || bytes[i] == UInt8(ascii: "'") else {
-          throw Failure(line: line, reason: "attribute \(attribute) of <\(name)> is not quoted")
-        }
-        let quote = bytes[i]
-        let start = i + 1
-        var end = start
-        while end < bytes.count && bytes[end] != quote {
-          if bytes[end] == 0x0A { line += 1 }
-          end += 1
-        }
-        guard end < bytes.count else {
-          throw Failure(line: line, reason: "attribute \(attribute) not closed")
-        }
-        attributes[attribute] = try decodeEntities(bytes[start..<end])
-        i = end + 1
-      }
+  init(source: ChunkSource, maximumTokenBytes: Int) throws {
+    self.source = source
+    self.maximumTokenBytes = maximumTokenBytes
+    _ = try self.source.refill()
+    i = self.source.start
+    if self.source.available >= 3 && self.source.buffer[i] == 0xEF && self.source.buffer[i + 1] == 0xBB
+      && self.source.buffer[i + 2] == 0xBF
+    {
+      i += 3
     }
-    return nil
   }
 
-  private func matches(_ prefix: String) -> Bool {
-    let p = Array(prefix.utf8)
-    return i + p.count <= bytes.count && bytes[i..<(i + p.count)].elementsEqual(p)
+  mutating func close() { source.close() }
+
+  private var end: Int { source.end }
+
+  /// The bytes a search looks at: the buffer, the token's start, and the
+  /// range still to search (the part before `from` was searched already).
+  typealias Search = @Sendable (_ buffer: UnsafeMutableBufferPointer<UInt8>, _ token: Int, _ from: Int, _ to: Int) -> Int?
+
+  /// Makes bytes from `i` on available until `found` says where the token
+  /// ends, refilling as needed (indices are the buffer's after any refill).
+  /// Nil at the end of input without a match.
+  private mutating func within(_ found: Search) throws -> Int? {
+    var searched = i
+    while true {
+      if let stop = found(source.buffer, i, searched, end) { return stop }
+      if source.atEndOfFile { return nil }
+      guard end - i <= maximumTokenBytes else {
+        throw Failure(line: line, reason: "a token longer than \(maximumTokenBytes) bytes")
+      }
+      searched = max(i, end - 16)  // a terminator may straddle the refill
+      let offset = i
+      source.start = i
+      guard try source.refill() || source.available > 0 else { return nil }
+      i = source.start
+      searched -= offset - i
+    }
   }
 
-  private func find(_ needle: String, from start: Int) -> Int? {
+  /// A search for `needle` at or after `skip` bytes into the token.
+  private static func find(_ needle: String, skip: Int) -> Search {
     let n = Array(needle.utf8)
-    guard bytes.count >= n.count else { return nil }
-    var k = start
-    while k + n.count <= bytes.count {
-      if bytes[k] == n[0] && bytes[k..<(k + n.count)].elementsEqual(n) { return k }
+    return { buffer, token, from, to in
+      var k = max(from, token + skip)
+      while k + n.count <= to {
+        if buffer[k] == n[0] {
+          var match = true
+          for (j, c) in n.enumerated() where buffer[k + j] != c {
+            match = false
+            break
+          }
+          if match { return k }
+        }
+        k += 1
+      }
+      return nil
+    }
+  }
+
+  /// The next `<` (the end of a run of text).
+  private static let textEnd: Search = { buffer, _, from, to in
+    var k = from
+    while k < to && buffer[k] != UInt8(ascii: "<") { k += 1 }
+    return k < to ? k : nil
+  }
+
+  /// The `>` that closes a tag, outside quoted attribute values.
+  private static let tagEnd: Search = { buffer, token, _, to in
+    var quote: UInt8 = 0
+    var k = token + 1
+    while k < to {
+      let c = buffer[k]
+      if quote != 0 {
+        if c == quote { quote = 0 }
+      } else if c == UInt8(ascii: "\"") || c == UInt8(ascii: "'") {
+        quote = c
+      } else if c == UInt8(ascii: ">") {
+        return k
+      }
       k += 1
     }
     return nil
   }
 
-  private mutating func advance(to end: Int) {
-    for k in i..<min(end, bytes.count) where bytes[k] == 0x0A { line += 1 }
-    i = end
+  /// Nine bytes from the token's start (enough to tell its kind).
+  private static let kindKnown: Search = { _, token, _, to in to - token >= 9 ? to : nil }
+
+  /// The next token, nil at the end of the document.
+  mutating func next() throws(Failure) -> Token? {
+    do { return try nextToken() } catch let failure as Failure { throw failure } catch {
+      throw Failure(line: line, reason: "\(error)")
+    }
   }
 
-  private mutating func skipSpace() {
-    while i < bytes.count, bytes[i] == 0x20 || bytes[i] == 0x09 || bytes[i] == 0x0A || bytes[i] == 0x0D {
-      if bytes[i] == 0x0A { line += 1 }
+  private mutating func nextToken() throws -> Token? {
+    while true {
+      source.start = i
+      if i >= end {
+        guard try source.refill() || source.available > 0 else { return nil }
+        i = source.start
+        if i >= end { return nil }
+      }
+      if source.buffer[i] != UInt8(ascii: "<") {
+        let stop = try within(Self.textEnd) ?? end
+        let raw = Array(source.buffer[i..<stop])
+        for c in raw where c == 0x0A { line += 1 }
+        i = stop
+        if raw.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) { continue }
+        return .text(try decodeEntities(raw[...]))
+      }
+      _ = try within(Self.kindKnown)
+      if matches("<!--") {
+        guard let close = try within(Self.find("-->", skip: 4)) else {
+          throw Failure(line: line, reason: "comment not closed")
+        }
+        advance(to: close + 3)
+        continue
+      }
+      if matches("<![CDATA[") {
+        guard let close = try within(Self.find("]]>", skip: 9)) else {
+          throw Failure(line: line, reason: "CDATA not closed")
+        }
+        let text = String(decoding: source.buffer[(i + 9)..<close], as: UTF8.self)
+        advance(to: close + 3)
+        return .text(text)
+      }
+      if matches("<?") {
+        guard let close = try within(Self.find("?>", skip: 2)) else {
+          throw Failure(line: line, reason: "processing instruction not closed")
+        }
+        advance(to: close + 2)
+        continue
+      }
+      guard let close = try within(Self.tagEnd) else { throw Failure(line: line, reason: "tag not closed") }
+      if matches("<!") {
+        advance(to: close + 1)
+        continue
+      }
+      return try tag(through: close)
+    }
+  }
+
+  /// The start or end tag from `i` to the `>` at `close`.
+  private mutating func tag(through close: Int) throws -> Token {
+    if matches("</") {
+      i += 2
+      let name = readName(limit: close)
+      skipSpace(limit: close)
+      guard !name.isEmpty, i == close else { throw Failure(line: line, reason: "malformed end tag") }
+      i += 1
+      return .end(name: name)
+    }
+    i += 1
+    let name = readName(limit: close)
+    guard !name.isEmpty else { throw Failure(line: line, reason: "malformed start tag") }
+    var attributes: [String: String] = [:]
+    while true {
+      skipSpace(limit: close)
+      if i == close {
+        i += 1
+        return .start(name: name, attributes: attributes, selfClosing: false)
+      }
+      if source.buffer[i] == UInt8(ascii: "/") {
+        guard i + 1 == close else {
+          throw Failure(line: line, reason: "malformed empty tag <\(Excerpt.of(name, bytes: 40))/>")
+        }
+        i = close + 1
+        return .start(name: name, attributes: attributes, selfClosing: true)
+      }
+      let attribute = readName(limit: close)
+      skipSpace(limit: close)
+      guard !attribute.isEmpty, i < close, source.buffer[i] == UInt8(ascii: "=") else {
+        throw Failure(line: line, reason: "malformed attribute in <\(Excerpt.of(name, bytes: 40))>")
+      }
+      i += 1
+      skipSpace(limit: close)
+      guard i < close, source.buffer[i] == UInt8(ascii: "\"") || source.buffer[i] == UInt8(ascii: "'") else {
+        throw Failure(
+          line: line,
+          reason: "attribute \(Excerpt.of(attribute, bytes: 40)) of <\(Excerpt.of(name, bytes: 40))> is not quoted")
+      }
+      let quote = source.buffer[i]
+      let start = i + 1
+      var stop = start
+      while stop < close && source.buffer[stop] != quote {
+        if source.buffer[stop] == 0x0A { line += 1 }
+        stop += 1
+      }
+      guard stop < close else {
+        throw Failure(line: line, reason: "attribute \(Excerpt.of(attribute, bytes: 40)) not closed")
+      }
+      attributes[attribute] = try decodeEntities(Array(source.buffer[start..<stop])[...])
+      i = stop + 1
+    }
+  }
+
+  private func matches(_ prefix: String) -> Bool {
+    let p = Array(prefix.utf8)
+    guard i + p.count <= end else { return false }
+    for (k, c) in p.enumerated() where source.buffer[i + k] != c { return false }
+    return true
+  }
+
+  private mutating func advance(to stop: Int) {
+    for k in i..<min(stop, end) where source.buffer[k] == 0x0A { line += 1 }
+    i = stop
+  }
+
+  private mutating func skipSpace(limit: Int) {
+    while i < limit {
+      let c = source.buffer[i]
+      guard c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D else { return }
+      if c == 0x0A { line += 1 }
       i += 1
     }
   }
 
-  private mutating func readName() -> String {
+  private mutating func readName(limit: Int) -> String {
     let start = i
-    while i < bytes.count {
-      let c = bytes[i]
+    while i < limit {
+      let c = source.buffer[i]
       if c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D || c == UInt8(ascii: ">") || c == UInt8(ascii: "/")
         || c == UInt8(ascii: "=")
       {
@@ -161,7 +256,7 @@ struct XMLTokenizer {
       }
       i += 1
     }
-    return String(decoding: bytes[start..<i], as: UTF8.self)
+    return String(decoding: source.buffer[start..<i], as: UTF8.self)
   }
 
   private func decodeEntities(_ raw: ArraySlice<UInt8>) throws(Failure) -> String {
@@ -189,7 +284,7 @@ struct XMLTokenizer {
         guard name.hasPrefix("#"),
           let code = UInt32(name.dropFirst(isHex ? 2 : 1), radix: isHex ? 16 : 10),
           let scalar = Unicode.Scalar(code)
-        else { throw Failure(line: line, reason: "unknown entity &\(name);") }
+        else { throw Failure(line: line, reason: "unknown entity &\(Excerpt.of(name, bytes: 12));") }
         out.append(contentsOf: Array(String(Character(scalar)).utf8))
       }
       k = semicolon + 1

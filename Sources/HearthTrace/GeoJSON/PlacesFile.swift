@@ -12,7 +12,8 @@ public struct NamedPlace: Sendable, Hashable, Codable {
 }
 
 /// Reads a places file: a GeoJSON FeatureCollection of Point features, each
-/// with a `radiusMeters` property (> 0) and optionally `name`, `circle`
+/// with a `radiusMeters` property (> 0 and at most
+/// ``Geofence/maximumRadiusMeters``, 100 km) and optionally `name`, `circle`
 /// (a non-negative integer, default 0) and a numeric feature `id` (default:
 /// its position). This is the shape ``GeoJSON/place(id:name:centre:radiusMeters:properties:)``
 /// writes, so a file written by `hearth` reads back.
@@ -58,6 +59,11 @@ public enum PlacesFile {
       let properties = feature["properties"] as? [String: Any] ?? [:]
       guard let radius = (properties["radiusMeters"] as? NSNumber)?.doubleValue, radius > 0, radius.isFinite
       else { throw fail(n, "radiusMeters", "needs a positive radiusMeters property") }
+      guard radius <= Geofence.maximumRadiusMeters else {
+        throw fail(
+          n, "radiusMeters",
+          "radiusMeters \(radius) is beyond the \(Int(Geofence.maximumRadiusMeters)) m a place may have")
+      }
       var circle: UInt32 = 0
       if let value = properties["circle"] {
         guard let c = (value as? NSNumber)?.doubleValue, c >= 0, c < 4e9, c == c.rounded() else {
@@ -77,7 +83,7 @@ public enum PlacesFile {
       places.append(
         NamedPlace(
           geofence: Geofence(
-            id: id, circle: circle,
+            id: PlaceID(id), circle: CircleID(circle),
             center: Coordinate(latitudeDegrees: latitude, longitudeDegrees: longitude), radiusMeters: radius),
           name: properties["name"] as? String))
     }

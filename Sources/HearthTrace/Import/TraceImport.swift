@@ -21,22 +21,28 @@ public enum TraceImport {
     case traceFolder, comma2k19, sensorLogger, phyphox, columnMapping, gpx, tracktable
   }
 
-  /// What `path` holds, or nil when no reader recognises it.
+  /// What `path` holds, or nil when no reader recognises it (or it cannot be read).
   public static func format(of path: String, hasMapping: Bool = false) -> Format? {
+    (try? recognise(path, hasMapping: hasMapping)) ?? nil
+  }
+
+  /// What `path` holds, nil when nothing recognises it.
+  /// - Throws: `TraceError.io` when it is a folder that cannot be listed.
+  static func recognise(
+    _ path: String, hasMapping: Bool, listing: (String) throws -> [String] = FolderListing.names
+  ) throws -> Format? {
     let fm = FileManager.default
     var isDirectory: ObjCBool = false
     guard fm.fileExists(atPath: path, isDirectory: &isDirectory) else { return nil }
     if isDirectory.boolValue {
-      let names = Set((try? fm.contentsOfDirectory(atPath: path)) ?? [])
+      let names = Set(try listing(path))
       if names.contains("trace.json") || generatedTrace(in: path) != nil { return .traceFolder }
       if names.contains("processed_log") { return .comma2k19 }
       if hasMapping { return .columnMapping }
-      let sensorLogger = [
-        "Location.csv", "Accelerometer.csv", "TotalAcceleration.csv", "Gyroscope.csv", "Barometer.csv",
-        "Metadata.csv",
-      ]
-      if !names.isDisjoint(with: sensorLogger) { return .sensorLogger }
+      // phyphox first: its folders may hold an Accelerometer.csv too, but
+      // Sensor Logger's never hold meta/.
       if names.contains("meta") || names.contains("Raw Data.csv") { return .phyphox }
+      if !names.isDisjoint(with: SensorLoggerFile.allCases.map(\.rawValue)) { return .sensorLogger }
       return nil
     }
     switch (path as NSString).pathExtension.lowercased() {
@@ -44,9 +50,7 @@ public enum TraceImport {
     case "traj": return .tracktable
     case "csv":
       if hasMapping { return .columnMapping }
-      guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
-      defer { try? handle.close() }
-      let head = String(decoding: handle.readData(ofLength: 256), as: UTF8.self)
+      let head = String(decoding: try RegularFile.prefix(path, bytes: 256), as: UTF8.self)
       return head.hasPrefix("\"Time (s)\"") || head.hasPrefix("Time (s)") ? .phyphox : nil
     default: return nil
     }
@@ -64,46 +68,74 @@ public enum TraceImport {
     return fm.fileExists(atPath: (inner as NSString).appendingPathComponent("trace.json")) ? inner : nil
   }
 
-  /// Reads a trace from `path` (see the table above). `mappingPath` selects
-  /// the generic CSV reader for a folder (or the folder of a CSV file).
-  /// - Throws: `TraceError.unsupported` when nothing recognises the path;
-  ///   otherwise the chosen reader's errors.
+  static let notRecognised =
+    "not a recognised trace (Sensor Logger or phyphox folder, GPX, .traj, trace folder, comma2k19 segment; or pass a column mapping)"
+
+  /// Reads a trace from `path` (see the table above), whole. `mappingPath`
+  /// selects the generic CSV reader for a folder (or the folder of a CSV file).
+  /// - Throws: `TraceError.io` when the path is missing or cannot be read
+  ///   (a folder that cannot be listed, a FIFO); `.unsupported` when nothing
+  ///   recognises it; otherwise the chosen reader's errors.
   public static func read(
     path: String, mappingPath: String? = nil, options: ReadOptions = ReadOptions()
   ) throws -> (Trace, ImportReport) {
-    guard let format = format(of: path, hasMapping: mappingPath != nil) else {
-      throw TraceError.unsupported(
-        SourceLocation(file: path, line: 0),
-        reason:
-          "not a recognised trace (Sensor Logger or phyphox folder, GPX, .traj, trace folder, comma2k19 segment; or pass a column mapping)"
-      )
+    switch try plan(path: path, mappingPath: mappingPath, options: options) {
+    case .recording(let recording): return try recording.readWhole()
+    case .whole(let trace, let report): return (trace, report)
+    }
+  }
+
+  /// Opens a trace at `path` for reading in time order, chunk by chunk, in
+  /// bounded memory (``TraceStream``). The formats that cannot stream (GPX,
+  /// `.traj`) are read here, whole.
+  /// - Throws: as ``read(path:mappingPath:options:)``, for what can be known
+  ///   before the rows are read.
+  public static func stream(
+    path: String, mappingPath: String? = nil, options: ReadOptions = ReadOptions()
+  ) throws -> TraceStream {
+    switch try plan(path: path, mappingPath: mappingPath, options: options) {
+    case .recording(let recording): return TraceStream(recording: recording)
+    case .whole(let trace, let report): return TraceStream(whole: trace, report: report)
+    }
+  }
+
+  enum Plan {
+    case recording(Recording)
+    case whole(Trace, ImportReport)
+  }
+
+  static func plan(path: String, mappingPath: String?, options: ReadOptions) throws -> Plan {
+    guard FileManager.default.fileExists(atPath: path) else {
+      throw TraceError.io(path: path, reason: "no such file or folder")
+    }
+    guard let format = try recognise(path, hasMapping: mappingPath != nil) else {
+      throw TraceError.unsupported(SourceLocation(file: path, line: 0), reason: notRecognised)
     }
     switch format {
-    case .traceFolder: return try TraceFolder.read(generatedTrace(in: path) ?? path)
-    case .comma2k19: return try TraceFolder.readComma2k19Segment(path)
-    case .sensorLogger: return try SensorLoggerReader.read(folder: path, options: options)
-    case .phyphox: return try PhyphoxReader.read(path: path, options: options)
-    case .gpx: return try GPX.read(path: path, options: options)
+    case .traceFolder: return .recording(try TraceFolder.recording(generatedTrace(in: path) ?? path, options: options))
+    case .comma2k19: return .recording(try TraceFolder.comma2k19Recording(path, options: options))
+    case .sensorLogger: return .recording(try SensorLoggerReader.recording(folder: path, options: options))
+    case .phyphox: return .recording(try PhyphoxReader.recording(path: path, options: options))
     case .columnMapping:
-      let mapping = try ColumnMapping.load(path: mappingPath!)
-      var isDirectory: ObjCBool = false
-      _ = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
-      return try mapping.read(
-        folder: isDirectory.boolValue ? path : (path as NSString).deletingLastPathComponent, options: options)
+      guard let mappingPath else { throw TraceError.unsupported(SourceLocation(file: path, line: 0), reason: notRecognised) }
+      let mapping = try ColumnMapping.load(path: mappingPath)
+      let folder = FolderListing.isFolder(path) ? path : (path as NSString).deletingLastPathComponent
+      return .recording(try mapping.recording(folder: folder, options: options))
+    case .gpx:
+      let (trace, report) = try GPX.read(path: path, options: options)
+      return .whole(trace, report)
     case .tracktable:
       let (trajectories, fileReport) = try TracktableReader.read(path: path, options: options)
       var trace = Trace(
         metadata: TraceMetadata(sourceFiles: [(path as NSString).lastPathComponent], format: "tracktable"))
       var fixes = FixColumns()
       fixes.reserveCapacity(trajectories.reduce(0) { $0 + $1.fixes.count })
-      for trajectory in trajectories {
-        for i in 0..<trajectory.fixes.count { fixes.append(from: trajectory.fixes, at: i) }
-      }
+      for trajectory in trajectories { fixes.append(contentsOf: trajectory.fixes) }
       trace.fixes = fixes
       trace.metadata.timeOriginMilliseconds = fixes.timeMilliseconds.min()
       var report = ImportReport()
       report.files = [fileReport]
-      return (trace, report)
+      return .whole(trace, report)
     }
   }
 }

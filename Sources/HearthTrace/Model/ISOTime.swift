@@ -1,8 +1,13 @@
 /// ISO 8601 / RFC 3339 timestamps ↔ milliseconds since the epoch, exact, with
 /// no Foundation formatter (which is slow and locale-sensitive).
 enum ISOTime {
+  /// The largest zone offset accepted, hours (ISO 8601 allows ±18:00; real
+  /// zones span −12:00 … +14:00).
+  static let maximumOffsetHours = 18
+
   /// Parses `YYYY-MM-DD[T| ]hh:mm:ss[.fraction][Z|±hh:mm|±hhmm]`; a missing
-  /// zone means UTC. Fractions beyond milliseconds are truncated towards the
+  /// zone means UTC; an offset beyond ±18:00 or with 60 minutes or more is
+  /// not a time. Fractions beyond milliseconds are truncated towards the
   /// past (floor). Nil for anything else.
   static func milliseconds(_ text: Substring) -> Int64? {
     let b = Array(text.utf8)
@@ -52,7 +57,7 @@ enum ISOTime {
         i += 1
         guard let hours = number(2) else { return nil }
         _ = expect(UInt8(ascii: ":"))
-        guard let minutes = number(2) else { return nil }
+        guard let minutes = number(2), hours <= maximumOffsetHours, minutes < 60 else { return nil }
         offsetMinutes = (hours * 60 + minutes) * (c == UInt8(ascii: "-") ? -1 : 1)
       }
     }

@@ -9,6 +9,10 @@ public struct VectorStream: Sendable, Hashable {
   /// Sample times, seconds since the trace's time origin, ascending.
   public var seconds: [Double] = []
   /// Components in the device frame, SI units of the stream's quantity.
+  /// The frame is Android's for every reader (x right, y up the screen, z
+  /// out of it; right-handed), and accelerations are specific force: a phone
+  /// at rest reads +9.81 m/s² along the axis pointing up, and a gravity
+  /// estimate points up as well (readers negate iOS's axes to reach it).
   public var x: [Double] = []
   public var y: [Double] = []
   public var z: [Double] = []
@@ -206,5 +210,55 @@ public struct Trace: Sendable, Hashable {
       s.x[j] + (s.x[j + 1] - s.x[j]) * w, s.y[j] + (s.y[j + 1] - s.y[j]) * w,
       s.z[j] + (s.z[j + 1] - s.z[j]) * w
     )
+  }
+}
+
+extension Trace {
+  /// Whether `other` holds the same samples, stream by stream, and the same
+  /// metadata, NaN counting as equal to NaN (`==` follows IEEE, where a NaN
+  /// reading — a missing relative altitude — differs from itself). O(n).
+  public func matches(_ other: Trace) -> Bool {
+    func same(_ a: [Double], _ b: [Double]) -> Bool {
+      a.count == b.count && zip(a, b).allSatisfy { $0.bitPattern == $1.bitPattern || ($0.isNaN && $1.isNaN) || $0 == $1 }
+    }
+    func same(_ a: VectorStream?, _ b: VectorStream?) -> Bool {
+      guard let a, let b else { return a == nil && b == nil }
+      return same(a.seconds, b.seconds) && same(a.x, b.x) && same(a.y, b.y) && same(a.z, b.z)
+    }
+    func same(_ a: PressureStream?, _ b: PressureStream?) -> Bool {
+      guard let a, let b else { return a == nil && b == nil }
+      return same(a.seconds, b.seconds) && same(a.hectopascals, b.hectopascals)
+        && same(a.relativeAltitudeMeters, b.relativeAltitudeMeters)
+    }
+    func same(_ a: [String: ScalarStream], _ b: [String: ScalarStream]) -> Bool {
+      a.keys.sorted() == b.keys.sorted()
+        && a.allSatisfy { key, s in b[key].map { $0.unit == s.unit && same($0.seconds, s.seconds) && same($0.values, s.values) } ?? false }
+    }
+    return metadata == other.metadata && fixes == other.fixes && providerFixes == other.providerFixes
+      && accelerometer?.content == other.accelerometer?.content
+      && same(accelerometer?.samples, other.accelerometer?.samples) && same(gravity, other.gravity)
+      && same(gyroscope, other.gyroscope) && same(barometer, other.barometer) && same(scalars, other.scalars)
+      && activities == other.activities
+  }
+}
+
+extension VectorStream {
+  /// Drops the first `n` samples. O(count).
+  public mutating func removeFirst(_ n: Int) {
+    guard n > 0 else { return }
+    seconds.removeFirst(n)
+    x.removeFirst(n)
+    y.removeFirst(n)
+    z.removeFirst(n)
+  }
+}
+
+extension PressureStream {
+  /// Drops the first `n` samples. O(count).
+  public mutating func removeFirst(_ n: Int) {
+    guard n > 0 else { return }
+    seconds.removeFirst(n)
+    hectopascals.removeFirst(n)
+    relativeAltitudeMeters.removeFirst(n)
   }
 }

@@ -70,6 +70,9 @@ public struct RowRejection: Sendable, Hashable, Codable, CustomStringConvertible
     case badQuote
     /// Broken XML (GPX): the rest of the file from this point.
     case malformedMarkup
+    /// The whole stream is not in the unit its file is said to be in (its
+    /// gravity does not read 9.81 m/s²): every row of it, rejected together.
+    case unitProblem
   }
 
   public var location: SourceLocation
@@ -95,12 +98,17 @@ public struct FileReport: Sendable, Hashable, Codable {
   public var rowsKept = 0
   /// Rejected rows by reason; the total always equals `rowsRead − rowsKept`.
   public var rejectedByReason: [RowRejection.Reason: Int] = [:]
-  /// The first rejections in full (at most ``FileReport/detailLimit``).
+  /// The first rejections by line, in full (at most ``FileReport/detailLimit``
+  /// once the report is settled, as every reader's report is).
   public var rejections: [RowRejection] = []
   /// Kept rows that were out of time order in the file (sorted on import).
   public var reorderedRows = 0
   /// Problems that made the reader skip the whole file (folder imports).
   public var skippedBecause: String?
+  /// The units the file's values were read in and what was done to them
+  /// ("x, y, z in m/s² (calibrated, both platforms); axes negated from iOS to
+  /// the trace's convention"), when the reader decides them per file.
+  public var units: String?
 
   /// How many rejections are kept in full; the rest are only counted.
   public static let detailLimit = 1000
@@ -114,7 +122,19 @@ public struct FileReport: Sendable, Hashable, Codable {
   /// Records `count` rejected rows that share one reason and location.
   mutating func reject(_ rejection: RowRejection, count: Int = 1) {
     rejectedByReason[rejection.reason, default: 0] += count
-    if rejections.count < Self.detailLimit { rejections.append(rejection) }
+    rejections.append(rejection)
+    if rejections.count >= 2 * Self.detailLimit { settle() }
+  }
+
+  /// Keeps the ``detailLimit`` rejections with the smallest lines, in line
+  /// order: the same list whatever order a reader found them in (a file read
+  /// whole finds duplicates last, a streamed one as it goes).
+  mutating func settle() {
+    rejections.sort {
+      ($0.location.line, $0.location.column, $0.reason.rawValue, $0.detail)
+        < ($1.location.line, $1.location.column, $1.reason.rawValue, $1.detail)
+    }
+    if rejections.count > Self.detailLimit { rejections.removeSubrange(Self.detailLimit...) }
   }
 }
 
@@ -128,6 +148,30 @@ public struct ImportReport: Sendable, Hashable, Codable {
   public var rowsRejected: Int { files.reduce(0) { $0 + $1.rowsRejected } }
   public var reconciles: Bool { files.allSatisfy(\.reconciles) }
 
+  /// Settles every file's rejections (``FileReport/settle()``).
+  mutating func settle() {
+    for i in files.indices { files[i].settle() }
+  }
+
+  /// Whether not one row was kept: every file was skipped, empty, or had
+  /// every row rejected (or there was no file).
+  public var nothingKept: Bool { files.allSatisfy { $0.rowsKept == 0 } }
+
+  /// Throws when ``nothingKept``: a recording nothing could be read from is
+  /// bad input, not an empty result.
+  /// - Throws: `TraceError.malformed` naming `path` and what happened to each file.
+  public func requireSomethingKept(path: String) throws {
+    guard nothingKept else { return }
+    let why = files.prefix(5).map { file in
+      "\(file.file): " + (file.skippedBecause.map { "skipped (\(Excerpt.of($0, bytes: 120)))" }
+        ?? "\(file.rowsRead) rows read, none kept")
+    }
+    throw TraceError.malformed(
+      SourceLocation(file: path, line: 0),
+      reason: "nothing could be read" + (why.isEmpty ? ": no file" : ": " + why.joined(separator: "; "))
+        + (files.count > 5 ? "; and \(files.count - 5) more files" : ""))
+  }
+
   /// The report of the file whose name ends with `suffix`.
   public func file(endingWith suffix: String) -> FileReport? {
     files.first { $0.file.hasSuffix(suffix) }
@@ -140,9 +184,14 @@ public struct ReadOptions: Sendable, Hashable {
   public var strict: Bool
   /// Rows longer than this many bytes are rejected without being buffered.
   public var maximumLineBytes: Int
+  /// Keep a stream whose gravity does not read 9.81 m/s² (``GravityCheck``)
+  /// instead of rejecting it as a unit problem. The check stays in the
+  /// report (``FileReport/units``) either way.
+  public var acceptImplausibleGravity: Bool
 
-  public init(strict: Bool = false, maximumLineBytes: Int = 1 << 20) {
+  public init(strict: Bool = false, maximumLineBytes: Int = 1 << 20, acceptImplausibleGravity: Bool = false) {
     self.strict = strict
     self.maximumLineBytes = maximumLineBytes
+    self.acceptImplausibleGravity = acceptImplausibleGravity
   }
 }

@@ -39,8 +39,8 @@ public struct NPYArray: Sendable {
   public let fortranOrder: Bool
   let storage: Storage
 
-  /// Elements in the array.
-  public var count: Int { shape.reduce(1, *) }
+  /// Elements in the array (the shape's product, checked on reading).
+  public var count: Int { shape.reduce(1) { $0.multipliedReportingOverflow(by: $1).partialValue } }
 
   /// Raw element bytes, owned or memory-mapped.
   final class Storage: @unchecked Sendable {
@@ -115,8 +115,7 @@ public struct NPYArray: Sendable {
   public static func read(path: String, mapThresholdBytes: Int = NPYArray.mapThresholdBytes) throws
     -> NPYArray
   {
-    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-    guard descriptor >= 0 else { throw TraceError.io(path: path, reason: String(cString: strerror(errno))) }
+    let descriptor = try RegularFile.open(path, displayName: path)
     defer { close(descriptor) }
     var status = stat()
     guard fstat(descriptor, &status) == 0 else {
@@ -128,12 +127,12 @@ public struct NPYArray: Sendable {
     let got = head.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, 0) }
     guard got == head.count else { throw TraceError.io(path: path, reason: "short read") }
     let header = try parseHeader(head, name: path)
-    let dataBytes = header.count * header.dtype.byteCount
-    guard header.dataOffset + dataBytes <= fileSize else {
+    let (dataBytes, overflow) = header.count.multipliedReportingOverflow(by: header.dtype.byteCount)
+    guard !overflow, dataBytes <= fileSize - header.dataOffset else {
       throw TraceError.malformed(
         SourceLocation(file: path, line: 1),
         reason:
-          "file holds \(fileSize - header.dataOffset) data bytes, shape \(header.shape) needs \(dataBytes)")
+          "file holds \(fileSize - header.dataOffset) data bytes, shape \(header.shape) needs \(overflow ? "more than Int.max" : "\(dataBytes)")")
     }
     let storage: Storage
     if fileSize >= mapThresholdBytes && dataBytes > 0 {
@@ -154,7 +153,8 @@ public struct NPYArray: Sendable {
     var shape: [Int]
     var fortranOrder: Bool
     var dataOffset: Int
-    var count: Int { shape.reduce(1, *) }
+    /// The product of the shape (checked not to overflow when parsed).
+    var count: Int { shape.reduce(1) { $0.multipliedReportingOverflow(by: $1).partialValue } }
   }
 
   static func parseHeader(_ bytes: [UInt8], name: String) throws -> Header {
@@ -182,16 +182,17 @@ public struct NPYArray: Sendable {
     let text = String(decoding: bytes[headerStart..<(headerStart + headerLength)], as: UTF8.self)
     guard let descr = value(of: "descr", in: text), let order = value(of: "fortran_order", in: text),
       let shapeText = value(of: "shape", in: text)
-    else { throw TraceError.malformed(location, reason: "header is not a numpy dict: \(text.prefix(80))") }
+    else { throw TraceError.malformed(location, reason: "header is not a numpy dict: \(Excerpt.of(text, bytes: 80))") }
     let code = descr.trimmingCharacters(in: CharacterSet(charactersIn: "'\""))
     let normalised = code.hasPrefix("=") ? "<" + code.dropFirst() : code
     guard let dtype = DType(rawValue: normalised == "<u1" ? "|u1" : normalised) else {
-      throw TraceError.unsupported(location, reason: "dtype \(code) (supported: <f8, <f4, <i8, <i4, |u1)")
+      throw TraceError.unsupported(
+        location, reason: "dtype \(Excerpt.of(code, bytes: 40)) (supported: <f8, <f4, <i8, <i4, |u1)")
     }
     let inner = shapeText.trimmingCharacters(in: CharacterSet(charactersIn: "() "))
     let shape = try inner.split(separator: ",").map { part -> Int in
       guard let n = Int(part.trimmingCharacters(in: .whitespaces)), n >= 0 else {
-        throw TraceError.malformed(location, reason: "bad shape \(shapeText)")
+        throw TraceError.malformed(location, reason: "bad shape \(Excerpt.of(shapeText, bytes: 80))")
       }
       return n
     }
@@ -244,6 +245,26 @@ public struct NPYArray: Sendable {
     }
   }
 
+  /// Element (`row`, `column`) of the array seen as a matrix, as a Double.
+  /// - Precondition: both inside ``matrixShape``.
+  @inline(__always)
+  func element(row r: Int, column c: Int) -> Double {
+    let (rows, columns) = matrixShape
+    return element(fortranOrder ? c * rows + r : r * columns + c)
+  }
+
+  /// Element `i` as an Int64 when it is one exactly (integer dtypes always;
+  /// floats when integral and in range), else nil.
+  func exactInt64(_ i: Int) -> Int64? {
+    let p = storage.base
+    switch dtype {
+    case .int64: return p.loadUnaligned(fromByteOffset: i * 8, as: Int64.self)
+    case .int32: return Int64(p.loadUnaligned(fromByteOffset: i * 4, as: Int32.self))
+    case .uint8: return Int64(p.load(fromByteOffset: i, as: UInt8.self))
+    case .float64, .float32: return Int64(exactly: element(i))
+    }
+  }
+
   /// The rows of a 2-D array (or the whole of a 1-D one) as Doubles, row-major.
   public var doubles: [Double] {
     if dtype == .float64 && !fortranOrder && isAligned {
@@ -266,13 +287,13 @@ public struct NPYArray: Sendable {
     return (0..<rows).map { r in element(fortranOrder ? j * rows + r : r * columns + j) }
   }
 
-  /// Every element as Int64 (1-D or flattened row-major); floats are truncated.
+  /// Every element as Int64 (1-D or flattened row-major); floats are
+  /// truncated towards zero, and NaN or values beyond Int64's range become 0.
   public var int64s: [Int64] {
     if dtype == .int64 && !fortranOrder && isAligned {
       return Array(UnsafeBufferPointer(start: storage.base.assumingMemoryBound(to: Int64.self), count: count))
     }
-    let values = doubles
-    return values.map { $0.isFinite ? Int64($0) : 0 }
+    return doubles.map { Int64(exactly: $0.rounded(.towardZero)) ?? 0 }
   }
 
   /// Whether the data starts at an address aligned for its element type.

@@ -109,123 +109,228 @@ public enum TraceFolder {
     }
   }
 
+  /// Largest trace.json read, bytes.
+  static let maximumManifestBytes = 64 << 20
+
   /// Reads a folder written by ``write(_:to:)`` (or by numpy in that layout).
-  /// - Throws: `TraceError.io` when trace.json is missing; the NPY errors;
-  ///   `.malformed` when columns of one stream have different lengths.
-  public static func read(_ folder: String) throws -> (Trace, ImportReport) {
+  ///
+  /// Every column is checked like any recording: times finite and in range
+  /// (``ReadingBounds``), values within their bounds, codes known. Sensor
+  /// streams out of time order are sorted (counted) and exact repeats
+  /// rejected; fixes stay in the order written, repeats included (a
+  /// generated day is a history of uploads in arrival order, retries and
+  /// late batches included: the ingest path must see them), their
+  /// out-of-order rows counted. A stream whose columns disagree in length is
+  /// skipped and reported.
+  /// - Throws: `TraceError.io` when trace.json is missing or not a JSON
+  ///   object; in strict mode any error.
+  public static func read(_ folder: String, options: ReadOptions = ReadOptions()) throws -> (Trace, ImportReport) {
+    try recording(folder, options: options).readWhole()
+  }
+
+  /// The folder as a ``Recording`` (columns opened, memory-mapped when large).
+  static func recording(_ folder: String, options: ReadOptions) throws -> Recording {
     func path(_ parts: String...) -> String { ([folder] + parts).joined(separator: "/") }
     let fm = FileManager.default
-    guard let data = fm.contents(atPath: path("trace.json")),
-      let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
-    else { throw TraceError.io(path: path("trace.json"), reason: "missing or not a JSON object") }
-    var metadata = TraceMetadata(format: json["format"] as? String ?? "hearth-trace-folder")
-    metadata.platform = Platform(rawValue: json["platform"] as? String ?? "") ?? .unknown
-    metadata.device = json["device"] as? String
-    metadata.sourceFiles = json["sourceFiles"] as? [String] ?? []
-    metadata.timeOriginMilliseconds = (json["timeOriginMilliseconds"] as? NSNumber)?.int64Value
-    var trace = Trace(metadata: metadata)
-    var report = ImportReport()
-    func exists(_ p: String) -> Bool { fm.fileExists(atPath: p) }
-    func count(_ n: Int, _ name: String) -> FileReport {
-      var r = FileReport(file: name)
-      r.rowsRead = n
-      r.rowsKept = n
-      return r
+    let manifest: [String: Any]
+    do {
+      let bytes = try RegularFile.read(path("trace.json"), limit: maximumManifestBytes)
+      guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else {
+        throw TraceError.io(path: path("trace.json"), reason: "not a JSON object")
+      }
+      manifest = object
     }
+    var metadata = TraceMetadata(format: (manifest["format"] as? String).map { Excerpt.of($0, bytes: 120) } ?? "hearth-trace-folder")
+    metadata.platform = Platform(rawValue: manifest["platform"] as? String ?? "") ?? .unknown
+    metadata.device = (manifest["device"] as? String).map { Excerpt.of($0, bytes: 200) }
+    metadata.sourceFiles = (manifest["sourceFiles"] as? [Any])?.compactMap { $0 as? String } ?? []
+    metadata.timeOriginMilliseconds = (manifest["timeOriginMilliseconds"] as? NSNumber).flatMap {
+      ReadingBounds.fixTime(milliseconds: $0.doubleValue)
+    }
+    var recording = Recording(metadata: metadata, files: [], options: options)
+    let exists = { fm.fileExists(atPath: $0) }
     if exists(path("fixes", "time_ms.npy")) {
-      let time = try NPYArray.read(path: path("fixes", "time_ms.npy")).int64s
-      func doubles(_ name: String) throws -> [Double] {
-        let p = path("fixes", name)
-        guard exists(p) else { return Array(repeating: .nan, count: time.count) }
-        let values = try NPYArray.read(path: p).doubles
-        guard values.count == time.count else {
-          throw TraceError.malformed(
-            SourceLocation(file: p, line: 1), reason: "\(values.count) values for \(time.count) fixes")
-        }
-        return values
-      }
-      func bytes(_ name: String) throws -> [UInt8] {
-        try doubles(name).map { $0.isFinite ? UInt8(clamping: Int($0)) : 0 }
-      }
-      let lat = try doubles("latitude_deg.npy")
-      let lon = try doubles("longitude_deg.npy")
-      let accuracy = try doubles("accuracy_m.npy")
-      let speed = try doubles("speed_mps.npy")
-      let heading = try doubles("heading_deg.npy")
-      let altitude = try doubles("altitude_m.npy")
-      let battery = try doubles("battery_fraction.npy")
-      let activity = try bytes("activity.npy")
-      let source = try bytes("source.npy")
-      let charging = try bytes("charging.npy")
-      let device = try doubles("device.npy")
-      let user = try doubles("user.npy")
-      var fixes = FixColumns()
-      fixes.reserveCapacity(time.count)
-      func present(_ v: Double) -> Double? { v.isNaN ? nil : v }
-      for i in time.indices {
-        fixes.append(
-          Fix(
-            timeMilliseconds: time[i], latitudeDegrees: lat[i], longitudeDegrees: lon[i],
-            horizontalAccuracyMeters: accuracy[i], speedMetersPerSecond: present(speed[i]),
-            headingDegrees: present(heading[i]), altitudeMeters: present(altitude[i]),
-            activity: Activity(rawValue: activity[i]) ?? .unknown,
-            source: FixSource(rawValue: source[i]) ?? .ordinary,
-            batteryLevel: present(battery[i]), charging: ChargingState(rawValue: charging[i]) ?? .unknown,
-            device: DeviceID(UInt32(clamping: Int(device[i].isFinite ? device[i] : 0))),
-            user: UserID(UInt32(clamping: Int(user[i].isFinite ? user[i] : 0)))))
-      }
-      trace.fixes = fixes
-      report.files.append(count(fixes.count, "fixes"))
+      recording.files.append(fixesFile(path("fixes"), options: options))
     }
-    func readVector(_ name: String) throws -> VectorStream? {
-      guard exists(path(name, "t.npy")) else { return nil }
-      let t = try NPYArray.read(path: path(name, "t.npy")).doubles
-      let value = try NPYArray.read(path: path(name, "value.npy"))
-      guard value.matrixShape.rows == t.count, value.matrixShape.columns == 3 else {
-        throw TraceError.malformed(
-          SourceLocation(file: path(name, "value.npy"), line: 1),
-          reason: "expected \(t.count)×3, found \(value.shape)")
-      }
-      report.files.append(count(t.count, name))
-      return VectorStream(seconds: t, x: value.column(0), y: value.column(1), z: value.column(2))
+    let content = AccelerationContent(rawValue: manifest["accelerometerContent"] as? String ?? "") ?? .includesGravity
+    for (name, target) in [
+      ("accelerometer", StreamTarget.accelerometer(content)), ("gravity", .gravity), ("gyroscope", .gyroscope),
+    ] where exists(path(name, "t.npy")) {
+      let check: GravityCheck.Kind? =
+        target == .gravity ? .gravityEstimate : target == .accelerometer(.includesGravity) ? .totalAcceleration : nil
+      recording.files.append(
+        vectorFile(name, t: path(name, "t.npy"), value: path(name, "value.npy"), target: target, check: check, options: options))
     }
-    if let samples = try readVector("accelerometer") {
-      let content =
-        AccelerationContent(rawValue: json["accelerometerContent"] as? String ?? "") ?? .includesGravity
-      trace.accelerometer = AccelerationStream(samples: samples, content: content)
-    }
-    trace.gravity = try readVector("gravity")
-    trace.gyroscope = try readVector("gyroscope")
     if exists(path("barometer", "t.npy")) {
-      let t = try NPYArray.read(path: path("barometer", "t.npy")).doubles
-      let value = try NPYArray.read(path: path("barometer", "value.npy"))
-      guard value.matrixShape.rows == t.count, value.matrixShape.columns == 2 else {
-        throw TraceError.malformed(
-          SourceLocation(file: path("barometer", "value.npy"), line: 1), reason: "expected \(t.count)×2")
-      }
-      trace.barometer = PressureStream(
-        seconds: t, hectopascals: value.column(0), relativeAltitudeMeters: value.column(1))
-      report.files.append(count(t.count, "barometer"))
+      recording.files.append(
+        pressureFile("barometer", t: path("barometer", "t.npy"), value: path("barometer", "value.npy"), options: options))
     }
-    let units = json["scalarUnits"] as? [String: String] ?? [:]
+    let units = manifest["scalarUnits"] as? [String: Any] ?? [:]
     for name in ((try? fm.contentsOfDirectory(atPath: path("scalars"))) ?? []).sorted() {
-      let t = try NPYArray.read(path: path("scalars", name, "t.npy")).doubles
-      let v = try NPYArray.read(path: path("scalars", name, "value.npy")).doubles
-      guard v.count == t.count else {
-        throw TraceError.malformed(
-          SourceLocation(file: path("scalars", name), line: 1), reason: "t and value differ in length")
-      }
-      trace.scalars[name] = ScalarStream(seconds: t, values: v, unit: units[name] ?? "")
-      report.files.append(count(t.count, "scalars/\(name)"))
+      let unit = (units[name] as? String).map { Excerpt.of($0, bytes: 40) } ?? ""
+      recording.files.append(
+        scalarFile(
+          "scalars/\(name)", name: name, unit: unit, t: path("scalars", name, "t.npy"),
+          value: path("scalars", name, "value.npy"), options: options))
     }
-    if let activities = json["activities"] as? [[Double]] {
-      trace.activities = activities.compactMap { pair in
-        guard pair.count == 2 else { return nil }
-        return ActivitySample(
-          seconds: pair[0], activity: Activity(rawValue: UInt8(clamping: Int(pair[1]))) ?? .unknown)
-      }
+    if let activities = manifest["activities"] as? [Any] {
+      recording.files.append(activitiesFile(activities, options: options))
     }
-    return (trace, report)
+    return recording
+  }
+
+  /// Both arrays of a `t`/`value` pair, the values `columns` wide.
+  static func pair(_ t: String, _ value: String, columns: Int, name: String) throws -> (NPYArray, NPYArray) {
+    let times = try NPYArray.read(path: t)
+    let values = try NPYArray.read(path: value)
+    guard times.shape.count <= 1, values.matrixShape.rows == times.count, values.matrixShape.columns == columns else {
+      throw TraceError.malformed(
+        SourceLocation(file: name, line: 0),
+        reason: "t holds \(times.shape) and value \(values.shape): expected n and n×\(columns)")
+    }
+    return (times, values)
+  }
+
+  /// Row `i` of a `t` column as a sensor time, nil when it is not one.
+  @inline(__always)
+  static func sensorTime(_ t: NPYArray, _ i: Int) -> Double? {
+    let s = t.element(i)
+    return s.isFinite && ReadingBounds.isSensorTime(s) ? s : nil
+  }
+
+  static func vectorFile(
+    _ name: String, t: String, value: String, target: StreamTarget, check: GravityCheck.Kind?, options: ReadOptions
+  ) -> RecordingFile {
+    let limit = ReadingBounds.axisLimit(target.vectorQuantity ?? .acceleration)
+    return RecordingFile(
+      name: name, targets: [target], rule: .sameKeyAndValues, keysAreMilliseconds: false,
+      gravityChecks: check.map { [(0, $0)] } ?? [], units: nil,
+      open: {
+        let (times, values) = try pair(t, value, columns: 3, name: name)
+        return ArrayRowSource(name: name, count: times.count, columnCount: 3, options: options) { i, block in
+          guard let s = sensorTime(times, i) else { return (.badTime, "t", "\(times.element(i))") }
+          let (x, y, z) = (values.element(row: i, column: 0), values.element(row: i, column: 1), values.element(row: i, column: 2))
+          if let reason = ReadingBounds.vectorProblem(x, y, z, limit: limit) {
+            return (reason, "value", "x \(x), y \(y), z \(z)")
+          }
+          block.append(key: s, line: i + 1, x, y, z)
+          return nil
+        }
+      })
+  }
+
+  static func pressureFile(_ name: String, t: String, value: String, options: ReadOptions) -> RecordingFile {
+    RecordingFile(
+      name: name, targets: [.barometer], rule: .sameKeyAndValues, keysAreMilliseconds: false, gravityChecks: [],
+      units: nil,
+      open: {
+        let (times, values) = try pair(t, value, columns: 2, name: name)
+        return ArrayRowSource(name: name, count: times.count, columnCount: 2, options: options) { i, block in
+          guard let s = sensorTime(times, i) else { return (.badTime, "t", "\(times.element(i))") }
+          let (p, h) = (values.element(row: i, column: 0), values.element(row: i, column: 1))
+          if let reason = ReadingBounds.pressureProblem(p, altitude: h) {
+            return (reason, "value", "pressure \(p) hPa, relative altitude \(h) m")
+          }
+          block.append(key: s, line: i + 1, p, h)
+          return nil
+        }
+      })
+  }
+
+  static func scalarFile(
+    _ file: String, name: String, unit: String, t: String, value: String, options: ReadOptions
+  ) -> RecordingFile {
+    RecordingFile(
+      name: file, targets: [.scalar(name: name, unit: unit)], rule: .sameKeyAndValues, keysAreMilliseconds: false,
+      gravityChecks: [], units: nil,
+      open: {
+        let (times, values) = try pair(t, value, columns: 1, name: file)
+        return ArrayRowSource(name: file, count: times.count, columnCount: 1, options: options) { i, block in
+          guard let s = sensorTime(times, i) else { return (.badTime, "t", "\(times.element(i))") }
+          let v = values.element(i)
+          if v.isInfinite { return (.outOfRange, "value", "\(v)") }
+          block.append(key: s, line: i + 1, v)
+          return nil
+        }
+      })
+  }
+
+  /// The manifest's `activities`: [[seconds, code], …].
+  static func activitiesFile(_ list: [Any], options: ReadOptions) -> RecordingFile {
+    let pairs: [(Double, Double)] = list.map { item in
+      let pair = item as? [Any] ?? []
+      let t = pair.count == 2 ? (pair[0] as? NSNumber)?.doubleValue ?? .nan : .nan
+      let code = pair.count == 2 ? (pair[1] as? NSNumber)?.doubleValue ?? .nan : .nan
+      return (t, code)
+    }
+    return RecordingFile(
+      name: "trace.json activities", targets: [.activities], rule: .sameKeyAndValues, keysAreMilliseconds: false,
+      gravityChecks: [], units: nil,
+      open: {
+        ArrayRowSource(name: "trace.json activities", count: pairs.count, columnCount: 1, options: options) { i, block in
+          let (t, code) = pairs[i]
+          guard t.isFinite, ReadingBounds.isSensorTime(t) else { return (.badTime, "seconds", "\(t)") }
+          guard let raw = UInt8(exactly: code), Activity(rawValue: raw) != nil else {
+            return (.outOfRange, "activity", "\(code) is not an activity code")
+          }
+          block.append(key: t, line: i + 1, code)
+          return nil
+        }
+      })
+  }
+
+  static func fixesFile(_ folder: String, options: ReadOptions) -> RecordingFile {
+    RecordingFile(
+      name: "fixes", targets: [.fixes(provider: nil)], rule: .keepFileOrder, keysAreMilliseconds: true,
+      gravityChecks: [], units: nil,
+      open: {
+        let time = try NPYArray.read(path: folder + "/time_ms.npy")
+        guard time.shape.count <= 1 else {
+          throw TraceError.malformed(SourceLocation(file: "fixes/time_ms.npy", line: 0), reason: "not one column: \(time.shape)")
+        }
+        var columns: [NPYArray?] = []
+        for name in [
+          "latitude_deg", "longitude_deg", "accuracy_m", "speed_mps", "heading_deg", "altitude_m", "activity", "source",
+          "battery_fraction", "charging", "device", "user",
+        ] {
+          let p = folder + "/\(name).npy"
+          guard FileManager.default.fileExists(atPath: p) else {
+            columns.append(nil)
+            continue
+          }
+          let column = try NPYArray.read(path: p)
+          guard column.count == time.count else {
+            throw TraceError.malformed(
+              SourceLocation(file: "fixes/\(name).npy", line: 0), reason: "\(column.count) values for \(time.count) fixes")
+          }
+          columns.append(column)
+        }
+        let defaults: [Double] = [.nan, .nan, .nan, .nan, .nan, .nan, 0, 0, .nan, 0, 0, 0]
+        return ArrayRowSource(name: "fixes", count: time.count, columnCount: FixLayout.columnCount, options: options) {
+          i, block in
+          guard let ms = time.exactInt64(i), ReadingBounds.fixMilliseconds.contains(ms) else {
+            return (.badTime, "time_ms", "\(time.element(i))")
+          }
+          let v = (0..<12).map { columns[$0]?.element(i) ?? defaults[$0] }
+          let fields = FixFields(
+            milliseconds: ms, latitude: v[0], longitude: v[1], accuracy: v[2], speed: v[3], heading: v[4], altitude: v[5])
+          if let (reason, field) = fields.problem() { return (reason, field, "lat \(v[0]), lon \(v[1])") }
+          if v[3] < 0 || v[3] == .infinity { return (.outOfRange, "speed", "\(v[3]) m/s") }
+          guard Activity(rawValue: UInt8(exactly: v[6]) ?? .max) != nil,
+            FixSource(rawValue: UInt8(exactly: v[7]) ?? .max) != nil,
+            ChargingState(rawValue: UInt8(exactly: v[9]) ?? .max) != nil
+          else { return (.outOfRange, "activity, source or charging", "codes \(v[6]), \(v[7]), \(v[9])") }
+          guard v[8].isNaN || (0...1).contains(v[8]) else { return (.outOfRange, "battery_fraction", "\(v[8])") }
+          guard UInt32(exactly: v[10]) != nil, UInt32(exactly: v[11]) != nil else {
+            return (.outOfRange, "device or user", "\(v[10]), \(v[11])")
+          }
+          block.keys.append(Double(ms))
+          block.lines.append(RowBlock.line(i + 1))
+          block.columns[FixLayout.time].append(Double(ms))
+          for k in 0..<12 { block.columns[k + 1].append(v[k]) }
+          return nil
+        }
+      })
   }
 
   /// Reads one comma2k19 segment folder (the one holding `processed_log/`):
@@ -233,69 +338,73 @@ public enum TraceFolder {
   /// IMU/gyro (rad/s), CAN/speed (the car's own speed, scalar "canSpeed", m/s)
   /// and GNSS/live_gnss_ublox (fixes: latitude, longitude, speed, UTC ms,
   /// altitude, bearing). Sensor times are seconds since the device booted;
-  /// the time origin is set so that they line up with the GNSS UTC times.
-  public static func readComma2k19Segment(_ segment: String) throws -> (Trace, ImportReport) {
+  /// the time origin is set so that they line up with the GNSS UTC times
+  /// (the median of UTC − boot time over the first 100 000 fixes). Every
+  /// array is checked like any recording; a stream whose arrays disagree in
+  /// shape is skipped and reported.
+  public static func readComma2k19Segment(_ segment: String, options: ReadOptions = ReadOptions()) throws -> (
+    Trace, ImportReport
+  ) {
+    try comma2k19Recording(segment, options: options).readWhole()
+  }
+
+  static func comma2k19Recording(_ segment: String, options: ReadOptions) throws -> Recording {
     let log = (segment as NSString).appendingPathComponent("processed_log")
-    func array(_ parts: String...) throws -> NPYArray {
-      try NPYArray.read(path: ([log] + parts).joined(separator: "/"))
-    }
-    var trace = Trace(metadata: TraceMetadata(device: "comma EON", platform: .android, format: "comma2k19"))
-    var report = ImportReport()
-    func record(_ name: String, _ n: Int) {
-      var r = FileReport(file: name)
-      r.rowsRead = n
-      r.rowsKept = n
-      report.files.append(r)
-      trace.metadata.sourceFiles.append(name)
-    }
-    let gnssT = try array("GNSS", "live_gnss_ublox", "t").doubles
-    let gnss = try array("GNSS", "live_gnss_ublox", "value")
-    guard gnss.matrixShape.columns == 6, gnss.matrixShape.rows == gnssT.count else {
-      throw TraceError.malformed(
-        SourceLocation(file: "live_gnss_ublox/value", line: 1), reason: "expected N×6, found \(gnss.shape)")
-    }
-    let utc = gnss.column(3)
-    // Boot time in epoch ms: the median of UTC − boot seconds over the fixes.
-    let offsets = zip(utc, gnssT).map { $0 - $1 * 1000 }.sorted()
-    let bootMilliseconds = offsets.isEmpty ? 0 : offsets[offsets.count / 2]
-    trace.metadata.timeOriginMilliseconds = Int64(bootMilliseconds.rounded())
-    var fixes = FixColumns()
-    let (lat, lon, speed, altitude, bearing) = (
-      gnss.column(0), gnss.column(1), gnss.column(2), gnss.column(4), gnss.column(5)
-    )
-    for i in 0..<gnssT.count {
-      fixes.append(
-        Fix(
-          timeMilliseconds: Int64(utc[i].rounded()), latitudeDegrees: lat[i], longitudeDegrees: lon[i],
-          horizontalAccuracyMeters: .nan, speedMetersPerSecond: speed[i] >= 0 ? speed[i] : nil,
-          headingDegrees: bearing[i], altitudeMeters: altitude[i]))
-    }
-    var fixReport = FileReport(file: "GNSS/live_gnss_ublox")
-    fixReport.rowsRead = fixes.count
-    fixReport.rowsKept = fixes.count
-    // "Lines" of an array are its row numbers, 1-based.
-    trace.fixes = StreamAssembly.finish(
-      fixes, lines: fixes.timeMilliseconds.indices.map { $0 + 1 }, report: &fixReport)
-    report.files.append(fixReport)
-    trace.metadata.sourceFiles.append("GNSS/live_gnss_ublox")
-    func vector(_ group: String, _ name: String) throws -> VectorStream {
-      let t = try array(group, name, "t").doubles
-      let v = try array(group, name, "value")
-      guard v.matrixShape.rows == t.count, v.matrixShape.columns == 3 else {
-        throw TraceError.malformed(
-          SourceLocation(file: "\(group)/\(name)/value", line: 1), reason: "expected N×3, found \(v.shape)")
+    guard FolderListing.isFolder(log) else { throw TraceError.io(path: log, reason: "not a folder") }
+    @Sendable func path(_ parts: String...) -> String { ([log] + parts).joined(separator: "/") }
+    var recording = Recording(
+      metadata: TraceMetadata(device: "comma EON", platform: .android, format: "comma2k19"), files: [], options: options)
+    let gnssName = "GNSS/live_gnss_ublox"
+    // The boot time from the fixes' UTC, before any stream is read.
+    if let (t, value) = try? pair(path("GNSS", "live_gnss_ublox", "t"), path("GNSS", "live_gnss_ublox", "value"), columns: 6, name: gnssName) {
+      var offsets: [Double] = []
+      for i in 0..<min(t.count, 100_000) {
+        let (s, utc) = (t.element(i), value.element(row: i, column: 3))
+        if s.isFinite, ReadingBounds.isSensorTime(s), ReadingBounds.fixTime(milliseconds: utc) != nil {
+          offsets.append(utc - s * 1000)
+        }
       }
-      record("\(group)/\(name)", t.count)
-      // Boot seconds are already seconds since the time origin (the boot).
-      return VectorStream(seconds: t, x: v.column(0), y: v.column(1), z: v.column(2))
+      offsets.sort()
+      recording.metadata.timeOriginMilliseconds =
+        offsets.isEmpty ? nil : ReadingBounds.fixTime(milliseconds: offsets[offsets.count / 2])
     }
-    trace.accelerometer = AccelerationStream(
-      samples: try vector("IMU", "accelerometer"), content: .includesGravity)
-    trace.gyroscope = try vector("IMU", "gyro")
-    let canT = try array("CAN", "speed", "t").doubles
-    let canV = try array("CAN", "speed", "value").column(0)
-    trace.scalars["canSpeed"] = ScalarStream(seconds: canT, values: canV, unit: "m/s")
-    record("CAN/speed", canT.count)
-    return (trace, report)
+    recording.files.append(
+      RecordingFile(
+        name: gnssName, targets: [.fixes(provider: nil)], rule: .sameKey, keysAreMilliseconds: true, gravityChecks: [],
+        units: nil,
+        open: {
+          let (t, value) = try pair(path("GNSS", "live_gnss_ublox", "t"), path("GNSS", "live_gnss_ublox", "value"), columns: 6, name: gnssName)
+          return ArrayRowSource(name: gnssName, count: t.count, columnCount: FixLayout.columnCount, options: options) {
+            i, block in
+            guard let ms = ReadingBounds.fixTime(milliseconds: value.element(row: i, column: 3)) else {
+              return (.badTime, "utc", "\(value.element(row: i, column: 3))")
+            }
+            let speed = value.element(row: i, column: 2)
+            let fields = FixFields(
+              milliseconds: ms, latitude: value.element(row: i, column: 0), longitude: value.element(row: i, column: 1),
+              speed: speed, heading: value.element(row: i, column: 5), altitude: value.element(row: i, column: 4))
+            if let (reason, field) = fields.problem() {
+              return (reason, field, "lat \(fields.latitude), lon \(fields.longitude)")
+            }
+            block.keys.append(Double(ms))
+            block.lines.append(RowBlock.line(i + 1))
+            FixLayout.append(fields, speedMetersPerSecond: speed >= 0 ? speed : .nan, to: &block, at: 0)
+            return nil
+          }
+        }))
+    recording.metadata.sourceFiles.append(gnssName)
+    for (group, name, target) in [
+      ("IMU", "accelerometer", StreamTarget.accelerometer(.includesGravity)), ("IMU", "gyro", .gyroscope),
+    ] {
+      recording.files.append(
+        vectorFile(
+          "\(group)/\(name)", t: path(group, name, "t"), value: path(group, name, "value"), target: target,
+          check: target == .gyroscope ? nil : .totalAcceleration, options: options))
+      recording.metadata.sourceFiles.append("\(group)/\(name)")
+    }
+    recording.files.append(
+      scalarFile("CAN/speed", name: "canSpeed", unit: "m/s", t: path("CAN", "speed", "t"), value: path("CAN", "speed", "value"), options: options))
+    recording.metadata.sourceFiles.append("CAN/speed")
+    return recording
   }
 }

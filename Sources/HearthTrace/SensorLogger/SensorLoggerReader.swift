@@ -6,248 +6,210 @@ import HearthGeo
 ///
 /// | file | columns used | becomes |
 /// |---|---|---|
-/// | Metadata.csv | platform, device name, recording epoch time (ms) | ``TraceMetadata`` |
+/// | Metadata.csv | platform, device name, recording epoch time (ms), standardisation | ``TraceMetadata`` |
 /// | TotalAcceleration.csv | time, seconds_elapsed, z, y, x | accelerometer, gravity included |
-/// | Accelerometer.csv | same | accelerometer, gravity removed (used when there is no TotalAcceleration.csv) |
+/// | Accelerometer.csv | same | accelerometer, gravity removed (when there is no TotalAcceleration.csv) |
+/// | AccelerometerUncalibrated.csv | same | accelerometer, gravity included (when neither of the above can give gravity) |
 /// | Gravity.csv | same | ``Trace/gravity`` |
 /// | Gyroscope.csv | same | ``Trace/gyroscope`` (rad/s) |
 /// | Barometer.csv | time, seconds_elapsed, relativeAltitude, pressure | ``Trace/barometer`` |
+/// | WatchBarometer.csv | time, seconds_elapsed, pressure | ``Trace/scalars`` "watchPressure" (hPa) |
 /// | Location.csv | time, latitude, longitude, horizontalAccuracy, speed, bearing, altitude | ``Trace/fixes`` |
 /// | LocationGps.csv, LocationNetwork.csv | same | ``Trace/providerFixes`` ("gps", "network") |
 /// | Activity.csv | time, seconds_elapsed, activity | ``Trace/activities`` |
 ///
-/// Units: iOS exports acceleration and gravity in g and pressure in kPa;
-/// Android in m/s² and hPa. Both become m/s² and hPa. `time` is nanoseconds
-/// since the epoch (fix times become ms); `seconds_elapsed` (negative for
-/// samples logged before the start) is the sensor time. Negative speeds,
-/// accuracies and bearings mean "not measured"; a zero speed on a fix looser
-/// than 30 m is unmeasured (``SpeedReading``). Zipped exports: unzip first —
-/// the Swift toolchain alone has no inflate on Linux (docs/decisions/0004).
+/// Units per platform, file and setting: ``SensorLoggerFile`` (calibrated
+/// acceleration and gravity are m/s² and the phone's barometer hPa on both
+/// platforms; only the uncalibrated iOS accelerometer is in g and the watch
+/// barometer in kPa, unless "Standardise Units & Frames" was on). iOS axes
+/// are negated to Android's convention. Every file's units are stated in its
+/// ``FileReport/units``; gravity streams pass ``GravityCheck`` or are
+/// rejected as a unit problem. `time` is nanoseconds since the epoch (fix
+/// times become ms); `seconds_elapsed` (negative for samples logged before
+/// the start) is the sensor time. Negative speeds, accuracies and bearings
+/// mean "not measured"; a zero speed on a fix looser than 30 m is unmeasured
+/// (``SpeedReading``). Zipped exports: unzip first — the Swift toolchain
+/// alone has no inflate on Linux (docs/decisions/0004).
 public enum SensorLoggerReader {
   /// Reads the export folder at `folder`.
   ///
   /// A file that cannot be read at all (empty, no header, a required column
-  /// missing) is skipped and reported in its ``FileReport/skippedBecause``;
-  /// the other files still load. In strict mode it throws instead.
+  /// missing, a unit that cannot be known, a unit problem) is skipped and
+  /// reported in its ``FileReport/skippedBecause``; the other files still
+  /// load. In strict mode it throws instead.
   /// - Throws: `TraceError.io` when the folder cannot be listed or holds no
   ///   Sensor Logger file; any error in strict mode.
   public static func read(folder: String, options: ReadOptions = ReadOptions()) throws -> (
     Trace, ImportReport
   ) {
-    let names: [String]
-    do {
-      names = try FileManager.default.contentsOfDirectory(atPath: folder)
-    } catch {
-      throw TraceError.io(path: folder, reason: "cannot list the folder: \(error.localizedDescription)")
-    }
-    let known = [
-      "Metadata.csv", "TotalAcceleration.csv", "Accelerometer.csv", "Gravity.csv", "Gyroscope.csv",
-      "Barometer.csv", "Location.csv", "LocationGps.csv", "LocationNetwork.csv", "Activity.csv",
-    ]
-    let present = Set(names.filter { known.contains($0) })
-    guard present.contains(where: { $0 != "Metadata.csv" }) else {
+    try recording(folder: folder, options: options).readWhole()
+  }
+
+  /// The export as a ``Recording``: Metadata.csv read (platform, setting,
+  /// origin), every sensor file's units decided, one accelerometer chosen.
+  static func recording(folder: String, options: ReadOptions) throws -> Recording {
+    let names = try FolderListing.names(folder)
+    let present = Set(names.compactMap(SensorLoggerFile.init(rawValue:)))
+    guard present.contains(where: { $0 != .metadata }) else {
       throw TraceError.io(
         path: folder, reason: "no Sensor Logger CSV files (Location.csv, Accelerometer.csv, …)")
     }
-    var report = ImportReport()
-    var metadata = TraceMetadata(format: "sensor-logger")
-    func path(_ name: String) -> String { (folder as NSString).appendingPathComponent(name) }
-
-    /// Runs one file's import; a failure skips the file (or throws in strict mode).
-    func attempt(_ name: String, _ body: () throws -> FileReport) throws {
-      guard present.contains(name) else { return }
-      metadata.sourceFiles.append(name)
+    func path(_ file: SensorLoggerFile) -> String { (folder as NSString).appendingPathComponent(file.rawValue) }
+    var recording = Recording(metadata: TraceMetadata(format: "sensor-logger"), files: [], options: options)
+    var settings = SensorLoggerSettings()
+    if present.contains(.metadata) {
+      recording.metadata.sourceFiles.append(SensorLoggerFile.metadata.rawValue)
       do {
-        report.files.append(try body())
+        let (values, report) = try CSVTable.firstRow(
+          path: path(.metadata), displayName: SensorLoggerFile.metadata.rawValue, options: options,
+          wants: [
+            .init(key: "platform", names: ["platform"], kind: .text, required: false),
+            .init(key: "device", names: ["device name", "deviceName"], kind: .text, required: false),
+            .init(key: "epoch", names: ["recording epoch time"], kind: .integer, required: false),
+            .init(key: "standardisation", names: ["standardisation"], kind: .text, required: false),
+          ])
+        settings.hasMetadata = true
+        if let platform = values.texts["platform"]?.lowercased() {
+          settings.platform = platform.contains("ios") ? .iOS : platform.contains("android") ? .android : .unknown
+        }
+        if let flag = values.texts["standardisation"]?.lowercased() {
+          settings.standardised = flag == "true" ? true : flag == "false" ? false : nil
+        }
+        recording.metadata.platform = settings.platform
+        recording.metadata.device = values.texts["device"]
+        var metadataReport = report
+        if let epoch = values.integers["epoch"] {
+          if ReadingBounds.fixMilliseconds.contains(epoch) {
+            recording.metadata.timeOriginMilliseconds = epoch
+          } else {
+            metadataReport.units = "recording epoch time \(epoch) ms is outside 1900–2200: ignored"
+          }
+        }
+        recording.plannedReports.append(metadataReport)
       } catch let error as TraceError {
         if options.strict { throw error }
-        var skipped = FileReport(file: name)
-        skipped.skippedBecause = error.description
-        report.files.append(skipped)
+        recording.plannedReports.append(FileReport(skipped: SensorLoggerFile.metadata.rawValue, because: error))
       }
     }
-
-    try attempt("Metadata.csv") {
-      let (table, fileReport) = try CSVTable.read(
-        path: path("Metadata.csv"), displayName: "Metadata.csv", options: options,
-        wants: [
-          .init(key: "platform", names: ["platform"], kind: .text, required: false),
-          .init(key: "device", names: ["device name", "deviceName"], kind: .text, required: false),
-          .init(key: "epoch", names: ["recording epoch time"], kind: .integer, required: false),
-        ])
-      if let platform = table.texts["platform"]?.first?.lowercased() {
-        metadata.platform =
-          platform.contains("ios") ? .iOS : platform.contains("android") ? .android : .unknown
-      }
-      metadata.device = table.texts["device"]?.first
-      metadata.timeOriginMilliseconds = table.integers["epoch"]?.first
-      return fileReport
-    }
-    let gFactor = metadata.platform == .iOS ? Quantity.standardGravity : 1
-    let pressureFactor = metadata.platform == .iOS ? 10.0 : 1
-
-    var trace = Trace(metadata: metadata)
-    var origin = metadata.timeOriginMilliseconds
-    try attempt("TotalAcceleration.csv") {
-      let (stream, fileReport) = try readVector(
-        path("TotalAcceleration.csv"), "TotalAcceleration.csv", gFactor, origin, options)
-      trace.accelerometer = AccelerationStream(samples: stream, content: .includesGravity)
-      return fileReport
-    }
-    if trace.accelerometer == nil {
-      try attempt("Accelerometer.csv") {
-        let (stream, fileReport) = try readVector(
-          path("Accelerometer.csv"), "Accelerometer.csv", gFactor, origin, options)
-        trace.accelerometer = AccelerationStream(samples: stream, content: .excludesGravity)
-        return fileReport
+    // Without a recording start, the first fix is the origin.
+    if recording.metadata.timeOriginMilliseconds == nil, present.contains(.location) {
+      let location = file(.location, path(.location), settings: settings, origin: nil, options: options)
+      recording.metadata.timeOriginMilliseconds = (try? location.survey())?.earliestKey.flatMap {
+        Int64(exactly: $0)
       }
     }
-    try attempt("Gravity.csv") {
-      let (stream, fileReport) = try readVector(path("Gravity.csv"), "Gravity.csv", gFactor, origin, options)
-      trace.gravity = stream
-      return fileReport
+    let origin = recording.metadata.timeOriginMilliseconds
+    func plan(_ name: SensorLoggerFile) -> RecordingFile {
+      file(name, path(name), settings: settings, origin: origin, options: options)
     }
-    try attempt("Gyroscope.csv") {
-      let (stream, fileReport) = try readVector(path("Gyroscope.csv"), "Gyroscope.csv", 1, origin, options)
-      trace.gyroscope = stream
-      return fileReport
-    }
-    try attempt("Barometer.csv") {
-      var (table, fileReport) = try CSVTable.read(
-        path: path("Barometer.csv"), displayName: "Barometer.csv", options: options,
-        wants: timeWants + [
-          .init(key: "pressure", names: ["pressure"], kind: .number, required: true),
-          .init(key: "relativeAltitude", names: ["relativeAltitude"], kind: .number, required: false),
-        ])
-      let seconds = sensorSeconds(table, origin: origin)
-      let stream = PressureStream(
-        seconds: seconds, hectopascals: table.number("pressure")!.map { $0 * pressureFactor },
-        relativeAltitudeMeters: table.number("relativeAltitude", default: .nan))
-      trace.barometer = StreamAssembly.finish(stream, lines: table.lines, report: &fileReport)
-      table = CSVTable()
-      return fileReport
-    }
-    try attempt("Location.csv") {
-      let (fixes, fileReport) = try readFixes(path("Location.csv"), "Location.csv", options)
-      trace.fixes = fixes
-      return fileReport
-    }
-    for (name, provider) in [("LocationGps.csv", "gps"), ("LocationNetwork.csv", "network")] {
-      try attempt(name) {
-        let (fixes, fileReport) = try readFixes(path(name), name, options)
-        trace.providerFixes[provider] = fixes
-        return fileReport
+    /// Adds the first candidate whose header reads; the others before it are
+    /// reported skipped with their reasons.
+    func addFirstReadable(_ candidates: [SensorLoggerFile]) throws {
+      for candidate in candidates where present.contains(candidate) {
+        let planned = plan(candidate)
+        recording.metadata.sourceFiles.append(candidate.rawValue)
+        do {
+          _ = try planned.open()
+          recording.files.append(planned)
+          return
+        } catch let error as TraceError {
+          if options.strict { throw error }
+          recording.plannedReports.append(FileReport(skipped: candidate.rawValue, because: error))
+        }
       }
     }
-    try attempt("Activity.csv") {
-      let (activities, fileReport) = try readActivities(path("Activity.csv"), origin: origin, options)
-      trace.activities = activities
-      return fileReport
+    // Gravity removed needs Gravity.csv to give the total back; without it
+    // the uncalibrated accelerometer (gravity included) serves better.
+    let linearFirst = present.contains(.gravity) || !present.contains(.accelerometerUncalibrated)
+    try addFirstReadable(
+      [.totalAcceleration]
+        + (linearFirst ? [.accelerometer, .accelerometerUncalibrated] : [.accelerometerUncalibrated, .accelerometer]))
+    for name in [
+      SensorLoggerFile.gravity, .gyroscope, .barometer, .watchBarometer, .location, .locationGPS, .locationNetwork,
+      .activity,
+    ] where present.contains(name) {
+      recording.metadata.sourceFiles.append(name.rawValue)
+      recording.files.append(plan(name))
     }
-    if origin == nil, let first = trace.fixes.timeMilliseconds.first { origin = first }
-    metadata.timeOriginMilliseconds = metadata.timeOriginMilliseconds ?? origin
-    trace.metadata = metadata
-    return (trace, report)
+    return recording
   }
 
-  static let timeWants: [CSVTable.Want] = [
-    .init(key: "time", names: ["time"], kind: .integer, required: false),
-    .init(key: "seconds", names: ["seconds_elapsed"], kind: .number, required: false),
-  ]
-
-  /// Sensor time in seconds: `seconds_elapsed`, else `time` (ns) relative to the origin.
-  static func sensorSeconds(_ table: CSVTable, origin: Int64?) -> [Double] {
-    if let seconds = table.numbers["seconds"] { return seconds }
-    guard let nanoseconds = table.integers["time"] else { return Array(repeating: .nan, count: table.count) }
-    let originNanoseconds = (origin ?? 0) * 1_000_000
-    return nanoseconds.map { Double($0 - originNanoseconds) * 1e-9 }
-  }
-
-  static func readVector(
-    _ path: String, _ name: String, _ factor: Double, _ origin: Int64?, _ options: ReadOptions
-  ) throws -> (VectorStream, FileReport) {
-    var (table, report) = try CSVTable.read(
-      path: path, displayName: name, options: options,
-      wants: timeWants + [
-        .init(key: "x", names: ["x"], kind: .number, required: true),
-        .init(key: "y", names: ["y"], kind: .number, required: true),
-        .init(key: "z", names: ["z"], kind: .number, required: true),
-      ])
-    guard table.numbers["seconds"] != nil || table.integers["time"] != nil else {
-      throw TraceError.malformed(
-        SourceLocation(file: name, line: 1), reason: "no time column (seconds_elapsed or time)")
+  /// One file's plan: its streams, units and time.
+  static func file(
+    _ name: SensorLoggerFile, _ path: String, settings: SensorLoggerSettings, origin: Int64?, options: ReadOptions
+  ) -> RecordingFile {
+    typealias Column = CSVRowSpec.Column
+    let sensorTime = CSVRowSpec.Time.sensorLogger(originMilliseconds: origin)
+    let units = name.units(settings)
+    let factor: Double
+    switch units {
+    case .success(let u)?: factor = u.negate ? -u.factor : u.factor
+    default: factor = 1
     }
-    let scale: (Double) -> Double = { $0 * factor }
-    let stream = VectorStream(
-      seconds: sensorSeconds(table, origin: origin), x: table.number("x")!.map(scale),
-      y: table.number("y")!.map(scale), z: table.number("z")!.map(scale))
-    let finished = StreamAssembly.finish(stream, lines: table.lines, report: &report)
-    table = CSVTable()
-    return (finished, report)
-  }
-
-  /// Location rows as fixes; rows with a position out of range are rejected.
-  static func readFixes(_ path: String, _ name: String, _ options: ReadOptions) throws -> (
-    FixColumns, FileReport
-  ) {
-    let (table, report0) = try CSVTable.read(
-      path: path, displayName: name, options: options,
-      wants: [
-        .init(key: "time", names: ["time"], kind: .integer, required: true),
-        .init(key: "latitude", names: ["latitude"], kind: .number, required: true),
-        .init(key: "longitude", names: ["longitude"], kind: .number, required: true),
-        .init(key: "accuracy", names: ["horizontalAccuracy"], kind: .number, required: false),
-        .init(key: "speed", names: ["speed"], kind: .number, required: false),
-        .init(key: "bearing", names: ["bearing", "course"], kind: .number, required: false),
-        .init(key: "altitude", names: ["altitude"], kind: .number, required: false),
-      ])
-    var report = report0
-    var fixes = FixColumns()
-    var lines: [Int] = []
-    fixes.reserveCapacity(table.count)
-    let times = table.integers["time"]!
-    let latitudes = table.number("latitude")!
-    let longitudes = table.number("longitude")!
-    let accuracies = table.number("accuracy", default: .nan)
-    let speeds = table.number("speed", default: .nan)
-    let bearings = table.number("bearing", default: .nan)
-    let altitudes = table.number("altitude", default: .nan)
-    for i in 0..<table.count {
-      if let problem = positionProblem(latitude: latitudes[i], longitude: longitudes[i]) {
-        let rejection = RowRejection(
-          location: SourceLocation(file: name, line: table.lines[i]), reason: problem,
-          detail: "latitude \(latitudes[i]), longitude \(longitudes[i])")
-        if options.strict { throw TraceError.rejectedInStrictMode(rejection) }
-        report.rowsKept -= 1
-        report.reject(rejection)
-        continue
-      }
-      let accuracy = accuracies[i] >= 0 ? accuracies[i] : .nan
-      fixes.append(
-        Fix(
-          timeMilliseconds: floorDivide(times[i], 1_000_000),
-          latitudeDegrees: latitudes[i], longitudeDegrees: longitudes[i],
-          horizontalAccuracyMeters: accuracy,
-          speedMetersPerSecond: SpeedReading.speedMetersPerSecond(
-            raw: speeds[i], horizontalAccuracyMeters: accuracy),
-          headingDegrees: bearings[i] >= 0 && bearings[i] < 360 ? bearings[i] : nil,
-          altitudeMeters: altitudes[i].isFinite ? altitudes[i] : nil))
-      lines.append(table.lines[i])
+    func vector(_ quantity: Quantity) -> CSVRowSpec.Field {
+      .vector(
+        x: Column("x"), y: Column("y"), z: Column("z"), factor: factor, limit: ReadingBounds.axisLimit(quantity))
     }
-    return (StreamAssembly.finish(fixes, lines: lines, report: &report), report)
-  }
-
-  static func readActivities(
-    _ path: String, origin: Int64?, _ options: ReadOptions
-  ) throws -> ([ActivitySample], FileReport) {
-    let (table, report) = try CSVTable.read(
-      path: path, displayName: "Activity.csv", options: options,
-      wants: timeWants + [.init(key: "activity", names: ["activity", "type"], kind: .text, required: true)])
-    let seconds = sensorSeconds(table, origin: origin)
-    let samples = zip(seconds, table.texts["activity"]!).map { t, name in
-      ActivitySample(seconds: t, activity: activity(named: name))
+    let target: StreamTarget
+    let spec: CSVRowSpec
+    var check: GravityCheck.Kind?
+    var rule = DuplicateRule.sameKeyAndValues
+    switch name {
+    case .totalAcceleration, .accelerometerUncalibrated:
+      target = .accelerometer(.includesGravity)
+      spec = CSVRowSpec(time: sensorTime, fields: [vector(.acceleration)], keysAreMilliseconds: false)
+      check = .totalAcceleration
+    case .accelerometer:
+      target = .accelerometer(.excludesGravity)
+      spec = CSVRowSpec(time: sensorTime, fields: [vector(.acceleration)], keysAreMilliseconds: false)
+    case .gravity:
+      target = .gravity
+      spec = CSVRowSpec(time: sensorTime, fields: [vector(.acceleration)], keysAreMilliseconds: false)
+      check = .gravityEstimate
+    case .gyroscope:
+      target = .gyroscope
+      spec = CSVRowSpec(time: sensorTime, fields: [vector(.angularRate)], keysAreMilliseconds: false)
+    case .barometer:
+      target = .barometer
+      spec = CSVRowSpec(
+        time: sensorTime,
+        fields: [.pressure(Column("pressure"), altitude: Column("relativeAltitude", required: false), factor: factor, altitudeFactor: 1)],
+        keysAreMilliseconds: false)
+    case .watchBarometer:
+      target = .scalar(name: "watchPressure", unit: Quantity.pressure.storedUnit)
+      spec = CSVRowSpec(
+        time: sensorTime, fields: [.scalar(Column("pressure"), factor: factor, range: ReadingBounds.pressureHectopascals)],
+        keysAreMilliseconds: false)
+    case .location, .locationGPS, .locationNetwork:
+      target = .fixes(provider: name == .location ? nil : name == .locationGPS ? "gps" : "network")
+      spec = CSVRowSpec(
+        time: .nanosecondsSinceEpoch(Column("time")),
+        fields: [
+          .fix(
+            .init(
+              latitude: Column("latitude"), longitude: Column("longitude"),
+              accuracy: Column("horizontalAccuracy", required: false), speed: Column("speed", required: false),
+              heading: Column("bearing", "course", required: false), altitude: Column("altitude", required: false)))
+        ], keysAreMilliseconds: true)
+      rule = .sameKeyOrSameFix
+    case .activity:
+      target = .activities
+      spec = CSVRowSpec(time: sensorTime, fields: [.activity(Column("activity", "type"))], keysAreMilliseconds: false)
+    case .metadata:
+      preconditionFailure("Metadata.csv is read while planning")
     }
-    return (samples.sorted { $0.seconds < $1.seconds }, report)
+    var description: String?
+    if case .success(let u)? = units { description = u.description }
+    let columns = target.columnCount
+    return RecordingFile(
+      name: name.rawValue, targets: [target], rule: rule, keysAreMilliseconds: spec.keysAreMilliseconds,
+      gravityChecks: check.map { [(0, $0)] } ?? [], units: description,
+      open: {
+        if case .failure(let unknown)? = units {
+          throw TraceError.unsupported(SourceLocation(file: name.rawValue, line: 0), reason: unknown.reason)
+        }
+        return try CSVRowSource(path: path, name: name.rawValue, spec: spec, columnCount: columns, options: options)
+      })
   }
 
   /// Activity names used by iOS (CMMotionActivity) and Android (DetectedActivity).

@@ -17,88 +17,121 @@ public enum TracktableReader {
     public var fixes: FixColumns
   }
 
-  /// Reads a `.traj` file. A line that is not a trajectory, or a point with a
-  /// bad coordinate or time, is rejected with its line; the rest is kept.
+  /// Largest point property count accepted on a line.
+  static let maximumProperties = 10_000
+
+  /// Reads a `.traj` file, line by line (memory: one chunk, one line of at
+  /// most `options.maximumLineBytes`, and the fixes). CRLF line ends read
+  /// like LF ones. A line that is not a trajectory (counts negative, too
+  /// large or not matching the fields present), or a point with a bad
+  /// coordinate (not a decimal, out of range) or time (unparsable, outside
+  /// 1900–2200), is rejected with its line; the rest is kept.
+  /// - Throws: `TraceError.io` when the file cannot be read or is not a
+  ///   regular file; in strict mode the first rejection.
   public static func read(path: String, options: ReadOptions = ReadOptions()) throws -> (
     [Trajectory], FileReport
   ) {
-    guard let data = FileManager.default.contents(atPath: path) else {
-      throw TraceError.io(path: path, reason: "cannot read the file")
-    }
     let name = (path as NSString).lastPathComponent
+    var lines = try LineReader(path: path, displayName: name, maximumLineBytes: options.maximumLineBytes)
+    defer { lines.close() }
     var report = FileReport(file: name)
     var trajectories: [Trajectory] = []
-    let text = String(decoding: data, as: UTF8.self)
-    for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-      let trimmed = line.hasSuffix("\r") ? line.dropLast() : line
-      guard !trimmed.isEmpty else { continue }
-      let lineNumber = index + 1
-      let fields = trimmed.split(separator: ",", omittingEmptySubsequences: false)
-      /// Rejects the line as `rows` rows (the point records it holds).
-      func reject(_ reason: RowRejection.Reason, _ detail: String, rows: Int = 1) throws {
-        let rejection = RowRejection(
-          location: SourceLocation(file: name, line: lineNumber), reason: reason, detail: detail)
-        if options.strict { throw TraceError.rejectedInStrictMode(rejection) }
-        report.rowsRead += rows
-        report.reject(rejection, count: rows)
-      }
-      guard fields.first == "*T*", let marker = fields.firstIndex(of: "*P*"), fields.count > marker + 5,
-        let pointCount = Int(fields[3]), let dimension = Int(fields[marker + 2]),
-        let hasID = Int(fields[marker + 3]), let hasTime = Int(fields[marker + 4]),
-        let properties = Int(fields[marker + 5]), dimension == 2, hasTime == 1
-      else {
-        try reject(.wrongFieldCount, "not a 2-D timed tracktable trajectory line")
-        continue
-      }
-      let stride = hasID + hasTime + dimension + properties
-      let body = fields[(marker + 6)...]
-      guard body.count == stride * pointCount else {
-        // Count the records the line really holds, never the count it claims
-        // (a corrupt count of 10^12 must not cost 10^12 steps).
-        try reject(
-          .wrongFieldCount, "expected \(pointCount) points of \(stride) fields, found \(body.count) fields",
-          rows: max(1, body.count / max(stride, 1)))
-        continue
-      }
-      var fixes = FixColumns()
-      fixes.reserveCapacity(pointCount)
-      var lines: [Int] = []
-      let objectID = hasID == 1 && pointCount > 0 ? String(body[body.startIndex]) : String(fields[1])
-      let device = DeviceID(UInt32(truncatingIfNeeded: UInt64(objectID) ?? UInt64(stableHash(objectID))))
-      var k = body.startIndex
-      for _ in 0..<pointCount {
-        report.rowsRead += 1
-        let timeField = body[k + hasID]
-        let lon = Double(body[k + hasID + 1])
-        let lat = Double(body[k + hasID + 2])
-        k += stride
-        guard let time = ISOTime.milliseconds(timeField) else {
-          let rejection = RowRejection(
-            location: SourceLocation(file: name, line: lineNumber), reason: .badTime,
-            detail: String(timeField))
-          if options.strict { throw TraceError.rejectedInStrictMode(rejection) }
-          report.reject(rejection)
-          continue
+    while let next = try lines.next() {
+      switch next {
+      case .tooLong(let number):
+        try report.reject(
+          .lineTooLong, "longer than \(options.maximumLineBytes) bytes", line: number, strict: options.strict)
+      case .text(let bytes, let number):
+        guard !bytes.isEmpty else { continue }
+        let text = String(decoding: bytes, as: UTF8.self)
+        if let trajectory = try trajectory(text, line: number, name: name, report: &report, strict: options.strict) {
+          trajectories.append(trajectory)
         }
-        guard let lat, let lon, abs(lat) <= 90, abs(lon) <= 180 else {
-          let rejection = RowRejection(
-            location: SourceLocation(file: name, line: lineNumber), reason: .outOfRange,
-            detail: "\(body[k - stride + hasID + 1]), \(body[k - stride + hasID + 2])")
-          if options.strict { throw TraceError.rejectedInStrictMode(rejection) }
-          report.reject(rejection)
-          continue
-        }
-        fixes.append(
-          Fix(
-            timeMilliseconds: time, latitudeDegrees: lat, longitudeDegrees: lon,
-            horizontalAccuracyMeters: .nan, device: device))
-        lines.append(lineNumber)
-        report.rowsKept += 1
       }
-      trajectories.append(
-        Trajectory(objectID: objectID, fixes: StreamAssembly.finish(fixes, lines: lines, report: &report)))
     }
+    report.settle()
     return (trajectories, report)
+  }
+
+  /// One line's trajectory, or nil when the line is rejected (as `reject` records).
+  private static func trajectory(
+    _ text: String, line: Int, name: String, report: inout FileReport, strict: Bool
+  ) throws -> Trajectory? {
+    func reject(_ reason: RowRejection.Reason, _ detail: String, _ line: Int, _ rows: Int) throws {
+      try report.reject(reason, detail, line: line, rows: rows, strict: strict)
+    }
+    let fields = text.split(separator: ",", omittingEmptySubsequences: false)
+    func count(_ k: Int) -> Int? { k < fields.count ? Int(fields[k]).flatMap { $0 >= 0 ? $0 : nil } : nil }
+    guard fields.first == "*T*", let marker = fields.firstIndex(of: "*P*"), fields.count > marker + 5,
+      let pointCount = count(3), let dimension = count(marker + 2), let hasID = count(marker + 3),
+      let hasTime = count(marker + 4), let properties = count(marker + 5), dimension == 2, hasTime == 1, hasID <= 1,
+      properties <= maximumProperties
+    else {
+      try reject(.wrongFieldCount, "not a 2-D timed tracktable trajectory line", line, 1)
+      return nil
+    }
+    let stride = hasID + hasTime + dimension + properties
+    let body = fields[(marker + 6)...]
+    let (expected, overflow) = stride.multipliedReportingOverflow(by: pointCount)
+    guard !overflow, body.count == expected else {
+      // Count the records the line really holds, never the count it claims
+      // (a corrupt count of 10^12 must not cost 10^12 steps).
+      try reject(
+        .wrongFieldCount,
+        "expected \(pointCount) points of \(stride) fields, found \(body.count) fields", line,
+        max(1, body.count / stride))
+      return nil
+    }
+    var block = RowBlock(columnCount: FixLayout.columnCount)
+    block.reserveCapacity(pointCount)
+    let objectID = hasID == 1 && pointCount > 0 ? String(body[body.startIndex]) : String(fields[1])
+    let device = Double(UInt32(truncatingIfNeeded: UInt64(objectID) ?? UInt64(stableHash(objectID))))
+    var k = body.startIndex
+    for _ in 0..<pointCount {
+      let timeField = body[k + hasID]
+      let lonField = body[k + hasID + 1]
+      let latField = body[k + hasID + 2]
+      k += stride
+      guard let time = ISOTime.milliseconds(timeField), ReadingBounds.fixMilliseconds.contains(time) else {
+        try reject(.badTime, Excerpt.of(String(timeField), bytes: 60), line, 1)
+        continue
+      }
+      guard let lon = decimal(lonField), let lat = decimal(latField), abs(lat) <= 90, abs(lon) <= 180 else {
+        try reject(.outOfRange, Excerpt.of("\(lonField), \(latField)", bytes: 60), line, 1)
+        continue
+      }
+      report.rowsRead += 1
+      report.rowsKept += 1
+      block.keys.append(Double(time))
+      block.lines.append(RowBlock.line(line))
+      FixLayout.append(
+        FixFields(milliseconds: time, latitude: lat, longitude: lon), speedMetersPerSecond: .nan, to: &block, at: 0)
+      block.columns[FixLayout.device][block.count - 1] = device
+    }
+    block.finish(rule: .sameKey, report: &report)
+    var fixes = FixColumns()
+    fixes.reserveCapacity(block.count)
+    for i in 0..<block.count { fixes.append(FixLayout.fix(block, i, at: 0)) }
+    return Trajectory(objectID: Excerpt.of(objectID, bytes: 80), fixes: fixes)
+  }
+
+  /// A decimal number (no hex, no nan or inf), or nil.
+  static func decimal(_ text: Substring) -> Double? {
+    var copy = String(text)
+    let parsed = copy.withUTF8 { NumberParser.parseDouble($0, decimalComma: false) }
+    guard case .value(let v) = parsed, v.isFinite else { return nil }
+    return v
+  }
+}
+
+extension FileReport {
+  /// Rejects `rows` rows (the point records a line holds) of `line`, or
+  /// throws the rejection in strict mode.
+  mutating func reject(_ reason: RowRejection.Reason, _ detail: String, line: Int, rows: Int = 1, strict: Bool) throws {
+    let rejection = RowRejection(location: SourceLocation(file: file, line: line), reason: reason, detail: detail)
+    if strict { throw TraceError.rejectedInStrictMode(rejection) }
+    rowsRead += rows
+    reject(rejection, count: rows)
   }
 }
 

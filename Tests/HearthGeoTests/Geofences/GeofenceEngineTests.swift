@@ -93,6 +93,8 @@ struct GeofenceEngineTests {
     var small = W()
     small.feed([W.fix(0, 0)])
     #expect(small.feed([W.fix(139.99, 10, accuracy: 101)]).isEmpty)
+    // 101 m error: exit beyond 100 + 202 m; 301.99 m stays in (issue 15 item 19: the near side too).
+    #expect(small.feed([W.fix(301.99, 15, accuracy: 101)]).isEmpty)
     #expect(small.feed([W.fix(302.01, 20, accuracy: 101)]).count == 1)
   }
 
@@ -113,12 +115,13 @@ struct GeofenceEngineTests {
     #expect(W.summary(cancelled) == ["departure cancelled 1"] && cancelled[0].reasons == [.backInside])
     #expect(back.state.placesInside(UserID(1)) == [1])
 
-    // Exactly a minute: already confirmed, and the return is a quick one (feed only).
+    // Exactly a minute: already confirmed, and the return is a quick one
+    // (announced: the pair; the place goes quiet after it).
     var late = W()
     late.feed([W.fix(0, 0)])
     late.feed([W.fix(200, 100)])
     let events = late.feed([W.fix(10, 160)])
-    #expect(W.summary(events) == ["departure announced 1", "arrival feedOnly 1"])
+    #expect(W.summary(events) == ["departure announced 1", "arrival announced 1"])
     #expect(events[1].reasons == [.entered, .returnedSoon])
   }
 
@@ -138,20 +141,20 @@ struct GeofenceEngineTests {
     #expect(W.summary(out) == ["arrival cancelled 1"] && out[0].reasons == [.drovePast])
     #expect(past.state.placesInside(UserID(1)).isEmpty)
 
-    // Same approach, the next fix is inside: confirmed at the entering time.
+    // Same approach, the next fix is inside and slower than 5 m/s:
+    // confirmed at the entering time.
     var stays = W()
     stays.feed([W.fix(300, 0, bearing: 270, speed: 12), W.fix(50, 20, bearing: 270, speed: 12)])
     let confirmed = stays.feed([W.fix(5, 30, speed: 1)])
     #expect(
-      W.summary(confirmed) == ["arrival announced 1"] && confirmed[0].reasons == [.fastArrivalConfirmed])
+      W.summary(confirmed) == ["arrival announced 1"] && confirmed[0].reasons == [.fastArrivalSlowed])
     #expect(confirmed[0].eventMilliseconds == W.t0 + 20_000)
 
-    // Turned back: the next fix is outside on the near side: the arrival stands.
+    // Turned back: out again on the near side within the minute is no
+    // arrival either (issue 15 item 16: any fix outside within the minute).
     var turned = W()
     turned.feed([W.fix(300, 0, bearing: 270, speed: 12), W.fix(50, 20, bearing: 270, speed: 12)])
-    #expect(
-      W.summary(turned.feed([W.fix(150, 30, bearing: 270, speed: 12)]))
-        == ["arrival announced 1", "departure pending 1"])
+    #expect(W.summary(turned.feed([W.fix(150, 30, bearing: 270, speed: 12)])) == ["arrival cancelled 1"])
 
     // No next fix: announced when the minute is up (inclusive).
     var quiet = W()
@@ -174,7 +177,7 @@ struct GeofenceEngineTests {
     #expect(W.summary(departures) == ["departure feedOnly 1", "departure announced 2"])
   }
 
-  @Test("back within 10 min: feed only, and the place stays quiet for 15 min")
+  @Test("back within 10 min: the return is the pair's second half, then the place stays quiet for 15 min")
   func quickReturn() {
     func world(returnAfter seconds: Double) -> [GeofenceEvent] {
       var w = W()
@@ -183,9 +186,10 @@ struct GeofenceEngineTests {
       w.feed([W.fix(400, 110)])  // departure confirmed, left at t = 100 s
       return w.feed([W.fix(0, 100 + seconds)])
     }
-    #expect(world(returnAfter: 600)[0].outcome == .feedOnly)
+    #expect(world(returnAfter: 600)[0].outcome == .announced)
     #expect(world(returnAfter: 600)[0].reasons == [.entered, .returnedSoon])
     #expect(world(returnAfter: 600.001)[0].outcome == .announced)
+    #expect(world(returnAfter: 600.001)[0].reasons == [.entered])
 
     var w = W()
     w.feed([W.fix(0, 0)])
@@ -278,13 +282,13 @@ struct GeofenceEngineTests {
 
     var r = W()
     r.engine.reseed(
-      UserID(1), from: FixColumns([W.fix(0, 0, accuracy: 150), W.fix(10, 5), W.fix(500, 9, accuracy: 101)]),
+      UserID(1), circle: 0, from: FixColumns([W.fix(0, 0, accuracy: 150), W.fix(10, 5), W.fix(500, 9, accuracy: 101)]),
       state: &r.state)
     #expect(r.state.placesInside(UserID(1)) == [1])
     #expect(W.summary(r.feed([W.fix(200, 30)])) == ["departure pending 1"])
     // Only a fix at least as sharp as 100 m seeds.
     var n = W()
-    n.engine.reseed(UserID(1), from: FixColumns([W.fix(0, 0, accuracy: 100.5)]), state: &n.state)
+    n.engine.reseed(UserID(1), circle: 0, from: FixColumns([W.fix(0, 0, accuracy: 100.5)]), state: &n.state)
     #expect(n.state.placesInside(UserID(1)).isEmpty)
   }
 
@@ -307,7 +311,7 @@ struct GeofenceEngineTests {
     sleepy.feed(fixes)
     sleepy.feed([W.fix(200, 300, accuracy: 2)])
     let later = sleepy.feed([W.fix(12, 600)])
-    #expect(W.summary(later) == ["departure announced 1", "arrival feedOnly 1"])
+    #expect(W.summary(later) == ["departure announced 1", "arrival announced 1"])
     #expect(later[1].reasons == [.entered, .returnedSoon])
   }
 
@@ -319,5 +323,128 @@ struct GeofenceEngineTests {
     var state = GeofenceState()
     let events = engine.process(FixColumns([W.fix(0, 0)]), receivedAtMilliseconds: W.t0, state: &state)
     #expect(W.summary(events) == ["arrival announced 1"] && events[0].circle == 10)
+  }
+
+  // MARK: Issue 15
+
+  /// Item 10: reseed reset the person in every circle.
+  @Test("reseed is per circle: the other circle's memberships and waiting decisions stay")
+  func reseedIsPerCircle() {
+    let a = Geofence(id: 1, circle: 10, center: W.home, radiusMeters: 100)
+    let b = Geofence(id: 2, circle: 20, center: W.home, radiusMeters: 300)
+    let engine = GeofenceEngine(places: [a, b], circlesOfPerson: [UserID(1): [10, 20]])
+    var state = GeofenceState()
+    _ = engine.process(FixColumns([W.fix(0, 0)]), receivedAtMilliseconds: W.t0, state: &state)
+    #expect(state.placesInside(UserID(1)) == [1, 2])
+    // Sharing with circle 10 becomes precise again, the newest sharp fix 200 m out.
+    engine.reseed(UserID(1), circle: 10, from: FixColumns([W.fix(200, 10)]), state: &state)
+    #expect(state.placesInside(UserID(1)) == [2])
+    engine.reseed(UserID(1), circle: 20, from: FixColumns([W.fix(0, 20)]), state: &state)
+    #expect(state.placesInside(UserID(1)) == [2])
+    engine.reseed(UserID(1), circle: 10, from: FixColumns([W.fix(0, 30)]), state: &state)
+    #expect(state.placesInside(UserID(1)) == [1, 2])
+  }
+
+  /// Item 14: a fast arrival with no measured speed was announced at once.
+  @Test("a fast arrival with unmeasured speed uses the agreed speed from its previous fix")
+  func aFastArrivalWithUnmeasuredSpeedWaits() {
+    // 250 m in 20 s (12.5 m/s) into the place, no speed measured: waits.
+    var fast = W()
+    fast.feed([W.fix(300, 0, bearing: 270, speed: nil)])
+    #expect(W.summary(fast.feed([W.fix(50, 20, bearing: 270, speed: nil)])) == ["arrival pending 1"])
+    // 250 m in 50.1 s (4.99 m/s): at once.
+    var slow = W()
+    slow.feed([W.fix(300, 0, bearing: 270, speed: nil)])
+    #expect(W.summary(slow.feed([W.fix(50, 50.1, bearing: 270, speed: nil)])) == ["arrival announced 1"])
+    // 250 m in 49.9 s (5.01 m/s): waits.
+    var edge = W()
+    edge.feed([W.fix(300, 0, bearing: 270, speed: nil)])
+    #expect(W.summary(edge.feed([W.fix(50, 49.9, bearing: 270, speed: nil)])) == ["arrival pending 1"])
+    // No previous fix: nothing says it was fast.
+    var first = W()
+    #expect(W.summary(first.feed([W.fix(50, 0, speed: nil)])) == ["arrival announced 1"])
+  }
+
+  /// Item 14: what a waiting departure does while the arrival elsewhere waits too.
+  @Test("a departure waits with a fast arrival elsewhere: dropped if the arrival goes out, its own rule if not")
+  func aWaitingDepartureWaitsForAWaitingArrival() {
+    let shopCentre = GreatCircle.destination(from: W.home, initialBearingDegrees: 90, distanceMeters: 400)
+    let places = [
+      Geofence(id: 1, center: W.home, radiusMeters: 100), Geofence(id: 2, center: shopCentre, radiusMeters: 100),
+    ]
+    func start() -> FenceWorld {
+      var w = W(places)
+      w.feed([W.fix(0, 0, speed: 0)])
+      // Out of home at 150 m (pending), then into the shop at 12 m/s 10 s later.
+      #expect(W.summary(w.feed([W.fix(150, 100, speed: 12)])) == ["departure pending 1"])
+      #expect(W.summary(w.feed([W.fix(380, 110, speed: 12)])) == ["arrival pending 2"])
+      return w
+    }
+    // The shop fix is also a second fix clear of home, but the departure
+    // waits for the arrival's verdict; its minute passes too: nothing yet.
+    var a = start()
+    #expect(a.engine.advance(to: W.t0 + 169_999, state: &a.state).isEmpty)
+    // The arrival's minute: it goes out, and the departure only to the feed.
+    let both = a.engine.advance(to: W.t0 + 170_000, state: &a.state)
+    #expect(W.summary(both) == ["departure feedOnly 1", "arrival announced 2"])
+    #expect(both.first?.reasons == [.secondFixClear, .arrivedElsewhere])
+    // A drive-by at the shop: the departure is decided by its own rule at that fix.
+    var b = start()
+    let past = b.feed([W.fix(600, 120, speed: 12)])
+    #expect(W.summary(past) == ["arrival cancelled 2", "departure announced 1"])
+    #expect(past.last?.reasons == [.secondFixClear] && past.last?.decidedMilliseconds == W.t0 + 120_000)
+  }
+
+  /// Item 15: after 15 min of pacing, a second pair went out.
+  @Test("pacing a boundary for an hour gives one pair of notifications: each quick return extends the quiet window")
+  func pacingABoundaryForAnHourGivesOnePair() {
+    var w = W()
+    var events = w.feed([W.fix(0, 0)])
+    var t = 60.0
+    while t < 3_600 {
+      events += w.feed([W.fix(200, t)])  // out
+      events += w.feed([W.fix(300, t + 10)])  // clear: departure confirmed
+      events += w.feed([W.fix(0, t + 120)])  // back two minutes later
+      t += 240
+    }
+    let announced = events.filter { $0.outcome == .announced }
+    #expect(
+      announced.map { "\($0.kind.rawValue) \($0.eventMilliseconds - W.t0)" } == [
+        "arrival 0", "departure 60000", "arrival 180000",
+      ])
+    // The last quick return was at 3 540 s: quiet until 4 440 s, and no longer.
+    let lastReturn = events.last { $0.kind == .arrival }?.eventMilliseconds ?? 0
+    #expect(lastReturn == W.t0 + 3_540_000)
+    var quiet = w
+    quiet.feed([W.fix(200, 4_439.998)])
+    #expect(W.summary(quiet.feed([W.fix(300, 4_439.999)])) == ["departure feedOnly 1"])
+    var open = w
+    open.feed([W.fix(200, 4_440)])
+    #expect(W.summary(open.feed([W.fix(300, 4_441)])) == ["departure announced 1"])
+  }
+
+  /// Item 16: a drive-by with two inside fixes at 15 m/s announced the arrival.
+  @Test("a drive-by with two inside fixes at 15 m/s announces nothing if it goes out within the minute")
+  func aDriveByWithTwoInsideFixesAnnouncesNothing() {
+    var w = W()
+    var events = w.feed([W.fix(300, 0, bearing: 270, speed: 15)])
+    events += w.feed([W.fix(60, 16, bearing: 270, speed: 15)])
+    events += w.feed([W.fix(60, 24, bearing: 90, speed: 15)])  // still inside, still fast
+    events += w.feed([W.fix(180, 32, bearing: 90, speed: 15)])  // out the far side
+    #expect(W.summary(events) == ["arrival pending 1", "arrival cancelled 1"])
+    #expect(!events.contains { $0.outcome == .announced })
+    // Inside and fast for a whole minute: announced at the minute.
+    var parked = W()
+    parked.feed([W.fix(300, 0, bearing: 270, speed: 15)])
+    parked.feed([W.fix(60, 16, bearing: 270, speed: 15)])
+    #expect(parked.feed([W.fix(50, 75.999, speed: 6)]).isEmpty)
+    let minute = parked.feed([W.fix(40, 76, speed: 6)])
+    #expect(W.summary(minute) == ["arrival announced 1"] && minute[0].reasons == [.fastArrivalMinutePassed])
+    // Slowing inside (4.999 m/s) confirms at once, at the entering time.
+    var slowed = W()
+    slowed.feed([W.fix(300, 0, bearing: 270, speed: 15)])
+    slowed.feed([W.fix(60, 16, bearing: 270, speed: 15)])
+    let stop = slowed.feed([W.fix(10, 30, speed: 4.999)])
+    #expect(W.summary(stop) == ["arrival announced 1"] && stop[0].eventMilliseconds == W.t0 + 16_000)
   }
 }

@@ -18,7 +18,7 @@ struct GeofenceIndexTests {
       let longitude = i % 7 == 0 ? 179.99 * (g.nextUnit() < 0.5 ? -1 : 1) : g.nextDouble(in: -180, 180)
       let radius = g.nextDouble(in: 20, 5000)
       let center = point(latitude, longitude)
-      places.append(Geofence(id: UInt32(i), center: center, radiusMeters: radius))
+      places.append(Geofence(id: PlaceID(UInt32(i)), center: center, radiusMeters: radius))
       for _ in 0..<4 {
         let distance = radius * g.nextDouble(in: 0.98, 1.02)
         points.append(
@@ -27,6 +27,21 @@ struct GeofenceIndexTests {
       }
     }
     return (places, points)
+  }
+
+  /// The bulk screen of `points` (smallest place index holding each, or −1).
+  static func screen(_ points: [Coordinate], _ index: GeofenceIndex) -> [Int32] {
+    let lat = points.map(\.latitudeDegrees)
+    let lon = points.map(\.longitudeDegrees)
+    var out = [Int32](repeating: 7, count: points.count)
+    lat.withUnsafeBufferPointer { a in
+      lon.withUnsafeBufferPointer { b in
+        out.withUnsafeMutableBufferPointer {
+          index.smallestContaining(latitudesDegrees: a, longitudesDegrees: b, into: $0)
+        }
+      }
+    }
+    return out
   }
 
   @Test("isWithin is exactly distance ≤ threshold, on both sides of every edge")
@@ -63,16 +78,7 @@ struct GeofenceIndexTests {
   func bulk() {
     let (places, points) = scatter(500, seed: 3)
     let index = GeofenceIndex(places: places)
-    let lat = points.map(\.latitudeDegrees)
-    let lon = points.map(\.longitudeDegrees)
-    var out = [Int32](repeating: 7, count: points.count)
-    lat.withUnsafeBufferPointer { a in
-      lon.withUnsafeBufferPointer { b in
-        out.withUnsafeMutableBufferPointer {
-          index.smallestContaining(latitudesDegrees: a, longitudesDegrees: b, into: $0)
-        }
-      }
-    }
+    let out = Self.screen(points, index)
     for (k, p) in points.enumerated() {
       #expect(out[k] == index.smallestContaining(p).map(Int32.init) ?? -1)
     }
@@ -101,5 +107,52 @@ struct GeofenceIndexTests {
     // Between two places, the nearer centre wins.
     let between = GreatCircle.destination(from: home, initialBearingDegrees: 0, distanceMeters: 2000)
     #expect(index.placeAt(between, capMeters: 5000) == 0)
+  }
+
+  /// Issue 16: a 2·10⁷ m circle (and any radius far above the cell size)
+  /// must cost the index one entry, not a cell per square kilometre of the
+  /// globe; answers stay exactly those of a brute-force scan.
+  @Test("a globe-sized place costs one entry and the answers still match a brute-force scan")
+  func aGlobeSizedPlaceIsBoundedAndExact() {
+    var (places, points) = scatter(300, seed: 5)
+    let n = places.count
+    places.append(Geofence(id: PlaceID(UInt32(n)), center: point(10, 20), radiusMeters: 2e7))
+    places.append(Geofence(id: PlaceID(UInt32(n + 1)), center: point(-60, 170), radiusMeters: 3e6))
+    places.append(Geofence(id: PlaceID(UInt32(n + 2)), center: point(0, 0), radiusMeters: .nan))
+    places.append(Geofence(id: PlaceID(UInt32(n + 3)), center: point(0, 0), radiusMeters: -5))
+    points += [point(-10, -160), point(-60, 170), point(89.99, 0), point(0, 0)]
+    let index = GeofenceIndex(places: places, cellSizeMeters: 250)
+    func brute(_ p: Coordinate) -> [Int] {
+      places.indices.filter {
+        GreatCircle.distanceMeters(from: places[$0].center, to: p) <= places[$0].radiusMeters
+      }.sorted { (places[$0].radiusMeters, $0) < (places[$1].radiusMeters, $1) }
+    }
+    for p in points {
+      var found: [Int] = []
+      index.forEachContaining(p) { found.append($0) }
+      let expected = brute(p)
+      #expect(found == expected)
+      #expect(index.smallestContaining(p) == expected.first)
+    }
+    // The bulk screen agrees point by point.
+    let out = Self.screen(points, index)
+    #expect(out == points.map { brute($0).first.map(Int32.init) ?? -1 })
+    // placeAt with wide places: the huge circle holds the antipode's neighbourhood too.
+    #expect(index.placeAt(point(-10, -160)) == brute(point(-10, -160)).first)
+  }
+
+  @Test("a place touching more cells than the bound goes to the wide list; one just under stays in cells")
+  func cellBoundPerPlace() {
+    let grid = LatitudeBandGrid(cellSizeMeters: 1000)
+    var count = 0
+    let small = GeofenceIndex.cells(
+      around: point(48, 11), meters: 5_000, grid: grid, limit: GeofenceIndex.maximumCellsPerPlace
+    ) { _ in count += 1 }
+    #expect(small && count <= GeofenceIndex.maximumCellsPerPlace)
+    count = 0
+    let huge = GeofenceIndex.cells(
+      around: point(48, 11), meters: 2e7, grid: grid, limit: GeofenceIndex.maximumCellsPerPlace
+    ) { _ in count += 1 }
+    #expect(!huge && count == GeofenceIndex.maximumCellsPerPlace)
   }
 }

@@ -1,5 +1,5 @@
 import Foundation
-import HearthGeo
+@testable import HearthGeo
 import Testing
 import _HearthTestSupport
 import struct HearthSim.SeededGenerator

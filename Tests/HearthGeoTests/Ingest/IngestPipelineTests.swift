@@ -23,11 +23,15 @@ import Testing
     }
   }
 
+  /// Uploads of `size` fixes, each received a second after its newest fix.
+  static func uploads(_ fixes: [Fix], size: Int) -> [ServerUploads.Upload] {
+    ServerUploads.cut(
+      FixColumns(fixes), policy: ServerUploads.Policy(maximumFixes: size, maximumSpanMilliseconds: .max))
+  }
+
   func feed(_ fixes: [Fix], size: Int, state: inout IngestState) -> [IngestOutput] {
-    stride(from: 0, to: fixes.count, by: size).map { start in
-      let batch = FixColumns(fixes[start..<min(fixes.count, start + size)])
-      return pipeline.ingest(
-        batch, receivedAtMilliseconds: batch.timeMilliseconds.max()! + 1000, state: &state)
+    Self.uploads(fixes, size: size).map {
+      pipeline.ingest($0.fixes, receivedAtMilliseconds: $0.receivedAtMilliseconds, state: &state)
     }
   }
 
@@ -135,10 +139,8 @@ import Testing
     func run(_ fixes: [Fix]) -> IngestOutput {
       var state = IngestState()
       var all = IngestOutput()
-      for start in stride(from: 0, to: fixes.count, by: 20) {
-        let batch = FixColumns(fixes[start..<min(fixes.count, start + 20)])
-        let o = both.ingest(
-          batch, receivedAtMilliseconds: batch.timeMilliseconds.max()! + 1000, state: &state)
+      for upload in Self.uploads(fixes, size: 20) {
+        let o = both.ingest(upload.fixes, receivedAtMilliseconds: upload.receivedAtMilliseconds, state: &state)
         all.geofenceEvents += o.geofenceEvents
         all.speedAlerts += o.speedAlerts
         all.suddenStops += o.suddenStops
@@ -184,5 +186,31 @@ import Testing
     #expect((before + after).map(\.speedAlerts) == whole.map(\.speedAlerts))
     #expect((before + after).map(\.trips) == whole.map(\.trips))
     #expect(restored == straight)
+  }
+
+  @Test("one way of cutting a history into uploads: receipt times group as logged, or as a batcher gathers them")
+  func cuttingAHistoryIntoUploads() {
+    let fixes = FixColumns((0..<7).map { FenceWorld.fix(0, Double($0) * 100) })
+    // Without receipt times: at most 3 fixes spanning at most 250 s, received 1 s after the newest.
+    let plain = ServerUploads.cut(
+      fixes, policy: ServerUploads.Policy(maximumFixes: 3, maximumSpanMilliseconds: 250_000))
+    #expect(plain.map(\.fixes.count) == [3, 3, 1])
+    #expect(plain.map { $0.receivedAtMilliseconds - Self.t0 } == [201_000, 501_000, 601_000])
+    let span = ServerUploads.cut(
+      fixes, policy: ServerUploads.Policy(maximumFixes: 10, maximumSpanMilliseconds: 199_999))
+    #expect(span.map(\.fixes.count) == [2, 2, 2, 1])
+    // With receipt times (a late upload first, then one from the future, then a retry):
+    // each receipt time is an upload, and the clock never goes back.
+    let receipts: [Int64] = [5, 5, 9, 9, 9, 7, 20].map { Self.t0 + $0 * 100_000 }
+    let logged = ServerUploads.cut(fixes, receivedAtMilliseconds: receipts)
+    #expect(logged.map(\.fixes.count) == [2, 3, 1, 1])
+    #expect(logged.map { ($0.receivedAtMilliseconds - Self.t0) / 100_000 } == [5, 9, 9, 20])
+    // A batcher gathers across receipt times until full, received at the newest.
+    let gathered = ServerUploads.cut(
+      fixes, receivedAtMilliseconds: receipts,
+      policy: ServerUploads.Policy(maximumFixes: 4, gatherAcrossReceipts: true))
+    #expect(gathered.map(\.fixes.count) == [4, 3])
+    #expect(gathered.map { ($0.receivedAtMilliseconds - Self.t0) / 100_000 } == [9, 20])
+    #expect(ServerUploads.cut(FixColumns()).isEmpty)
   }
 }

@@ -118,4 +118,51 @@ struct PresenceStatusTests {
       phones: [quiet, quiet, stale], lastPushFailureMilliseconds: nil, holdUntilMilliseconds: nil, now: now)
     #expect(r.holdUntilMilliseconds == now + 30 * Self.minute)
   }
+
+  /// Issue 15 item 19: the outage rule's two regimes at their boundary.
+  @Test("whose outage: exactly 7 counting phones use the small-server rule, exactly 8 the majority rule")
+  func outageRuleAtExactlySevenAndEightPhones() {
+    typealias P = PresenceStatus.PhoneView
+    let now: Int64 = 10 * Self.hour
+    let quiet = P(quiet: true, fresh: false)
+    let stale = P(quiet: false, fresh: false)
+    let reporting = P(quiet: false, fresh: true)
+    func hold(_ phones: [P]) -> PresenceStatus.OutageReason {
+      PresenceStatus.holdOfflineAlerts(
+        phones: phones, lastPushFailureMilliseconds: nil, holdUntilMilliseconds: nil, now: now
+      ).reason
+    }
+    // Seven: two quiet and none fresh holds though five are not quiet.
+    #expect(hold([quiet, quiet] + Array(repeating: stale, count: 5)) == .smallServerSeveralQuietNoneFresh)
+    // Eight: the same two quiet are no majority.
+    #expect(hold([quiet, quiet] + Array(repeating: stale, count: 6)) == .looksLikeThePhones)
+    // Eight: five quiet of eight hold; four of eight do not.
+    #expect(hold(Array(repeating: quiet, count: 5) + Array(repeating: reporting, count: 3)) == .moreQuietThanReporting)
+    #expect(hold(Array(repeating: quiet, count: 4) + Array(repeating: reporting, count: 4)) == .looksLikeThePhones)
+    // Seven with one fresh: announce.
+    #expect(hold([quiet, quiet, reporting] + Array(repeating: stale, count: 4)) == .looksLikeThePhones)
+  }
+
+  /// Found by the outage model (ModelPropertyTests): a moment with a single
+  /// counting phone dropped a running hold, so the next moment exposed the rest.
+  @Test("a running hold survives a moment with a single counting phone")
+  func aHoldSurvivesAMomentWithASinglePhone() {
+    typealias P = PresenceStatus.PhoneView
+    let quiet = P(quiet: true, fresh: false)
+    let first = PresenceStatus.holdOfflineAlerts(
+      phones: [quiet, quiet], lastPushFailureMilliseconds: nil, holdUntilMilliseconds: nil, now: 0)
+    #expect(first.hold && first.holdUntilMilliseconds == 30 * Self.minute)
+    let single = PresenceStatus.holdOfflineAlerts(
+      phones: [quiet], lastPushFailureMilliseconds: nil, holdUntilMilliseconds: first.holdUntilMilliseconds,
+      now: 10 * Self.minute)
+    #expect(!single.hold && single.reason == .singlePhoneCannotTell)
+    let back = PresenceStatus.holdOfflineAlerts(
+      phones: [quiet, P(quiet: false, announced: true, fresh: false)], lastPushFailureMilliseconds: nil,
+      holdUntilMilliseconds: single.holdUntilMilliseconds, now: 20 * Self.minute)
+    #expect(back.hold && back.reason == .stillHolding)
+    let over = PresenceStatus.holdOfflineAlerts(
+      phones: [quiet], lastPushFailureMilliseconds: nil, holdUntilMilliseconds: first.holdUntilMilliseconds,
+      now: 30 * Self.minute)
+    #expect(over.holdUntilMilliseconds == nil)
+  }
 }

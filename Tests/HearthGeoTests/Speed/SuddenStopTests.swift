@@ -37,7 +37,7 @@ struct SuddenStopTests {
   }
 
   func run(
-    _ fixes: [Fix], places: [Geofence] = [], circles: [UserID: [UInt32]]? = nil, advanceBy: Int64 = 0
+    _ fixes: [Fix], places: [Geofence] = [], circles: [UserID: [CircleID]]? = nil, advanceBy: Int64 = 0
   ) -> [SuddenStopEvent] {
     let engine = SuddenStopEngine(places: places, circlesOfPerson: circles)
     var state = SuddenStopState()
@@ -232,5 +232,26 @@ struct SuddenStopTests {
     #expect(batch.filter { $0.outcome == .raised }.map(\.person) == [UserID(2), UserID(1)], "\(batch)")
     #expect(batch == stream && a == b)
     #expect(batch == chunks && a == c)
+  }
+
+  /// Issue 15 item 19: the Live test only had a car that stopped in one fix.
+  @Test("Live: a car that sheds its speed over several fixes is judged from its last cruising fix")
+  func liveStopThatSlowsOverSeveralFixes() {
+    func slowing(_ speeds: [Double]) -> [Fix] {
+      var fixes = (0..<30).map { W.fix(Double($0) * 15, Double($0), accuracy: 5, speed: 15) }
+      var x = 29 * 15.0
+      var t = 29.0
+      for v in speeds {
+        t += 1
+        x += v
+        fixes.append(W.fix(x, t, accuracy: 5, speed: v))
+      }
+      for k in 1...6 { fixes.append(W.fix(x + 2, t + Double(k) * 60, accuracy: 5, speed: 0)) }
+      return fixes
+    }
+    // 15 → 10 → 5 → 0: the last cruising fix says 10 m/s, two seconds before the stop: 5 m/s².
+    #expect(run(slowing([10, 5, 0])).contains { $0.outcome == .raised })
+    // 15 → 12 → 9 → 6 → 3 → 0: from 12 m/s over 4 s is 3 m/s²: a gentle stop.
+    #expect(run(slowing([12, 9, 6, 3, 0])).map(\.reasons) == [[.gentleStopOnLive]])
   }
 }

@@ -58,11 +58,29 @@ struct ThinningTests {
     #expect(t.isDriving)
     _ = t.offer(W.fix(30, 190, speed: 1))
     #expect(!t.isDriving)
-    // The classifier can end it at once.
+  }
+
+  /// Issue 15 item 13: one "not driving" verdict mid-road ended the drive,
+  /// and parking never did. SPEC §6: 3 min of crawling, or the phone parks.
+  @Test("a single 'not driving' verdict does not end a drive; parking does")
+  func drivingGateEndsOnParkingNotOnOneVerdict() {
     var c = Thinner()
     _ = c.offer(W.fix(0, 0, speed: 15), classifierSaysDriving: true)
-    _ = c.offer(W.fix(10, 10, speed: 15), classifierSaysDriving: false)
+    _ = c.offer(W.fix(150, 10, speed: 15), classifierSaysDriving: false)
+    #expect(c.isDriving)
+    // Crawling with the classifier saying "not driving": still the 3-minute rule.
+    _ = c.offer(W.fix(160, 20, speed: 1), classifierSaysDriving: false)
+    _ = c.offer(W.fix(170, 199.999, speed: 1), classifierSaysDriving: false)
+    #expect(c.isDriving)
+    _ = c.offer(W.fix(180, 200, speed: 1), classifierSaysDriving: false)
     #expect(!c.isDriving)
+    // Parked: over at once, whatever the speed says.
+    var p = Thinner()
+    _ = p.offer(W.fix(0, 0, speed: 15), classifierSaysDriving: true)
+    _ = p.offer(W.fix(150, 10, speed: 15), phoneParked: false)
+    #expect(p.isDriving)
+    _ = p.offer(W.fix(150, 20, speed: 0), phoneParked: true)
+    #expect(!p.isDriving)
   }
 
   @Test("off the road: the 60 m distance filter and near-duplicates")

@@ -70,7 +70,7 @@ struct TripSegmenterTests {
     var uneven = trip.fixes
     for k in uneven.indices { uneven[k].speedMetersPerSecond = k % 3 == 0 ? nil : Double(10 + k % 7) }
     for k in uneven.indices where k % 4 == 0 { uneven[k].horizontalAccuracyMeters = 45 }
-    #expect(TripSummary(uneven).maxAgreedSpeedMetersPerSecond == AgreedSpeed.stretch(FixColumns(uneven)))
+    #expect(TripSummary(uneven)!.maxAgreedSpeedMetersPerSecond == AgreedSpeed.stretch(FixColumns(uneven)))
     #expect(
       abs(
         trip.summary.averageSpeedMetersPerSecond - 3000 / (Double(trip.summary.durationMilliseconds) / 1000))
@@ -83,7 +83,7 @@ struct TripSegmenterTests {
   @Test("the four validity thresholds, both sides")
   func thresholds() {
     let segmenter = TripSegmenter()
-    var summary = TripSummary(Self.drive(fromMeters: 0, toMeters: 3000, start: 0))
+    var summary = TripSummary(Self.drive(fromMeters: 0, toMeters: 3000, start: 0))!
     #expect(segmenter.failedThresholds(pointCount: 3, summary).isEmpty)
     #expect(segmenter.failedThresholds(pointCount: 2, summary) == [.tooFewPoints])
     summary.endMilliseconds = summary.startMilliseconds + 120_000
@@ -202,9 +202,9 @@ struct TripSegmenterTests {
     ).segments.filter(\.isTrip)
     #expect(trips.count == 1 && abs(trips[0].summary.pathMeters - 3000) < 1)
     #expect(state.skipped(UserID(1)) == 2)
-    // The last fix at home, the drive (its last fix is where the stay began),
-    // the 100 m one and the one without accuracy.
-    #expect(trips[0].fixes.count == Self.drive(fromMeters: 0, toMeters: 3000, start: 0).count + 3)
+    // The last fix at home, the drive, the 100 m one, the one without
+    // accuracy and the first fix of the stay it reached.
+    #expect(trips[0].fixes.count == Self.drive(fromMeters: 0, toMeters: 3000, start: 0).count + 4)
     // Out of order within the idle gap: same result; behind the watermark: dropped and counted.
     var late = TripSegmenterState()
     let shuffled = fixes.enumerated().sorted { ($0.offset % 7, $0.offset) < ($1.offset % 7, $1.offset) }.map(
@@ -232,7 +232,7 @@ struct TripSegmenterTests {
     #expect(segmenter.process(FixColumns(fixes), now: last + 300_000, state: &state).segments.isEmpty)
     #expect(segmenter.advance(to: last + 300_000 + 2_700_000, state: &state).segments.isEmpty)
     let closed = segmenter.advance(to: last + 300_000 + 2_700_001, state: &state).segments
-    #expect(closed.count == 1 && closed[0].isTrip && closed[0].endedBy == .idle)
+    #expect(closed.count == 1 && closed[0].isTrip && closed[0].endedBy == .gap)
   }
 
   @Test("batch == fix by fix == chunks, two people interleaved; trip ids per person")
@@ -282,7 +282,7 @@ struct TripSegmenterTests {
     let work = Geofence(id: 2, center: Self.away, radiusMeters: 100)
     let trip = run(Self.day()).first(where: \.isTrip)!
     let places = GeofenceIndex(places: [home, work])
-    func event(_ kind: GeofenceEventKind, _ place: UInt32, _ seconds: Double) -> GeofenceEvent {
+    func event(_ kind: GeofenceEventKind, _ place: PlaceID, _ seconds: Double) -> GeofenceEvent {
       let t = W.t0 + Int64(seconds * 1000)
       return GeofenceEvent(
         kind: kind, outcome: .announced, reasons: [.entered], place: place, circle: 0, person: UserID(1),
@@ -304,6 +304,45 @@ struct TripSegmenterTests {
       near
         == .stoppedNear(place: 2, meters: GreatCircle.distanceMeters(from: Self.away, to: trip.summary.end)))
     #expect(TripNaming.notice(for: trip, ends: left, places: [home, work], now: end + 1_800_001) == .nothing)
-    #expect(trip.trail().points.count == trip.fixes.count)
+    // The stay's first fix stands where the drive's last did: a step under
+    // 5 m, left out of the drawn line.
+    #expect(trip.trail().points.count == trip.fixes.count - 1)
+  }
+
+  /// Issue 15 item 17: the stay disc was cut off both ends of every trip, so
+  /// walks under about 350 m were never trips.
+  @Test("a 260 m walk with 160 m displacement over 3 min between two 5-min stays is a trip, stay to stay")
+  func aShortWalkBetweenTwoStaysIsATrip() {
+    // Stay at home (a fix every 30 s for 5.5 min), then 3 min of walking
+    // in 13 m steps 9 s apart (1.44 m/s): east 65 m, north 39 m, east 91 m,
+    // south 65 m — 260 m of path, at most 160.8 m from the start — then a
+    // stay of 5.5 min where it ended.
+    var fixes = (0...11).map { W.fix(0, Double($0) * 30, accuracy: 5, speed: 0) }
+    let legs: [(bearing: Double, steps: Int)] = [(90, 5), (0, 3), (90, 7), (180, 5)]
+    var here = W.home
+    var t = 330.0
+    for (bearing, steps) in legs {
+      for _ in 0..<steps {
+        here = GreatCircle.destination(from: here, initialBearingDegrees: bearing, distanceMeters: 13)
+        t += 9
+        fixes.append(W.fix(0, t, accuracy: 5, speed: 1.44, from: here))
+      }
+    }
+    let end = here
+    for k in 1...11 { fixes.append(W.fix(0, t + Double(k) * 30, accuracy: 5, speed: 0, from: end)) }
+    let segments = run(fixes)
+    let trips = segments.filter(\.isTrip)
+    #expect(trips.count == 1, "\(segments.map(\.reasons))")
+    guard let trip = trips.first else { return }
+    // From the last fix of the first stay to the first fix of the second.
+    #expect(trip.summary.startMilliseconds == W.t0 + 330_000)
+    #expect(trip.summary.endMilliseconds == W.t0 + Int64(t * 1000) + 30_000)
+    #expect(abs(trip.summary.pathMeters - 260) < 0.01)
+    #expect(abs(trip.summary.displacementMeters - (156.0 * 156 + 39 * 39).squareRoot()) < 0.01)
+    // Moving is a measured speed of 1 m/s or the ground beyond both
+    // accuracies: the walk at 0.999 m/s with fixes too close to tell is not.
+    var slow = fixes
+    for k in slow.indices where slow[k].speedMetersPerSecond == 1.44 { slow[k].speedMetersPerSecond = 0.999 }
+    #expect(run(slow).filter(\.isTrip).isEmpty)
   }
 }

@@ -1,0 +1,186 @@
+/// What is announced (SPEC §3 settling, smallest place, quiet windows,
+/// stale and late news), at each moment a decision is made: a fix, or a
+/// deadline the clock passes.
+extension GeofenceEngine {
+  // MARK: Clock
+
+  /// Decides every waiting decision whose moment comes at or before `time`,
+  /// earliest first (equal deadlines together): fast arrivals whose minute
+  /// passed, and — once no fast arrival waits — departures whose minute
+  /// passed or whose second clear fix came while they were held back.
+  func settle(upTo time: Int64, _ context: inout Context) {
+    while let deadline = context.state.nextDeadline(rules), deadline <= time {
+      var crossings: [Crossing] = []
+      for r in context.state.records.indices {
+        guard let a = context.state.records[r].pendingArrival,
+          a.milliseconds.saturatingAdd(rules.fastArrivalWaitMilliseconds) == deadline
+        else { continue }
+        crossings.append(
+          Crossing(
+            kind: .arrival, recordIndex: r, eventMilliseconds: a.milliseconds, reason: .fastArrivalMinutePassed,
+            late: a.late))
+      }
+      let before = context.state.records
+      announce(crossings, decidedAt: deadline, &context)
+      // Every deadline decides something; never spin on one that did not.
+      guard context.state.records != before else { return }
+    }
+  }
+
+  /// The departures due at `t`: each waiting departure whose second clear
+  /// fix came or whose minute has passed, unless a fast arrival still waits
+  /// (then they wait with it). The arrivals of the same moment are already
+  /// off the waiting list.
+  private func dueDepartures(at t: Int64, _ context: Context) -> [Crossing] {
+    guard !context.state.arrivalWaiting else { return [] }
+    var due: [Crossing] = []
+    for (r, record) in context.state.records.enumerated() {
+      guard let d = record.pendingDeparture else { continue }
+      if d.clearSeen {
+        due.append(
+          Crossing(kind: .departure, recordIndex: r, eventMilliseconds: d.milliseconds, reason: .secondFixClear, late: d.late))
+      } else if d.milliseconds.saturatingAdd(rules.departureSettleMilliseconds) <= t {
+        due.append(
+          Crossing(
+            kind: .departure, recordIndex: r, eventMilliseconds: d.milliseconds, reason: .minuteWithoutReturn,
+            late: d.late))
+      }
+    }
+    return due
+  }
+
+  // MARK: Announcing
+
+  /// Applies the announcing rules to the arrivals confirmed at one moment
+  /// and the departures due then (`departuresMayBeDue`: false when nothing
+  /// at this moment can have made one due, which saves the scan).
+  func announce(
+    _ arrivals: [Crossing], decidedAt t: Int64, _ context: inout Context, departuresMayBeDue: Bool = true
+  ) {
+    guard !arrivals.isEmpty || departuresMayBeDue else { return }
+    // The arrivals of this moment stop waiting before departures are judged.
+    for arrival in arrivals { context.state.records[arrival.recordIndex].pendingArrival = nil }
+    let departures = dueDepartures(at: t, context)
+    guard !arrivals.isEmpty || !departures.isEmpty else { return }
+    let smallestDeparture = smallest(departures, context)
+    let smallestArrival = smallest(arrivals, context)
+    for departure in departures {
+      confirmDeparture(
+        departure, smallest: departure.recordIndex == smallestDeparture, arrivedElsewhere: !arrivals.isEmpty, t,
+        &context)
+    }
+    var announcedArrival = false
+    for arrival in arrivals {
+      let announced = confirmArrival(arrival, smallest: arrival.recordIndex == smallestArrival, t, &context)
+      announcedArrival = announcedArrival || announced
+    }
+    if announcedArrival { dropWaitingDepartures(except: Set(arrivals.map(\.recordIndex)), t, &context) }
+  }
+
+  /// The record index of the smallest place among `crossings` (radius, then id).
+  private func smallest(_ crossings: [Crossing], _ context: Context) -> Int? {
+    crossings.min { a, b in
+      let x = place(of: context.state.records[a.recordIndex])
+      let y = place(of: context.state.records[b.recordIndex])
+      return (x?.radiusMeters ?? .infinity, x?.id ?? 0) < (y?.radiusMeters ?? .infinity, y?.id ?? 0)
+    }?.recordIndex
+  }
+
+  private func confirmDeparture(
+    _ departure: Crossing, smallest: Bool, arrivedElsewhere: Bool, _ t: Int64, _ context: inout Context
+  ) {
+    let r = departure.recordIndex
+    guard let mark = context.state.records[r].pendingDeparture else { return }
+    context.state.records[r].pendingDeparture = nil
+    context.state.records[r].inside = false
+    context.state.records[r].lastDepartureMilliseconds = mark.milliseconds
+    guard let place = place(of: context.state.records[r]) else { return }
+    var reasons = [departure.reason]
+    if arrivedElsewhere { reasons.append(.arrivedElsewhere) }
+    if smallest { context.state.lastDeparture = mark } else { reasons.append(.smallerPlaceAnnounced) }
+    emitDecided(.departure, reasons, place, mark.milliseconds, t, r, nil, late: departure.late, &context)
+  }
+
+  /// Returns whether the arrival was announced.
+  private func confirmArrival(_ arrival: Crossing, smallest: Bool, _ t: Int64, _ context: inout Context) -> Bool {
+    let r = arrival.recordIndex
+    guard let place = place(of: context.state.records[r]) else { return false }
+    var reasons = [arrival.reason]
+    if !smallest { reasons.append(.smallerPlaceAnnounced) }
+    // Quiet windows: judged against the window as it was, then a quick
+    // return opens or extends it (the windows chain).
+    let quiet = context.state.records[r].quietUntilMilliseconds.map { arrival.eventMilliseconds < $0 } ?? false
+    if quiet { reasons.append(.placeQuiet) }
+    if let left = context.state.records[r].lastDepartureMilliseconds,
+      arrival.eventMilliseconds - left <= rules.returnWithinMilliseconds
+    {
+      reasons.append(.returnedSoon)
+      let until = arrival.eventMilliseconds.saturatingAdd(rules.quietForMilliseconds)
+      context.state.records[r].quietUntilMilliseconds = max(context.state.records[r].quietUntilMilliseconds ?? .min, until)
+    }
+    var journey: Journey?
+    if smallest, let left = context.state.lastDeparture {
+      journey = Journey(
+        fromPlace: left.place, departedMilliseconds: left.milliseconds,
+        distanceMeters: context.state.odometerMeters - left.odometerMeters,
+        durationMilliseconds: arrival.eventMilliseconds - left.milliseconds)
+      context.state.lastDeparture = nil
+    }
+    return emitDecided(.arrival, reasons, place, arrival.eventMilliseconds, t, r, journey, late: arrival.late, &context)
+  }
+
+  /// A departure still waiting when an arrival elsewhere goes out is dropped.
+  private func dropWaitingDepartures(except arrived: Set<Int>, _ t: Int64, _ context: inout Context) {
+    for r in context.state.records.indices where !arrived.contains(r) {
+      guard let mark = context.state.records[r].pendingDeparture else { continue }
+      context.state.records[r].pendingDeparture = nil
+      context.state.records[r].inside = false
+      context.state.records[r].lastDepartureMilliseconds = mark.milliseconds
+      guard let place = place(of: context.state.records[r]) else { continue }
+      emit(.departure, .feedOnly, [.supersededByArrival], place, mark.milliseconds, t, late: mark.late, &context)
+    }
+  }
+
+  /// Emits a confirmed crossing, adding the quiet rule for departures (an
+  /// arrival has judged its own), then the stale and late rules. Returns
+  /// whether it was announced.
+  @discardableResult
+  private func emitDecided(
+    _ kind: GeofenceEventKind, _ reasons: [GeofenceReason], _ place: Geofence, _ eventTime: Int64,
+    _ decided: Int64, _ record: Int, _ journey: Journey?, late: Bool, _ context: inout Context
+  ) -> Bool {
+    var reasons = reasons
+    if kind == .departure, let quiet = context.state.records[record].quietUntilMilliseconds, eventTime < quiet {
+      reasons.append(.placeQuiet)
+    }
+    let outcome: GeofenceOutcome = reasons.contains(where: \.makesFeedOnly) ? .feedOnly : .announced
+    return emit(kind, outcome, reasons, place, eventTime, decided, journey: journey, late: late, &context)
+      == .announced
+  }
+
+  /// Appends one event; an announcement or feed entry older than 30 min, or
+  /// from a late upload, goes to the feed only. Returns the final outcome.
+  @discardableResult
+  func emit(
+    _ kind: GeofenceEventKind, _ outcome: GeofenceOutcome, _ reasons: [GeofenceReason], _ place: Geofence,
+    _ eventTime: Int64, _ decided: Int64, journey: Journey? = nil, late: Bool, _ context: inout Context
+  ) -> GeofenceOutcome {
+    var outcome = outcome
+    var reasons = reasons
+    if outcome == .announced || outcome == .feedOnly {
+      if context.now.isLater(than: eventTime, byMoreThan: rules.staleNewsMilliseconds) {
+        reasons.append(.staleNews)
+        outcome = .feedOnly
+      }
+      if late {
+        reasons.append(.lateBatch)
+        outcome = .feedOnly
+      }
+    }
+    context.events.append(
+      GeofenceEvent(
+        kind: kind, outcome: outcome, reasons: reasons, place: place.id, circle: place.circle,
+        person: context.person, eventMilliseconds: eventTime, decidedMilliseconds: decided, journey: journey))
+    return outcome
+  }
+}

@@ -1,0 +1,194 @@
+/// One fix through the membership rules (SPEC §3, hysteresis, accuracy
+/// gating and the start of settling). What is announced is decided in
+/// GeofenceEngine+Announce.swift.
+extension GeofenceEngine {
+  /// What the engine carries while it works through one person's fixes.
+  struct Context {
+    /// The server clock of the batch or advance, ms.
+    var now: Int64
+    /// The person's fixes in this batch were uploaded late.
+    var late: Bool
+    var state: PersonGeofenceState
+    /// The person's circles (nil: every place counts), looked up once per person.
+    var circles: Set<CircleID>? = nil
+    var events: [GeofenceEvent] = []
+    /// Reused per fix (no allocation in the steady state).
+    var candidates: [Int] = []
+    var crossings: [Crossing] = []
+    var started: [Int] = []
+    /// This fix saw a departure's second clear fix or cancelled a fast
+    /// arrival: a waiting departure may be due at it.
+    var departureMayBeDue = false
+
+    var person: UserID { state.person }
+  }
+
+  /// A confirmed crossing waiting to be announced with the others of its moment.
+  struct Crossing {
+    var kind: GeofenceEventKind
+    var recordIndex: Int
+    var eventMilliseconds: Int64
+    var reason: GeofenceReason
+    /// Started or decided by a late upload.
+    var late: Bool
+  }
+
+  /// The place a record is about, if the engine still has it.
+  func place(of record: PlaceRecord) -> Geofence? {
+    lookup.position(record.place).map { places[$0] }
+  }
+
+  /// One fix of the context's person, in time order.
+  func apply(_ fix: Fix, _ context: inout Context) {
+    let accuracy = fix.horizontalAccuracyMeters
+    guard accuracy <= rules.ignoreAccuracyAboveMeters else { return }  // also drops NaN
+    let t = fix.timeMilliseconds
+    settle(upTo: t, &context)
+    // The neighbour speed costs a distance: worked out only if a place asks.
+    let previousFix = context.state.lastFix
+    if t > (previousFix?.time ?? .min) { context.state.lastFix = TrackPoint(fix) }
+    var speedMemo: Double?? = nil
+    func speed() -> Double? {
+      if let known = speedMemo { return known }
+      let value = speedOf(fix, after: previousFix)
+      speedMemo = .some(value)
+      return value
+    }
+    advanceOdometer(fix, &context.state)
+
+    var candidates: [Int] = []
+    var crossings: [Crossing] = []
+    var started: [Int] = []  // departures that begin waiting on this fix
+    swap(&candidates, &context.candidates)
+    swap(&crossings, &context.crossings)
+    swap(&started, &context.started)
+    defer {
+      swap(&candidates, &context.candidates)
+      swap(&crossings, &context.crossings)
+      swap(&started, &context.started)
+    }
+    collectCandidates(fix.coordinate, &candidates, context)
+    crossings.removeAll(keepingCapacity: true)
+    started.removeAll(keepingCapacity: true)
+    context.departureMayBeDue = false
+    let network = accuracy > rules.networkAccuracyAboveMeters
+    let margin = max(rules.exitBandMeters, network ? rules.networkExitErrorMultiple * accuracy : 0)
+    // Candidates ascend by place id like the records, so a record inserted
+    // here never shifts one already noted in `crossings`.
+    for p in candidates {
+      let place = places[p]
+      let r = context.state.recordIndex(place.id)
+      guard t > context.state.records[r].watermarkMilliseconds else { continue }
+      context.state.records[r].watermarkMilliseconds = t
+      let inside = index.isWithin(place.radiusMeters, of: p, fix.coordinate)
+      let clear = !inside && !index.isWithin(place.radiusMeters + margin, of: p, fix.coordinate)
+      step(r, place, inside: inside, clear: clear, speed: speed, at: t, &crossings, &started, &context)
+    }
+    announce(crossings, decidedAt: t, &context, departuresMayBeDue: context.departureMayBeDue)
+    // Said after the arrivals of the same fix (an arrival confirmed and left
+    // again reads in that order); a departure dropped by an arrival elsewhere
+    // was already reported as such.
+    for r in started {
+      guard let mark = context.state.records[r].pendingDeparture, mark.milliseconds == t,
+        let place = place(of: context.state.records[r])
+      else { continue }
+      emit(.departure, .pending, [.leftWaitingForConfirmation], place, t, t, late: mark.late, &context)
+    }
+  }
+
+  /// The fix's speed for the fast-arrival rule, m/s: measured, else the
+  /// agreed speed from the person's previous fix (nil: nothing to say).
+  private func speedOf(_ fix: Fix, after previous: TrackPoint?) -> Double? {
+    if let measured = fix.speedMetersPerSecond { return measured }
+    let current = TrackPoint(fix)
+    guard let previous, previous.time < current.time else { return nil }
+    return AgreedSpeed.pair(
+      timeA: previous.time, previous.coordinate, previous.accuracy, previous.speed, timeB: current.time,
+      current.coordinate, current.accuracy, current.speed, rules: rules.agreed)?.metersPerSecond
+  }
+
+  /// The journey's odometer runs along fixes at least as sharp as 100 m.
+  private func advanceOdometer(_ fix: Fix, _ state: inout PersonGeofenceState) {
+    let t = fix.timeMilliseconds
+    state.newestMilliseconds = max(state.newestMilliseconds, t)
+    guard fix.horizontalAccuracyMeters <= rules.journeyAccuracyMeters, t > (state.lastSharp?.milliseconds ?? .min)
+    else { return }
+    if let previous = state.lastSharp {
+      state.odometerMeters += GreatCircle.distanceMeters(from: previous.coordinate, to: fix.coordinate)
+    }
+    state.lastSharp = FixPoint(
+      latitudeDegrees: fix.latitudeDegrees, longitudeDegrees: fix.longitudeDegrees, milliseconds: t)
+  }
+
+  /// Candidates: the person's places holding the fix, and the places they
+  /// are in or waiting about; ascending index (= id) order.
+  private func collectCandidates(_ point: Coordinate, _ candidates: inout [Int], _ context: Context) {
+    candidates.removeAll(keepingCapacity: true)
+    index.appendContaining(point, to: &candidates)
+    if let circles = context.circles { candidates.removeAll { !circles.contains(places[$0].circle) } }
+    for record in context.state.records where !record.isIdle {
+      if let i = lookup.position(record.place), !candidates.contains(i) { candidates.append(i) }
+    }
+    candidates.sort()
+  }
+
+  /// The membership rules for one place and one fix.
+  private func step(
+    _ r: Int, _ place: Geofence, inside: Bool, clear: Bool, speed: () -> Double?, at t: Int64,
+    _ crossings: inout [Crossing], _ started: inout [Int], _ context: inout Context
+  ) {
+    var record = context.state.records[r]
+    defer { context.state.records[r] = record }
+    guard record.inside else {
+      guard inside else { return }
+      record.inside = true
+      if let speed = speed(), speed >= rules.fastArrivalMetersPerSecond {
+        record.pendingArrival = PendingArrival(milliseconds: t, late: context.late)
+        emit(.arrival, .pending, [.fastArrivalWaiting], place, t, t, late: context.late, &context)
+      } else {
+        crossings.append(
+          Crossing(kind: .arrival, recordIndex: r, eventMilliseconds: t, reason: .entered, late: context.late))
+      }
+      return
+    }
+    if let arrival = record.pendingArrival {
+      if !inside {
+        // Out again within the minute: driving past.
+        record.pendingArrival = nil
+        record.inside = false
+        context.departureMayBeDue = true
+        emit(.arrival, .cancelled, [.drovePast], place, arrival.milliseconds, t, late: arrival.late, &context)
+      } else if let speed = speed(), speed < rules.fastArrivalMetersPerSecond {
+        crossings.append(
+          Crossing(
+            kind: .arrival, recordIndex: r, eventMilliseconds: arrival.milliseconds, reason: .fastArrivalSlowed,
+            late: arrival.late || context.late))
+      }
+      return
+    }
+    if let departure = record.pendingDeparture {
+      if inside {
+        record.pendingDeparture = nil
+        emit(.departure, .cancelled, [.backInside], place, departure.milliseconds, t, late: departure.late, &context)
+      } else if clear {
+        record.pendingDeparture?.clearSeen = true  // confirmed with this moment's decisions
+        context.departureMayBeDue = true
+      }
+    } else if clear {
+      record.pendingDeparture = DepartureMark(
+        place: place.id, milliseconds: t, odometerMeters: context.state.odometerMeters, late: context.late)
+      started.append(r)
+    }
+  }
+}
+
+extension TrackPoint {
+  /// The speed rules' view of a fix.
+  init(_ fix: Fix) {
+    time = fix.timeMilliseconds
+    latitude = fix.latitudeDegrees
+    longitude = fix.longitudeDegrees
+    accuracy = fix.horizontalAccuracyMeters
+    speed = fix.speedMetersPerSecond
+  }
+}

@@ -1,0 +1,98 @@
+/// One way of cutting a recorded history into the uploads a server
+/// receives, shared by `hearth geo replay`, the ingest benchmark and the
+/// pipeline tests (SPEC §1: a batch and its receipt time).
+///
+/// Two kinds of history:
+/// - **with receipt times** (one per fix: when the server got it): fixes
+///   are taken in the order given, which is the order they arrived; a new
+///   upload starts wherever the receipt time changes, and, when
+///   ``Policy/gatherAcrossReceipts`` is set (a server that batches what
+///   arrives), only when the batch is full. An upload is received at the
+///   newest receipt time in it.
+/// - **without**: fixes in the order given are cut into uploads of at most
+///   ``Policy/maximumFixes`` fixes spanning at most
+///   ``Policy/maximumSpanMilliseconds`` (first to last fix), each received
+///   ``Policy/receiptDelayMilliseconds`` after its newest fix.
+///
+/// Either way the server clock never goes backwards: an upload is received
+/// no earlier than the one before it.
+public enum ServerUploads {
+  /// One upload: its fixes in arrival order and when the server got them.
+  public struct Upload: Sendable, Hashable {
+    public var receivedAtMilliseconds: Int64
+    public var fixes: FixColumns
+    public init(receivedAtMilliseconds: Int64, fixes: FixColumns) {
+      self.receivedAtMilliseconds = receivedAtMilliseconds
+      self.fixes = fixes
+    }
+  }
+
+  public struct Policy: Sendable, Hashable, Codable {
+    /// At most this many fixes per upload (≥ 1). Default 200.
+    public var maximumFixes: Int
+    /// Without receipt times: an upload spans at most this long, ms. Default 5 min.
+    public var maximumSpanMilliseconds: Int64
+    /// Without receipt times: received this long after its newest fix, ms. Default 1 s.
+    public var receiptDelayMilliseconds: Int64
+    /// With receipt times: fixes received at different times may share a
+    /// batch until it is full (a server's batcher). Default false: every
+    /// receipt time is an upload of its own (still cut at `maximumFixes`).
+    public var gatherAcrossReceipts: Bool
+
+    public init(
+      maximumFixes: Int = 200, maximumSpanMilliseconds: Int64 = 5 * 60_000, receiptDelayMilliseconds: Int64 = 1_000,
+      gatherAcrossReceipts: Bool = false
+    ) {
+      self.maximumFixes = maximumFixes
+      self.maximumSpanMilliseconds = maximumSpanMilliseconds
+      self.receiptDelayMilliseconds = receiptDelayMilliseconds
+      self.gatherAcrossReceipts = gatherAcrossReceipts
+    }
+  }
+
+  /// Cuts `fixes` (in arrival order) into uploads.
+  /// - Parameters:
+  ///   - receivedAtMilliseconds: one receipt time per fix, or nil when the
+  ///     history has none.
+  /// - Precondition: `receivedAtMilliseconds`, when given, has one entry per fix.
+  /// - Complexity: O(n). Saturating arithmetic: no time overflows.
+  public static func cut(
+    _ fixes: FixColumns, receivedAtMilliseconds: [Int64]? = nil, policy: Policy = Policy()
+  ) -> [Upload] {
+    precondition(receivedAtMilliseconds.map { $0.count == fixes.count } ?? true, "one receipt time per fix")
+    let limit = max(1, policy.maximumFixes)
+    var uploads: [Upload] = []
+    var clock = Int64.min
+    var start = 0
+    while start < fixes.count {
+      var end = start + 1
+      var received: Int64
+      if let receipts = receivedAtMilliseconds {
+        received = receipts[start]
+        while end < fixes.count && end - start < limit
+          && (policy.gatherAcrossReceipts || receipts[end] == receipts[start])
+        {
+          received = max(received, receipts[end])
+          end += 1
+        }
+      } else {
+        let first = fixes.timeMilliseconds[start]
+        var newest = first
+        func withinSpan(_ t: Int64) -> Bool {
+          let (span, overflow) = t.subtractingReportingOverflow(first)
+          return overflow ? t < first : span <= policy.maximumSpanMilliseconds
+        }
+        while end < fixes.count && end - start < limit && withinSpan(fixes.timeMilliseconds[end]) {
+          newest = max(newest, fixes.timeMilliseconds[end])
+          end += 1
+        }
+        let delayed = newest.addingReportingOverflow(policy.receiptDelayMilliseconds)
+        received = delayed.overflow ? .max : delayed.partialValue
+      }
+      clock = max(clock, received)
+      uploads.append(Upload(receivedAtMilliseconds: clock, fixes: fixes.selecting(start..<end)))
+      start = end
+    }
+    return uploads
+  }
+}

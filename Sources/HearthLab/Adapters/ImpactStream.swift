@@ -1,0 +1,254 @@
+import HearthGeo
+import HearthImpact
+import HearthTrace
+
+/// ``ImpactFeed`` built chunk by chunk from a ``TraceStream``: the same
+/// phone-sized batches (the same windows, gate, and gravity added by time)
+/// as the whole recording gives, in memory that does not grow with the
+/// recording (the chunk, the samples of the window being filled, and any
+/// gravity-free samples waiting for the next gravity sample to be added by
+/// time).
+///
+/// A window is handed out once it is complete: every stream has delivered
+/// its samples up to the window's end (the chunk's
+/// ``TraceChunk/completeBeforeSeconds``), and every accelerometer sample in it
+/// has its gravity (a gravity sample after it has arrived, or the stream
+/// ended). Gravity-free samples wait for the next gravity sample, so a gap in
+/// the gravity stream costs the accelerometer samples inside it. The gate's
+/// words (``VehicleGateTimeline/source``), the hours with data, the peak and
+/// the rate warnings are known at ``finish()``.
+public struct ImpactStream: Sendable {
+  public let policy: VehicleGatePolicy
+  public let batchSeconds: Double
+  private var originMilliseconds: Int64 = 0
+  private var content: AccelerationContent?
+  private var hasGravityStream = false
+  // Accelerometer samples with gravity added, not yet in a window.
+  private var accelerometer = VectorStream()
+  // Gravity-free samples waiting for gravity, and the gravity samples that
+  // can still bracket them (the last one at or before the oldest waiting).
+  private var waiting: [Sample3] = []
+  private var gravity: [Sample3] = []
+  private var gyroscope = VectorStream()
+  private var barometer = PressureStream()
+  private var fixes: [Sample1] = []
+  private var origin: Double?
+  private var complete = -Double.infinity
+  private var first = true
+  private var gravityMissing = false
+  // The gate, built as activities arrive.
+  private var timeline: VehicleGateTimeline
+  private var activityCount = 0
+  // What the whole feed would say.
+  private var accelerometerCount = 0
+  private var lastAccelerometer: Double?
+  private var secondsWithData = 0.0
+  private var peak = 0.0
+  private var steps: [String: (last: Double?, count: Int, intervals: IntervalCounter)] = [:]
+
+  public init(gate policy: VehicleGatePolicy, batchSeconds: Double = 0.25) {
+    self.policy = policy
+    self.batchSeconds = batchSeconds > 0 && batchSeconds.isFinite ? batchSeconds : 0.25
+    timeline = VehicleGateTimeline(policy: policy, activities: [])
+  }
+
+  /// The batches complete once `chunk` is added (chunks in order).
+  public mutating func add(_ chunk: TraceChunk) -> [ImpactBatch] {
+    let t = chunk.trace
+    originMilliseconds = t.metadata.timeOriginMilliseconds ?? 0
+    if let a = t.accelerometer { content = a.content }
+    if let g = t.gravity {
+      hasGravityStream = true
+      for i in 0..<g.count { gravity.append(Sample3(g.seconds[i], g.x[i], g.y[i], g.z[i])) }
+    }
+    // The first chunk names every stream the recording has: gravity-free
+    // acceleration without a gravity stream can never be completed.
+    if first && content == .excludesGravity && !hasGravityStream { gravityMissing = true }
+    first = false
+    if let a = t.accelerometer?.samples, !gravityMissing {
+      for i in 0..<a.count {
+        let sample = Sample3(a.seconds[i], a.x[i], a.y[i], a.z[i])
+        if content == .includesGravity { accept(sample) } else { waiting.append(sample) }
+      }
+    }
+    if let g = t.gyroscope {
+      gyroscope.append(seconds: g.seconds, x: g.x, y: g.y, z: g.z)
+      count("gyroscope", g.seconds)
+    }
+    if let b = t.barometer {
+      barometer.append(seconds: b.seconds, hectopascals: b.hectopascals, relativeAltitudeMeters: b.relativeAltitudeMeters)
+      count("barometer", b.seconds)
+    }
+    fixes += t.fixes.speedSamples(originMilliseconds: originMilliseconds)
+    for sample in t.activities { gate(sample) }
+    complete = chunk.completeBeforeSeconds
+    addGravity(ended: complete == .infinity)
+    return windows(upTo: frontier)
+  }
+
+  /// The last batches, once every chunk has been added.
+  public mutating func finish() -> [ImpactBatch] {
+    complete = .infinity
+    addGravity(ended: true)
+    return windows(upTo: .infinity)
+  }
+
+  /// Whether any accelerometer sample (with gravity) reached the detector:
+  /// false means the recording is not one the detector can read.
+  public var hasAccelerometer: Bool { accelerometerCount > 0 }
+
+  /// The gate as the whole feed's ``VehicleGateTimeline`` says it.
+  public var gate: VehicleGateTimeline {
+    var gate = timeline
+    if policy == .recording { gate.describe(activities: activityCount) }
+    return gate
+  }
+
+  /// Hours the accelerometer recorded (steps of at most `pauseSeconds` = 1 s).
+  public var hoursWithData: Double { secondsWithData / 3600 }
+
+  /// The largest total |a| (gravity included), g.
+  public var peakAccelerationG: Double { peak / ImpactConfiguration.standardGravity }
+
+  /// ``ImpactFeed/rateWarnings`` from the streamed samples.
+  public var rateWarnings: [String] {
+    ImpactFeed.rateWarnings { name in
+      guard let s = steps[name], s.count >= 3, s.intervals.count > 0 else { return nil }
+      return s.intervals.value(atRank: s.intervals.count / 2).map { 1 / $0 }
+    }
+  }
+
+  // MARK: Internals
+
+  private var frontier: Double {
+    min(complete, waiting.first?.seconds ?? .infinity)
+  }
+
+  private mutating func accept(_ sample: Sample3) {
+    accelerometer.append(seconds: sample.seconds, x: sample.x, y: sample.y, z: sample.z)
+    if origin == nil { origin = sample.seconds }
+    if let last = lastAccelerometer {
+      let step = sample.seconds - last
+      if step > 0 && step <= 1 { secondsWithData += step }
+    }
+    lastAccelerometer = sample.seconds
+    accelerometerCount += 1
+    peak = max(peak, sample.magnitude3)
+    count("accelerometer", [sample.seconds])
+  }
+
+  private mutating func count(_ name: String, _ times: [Double]) {
+    var s = steps[name] ?? (nil, 0, IntervalCounter())
+    for t in times {
+      if let last = s.last, t - last > 0 { s.intervals.add(t - last) }
+      s.last = t
+      s.count += 1
+    }
+    steps[name] = s
+  }
+
+  /// Adds gravity, interpolated by time, to every waiting sample that a
+  /// gravity sample after it brackets (all of them once gravity has ended).
+  private mutating func addGravity(ended: Bool) {
+    guard !waiting.isEmpty, hasGravityStream || ended else { return }
+    guard !gravity.isEmpty else {
+      if ended { waiting = [] }  // no gravity at all: no feed (as ImpactFeed)
+      return
+    }
+    var j = 0
+    var done = 0
+    for sample in waiting {
+      let t = sample.seconds
+      while j + 1 < gravity.count && gravity[j + 1].seconds <= t { j += 1 }
+      // Certain only when a gravity sample after t has arrived, or none will.
+      guard ended || gravity[gravity.count - 1].seconds > t else { break }
+      let g = Self.interpolate(gravity, at: t, from: j)
+      accept(Sample3(t, sample.x + g.0, sample.y + g.1, sample.z + g.2))
+      done += 1
+    }
+    waiting.removeFirst(done)
+    // Keep the gravity that can still bracket what waits.
+    if j > 0 { gravity.removeFirst(j) }
+  }
+
+  private static func interpolate(_ s: [Sample3], at t: Double, from j: Int) -> (Double, Double, Double) {
+    guard j + 1 < s.count, s[j].seconds <= t else {
+      let k = t < s[0].seconds ? 0 : s.count - 1
+      return (s[k].x, s[k].y, s[k].z)
+    }
+    let span = s[j + 1].seconds - s[j].seconds
+    let w = span > 0 ? (t - s[j].seconds) / span : 0
+    return (
+      s[j].x + (s[j + 1].x - s[j].x) * w, s[j].y + (s[j + 1].y - s[j].y) * w,
+      s[j].z + (s[j + 1].z - s[j].z) * w
+    )
+  }
+
+  private mutating func gate(_ sample: ActivitySample) {
+    activityCount += 1
+    if policy == .recording { timeline.follow(sample) }
+  }
+
+  /// Every window whose end is at most `limit`, in order: ``ImpactFeed``'s
+  /// own cut, over the samples not yet handed out.
+  private mutating func windows(upTo limit: Double) -> [ImpactBatch] {
+    guard let origin else { return [] }
+    let pending = ImpactFeed(
+      accelerometer: accelerometer, gyroscope: gyroscope, barometer: barometer, fixes: fixes, gate: timeline,
+      batchSeconds: batchSeconds, origin: origin)
+    var cut = ImpactFeed.Batches(feed: pending, limit: limit)
+    var out: [ImpactBatch] = []
+    while let batch = cut.next() { out.append(batch) }
+    accelerometer.removeFirst(cut.a)
+    gyroscope.removeFirst(cut.g)
+    barometer.removeFirst(cut.b)
+    fixes.removeFirst(cut.f)
+    return out
+  }
+}
+
+extension Sample3 {
+  var magnitude3: Double { (x * x + y * y + z * z).squareRoot() }
+}
+
+/// A recording through the detector as it streams.
+public struct ImpactReplay: Sendable {
+  public var verdicts: [ImpactVerdict]
+  public var gate: VehicleGateTimeline
+  public var hoursWithData: Double
+  public var peakAccelerationG: Double
+  public var rateWarnings: [String]
+  public var report: ImportReport
+
+  /// Streams `stream` through a fresh detector configured by `configuration`.
+  /// - Throws: the readers' errors; `TraceError.malformed` when no
+  ///   accelerometer sample with gravity reached the detector (none in the
+  ///   recording, every row rejected, or gravity-free with no gravity
+  ///   stream): bad input, never "no jolt".
+  /// - Complexity: two passes over the recording (``TraceStream``); memory
+  ///   independent of its length.
+  public static func run(
+    _ stream: TraceStream, path: String, gate policy: VehicleGatePolicy,
+    configuration: ImpactConfiguration = ImpactConfiguration()
+  ) throws -> ImpactReplay {
+    var feed = ImpactStream(gate: policy)
+    var detector = ImpactDetector(configuration: configuration)
+    var verdicts: [ImpactVerdict] = []
+    let report = try stream.forEachChunk { chunk in
+      for batch in feed.add(chunk) { verdicts += detector.process(batch) }
+    }
+    for batch in feed.finish() { verdicts += detector.process(batch) }
+    verdicts += detector.finish()
+    guard feed.hasAccelerometer else {
+      let accelerometer = report.files.filter { $0.file.lowercased().contains("accel") }
+      let why = accelerometer.map { "\($0.file): \($0.rowsRead) rows read, \($0.rowsKept) kept" }
+      throw TraceError.malformed(
+        SourceLocation(file: path, line: 0),
+        reason: "no accelerometer with gravity (nor a gravity stream to add back)"
+          + (why.isEmpty ? "" : ": " + why.joined(separator: "; ")))
+    }
+    return ImpactReplay(
+      verdicts: verdicts, gate: feed.gate, hoursWithData: feed.hoursWithData,
+      peakAccelerationG: feed.peakAccelerationG, rateWarnings: feed.rateWarnings, report: report)
+  }
+}

@@ -1,0 +1,40 @@
+import Foundation
+
+/// A folder's entries, with a clear error when it cannot be read: a folder
+/// the user may not list is "cannot read", not "not a recognised trace".
+enum FolderListing {
+  /// The names in `folder`, sorted.
+  /// - Throws: `TraceError.io` "cannot read the folder: …" when it cannot be listed.
+  static func names(_ folder: String) throws -> [String] {
+    do {
+      return try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
+    } catch {
+      throw TraceError.io(path: folder, reason: "cannot read the folder: \(reason(error))")
+    }
+  }
+
+  /// The system's words for why, without Foundation's long wrapper.
+  static func reason(_ error: Error) -> String {
+    if let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError,
+      underlying.domain == NSPOSIXErrorDomain
+    {
+      return String(cString: strerror(Int32(underlying.code)))
+    }
+    return (error as NSError).localizedDescription
+  }
+
+  /// Whether `path` is a folder (false for a missing path or a file).
+  static func isFolder(_ path: String) -> Bool {
+    var isDirectory: ObjCBool = false
+    return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
+  }
+
+  /// `name` inside `folder`, or nil when `name` would leave it (absolute,
+  /// or a `..` component): a mapping or manifest names files of its folder only.
+  static func child(_ name: String, of folder: String) -> String? {
+    guard !name.isEmpty, !name.hasPrefix("/"), !name.contains("\0") else { return nil }
+    let parts = name.split(separator: "/", omittingEmptySubsequences: true)
+    guard !parts.isEmpty, !parts.contains("..") else { return nil }
+    return (folder as NSString).appendingPathComponent(name)
+  }
+}

@@ -1,0 +1,59 @@
+/// Rows from arrays held in memory or mapped (a trace folder's `.npy`
+/// columns, comma2k19's arrays, a manifest's list), checked one by one and
+/// handed out in blocks. Line numbers are 1-based element indices.
+final class ArrayRowSource: RowSource {
+  /// Checks row `i` and appends it to the block (key, line and values), or
+  /// says why not: (reason, column name, detail).
+  typealias Convert = (_ i: Int, _ block: inout RowBlock) -> (RowRejection.Reason, String, String)?
+
+  private let count: Int
+  private let columnCount: Int
+  private let blockRows: Int
+  private let convert: Convert
+  private var next_ = 0
+  private(set) var report: FileReport
+  private let strict: Bool
+
+  init(name: String, count: Int, columnCount: Int, options: ReadOptions, blockRows: Int = 65_536, convert: @escaping Convert) {
+    self.count = count
+    self.columnCount = columnCount
+    self.blockRows = blockRows
+    self.convert = convert
+    report = FileReport(file: name)
+    strict = options.strict
+  }
+
+  func next() throws -> RowBlock? {
+    while next_ < count {
+      var block = RowBlock(columnCount: columnCount)
+      let end = min(count, next_ + blockRows)
+      block.reserveCapacity(end - next_)
+      for i in next_..<end {
+        report.rowsRead += 1
+        if let (reason, column, detail) = convert(i, &block) {
+          let rejection = RowRejection(
+            location: SourceLocation(file: report.file, line: i + 1, columnName: column), reason: reason, detail: detail)
+          if strict { throw TraceError.rejectedInStrictMode(rejection) }
+          report.reject(rejection)
+        } else {
+          report.rowsKept += 1
+        }
+      }
+      next_ = end
+      if !block.isEmpty { return block }
+    }
+    return nil
+  }
+}
+
+extension RowBlock {
+  /// Appends a checked row of one, two or three values (no allocation).
+  @inline(__always)
+  mutating func append(key: Double, line: Int, _ a: Double, _ b: Double? = nil, _ c: Double? = nil) {
+    keys.append(key)
+    lines.append(Self.line(line))
+    columns[0].append(a)
+    if let b { columns[1].append(b) }
+    if let c { columns[2].append(c) }
+  }
+}

@@ -1,0 +1,457 @@
+import HearthGeo
+
+/// How the rows of one CSV file become checked rows of a ``RowBlock``: which
+/// columns hold the time and each stream's values, in which units, and the
+/// checks every value passes (``ReadingBounds``). Sensor Logger, phyphox and
+/// column-mapped files are all read through it.
+struct CSVRowSpec: Sendable {
+  /// A column found by name: the first of `names` in the header (exact
+  /// match first, then ignoring case).
+  struct Column: Sendable, Hashable {
+    var names: [String]
+    var required = true
+
+    init(_ names: String..., required: Bool = true) {
+      self.names = names
+      self.required = required
+    }
+
+    init(names: [String], required: Bool = true) {
+      self.names = names
+      self.required = required
+    }
+  }
+
+  /// Wall-clock time formats.
+  enum WallClock: String, Sendable, Hashable {
+    case iso8601
+    case epochSeconds = "epoch-seconds"
+    case epochMilliseconds = "epoch-milliseconds"
+    case epochNanoseconds = "epoch-nanoseconds"
+  }
+
+  /// Where a row's time comes from.
+  enum Time: Sendable, Hashable {
+    /// A sensor clock: seconds = value × factor.
+    case seconds(Column, factor: Double)
+    /// Sensor Logger's sensor files: `seconds_elapsed`, else `time` (ns
+    /// since the epoch) from the origin.
+    case sensorLogger(originMilliseconds: Int64?)
+    /// Sensor Logger's location files: `time` in ns since the epoch, as ms (floor).
+    case nanosecondsSinceEpoch(Column)
+    /// A wall clock; sensor seconds count from `originMilliseconds` (0 when nil).
+    case wallClock(Column, WallClock, originMilliseconds: Int64?)
+  }
+
+  /// The columns of a fix. Negative accuracy, speed or heading mean "not
+  /// measured"; a zero speed on a loose fix is unmeasured (``SpeedReading``).
+  struct FixColumns: Sendable, Hashable {
+    var latitude: Column
+    var longitude: Column
+    var accuracy: Column?
+    var speed: Column?
+    var heading: Column?
+    var altitude: Column?
+    /// Unit factors to degrees, m, m/s.
+    var latitudeFactor = 1.0, longitudeFactor = 1.0, accuracyFactor = 1.0, speedFactor = 1.0
+    var headingFactor = 1.0, altitudeFactor = 1.0
+    /// Fix times from sensor seconds: origin + seconds (when the file's
+    /// clock is not a wall clock).
+    var originMilliseconds: Int64?
+  }
+
+  /// The values of one target (parallel to ``RecordingFile/targets``).
+  enum Field: Sendable, Hashable {
+    /// Three components × factor (sign included), each within `limit`.
+    case vector(x: Column, y: Column, z: Column, factor: Double, limit: Double)
+    /// Pressure × factor (hPa) and an optional relative altitude × its factor (m).
+    case pressure(Column, altitude: Column?, factor: Double, altitudeFactor: Double)
+    /// One value × factor; NaN is missing; outside `range` (when given) out of range.
+    case scalar(Column, factor: Double, range: ClosedRange<Double>?)
+    case fix(FixColumns)
+    /// An activity name (iOS's and Android's words).
+    case activity(Column)
+  }
+
+  var time: Time
+  var fields: [Field]
+  /// Keys are fix milliseconds (else sensor seconds).
+  var keysAreMilliseconds: Bool
+}
+
+/// A CSV file read through its ``CSVRowSpec``, block by block.
+final class CSVRowSource: RowSource {
+  private let reader: CSVRowReader
+  private let converter: CSVRowConverter
+  private var rejections = FileReport(file: "")
+  private let strict: Bool
+
+  init(path: String, name: String, spec: CSVRowSpec, columnCount: Int, options: ReadOptions) throws {
+    var resolved: CSVRowConverter?
+    reader = try CSVRowReader(
+      path: path, displayName: name, options: options, batchRows: 16_384,
+      select: { header, _ in
+        let (converter, requests) = try CSVRowConverter.resolve(
+          spec, header: header, file: name, columnCount: columnCount)
+        resolved = converter
+        return requests
+      })
+    // `select` ran during the reader's init (or the init threw).
+    guard let resolved else { preconditionFailure("the CSV reader did not read the header") }
+    converter = resolved
+    rejections = FileReport(file: name)
+    strict = options.strict
+  }
+
+  var report: FileReport {
+    var r = reader.report
+    r.rowsKept -= rejections.rowsRejected
+    for (reason, n) in rejections.rejectedByReason { r.rejectedByReason[reason, default: 0] += n }
+    r.rejections += rejections.rejections
+    return r
+  }
+
+  func next() throws -> RowBlock? {
+    while let batch = try reader.next() {
+      var block = RowBlock(columnCount: converter.columnCount)
+      block.reserveCapacity(batch.count)
+      try converter.convert(batch, into: &block, report: &rejections, strict: strict)
+      if !block.isEmpty { return block }
+    }
+    return nil
+  }
+}
+
+/// A ``CSVRowSpec`` resolved against a header: every column as its index
+/// in a batch, so converting a row does no lookup.
+struct CSVRowConverter {
+  /// A column of the spec found in the header.
+  struct Slot: Sendable {
+    /// Index among the batch's columns of its kind.
+    var batchIndex: Int
+    var headerIndex: Int
+    var name: String
+  }
+
+  /// How a row's time is read.
+  private enum TimeSource {
+    case seconds(Slot, factor: Double)
+    case nanosecondsFromOrigin(Slot, originNanoseconds: Int64?)
+    case nanosecondsSinceEpoch(Slot)
+    case wallNumber(Slot, millisecondsPerUnit: Double, origin: Int64?)
+    case wallText(Slot, origin: Int64?)
+    case none
+  }
+
+  /// A field with its columns resolved.
+  private enum Compiled {
+    case vector(x: Slot, y: Slot, z: Slot, factor: Double, limit: Double)
+    case pressure(Slot, altitude: Slot?, factor: Double, altitudeFactor: Double)
+    case scalar(Slot, factor: Double, range: ClosedRange<Double>?)
+    case fix(Fix)
+    case activity(Slot)
+
+    struct Fix {
+      var latitude: Slot, longitude: Slot
+      var accuracy: Slot?, speed: Slot?, heading: Slot?, altitude: Slot?
+      var spec: CSVRowSpec.FixColumns
+    }
+
+    var columnCount: Int {
+      switch self {
+      case .vector: 3
+      case .pressure: 2
+      case .scalar, .activity: 1
+      case .fix: FixLayout.columnCount
+      }
+    }
+  }
+
+  let file: String
+  let columnCount: Int
+  let keysAreMilliseconds: Bool
+  private var time = TimeSource.none
+  private var fields: [Compiled] = []
+
+  private init(file: String, columnCount: Int, keysAreMilliseconds: Bool) {
+    self.file = file
+    self.columnCount = columnCount
+    self.keysAreMilliseconds = keysAreMilliseconds
+  }
+
+  /// The converter and the column requests for `header`.
+  /// - Throws: `TraceError.malformed` naming the first required column that
+  ///   is missing (the header shortened); `.unsupported` for a column wanted
+  ///   both as text and as a number.
+  static func resolve(_ spec: CSVRowSpec, header: [String], file: String, columnCount: Int) throws
+    -> (CSVRowConverter, [CSVColumnRequest])
+  {
+    var converter = CSVRowConverter(
+      file: file, columnCount: columnCount, keysAreMilliseconds: spec.keysAreMilliseconds)
+    var requests: [CSVColumnRequest] = []
+    var counts: [CSVColumnRequest.Kind: Int] = [:]
+    var byHeader: [Int: (CSVColumnRequest.Kind, Slot)] = [:]
+    func find(_ column: CSVRowSpec.Column?, _ kind: CSVColumnRequest.Kind) throws -> Slot? {
+      guard let column else { return nil }
+      guard let index = CSVTable.index(of: column.names, in: header) else {
+        if column.required {
+          throw TraceError.malformed(
+            SourceLocation(file: file, line: 1),
+            reason: "missing column '\(Excerpt.of(column.names[0], bytes: 80))' (header: \(Excerpt.of(header.joined(separator: ", "))))")
+        }
+        return nil
+      }
+      if let (known, slot) = byHeader[index] {
+        // One header column may serve several fields, as one kind.
+        guard known == kind else {
+          throw TraceError.unsupported(
+            SourceLocation(file: file, line: 1, column: index + 1, columnName: Excerpt.of(header[index], bytes: 80)),
+            reason: "column wanted both as text and as a number")
+        }
+        return slot
+      }
+      let slot = Slot(batchIndex: counts[kind, default: 0], headerIndex: index, name: Excerpt.of(header[index], bytes: 80))
+      counts[kind, default: 0] += 1
+      byHeader[index] = (kind, slot)
+      requests.append(CSVColumnRequest(index: index, kind: kind))
+      return slot
+    }
+    switch spec.time {
+    case .seconds(let column, let factor):
+      if let slot = try find(column, .number) { converter.time = .seconds(slot, factor: factor) }
+    case .sensorLogger(let origin):
+      if let slot = try find(CSVRowSpec.Column("seconds_elapsed", required: false), .number) {
+        converter.time = .seconds(slot, factor: 1)
+      } else if let slot = try find(CSVRowSpec.Column("time", required: false), .integer) {
+        let (nanoseconds, overflow) = (origin ?? 0).multipliedReportingOverflow(by: 1_000_000)
+        converter.time = .nanosecondsFromOrigin(slot, originNanoseconds: overflow ? nil : nanoseconds)
+      } else {
+        throw TraceError.malformed(
+          SourceLocation(file: file, line: 1), reason: "no time column (seconds_elapsed or time)")
+      }
+    case .nanosecondsSinceEpoch(let column):
+      if let slot = try find(column, .integer) { converter.time = .nanosecondsSinceEpoch(slot) }
+    case .wallClock(let column, let format, let origin):
+      if format == .iso8601 {
+        if let slot = try find(column, .text) { converter.time = .wallText(slot, origin: origin) }
+      } else if let slot = try find(column, .number) {
+        let scale: Double = format == .epochSeconds ? 1000 : format == .epochMilliseconds ? 1 : 1e-6
+        converter.time = .wallNumber(slot, millisecondsPerUnit: scale, origin: origin)
+      }
+    }
+    for field in spec.fields {
+      switch field {
+      case .vector(let x, let y, let z, let factor, let limit):
+        guard let xs = try find(x, .number), let ys = try find(y, .number), let zs = try find(z, .number) else {
+          throw TraceError.malformed(SourceLocation(file: file, line: 1), reason: "a vector needs x, y and z")
+        }
+        converter.fields.append(.vector(x: xs, y: ys, z: zs, factor: factor, limit: limit))
+      case .pressure(let p, let altitude, let factor, let altitudeFactor):
+        guard let ps = try find(p, .number) else {
+          throw TraceError.malformed(SourceLocation(file: file, line: 1), reason: "no pressure column")
+        }
+        converter.fields.append(
+          .pressure(ps, altitude: try find(altitude, .number), factor: factor, altitudeFactor: altitudeFactor))
+      case .scalar(let c, let factor, let range):
+        guard let slot = try find(c, .number) else {
+          throw TraceError.malformed(SourceLocation(file: file, line: 1), reason: "no column '\(c.names[0])'")
+        }
+        converter.fields.append(.scalar(slot, factor: factor, range: range))
+      case .fix(let f):
+        guard let lat = try find(f.latitude, .number), let lon = try find(f.longitude, .number) else {
+          throw TraceError.malformed(SourceLocation(file: file, line: 1), reason: "no latitude or longitude column")
+        }
+        converter.fields.append(
+          .fix(
+            .init(
+              latitude: lat, longitude: lon, accuracy: try find(f.accuracy, .number),
+              speed: try find(f.speed, .number), heading: try find(f.heading, .number),
+              altitude: try find(f.altitude, .number), spec: f)))
+      case .activity(let c):
+        guard let slot = try find(c, .text) else {
+          throw TraceError.malformed(SourceLocation(file: file, line: 1), reason: "no activity column")
+        }
+        converter.fields.append(.activity(slot))
+      }
+    }
+    precondition(converter.fields.reduce(0) { $0 + $1.columnCount } == columnCount, "targets and fields differ")
+    return (converter, requests)
+  }
+
+  /// A row's time: its sort key, sensor seconds, and wall-clock ms when the clock is one.
+  private struct RowTime {
+    var key: Double
+    var seconds: Double
+    var milliseconds: Int64?
+  }
+
+  /// Converts every row of `batch`, appending good ones to `block` and
+  /// rejecting bad ones into `report` (which counts only rejections here).
+  func convert(_ batch: CSVBatch, into block: inout RowBlock, report: inout FileReport, strict: Bool) throws {
+    for i in 0..<batch.count {
+      let line = batch.lines[i]
+      func reject(_ reason: RowRejection.Reason, _ slot: Slot?, _ detail: String) throws {
+        let rejection = RowRejection(
+          location: SourceLocation(
+            file: file, line: line, column: slot.map { $0.headerIndex + 1 } ?? 0, columnName: slot?.name),
+          reason: reason, detail: detail)
+        if strict { throw TraceError.rejectedInStrictMode(rejection) }
+        report.reject(rejection)
+      }
+      guard let rowTime = rowTime(batch, i) else {
+        try reject(.badTime, timeSlot, timeText(batch, i))
+        continue
+      }
+      if let (reason, slot, detail) = problem(batch, i, rowTime) {
+        try reject(reason, slot, detail)
+        continue
+      }
+      block.keys.append(rowTime.key)
+      block.lines.append(RowBlock.line(line))
+      var offset = 0
+      for field in fields {
+        append(field, batch, i, rowTime, to: &block, at: offset)
+        offset += field.columnCount
+      }
+    }
+  }
+
+  @inline(__always)
+  private func value(_ batch: CSVBatch, _ slot: Slot?, _ i: Int) -> Double {
+    guard let slot else { return .nan }
+    return batch.numbers[slot.batchIndex][i]
+  }
+
+  private var timeSlot: Slot? {
+    switch time {
+    case .seconds(let s, _), .nanosecondsFromOrigin(let s, _), .nanosecondsSinceEpoch(let s),
+      .wallNumber(let s, _, _), .wallText(let s, _):
+      s
+    case .none: nil
+    }
+  }
+
+  private func timeText(_ batch: CSVBatch, _ i: Int) -> String {
+    switch time {
+    case .seconds(let s, _), .wallNumber(let s, _, _): "\(batch.numbers[s.batchIndex][i])"
+    case .nanosecondsFromOrigin(let s, _), .nanosecondsSinceEpoch(let s): "\(batch.integers[s.batchIndex][i]) ns"
+    case .wallText(let s, _): batch.texts[s.batchIndex][i]
+    case .none: "no time column"
+    }
+  }
+
+  /// Row `i`'s time, nil when it is missing or outside ``ReadingBounds``.
+  private func rowTime(_ batch: CSVBatch, _ i: Int) -> RowTime? {
+    func sensor(_ seconds: Double) -> RowTime? {
+      guard seconds.isFinite, ReadingBounds.isSensorTime(seconds) else { return nil }
+      return RowTime(key: seconds, seconds: seconds, milliseconds: nil)
+    }
+    func wall(_ ms: Int64, origin: Int64?) -> RowTime? {
+      guard ReadingBounds.fixMilliseconds.contains(ms) else { return nil }
+      let (delta, overflow) = ms.subtractingReportingOverflow(origin ?? 0)
+      guard !overflow else { return nil }
+      let seconds = Double(delta) / 1000
+      guard ReadingBounds.isSensorTime(seconds) else { return nil }
+      return RowTime(key: keysAreMilliseconds ? Double(ms) : seconds, seconds: seconds, milliseconds: ms)
+    }
+    switch time {
+    case .seconds(let s, let factor):
+      return sensor(batch.numbers[s.batchIndex][i] * factor)
+    case .nanosecondsFromOrigin(let s, let origin):
+      let ns = batch.integers[s.batchIndex][i]
+      // An epoch time: within 1900–2200 like any wall-clock time.
+      guard let origin, ReadingBounds.fixMilliseconds.contains(floorDivide(ns, 1_000_000)) else { return nil }
+      let (delta, overflow) = ns.subtractingReportingOverflow(origin)
+      return overflow ? nil : sensor(Double(delta) * 1e-9)
+    case .nanosecondsSinceEpoch(let s):
+      return wall(floorDivide(batch.integers[s.batchIndex][i], 1_000_000), origin: nil)
+    case .wallNumber(let s, let scale, let origin):
+      return ReadingBounds.fixTime(milliseconds: batch.numbers[s.batchIndex][i] * scale).flatMap {
+        wall($0, origin: origin)
+      }
+    case .wallText(let s, let origin):
+      return ISOTime.milliseconds(Substring(batch.texts[s.batchIndex][i])).flatMap { wall($0, origin: origin) }
+    case .none:
+      return nil
+    }
+  }
+
+  /// Why row `i` cannot be kept: reason, the column, the offending values.
+  private func problem(_ batch: CSVBatch, _ i: Int, _ time: RowTime) -> (RowRejection.Reason, Slot?, String)? {
+    for field in fields {
+      switch field {
+      case .vector(let xs, let ys, let zs, let factor, let limit):
+        let (x, y, z) = (value(batch, xs, i) * factor, value(batch, ys, i) * factor, value(batch, zs, i) * factor)
+        if let reason = ReadingBounds.vectorProblem(x, y, z, limit: limit) {
+          return (reason, xs, "x \(x), y \(y), z \(z)")
+        }
+      case .pressure(let ps, let altitude, let factor, let altitudeFactor):
+        let p = value(batch, ps, i) * factor
+        let a = value(batch, altitude, i) * altitudeFactor
+        if let reason = ReadingBounds.pressureProblem(p, altitude: a) {
+          return (reason, ps, "pressure \(p) hPa, relative altitude \(a) m")
+        }
+      case .scalar(let s, let factor, let range):
+        let v = value(batch, s, i) * factor
+        if v.isInfinite || (range.map { !v.isNaN && !$0.contains(v) } ?? false) { return (.outOfRange, s, "\(v)") }
+      case .fix(let f):
+        guard let fix = fixFields(batch, i, f, time) else {
+          return (.badTime, timeSlot, "\(time.seconds) s from the origin: no fix time within 1900–2200")
+        }
+        if let (reason, name) = fix.problem() {
+          return (reason, f.latitude, "\(name): \(describe(fix))")
+        }
+      case .activity: break
+      }
+    }
+    return nil
+  }
+
+  private func describe(_ fix: FixFields) -> String {
+    "lat \(fix.latitude), lon \(fix.longitude), accuracy \(fix.accuracy), speed \(fix.speed), heading \(fix.heading), altitude \(fix.altitude)"
+  }
+
+  private func fixFields(_ batch: CSVBatch, _ i: Int, _ f: Compiled.Fix, _ time: RowTime) -> FixFields? {
+    let ms: Int64
+    if let wall = time.milliseconds {
+      ms = wall
+    } else {
+      // |seconds| ≤ 10¹⁰: the product is exact and far inside Int64.
+      guard let origin = f.spec.originMilliseconds, let offset = Int64(exactly: (time.seconds * 1000).rounded())
+      else { return nil }
+      let (sum, overflow) = origin.addingReportingOverflow(offset)
+      guard !overflow, ReadingBounds.fixMilliseconds.contains(sum) else { return nil }
+      ms = sum
+    }
+    let s = f.spec
+    return FixFields(
+      milliseconds: ms, latitude: value(batch, f.latitude, i) * s.latitudeFactor,
+      longitude: value(batch, f.longitude, i) * s.longitudeFactor,
+      accuracy: value(batch, f.accuracy, i) * s.accuracyFactor, speed: value(batch, f.speed, i) * s.speedFactor,
+      heading: value(batch, f.heading, i) * s.headingFactor, altitude: value(batch, f.altitude, i) * s.altitudeFactor)
+  }
+
+  private func append(
+    _ field: Compiled, _ batch: CSVBatch, _ i: Int, _ time: RowTime, to block: inout RowBlock, at offset: Int
+  ) {
+    switch field {
+    case .vector(let xs, let ys, let zs, let factor, _):
+      block.columns[offset].append(value(batch, xs, i) * factor)
+      block.columns[offset + 1].append(value(batch, ys, i) * factor)
+      block.columns[offset + 2].append(value(batch, zs, i) * factor)
+    case .pressure(let ps, let altitude, let factor, let altitudeFactor):
+      block.columns[offset].append(value(batch, ps, i) * factor)
+      block.columns[offset + 1].append(value(batch, altitude, i) * altitudeFactor)
+    case .scalar(let s, let factor, _):
+      block.columns[offset].append(value(batch, s, i) * factor)
+    case .fix(let f):
+      // `problem` made sure the fix exists.
+      let fix = fixFields(batch, i, f, time) ?? FixFields(milliseconds: 0, latitude: .nan, longitude: .nan)
+      let speed =
+        SpeedReading.speedMetersPerSecond(raw: fix.speed, horizontalAccuracyMeters: fix.measuredAccuracy) ?? .nan
+      FixLayout.append(fix, speedMetersPerSecond: speed, to: &block, at: offset)
+    case .activity(let s):
+      block.columns[offset].append(Double(SensorLoggerReader.activity(named: batch.texts[s.batchIndex][i]).rawValue))
+    }
+  }
+}

@@ -1,0 +1,145 @@
+/// What a first pass over a file learns, so a second pass can put its rows
+/// in time order in bounded memory: how far behind the newest key any row
+/// came (the reorder horizon), the earliest key and how many rows passed.
+struct FileSurvey: Sendable, Hashable {
+  var rows = 0
+  /// The smallest key (nil when no row passed).
+  var earliestKey: Double?
+  /// The largest (newest key so far − key) over the rows in file order: 0
+  /// for a file already in time order.
+  var horizon = 0.0
+  private var latest = -Double.infinity
+
+  mutating func add(_ keys: [Double]) {
+    for t in keys {
+      rows += 1
+      if earliestKey.map({ t < $0 }) ?? true { earliestKey = t }
+      if t < latest { horizon = max(horizon, latest - t) } else { latest = t }
+    }
+  }
+}
+
+/// Puts a file's rows in time order as they stream in, holding only the rows
+/// that a later row could still come before (those within the file's
+/// ``FileSurvey/horizon`` of the newest key), and rejects repeats: exactly
+/// what ``RowBlock/finish(rule:report:)`` does to the whole file at once,
+/// for any way the rows are split into blocks.
+///
+/// A file in time order (horizon 0) passes straight through. Otherwise rows
+/// wait in a heap ordered by (key, arrival), and leave once the newest key is
+/// more than the horizon past them. Memory: the rows inside the horizon.
+/// - Complexity: O(log w) per row for w waiting rows; O(1) in order.
+struct RowOrderer {
+  let horizon: Double
+  let rule: DuplicateRule
+  private var pool: RowBlock
+  private var heap: [Int32] = []
+  private var latest = -Double.infinity
+  private var lastKept: RowBlock
+  private var hasLast = false
+
+  init(columnCount: Int, horizon: Double, rule: DuplicateRule) {
+    self.horizon = horizon
+    self.rule = rule
+    pool = RowBlock(columnCount: columnCount)
+    lastKept = RowBlock(columnCount: columnCount)
+  }
+
+  /// Rows of the next block in file order in; the rows now certain of their
+  /// place out, in time order, repeats rejected into `report`.
+  mutating func push(_ block: RowBlock, report: inout FileReport) -> RowBlock {
+    report.reorderedRows += RowBlock.countReordered(block.keys, latest: &latest)
+    var out = RowBlock(columnCount: block.columnCount)
+    if horizon == 0 {
+      for i in 0..<block.count { keep(block, i, into: &out, report: &report) }
+      return out
+    }
+    for i in 0..<block.count {
+      pool.append(from: block, at: i)
+      heap.append(Int32(pool.count - 1))
+      siftUp(heap.count - 1)
+    }
+    // Any later row has key ≥ newest − horizon; the slack covers rounding.
+    let slack = 8 * (abs(latest) + horizon) * Double.ulpOfOne
+    while let top = heap.first, pool.keys[Int(top)] + horizon + slack < latest {
+      popTop(into: &out, report: &report)
+    }
+    compactIfSparse()
+    return out
+  }
+
+  /// Every row still waiting, in time order.
+  mutating func finish(report: inout FileReport) -> RowBlock {
+    var out = RowBlock(columnCount: pool.columnCount)
+    while !heap.isEmpty { popTop(into: &out, report: &report) }
+    pool.removeAll(keepingCapacity: false)
+    return out
+  }
+
+  private mutating func keep(_ block: RowBlock, _ i: Int, into out: inout RowBlock, report: inout FileReport) {
+    if hasLast && block.repeats(i, lastKept, 0, rule: rule) {
+      report.rejectDuplicate(line: block.lines[i])
+      return
+    }
+    out.append(from: block, at: i)
+    lastKept.removeAll()
+    lastKept.append(from: block, at: i)
+    hasLast = true
+  }
+
+  private mutating func popTop(into out: inout RowBlock, report: inout FileReport) {
+    let top = Int(heap[0])
+    keep(pool, top, into: &out, report: &report)
+    let last = heap.removeLast()
+    if !heap.isEmpty {
+      heap[0] = last
+      siftDown(0)
+    }
+  }
+
+  @inline(__always)
+  private func precedes(_ a: Int32, _ b: Int32) -> Bool {
+    let ka = pool.keys[Int(a)]
+    let kb = pool.keys[Int(b)]
+    return ka < kb || (ka == kb && a < b)
+  }
+
+  private mutating func siftUp(_ start: Int) {
+    var i = start
+    while i > 0 {
+      let parent = (i - 1) / 2
+      guard precedes(heap[i], heap[parent]) else { return }
+      heap.swapAt(i, parent)
+      i = parent
+    }
+  }
+
+  private mutating func siftDown(_ start: Int) {
+    var i = start
+    while true {
+      let left = 2 * i + 1
+      guard left < heap.count else { return }
+      var child = left
+      if left + 1 < heap.count && precedes(heap[left + 1], heap[left]) { child = left + 1 }
+      guard precedes(heap[child], heap[i]) else { return }
+      heap.swapAt(i, child)
+      i = child
+    }
+  }
+
+  /// Rebuilds the pool from the waiting rows once most of it has left. The
+  /// new indices keep the old order, so the heap stays a heap.
+  private mutating func compactIfSparse() {
+    guard pool.count > 4096 && pool.count > 2 * heap.count else { return }
+    let waiting = heap.sorted()
+    var fresh = RowBlock(columnCount: pool.columnCount)
+    fresh.reserveCapacity(waiting.count)
+    var rank = [Int32](repeating: 0, count: pool.count)
+    for (r, index) in waiting.enumerated() {
+      fresh.append(from: pool, at: Int(index))
+      rank[Int(index)] = Int32(r)
+    }
+    heap = heap.map { rank[Int($0)] }
+    pool = fresh
+  }
+}

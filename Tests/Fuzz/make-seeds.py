@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""Writes the seed inputs of the fuzz targets that read folders or binary
+files (Tests/Fuzz/Corpus/<target>/seed-*): small, valid examples of each
+format, with the parts of a folder joined by RS GS (0x1E 0x1D) as
+FuzzTarget.split expects. Standard library only; run from anywhere:
+    python3 Tests/Fuzz/make-seeds.py
+"""
+import os
+import struct
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "Corpus")
+SEP = b"\x1e\x1d"
+
+
+def npy(values, dtype="<f8", shape=None):
+    shape = shape or (len(values),)
+    shape_text = "(%d,)" % shape[0] if len(shape) == 1 else "(" + ", ".join(str(n) for n in shape) + ")"
+    header = "{'descr': '%s', 'fortran_order': False, 'shape': %s, }" % (dtype, shape_text)
+    header += " " * ((64 - (10 + len(header) + 1) % 64) % 64) + "\n"
+    code = {"<f8": "d", "<i8": "q", "|u1": "B"}[dtype]
+    return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode() + struct.pack("<%d%s" % (len(values), code), *values)
+
+
+def write(target, name, data):
+    folder = os.path.join(ROOT, target)
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, name), "wb") as f:
+        f.write(data)
+
+
+def join(*parts):
+    return SEP.join(p if isinstance(p, bytes) else p.encode() for p in parts)
+
+
+meta_ios = "version,device name,recording epoch time,platform,standardisation\n3,iPhone,1700000000000,ios,false\n"
+meta_android = "version,device name,recording epoch time,platform\n3,Pixel,1700000000000,android\n"
+vec = "time,seconds_elapsed,z,y,x\n1700000000000000000,0,9.8,0.1,0\n1700000000020000000,0.02,9.7,0.2,0\n1700000000040000000,,9.8,0,0\n"
+grav = "time,seconds_elapsed,z,y,x\n1700000000000000000,0,-9.80665,0,0\n1700000000100000000,0.1,-9.80665,0,0\n"
+baro = "time,seconds_elapsed,relativeAltitude,pressure\n1700000000000000000,0,0.1,1013.2\n1700000000200000000,0.2,0.1,101.3\n"
+loc = "time,seconds_elapsed,horizontalAccuracy,speed,bearing,altitude,longitude,latitude\n1700000000000000000,0,5,-1,-1,10,2.0,48.0\n1700000001000000000,1,5,3,90,10,2.0,48.0\n"
+act = "time,seconds_elapsed,activity\n1700000000000000000,0,automotive\n1700000005000000000,5,walking\n"
+write("sensorLogger", "seed-android", join(meta_android, vec, "", "", vec.replace("9.8", "-100"), baro, loc, act))
+write("sensorLogger", "seed-ios", join(meta_ios, "", vec.replace("9.8", "0.1"), grav, "", baro, loc, "", baro.replace("1013.2", "101.3"), vec.replace("9.8", "-1")))
+
+phy = '"Time (s)","Acceleration x (m/s^2)","Acceleration y (m/s^2)","Acceleration z (m/s^2)"\n0.0,0.1,0.2,9.8\n0.005,0.1,0.2,NaN\n'
+time_csv = '"event","experiment time","system time"\n"START",0,1700000000.5\n'
+device_csv = '"property","value"\n"deviceModel","X"\n"deviceBrand","Y"\n'
+gps = '"Time (s)","Latitude (°)","Longitude (°)","Height (m)","Velocity (m/s)","Direction (°)","Horizontal Accuracy (m)"\n0,48,2,100,1,90,5\n1,95,2,100,1,90,5\n'
+write("phyphox", "seed-folder", join(phy, time_csv, device_csv, gps))
+
+mapping = '{"name":"m","files":[{"file":"a.csv","time":{"column":"t","format":"epoch-seconds"},"accelerometer":{"x":{"column":"x","unit":"g"},"y":{"column":"y","unit":"g"},"z":{"column":"z","unit":"g"}}},{"file":"b.csv","time":{"column":"t","format":"iso8601"},"fixes":{"latitude":{"column":"lat"},"longitude":{"column":"lon"}}}]}'
+write("mapping", "seed-two-files", join(mapping, "t,x,y,z\n1700000000,0,0,1\n1700000000.02,0,0,1.01\n", "t,lat,lon\n2023-11-14T22:13:20Z,48,2\n2023-11-14T22:13:21+01:00,48.1,2\n"))
+
+imu = "t,ax,ay,az,gx,gy,gz,p,h,v\n0,0,0,9.8,0,0,0,101.3,0,36\n0.02,0,0,9.8,10,0,0,101.3,0,36\n"
+gpsm = "t,lat,lon,acc,v,dir,alt\n0,48,2,5,10,90,100\n1,48,2,5,10,90,100\n"
+clock = "t,utc\n0,1700000000000\n1,1700000001000\n"
+write("mappedFiles", "seed", join(imu, gpsm, clock))
+
+manifest = '{"layout":"hearth-trace-folder/1","format":"test","platform":"android","timeOriginMilliseconds":1700000000000,"accelerometerContent":"includesGravity","scalarUnits":{"s":"m/s"},"activities":[[0,5],[1,2]]}'
+write("traceFolder", "seed", join(
+    manifest, npy([1700000000000, 1700000001000], "<i8"), npy([48.0, 48.1]), npy([2.0, 2.0]), npy([5, 0], "|u1"), npy([1, 2], "<i8"),
+    npy([0.0, 0.02, 0.04]), npy([0, 0, 9.8, 0, 0, 9.8, 0, 0, 9.8], shape=(3, 3)), npy([0.0, 0.1]), npy([0.1, 0, 0, 0, 0.1, 0], shape=(2, 3)),
+    npy([0.0]), npy([1013.0, 0.5], shape=(1, 2)), npy([0.0, 1.0]), npy([3.0, 4.0])))
+
+write("comma2k19", "seed", join(
+    npy([10.0, 11.0]), npy([48, 2, 10, 1700000000000, 100, 90, 48, 2, 10, 1700000001000, 100, 90], shape=(2, 6)),
+    npy([10.0, 10.01]), npy([9.8, 0, 0, 9.8, 0, 0], shape=(2, 3)), npy([10.0]), npy([0.1, 0, 0], shape=(1, 3)),
+    npy([10.0, 10.5]), npy([5.0, 6.0])))
+
+write("places", "seed", b'{"type":"FeatureCollection","features":[{"type":"Feature","id":"1","geometry":{"type":"Point","coordinates":[2.35,48.85]},"properties":{"kind":"place","radiusMeters":100,"name":"home","circle":0}}]}')
+write("ingestState", "seed-empty", b'{"people":{}}')
+write("incidentState", "seed", b'{"verdictMilliseconds":1700000000000,"account":"a","phase":{"asking":{}}}')
+write("impactConfiguration", "seed", b'{"joltMetersPerSecondSquared":39.2}')
+print("seeds written to", ROOT)

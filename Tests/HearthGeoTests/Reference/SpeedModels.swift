@@ -1,0 +1,308 @@
+import Foundation
+
+@testable import HearthGeo
+
+/// Reference models of SPEC §4 (agreed speed, speed alert), read off the
+/// SPEC text and the choices documented in docs/guides/speed-and-stops.md:
+/// plain loops over every fix a person has had accepted, recomputed from
+/// scratch at each fix; no previous-fix cache, no neighbour vector, no
+/// stretch kept between fixes.
+enum SpeedModel {
+  /// SPEC §4 agreed speed of two neighbouring fixes (a before b), m/s, and
+  /// whether the pair is loose; nil under half a second apart.
+  static func agreed(_ a: Fix, _ b: Fix) -> (speed: Double, loose: Bool)? {
+    let seconds = Double(b.timeMilliseconds - a.timeMilliseconds) / 1000
+    guard seconds >= 0.5 else { return nil }
+    let d = GreatCircle.distanceMeters(from: a.coordinate, to: b.coordinate)
+    guard d.isFinite else { return nil }
+    func isLoose(_ f: Fix) -> Bool { f.speedMetersPerSecond == nil && !(f.horizontalAccuracyMeters <= 30) }
+    if isLoose(a) || isLoose(b) {
+      func off(_ f: Fix) -> Double {
+        f.horizontalAccuracyMeters.isFinite && f.horizontalAccuracyMeters > 0 ? f.horizontalAccuracyMeters : 0
+      }
+      let ground = max(0, d - off(a) - off(b)) / seconds
+      return ([a.speedMetersPerSecond, b.speedMetersPerSecond].compactMap { $0 } + [ground]).min().map { ($0, true) }
+    }
+    var speed: Double
+    switch (a.speedMetersPerSecond, b.speedMetersPerSecond) {
+    case (let x?, let y?): speed = min(x, y)
+    case (let x?, nil), (nil, let x?): speed = min(x, d / seconds)
+    case (nil, nil): speed = d / seconds
+    }
+    if a.horizontalAccuracyMeters <= 30 && b.horizontalAccuracyMeters <= 30 {
+      speed = min(speed, (d + 0.5 * (a.horizontalAccuracyMeters + b.horizontalAccuracyMeters)) / seconds)
+    }
+    return (speed, false)
+  }
+
+  /// The speed alert over batches: `batches` in the order received, each
+  /// with its receipt time; every person's fixes are taken in time order
+  /// within a batch, a fix no newer than the person's last accepted one is
+  /// skipped. Returns the decisions in the order the engine makes them
+  /// (per batch, people ascending).
+  static func speedAlerts(
+    _ batches: [(received: Int64, fixes: [Fix])], limits: [CircleID: SpeedLimit],
+    circlesOfPerson: [UserID: [CircleID]]
+  ) -> [SpeedAlertEvent] {
+    var accepted: [UserID: [Fix]] = [:]
+    var events: [SpeedAlertEvent] = []
+    /// (person, circle, stretch start) → said suppressed / done.
+    var suppressed = Set<String>()
+    var done = Set<String>()
+    for batch in batches {
+      // The cooldown goes to the earliest stretch: a batch is taken in time
+      // order across people.
+      var late: [UserID: Bool] = [:]
+      for person in Set(batch.fixes.map(\.user)) {
+        let newest = batch.fixes.filter { $0.user == person }.map(\.timeMilliseconds).max() ?? .min
+        late[person] = batch.received - newest > 15 * 60_000
+      }
+      let ordered = batch.fixes.enumerated().sorted {
+        ($0.element.timeMilliseconds, $0.element.user, $0.offset) < ($1.element.timeMilliseconds, $1.element.user, $1.offset)
+      }.map(\.element)
+      do {
+        for fix in ordered {
+          let person = fix.user
+          let late = late[person] ?? false
+          guard fix.timeMilliseconds > (accepted[person]?.last?.timeMilliseconds ?? .min) else { continue }
+          accepted[person, default: []].append(fix)
+          let track = accepted[person] ?? []
+          guard track.count >= 2 else { continue }
+          for circle in (circlesOfPerson[person] ?? []).sorted() {
+            guard let limit = limits[circle]?.metersPerSecond else { continue }
+            // The stretch of consecutive over-limit pairs ending at the newest pair.
+            var first = track.count - 1
+            var fastest = 0.0
+            while first >= 1, let pair = agreed(track[first - 1], track[first]), !pair.loose, pair.speed > limit {
+              fastest = max(fastest, pair.speed)
+              first -= 1
+            }
+            guard first < track.count - 1 else { continue }
+            let start = track[first].timeMilliseconds
+            let end = track[track.count - 1].timeMilliseconds
+            let key = "\(person) \(circle) \(start)"
+            guard end - start >= 15_000, !done.contains(key) else { continue }
+            // The circle's last announcement, from every decision so far.
+            let lastAlert = events.filter { $0.circle == circle && $0.outcome == .announced }.map(\.endMilliseconds)
+              .max()
+            var reasons: [SpeedAlertEvent.Reason] = [.overLimitLongEnough]
+            var outcome = SpeedAlertEvent.Outcome.announced
+            if let lastAlert, end - lastAlert < 30 * 60_000 {
+              guard !suppressed.contains(key) else { continue }
+              suppressed.insert(key)
+              reasons.append(.cooldown)
+              outcome = .suppressed
+            } else {
+              if suppressed.contains(key) { reasons.append(.cooldownEnded) }
+              if late {
+                reasons.append(.lateUpload)
+                outcome = .feedOnly
+              }
+              done.insert(key)
+            }
+            events.append(
+              SpeedAlertEvent(
+                person: person, circle: circle, outcome: outcome, reasons: reasons, startMilliseconds: start,
+                endMilliseconds: end, agreedSpeedMetersPerSecond: fastest, limitMetersPerSecond: limit))
+          }
+        }
+      }
+    }
+    return events
+  }
+}
+
+/// SPEC §8 "whose outage is it?" read off the text, and presence (§1).
+enum PresenceModel {
+  /// Whether to hold offline alerts at `now` given every earlier moment's
+  /// phones: hold when now's conditions hold, or they held at some earlier
+  /// moment no more than 30 min ago (the hold lasts 30 min after it was
+  /// last justified). A server with a single phone never holds (unless the
+  /// push provider failed).
+  static func holds(
+    _ history: [(now: Int64, phones: [PresenceStatus.PhoneView], pushFailure: Int64?)], at k: Int
+  ) -> Bool {
+    func justified(_ m: Int) -> Bool {
+      let (now, phones, failure) = history[m]
+      if let failure, now - failure <= 30 * 60_000 { return true }
+      let counting = phones.filter(\.counts)
+      if counting.count <= 1 { return false }
+      if counting.count < 8 {
+        return counting.filter { $0.quiet && !$0.announced }.count >= 2 && counting.allSatisfy { !$0.fresh }
+      }
+      return counting.filter(\.quiet).count > counting.filter { !$0.quiet }.count
+    }
+    if justified(k) { return true }
+    let (now, phones, failure) = history[k]
+    if phones.filter(\.counts).count <= 1 && !(failure.map { now - $0 <= 30 * 60_000 } ?? false) {
+      // A single phone cannot tell; an earlier hold does not carry over.
+      return false
+    }
+    return (0..<k).contains { justified($0) && now < history[$0].now + 30 * 60_000 }
+  }
+
+  /// Presence over fixes offered in order: the newest fix wins unless it
+  /// is `still`, from another device than the holder's, and the holder's
+  /// fix is not stale at the new fix's time (15 min; 35 min after `still`).
+  static func presence(_ offered: [Fix]) -> Fix? {
+    var holder: Fix?
+    for fix in offered {
+      guard let current = holder else {
+        holder = fix
+        continue
+      }
+      guard fix.timeMilliseconds > current.timeMilliseconds else { continue }
+      let limit: Int64 = current.activity == .still ? 35 * 60_000 : 15 * 60_000
+      let stale = fix.timeMilliseconds - current.timeMilliseconds > limit
+      if fix.device == current.device || fix.activity != .still || stale { holder = fix }
+    }
+    return holder
+  }
+}
+
+/// SPEC §5 read plainly, with the choices docs/guides/speed-and-stops.md
+/// names: each person's accepted fixes kept whole; the cruise before a stop
+/// found by scanning back over the track, not remembered; the place test
+/// against every place with the exact distance.
+struct SuddenStopModel {
+  struct Candidate {
+    var stop: Fix
+    var cruising: Double
+    var needsRough: Bool
+    var previousAway = false
+    var confirmed = false
+  }
+  struct Person {
+    var track: [Fix] = []
+    var candidate: Candidate?
+    var lastRaised: Int64?
+    var raised: [Candidate] = []
+  }
+  let places: [Geofence]
+  let circlesOfPerson: [UserID: [CircleID]]?
+  var people: [UserID: Person] = [:]
+  var events: [SuddenStopEvent] = []
+
+  static let cruising = 35 / 3.6
+
+  func insidePlace(_ point: Coordinate, _ person: UserID) -> Bool {
+    places.contains { place in
+      if let circles = circlesOfPerson, !(circles[person] ?? []).contains(place.circle) { return false }
+      return GreatCircle.distanceMeters(from: place.center, to: point) <= min(place.radiusMeters, 200) + 40
+    }
+  }
+
+  mutating func event(_ person: UserID, _ outcome: SuddenStopEvent.Outcome, _ reasons: [SuddenStopEvent.Reason], _ c: Candidate, _ at: Int64) {
+    events.append(
+      SuddenStopEvent(
+        person: person, outcome: outcome, reasons: reasons, stopMilliseconds: c.stop.timeMilliseconds,
+        coordinate: c.stop.coordinate, accuracyMeters: c.stop.horizontalAccuracyMeters, cruisingMetersPerSecond: c.cruising,
+        decidedMilliseconds: at))
+  }
+
+  /// The agreed speed into track[i] when it is not loose.
+  static func into(_ track: [Fix], _ i: Int) -> Double? {
+    guard i >= 1, let pair = SpeedModel.agreed(track[i - 1], track[i]), !pair.loose else { return nil }
+    return pair.speed
+  }
+
+  mutating func process(_ fixes: [Fix]) {
+    for person in Set(fixes.map(\.user)).sorted() {
+      var p = people[person] ?? Person()
+      for fix in fixes.filter({ $0.user == person }).sorted(by: { $0.timeMilliseconds < $1.timeMilliseconds }) {
+        if fix.source == .heartbeat {
+          settle(fix.timeMilliseconds, person, &p)
+          continue
+        }
+        guard fix.timeMilliseconds > (p.track.last?.timeMilliseconds ?? .min) else { continue }
+        step(fix, person, &p)
+      }
+      people[person] = p
+    }
+  }
+
+  mutating func advance(to now: Int64) {
+    for person in people.keys.sorted() {
+      var p = people[person]!
+      settle(now, person, &p)
+      people[person] = p
+    }
+  }
+
+  private mutating func settle(_ now: Int64, _ person: UserID, _ p: inout Person) {
+    guard let c = p.candidate, now - c.stop.timeMilliseconds >= 300_000 else { return }
+    p.candidate = nil
+    let decided = c.stop.timeMilliseconds + 300_000
+    if c.stop.speedMetersPerSecond == nil && !c.confirmed {
+      event(person, .rejected, [.stillForFiveMinutes, .stopNotConfirmed], c, decided)
+    } else if let last = p.lastRaised, decided - last < 3_600_000 {
+      event(person, .rejected, [.stillForFiveMinutes, .onceAnHour], c, decided)
+    } else {
+      p.lastRaised = decided
+      p.raised.append(c)
+      event(person, .raised, [.cruisedThenStopped, .stillForFiveMinutes], c, decided)
+    }
+  }
+
+  private mutating func step(_ fix: Fix, _ person: UserID, _ p: inout Person) {
+    let t = fix.timeMilliseconds
+    settle(t, person, &p)
+    if fix.horizontalAccuracyMeters <= 250 {
+      var kept: [Candidate] = []
+      for r in p.raised {
+        guard t - r.stop.timeMilliseconds <= 24 * 3_600_000 else { continue }
+        if GreatCircle.distanceMeters(from: r.stop.coordinate, to: fix.coordinate) > 300 {
+          event(person, .cancelled, [.droveOn], r, t)
+        } else {
+          kept.append(r)
+        }
+      }
+      p.raised = kept
+    }
+    if var c = p.candidate {
+      let away = GreatCircle.distanceMeters(from: c.stop.coordinate, to: fix.coordinate) > 50 + fix.horizontalAccuracyMeters
+      if (fix.speedMetersPerSecond ?? 0) > 1 || (away && c.previousAway) {
+        event(person, .rejected, [.movedWithinFiveMinutes], c, t)
+        p.candidate = nil
+      } else if c.needsRough && fix.horizontalAccuracyMeters <= 50 {
+        event(person, .rejected, [.sharpFixAfterLongGap], c, t)
+        p.candidate = nil
+      } else {
+        c.previousAway = away
+        c.confirmed = c.confirmed || (!away && fix.speedMetersPerSecond != nil)
+        p.candidate = c
+      }
+    }
+    p.track.append(fix)
+    let track = p.track
+    let i = track.count - 1
+    guard i >= 1 else { return }
+    let previous = track[i - 1]
+    let stopped = fix.speedMetersPerSecond.map { $0 <= 1 } ?? true
+    let live = t - previous.timeMilliseconds <= 5_000
+    guard p.candidate == nil && stopped else { return }
+    if let cruising = Self.into(track, i - 1), cruising >= Self.cruising {
+      consider(fix, after: previous, cruising: cruising, live: live, person, &p)
+      return
+    }
+    // Live: the last cruising fix, every step since at Live cadence.
+    guard live, let j = (1..<i).last(where: { (Self.into(track, $0) ?? 0) >= Self.cruising }),
+      (j + 1...i).allSatisfy({ track[$0].timeMilliseconds - track[$0 - 1].timeMilliseconds <= 5_000 }),
+      t - track[j].timeMilliseconds <= 40_000
+    else { return }
+    consider(fix, after: track[j], cruising: Self.into(track, j) ?? 0, live: true, person, &p)
+  }
+
+  private mutating func consider(_ stop: Fix, after cruise: Fix, cruising: Double, live: Bool, _ person: UserID, _ p: inout Person) {
+    let gap = stop.timeMilliseconds - cruise.timeMilliseconds
+    var c = Candidate(stop: stop, cruising: cruising, needsRough: gap > 40_000)
+    if gap > 120_000 { return event(person, .rejected, [.nextFixTooLate], c, stop.timeMilliseconds) }
+    if live && (cruising - (stop.speedMetersPerSecond ?? 0)) / (Double(gap) / 1000) < 4.5 {
+      return event(person, .rejected, [.gentleStopOnLive], c, stop.timeMilliseconds)
+    }
+    if insidePlace(stop.coordinate, person) { return event(person, .rejected, [.insidePlace], c, stop.timeMilliseconds) }
+    c.previousAway = false
+    p.candidate = c
+    event(person, .pending, [.cruisedThenStopped], c, stop.timeMilliseconds)
+  }
+}
