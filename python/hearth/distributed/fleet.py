@@ -25,16 +25,30 @@ The server takes the uploads in order of receipt (ties: user, device, the
 phone's upload number) and runs its timer every `tick_ms` (at multiples of
 `tick_ms` since the epoch; a tick at time T after every upload received by
 T), and finally advances `final_advance_ms` past the last upload so open
-trips close. These steps are numbered once, for the whole fleet; a partition
-runs its people's uploads and every tick. One person's events depend only on
-their own uploads, their component's and the clock, so a partition's events
-are exactly that component's events in the single-process replay.
+trips close. These steps are numbered once, for the whole fleet. A batch
+moves every engine's clock to its receipt time for everybody (a pending
+departure, sudden stop or idle trip of someone who sent nothing is decided
+by anyone's upload), so every partition runs every step: its own people's
+uploads as batches, every tick, and every other partition's upload as a
+clock advance to that upload's receipt time (one the server refuses whole,
+a schema error, moves no clock and is left out). One person's events then
+depend only on their own uploads, their component's and the clock, so a
+partition's events are exactly that component's events in the
+single-process replay, on the same steps.
 
-THE MERGE. Events are ordered by (step, kind, user), and, within one
-person's events of one kind at one step, as their partition produced them.
-That is the single-process order: an upload's events come from one phone; a
-tick decides people in ascending id, kind after kind (tests check the
-single-process replay is already in this order).
+THE MERGE. Events are ordered by (step, kind, phase, user), and, within one
+person's events of one kind, phase and step, as their partition produced
+them. Within a step and kind a batch gives the upload's own events first
+(phase 0), then the clock advance's person by person in ascending id
+(phase 1); a tick has only the latter. The upload's events are taken to be
+the uploader's events before anyone else's in its partition's output (the
+tests check that the single-process replay is already in this order). One
+case this cannot tell apart: when the uploader also has a clock-advance
+event of that kind at their own upload, no one of their partition with a
+smaller id has one, and someone of another partition with a smaller id
+does; the uploader's advance event is then placed before that person's
+rather than after. Telling it apart needs the batch's two parts from the
+library separately (a follow-up to ABI 1.1).
 
 RESUMING. A partition writes a checkpoint (its state as the library saves it,
 the events so far in chunks, the step reached) every `checkpoint_every_s`
@@ -58,7 +72,7 @@ import numpy as np
 import pandas as pd
 
 from .._ffi import BadInputError, SchemaError, ffi, lib, raise_for, take_bytes
-from ..geo import _FIX_COLUMNS, FixBatch
+from ..geo import _FIX_COLUMNS, FixBatch, validate
 from ..ingest import _EVENT_DTYPE, _EVENT_FIELDS, EVENT_KINDS, Ingest, describe, upload_bounds
 from ._backend import Backend, Outcome, Progress, TimeLimitExceeded, print_summary, run_limited, summary, worker_name
 
@@ -239,7 +253,9 @@ def schedule(uploads: Uploads, *, tick_ms: int | None = 60_000, final_advance_ms
 class PartitionPlan:
     """What a partition task replays: its people's fixes upload after upload
     (`columns`, contiguous), and its steps (`steps`: global step numbers,
-    `bounds`: the upload's rows in `columns` or (−1, −1) for a tick,
+    `bounds`: the upload's rows in `columns` or (−1, −1) for a clock
+    advance (a tick, or another partition's upload), `uploader`: the user
+    whose upload the step is (−1 for a tick),
     `times`: the step's server clock). `fingerprint` names the replay and
     partition, so a checkpoint of another replay is never resumed."""
 
@@ -249,6 +265,7 @@ class PartitionPlan:
     steps: np.ndarray
     bounds: np.ndarray
     times: np.ndarray
+    uploader: np.ndarray
     description: str
     fingerprint: str
 
@@ -407,6 +424,24 @@ def _replay(plan: PartitionPlan, checkpoint_dir, every_steps, every_s) -> Partit
     )
 
 
+def _phases(part: PartitionEvents, uploader: np.ndarray | None) -> np.ndarray:
+    """0 for an event of the upload itself, 1 for one of the clock advance
+    after it (or of a tick). Within one step and kind a batch gives the
+    uploader's own events first, then the advance's, person by person in
+    ascending id; so the uploader's events before the first event of anyone
+    else are the upload's."""
+    n = len(part.steps)
+    if uploader is None or n == 0:
+        return np.ones(n, np.int64)
+    mine = part.records["user"].astype(np.int64) == uploader[part.steps]
+    kinds = part.records["kind"]
+    starts = np.flatnonzero(np.r_[True, (part.steps[1:] != part.steps[:-1]) | (kinds[1:] != kinds[:-1])])
+    group = np.cumsum(np.isin(np.arange(n), starts)) - 1
+    others = np.cumsum(~mine)
+    before = others - np.r_[0, others][starts][group]  # others up to and including this event, in its group
+    return np.where(mine & (before == 0), 0, 1).astype(np.int64)
+
+
 def _cat(parts, dtype):
     return np.concatenate(parts) if parts else np.empty(0, dtype)
 
@@ -463,6 +498,19 @@ class ReplayResult:
         write_table(self.partitions, os.path.join(folder, "partitions.parquet"))
 
 
+def _refused(uploads: Uploads, columns: dict) -> np.ndarray:
+    """Per upload: True when the server refuses it whole (a schema error,
+    SPEC §1), which leaves every clock where it was. O(fixes)."""
+    out = np.zeros(len(uploads.received), bool)
+    for u in range(len(out)):
+        rows = uploads.order[uploads.start[u]:uploads.end[u]]
+        try:
+            validate({name: values[rows] for name, values in columns.items()}, int(uploads.received[u]))
+        except SchemaError:
+            out[u] = True
+    return out
+
+
 def plan(history, places=None, circles=None, *, speed_limits_kmh=None, places_file=None, partitions: int | dict = 1,
          tick_ms: int | None = 60_000, final_advance_ms: int | None = 2 * 3_600_000, batch: int = 200,
          span_ms: int = 300_000, mapping=None) -> list[PartitionPlan]:
@@ -488,7 +536,10 @@ def plan(history, places=None, circles=None, *, speed_limits_kmh=None, places_fi
         count = int(partitions)
     columns = {name: fixes[name].to_numpy(dtype) for name, (_, dtype, _) in _FIX_COLUMNS.items() if name in fixes}
     upload_partition = np.array([assignment[int(u)] for u in uploads.user], dtype=np.int64)
-    ticks = np.flatnonzero(step_upload < 0)
+    refused = _refused(uploads, columns)
+    is_upload = step_upload >= 0
+    of_step = np.maximum(step_upload, 0)
+    step_uploader = np.where(is_upload, uploads.user[of_step].astype(np.int64), -1)
     identity = hashlib.sha256(description.encode())
     for name in sorted(columns):
         identity.update(name.encode())
@@ -497,13 +548,16 @@ def plan(history, places=None, circles=None, *, speed_limits_kmh=None, places_fi
     identity.update(step_upload.tobytes())
     plans = []
     for p in range(count):
-        mine = np.flatnonzero((step_upload >= 0) & (upload_partition[np.maximum(step_upload, 0)] == p))
-        steps = np.sort(np.r_[mine, ticks]).astype(np.int64)
+        # Its own uploads as batches; every tick, and every other partition's
+        # upload the server took (not refused), as a clock advance to its
+        # receipt time: a batch advances everybody's clock.
+        own = is_upload & (upload_partition[of_step] == p)
+        steps = np.flatnonzero(own | ~is_upload | (is_upload & ~refused[of_step])).astype(np.int64)
         rows, bounds, filled = [], np.full((len(steps), 2), -1, np.int64), 0
         for i, step in enumerate(steps):
-            u = step_upload[step]
-            if u < 0:
+            if not own[step]:
                 continue
+            u = step_upload[step]
             picked = uploads.order[uploads.start[u]:uploads.end[u]]
             rows.append(picked)
             bounds[i] = (filled, filled + len(picked))
@@ -514,18 +568,22 @@ def plan(history, places=None, circles=None, *, speed_limits_kmh=None, places_fi
         plans.append(PartitionPlan(
             partition=p, users=np.array(sorted(u for u, q in assignment.items() if q == p), dtype=np.uint32),
             columns={name: np.ascontiguousarray(values[taken]) for name, values in columns.items()},
-            steps=steps, bounds=bounds, times=step_time[steps], description=description, fingerprint=fingerprint.hexdigest(),
+            steps=steps, bounds=bounds, times=step_time[steps], uploader=step_uploader[steps], description=description,
+            fingerprint=fingerprint.hexdigest(),
         ))
     return plans
 
 
-def merge(parts: list[PartitionEvents], step_time: np.ndarray | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The partitions' events in the single-process order (step, kind, user,
-    then as produced), and their schema errors in step order."""
+def merge(parts: list[PartitionEvents], step_time: np.ndarray | None = None, uploader: np.ndarray | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The partitions' events in the single-process order (step, kind, the
+    upload's own events first, user, then as produced), and their schema
+    errors in step order. `uploader`: each step's uploading user (−1 for a
+    tick); None treats every step as a tick."""
     records = _cat([p.records for p in parts], _PACKED)
     steps = _cat([p.steps for p in parts], np.int64)
     lines = [line for p in parts for line in p.lines]
-    order = np.lexsort((records["user"], records["kind"], steps))  # stable: ties keep the partition's own order
+    phase = _cat([_phases(p, uploader) for p in parts], np.int64)
+    order = np.lexsort((records["user"], phase, records["kind"], steps))  # stable: ties keep the partition's own order
     frame = pd.DataFrame({"step": steps[order]})
     if step_time is not None:
         frame["step_time_ms"] = step_time[frame["step"].to_numpy()] if len(frame) else np.empty(0, np.int64)
@@ -585,7 +643,7 @@ def replay(history, places=None, circles=None, client=None, *, speed_limits_kmh=
             shutil.rmtree(folder, ignore_errors=True)
     ordered = [outcomes[p.partition] for p in plans]
     done = [o.data for o in ordered if o.kind == "ok"]
-    events, errors = merge(done, step_time)
+    events, errors = merge(done, step_time, _step_uploaders(plans))
     by_partition = {e.partition: e for e in done}
     table = pd.DataFrame([{
         "partition": p.partition, "people": len(p.users), "fixes": p.fixes, "steps": len(p.steps),
@@ -610,13 +668,22 @@ def _step_times(plans: list[PartitionPlan]) -> np.ndarray:
     return out
 
 
+def _step_uploaders(plans: list[PartitionPlan]) -> np.ndarray:
+    """The uploading user of every global step (−1 for a tick)."""
+    size = max((int(p.steps.max()) + 1 for p in plans if len(p.steps)), default=0)
+    out = np.full(size, -1, np.int64)
+    for p in plans:
+        out[p.steps] = np.maximum(out[p.steps], p.uploader)
+    return out
+
+
 def replay_in_process(history, places=None, circles=None, **options) -> ReplayResult:
     """The single-process replay: one pipeline, every person, every step in
     order (`replay`'s options, without the cluster's). What `replay` equals."""
     plans = plan(history, places, circles, partitions=1, **options)
     started = time.perf_counter()
     events = _replay(plans[0], None, None, None)
-    frame, errors = merge([events], _step_times(plans))
+    frame, errors = merge([events], _step_times(plans), _step_uploaders(plans))
     table = pd.DataFrame([{"partition": 0, "people": len(plans[0].users), "fixes": plans[0].fixes, "steps": len(plans[0].steps),
                            "resumed_from": 0, "worker": worker_name(), "seconds": time.perf_counter() - started}])
     return ReplayResult(frame, errors, table, wall_s=time.perf_counter() - started)
