@@ -309,7 +309,7 @@ class Checkpoints:
     checkpoint). The manifest is replaced last, atomically, so a worker that
     dies mid-write leaves the previous checkpoint whole."""
 
-    LAYOUT = "hearth-replay-checkpoint/1"
+    LAYOUT = "hearth-replay-checkpoint/2"  # 2: positions count every step of the fleet (other partitions' uploads as clock advances)
 
     def __init__(self, folder, plan: PartitionPlan):
         self.path = Path(folder) / f"partition-{plan.partition:04d}"
