@@ -113,18 +113,40 @@ def test_an_unreadable_recording_is_named_counted_and_the_rest_go_on(cluster, tm
     same(result, hearth.sweep([DRIVE, tmp_path / "gone", DROP, broken], **ARGS))
 
 
+def _hang_at(index):
+    """Fault injection on a worker: task `index` blocks for good, as a read
+    from a dead mount does (the readers now refuse a FIFO, which used to
+    stand in for one)."""
+    from hearth.distributed import sweeps
+
+    real = getattr(sweeps, "_unpatched_extract", sweeps._extract)
+    sweeps._unpatched_extract = real
+
+    def extract(spec_json, i, arrow):
+        if i == index:
+            threading.Event().wait()
+        return real(spec_json, i, arrow)
+
+    sweeps._extract = extract
+
+
+def _unhang():
+    from hearth.distributed import sweeps
+
+    sweeps._extract = getattr(sweeps, "_unpatched_extract", sweeps._extract)
+
+
 def test_a_task_over_its_time_limit_is_named_and_the_rest_merge(cluster, single, tmp_path):
-    # A recording whose read never returns (a FIFO nobody writes: a dead mount).
-    stuck = tmp_path / "stuck.csv"
-    os.mkfifo(stuck)
+    stuck = tmp_path / "stuck"
+    os.symlink(DROP, stuck)
+    generated = len(hearth.SweepPlan(hearth.spec([], **ARGS)))
+    cluster.run(_hang_at, generated + 1)
     try:
         result = hd.sweep([DRIVE, stuck, DROP], client=cluster, time_limit_s=5, progress=False, **ARGS)
     finally:
-        with open(stuck, "w"):  # let any reader still blocked on it go
-            pass
+        cluster.run(_unhang)
     assert list(result.failed.kind) == ["time limit"] and list(result.failed.name) == [str(stuck)]
     assert "exceeded its time limit of 5 s" in result.failures[0]
-    generated = len(hearth.SweepPlan(hearth.spec([], **ARGS)))
     assert list(result.failed["index"]) == [generated + 1]
     same(result, single)  # the stuck recording left out, as an unreadable one is
     cluster.wait_for_workers(2, timeout=60)
