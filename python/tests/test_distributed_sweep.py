@@ -61,10 +61,12 @@ def test_client_none_starts_and_closes_a_local_cluster(single):
     assert threading.active_count() <= before + 2  # the cluster's threads are gone (a few of distributed's own may linger)
 
 
-def test_releasing_futures_by_hand_hung_a_sweep_after_another_client(cluster, single):
-    # Regression: Backend.run released each future by hand inside
-    # as_completed; a LocalCluster started after a client of another cluster
-    # had been opened and closed then waited forever for its first result.
+def test_a_local_cluster_after_another_client_s_sweep_finishes(cluster, single):
+    # Regression: with Backend.run releasing each future by hand inside
+    # as_completed (and on the default client's loop), a sweep on a
+    # LocalCluster started after another client's sweep waited forever, twice
+    # in this order; the cause was not pinned down (it did not recur with the
+    # hand release alone put back), so the order is held here with a deadline.
     same(hd.sweep([DRIVE, DROP], client=cluster.scheduler.address, progress=False, **ARGS), single)
     out = {}
     runner = threading.Thread(target=lambda: out.update(result=hd.sweep([DRIVE, DROP], n_workers=1, progress=False, **ARGS)), daemon=True)

@@ -170,8 +170,9 @@ class Backend:
             done = as_completed(futures, loop=self.client.loop, with_results=True, raise_errors=False)
             # as_completed holds each future until it yields it; dropping the
             # last reference then releases the task's result on the cluster.
-            # (Future.release() called here instead hung a sweep: a released
-            # key's state is cancelled under as_completed's own tracking.)
+            # (With Future.release() called here, and as_completed on the
+            # default client's loop, a sweep once waited forever: see
+            # test_a_local_cluster_after_another_client_s_sweep_finishes.)
             del futures
             for future, result in done:
                 if future.status == "error":  # (type, exception, traceback)
