@@ -39,19 +39,7 @@ enum DataCommands {
     for stream in summary.streams { console.out("  " + stream.description) }
     if summary.activityCount > 0 { console.out("  activity: \(summary.activityCount) changes") }
     for file in report.files {
-      var line =
-        "  \(file.file): \(file.rowsRead) rows read, \(file.rowsKept) kept, \(file.rowsRejected) rejected"
-      if !file.rejectedByReason.isEmpty {
-        line +=
-          " ("
-          + file.rejectedByReason.sorted { $0.key.rawValue < $1.key.rawValue }.map {
-            "\($0.key.rawValue) \($0.value)"
-          }
-          .joined(separator: ", ") + ")"
-      }
-      if file.reorderedRows > 0 { line += ", \(file.reorderedRows) out of time order (sorted)" }
-      if let why = file.skippedBecause { line += ", skipped: \(why)" }
-      console.out(line)
+      console.out("  " + file.summary)
       if let units = file.units { console.out("    units: \(units)") }
       if let first = file.rejections.first { console.out("    first rejection: \(first)") }
     }
@@ -79,11 +67,7 @@ enum DataCommands {
     }
     let (trace, report) = try TraceImport.read(
       path: arguments.positionals[0], mappingPath: arguments.options["mapping"])
-    if report.rowsRejected > 0 {
-      console.err(
-        "\(report.rowsRejected) of \(report.rowsRead) rows were rejected on import (see hearth data inspect)"
-      )
-    }
+    importNotes(report, path: arguments.positionals[0], console)
     if target == "gpx" {
       try GPX.write(fixes: trace.fixes, to: out)
     } else {

@@ -61,6 +61,7 @@ enum ImpactCommands {
       // Streamed: a recording of any size in bounded memory.
       let stream = try TraceImport.stream(path: path, mappingPath: arguments.options["mapping"])
       let replay = try ImpactReplay.run(stream, path: path, gate: gate, configuration: configuration)
+      importNotes(replay.report, path: path, console)
       console.err("\(path): vehicle gate \(replay.gate.source)")
       for warning in replay.rateWarnings { console.err("\(path): warning: \(warning)") }
       reported = reported || replay.verdicts.contains { $0.outcome == .possibleImpact }
@@ -102,8 +103,11 @@ enum ImpactCommands {
 
   /// The recording at `path` as the detector's feed; bad input (exit 3) when
   /// it has no accelerometer with gravity nor a gravity stream to add back.
-  static func impactFeed(_ path: String, _ arguments: Arguments, gate: VehicleGatePolicy) throws -> ImpactFeed {
-    let trace = try TraceImport.read(path: path, mappingPath: arguments.options["mapping"]).0
+  static func impactFeed(
+    _ path: String, _ arguments: Arguments, gate: VehicleGatePolicy, _ console: Console
+  ) throws -> ImpactFeed {
+    let (trace, report) = try TraceImport.read(path: path, mappingPath: arguments.options["mapping"])
+    importNotes(report, path: path, console)
     guard let feed = ImpactFeed(trace: trace, gate: gate) else {
       throw CLIError.badInput("no accelerometer with gravity (nor a gravity stream to add back)")
     }
@@ -186,7 +190,7 @@ enum ImpactCommands {
     let gate = try gatePolicy(arguments)
     var recordings: [ImpactSweep.Recording] = []
     let failed = forEachPath(arguments.positionals, console) { path in
-      recordings.append(ImpactSweep.Recording(name: path, feed: try impactFeed(path, arguments, gate: gate)))
+      recordings.append(ImpactSweep.Recording(name: path, feed: try impactFeed(path, arguments, gate: gate, console)))
     }
     let result = ImpactSweep.run(
       grid: grid, seeds: 1...seeds, hours: hours, recordings: recordings,
