@@ -634,6 +634,17 @@ int32_t hearth_ingest_save(const hearth_ingest *ingest, hearth_bytes **out);
 /** Replaces the state with saved bytes (from a pipeline of the same description); bad bytes change nothing. */
 int32_t hearth_ingest_restore(hearth_ingest *ingest, const uint8_t *state, int64_t size);
 
+/**
+ * Places, circle memberships or speed limits edited between batches (ABI 1.1):
+ * the pipeline takes the new description (as hearth_ingest_create reads it)
+ * and keeps its state — dedupe, presence, open trips, memberships of places
+ * that still exist — while pending arrivals and departures at removed places,
+ * their place records and open speeding stretches of circles left or without
+ * a limit are dropped; *dropped (may be NULL) receives how many. A bad
+ * description is HEARTH_ERROR_BAD_INPUT and changes nothing. O(state).
+ */
+int32_t hearth_ingest_reconfigure(hearth_ingest *ingest, const char *description_json, int64_t *dropped);
+
 #ifdef __cplusplus
 }
 #endif

@@ -276,4 +276,5 @@ int32_t hearth_ingest_events(const hearth_ingest *ingest, int64_t capacity, hear
 int32_t hearth_ingest_events_json(const hearth_ingest *ingest, hearth_bytes **out);
 int32_t hearth_ingest_save(const hearth_ingest *ingest, hearth_bytes **out);
 int32_t hearth_ingest_restore(hearth_ingest *ingest, const uint8_t *state, int64_t size);
+int32_t hearth_ingest_reconfigure(hearth_ingest *ingest, const char *description_json, int64_t *dropped);
 """

@@ -77,6 +77,18 @@ class Ingest:
         lines = take_bytes(lib.hearth_ingest_events_json, self._handle).decode().splitlines()
         return [json.loads(line) for line in lines]
 
+    def reconfigure(self, places=None, circles=None, *, speed_limits_kmh=None, places_file=None, description=None) -> int:
+        """Places, circles or limits edited between batches (same arguments as
+        the constructor): the state is kept, pending work about removed places
+        and left circles is dropped; returns how many such items were dropped.
+        A bad description raises BadInputError and changes nothing."""
+        if description is None:
+            description = describe(places, circles, speed_limits_kmh=speed_limits_kmh, places_file=places_file)
+        dropped = ffi.new("int64_t *")
+        raise_for(lib.hearth_ingest_reconfigure(self._handle, text(description), dropped), self._handle)
+        self.description = description
+        return dropped[0]
+
     def save(self) -> bytes:
         """Every engine's state as bytes (a restored pipeline gives the same future outputs)."""
         return take_bytes(lib.hearth_ingest_save, self._handle)
