@@ -10,19 +10,25 @@ enum DataCommands {
     path: ["data", "inspect"],
     summary: "say what a recording holds: streams, rates, units, time span, gaps, rows kept and rejected",
     help: """
-      usage: hearth data inspect PATH [--mapping FILE]
+      usage: hearth data inspect PATH... [--mapping FILE]
 
-      Reads PATH through the import door (any format `hearth` reads) and
-      prints, per stream: samples, time span, median rate, and the silences
-      longer than five median intervals (how many, the longest); then the
-      rows read, kept and rejected per file with the rejection reasons and
-      the first rejection of each file (file, line, field, why).
+      Reads each PATH through the import door (any format `hearth` reads)
+      and prints, per stream: samples, time span, median rate, and the
+      silences longer than five median intervals (how many, the longest);
+      then the rows read, kept and rejected per file with the rejection
+      reasons and the first rejection of each file (file, line, field, why).
+      A PATH that cannot be read, or of which nothing was kept, is reported
+      and the others still run; exit 3 at the end if any failed.
       """,
     options: ["mapping"]
   ) { arguments, console in
-    guard arguments.positionals.count == 1 else { throw CLIError.usage("data inspect needs one PATH") }
-    let path = arguments.positionals[0]
-    // Streamed: a recording of any size in bounded memory.
+    guard !arguments.positionals.isEmpty else { throw CLIError.usage("data inspect needs a PATH") }
+    let failed = forEachPath(arguments.positionals, console) { path in try inspectOne(path, arguments, console) }
+    return failed > 0 ? 3 : 0
+  }
+
+  /// One recording, streamed: any size in bounded memory.
+  static func inspectOne(_ path: String, _ arguments: Arguments, _ console: Console) throws {
     let stream = try TraceImport.stream(path: path, mappingPath: arguments.options["mapping"])
     var summary = TraceSummary(metadata: stream.metadata)
     let report = try stream.forEachChunk { summary.add($0) }
@@ -50,7 +56,6 @@ enum DataCommands {
       if let first = file.rejections.first { console.out("    first rejection: \(first)") }
     }
     try report.requireSomethingKept(path: path)
-    return 0
   }
 
   static let convert = Command(
