@@ -26,7 +26,8 @@
  * from any thread but from one thread at a time: using one handle from two
  * threads at once is a misuse with undefined results. Two documented
  * exceptions: a hearth_grid is immutable after creation (share it freely), and
- * hearth_sweep_run_task may be called concurrently on one plan.
+ * hearth_sweep_run_task and hearth_sweep_run_trace may be called concurrently
+ * on one plan.
  *
  * LOADING. The library starts worker threads of the Swift runtime that live
  * until the process exits, so it is linked to stay mapped (-z nodelete):
@@ -50,9 +51,9 @@ extern "C" {
 /* Version, status, handles                                                 */
 
 #define HEARTH_ABI_VERSION_MAJOR 1
-#define HEARTH_ABI_VERSION_MINOR 0
+#define HEARTH_ABI_VERSION_MINOR 1
 #define HEARTH_ABI_VERSION_PATCH 0
-#define HEARTH_ABI_VERSION 0x010000
+#define HEARTH_ABI_VERSION 0x010100
 
 /** The loaded library's ABI version, (major << 16) | (minor << 8) | patch. A constant. */
 uint32_t hearth_abi_version(void);
@@ -290,6 +291,46 @@ int32_t hearth_trace_fixes(const hearth_trace *trace, int64_t capacity, const he
  */
 int32_t hearth_trace_info(const hearth_trace *trace, hearth_bytes **out);
 
+/*
+ * Recordings built from columns (ABI 1.1): for a recording held in memory
+ * (Arrow column chunks read from Parquet, a numpy pipeline). Create an empty
+ * trace, append each chunk of each stream as it comes (no concatenation
+ * needed: the library copies each chunk once into the recording, as a
+ * reader fills one from a file), then sweep it (hearth_sweep_run_trace), feed
+ * it (hearth_detector_feed_trace), read it back or write it as a folder.
+ */
+
+/**
+ * An empty recording from a JSON object of metadata, every key optional:
+ * {"format": "parquet", "platform": "ios"|"android"|"unknown", "device":
+ * "Pixel 6a", "sourceFiles": ["…"], "timeOriginMs": 1690000000000} (the
+ * object hearth_trace_info gives is accepted as it is: its derived keys are
+ * ignored). An unknown key or a wrong type is HEARTH_ERROR_BAD_INPUT, named.
+ */
+int32_t hearth_trace_create(const char *metadata_json, hearth_trace **out);
+
+/**
+ * Appends count samples to a stream of a created recording, read during the
+ * call: ACCELEROMETER (gravity included) and GYROSCOPE take t_s, x, y, z;
+ * BAROMETER t_s and x = hPa; ACTIVITIES t_s and x = the activity code (a
+ * whole number 0–5, anything else is unknown, as in a trace folder); y and z
+ * may be NULL where unused. Samples are kept as given, like a trace folder's
+ * (the detector skips and counts samples not newer than their stream's
+ * last). HEARTH_ERROR_STATE on a recording read from a file.
+ */
+int32_t hearth_trace_append(
+    hearth_trace *trace, int32_t stream, int64_t count, const double *t_s, const double *x,
+    const double *y, const double *z);
+
+/** Appends fixes to a created recording (codes outside an enum refused, naming the fix and column). */
+int32_t hearth_trace_append_fixes(hearth_trace *trace, const hearth_fixes *fixes);
+
+/**
+ * Writes any recording as a trace folder (docs/decisions/0004: .npy columns
+ * and trace.json), which hearth_trace_read and every command read back.
+ */
+int32_t hearth_trace_write(const hearth_trace *trace, const char *folder);
+
 /* ------------------------------------------------------------------------ */
 /* The possible-impact detector (SPEC §9; docs/guides/impact-detector.md)   */
 
@@ -487,6 +528,17 @@ int32_t hearth_sweep_task_count(const hearth_sweep *sweep, int64_t *count);
 int32_t hearth_sweep_run_task(const hearth_sweep *sweep, int64_t index, hearth_bytes **out);
 
 /**
+ * Runs a recording given as a trace handle (read or created) through the
+ * plan's extraction, as the recording task of that name would (ABI 1.1):
+ * bytes for hearth_sweep_merge, placed by the caller where the recording
+ * stands in the plan's task order. Reads the plan and the trace only (safe
+ * concurrently, as long as nobody appends to the trace meanwhile); errors are
+ * on *out's hearth_last_error.
+ */
+int32_t hearth_sweep_run_trace(
+    const hearth_sweep *sweep, const hearth_trace *trace, const char *name, hearth_bytes **out);
+
+/**
  * Judges every combination over the extractions given in task order (a
  * failed recording left out, as the command does). Identical, bit for bit,
  * to `hearth impact sweep` with the same plan, however the tasks ran.
@@ -581,6 +633,17 @@ int32_t hearth_ingest_save(const hearth_ingest *ingest, hearth_bytes **out);
 
 /** Replaces the state with saved bytes (from a pipeline of the same description); bad bytes change nothing. */
 int32_t hearth_ingest_restore(hearth_ingest *ingest, const uint8_t *state, int64_t size);
+
+/**
+ * Places, circle memberships or speed limits edited between batches (ABI 1.1):
+ * the pipeline takes the new description (as hearth_ingest_create reads it)
+ * and keeps its state — dedupe, presence, open trips, memberships of places
+ * that still exist — while pending arrivals and departures at removed places,
+ * their place records and open speeding stretches of circles left or without
+ * a limit are dropped; *dropped (may be NULL) receives how many. A bad
+ * description is HEARTH_ERROR_BAD_INPUT and changes nothing. O(state).
+ */
+int32_t hearth_ingest_reconfigure(hearth_ingest *ingest, const char *description_json, int64_t *dropped);
 
 #ifdef __cplusplus
 }

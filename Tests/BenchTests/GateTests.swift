@@ -125,12 +125,19 @@ struct GateTests {
     #expect(InstructionCounter.totals("events: Ir\n") == nil)
   }
 
-  @Test("the allocation counter sees heap allocations, and the counted region runs its body")
+  /// Regression 2026-12-02 (the suite under AddressSanitizer): the counter
+  /// steps aside under a sanitizer, and this test failed there expecting counts;
+  /// it now asks which build it is in and expects counts, or exactly none.
+  @Test("the allocation counter sees heap allocations (none under a sanitizer), and the counted region runs its body")
   func allocationsAndRegion() {
     let before = hearth_allocation_count()
     var arrays: [[Int]] = []
     for i in 0..<10 { arrays.append(Array(repeating: i, count: 100 + i)) }
-    #expect(hearth_allocation_count() - before >= 10)
+    if hearth_allocation_counting() == 1 {
+      #expect(hearth_allocation_count() - before >= 10)
+    } else {
+      #expect(hearth_allocation_count() == 0)
+    }
     #expect(arrays.count == 10)
     var ran = false
     InstructionCounter.region { ran = true }

@@ -10,13 +10,16 @@ during every call into the library).
     hearth.sweep([trace], {"jolt_g": [3.5, 4, 5]}, seeds=2, hours=5, n_jobs=2)
     hearth.Ingest(places, circles).ingest(fixes, received_ms)
 
-See python/README.md for a walkthrough.
+Optional modules (their extras): hearth.parquet (recordings as Parquet/Arrow
+tables; pyarrow) and hearth.distributed (sweeps and fleet replays on Dask or
+any executor; dask, distributed). See python/README.md for a walkthrough and
+docs/guides/distributed.md for clusters.
 """
 
 from ._ffi import BadInputError, HearthError, SchemaError, lib as _lib
 from .geo import Dedupe, Grid, distances_from, haversine, snap, track_distances, validate
 from .impact import Detector, ImpactConfig, Incident, detect, report
-from .ingest import Ingest, trips, uploads
+from .ingest import Ingest, describe, trips, uploads
 from .plot import plot_verdict
 from .sweep import SweepPlan, SweepResult, run_task, spec, sweep
 from .trace import read_trace
@@ -26,6 +29,6 @@ __version__ = "0.1.0"
 
 __all__ = [
     "BadInputError", "Dedupe", "Detector", "Grid", "HearthError", "ImpactConfig", "Incident", "Ingest",
-    "SchemaError", "SweepPlan", "SweepResult", "detect", "distances_from", "haversine", "plot_verdict",
+    "SchemaError", "SweepPlan", "SweepResult", "describe", "detect", "distances_from", "haversine", "plot_verdict",
     "read_trace", "report", "run_task", "snap", "spec", "sweep", "track_distances", "trips", "uploads", "validate",
 ]

@@ -8,9 +8,9 @@ change that forgets this file fails the suite.
 
 CDEF = """
 #define HEARTH_ABI_VERSION_MAJOR 1
-#define HEARTH_ABI_VERSION_MINOR 0
+#define HEARTH_ABI_VERSION_MINOR 1
 #define HEARTH_ABI_VERSION_PATCH 0
-#define HEARTH_ABI_VERSION 0x010000
+#define HEARTH_ABI_VERSION 0x010100
 uint32_t hearth_abi_version(void);
 #define HEARTH_OK 0
 #define HEARTH_ERROR_ARGUMENT 1
@@ -126,6 +126,12 @@ int32_t hearth_trace_samples(
     double *y, double *z);
 int32_t hearth_trace_fixes(const hearth_trace *trace, int64_t capacity, const hearth_fixes_out *out);
 int32_t hearth_trace_info(const hearth_trace *trace, hearth_bytes **out);
+int32_t hearth_trace_create(const char *metadata_json, hearth_trace **out);
+int32_t hearth_trace_append(
+    hearth_trace *trace, int32_t stream, int64_t count, const double *t_s, const double *x,
+    const double *y, const double *z);
+int32_t hearth_trace_append_fixes(hearth_trace *trace, const hearth_fixes *fixes);
+int32_t hearth_trace_write(const hearth_trace *trace, const char *folder);
 typedef struct hearth_sensor_batch {
   int64_t accelerometer_count;
   const double *accelerometer_t_s;
@@ -227,6 +233,8 @@ int32_t hearth_incident_restore(const uint8_t *state, int64_t size, hearth_incid
 int32_t hearth_sweep_plan(const char *spec_json, hearth_sweep **out);
 int32_t hearth_sweep_task_count(const hearth_sweep *sweep, int64_t *count);
 int32_t hearth_sweep_run_task(const hearth_sweep *sweep, int64_t index, hearth_bytes **out);
+int32_t hearth_sweep_run_trace(
+    const hearth_sweep *sweep, const hearth_trace *trace, const char *name, hearth_bytes **out);
 int32_t hearth_sweep_merge(
     hearth_sweep *sweep, int64_t count, const uint8_t *const *extractions, const int64_t *sizes);
 #define HEARTH_SWEEP_TABLE 0
@@ -268,4 +276,5 @@ int32_t hearth_ingest_events(const hearth_ingest *ingest, int64_t capacity, hear
 int32_t hearth_ingest_events_json(const hearth_ingest *ingest, hearth_bytes **out);
 int32_t hearth_ingest_save(const hearth_ingest *ingest, hearth_bytes **out);
 int32_t hearth_ingest_restore(hearth_ingest *ingest, const uint8_t *state, int64_t size);
+int32_t hearth_ingest_reconfigure(hearth_ingest *ingest, const char *description_json, int64_t *dropped);
 """

@@ -16,25 +16,35 @@ EVENT_KINDS = {0: "rejected", 1: "sharedFrame", 2: "geofence", 3: "speedAlert", 
 _EVENT_FIELDS = ("kind", "code", "announced", "user", "device", "circle", "place", "index", "time_ms", "end_ms", "cell_id", "latitude_deg", "longitude_deg", "value")
 
 
+def describe(places=None, circles=None, *, speed_limits_kmh=None, places_file=None) -> str:
+    """The JSON description `hearth_ingest_create` reads (docs/guides/c-abi.md),
+    keys sorted: what a pipeline is built from, in any process."""
+    if isinstance(places, pd.DataFrame):
+        places = places.to_dict("records")
+    description = {
+        "places": [{k: (v.item() if hasattr(v, "item") else v) for k, v in p.items()} for p in (places or [])],
+        "circles_of_person": {str(int(u)): [int(c) for c in cs] for u, cs in (circles or {}).items()},
+        "speed_limits_kmh": {str(int(c)): float(v) for c, v in (speed_limits_kmh or {}).items()},
+    }
+    if places_file is not None:
+        description["places_file"] = str(places_file)
+    return json.dumps(description, sort_keys=True)
+
+
 class Ingest:
     """A pipeline and its state.
 
     `places`: a DataFrame or list of dicts with id, circle, latitude_deg,
     longitude_deg, radius_m (name optional); `circles`: user id → the circles
     they are in; `speed_limits_kmh`: circle → limit (none: no speed alerts).
-    `places_file`: a GeoJSON places file as `hearth geo replay --places` reads."""
+    `places_file`: a GeoJSON places file as `hearth geo replay --places` reads.
+    `description`: the JSON `describe` makes of these, given instead of them."""
 
-    def __init__(self, places=None, circles=None, *, speed_limits_kmh=None, places_file=None):
-        if isinstance(places, pd.DataFrame):
-            places = places.to_dict("records")
-        description = {
-            "places": [{k: (v.item() if hasattr(v, "item") else v) for k, v in p.items()} for p in (places or [])],
-            "circles_of_person": {str(int(u)): [int(c) for c in cs] for u, cs in (circles or {}).items()},
-            "speed_limits_kmh": {str(int(c)): float(v) for c, v in (speed_limits_kmh or {}).items()},
-        }
-        if places_file is not None:
-            description["places_file"] = str(places_file)
-        self._handle = created(lib.hearth_ingest_create, text(json.dumps(description)))
+    def __init__(self, places=None, circles=None, *, speed_limits_kmh=None, places_file=None, description=None):
+        if description is None:
+            description = describe(places, circles, speed_limits_kmh=speed_limits_kmh, places_file=places_file)
+        self.description = description
+        self._handle = created(lib.hearth_ingest_create, text(description))
 
     def _events(self) -> pd.DataFrame:
         n, inserted, duplicates = ffi.new("int64_t *"), ffi.new("int64_t *"), ffi.new("int64_t *")
@@ -67,6 +77,18 @@ class Ingest:
         lines = take_bytes(lib.hearth_ingest_events_json, self._handle).decode().splitlines()
         return [json.loads(line) for line in lines]
 
+    def reconfigure(self, places=None, circles=None, *, speed_limits_kmh=None, places_file=None, description=None) -> int:
+        """Places, circles or limits edited between batches (same arguments as
+        the constructor): the state is kept, pending work about removed places
+        and left circles is dropped; returns how many such items were dropped.
+        A bad description raises BadInputError and changes nothing."""
+        if description is None:
+            description = describe(places, circles, speed_limits_kmh=speed_limits_kmh, places_file=places_file)
+        dropped = ffi.new("int64_t *")
+        raise_for(lib.hearth_ingest_reconfigure(self._handle, text(description), dropped), self._handle)
+        self.description = description
+        return dropped[0]
+
     def save(self) -> bytes:
         """Every engine's state as bytes (a restored pipeline gives the same future outputs)."""
         return take_bytes(lib.hearth_ingest_save, self._handle)
@@ -85,22 +107,28 @@ def _event_dtype() -> np.dtype:
 _EVENT_DTYPE = _event_dtype()
 
 
+def upload_bounds(times_ms: np.ndarray, *, batch: int = 200, span_ms: int = 300_000):
+    """The uploads rule of `uploads` on one phone's fix times (in the order
+    recorded): yields (start, end, received_ms) row ranges. O(n)."""
+    clock = None
+    start = 0
+    while start < len(times_ms):
+        end = start + 1
+        while end < len(times_ms) and end - start < batch and times_ms[end] - times_ms[start] <= span_ms:
+            end += 1
+        newest = int(times_ms[start:end].max()) + 1000
+        clock = newest if clock is None else max(clock, newest)
+        yield start, end, clock
+        start = end
+
+
 def uploads(fixes: pd.DataFrame, *, batch: int = 200, span_ms: int = 300_000):
     """A recorded history cut into the uploads it would have arrived in, as
     `hearth geo replay` cuts it: at most `batch` fixes spanning at most
     `span_ms`, each received a second after its newest fix (never earlier
     than the previous upload). Yields (fixes, received_ms)."""
-    times = fixes["time_ms"].to_numpy()
-    clock = None
-    start = 0
-    while start < len(fixes):
-        end = start + 1
-        while end < len(fixes) and end - start < batch and times[end] - times[start] <= span_ms:
-            end += 1
-        newest = int(times[start:end].max()) + 1000
-        clock = newest if clock is None else max(clock, newest)
-        yield fixes.iloc[start:end], clock
-        start = end
+    for start, end, received in upload_bounds(fixes["time_ms"].to_numpy(), batch=batch, span_ms=span_ms):
+        yield fixes.iloc[start:end], received
 
 
 def trips(fixes: pd.DataFrame, places=None, circles=None) -> pd.DataFrame:

@@ -72,6 +72,13 @@ class SweepPlan:
         """Runs task `index` (safe from several threads at once on one plan)."""
         return take_bytes(lib.hearth_sweep_run_task, self._handle, int(index))
 
+    def run_trace(self, trace_handle, name: str) -> bytes:
+        """A recording given as a library trace handle (hearth.parquet builds
+        one from Arrow chunks) through this plan's extraction, as the
+        recording task `name` would run it; place the bytes where that
+        recording stands in the task order when merging."""
+        return take_bytes(lib.hearth_sweep_run_trace, self._handle, trace_handle, text(name))
+
     def merge(self, extractions: list[bytes], failures: list[str] = ()) -> "SweepResult":
         """Every combination judged over the extractions, given in task order
         (failed recordings left out, as the command leaves them out)."""

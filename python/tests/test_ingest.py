@@ -95,3 +95,30 @@ def test_trips_finds_the_walk_and_the_stay():
 def test_a_bad_description_is_named():
     with pytest.raises(hearth.BadInputError, match="places\\[0\\]"):
         hearth.Ingest([dict(HOME, radius_m=-1)])
+
+
+def test_reconfigure_keeps_the_state_and_drops_what_a_removed_place_left_waiting():
+    fixes = history()
+    same = hearth.Ingest([HOME], {42: [7]})
+    edited = hearth.Ingest([HOME], {42: [7]})
+    replay(same, fixes.iloc[:12])
+    replay(edited, fixes.iloc[:12])
+    # Unchanged places: nothing dropped, the same future as no edit at all.
+    unchanged = hearth.Ingest([HOME], {42: [7]})
+    replay(unchanged, fixes.iloc[:12])
+    assert unchanged.reconfigure([HOME], {42: [7]}) == 0
+    pd.testing.assert_frame_equal(replay(unchanged, fixes.iloc[12:]), replay(same, fixes.iloc[12:]))
+    # Home removed while the person was inside it: its record is dropped, no event names it again.
+    assert edited.reconfigure([], {42: [7]}) >= 1
+    rest = replay(edited, fixes.iloc[12:])
+    assert not ((rest.kind == "geofence") & (rest.place == 1)).any()
+    assert (rest.kind == "trip").any() or (rest.kind == "sharedFrame").any()
+
+
+def test_a_bad_reconfiguration_changes_nothing():
+    pipeline = hearth.Ingest([HOME], {42: [7]})
+    replay(pipeline, history().iloc[:10])
+    before = pipeline.save()
+    with pytest.raises(hearth.BadInputError, match="unchanged"):
+        pipeline.reconfigure(description='{"places": [{"id": 1, "latitude_deg": 95, "longitude_deg": 0, "radius_m": 10}]}')
+    assert pipeline.save() == before

@@ -18,9 +18,10 @@ def test_pip_builds_a_platform_wheel_that_carries_the_library(tmp_path):
     with zipfile.ZipFile(wheels[0]) as wheel:
         names = wheel.namelist()
         assert "hearth/libhearth.so" in names and "hearth/_cdef.py" in names
+        assert "hearth/parquet.py" in names and "hearth/distributed/fleet.py" in names
         wheel.extractall(tmp_path / "site")
     # The installed package finds its own copy of the library.
     code = "import hearth, os; print(hearth._ffi._library_path()); print(hearth.ABI_VERSION)"
     env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(tmp_path / "site")}
     out = run(sys.executable, "-c", code, env=env, cwd=tmp_path).stdout.decode().split()
-    assert out[0] == str(tmp_path / "site" / "hearth" / "libhearth.so") and int(out[1]) == 0x010000
+    assert out[0] == str(tmp_path / "site" / "hearth" / "libhearth.so") and int(out[1]) == 0x010100

@@ -1,6 +1,7 @@
 import Foundation
 import HearthGeo
 import HearthImpact
+import HearthLab
 import HearthSim
 import HearthTrace
 
@@ -17,6 +18,39 @@ enum PythonWorkloads {
     [1_000, 100_000].flatMap { n in
       ["hearth-haversine", "numpy-haversine"].map { haversine(n, peer: $0) }
     } + [0.25, 0].map { detector(minutes: max(1, 10 * context.scale), batchSeconds: $0) }
+      + [1, 2].map { distributedSweep(hours: max(1, 4 * context.scale), workers: $0) }
+  }
+
+  /// The sweep's extraction pass and merge: Swift in one process (every task
+  /// in turn on one thread, then the merge) against hearth.distributed.sweep
+  /// on a LocalCluster of `workers` single-threaded workers
+  /// (Scripts/peers/cluster_sweep.py bench; the cluster's start-up not timed),
+  /// on the plan of `hours` of generated driving and one seed per catalogue
+  /// scenario. A ratio near 1 at one worker is the scheduling's cost; at two,
+  /// the cluster's gain on this machine's two cores.
+  static func distributedSweep(hours: Double, workers: Int) -> Benchmark {
+    let label = String(format: "%.0fh", hours)
+    return Benchmark(
+      name: "Python/distributed/sweep-\(label)-\(workers)-worker\(workers == 1 ? "" : "s")", itemCount: 1, itemUnit: "sweep",
+      targets: .none,
+      note: "ImpactSweep.extract per task + assemble (Swift, one thread) vs hearth.distributed.sweep on \(workers) Dask worker\(workers == 1 ? "" : "s") (\(label) of generated driving, jolt 3.5/4/5 g × spin 3/3.5 rad/s)",
+      referenceName: "dask-\(workers)",
+      prepare: { _ in
+        var grid = ImpactSweep.Grid()
+        grid.joltG = [3.5, 4, 5]
+        grid.spinRadiansPerSecond = [3, 3.5]
+        let tasks = ImpactSweep.tasks(seeds: 1...1, hours: hours)
+        var rows = 0
+        return PreparedBenchmark(
+          itemCount: 1,
+          subject: {
+            let traces = tasks.map { ImpactSweep.extract($0, grid: grid) }
+            rows = ImpactSweep.assemble(traces, grid: grid, seeds: 1...1).rows.count
+          },
+          reference: nil,
+          externalReference: { try seconds("bench", String(hours), String(workers), script: "cluster_sweep.py") },
+          verify: { rows == 6 ? .passed("\(tasks.count) tasks, \(rows) combinations") : .failed("\(rows) combinations") })
+      })
   }
 
   static func haversine(_ count: Int, peer: String) -> Benchmark {
@@ -99,10 +133,12 @@ enum PythonWorkloads {
       })
   }
 
-  static func seconds(_ operation: String, _ arguments: String...) throws -> Double {
-    let script = BenchContext.repositoryRoot + "/Scripts/peers/abi.py"
+  static func seconds(_ operation: String, _ arguments: String..., script name: String = "abi.py") throws -> Double {
+    let script = BenchContext.repositoryRoot + "/Scripts/peers/" + name
     let (status, output) = try Shell.run("python3", [script, operation] + arguments)
-    guard status == 0, let seconds = output.split(separator: "\n").last?.split(separator: " ").first.flatMap({ Double($0) })
+    // The last line that starts with a number: a Dask cluster may log after the result.
+    let timed = output.split(separator: "\n").reversed().lazy.compactMap { $0.split(separator: " ").first.flatMap { Double($0) } }.first
+    guard status == 0, let seconds = timed
     else { throw BenchError.io("\(operation) through Python failed: \(output.suffix(500))") }
     return seconds
   }

@@ -54,9 +54,9 @@ struct IngestDescription: Decodable {
 
 /// A pipeline, its state, and the output of the last batch or tick.
 final class IngestHandle: Handle {
-  let pipeline: IngestPipeline
+  var pipeline: IngestPipeline
   /// `hearth_ingest_events_json`'s lines: every record, diagnostics first, place names.
-  let lines: IngestEventLines
+  var lines: IngestEventLines
   var state = IngestState()
   var output = IngestOutput()
   /// The output's typed records (built once per batch).
@@ -206,6 +206,33 @@ final class IngestHandle: Handle {
   do { return handOutBytes(out, text(try h.lines.lines(h.output))) } catch {
     return handOutFailure(out, HEARTH_ERROR_BAD_INPUT, "cannot encode an event: \(error)")
   }
+}
+
+@c public func hearth_ingest_reconfigure(
+  _ ingest: OpaquePointer?, _ description_json: UnsafePointer<CChar>?, _ dropped: UnsafeMutablePointer<Int64>?
+) -> Int32 {
+  guard let h = Handle.from(ingest, as: IngestHandle.self) else { return wrongHandle(ingest) }
+  let text = string(description_json) ?? ""
+  let pipeline: IngestPipeline
+  let places: [NamedPlace]
+  do {
+    let description = try JSONDecoder().decode(IngestDescription.self, from: Data((text.isEmpty ? "{}" : text).utf8))
+    (pipeline, places) = try description.pipeline()
+  } catch let error as TraceError {
+    return h.fail(HEARTH_ERROR_BAD_INPUT, "\(error); the pipeline is unchanged")
+  } catch {
+    return h.fail(
+      HEARTH_ERROR_BAD_INPUT,
+      "ingest description: not a description of places and circles (places, places_file, circles_of_person, speed_limits_kmh); the pipeline is unchanged")
+  }
+  let report = pipeline.adopt(&h.state)
+  h.pipeline = pipeline
+  h.lines = IngestEventLines(places: places, diagnostics: true)
+  h.take(IngestOutput())
+  dropped?.pointee = Int64(
+    report.droppedPlaceRecords + report.droppedPendingDepartures + report.droppedPendingArrivals
+      + report.droppedSpeedStretches)
+  return h.succeed()
 }
 
 @c public func hearth_ingest_save(_ ingest: OpaquePointer?, _ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {

@@ -143,11 +143,15 @@ final class SweepHandle: Handle {
     guard FileManager.default.fileExists(atPath: path) else {
       throw TraceError.io(path: path, reason: "bad input: no such file or folder")
     }
-    let trace = try TraceImport.read(path: path, mappingPath: spec.mapping).0
+    return try recording(TraceImport.read(path: path, mappingPath: spec.mapping).0, name: path)
+  }
+
+  /// A recording task for `trace` under the plan's vehicle gate, named `name`.
+  func recording(_ trace: Trace, name: String) throws -> ImpactSweep.Task {
     guard let feed = ImpactFeed(trace: trace, gate: spec.gate) else {
-      throw TraceError.io(path: path, reason: "no accelerometer with gravity (nor a gravity stream to add back)")
+      throw TraceError.io(path: name, reason: "no accelerometer with gravity (nor a gravity stream to add back)")
     }
-    return .recording(ImpactSweep.Recording(name: path, feed: feed))
+    return .recording(ImpactSweep.Recording(name: name, feed: feed))
   }
 }
 
@@ -180,6 +184,26 @@ final class SweepHandle: Handle {
   do {
     let trace = ImpactSweep.extract(try h.task(Int(index)), grid: h.spec.grid)
     return handOutBytes(out, try trace.encoded())
+  } catch {
+    return handOutFailure(out, HEARTH_ERROR_BAD_INPUT, "\(error)")
+  }
+}
+
+@c public func hearth_sweep_run_trace(
+  _ sweep: OpaquePointer?, _ trace: OpaquePointer?, _ name: UnsafePointer<CChar>?,
+  _ out: UnsafeMutablePointer<OpaquePointer?>?
+) -> Int32 {
+  // As hearth_sweep_run_task: the plan and the trace are only read.
+  guard let h = Handle.from(sweep, as: SweepHandle.self) else {
+    return handOutFailure(out, HEARTH_ERROR_ARGUMENT, "sweep is not a sweep plan")
+  }
+  guard let t = Handle.from(trace, as: TraceHandle.self) else {
+    return handOutFailure(out, HEARTH_ERROR_ARGUMENT, "trace is not a trace handle")
+  }
+  guard let name = string(name) else { return handOutFailure(out, HEARTH_ERROR_ARGUMENT, "name is NULL") }
+  do {
+    let extraction = ImpactSweep.extract(try h.recording(t.trace, name: name), grid: h.spec.grid)
+    return handOutBytes(out, try extraction.encoded())
   } catch {
     return handOutFailure(out, HEARTH_ERROR_BAD_INPUT, "\(error)")
   }

@@ -4,17 +4,36 @@ import HearthGeo
 import HearthLab
 import HearthTrace
 
-/// A recording read through `TraceImport`, with the accelerometer as the
-/// detector sees it (gravity included) computed once.
+/// A recording: read through `TraceImport` (immutable), or built from
+/// columns by `hearth_trace_create` and the append functions (ABI 1.1),
+/// the only code that changes `trace` and `report` (TraceBuilder.swift).
 final class TraceHandle: Handle {
-  let trace: Trace
-  let report: ImportReport
-  let acceleration: VectorStream
+  var trace: Trace
+  var report: ImportReport
+  /// Built from columns: the append functions may add to it.
+  let isBuilt: Bool
+  /// The accelerometer with gravity added back, computed once, when the
+  /// file kept gravity apart (otherwise the stream itself is the detector's).
+  private let gravityAdded: VectorStream?
+
   init(trace: Trace, report: ImportReport) {
     self.trace = trace
     self.report = report
-    acceleration = trace.accelerationIncludingGravity() ?? VectorStream()
+    isBuilt = false
+    gravityAdded =
+      trace.accelerometer?.content == .excludesGravity ? trace.accelerationIncludingGravity() ?? VectorStream() : nil
   }
+
+  /// An empty recording to append to; its accelerometer includes gravity.
+  init(metadata: TraceMetadata) {
+    trace = Trace(metadata: metadata)
+    report = ImportReport()
+    isBuilt = true
+    gravityAdded = nil
+  }
+
+  /// The accelerometer as the detector sees it (gravity included).
+  var acceleration: VectorStream { gravityAdded ?? trace.accelerometer?.samples ?? VectorStream() }
 
   /// The samples of a sensor stream as (t, x, y, z) columns; nil for an unknown stream.
   func columns(_ stream: Int32) -> (t: [Double], x: [Double], y: [Double], z: [Double])? {

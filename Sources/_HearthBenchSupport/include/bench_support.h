@@ -11,6 +11,11 @@
 /// target count. Per thread: a workload measures the thread it runs on.
 uint64_t hearth_allocation_count(void);
 
+/// 1 when the counter above counts; 0 in a build under AddressSanitizer or
+/// ThreadSanitizer, where the sanitizer's allocator must stand and the count
+/// stays 0.
+int hearth_allocation_counting(void);
+
 /// Calls body(context). Never inlined: `valgrind --tool=callgrind
 /// --collect-atstart=no --toggle-collect=hearth_measured_region` counts the
 /// instructions executed inside it and nothing else.

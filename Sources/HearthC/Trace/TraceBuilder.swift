@@ -1,0 +1,178 @@
+import CHearth
+import Foundation
+import HearthGeo
+import HearthTrace
+
+// Recordings built from columns (ABI 1.1): a caller that holds a recording
+// in memory (Arrow column chunks from Parquet, a numpy pipeline) creates an
+// empty trace, appends each chunk of each stream as it comes (no
+// concatenation on the caller's side; the library copies each chunk once
+// into the recording, as a reader fills it from a file), then sweeps it,
+// feeds it to a detector or writes it as a trace folder.
+
+/// The metadata `hearth_trace_create` reads: the keys of `hearth_trace_info`
+/// that describe where a recording came from (the others are derived and
+/// ignored, so an info object can be handed back as it is).
+private struct BuiltMetadata: Decodable {
+  var format: String?
+  var platform: String?
+  var device: String?
+  var sourceFiles: [String]?
+  var timeOriginMs: Int64?
+
+  static let keys: Set<String> = ["format", "platform", "device", "sourceFiles", "timeOriginMs"]
+  static let derived: Set<String> = ["files", "rateWarnings", "hoursWithData"]
+
+  /// The metadata in `text` ("" or NULL: none).
+  /// - Throws: `TraceError.malformed` naming the key and why.
+  static func decode(_ text: String) throws -> TraceMetadata {
+    func bad(_ reason: String) -> TraceError { .malformed(SourceLocation(file: "trace metadata", line: 0), reason: reason) }
+    let data = Data((text.isEmpty ? "{}" : text).utf8)
+    guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
+      throw bad("not a JSON object")
+    }
+    if let unknown = object.keys.sorted().first(where: { !keys.contains($0) && !derived.contains($0) }) {
+      throw bad("unknown key '\(unknown.prefix(80))' (known: \(keys.sorted().joined(separator: ", ")))")
+    }
+    let given: BuiltMetadata
+    do { given = try JSONDecoder().decode(BuiltMetadata.self, from: data) } catch {
+      throw bad("a key has the wrong type (format, platform, device: strings; sourceFiles: strings; timeOriginMs: whole ms)")
+    }
+    var metadata = TraceMetadata(format: given.format ?? "columns")
+    if let word = given.platform {
+      guard let platform = Platform(rawValue: word) else { throw bad("'platform' must be ios, android or unknown") }
+      metadata.platform = platform
+    }
+    metadata.device = given.device
+    metadata.sourceFiles = given.sourceFiles ?? []
+    metadata.timeOriginMilliseconds = given.timeOriginMs
+    return metadata
+  }
+}
+
+extension TraceHandle {
+  /// Appends `n` samples to a sensor stream; nil when the stream is not one
+  /// that takes samples (fixes have their own function).
+  func append(
+    _ stream: Int32, _ t: UnsafeBufferPointer<Double>, _ x: UnsafeBufferPointer<Double>,
+    _ y: UnsafeBufferPointer<Double>?, _ z: UnsafeBufferPointer<Double>?
+  ) throws(ArgumentError) {
+    func vector(_ stream: inout VectorStream?, _ name: String) throws(ArgumentError) {
+      guard let y, let z else { throw ArgumentError(reason: "\(name) needs x, y and z (y or z is NULL)") }
+      // Taken out of the trace while it grows, so the arrays stay uniquely
+      // referenced and append in place.
+      var s = stream ?? VectorStream()
+      stream = nil
+      s.seconds.append(contentsOf: t)
+      s.x.append(contentsOf: x)
+      s.y.append(contentsOf: y)
+      s.z.append(contentsOf: z)
+      stream = s
+    }
+    switch stream {
+    case HEARTH_STREAM_ACCELEROMETER:
+      var samples = trace.accelerometer?.samples
+      trace.accelerometer = nil
+      try vector(&samples, "the accelerometer")
+      trace.accelerometer = samples.map { AccelerationStream(samples: $0, content: .includesGravity) }
+      counted("accelerometer", t.count)
+    case HEARTH_STREAM_GYROSCOPE:
+      try vector(&trace.gyroscope, "the gyroscope")
+      counted("gyroscope", t.count)
+    case HEARTH_STREAM_BAROMETER:
+      var s = trace.barometer ?? PressureStream()
+      trace.barometer = nil
+      s.seconds.append(contentsOf: t)
+      s.hectopascals.append(contentsOf: x)
+      s.relativeAltitudeMeters.append(contentsOf: repeatElement(.nan, count: t.count))
+      trace.barometer = s
+      counted("barometer", t.count)
+    case HEARTH_STREAM_ACTIVITIES:
+      // Codes as a trace folder reads them: a whole number 0–5 is its
+      // activity, anything else unknown.
+      trace.activities.reserveCapacity(trace.activities.count + t.count)
+      for i in 0..<t.count {
+        let code = x[i]
+        let activity = code >= 0 && code <= 5 && code == code.rounded() ? Activity(rawValue: UInt8(code)) : nil
+        trace.activities.append(ActivitySample(seconds: t[i], activity: activity ?? .unknown))
+      }
+      counted("activities", t.count)
+    default:
+      throw ArgumentError(reason: "unknown sensor stream \(stream) (fixes: hearth_trace_append_fixes)")
+    }
+  }
+
+  func append(fixes: FixColumns) {
+    trace.fixes.append(contentsOf: fixes)
+    counted("fixes", fixes.count)
+  }
+
+  /// The import report lists what was appended per stream, as a reader lists its files.
+  private func counted(_ name: String, _ n: Int) {
+    if let i = report.files.firstIndex(where: { $0.file == name }) {
+      report.files[i].rowsRead += n
+      report.files[i].rowsKept += n
+    } else {
+      var file = FileReport(file: name)
+      file.rowsRead = n
+      file.rowsKept = n
+      report.files.append(file)
+    }
+  }
+}
+
+/// The trace behind `pointer` when it can be appended to, or the status why not.
+private func appendable(_ pointer: OpaquePointer?) -> (TraceHandle?, Int32) {
+  guard let h = Handle.from(pointer, as: TraceHandle.self) else { return (nil, wrongHandle(pointer)) }
+  guard h.isBuilt else {
+    return (nil, h.fail(HEARTH_ERROR_STATE, "a recording read from a file is not appended to (hearth_trace_create makes one that is)"))
+  }
+  return (h, HEARTH_OK)
+}
+
+@c public func hearth_trace_create(_ metadata_json: UnsafePointer<CChar>?, _ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
+  create(out) {
+    do { return (TraceHandle(metadata: try BuiltMetadata.decode(string(metadata_json) ?? "")), HEARTH_OK) } catch {
+      return FailedHandle.with(HEARTH_ERROR_BAD_INPUT, "\(error)")
+    }
+  }
+}
+
+@c public func hearth_trace_append(
+  _ trace: OpaquePointer?, _ stream: Int32, _ count: Int64, _ t_s: UnsafePointer<Double>?, _ x: UnsafePointer<Double>?,
+  _ y: UnsafePointer<Double>?, _ z: UnsafePointer<Double>?
+) -> Int32 {
+  let (handle, status) = appendable(trace)
+  guard let h = handle else { return status }
+  return guarded(h) { () throws(ArgumentError) in
+    let n = try checkedCount(count)
+    // y and z are optional (the barometer and activities have x only); with
+    // no samples every column may be NULL.
+    let none = UnsafeBufferPointer<Double>(start: nil, count: 0)
+    try h.append(
+      stream, try input(t_s, n, "t_s"), try input(x, n, "x"), n == 0 ? none : optionalInput(y, n),
+      n == 0 ? none : optionalInput(z, n))
+    return h.succeed()
+  }
+}
+
+@c public func hearth_trace_append_fixes(_ trace: OpaquePointer?, _ fixes: UnsafePointer<hearth_fixes>?) -> Int32 {
+  let (handle, status) = appendable(trace)
+  guard let h = handle else { return status }
+  return guarded(h) { () throws(ArgumentError) in
+    guard let fixes else { throw ArgumentError(reason: "fixes is NULL") }
+    h.append(fixes: try FixColumns(fixes.pointee))
+    return h.succeed()
+  }
+}
+
+@c public func hearth_trace_write(_ trace: OpaquePointer?, _ folder: UnsafePointer<CChar>?) -> Int32 {
+  guard let h = Handle.from(trace, as: TraceHandle.self) else { return wrongHandle(trace) }
+  guard let folder = string(folder) else { return h.fail(HEARTH_ERROR_ARGUMENT, "folder is NULL") }
+  do {
+    try TraceFolder.write(h.trace, to: folder)
+    return h.succeed()
+  } catch {
+    return h.fail(HEARTH_ERROR_BAD_INPUT, "\(error)")
+  }
+}

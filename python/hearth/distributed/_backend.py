@@ -1,0 +1,253 @@
+"""Where tasks run: a Dask cluster (started here, reached at an address, or
+a client given) or any concurrent.futures executor, behind one small
+interface; what every task reports back; time limits; progress."""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+import threading
+import time
+from concurrent.futures import Executor
+from concurrent.futures import as_completed as executor_completed
+from dataclasses import dataclass
+
+import pandas as pd
+
+
+class TimeLimitExceeded(Exception):
+    """A task ran longer than its limit (the computation is abandoned)."""
+
+
+@dataclass
+class Outcome:
+    """What one task sends back: its result (or why there is none) and how it went.
+
+    `kind` is "ok", "unreadable" (the library could not read the input: its
+    reason in `error`, naming it), "time limit" or "error" (anything else);
+    `seconds` the time the task took on its worker, `amount` the work it
+    covered (hours of data for a sweep, fixes for a replay), `worker` where
+    it ran."""
+
+    index: int
+    name: str
+    kind: str
+    data: object = None
+    error: str = ""
+    seconds: float = 0.0
+    amount: float = 0.0
+    worker: str = ""
+
+
+def worker_name() -> str:
+    """This process as a worker: its Dask address, else host and pid."""
+    try:
+        from distributed import get_worker
+
+        return get_worker().address
+    except (ImportError, ValueError):
+        return f"{os.uname().nodename}:{os.getpid()}"
+
+
+def run_limited(function, arguments: tuple, limit_s: float | None):
+    """`function(*arguments)`, or TimeLimitExceeded after `limit_s` seconds.
+
+    The call runs in a thread of its own so the waiting side can give up:
+    a call into the library cannot be interrupted, so it is abandoned (a
+    daemon thread) and runs on until it ends or its process does. On Dask
+    the worker is then restarted (`Backend.abandoned`), which ends it."""
+    if limit_s is None:
+        return function(*arguments)
+    box = {}
+
+    def target():
+        try:
+            box["value"] = function(*arguments)
+        except BaseException as error:  # handed to the waiting side as it is
+            box["error"] = error
+
+    thread = threading.Thread(target=target, name="hearth-task", daemon=True)
+    thread.start()
+    thread.join(limit_s)
+    if thread.is_alive():
+        raise TimeLimitExceeded(f"exceeded its time limit of {limit_s:g} s")
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
+def _same(value):
+    """The shared argument of a run's tasks, as a task's result."""
+    return value
+
+
+class Backend:
+    """Tasks submitted to a Dask client or an executor, results as they complete.
+
+    `where`: None (a LocalCluster of `n_workers` single-threaded worker
+    processes on this machine, closed afterwards), a scheduler address
+    ("tcp://host:8786"), a `distributed.Client`, or a
+    `concurrent.futures.Executor` (a process pool runs without Dask)."""
+
+    def __init__(self, where=None, *, n_workers: int | None = None):
+        self._owned = []
+        self.executor = None
+        self.client = None
+        if isinstance(where, Executor):
+            self.executor = where
+            return
+        try:
+            from distributed import Client, LocalCluster
+        except ImportError as error:
+            raise ImportError("hearth.distributed needs dask and distributed: pip install './python[distributed]' (or pass a concurrent.futures executor)") from error
+        if where is None:
+            cluster = LocalCluster(
+                n_workers=n_workers or os.cpu_count() or 1, threads_per_worker=1, processes=True,
+                dashboard_address=":0", silence_logs=logging.ERROR,
+            )
+            self._owned.append(cluster)
+            self.client = Client(cluster)
+            self._owned.insert(0, self.client)
+        elif isinstance(where, str):
+            self.client = Client(where)
+            self._owned.append(self.client)
+        elif isinstance(where, Client):
+            self.client = where
+        else:
+            raise TypeError("client: None (a LocalCluster), a scheduler address, a distributed.Client or a concurrent.futures.Executor")
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        for thing in self._owned:
+            thing.close()
+
+    @property
+    def dashboard(self) -> str | None:
+        """The Dask dashboard's address (None on an executor, or without bokeh)."""
+        if self.client is None:
+            return None
+        try:
+            import bokeh  # noqa: F401  (the dashboard is only served with it)
+        except ImportError:
+            return None
+        return self.client.dashboard_link
+
+    @property
+    def workers(self) -> int:
+        if self.client is not None:
+            return len(self.client.scheduler_info(n_workers=-1)["workers"])
+        return getattr(self.executor, "_max_workers", 1)
+
+    def run(self, name: str, function, argument_lists: list[tuple], shared=None):
+        """`function(shared, *arguments)` (without `shared` when it is None)
+        for every tuple of `argument_lists` as a task (on Dask one graph
+        update for all, keys `name-i`, each result fetched as its task
+        completes and the task's memory on the cluster released once it is
+        handed over); yields (i, result) as they complete, the result an
+        exception for a task that raised or was lost for good (a Dask worker
+        that died running it every time it was tried, a broken process pool).
+
+        `shared` (the sweep's plan) goes into the Dask graph once, as a task
+        of its own that every task depends on, rather than into every task:
+        its bytes move once per worker, not once per task, and the scheduler
+        recomputes it if the worker holding it dies. An executor pickles it
+        with every call."""
+        if self.client is not None:
+            from distributed import as_completed
+
+            if not argument_lists:
+                return
+            columns = [list(c) for c in zip(*argument_lists)]
+            if shared is not None:
+                columns.insert(0, [self.client.submit(_same, shared, key=f"{name}-shared", pure=False)] * len(argument_lists))
+            futures = self.client.map(function, *columns, key=[f"{name}-{i}" for i in range(len(argument_lists))], pure=False)
+            index = {f.key: i for i, f in enumerate(futures)}
+            # On this client's loop (as_completed otherwise takes the
+            # process's default client's, which may be another client's).
+            done = as_completed(futures, loop=self.client.loop, with_results=True, raise_errors=False)
+            # as_completed holds each future until it yields it; dropping the
+            # last reference then releases the task's result on the cluster.
+            # (With Future.release() called here, and as_completed on the
+            # default client's loop, a sweep once waited forever: see
+            # test_a_local_cluster_after_another_client_s_sweep_finishes.)
+            del futures
+            for future, result in done:
+                if future.status == "error":  # (type, exception, traceback)
+                    result = result[1]
+                yield index[future.key], result
+            return
+        first = () if shared is None else (shared,)
+        futures = {self.executor.submit(function, *first, *arguments): i for i, arguments in enumerate(argument_lists)}
+        for future in executor_completed(futures):
+            try:
+                yield futures[future], future.result()
+            except Exception as error:  # noqa: BLE001 - reported as the task's outcome, the rest go on
+                yield futures[future], error
+
+    def abandoned(self, worker: str) -> None:
+        """A task on `worker` was given up at its time limit: restart the worker
+        (Dask with a nanny) so its abandoned call ends. Executors cannot."""
+        if self.client is not None and "://" in worker:
+            self.client.restart_workers([worker], raise_for_error=False)
+
+
+class Progress:
+    """Tasks done, failed and work covered (hours of data, fixes), printed as one line that a person
+    can follow (stderr), or handed to `callback(progress)` after each task."""
+
+    def __init__(self, what: str, total: int, show, *, unit: str = "h", dashboard: str | None = None):
+        self.what = what
+        self.unit = unit
+        self.total = total
+        self.done = 0
+        self.failed = 0
+        self.amount = 0.0
+        self.started = time.perf_counter()
+        self.callback = show if callable(show) else None
+        self.printing = show is True
+        self._printed = 0.0
+        if self.printing and dashboard:
+            print(f"{what}: dashboard {dashboard}", file=sys.stderr)
+
+    def step(self, outcome: Outcome) -> None:
+        self.done += 1
+        self.failed += outcome.kind != "ok"
+        self.amount += outcome.amount
+        if self.callback is not None:
+            self.callback(self)
+        now = time.perf_counter()
+        if self.printing and (now - self._printed >= 0.5 or self.done == self.total):
+            self._printed = now
+            elapsed = now - self.started
+            left = elapsed / self.done * (self.total - self.done)
+            print(
+                f"\r{self.what}: {self.done}/{self.total} tasks, {self.failed} failed, {self.amount:.1f} {self.unit}, "
+                f"{self.amount / max(elapsed, 1e-9):.2f} {self.unit}/s, {elapsed:.0f} s, ~{left:.0f} s left   ",
+                end="" if self.done < self.total else "\n", file=sys.stderr, flush=True,
+            )
+
+
+def summary(outcomes: list[Outcome], wall_s: float, unit: str = "hours") -> pd.DataFrame:
+    """One row per worker: tasks, failures, work done (`unit`: hours of data,
+    fixes), busy seconds and work per busy second; a last row "all" with the
+    work per wall-clock second."""
+    frame = pd.DataFrame([{"worker": o.worker, "ok": o.kind == "ok", "amount": o.amount, "seconds": o.seconds} for o in outcomes],
+                         columns=["worker", "ok", "amount", "seconds"])
+
+    def row(worker, group, seconds):
+        amount = float(group.amount.sum())
+        return {"worker": worker, "tasks": len(group), "failed": int((~group.ok).sum()), unit: amount,
+                "busy_s": float(group.seconds.sum()), f"{unit}_per_s": amount / seconds if seconds > 0 else 0.0}
+
+    rows = [row(w, g, float(g.seconds.sum())) for w, g in sorted(frame.groupby("worker"), key=lambda kv: kv[0])]
+    rows.append(row("all", frame, wall_s))
+    return pd.DataFrame(rows)
+
+
+def print_summary(what: str, table: pd.DataFrame, wall_s: float, unit: str = "hours") -> None:
+    print(f"{what}: {wall_s:.1f} s wall clock; per worker ({unit}, busy seconds, {unit} per busy second; "
+          f"'all': per wall-clock second):", file=sys.stderr)
+    print(table.to_string(index=False, float_format=lambda v: f"{v:.3f}"), file=sys.stderr)

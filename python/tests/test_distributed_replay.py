@@ -1,0 +1,258 @@
+"""hearth.distributed.replay (fleet.py): a fleet history partitioned by circle-connected
+components, replayed on workers, merged into exactly the single-process
+replay's events; checkpoints that a retried partition resumes from."""
+
+import json
+import os
+import random
+import signal
+import threading
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from distributed import Client, LocalCluster
+
+import hearth
+import hearth.distributed as hd
+from hearth.distributed import fleet as rp
+from fleet import fleet, reference
+
+TYPED = ["step", "kind", "code", "announced", "user", "device", "circle", "place", "index", "time_ms", "end_ms", "cell_id", "latitude_deg", "longitude_deg", "value"]
+SEED = int(os.environ.get("HEARTH_PROPERTY_SEED", "20261202"))
+
+
+@pytest.fixture(scope="module")
+def world():
+    return fleet()
+
+
+@pytest.fixture(scope="module")
+def single(world):
+    history, places, circles, limits = world
+    return hd.replay_in_process(history, places, circles, speed_limits_kmh=limits)
+
+
+# MARK: the partitioning rule
+
+
+def test_components_join_people_through_chains_of_shared_circles():
+    circles = {1: [10], 2: [10, 20], 3: [20], 4: [30], 6: [40]}
+    of = hd.components([1, 2, 3, 4, 5, 6], circles)
+    assert of == {1: 1, 2: 1, 3: 1, 4: 4, 5: 5, 6: 6}  # 1–2 share 10, 2–3 share 20; 5 is in no circle
+    assert hd.components([3, 1], {3: [7], 1: [7], 9: [7]}) == {1: 1, 3: 1}  # people not in the history are left out
+
+
+def test_partitions_hold_whole_components_largest_first_on_the_lightest():
+    circles = {1: [10], 2: [10], 3: [20], 4: [30], 5: [30]}
+    fixes = {1: 50, 2: 50, 3: 70, 4: 10, 5: 10}
+    assert hd.partition(fixes, circles, 2) == {1: 0, 2: 0, 3: 1, 4: 1, 5: 1}
+    assert hd.partition(fixes, circles, 1) == {u: 0 for u in fixes}
+    assert hd.partition(fixes, circles, 9) == hd.partition(dict(reversed(list(fixes.items()))), circles, 9)
+    with pytest.raises(ValueError, match="at least 1"):
+        hd.partition(fixes, circles, 0)
+
+
+def test_a_split_circle_is_refused_by_name(world):
+    history, places, circles, limits = world
+    with pytest.raises(ValueError, match=r"circle 1 spans partitions 0 \(user 100\) and 1 \(user 101\)"):
+        rp.plan(history, places, circles, speed_limits_kmh=limits, partitions={u: u % 2 for u in history.user.unique()})
+    with pytest.raises(ValueError, match="have no partition"):
+        rp.plan(history, places, circles, partitions={100: 0})
+
+
+def test_why_circles_may_not_span_partitions(world, single):
+    # Two members of circle 2 speed within 30 minutes of each other: replayed
+    # together, the second one's first alert is held back by the first's (the
+    # circle's cooldown); replayed apart, as a split circle would be, it is
+    # announced at once.
+    history, places, circles, limits = world
+    family = history[history.user.isin([103, 104, 105])]
+
+    def alerts(events):
+        speed = events[(events.kind == "speedAlert") & (events.circle == 2)]
+        return sorted(zip(speed.user, speed.time_ms, speed.announced))
+
+    together = alerts(hd.replay_in_process(family, places, circles, speed_limits_kmh=limits).events)
+    apart = alerts(pd.concat([hd.replay_in_process(family[family.user == u], places, circles, speed_limits_kmh=limits).events for u in (103, 104, 105)]))
+    assert together != apart
+    assert [a for a in together if a[0] == 104][0][2] == 0 and [a for a in apart if a[0] == 104][0][2] == 1
+
+
+# MARK: the single-process replay
+
+
+def test_the_in_process_replay_is_the_plain_reference(world, single):
+    history, places, circles, limits = world
+    events, errors = reference(history, places, circles, limits)
+    pd.testing.assert_frame_equal(single.events[TYPED].reset_index(drop=True), events[TYPED].reset_index(drop=True))
+    assert [json.loads(line) for line in single.events.json] == [json.loads(line) for line in events.json]
+    assert list(single.schema_errors.itertuples(index=False, name=None)) == errors
+    # What the fleet exercises: every kind of event but a rejected fix, and the circle cooldown.
+    kinds = set(single.events.kind)
+    assert {"sharedFrame", "geofence", "speedAlert", "suddenStop", "trip", "stay"} <= kinds
+    speed = single.events[single.events.kind == "speedAlert"]
+    assert set(speed.announced) == {0, 1}
+
+
+def test_the_single_process_events_already_come_in_the_merge_order(world):
+    # The merge orders by (step, kind, phase, user): within a step and kind a
+    # batch gives the uploader's own events first (phase 0: the uploader's
+    # events before anyone else's), then the clock advance's (phase 1), person
+    # by person. The reference keeps the pipeline's own order, which must
+    # already be that order.
+    events, _ = reference(*world)
+    history, places, circles, limits = world
+    uploader = rp._step_uploaders(rp.plan(history, places, circles, speed_limits_kmh=limits))
+    phase, group, others = [], None, 0
+    for step, kind, user in zip(events.step, events.kind.cat.codes, events.user):
+        if (step, kind) != group:
+            group, others = (step, kind), 0
+        others += user != uploader[step]
+        phase.append(0 if user == uploader[step] and others == 0 else 1)
+    key = list(zip(events.step, events.kind.cat.codes, phase, events.user))
+    assert key == sorted(key)
+    assert 0 in phase and 1 in phase
+
+
+def test_another_partition_s_upload_advances_everybody_s_clock(world, single):
+    # A batch moves every engine's clock to its receipt time for everybody
+    # (a trip of someone who sent nothing closes at anyone's upload): each
+    # partition runs the other partitions' uploads as clock advances, so the
+    # event lands on the same step as in one process.
+    history, places, circles, limits = world
+    uploader = rp._step_uploaders(rp.plan(history, places, circles, speed_limits_kmh=limits))
+    advanced = single.events[(uploader[single.events.step] >= 0) & (single.events.user != uploader[single.events.step])]
+    assert len(advanced) > 0, "the fleet has no event decided by another person's upload"
+    plans = rp.plan(history, places, circles, speed_limits_kmh=limits, partitions=3)
+    events, _ = rp.merge([rp._replay(p, None, None, None) for p in plans], rp._step_times(plans), rp._step_uploaders(plans))
+    assert events.equals(single.events)
+
+
+# MARK: the distributed replay
+
+
+def test_any_valid_partitioning_gives_the_single_process_events(world, single):
+    # Property: random assignments of whole components to 1–6 partitions,
+    # each partition replayed on its own, merged (seed: HEARTH_PROPERTY_SEED).
+    history, places, circles, limits = world
+    rng = random.Random(SEED)
+    of = hd.components(history.user.unique(), circles)
+    for case in range(25):
+        n = rng.randint(1, 6)
+        label = {c: rng.randrange(n) for c in sorted(set(of.values()))}
+        assignment = {u: label[c] for u, c in of.items()}
+        plans = rp.plan(history, places, circles, speed_limits_kmh=limits, partitions=assignment)
+        parts = [rp._replay(p, None, None, None) for p in plans]
+        events, errors = rp.merge(parts, rp._step_times(plans), rp._step_uploaders(plans))
+        assert events.equals(single.events) and errors.equals(single.schema_errors), f"seed {SEED} case {case}: {assignment}"
+
+
+def test_a_process_pool_and_a_local_cluster_give_the_single_process_events(world, single):
+    history, places, circles, limits = world
+    with ProcessPoolExecutor(2) as pool:
+        for n in (1, 2, 5):
+            result = hd.replay(history, places, circles, pool, speed_limits_kmh=limits, partitions=n, progress=False)
+            assert result.events.equals(single.events) and result.complete, n
+            assert result.partitions.fixes.sum() == len(history) and (result.partitions.resumed_from == 0).all()
+    result = hd.replay(history, places, circles, speed_limits_kmh=limits, n_workers=2, progress=False)
+    assert result.events.equals(single.events) and len(result.partitions) == 4
+
+
+def test_receipt_times_late_uploads_and_a_parquet_history(world, tmp_path):
+    history, places, circles, limits = world
+    late = history.copy()
+    # Every phone's fixes arrive in 10-minute bundles; one phone's last hour
+    # arrives two hours late (late uploads go to the feed only).
+    late["received_ms"] = (late.time_ms // 600_000 + 1) * 600_000
+    late.loc[late.user == 110, "received_ms"] += 2 * 3_600_000
+    expected = hd.replay_in_process(late, places, circles, speed_limits_kmh=limits)
+    assert (expected.events.kind == "geofence").any()
+    with ProcessPoolExecutor(2) as pool:
+        got = hd.replay(late, places, circles, pool, speed_limits_kmh=limits, partitions=3, progress=False)
+        assert got.events.equals(expected.events)
+        late.to_parquet(tmp_path / "fleet.parquet")
+        from_file = hd.replay(tmp_path / "fleet.parquet", places, circles, pool, speed_limits_kmh=limits, partitions=2, progress=False)
+    assert from_file.events.equals(expected.events)
+    got.write_parquet(tmp_path / "out")
+    back = pd.read_parquet(tmp_path / "out" / "events.parquet")
+    assert back.json.tolist() == got.events.json.tolist() and list(back.kind) == list(got.events.kind.astype(str))
+
+
+# MARK: checkpoints and faults
+
+
+def test_a_partition_resumes_from_its_last_checkpoint(world, single, tmp_path):
+    history, places, circles, limits = world
+    plans = rp.plan(history, places, circles, speed_limits_kmh=limits, partitions=2)
+    straight = [rp._replay(p, None, None, None) for p in plans]
+    first = [rp._replay(p, tmp_path, 40, None) for p in plans]
+    manifests = [json.loads((tmp_path / f"partition-{p.partition:04d}" / "manifest.json").read_text()) for p in plans]
+    assert all(0 < m["position"] < len(p.steps) for m, p in zip(manifests, plans))
+    # A retried task finds the checkpoint and goes on from its step.
+    again = [rp._replay(p, tmp_path, 40, None) for p in plans]
+    for s, f, a, m in zip(straight, first, again, manifests):
+        assert f.resumed_from == 0 and a.resumed_from == m["position"]
+        assert a.records.tobytes() == s.records.tobytes() == f.records.tobytes() and a.lines == s.lines
+    assert rp.merge(again, rp._step_times(plans), rp._step_uploaders(plans))[0].equals(single.events)
+
+
+def test_a_checkpoint_of_another_replay_or_a_damaged_one_is_named(world, tmp_path):
+    history, places, circles, limits = world
+    plans = rp.plan(history, places, circles, speed_limits_kmh=limits, partitions=1)
+    rp._replay(plans[0], tmp_path, 40, None)
+    other = rp.plan(history.iloc[:-1], places, circles, speed_limits_kmh=limits, partitions=1)
+    with pytest.raises(hearth.BadInputError, match="a checkpoint of another replay"):
+        rp._replay(other[0], tmp_path, 40, None)
+    manifest = tmp_path / "partition-0000" / "manifest.json"
+    chunks = json.loads(manifest.read_text())["chunks"]
+    (tmp_path / "partition-0000" / f"chunk-{chunks - 1:06d}.npz").write_bytes(b"not an npz")
+    with pytest.raises(hearth.BadInputError, match="partition-0000: damaged checkpoint"):
+        rp._replay(plans[0], tmp_path, 40, None)
+    manifest.write_text("{not json")
+    with pytest.raises(hearth.BadInputError, match="damaged checkpoint"):
+        rp._replay(plans[0], tmp_path, 40, None)
+
+
+def test_a_worker_killed_mid_replay_resumes_from_its_checkpoint(tmp_path):
+    # Enough steps that a partition runs for seconds: every fix its own upload.
+    history, places, circles, limits = fleet(seed=3, families=24)
+    options = dict(speed_limits_kmh=limits, batch=1, tick_ms=20_000)
+    expected = hd.replay_in_process(history, places, circles, **options)
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster, Client(cluster) as client:
+        out = {}
+        runner = threading.Thread(target=lambda: out.update(result=hd.replay(
+            history, places, circles, client, partitions=2, checkpoint_dir=tmp_path, checkpoint_every_steps=100, progress=False, **options)))
+        runner.start()
+        killed = None
+        deadline = time.monotonic() + 120
+        while killed is None and runner.is_alive() and time.monotonic() < deadline:
+            for manifest in Path(tmp_path).glob("partition-*/manifest.json"):
+                try:
+                    m = json.loads(manifest.read_text())
+                except (OSError, ValueError):
+                    continue  # being replaced right now
+                if m["position"] >= 300:
+                    killed = m
+                    os.kill(m["pid"], signal.SIGKILL)
+                    break
+            time.sleep(0.01)
+        runner.join(300)
+    assert killed is not None, "no partition reached its third checkpoint before the replay ended"
+    result = out["result"]
+    assert result.events.equals(expected.events) and result.complete
+    resumed = result.partitions.resumed_from
+    assert resumed.max() >= killed["position"], result.partitions
+
+
+def test_a_partition_over_its_time_limit_is_reported_with_its_people(world, tmp_path):
+    history, places, circles, limits = world
+    with ProcessPoolExecutor(2) as pool:
+        result = hd.replay(history, places, circles, pool, speed_limits_kmh=limits, partitions=2, time_limit_s=0.0, progress=False,
+                           checkpoint_dir=tmp_path)
+    assert not result.complete and list(result.failed.kind) == ["time limit", "time limit"]
+    assert sorted(u for users in result.failed.users for u in users) == sorted(history.user.unique())
+    assert "exceeded its time limit of 0 s" in result.failed.reason[0]

@@ -1,0 +1,174 @@
+"""hearth.distributed.sweep: the single-process sweep and the command's
+--out files, byte for byte, on a LocalCluster, a scheduler address, a
+process pool and threads, whatever dies or hangs on the way."""
+
+import os
+import signal
+import threading
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+
+import pandas as pd
+import pytest
+from distributed import Client, LocalCluster
+
+import hearth
+import hearth.distributed as hd
+from conftest import DRIVE, DROP, run
+
+FILES = ["sweep.csv", "outcomes.csv", "jolts.csv", "configurations.json", "sweep.json", "report.html"]
+ARGS = dict(grid={"jolt_g": [4, 5], "spin_rad_s": [3, 3.5]}, seeds=1, hours=0.1)
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """Two single-threaded worker processes, as `client=None` starts them."""
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as c, Client(c) as client:
+        yield client
+
+
+@pytest.fixture(scope="module")
+def single():
+    return hearth.sweep([DRIVE, DROP], n_jobs=2, **ARGS)
+
+
+def same(a, b):
+    for name in FILES:
+        assert a.export(name) == b.export(name), name
+
+
+def test_on_a_cluster_the_exports_are_the_command_s_and_the_single_process_s(cluster, single, command, tmp_path):
+    run(command, "impact", "sweep", DRIVE, DROP, "--jolt-g", "4,5", "--spin", "3,3.5", "--seeds", "1", "--hours", "0.1",
+        "--out", tmp_path / "command", check_codes=(0,))
+    result = hd.sweep([DRIVE, DROP], client=cluster, progress=False, **ARGS)
+    same(result, single)
+    for name in FILES:
+        assert result.export(name) == (tmp_path / "command" / name).read_bytes(), name
+    assert result.failures == [] and result.failed.empty
+    assert set(result.summary.worker) - {"all"} <= set(cluster.scheduler_info()["workers"])
+
+
+def test_a_scheduler_address_a_process_pool_and_threads_give_the_same_bytes(cluster, single):
+    same(hd.sweep([DRIVE, DROP], client=cluster.scheduler.address, progress=False, **ARGS), single)
+    with ProcessPoolExecutor(3) as pool:
+        same(hd.sweep([DRIVE, DROP], client=pool, progress=False, **ARGS), single)
+    with ThreadPoolExecutor(1) as one:
+        same(hd.sweep([DRIVE, DROP], client=one, progress=False, **ARGS), single)
+
+
+def test_client_none_starts_and_closes_a_local_cluster(single):
+    before = threading.active_count()
+    same(hd.sweep([DRIVE, DROP], n_workers=1, progress=False, **ARGS), single)
+    assert threading.active_count() <= before + 2  # the cluster's threads are gone (a few of distributed's own may linger)
+
+
+def test_a_local_cluster_after_another_client_s_sweep_finishes(cluster, single):
+    # Regression: with Backend.run releasing each future by hand inside
+    # as_completed (and on the default client's loop), a sweep on a
+    # LocalCluster started after another client's sweep waited forever, twice
+    # in this order; the cause was not pinned down (it did not recur with the
+    # hand release alone put back), so the order is held here with a deadline.
+    same(hd.sweep([DRIVE, DROP], client=cluster.scheduler.address, progress=False, **ARGS), single)
+    out = {}
+    runner = threading.Thread(target=lambda: out.update(result=hd.sweep([DRIVE, DROP], n_workers=1, progress=False, **ARGS)), daemon=True)
+    runner.start()
+    runner.join(180)
+    assert "result" in out, "the sweep on a fresh LocalCluster did not finish in 180 s"
+    same(out["result"], single)
+
+
+def test_globs_expand_in_sorted_order_and_a_glob_matching_nothing_is_a_named_failure(tmp_path):
+    for name in ("b", "a"):
+        os.symlink(DROP, tmp_path / name)
+    inputs = hd.recordings([str(tmp_path / "*"), str(tmp_path / "none*")])
+    assert [r.name for r in inputs] == [str(tmp_path / "a"), str(tmp_path / "b"), str(tmp_path / "none*")]
+    with ThreadPoolExecutor(2) as pool:
+        result = hd.sweep([str(tmp_path / "*"), str(tmp_path / "none*")], client=pool, grid={"jolt_g": [4]}, seeds=1, hours=0, progress=False)
+    assert list(result.failed.name) == [str(tmp_path / "none*")] and "no such file" in result.failed.reason[0]
+    assert list(result.outcomes[result.outcomes.kind == "recording"].source.unique()) == [str(tmp_path / "a"), str(tmp_path / "b")]
+
+
+def test_a_killed_worker_mid_sweep_changes_nothing(cluster, single):
+    pids = cluster.run(os.getpid)
+    killed = {}
+
+    def kill_one_busy_worker(progress):
+        if progress.done == 3 and not killed:
+            busy = [w for w, keys in cluster.processing().items() if keys]
+            killed["worker"] = busy[0]
+            os.kill(pids[busy[0]], signal.SIGKILL)
+
+    result = hd.sweep([DRIVE, DROP], client=cluster, progress=kill_one_busy_worker, **ARGS)
+    assert killed, "no worker was busy when three tasks had finished"
+    same(result, single)
+    assert result.failed.empty
+    cluster.wait_for_workers(2, timeout=60)  # the nanny brought it back
+
+
+def test_an_unreadable_recording_is_named_counted_and_the_rest_go_on(cluster, tmp_path):
+    broken = tmp_path / "broken.csv"
+    broken.write_text("time,lat\n1,2\n")
+    result = hd.sweep([DRIVE, tmp_path / "gone", DROP, broken], client=cluster, progress=False, **ARGS)
+    assert list(result.failed.name) == [str(tmp_path / "gone"), str(broken)]
+    assert set(result.failed.kind) == {"unreadable"} and len(result.failures) == 2
+    assert "gone" in result.failures[0] and "broken.csv" in result.failures[1]
+    assert result.summary.set_index("worker").loc["all", "failed"] == 2
+    same(result, hearth.sweep([DRIVE, tmp_path / "gone", DROP, broken], **ARGS))
+
+
+def _hang_at(index):
+    """Fault injection on a worker: task `index` blocks for good, as a read
+    from a dead mount does (the readers now refuse a FIFO, which used to
+    stand in for one)."""
+    from hearth.distributed import sweeps
+
+    real = getattr(sweeps, "_unpatched_extract", sweeps._extract)
+    sweeps._unpatched_extract = real
+
+    def extract(spec_json, i, arrow):
+        if i == index:
+            threading.Event().wait()
+        return real(spec_json, i, arrow)
+
+    sweeps._extract = extract
+
+
+def _unhang():
+    from hearth.distributed import sweeps
+
+    sweeps._extract = getattr(sweeps, "_unpatched_extract", sweeps._extract)
+
+
+def test_a_task_over_its_time_limit_is_named_and_the_rest_merge(cluster, single, tmp_path):
+    stuck = tmp_path / "stuck"
+    os.symlink(DROP, stuck)
+    generated = len(hearth.SweepPlan(hearth.spec([], **ARGS)))
+    cluster.run(_hang_at, generated + 1)
+    try:
+        result = hd.sweep([DRIVE, stuck, DROP], client=cluster, time_limit_s=5, progress=False, **ARGS)
+    finally:
+        cluster.run(_unhang)
+    assert list(result.failed.kind) == ["time limit"] and list(result.failed.name) == [str(stuck)]
+    assert "exceeded its time limit of 5 s" in result.failures[0]
+    assert list(result.failed["index"]) == [generated + 1]
+    same(result, single)  # the stuck recording left out, as an unreadable one is
+    cluster.wait_for_workers(2, timeout=60)
+
+
+def test_progress_a_person_can_follow_and_hours_per_second_per_worker(cluster, capsys):
+    hd.sweep([DRIVE, DROP], client=cluster, **ARGS)
+    err = capsys.readouterr().err
+    assert "hearth sweep: 33/33 tasks, 0 failed, 0.1 h, " in err and " h/s, " in err
+    assert "per worker" in err and "hours_per_s" in err
+
+
+def test_the_tables_as_parquet(cluster, single, tmp_path):
+    result = hd.sweep([DRIVE, DROP], client=cluster, progress=False, **ARGS)
+    result.write_parquet(tmp_path)
+    pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "sweep.parquet"), single.table)
+    pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "jolts.parquet"), single.jolts)
+    assert len(pd.read_parquet(tmp_path / "outcomes.parquet")) == len(single.outcomes)
+
+
+def test_a_client_of_another_kind_is_refused():
+    with pytest.raises(TypeError, match="a scheduler address, a distributed.Client or a concurrent.futures.Executor"):
+        hd.sweep([DROP], client=42)
