@@ -14,7 +14,10 @@ import HearthTrace
 /// ``TraceChunk/completeBeforeSeconds``), and every accelerometer sample in it
 /// has its gravity (a gravity sample after it has arrived, or the stream
 /// ended). Gravity-free samples wait for the next gravity sample, so a gap in
-/// the gravity stream costs the accelerometer samples inside it. The gate's
+/// the gravity stream costs the accelerometer samples inside it; once the
+/// chunk says gravity is complete (``TraceChunk/gravityComplete``) they take
+/// the last gravity sample at once, as the whole feed does, and
+/// ``gravityWarning`` says how much of the accelerometer gravity missed. The gate's
 /// words (``VehicleGateTimeline/source``), the hours with data, the peak and
 /// the rate warnings are known at ``finish()``.
 public struct ImpactStream: Sendable {
@@ -36,6 +39,10 @@ public struct ImpactStream: Sendable {
   private var complete = -Double.infinity
   private var first = true
   private var gravityMissing = false
+  private var gravityComplete = false
+  // Time spans of the gravity and the gravity-free accelerometer samples, s.
+  private var gravitySpan = (first: Double.infinity, last: -Double.infinity)
+  private var waitingSpan = (first: Double.infinity, last: -Double.infinity)
   // The gate, built as activities arrive.
   private var timeline: VehicleGateTimeline
   private var activityCount = 0
@@ -60,6 +67,9 @@ public struct ImpactStream: Sendable {
     if let g = t.gravity {
       hasGravityStream = true
       for i in 0..<g.count { gravity.append(Sample3(g.seconds[i], g.x[i], g.y[i], g.z[i])) }
+      if let first = g.seconds.first, let last = g.seconds.last {
+        gravitySpan = (min(gravitySpan.first, first), max(gravitySpan.last, last))
+      }
     }
     // The first chunk names every stream the recording has: gravity-free
     // acceleration without a gravity stream can never be completed.
@@ -69,6 +79,9 @@ public struct ImpactStream: Sendable {
       for i in 0..<a.count {
         let sample = Sample3(a.seconds[i], a.x[i], a.y[i], a.z[i])
         if content == .includesGravity { accept(sample) } else { waiting.append(sample) }
+      }
+      if content != .includesGravity, let first = a.seconds.first, let last = a.seconds.last {
+        waitingSpan = (min(waitingSpan.first, first), max(waitingSpan.last, last))
       }
     }
     if let g = t.gyroscope {
@@ -82,7 +95,8 @@ public struct ImpactStream: Sendable {
     fixes += t.fixes.speedSamples(originMilliseconds: originMilliseconds)
     for sample in t.activities { gate(sample) }
     complete = chunk.completeBeforeSeconds
-    addGravity(ended: complete == .infinity)
+    gravityComplete = gravityComplete || chunk.gravityComplete
+    addGravity(ended: complete == .infinity || gravityComplete)
     return windows(upTo: frontier)
   }
 
@@ -116,6 +130,25 @@ public struct ImpactStream: Sendable {
       guard let s = steps[name], s.count >= 3, s.intervals.count > 0 else { return nil }
       return s.intervals.value(atRank: s.intervals.count / 2).map { 1 / $0 }
     }
+  }
+
+  /// Seconds of gravity-free accelerometer samples outside the gravity
+  /// stream's time span beyond which ``gravityWarning`` speaks. Choice: 10 s
+  /// (the streams of one recording start and stop within a second or two).
+  public static let gravityShortfallSeconds = 10.0
+
+  /// When gravity covers much less time than a gravity-free accelerometer
+  /// (more than ``gravityShortfallSeconds`` of it outside gravity's span):
+  /// those samples took the nearest gravity sample, not one of their time.
+  public var gravityWarning: String? {
+    guard hasGravityStream, waitingSpan.first <= waitingSpan.last, gravitySpan.first <= gravitySpan.last else {
+      return nil
+    }
+    let outside = max(0, gravitySpan.first - waitingSpan.first) + max(0, waitingSpan.last - gravitySpan.last)
+    guard outside > Self.gravityShortfallSeconds else { return nil }
+    let f = { (x: Double) in String(format: "%.1f", x) }
+    return
+      "gravity covers \(f(max(0, gravitySpan.last - gravitySpan.first))) s (\(f(gravitySpan.first)) to \(f(gravitySpan.last)) s) of the accelerometer's \(f(waitingSpan.last - waitingSpan.first)) s: \(f(outside)) s of samples took the nearest gravity sample"
   }
 
   // MARK: Internals

@@ -72,13 +72,21 @@ extension CSVParser {
         closed = true
         break
       }
-      if c == 0x0A { newlines += 1 }
+      if c == 0x0A {
+        // A file read only for numbers has no field that may span lines: a
+        // quote still open at the line end is a stray one, and the row (its
+        // one line) is rejected without swallowing the lines after it.
+        if textCount == 0 {
+          return .done(.row(next: j + 1, newlines: newlines + 1, problem: (.unterminatedQuote, fields.count)))
+        }
+        newlines += 1
+      }
       escaped.append(c)
       j += 1
     }
     if !closed {
       if !atEnd { return .done(.incomplete) }
-      return .done(.row(next: limit, newlines: newlines, problem: problem ?? (.unterminatedQuote, fields.count)))
+      return .done(.row(next: limit, newlines: newlines, problem: (.unterminatedQuote, fields.count)))
     }
     if hasEscape {
       fields.append(FieldRange(start: escapedStart, end: escaped.count, escapedOffset: escapedStart))
@@ -130,8 +138,11 @@ extension CSVParser {
     if let (reason, column) = problem {
       return RowRejection(
         location: SourceLocation(file: name, line: line, column: column + 1), reason: reason,
-        detail: reason == .unterminatedQuote
-          ? "quoted field not closed before the end of the file" : "text after a closing quote")
+        detail: reason != .unterminatedQuote
+          ? "text after a closing quote"
+          : textCount == 0
+            ? "quoted field not closed on its line (only numbers are read, so no field spans lines)"
+            : "quoted field not closed before the end of the file; reading resumes on the next line")
     }
     if fields.count != fieldCount {
       return RowRejection(

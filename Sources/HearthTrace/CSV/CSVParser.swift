@@ -83,6 +83,7 @@ struct CSVParser {
       let rowLine = line
       var rejection: RowRejection?
       let next: Int
+      var tooLong = false
       switch parseFastRow(base, from: position, limit: limit, atEnd: atEnd, storage: &storage) {
       case .incomplete:
         return true
@@ -98,11 +99,19 @@ struct CSVParser {
         guard case .row(let after, let newlines, let problem) = scanRow(
           source.buffer, from: position, to: limit, atEnd: atEnd)
         else { return true }
-        next = after
-        line += newlines == 0 ? 1 : newlines
         rejection = storeScannedRow(base, problem: problem, line: rowLine, storage: &storage)
+        tooLong = after - position > options.maximumLineBytes
+        if tooLong || problem?.0 == .unterminatedQuote {
+          // Only the row's first physical line is lost, as when a line is
+          // too long to buffer: reading resumes on the next line.
+          next = Self.lineEnd(base, from: position, limit: limit)
+          line += 1
+        } else {
+          next = after
+          line += newlines == 0 ? 1 : newlines
+        }
       }
-      if next - position > options.maximumLineBytes {
+      if tooLong || next - position > options.maximumLineBytes {
         // Over the limit though complete in the buffer: the same verdict as
         // a line too long to buffer.
         rejection = RowRejection(
@@ -120,6 +129,13 @@ struct CSVParser {
       report.rowsKept += 1
     }
     return false
+  }
+
+  /// The index after the first line feed at or after `start`, or `limit`.
+  static func lineEnd(_ base: UnsafePointer<UInt8>, from start: Int, limit: Int) -> Int {
+    var k = start
+    while k < limit && base[k] != 0x0A { k += 1 }
+    return k < limit ? k + 1 : limit
   }
 
   /// Rejects the row at the reader's position, which is longer than the

@@ -10,10 +10,14 @@ import Foundation
 /// - a gravity estimate (Sensor Logger's Gravity.csv): the median of |g| over
 ///   every sample;
 /// - an accelerometer that includes gravity: the median, over the stretches
-///   of ``restWindowSeconds`` in which |a| varies by at most
-///   ``restSpreadMetersPerSecondSquared`` (standard deviation, at least
-///   ``restMinimumSamples`` samples), of each stretch's mean |a|. A recording
-///   never at rest cannot be checked and passes with a note.
+///   of ``restWindowSeconds`` in which |a| is steady (standard deviation at
+///   most ``restRelativeSpread`` of the stretch's mean |a|, at least
+///   ``restMinimumSamples`` samples), of each stretch's mean |a|. Steadiness
+///   is judged relative to the magnitude so that a unit factor, which scales
+///   the noise with the signal, cannot move a stretch in or out of rest.
+/// - an accelerometer never steady (a phone in a moving car, in a pocket):
+///   the median over every stretch of its mean |a|, which for a car, a walk
+///   or a run is still about 1 g, against the wider ``movingTolerance``.
 ///
 /// The median is taken from a histogram of logarithmic bins 0.1 % wide, so
 /// the check needs O(1) memory and gives the same answer however the
@@ -26,7 +30,10 @@ import Foundation
 /// - a raw accelerometer at rest within ``totalAccelerationTolerance`` =
 ///   15 %: accelerometers carry offsets of several percent (the phone of the
 ///   shared phyphox drop recordings reads 9.26–10.0 m/s² at rest, −5.6 … +2 %).
-/// Both are far from the factor of 9.8 (or 10, or 100) a unit mix-up gives.
+/// - an accelerometer never at rest within ``movingTolerance`` = 50 %
+///   (4.9–14.7 m/s²): motion lifts the mean |a| of a stretch above 1 g (a
+///   walk by about 5 %, a run by 10–20 %) and a car's bumps average out.
+/// All are far from the factor of 9.8 (or 10, or 100) a unit mix-up gives.
 public struct GravityCheck: Sendable, Hashable {
   /// Standard gravity, m/s².
   public static let expectedMetersPerSecondSquared = Quantity.standardGravity
@@ -36,8 +43,11 @@ public struct GravityCheck: Sendable, Hashable {
   public static let totalAccelerationTolerance = 0.15
   /// Length of a stretch examined for rest, s.
   public static let restWindowSeconds = 1.0
-  /// Largest standard deviation of |a| in a stretch at rest, m/s².
-  public static let restSpreadMetersPerSecondSquared = 0.5
+  /// Largest standard deviation of |a| in a stretch at rest, as a fraction
+  /// of the stretch's mean |a| (0.05: 0.49 m/s² at 1 g).
+  public static let restRelativeSpread = 0.05
+  /// Allowed relative deviation of an accelerometer's median never at rest.
+  public static let movingTolerance = 0.5
   /// Fewest samples in a stretch at rest.
   public static let restMinimumSamples = 3
 
@@ -49,10 +59,20 @@ public struct GravityCheck: Sendable, Hashable {
     case totalAcceleration
   }
 
-  /// The outcome, with the measured median in m/s².
+  /// What a median was taken over.
+  public enum Basis: String, Sendable, Hashable {
+    /// Every sample of a gravity estimate.
+    case everySample
+    /// The stretches at rest of a total acceleration.
+    case atRest
+    /// Every stretch of a total acceleration never at rest.
+    case neverAtRest
+  }
+
+  /// The outcome, with the measured median in m/s² and what it is over.
   public enum Verdict: Sendable, Hashable {
-    case plausible(medianMetersPerSecondSquared: Double)
-    case implausible(medianMetersPerSecondSquared: Double)
+    case plausible(medianMetersPerSecondSquared: Double, basis: Basis)
+    case implausible(medianMetersPerSecondSquared: Double, basis: Basis)
     /// Nothing to measure (no sample; never at rest), with why.
     case notChecked(String)
   }
@@ -60,6 +80,9 @@ public struct GravityCheck: Sendable, Hashable {
   public let kind: Kind
   private var counts: [Int]
   private var total = 0
+  /// Every stretch's mean |a|, at rest or not (total acceleration only).
+  private var movingCounts: [Int] = []
+  private var movingTotal = 0
   // The open rest stretch (total acceleration only).
   private var windowStart = Double.nan
   private var windowCount = 0
@@ -73,6 +96,7 @@ public struct GravityCheck: Sendable, Hashable {
   public init(kind: Kind) {
     self.kind = kind
     counts = Array(repeating: 0, count: Self.binCount)
+    if kind == .totalAcceleration { movingCounts = counts }
   }
 
   /// Adds one sample (seconds, m/s² components), in the file's row order.
@@ -82,7 +106,7 @@ public struct GravityCheck: Sendable, Hashable {
     guard magnitude.isFinite, seconds.isFinite else { return }
     switch kind {
     case .gravityEstimate:
-      count(magnitude)
+      Self.count(magnitude, in: &counts, total: &total)
     case .totalAcceleration:
       if windowCount > 0 && (seconds < windowStart || seconds >= windowStart + Self.restWindowSeconds) {
         closeWindow()
@@ -104,11 +128,12 @@ public struct GravityCheck: Sendable, Hashable {
     let n = Double(windowCount)
     let mean = windowSum / n
     let variance = max(0, windowSquares / n - mean * mean)
-    let limit = Self.restSpreadMetersPerSecondSquared
-    if variance <= limit * limit { count(mean) }
+    let limit = Self.restRelativeSpread * mean
+    if variance <= limit * limit { Self.count(mean, in: &counts, total: &total) }
+    Self.count(mean, in: &movingCounts, total: &movingTotal)
   }
 
-  private mutating func count(_ magnitude: Double) {
+  private static func count(_ magnitude: Double, in counts: inout [Int], total: inout Int) {
     let bin: Int
     if magnitude <= Self.lowestMagnitude {
       bin = 0
@@ -124,38 +149,62 @@ public struct GravityCheck: Sendable, Hashable {
   public func verdict() -> Verdict {
     var check = self
     if check.windowCount > 0 { check.closeWindow() }
-    guard check.total > 0 else {
+    let basis: Basis
+    let median: Double
+    if check.total > 0 {
+      basis = kind == .gravityEstimate ? .everySample : .atRest
+      median = Self.median(check.counts, total: check.total)
+    } else if check.movingTotal > 0 {
+      basis = .neverAtRest
+      median = Self.median(check.movingCounts, total: check.movingTotal)
+    } else {
       return .notChecked(
-        kind == .gravityEstimate ? "no sample" : "never at rest for \(Self.restWindowSeconds) s")
+        kind == .gravityEstimate
+          ? "no sample" : "no stretch of \(Self.restWindowSeconds) s with \(Self.restMinimumSamples) samples")
     }
-    let half = (check.total + 1) / 2
+    let deviation = abs(median / Self.expectedMetersPerSecondSquared - 1)
+    return deviation <= Self.tolerance(basis)
+      ? .plausible(medianMetersPerSecondSquared: median, basis: basis)
+      : .implausible(medianMetersPerSecondSquared: median, basis: basis)
+  }
+
+  /// The centre of the histogram's median bin, m/s².
+  private static func median(_ counts: [Int], total: Int) -> Double {
+    let half = (total + 1) / 2
     var seen = 0
     var bin = 0
-    for (k, c) in check.counts.enumerated() {
+    for (k, c) in counts.enumerated() {
       seen += c
       if seen >= half {
         bin = k
         break
       }
     }
-    let median = Self.lowestMagnitude * pow(Self.binRatio, Double(bin) + 0.5)
-    let deviation = abs(median / Self.expectedMetersPerSecondSquared - 1)
-    return deviation <= Self.tolerance(kind)
-      ? .plausible(medianMetersPerSecondSquared: median) : .implausible(medianMetersPerSecondSquared: median)
+    return lowestMagnitude * pow(binRatio, Double(bin) + 0.5)
   }
 
-  /// The allowed relative deviation for `kind`.
-  public static func tolerance(_ kind: Kind) -> Double {
-    kind == .gravityEstimate ? gravityEstimateTolerance : totalAccelerationTolerance
+  /// The allowed relative deviation for a median taken over `basis`.
+  public static func tolerance(_ basis: Basis) -> Double {
+    switch basis {
+    case .everySample: gravityEstimateTolerance
+    case .atRest: totalAccelerationTolerance
+    case .neverAtRest: movingTolerance
+    }
   }
 
   /// The verdict in words, for a report ("median |gravity| 9.81 m/s²").
   public static func describe(_ verdict: Verdict, kind: Kind) -> String {
-    let what = kind == .gravityEstimate ? "median |gravity|" : "median |a| at rest"
+    func what(_ basis: Basis) -> String {
+      switch basis {
+      case .everySample: "median |gravity|"
+      case .atRest: "median |a| at rest"
+      case .neverAtRest: "median |a| (never at rest, so moving: judged within \(Int(movingTolerance * 100)) %)"
+      }
+    }
     switch verdict {
-    case .plausible(let m):
-      return "\(what) \(format(m)) m/s² (gravity check passed)"
-    case .implausible(let m):
+    case .plausible(let m, let basis):
+      return "\(what(basis)) \(format(m)) m/s² (gravity check passed)"
+    case .implausible(let m, let basis):
       let ratio = m / expectedMetersPerSecondSquared
       var hint = ""
       if abs(ratio / expectedMetersPerSecondSquared - 1) < 0.1 {
@@ -164,7 +213,7 @@ public struct GravityCheck: Sendable, Hashable {
         hint = "; about 9.81 times too small, as if values in g were read as m/s²"
       }
       return
-        "unit problem: \(what) reads \(format(m)) m/s² where \(format(expectedMetersPerSecondSquared)) m/s² ± \(Int(tolerance(kind) * 100)) % is expected\(hint)"
+        "unit problem: \(what(basis)) reads \(format(m)) m/s² where \(format(expectedMetersPerSecondSquared)) m/s² ± \(Int(tolerance(basis) * 100)) % is expected\(hint)"
     case .notChecked(let why):
       return "gravity not checked: \(why)"
     }

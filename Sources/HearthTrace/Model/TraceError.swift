@@ -64,8 +64,12 @@ public struct RowRejection: Sendable, Hashable, Codable, CustomStringConvertible
     case badTime
     /// The same sample (same time and values) appeared before.
     case duplicate
-    /// A quoted field is not closed before the end of the file.
+    /// A quoted field is not closed before the end of the file (or, in a
+    /// file read only for numbers, of its line).
     case unterminatedQuote
+    /// The row's time is further behind a row before it in the file than
+    /// the reorder horizon (``RowOrderer/maximumReorderSeconds``).
+    case outOfOrder
     /// Text between a closing quote and the next delimiter.
     case badQuote
     /// Broken XML (GPX): the rest of the file from this point.

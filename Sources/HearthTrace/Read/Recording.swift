@@ -54,7 +54,7 @@ struct Recording: Sendable {
         return (nil, report)
       }
     }
-    block.finish(rule: file.rule, report: &report)
+    block.finish(rule: file.rule, keysPerSecond: file.keysPerSecond, report: &report)
     return (block, report)
   }
 

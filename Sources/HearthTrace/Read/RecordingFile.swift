@@ -124,6 +124,9 @@ struct RecordingFile: Sendable {
   func offset(of k: Int) -> Int { targets[..<k].reduce(0) { $0 + $1.columnCount } }
   var columnCount: Int { targets.reduce(0) { $0 + $1.columnCount } }
 
+  /// Keys per second: 1000 for fix milliseconds, else 1.
+  var keysPerSecond: Double { keysAreMilliseconds ? 1000 : 1 }
+
   /// The sensor time of a key, seconds from `originMilliseconds`.
   @inline(__always)
   func seconds(ofKey key: Double, originMilliseconds: Int64) -> Double {

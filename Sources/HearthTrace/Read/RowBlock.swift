@@ -64,12 +64,14 @@ struct RowBlock {
     return head
   }
 
-  /// Whether row `i` of `self` repeats row `j` of `other` under `rule`
-  /// (NaN equal to NaN).
+  /// Whether row `i` of `self` repeats row `j` of `other`, the row kept
+  /// before it in time order, under `rule` (NaN equal to NaN). Keys count
+  /// `keysPerSecond` per second (1000 for fix milliseconds).
   @inline(__always)
-  func repeats(_ i: Int, _ other: RowBlock, _ j: Int, rule: DuplicateRule) -> Bool {
+  func repeats(_ i: Int, _ other: RowBlock, _ j: Int, rule: DuplicateRule, keysPerSecond: Double) -> Bool {
     if rule == .sameKeyOrSameFix {
       if keys[i] == other.keys[j] { return true }
+      guard keys[i] - other.keys[j] < DuplicateRule.repeatedFixSeconds * keysPerSecond else { return false }
       for k in FixLayout.latitude...FixLayout.altitude {
         let a = columns[k][i]
         let b = other.columns[k][j]
@@ -90,13 +92,22 @@ struct RowBlock {
 
 /// When a row repeats the one before it in time order.
 enum DuplicateRule: Sendable, Hashable {
+  /// How soon after a kept fix the same fix again is that fix logged again,
+  /// s (``sameKeyOrSameFix``). Choice: 1 s, the fastest rate at which a
+  /// phone's receiver gives new fixes; sensor-rate repeats come 0.01–0.1 s
+  /// apart. An identical fix 1 s or more later is kept (a stopped car).
+  static let repeatedFixSeconds = 1.0
+
   /// Same key (a fix at the time of another from the same file: one device).
   case sameKey
   /// Same key and every value (a sensor sample logged twice).
   case sameKeyAndValues
   /// A fix file of a logging app: the same key, or the same fix (position,
-  /// accuracy, speed, heading and altitude all equal) at a later time — a
-  /// location fix logged again at the sensor rate is one fix, not many.
+  /// accuracy, speed, heading and altitude all equal) less than
+  /// ``repeatedFixSeconds`` after the fix kept before it — a location fix
+  /// logged again at the sensor rate is one fix, not many. The same fix
+  /// later than that is a fix of its own: a stopped car's receiver reports
+  /// the same position once a second, and those fixes say it stayed stopped.
   case sameKeyOrSameFix
   /// Neither sorted nor cleared of repeats: the rows stay as written (a
   /// trace folder's fixes, which may be a history of uploads in arrival
@@ -109,27 +120,53 @@ enum DuplicateRule: Sendable, Hashable {
 /// - time order is a stable sort by key (rows with equal keys keep the file's order);
 /// - a row that repeats the row kept before it in that order is a `duplicate`;
 /// - rows whose key is below the largest key before them in the file are
-///   counted as `reorderedRows`.
+///   counted as `reorderedRows`, unless they are more than
+///   ``RowOrderer/maximumReorderSeconds`` below it: those are rejected as
+///   `outOfOrder`, so one stray row cannot make a streamed read hold the file.
 extension RowBlock {
-  /// Counts the rows that came out of time order in the file (in file order).
-  static func countReordered(_ keys: [Double], latest: inout Double) -> Int {
-    var reordered = 0
-    for t in keys {
-      if t < latest { reordered += 1 } else { latest = t }
-    }
-    return reordered
+  /// Where a row's key falls against the newest key before it.
+  enum Arrival {
+    case inOrder
+    case reordered
+    case tooLate
   }
 
-  /// The whole file at once: sorted, repeats rejected into `report`. O(n log n)
-  /// when out of order, O(n) otherwise.
-  mutating func finish(rule: DuplicateRule, report: inout FileReport) {
+  /// Classifies key `t` against `latest` (the newest key of the rows before
+  /// it that were not too late), updating `latest`. `limit` is the reorder
+  /// horizon in key units.
+  @inline(__always)
+  static func arrival(_ t: Double, latest: inout Double, limit: Double) -> Arrival {
+    if t >= latest {
+      latest = t
+      return .inOrder
+    }
+    return t < latest - limit ? .tooLate : .reordered
+  }
+
+  /// The whole file at once: rows too late rejected, the rest sorted, repeats
+  /// rejected into `report`. Keys count `keysPerSecond` per second (1000 for
+  /// fix milliseconds). O(n log n) when out of order, O(n) otherwise.
+  mutating func finish(rule: DuplicateRule, keysPerSecond: Double = 1, report: inout FileReport) {
     var latest = -Double.infinity
-    let reordered = Self.countReordered(keys, latest: &latest)
+    let limit = rule == .keepFileOrder ? Double.infinity : RowOrderer.maximumReorderSeconds * keysPerSecond
+    var reordered = 0
+    var late: [Int] = []
+    for (i, t) in keys.enumerated() {
+      switch Self.arrival(t, latest: &latest, limit: limit) {
+      case .inOrder: break
+      case .reordered: reordered += 1
+      case .tooLate:
+        late.append(i)
+        report.rejectLate(line: lines[i])
+      }
+    }
     report.reorderedRows += reordered
     if rule == .keepFileOrder { return }
     var order: [Int32]?
-    if reordered > 0 {
-      order = keys.indices.map { Int32($0) }.sorted { a, b in
+    if reordered > 0 || !late.isEmpty {
+      var isLate = [Bool](repeating: false, count: count)
+      for i in late { isLate[i] = true }
+      order = keys.indices.filter { !isLate[$0] }.map { Int32($0) }.sorted { a, b in
         keys[Int(a)] < keys[Int(b)] || (keys[Int(a)] == keys[Int(b)] && a < b)
       }
     }
@@ -137,9 +174,9 @@ extension RowBlock {
     var kept: [Int32] = []
     kept.reserveCapacity(count)
     var last = -1
-    for r in 0..<count {
+    for r in 0..<(order?.count ?? count) {
       let i = order.map { Int($0[r]) } ?? r
-      if last >= 0 && repeats(i, self, last, rule: rule) {
+      if last >= 0 && repeats(i, self, last, rule: rule, keysPerSecond: keysPerSecond) {
         report.rejectDuplicate(line: lines[i])
         continue
       }
@@ -161,5 +198,14 @@ extension FileReport {
       RowRejection(
         location: SourceLocation(file: file, line: Int(line)), reason: .duplicate,
         detail: "repeats the row before it in time order"))
+  }
+
+  /// A kept row came further behind a row before it than the reorder horizon.
+  mutating func rejectLate(line: UInt32) {
+    rowsKept -= 1
+    reject(
+      RowRejection(
+        location: SourceLocation(file: file, line: Int(line)), reason: .outOfOrder,
+        detail: "more than \(Int(RowOrderer.maximumReorderSeconds)) s behind a row before it in the file"))
   }
 }

@@ -21,8 +21,10 @@ struct FileSurvey: Sendable, Hashable {
 
 /// Puts a file's rows in time order as they stream in, holding only the rows
 /// that a later row could still come before (those within the file's
-/// ``FileSurvey/horizon`` of the newest key), and rejects repeats: exactly
-/// what ``RowBlock/finish(rule:report:)`` does to the whole file at once,
+/// ``FileSurvey/horizon`` of the newest key, at most
+/// ``maximumReorderSeconds``), and rejects repeats and rows further back
+/// than that: exactly
+/// what ``RowBlock/finish(rule:keysPerSecond:report:)`` does to the whole file at once,
 /// for any way the rows are split into blocks.
 ///
 /// A file in time order (horizon 0) passes straight through. Otherwise rows
@@ -30,17 +32,30 @@ struct FileSurvey: Sendable, Hashable {
 /// more than the horizon past them. Memory: the rows inside the horizon.
 /// - Complexity: O(log w) per row for w waiting rows; O(1) in order.
 struct RowOrderer {
+  /// The deepest a row may come behind a row before it in the file and still
+  /// be put in order, s of sensor (or fix) time; a row further back is
+  /// rejected as `outOfOrder`, whole or streamed alike. Choice: 60 s, far
+  /// beyond the reordering of real exports (a few rows, under a second) and
+  /// a minute of rows to hold at most (3 MB at 500 Hz of five columns).
+  static let maximumReorderSeconds = 60.0
+
+  /// The reorder horizon in key units: the file's, at most ``maximumReorderSeconds``.
   let horizon: Double
+  private let limit: Double
   let rule: DuplicateRule
+  let keysPerSecond: Double
   private var pool: RowBlock
   private var heap: [Int32] = []
   private var latest = -Double.infinity
   private var lastKept: RowBlock
   private var hasLast = false
 
-  init(columnCount: Int, horizon: Double, rule: DuplicateRule) {
-    self.horizon = horizon
+  /// Keys count `keysPerSecond` per second (1000 for fix milliseconds).
+  init(columnCount: Int, horizon: Double, rule: DuplicateRule, keysPerSecond: Double = 1) {
+    limit = Self.maximumReorderSeconds * keysPerSecond
+    self.horizon = min(horizon, limit)
     self.rule = rule
+    self.keysPerSecond = keysPerSecond
     pool = RowBlock(columnCount: columnCount)
     lastKept = RowBlock(columnCount: columnCount)
   }
@@ -48,17 +63,24 @@ struct RowOrderer {
   /// Rows of the next block in file order in; the rows now certain of their
   /// place out, in time order, repeats rejected into `report`.
   mutating func push(_ block: RowBlock, report: inout FileReport) -> RowBlock {
-    report.reorderedRows += RowBlock.countReordered(block.keys, latest: &latest)
     var out = RowBlock(columnCount: block.columnCount)
-    if horizon == 0 {
-      for i in 0..<block.count { keep(block, i, into: &out, report: &report) }
-      return out
-    }
     for i in 0..<block.count {
+      switch RowBlock.arrival(block.keys[i], latest: &latest, limit: limit) {
+      case .inOrder: break
+      case .reordered: report.reorderedRows += 1
+      case .tooLate:
+        report.rejectLate(line: block.lines[i])
+        continue
+      }
+      if horizon == 0 {
+        keep(block, i, into: &out, report: &report)
+        continue
+      }
       pool.append(from: block, at: i)
       heap.append(Int32(pool.count - 1))
       siftUp(heap.count - 1)
     }
+    if horizon == 0 { return out }
     // Any later row has key ≥ newest − horizon; the slack covers rounding.
     let slack = 8 * (abs(latest) + horizon) * Double.ulpOfOne
     while let top = heap.first, pool.keys[Int(top)] + horizon + slack < latest {
@@ -77,7 +99,7 @@ struct RowOrderer {
   }
 
   private mutating func keep(_ block: RowBlock, _ i: Int, into out: inout RowBlock, report: inout FileReport) {
-    if hasLast && block.repeats(i, lastKept, 0, rule: rule) {
+    if hasLast && block.repeats(i, lastKept, 0, rule: rule, keysPerSecond: keysPerSecond) {
       report.rejectDuplicate(line: block.lines[i])
       return
     }

@@ -10,6 +10,10 @@ public struct TraceChunk: Sendable {
   /// been delivered, in this chunk or an earlier one; samples at this time
   /// or later may still come. `+∞` on the last chunk.
   public var completeBeforeSeconds: Double
+  /// Every gravity sample of the recording has been delivered (in this
+  /// chunk or an earlier one), or it has none: a consumer waiting for
+  /// gravity to bracket its samples can stop waiting.
+  public var gravityComplete = false
 }
 
 /// A recording read in time order, chunk by chunk, in bounded memory: what
@@ -59,7 +63,7 @@ public struct TraceStream: Sendable {
   ///   w waiting in a file's reorder horizon (O(n) for files in order).
   public func forEachChunk(samples: Int = 65_536, _ body: (TraceChunk) throws -> Void) throws -> ImportReport {
     if let whole {
-      try body(TraceChunk(trace: whole.trace, completeBeforeSeconds: .infinity))
+      try body(TraceChunk(trace: whole.trace, completeBeforeSeconds: .infinity, gravityComplete: true))
       return whole.report
     }
     guard let recording else { return ImportReport() }
@@ -162,7 +166,9 @@ struct TraceMerge {
         files.append(
           File(
             plan: plan, source: try plan.open(),
-            orderer: RowOrderer(columnCount: plan.columnCount, horizon: survey.horizon, rule: plan.rule),
+            orderer: RowOrderer(
+              columnCount: plan.columnCount, horizon: survey.horizon, rule: plan.rule,
+              keysPerSecond: plan.keysPerSecond),
             ready: RowBlock(columnCount: plan.columnCount), ordering: FileReport(file: plan.name),
             units: firstPass.units, reportIndex: reports.count))
         reports.append(FileReport(file: plan.name))
@@ -217,7 +223,7 @@ struct TraceMerge {
       // Nothing left: one last empty chunk says so, unless the last one did.
       if finished { return nil }
       finished = true
-      return TraceChunk(trace: Trace(metadata: metadata), completeBeforeSeconds: .infinity)
+      return TraceChunk(trace: Trace(metadata: metadata), completeBeforeSeconds: .infinity, gravityComplete: true)
     }
     // Files still being read bound the chunk: their next rows come no
     // earlier than their last ready one.
@@ -239,7 +245,9 @@ struct TraceMerge {
     }
     first = false
     finished = files.allSatisfy { $0.exhausted && $0.ready.isEmpty }
-    return TraceChunk(trace: chunk, completeBeforeSeconds: finished ? .infinity : bound)
+    let gravityComplete = files.allSatisfy { !$0.plan.targets.contains(.gravity) || ($0.exhausted && $0.ready.isEmpty) }
+    return TraceChunk(
+      trace: chunk, completeBeforeSeconds: finished ? .infinity : bound, gravityComplete: finished || gravityComplete)
   }
 
   /// The time of the `samples`-th earliest ready row over every file (+∞

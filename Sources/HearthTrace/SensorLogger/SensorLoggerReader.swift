@@ -74,6 +74,8 @@ public enum SensorLoggerReader {
         }
         if let flag = values.texts["standardisation"]?.lowercased() {
           settings.standardised = flag == "true" ? true : flag == "false" ? false : nil
+          // Neither word: the setting is unknown, not off.
+          if settings.standardised == nil { settings.unreadableStandardisation = String(flag.prefix(32)) }
         }
         recording.metadata.platform = settings.platform
         recording.metadata.device = values.texts["device"]

@@ -29,13 +29,18 @@
 /// contradict each other), the file is skipped and says so.
 struct SensorLoggerSettings: Sendable, Hashable {
   var platform: Platform = .unknown
-  /// `standardisation` from Metadata.csv; nil when the column is absent.
+  /// `standardisation` from Metadata.csv; nil when the column is absent or
+  /// unreadable.
   var standardised: Bool?
+  /// The `standardisation` value when it is neither `true` nor `false`
+  /// ("1", "yes"): the setting is unknown, and so is every unit or
+  /// direction that depends on it.
+  var unreadableStandardisation: String?
   /// Whether Metadata.csv was read at all.
   var hasMetadata = false
 
   /// Whether iOS's axes must be negated to reach the trace's convention.
-  var negatesAxes: Bool { platform == .iOS && standardised != true }
+  var negatesAxes: Bool { platform == .iOS && standardised != true && unreadableStandardisation == nil }
 }
 
 /// One Sensor Logger file the reader uses.
@@ -68,9 +73,17 @@ enum SensorLoggerFile: String, CaseIterable, Sendable {
   /// activity: their units are the same everywhere).
   func units(_ settings: SensorLoggerSettings) -> Result<Units, UnitsUnknown>? {
     let setting = settings.standardised == true ? "“Standardise Units & Frames” on" : "the setting off"
+    let unknownSetting = settings.unreadableStandardisation.map {
+      "Metadata.csv's standardisation reads “\($0)”, neither true nor false, so the setting is unknown"
+    }
     func axes() -> (Bool, String) {
       switch settings.platform {
       case .android: return (false, "Android axes (the trace's convention)")
+      case .iOS where unknownSetting != nil:
+        return (
+          false,
+          "directions as recorded: \(unknownSetting ?? ""), and iOS's axes are the negatives of Android's unless it was on"
+        )
       case .iOS:
         return settings.negatesAxes
           ? (true, "iOS axes negated to the trace's (Android) convention")
@@ -91,6 +104,12 @@ enum SensorLoggerFile: String, CaseIterable, Sendable {
       switch settings.platform {
       case .android:
         return .success(Units(factor: 1, negate: negate, description: "x, y, z in m/s² (Android); \(words)"))
+      case .iOS where unknownSetting != nil:
+        return .failure(
+          UnitsUnknown(
+            reason:
+              "unit unknown: the uncalibrated accelerometer is in g on iOS unless “Standardise Units & Frames” was on, and \(unknownSetting ?? "")"
+          ))
       case .iOS where settings.standardised == true:
         return .success(Units(factor: 1, negate: negate, description: "x, y, z in m/s² (iOS, \(setting)); \(words)"))
       case .iOS:
@@ -115,6 +134,13 @@ enum SensorLoggerFile: String, CaseIterable, Sendable {
           UnitsUnknown(
             reason:
               "unit unknown: the watch barometer is in kPa unless “Standardise Units & Frames” was on (then mbar), and there is no Metadata.csv to say"
+          ))
+      }
+      if let unknownSetting {
+        return .failure(
+          UnitsUnknown(
+            reason:
+              "unit unknown: the watch barometer is in kPa unless “Standardise Units & Frames” was on (then mbar), and \(unknownSetting)"
           ))
       }
       if settings.standardised == true {
