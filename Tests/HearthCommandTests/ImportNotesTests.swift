@@ -101,4 +101,23 @@ struct ImportNotesTests {
     let forced = run(["impact", "detect", path, "--vehicle-gate", "on"])
     #expect(!forced.out.contains("vehicle gate off"), "\(forced.out)")
   }
+
+  @Test("impact detect warns when a separate gravity stream stops long before the accelerometer")
+  func gravityShortfallIsSaid() throws {
+    let folder = TemporaryFolder()
+    let path = folder.path("short")
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    let t0: Int64 = 1_700_000_000_000
+    try "version,device name,recording epoch time,platform\n3,Pixel,\(t0),android\n"
+      .write(toFile: path + "/Metadata.csv", atomically: true, encoding: .utf8)
+    var rows = ["time,seconds_elapsed,z,y,x"]
+    for i in 0..<6000 { rows.append("\(t0 * 1_000_000 + Int64(i) * 10_000_000),\(String(format: "%.2f", Double(i) / 100)),0,0,0") }
+    try (rows.joined(separator: "\n") + "\n").write(toFile: path + "/Accelerometer.csv", atomically: true, encoding: .utf8)
+    var gravity = ["time,seconds_elapsed,z,y,x"]
+    for i in 0..<100 { gravity.append("\(t0 * 1_000_000 + Int64(i) * 10_000_000),\(String(format: "%.2f", Double(i) / 100)),9.81,0,0") }
+    try (gravity.joined(separator: "\n") + "\n").write(toFile: path + "/Gravity.csv", atomically: true, encoding: .utf8)
+    let short = run(["impact", "detect", path])
+    #expect(short.code != 3 && short.err.contains("warning: "), "\(short.err)")
+    #expect(short.err.contains("gravity"), "\(short.err)")
+  }
 }

@@ -64,6 +64,7 @@ enum ImpactCommands {
       importNotes(replay.report, path: path, console)
       console.err("\(path): vehicle gate \(replay.gate.source)")
       for warning in replay.rateWarnings { console.err("\(path): warning: \(warning)") }
+      if let warning = replay.gravityWarning { console.err("\(path): warning: \(warning)") }
       reported = reported || replay.verdicts.contains { $0.outcome == .possibleImpact }
       let records = VerdictRecords(file: path, replay: replay, configuration: configuration)
       switch format {

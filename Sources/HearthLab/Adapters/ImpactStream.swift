@@ -251,6 +251,9 @@ public struct ImpactReplay: Sendable {
   public var hoursWithData: Double
   public var peakAccelerationG: Double
   public var rateWarnings: [String]
+  /// When gravity (a separate stream) missed part of the accelerometer's
+  /// span: ``ImpactStream/gravityWarning``.
+  public var gravityWarning: String?
   public var report: ImportReport
 
   /// Streams `stream` through a fresh detector configured by `configuration`.
@@ -284,6 +287,7 @@ public struct ImpactReplay: Sendable {
     }
     return ImpactReplay(
       verdicts: verdicts, gate: feed.gate, hoursWithData: feed.hoursWithData,
-      peakAccelerationG: feed.peakAccelerationG, rateWarnings: feed.rateWarnings, report: report)
+      peakAccelerationG: feed.peakAccelerationG, rateWarnings: feed.rateWarnings, gravityWarning: feed.gravityWarning,
+      report: report)
   }
 }
