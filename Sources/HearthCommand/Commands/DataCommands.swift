@@ -10,27 +10,36 @@ enum DataCommands {
     path: ["data", "inspect"],
     summary: "say what a recording holds: streams, rates, units, time span, gaps, rows kept and rejected",
     help: """
-      usage: hearth data inspect PATH [--mapping FILE]
+      usage: hearth data inspect PATH [--mapping FILE [--timezone ZONE] [--rate HZ]]
 
       Reads PATH through the import door (any format `hearth` reads) and
-      prints, per stream: samples, time span, median rate, and the silences
-      longer than five median intervals (how many, the longest); then the
-      rows read, kept and rejected per file with the rejection reasons and
-      the first rejection of each file (file, line, field, why).
+      prints the time origin (UTC, and ms since the epoch), then per stream:
+      samples, time span, median rate, and the silences longer than five
+      median intervals (how many, the longest); a warning for each stream
+      whose time span overlaps no other stream's; then the rows read, kept
+      and rejected per file with the rejection reasons and the first
+      rejection of each file (file, line, field, why). Exit 3 when not one
+      row could be kept (a time column that does not parse, for one).
+      \(ReadingFlags.help)
       """,
-    options: ["mapping"]
+    options: ReadingFlags.options
   ) { arguments, console in
     guard arguments.positionals.count == 1 else { throw CLIError.usage("data inspect needs one PATH") }
     let path = arguments.positionals[0]
+    let reading = try ReadingFlags(arguments)
     // Streamed: a recording of any size in bounded memory.
-    let stream = try TraceImport.stream(path: path, mappingPath: arguments.options["mapping"])
+    let stream = try reading.stream(path)
     var summary = TraceSummary(metadata: stream.metadata)
     let report = try stream.forEachChunk { summary.add($0) }
     let m = stream.metadata
     console.out(
       "\(path): \(m.format), platform \(m.platform.rawValue)\(m.device.map { ", device \($0)" } ?? "")"
-        + (m.timeOriginMilliseconds.map { ", time origin \($0) ms since the epoch" } ?? ", no absolute time"))
+        + (m.timeOriginMilliseconds.map { ", time origin \(m.timeOriginUTC ?? "") (\($0) ms since the epoch)" }
+          ?? ", no absolute time"))
     for stream in summary.streams { console.out("  " + stream.description) }
+    let warnings = report.timeWarnings
+    for warning in warnings { console.out("  warning: \(warning)") }
+    if !warnings.isEmpty { console.out("  \(warnings.count) time warning\(warnings.count == 1 ? "" : "s")") }
     if summary.activityCount > 0 { console.out("  activity: \(summary.activityCount) changes") }
     for file in report.files {
       var line =
@@ -57,14 +66,17 @@ enum DataCommands {
     path: ["data", "convert"],
     summary: "convert a recording to a trace folder (every stream) or GPX (fixes)",
     help: """
-      usage: hearth data convert PATH --to folder|gpx --out DEST [--mapping FILE]
+      usage: hearth data convert PATH --to folder|gpx --out DEST
+                                 [--mapping FILE [--timezone ZONE] [--rate HZ]]
 
       Reads PATH through the import door and writes it as a trace folder
       (NumPy columns and JSON metadata: every stream, units normalised, what
       every hearth tool reads fastest) or as GPX 1.1 (the fixes only). Rows
-      the reader rejected are reported on stderr and not written.
+      the reader rejected are reported on stderr and not written, and so is
+      each stream whose time span overlaps no other stream's.
+      \(ReadingFlags.help)
       """,
-    options: ["to", "out", "mapping"]
+    options: ReadingFlags.options.union(["to", "out"])
   ) { arguments, console in
     guard arguments.positionals.count == 1 else { throw CLIError.usage("data convert needs one PATH") }
     let target = try arguments.required("to")
@@ -72,8 +84,10 @@ enum DataCommands {
     guard target == "folder" || target == "gpx" else {
       throw CLIError.usage("--to must be folder or gpx, not '\(target)'")
     }
-    let (trace, report) = try TraceImport.read(
-      path: arguments.positionals[0], mappingPath: arguments.options["mapping"])
+    let reading = try ReadingFlags(arguments)
+    let (trace, report) = try reading.read(arguments.positionals[0])
+    try report.requireSomethingKept(path: arguments.positionals[0])
+    for warning in report.timeWarnings { console.err("warning: \(warning)") }
     if report.rowsRejected > 0 {
       console.err(
         "\(report.rowsRejected) of \(report.rowsRead) rows were rejected on import (see hearth data inspect)"

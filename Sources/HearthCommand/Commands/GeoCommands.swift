@@ -10,7 +10,7 @@ enum GeoCommands {
     path: ["geo", "trips"],
     summary: "segment a recorded trace into trips (SPEC §7), or list its stays",
     help: """
-      usage: hearth geo trips PATH [--mapping FILE] [--stops] [--export-fixes CSV]
+      usage: hearth geo trips PATH [--mapping FILE [--timezone ZONE] [--rate HZ]] [--stops] [--export-fixes CSV]
 
       Reads any trace `hearth` reads (Sensor Logger or phyphox folder, GPX,
       tracktable .traj, trace folder, comma2k19 segment, or CSV with a column
@@ -22,11 +22,12 @@ enum GeoCommands {
       one starts).
       --export-fixes writes the fixes as read (user, time_ms, latitude,
       longitude) so a peer can run on exactly the same input.
+      \(ReadingFlags.help)
       """,
-    options: ["mapping", "export-fixes"], flags: ["stops"]
+    options: ReadingFlags.options.union(["export-fixes"]), flags: ["stops"]
   ) { arguments, console in
     guard arguments.positionals.count == 1 else { throw CLIError.usage("geo trips needs one PATH") }
-    let trace = try TraceImport.read(path: arguments.positionals[0], mappingPath: arguments.options["mapping"]).0
+    let trace = try ReadingFlags(arguments).read(arguments.positionals[0]).0
     // Each device is followed on its own (a trace may hold several, e.g.
     // AIS vessels): its id becomes the person's.
     let fixes = FixColumns(
@@ -73,7 +74,7 @@ enum GeoCommands {
     path: ["geo", "snap"],
     summary: "what a viewer with approximate sharing sees of a trace (the 750 m privacy grid, SPEC §2)",
     help: """
-      usage: hearth geo snap PATH [--mapping FILE] [--changes-only]
+      usage: hearth geo snap PATH [--mapping FILE [--timezone ZONE] [--rate HZ]] [--changes-only]
 
       Projects every fix: the grid cell and its centre (never the fix's own
       position), the accuracy widened to at least 750 m, the time floored to
@@ -81,12 +82,12 @@ enum GeoCommands {
       time_ms,cell,latitude,longitude,accuracy_m,changed where `changed`
       says whether a viewer gets a new frame (a new cell or time slot). With
       --changes-only, only the frames a viewer receives.
+      \(ReadingFlags.help)
       """,
-    options: ["mapping"], flags: ["changes-only"]
+    options: ReadingFlags.options, flags: ["changes-only"]
   ) { arguments, console in
     guard arguments.positionals.count == 1 else { throw CLIError.usage("geo snap needs one PATH") }
-    let fixes = try TraceImport.read(path: arguments.positionals[0], mappingPath: arguments.options["mapping"])
-      .0.fixes
+    let fixes = try ReadingFlags(arguments).read(arguments.positionals[0]).0.fixes
     let projection = PrivacyProjection()
     let onlyChanges = arguments.flags.contains("changes-only")
     console.out("time_ms,cell,latitude,longitude,accuracy_m,changed")
@@ -107,7 +108,8 @@ enum GeoCommands {
     summary:
       "replay a recorded history against a places file: geofence events, trips, speed alerts, sudden stops",
     help: """
-      usage: hearth geo replay PATH --places FILE [--mapping FILE] [--limit-kmh X] [--batch N]
+      usage: hearth geo replay PATH --places FILE [--mapping FILE [--timezone ZONE] [--rate HZ]]
+                               [--limit-kmh X] [--batch N]
                                [--tick SECONDS] [--until TIME_MS] [--geojson FILE]
 
       Feeds a history through the server's ingest path (validation, dedupe,
@@ -139,8 +141,9 @@ enum GeoCommands {
       numeric id), as `hearth sim generate day` writes in places.geojson.
       Every person is in every circle of the file; --limit-kmh sets the speed
       limit of every circle (default 50; 0: none).
+      \(ReadingFlags.help)
       """,
-    options: ["places", "mapping", "limit-kmh", "batch", "tick", "until", "geojson"]
+    options: ReadingFlags.options.union(["places", "limit-kmh", "batch", "tick", "until", "geojson"])
   ) { arguments, console in
     guard arguments.positionals.count == 1 else { throw CLIError.usage("geo replay needs one PATH") }
     let placesPath = try arguments.required("places")
@@ -152,7 +155,7 @@ enum GeoCommands {
       throw CLIError.usage("--limit-kmh must be ≥ 0, --batch ≥ 1 and --tick between 1 and 86400")
     }
     let places = try PlacesFile.read(path: placesPath)
-    let history = try ReplayHistory.read(path: arguments.positionals[0], mapping: arguments.options["mapping"])
+    let history = try ReplayHistory.read(path: arguments.positionals[0], reading: try ReadingFlags(arguments))
     for problem in history.rowProblems { console.err(problem) }
     guard !history.fixes.isEmpty else { throw CLIError.badInput("the history has no fixes") }
     let fixes = history.fixes
@@ -225,10 +228,12 @@ private struct ReplayHistory {
   /// Rows of an upload log that could not be read, each with its line, field and reason.
   var rowProblems: [String] = []
 
-  static func read(path: String, mapping: String?) throws -> ReplayHistory {
-    if mapping == nil, path.lowercased().hasSuffix(".csv"), let log = try readUploadLog(path: path) { return log }
+  static func read(path: String, reading: ReadingFlags) throws -> ReplayHistory {
+    if reading.mappingPath == nil, path.lowercased().hasSuffix(".csv"), let log = try readUploadLog(path: path) {
+      return log
+    }
     var history = ReplayHistory()
-    history.fixes = try TraceImport.read(path: path, mappingPath: mapping).0.fixes
+    history.fixes = try reading.read(path).0.fixes
     return history
   }
 

@@ -64,8 +64,14 @@ public struct TraceStream: Sendable {
     }
     guard let recording else { return ImportReport() }
     var merge = try TraceMerge(recording)
-    while let chunk = try merge.next(samples: max(1, samples)) { try body(chunk) }
-    return merge.report()
+    var spans = StreamSpans()
+    while let chunk = try merge.next(samples: max(1, samples)) {
+      spans.add(chunk.trace)
+      try body(chunk)
+    }
+    var report = merge.report()
+    report.streamSpans = spans.spans
+    return report
   }
 
   /// Every chunk gathered into one trace (for tests and small recordings:
@@ -154,7 +160,13 @@ struct TraceMerge {
           reports.append(report)
           continue
         }
-        let (survey, firstPass, keep) = try Self.survey(plan, options: recording.options)
+        var (survey, firstPass, keep) = try Self.survey(plan, options: recording.options)
+        if let failure = Recording.timeFailure(firstPass) {
+          if recording.failuresAreFatal || recording.options.strict { throw failure }
+          firstPass.skippedBecause = failure.description
+          firstPass.settle()
+          keep = false
+        }
         guard keep else {
           reports.append(firstPass)  // rejected whole: the first pass said everything
           continue
