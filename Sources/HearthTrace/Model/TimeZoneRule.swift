@@ -48,7 +48,7 @@ public struct TimeZoneRule: Sendable, Hashable, CustomStringConvertible {
     offsets = values
   }
 
-  /// `±hh`, `±hhmm`, `±hh:mm` (within ±18:00, minutes < 60), `UTC`, `GMT`
+  /// `±hh`, `±hhmm`, `±hh:mm` (at most ±18:00, minutes < 60), `UTC`, `GMT`
   /// or `Z`, in seconds east of UTC; nil for anything else.
   static func fixedOffsetSeconds(_ text: String) -> Int32? {
     if text == "UTC" || text == "GMT" || text == "Z" { return 0 }
@@ -61,7 +61,7 @@ public struct TimeZoneRule: Sendable, Hashable, CustomStringConvertible {
     let d = digits.map { Int32($0) - 48 }
     let hours = d[0] * 10 + d[1]
     let minutes = d.count == 4 ? d[2] * 10 + d[3] : 0
-    guard hours <= Int32(ISOTime.maximumOffsetHours), minutes < 60 else { return nil }
+    guard minutes < 60, hours * 60 + minutes <= Int32(ISOTime.maximumOffsetHours) * 60 else { return nil }
     return (hours * 3600 + minutes * 60) * (b[0] == UInt8(ascii: "-") ? -1 : 1)
   }
 

@@ -164,9 +164,10 @@ struct CSVRowConverter {
     case wallNumber(Slot, millisecondsPerUnit: Double, origin: Int64?)
     case wallText(Slot, zone: TimeZoneRule?, origin: Int64?)
     case timeOfDay(Slot, dayMilliseconds: Int64, zone: TimeZoneRule?, origin: Int64?)
-    /// A relative clock (`slot` nil: the rate's row index), on the wall
-    /// clock from `placed` when given.
-    case relative(Slot?, secondsPerUnit: Double, nanoseconds: Bool, placed: Int64?, origin: Int64?)
+    /// A relative clock, on the wall clock from `placed` when given.
+    case relative(Slot, secondsPerUnit: Double, nanoseconds: Bool, placed: Int64?, origin: Int64?)
+    /// No time column: row k after the header at k / hertz s (placed likewise).
+    case rate(hertz: Double, placed: Int64?, origin: Int64?)
     case none
   }
 
@@ -331,7 +332,7 @@ struct CSVRowConverter {
     case .relativeNanoseconds(let column):
       return .relative(try slot(column, .integer), secondsPerUnit: 1e-9, nanoseconds: true, placed: placed, origin: origin)
     case .rate(let hertz):
-      return .relative(nil, secondsPerUnit: 1 / hertz, nanoseconds: false, placed: placed, origin: origin)
+      return .rate(hertz: hertz, placed: placed, origin: origin)
     case .epoch(let column, let millisecondsPerUnit):
       return .wallNumber(try slot(column, .number), millisecondsPerUnit: millisecondsPerUnit, origin: origin)
     case .epochNanoseconds(let column):
@@ -394,7 +395,7 @@ struct CSVRowConverter {
       .wallNumber(let s, _, _), .wallText(let s, _, _), .timeOfDay(let s, _, _, _):
       s
     case .relative(let s, _, _, _, _): s
-    case .none: nil
+    case .rate, .none: nil
     }
   }
 
@@ -403,9 +404,9 @@ struct CSVRowConverter {
     case .seconds(let s, _), .wallNumber(let s, _, _): "\(batch.numbers[s.batchIndex][i])"
     case .nanosecondsFromOrigin(let s, _), .nanosecondsSinceEpoch(let s, _): "\(batch.integers[s.batchIndex][i]) ns"
     case .wallText(let s, _, _), .timeOfDay(let s, _, _, _): batch.texts[s.batchIndex][i]
-    case .relative(let s?, _, let nanoseconds, _, _):
+    case .relative(let s, _, let nanoseconds, _, _):
       nanoseconds ? "\(batch.integers[s.batchIndex][i]) ns" : "\(batch.numbers[s.batchIndex][i])"
-    case .relative(nil, _, _, _, _): "line \(batch.lines[i])"
+    case .rate: "line \(batch.lines[i])"
     case .none: "no time column"
     }
   }
@@ -453,16 +454,19 @@ struct CSVRowConverter {
       return try utc(local, offset, zone, s, line).flatMap { wall($0, origin: origin) }
     case .relative(let s, let secondsPerUnit, let nanoseconds, let placed, let origin):
       let relative: Double
-      if let s, nanoseconds {
+      if nanoseconds {
         // Whole seconds and the rest apart: exact to the nanosecond for any Int64.
         let ns = batch.integers[s.batchIndex][i]
         let whole = floorDivide(ns, 1_000_000_000)
         relative = Double(whole) + Double(ns - whole * 1_000_000_000) * 1e-9
-      } else if let s {
-        relative = batch.numbers[s.batchIndex][i] * secondsPerUnit
       } else {
-        relative = Double(batch.lines[i] - firstDataLine) * secondsPerUnit
+        relative = batch.numbers[s.batchIndex][i] * secondsPerUnit
       }
+      guard let placed else { return sensor(relative) }
+      return self.placed(relative, at: placed, origin: origin)
+    case .rate(let hertz, let placed, let origin):
+      // Divided, not multiplied by 1 / rate: row 3 at 50 Hz is 0.06 s, not 0.060000000000000005.
+      let relative = Double(batch.lines[i] - firstDataLine) / hertz
       guard let placed else { return sensor(relative) }
       return self.placed(relative, at: placed, origin: origin)
     case .none:

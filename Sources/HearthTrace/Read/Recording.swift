@@ -59,7 +59,7 @@ struct Recording: Sendable {
     let first = report.rejections.first { $0.reason == .badTime }
     return TraceError.malformed(
       first?.location ?? SourceLocation(file: report.file, line: 0),
-      reason: "the time column does not parse: all \(report.rowsRead) rows have a bad time"
+      reason: "no row's time could be read: all \(report.rowsRead) rows have a bad time"
         + (first.map { " (first: \($0.detail))" } ?? ""))
   }
 

@@ -31,7 +31,20 @@ public struct StreamTimeSpan: Sendable, Hashable, Codable, CustomStringConvertib
 /// chunking: a whole read and a streamed one find the same spans.
 /// Activities are left out (a change logged once is no span).
 struct StreamSpans: Sendable {
-  private(set) var spans: [StreamTimeSpan] = []
+  private var found: [StreamTimeSpan] = []
+
+  /// The spans in the order `hearth data inspect` lists streams (fixes,
+  /// provider fixes, accelerometer, gravity, gyroscope, barometer, scalars
+  /// by name), whatever order the parts brought them in.
+  var spans: [StreamTimeSpan] {
+    func rank(_ name: String) -> Int {
+      if name == "fixes" { return 0 }
+      if name.hasPrefix("fixes (") { return 1 }
+      if name.hasPrefix("accelerometer (") { return 2 }
+      return ["gravity": 3, "gyroscope": 4, "barometer": 5][name] ?? 6
+    }
+    return found.sorted { (rank($0.stream), $0.stream) < (rank($1.stream), $1.stream) }
+  }
 
   /// Adds one part of the recording. O(samples in fixes; 1 per sensor stream).
   mutating func add(_ trace: Trace) {
@@ -58,11 +71,11 @@ struct StreamSpans: Sendable {
   }
 
   private mutating func add(_ name: String, _ first: Double, _ last: Double) {
-    if let k = spans.firstIndex(where: { $0.stream == name }) {
-      spans[k].firstSeconds = min(spans[k].firstSeconds, first)
-      spans[k].lastSeconds = max(spans[k].lastSeconds, last)
+    if let k = found.firstIndex(where: { $0.stream == name }) {
+      found[k].firstSeconds = min(found[k].firstSeconds, first)
+      found[k].lastSeconds = max(found[k].lastSeconds, last)
     } else {
-      spans.append(StreamTimeSpan(stream: name, firstSeconds: first, lastSeconds: last))
+      found.append(StreamTimeSpan(stream: name, firstSeconds: first, lastSeconds: last))
     }
   }
 }
