@@ -569,8 +569,10 @@ int32_t hearth_ingest_count(const hearth_ingest *ingest, int64_t *events, int64_
 int32_t hearth_ingest_events(const hearth_ingest *ingest, int64_t capacity, hearth_event *out);
 
 /**
- * The same events as JSON Lines, {"type", "timeMilliseconds", "value"} with
- * every field of the engine's event (outcome, reasons; a trip without its fixes).
+ * The same events as JSON Lines, {"type", "timeMilliseconds", "value",
+ * "placeName"} with every field of the engine's event (outcome, reasons; a
+ * trip without its fixes), after the batch's "schemaError", "rejected" and
+ * "sharedFrame" lines; NaN as null. The shape `hearth geo replay` prints.
  */
 int32_t hearth_ingest_events_json(const hearth_ingest *ingest, hearth_bytes **out);
 

@@ -58,7 +58,8 @@ def hearth(trace, export):
         subprocess.run(["swift", "build", "-c", "release", "--product", "hearth"], cwd=ROOT, check=True)
     out = subprocess.run([binary, "geo", "trips", trace, "--stops", "--export-fixes", export], check=True,
                          capture_output=True, text=True).stdout.strip().splitlines()[1:]
-    return [(int(u), int(a), int(b)) for u, a, b, _, _ in (line.split(",") for line in out)]
+    # file,user,started_ms,finished_ms,latitude_deg,longitude_deg (the file may hold commas: count from the end)
+    return [(int(u), int(a), int(b)) for *_, u, a, b, _, _ in (line.split(",") for line in out)]
 
 
 def overlap(a, b):

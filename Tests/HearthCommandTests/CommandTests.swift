@@ -135,11 +135,20 @@ struct CommandTests {
     #expect(trips.code == 0, "\(trips.err)")
     let lines = trips.out.split(separator: "\n")
     #expect(lines.count == 2 && lines[1].contains(",true,valid,"), "\(trips.out)")
+    #expect(lines[0] == "file,user,id,is_trip,reasons,ended_by,started_ms,finished_ms,points,path_m,max_agreed_speed_mps")
+    let json = run(["geo", "trips", drive, "--mapping", mapping, "--format", "json"])
+    let trip = try? JSONSerialization.jsonObject(with: Data(json.out.utf8)) as? [String: Any]
+    #expect(trip?["is_trip"] as? Bool == true && (trip?["path_m"] as? Double ?? 0) > 1000, "\(json.out)")
+    let text = run(["geo", "trips", drive, "--mapping", mapping, "--format", "text"])
+    #expect(text.out.contains("is_trip true") && text.out.contains("path_m "), "\(text.out)")
     let ais = run([
       "geo", "trips", TestPaths.sharedDatasets.path + "/tracktable-ais/NYHarbor_2020_12_08.traj", "--stops",
     ])
     #expect(ais.code == 0 && ais.out.split(separator: "\n").count > 50)
     #expect(run(["geo", "trips", "/nonexistent"]).code == 3)
+    let both = run(["geo", "trips", "/nonexistent", drive, "--mapping", mapping])
+    #expect(both.code == 3 && both.out.split(separator: "\n").count == 2 && both.err.contains("1 of 2 PATHs"))
+    #expect(run(["geo", "trips", drive, drive, "--export-fixes", "/tmp/x.csv"]).code == 2)
   }
 
   @Test(
@@ -254,14 +263,26 @@ struct CommandTests {
     let rows = snap.out.split(separator: "\n").dropFirst().map { $0.split(separator: ",") }
     #expect(snap.code == 0 && rows.count == 4)
     // First frame; same cell and slot; a new slot; a new cell.
-    #expect(rows.map { $0[5] } == ["true", "false", "true", "true"])
-    #expect(rows.allSatisfy { $0[4] == "750.0" } && rows[0][2] != "48.1")
+    #expect(rows.map { $0[6] } == ["true", "false", "true", "true"])
+    #expect(rows.allSatisfy { $0[5] == "750.0" } && rows[0][3] != "48.1")
+    // Two PATHs, one missing: one header, the other still runs, exit 3; JSON Lines with units in the keys.
+    let two = run(["geo", "snap", folder.path("t.gpx"), folder.path("missing.gpx"), "--format", "json"])
+    #expect(two.code == 3 && two.err.contains("missing.gpx: bad input: no such file"), "\(two.err)")
+    let objects = try two.out.split(separator: "\n").map {
+      try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+    }
+    #expect(objects.count == 4 && objects.allSatisfy { ($0["accuracy_m"] as? Double) == 750 && $0["changed"] is Bool })
+    let twice = run(["geo", "snap", folder.path("t.gpx"), folder.path("t.gpx")])
+    #expect(twice.out.split(separator: "\n").count == 9 && twice.out.hasPrefix("file,time_ms,cell,"))
     #expect(
       run(["geo", "snap", folder.path("t.gpx"), "--changes-only"]).out.split(separator: "\n").count == 4)
     let drive = TestPaths.sharedDatasets.path + "/mems-nav-drives/raw/2023-08-04_214758"
     #expect(run(["data", "convert", drive, "--to", "gpx", "--out", folder.path("d.gpx")]).code == 0)
     #expect(
       run(["data", "inspect", folder.path("d.gpx")]).out.contains("fixes [degrees, m, m/s]: 8784 samples"))
+    let several = run(["data", "inspect", folder.path("nothing-here"), folder.path("d.gpx"), folder.path("d.gpx")])
+    #expect(several.code == 3 && several.err.contains("1 of 3 PATHs could not be used"), "\(several.err)")
+    #expect(several.out.components(separatedBy: "8784 samples").count == 3, "\(several.out)")
     let drop = TestPaths.sharedDatasets.path + "/phone-drop-freefall/raw_data/fall_1"
     #expect(run(["data", "convert", drop, "--to", "folder", "--out", folder.path("f1")]).code == 0)
     #expect(

@@ -1,4 +1,5 @@
 import Foundation
+import HearthTrace
 import Testing
 import _HearthTestSupport
 
@@ -55,6 +56,36 @@ struct ReplayCommandTests {
     let real = run(["geo", "replay", drive, "--places", folder.path("none.geojson")])
     #expect(
       real.code == 0 && !real.out.contains("\"geofence\"") && real.out.contains("\"trip\""), "\(real.err)")
+  }
+
+  @Test("--only announced prints what reaches a phone, --only trip,stay the feed; geofence events name their place")
+  func onlyAndPlaceNames() throws {
+    let folder = TemporaryFolder()
+    #expect(run(["sim", "generate", "day", "--seed", "3", "--out", folder.path("d")]).code == 0)
+    let base = ["geo", "replay", folder.path("d/trace"), "--places", folder.path("d/places.geojson")]
+    let all = run(base)
+    let announced = run(base + ["--only", "announced"])
+    let feed = run(base + ["--only", "trip,stay"])
+    #expect(announced.code == 0 && feed.code == 0, "\(announced.err)")
+    func objects(_ text: String) throws -> [[String: Any]] {
+      try text.split(separator: "\n").map {
+        try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+      }
+    }
+    let names = Set(
+      try objects(all.out).filter { $0["type"] as? String == "geofence" }.compactMap { $0["placeName"] as? String })
+    let placeNames = Set(try PlacesFile.read(path: folder.path("d/places.geojson")).compactMap(\.name))
+    #expect(!names.isEmpty && names.isSubset(of: placeNames), "\(names) of \(placeNames)")
+    let kept = try objects(announced.out)
+    #expect(!kept.isEmpty && kept.count < all.out.split(separator: "\n").count)
+    for object in kept {
+      let outcome = (object["value"] as? [String: Any])?["outcome"] as? String
+      #expect(outcome == "announced" || outcome == "raised", "\(object)")
+    }
+    let feedTypes = Set(try objects(feed.out).compactMap { $0["type"] as? String })
+    #expect(feedTypes.isSubset(of: ["trip", "stay"]) && feedTypes.contains("trip"))
+    let bad = run(base + ["--only", "arrivals"])
+    #expect(bad.code == 2 && bad.err.contains("--only"), "\(bad.err)")
   }
 
   @Test("bad places files and arguments give exit 3 and 2 with the feature and field named")
@@ -125,9 +156,9 @@ struct ReplayCommandTests {
       toFile: folder.path("none.geojson"), atomically: true, encoding: .utf8)
     let replay = run(["geo", "replay", log, "--places", folder.path("none.geojson")])
     #expect(replay.code == 0, "\(replay.err)")
-    #expect(replay.err.contains("upload 3 (received \(t)): fix 0: time: inFuture; fix rejected"), "\(replay.err)")
+    #expect(replay.err.contains("upload 3 (received \(t) ms): fix 0: time: inFuture; fix rejected"), "\(replay.err)")
     #expect(
-      replay.err.contains("upload 4 (received \(t + 10_000)): fix 0: latitude 91.0 is outside its range"),
+      replay.err.contains("upload 4 (received \(t + 10_000) ms): fix 0: latitude 91.0 is outside its range"),
       "\(replay.err)")
     #expect(replay.err.contains("log.csv:20 (activity): 'dancing' is not an activity; row skipped"), "\(replay.err)")
     #expect(replay.err.contains("log.csv:19"), "\(replay.err)")

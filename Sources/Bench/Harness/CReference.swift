@@ -72,8 +72,11 @@ struct CReference {
     guard FileManager.default.fileExists(atPath: sourcePath) else {
       throw BenchError.io("C reference source not found at \(sourcePath) (pass --reference-source)")
     }
+    // One name per build: tests build the reference concurrently in one
+    // process, and a per-process name let one build unlink another's object
+    // before it was linked (a flaky "cannot find ….so.o").
     let output = FileManager.default.temporaryDirectory
-      .appendingPathComponent("hearth-bench-reference-\(getpid()).so").path
+      .appendingPathComponent("hearth-bench-reference-\(getpid())-\(UUID().uuidString).so").path
     // Compile with -ffast-math but link without it: linking with it adds
     // gcc's crtfastmath, whose constructor turns on flush-to-zero and
     // denormals-are-zero for the whole process at dlopen, silently changing

@@ -1,6 +1,7 @@
 import CHearth
 import Foundation
 import HearthGeo
+import HearthLab
 import HearthTrace
 
 /// The description `hearth_ingest_create` reads.
@@ -18,9 +19,9 @@ struct IngestDescription: Decodable {
   var circles_of_person: [String: [UInt32]]?
   var speed_limits_kmh: [String: Double]?
 
-  /// The pipeline it describes, and the places' names by id.
+  /// The pipeline it describes, and its places.
   /// - Throws: `TraceError.malformed` naming the key and why; the places file's own errors.
-  func pipeline() throws -> (IngestPipeline, [UInt32: String]) {
+  func pipeline() throws -> (IngestPipeline, [NamedPlace]) {
     func bad(_ reason: String) -> TraceError { .malformed(SourceLocation(file: "ingest description", line: 0), reason: reason) }
     var named: [NamedPlace] = []
     for (i, p) in (places ?? []).enumerated() {
@@ -47,23 +48,23 @@ struct IngestDescription: Decodable {
       }
       limits[CircleID(circle)] = SpeedLimit(kilometersPerHour: kmh)
     }
-    let names = Dictionary(named.compactMap { p in p.name.map { (p.geofence.id.rawValue, $0) } }, uniquingKeysWith: { a, _ in a })
-    return (IngestPipeline(places: named.map(\.geofence), circlesOfPerson: circles, speedLimits: limits), names)
+    return (IngestPipeline(places: named.map(\.geofence), circlesOfPerson: circles, speedLimits: limits), named)
   }
 }
 
 /// A pipeline, its state, and the output of the last batch or tick.
 final class IngestHandle: Handle {
   let pipeline: IngestPipeline
-  let placeNames: [UInt32: String]
+  /// `hearth_ingest_events_json`'s lines: every record, diagnostics first, place names.
+  let lines: IngestEventLines
   var state = IngestState()
   var output = IngestOutput()
   /// The output's typed records (built once per batch).
   var events: [hearth_event] = []
 
-  init(_ pipeline: IngestPipeline, placeNames: [UInt32: String]) {
+  init(_ pipeline: IngestPipeline, places: [NamedPlace]) {
     self.pipeline = pipeline
-    self.placeNames = placeNames
+    lines = IngestEventLines(places: places, diagnostics: true)
   }
 
   func take(_ output: IngestOutput) {
@@ -144,8 +145,8 @@ final class IngestHandle: Handle {
     let text = string(description_json) ?? ""
     do {
       let description = try JSONDecoder().decode(IngestDescription.self, from: Data((text.isEmpty ? "{}" : text).utf8))
-      let (pipeline, names) = try description.pipeline()
-      return (IngestHandle(pipeline, placeNames: names), HEARTH_OK)
+      let (pipeline, places) = try description.pipeline()
+      return (IngestHandle(pipeline, places: places), HEARTH_OK)
     } catch let error as TraceError {
       return FailedHandle.with(HEARTH_ERROR_BAD_INPUT, "\(error)")
     } catch {
@@ -200,58 +201,11 @@ final class IngestHandle: Handle {
   }
 }
 
-/// One line of `hearth_ingest_events_json`.
-private struct EventLine<T: Encodable>: Encodable {
-  var type: String
-  var timeMilliseconds: Int64
-  var value: T
-  var placeName: String?
-}
-
-/// A trip segment without its fixes.
-private struct TripLine: Encodable {
-  var id: UInt64
-  var person: UInt32
-  var isTrip: Bool
-  var reasons: [String]
-  var endedBy: String
-  var startPlace: UInt32?
-  var endPlace: UInt32?
-  var summary: TripSummary
-}
-
 @c public func hearth_ingest_events_json(_ ingest: OpaquePointer?, _ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
   guard let h = Handle.from(ingest, as: IngestHandle.self) else { return wrongHandle(ingest) }
-  let encoder = JSONEncoder()
-  encoder.outputFormatting = [.sortedKeys]
-  encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
-  var lines: [String] = []
-  func add<T: Encodable>(_ type: String, _ time: Int64, _ value: T, place: UInt32? = nil) throws {
-    let line = EventLine(type: type, timeMilliseconds: time, value: value, placeName: place.flatMap { h.placeNames[$0] })
-    lines.append(String(decoding: try encoder.encode(line), as: UTF8.self))
-  }
-  let o = h.output
-  do {
-    if let error = o.schemaError { try add("schemaError", 0, error.description) }
-    for r in o.rejections { try add("rejected", 0, r) }
-    for f in o.sharedFrames { try add("sharedFrame", f.timeMilliseconds, f) }
-    for e in o.geofenceEvents { try add("geofence", e.decidedMilliseconds, e, place: e.place.rawValue) }
-    for e in o.speedAlerts { try add("speedAlert", e.endMilliseconds, e) }
-    for e in o.suddenStops { try add("suddenStop", e.decidedMilliseconds, e) }
-    for s in o.trips.segments {
-      try add(
-        "trip", s.summary.endMilliseconds,
-        TripLine(
-          id: s.id, person: s.person.rawValue, isTrip: s.isTrip, reasons: s.reasons.map(\.rawValue),
-          endedBy: s.endedBy.rawValue, startPlace: s.startPlace?.rawValue, endPlace: s.endPlace?.rawValue,
-          summary: s.summary),
-        place: s.endPlace?.rawValue)
-    }
-    for s in o.trips.stays { try add("stay", s.endMilliseconds, s) }
-  } catch {
+  do { return handOutBytes(out, text(try h.lines.lines(h.output))) } catch {
     return handOutFailure(out, HEARTH_ERROR_BAD_INPUT, "cannot encode an event: \(error)")
   }
-  return handOutBytes(out, text(lines))
 }
 
 @c public func hearth_ingest_save(_ ingest: OpaquePointer?, _ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {

@@ -10,24 +10,30 @@ enum DataCommands {
     path: ["data", "inspect"],
     summary: "say what a recording holds: streams, rates, units, time span, gaps, rows kept and rejected",
     help: """
-      usage: hearth data inspect PATH [--mapping FILE [--timezone ZONE] [--rate HZ]]
+      usage: hearth data inspect PATH... [--mapping FILE [--timezone ZONE] [--rate HZ]]
 
-      Reads PATH through the import door (any format `hearth` reads) and
-      prints the time origin (UTC, and ms since the epoch), then per stream:
-      samples, time span, median rate, and the silences longer than five
-      median intervals (how many, the longest); a warning for each stream
-      whose time span overlaps no other stream's; then the rows read, kept
-      and rejected per file with the rejection reasons and the first
-      rejection of each file (file, line, field, why). Exit 3 when not one
-      row could be kept (a time column that does not parse, for one).
+      Reads each PATH through the import door (any format `hearth` reads)
+      and prints the time origin (UTC, and ms since the epoch), then per
+      stream: samples, time span, median rate, and the silences longer than
+      five median intervals (how many, the longest); a warning for each
+      stream whose time span overlaps no other stream's; then the rows
+      read, kept and rejected per file with the rejection reasons and the
+      first rejection of each file (file, line, field, why). A PATH that
+      cannot be read, or of which nothing was kept (a time column that does
+      not parse, for one), is reported and the others still run; exit 3 at
+      the end if any failed.
       \(ReadingFlags.help)
       """,
     options: ReadingFlags.options
   ) { arguments, console in
-    guard arguments.positionals.count == 1 else { throw CLIError.usage("data inspect needs one PATH") }
-    let path = arguments.positionals[0]
+    guard !arguments.positionals.isEmpty else { throw CLIError.usage("data inspect needs a PATH") }
     let reading = try ReadingFlags(arguments)
-    // Streamed: a recording of any size in bounded memory.
+    let failed = forEachPath(arguments.positionals, console) { path in try inspectOne(path, reading, console) }
+    return failed > 0 ? 3 : 0
+  }
+
+  /// One recording, streamed: any size in bounded memory.
+  static func inspectOne(_ path: String, _ reading: ReadingFlags, _ console: Console) throws {
     let stream = try reading.stream(path)
     var summary = TraceSummary(metadata: stream.metadata)
     let report = try stream.forEachChunk { summary.add($0) }
@@ -59,7 +65,6 @@ enum DataCommands {
       if let first = file.rejections.first { console.out("    first rejection: \(first)") }
     }
     try report.requireSomethingKept(path: path)
-    return 0
   }
 
   static let convert = Command(

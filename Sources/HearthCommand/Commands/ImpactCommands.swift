@@ -85,27 +85,6 @@ enum ImpactCommands {
     return failed > 0 ? 3 : reported ? 1 : 0
   }
 
-  /// Runs `body` on every path; a path that does not exist is reported
-  /// before any work starts, one that fails is reported on stderr (which,
-  /// why), and the rest still run. Returns how many failed.
-  static func forEachPath(
-    _ paths: [String], _ console: Console, _ body: (String) throws -> Void
-  ) -> Int {
-    let missing = Set(paths.filter { !FileManager.default.fileExists(atPath: $0) })
-    for path in paths where missing.contains(path) { console.err("\(path): bad input: no such file or folder") }
-    var failed = missing.count
-    for path in paths where !missing.contains(path) {
-      do { try body(path) } catch {
-        failed += 1
-        let reason = (error as? CLIError)?.message ?? "bad input: \(error)"
-        // Reader errors name the file themselves.
-        console.err(reason.contains(path) ? reason : "\(path): \(reason)")
-      }
-    }
-    if failed > 0 { console.err("\(failed) of \(paths.count) PATHs could not be used") }
-    return failed
-  }
-
   /// `--vehicle-gate`: recording (the default), on or off.
   static func gatePolicy(_ arguments: Arguments) throws(CLIError) -> VehicleGatePolicy {
     let text = arguments.options["vehicle-gate"] ?? VehicleGatePolicy.recording.rawValue
@@ -232,18 +211,5 @@ enum ImpactCommands {
       try SweepExport.write(result, configurations: grid.combinations, picked: picked, to: out)
     }
     return failed > 0 ? 3 : 0
-  }
-}
-
-/// `--format text|json|csv`, the same word in every command that prints records.
-enum Formats: String {
-  case text, json, csv
-
-  static func choose(_ arguments: Arguments, default fallback: Formats = .text) throws(CLIError) -> Formats {
-    guard let text = arguments.options["format"] else { return fallback }
-    guard let format = Formats(rawValue: text) else {
-      throw CLIError.usage("--format must be text, json or csv, not '\(text)'")
-    }
-    return format
   }
 }

@@ -1,0 +1,145 @@
+import Foundation
+import HearthGeo
+import HearthTrace
+
+/// Which of the ingest path's records a reader wants: by kind, and
+/// optionally only what reaches a person's phone.
+///
+/// "Announced" means a notification: a geofence event or speed alert whose
+/// outcome is `announced`, a sudden stop that was `raised`. Trips and stays
+/// are feed records, never announced, so `announced` alone leaves them out.
+public struct IngestEventFilter: Sendable, Hashable {
+  /// The record kinds, named as the `type` of a JSON line.
+  public enum Kind: String, Sendable, Hashable, CaseIterable {
+    case geofence, speedAlert, suddenStop, trip, stay
+  }
+
+  /// Kinds kept.
+  public var kinds: Set<Kind>
+  /// Keep only announced geofence events and speed alerts and raised sudden stops.
+  public var announcedOnly: Bool
+
+  public init(kinds: Set<Kind> = Set(Kind.allCases), announcedOnly: Bool = false) {
+    self.kinds = kinds
+    self.announcedOnly = announcedOnly
+  }
+
+  /// Every record.
+  public static let everything = IngestEventFilter()
+
+  /// Parses a comma-separated list of `announced` and kinds
+  /// (`geofence,speedAlert,suddenStop,trip,stay`): the kinds named (all when
+  /// none is), announced only when `announced` is in the list.
+  /// `"announced,geofence"` = announced geofence events only.
+  /// - Returns: nil, with no filter, when a word is neither.
+  public init?(parsing text: String) {
+    var kinds: Set<Kind> = []
+    var announced = false
+    for word in text.split(separator: ",", omittingEmptySubsequences: false) {
+      let word = word.trimmingCharacters(in: .whitespaces)
+      if word == "announced" {
+        announced = true
+      } else if let kind = Kind(rawValue: word) {
+        kinds.insert(kind)
+      } else {
+        return nil
+      }
+    }
+    self.init(kinds: kinds.isEmpty ? Set(Kind.allCases) : kinds, announcedOnly: announced)
+  }
+
+  /// Whether a record of `kind` whose outcome is (or is not) a notification is kept.
+  public func keeps(_ kind: Kind, notifies: Bool) -> Bool {
+    kinds.contains(kind) && (!announcedOnly || notifies)
+  }
+}
+
+/// The ingest path's output as JSON Lines, one object per record, the shape
+/// `hearth geo replay` prints and `hearth_ingest_events_json` hands out:
+///
+/// `{"type": "geofence" | "speedAlert" | "suddenStop" | "trip" | "stay",
+///   "timeMilliseconds": when it was decided or ended (ms since the epoch),
+///   "value": the record (every field with its unit in its name),
+///   "placeName": the place's name, for geofence events and trips ending at a named place}`
+///
+/// With `diagnostics`, the batch's `schemaError`, `rejected` fixes and
+/// `sharedFrame`s come first (what a server logs; the command prints
+/// refusals on stderr instead). Keys sorted, NaN and ±∞ as `null`
+/// (``JSONOutput``), so equal outputs give equal bytes.
+///
+/// Complexity: O(records) per output.
+public struct IngestEventLines: Sendable {
+  public var placeNames: [PlaceID: String]
+  public var filter: IngestEventFilter
+  public var diagnostics: Bool
+
+  public init(placeNames: [PlaceID: String] = [:], filter: IngestEventFilter = .everything, diagnostics: Bool = false) {
+    self.placeNames = placeNames
+    self.filter = filter
+    self.diagnostics = diagnostics
+  }
+
+  /// The names of the places that have one (the first place of a repeated
+  /// id, as the geofence engine keeps).
+  public init(places: [NamedPlace], filter: IngestEventFilter = .everything, diagnostics: Bool = false) {
+    var names: [PlaceID: String] = [:]
+    for place in places where names[place.geofence.id] == nil {
+      if let name = place.name { names[place.geofence.id] = name }
+    }
+    self.init(placeNames: names, filter: filter, diagnostics: diagnostics)
+  }
+
+  private struct Line<T: Encodable>: Encodable {
+    var type: String
+    var timeMilliseconds: Int64
+    var value: T
+    var placeName: String?
+  }
+
+  /// A trip segment without its fixes (they are the history's own).
+  private struct TripLine: Encodable {
+    var id: UInt64
+    var person: UserID
+    var isTrip: Bool
+    var reasons: [String]
+    var endedBy: String
+    var startPlace: PlaceID?
+    var endPlace: PlaceID?
+    var summary: TripSummary
+  }
+
+  /// One output's lines, in the order: diagnostics, geofence events, speed
+  /// alerts, sudden stops, trips, stays (each in the engine's order).
+  /// - Throws: `TraceError.io` only if a value cannot be encoded.
+  public func lines(_ output: IngestOutput) throws -> [String] {
+    var lines: [String] = []
+    func add<T: Encodable>(_ type: String, _ time: Int64, _ value: T, place: PlaceID? = nil) throws {
+      let line = Line(type: type, timeMilliseconds: time, value: value, placeName: place.flatMap { placeNames[$0] })
+      lines.append(String(decoding: try JSONOutput.encode(line), as: UTF8.self))
+    }
+    if diagnostics {
+      if let error = output.schemaError { try add("schemaError", 0, error.description) }
+      for r in output.rejections { try add("rejected", 0, r) }
+      for f in output.sharedFrames { try add("sharedFrame", f.timeMilliseconds, f) }
+    }
+    for e in output.geofenceEvents where filter.keeps(.geofence, notifies: e.outcome == .announced) {
+      try add("geofence", e.decidedMilliseconds, e, place: e.place)
+    }
+    for e in output.speedAlerts where filter.keeps(.speedAlert, notifies: e.outcome == .announced) {
+      try add("speedAlert", e.endMilliseconds, e)
+    }
+    for e in output.suddenStops where filter.keeps(.suddenStop, notifies: e.outcome == .raised) {
+      try add("suddenStop", e.decidedMilliseconds, e)
+    }
+    for s in output.trips.segments where filter.keeps(.trip, notifies: false) {
+      let line = TripLine(
+        id: s.id, person: s.person, isTrip: s.isTrip, reasons: s.reasons.map(\.rawValue),
+        endedBy: s.endedBy.rawValue, startPlace: s.startPlace, endPlace: s.endPlace, summary: s.summary)
+      try add("trip", s.summary.endMilliseconds, line, place: s.endPlace)
+    }
+    for s in output.trips.stays where filter.keeps(.stay, notifies: false) {
+      try add("stay", s.endMilliseconds, s)
+    }
+    return lines
+  }
+}

@@ -1,0 +1,119 @@
+import HearthGeo
+import HearthTrace
+
+/// A history for `geo replay`: its fixes in arrival order and, for an
+/// upload log, each fix's receipt time.
+public struct ReplayHistory: Sendable {
+  public var fixes = FixColumns()
+  public var receivedAtMilliseconds: [Int64]?
+  /// Rows of an upload log that could not be read, each with its line, field and reason.
+  public var rowProblems: [String] = []
+
+  public init(fixes: FixColumns = FixColumns(), receivedAtMilliseconds: [Int64]? = nil) {
+    self.fixes = fixes
+    self.receivedAtMilliseconds = receivedAtMilliseconds
+  }
+
+  /// Reads an upload log (a CSV whose header has `received_ms`: user,
+  /// time_ms, latitude, longitude, received_ms and optionally device,
+  /// accuracy_m, speed_mps, activity, source; one fix per row in the order
+  /// the server got them), or else any trace `hearth` reads (no receipt
+  /// times: ``ServerReplay`` cuts it into uploads). Rows of a log that cannot
+  /// be read are kept in `rowProblems` (line, field, reason) and skipped;
+  /// positions go through as logged, for the server's validation to refuse.
+  /// - Throws: `TraceError` when the file cannot be read or a log lacks a
+  ///   required column.
+  public static func read(path: String, mapping: String?, options: ReadOptions = ReadOptions()) throws -> ReplayHistory {
+    if mapping == nil, path.lowercased().hasSuffix(".csv"), let log = try readUploadLog(path: path) { return log }
+    var history = ReplayHistory()
+    history.fixes = try TraceImport.read(path: path, mappingPath: mapping, options: options).0.fixes
+    return history
+  }
+
+  /// The columns of an upload log: (name, kind, required).
+  private static let columns: [(String, CSVColumnRequest.Kind, Bool)] = [
+    ("user", .integer, true), ("time_ms", .integer, true), ("latitude", .number, true),
+    ("longitude", .number, true), ("received_ms", .integer, true), ("device", .integer, false),
+    ("accuracy_m", .number, false), ("speed_mps", .number, false), ("activity", .text, false),
+    ("source", .text, false),
+  ]
+
+  /// Nil when the CSV has no received_ms column (then it is read as a trace).
+  private static func readUploadLog(path: String) throws -> ReplayHistory? {
+    var history = ReplayHistory()
+    var receipts: [Int64] = []
+    var present: [String: (kind: CSVColumnRequest.Kind, slot: Int)] = [:]
+    var isLog = true
+    let activities = Dictionary(
+      uniqueKeysWithValues: Activity.allCases.map { ("\($0)", $0) } + [("driving", .automotive)])
+    let sources = Dictionary(uniqueKeysWithValues: FixSource.allCases.map { ("\($0)", $0) })
+    let report = try CSVStream.read(
+      path: path,
+      select: { header, _ in
+        guard header.contains("received_ms") else {
+          isLog = false
+          return []
+        }
+        var requests: [CSVColumnRequest] = []
+        var slots: [CSVColumnRequest.Kind: Int] = [:]
+        for (name, kind, required) in columns {
+          guard let index = header.firstIndex(of: name) else {
+            if required {
+              throw TraceError.malformed(
+                SourceLocation(file: path, line: 1), reason: "the upload log has no column \(name)")
+            }
+            continue
+          }
+          requests.append(CSVColumnRequest(index: index, kind: kind))
+          present[name] = (kind, slots[kind, default: 0])
+          slots[kind, default: 0] += 1
+        }
+        return requests
+      },
+      body: { batch in
+        func integer(_ name: String, _ i: Int) -> Int64? { present[name].map { batch.integers[$0.slot][i] } }
+        func number(_ name: String, _ i: Int) -> Double? { present[name].map { batch.numbers[$0.slot][i] } }
+        func text(_ name: String, _ i: Int) -> String? { present[name].map { batch.texts[$0.slot][i] } }
+        for i in 0..<batch.count {
+          func problem(_ field: String, _ reason: String) {
+            history.rowProblems.append("\(path):\(batch.lines[i]) (\(field)): \(reason); row skipped")
+          }
+          guard let user = integer("user", i), let userID = UInt32(exactly: user) else {
+            problem("user", "not a user id (0 to 4294967295)")
+            continue
+          }
+          let deviceValue = integer("device", i) ?? user
+          guard let device = UInt32(exactly: deviceValue) else {
+            problem("device", "not a device id (0 to 4294967295)")
+            continue
+          }
+          let activityText = text("activity", i) ?? ""
+          guard let activity = activityText.isEmpty ? .unknown : activities[activityText.lowercased()] else {
+            problem("activity", "'\(activityText.prefix(40))' is not an activity")
+            continue
+          }
+          let sourceText = text("source", i) ?? ""
+          guard let source = sourceText.isEmpty ? .ordinary : sources[sourceText.lowercased()] else {
+            problem("source", "'\(sourceText.prefix(40))' is not a source")
+            continue
+          }
+          let speed = number("speed_mps", i) ?? .nan
+          // Positions go through as logged: the server's validation refuses
+          // what is out of range, with the upload and index.
+          history.fixes.append(
+            Fix(
+              timeMilliseconds: integer("time_ms", i) ?? 0, latitudeDegrees: number("latitude", i) ?? .nan,
+              longitudeDegrees: number("longitude", i) ?? .nan,
+              horizontalAccuracyMeters: number("accuracy_m", i) ?? 10,
+              speedMetersPerSecond: speed.isNaN ? nil : SpeedReading.speedMetersPerSecond(
+                raw: speed, horizontalAccuracyMeters: number("accuracy_m", i) ?? 10),
+              activity: activity, source: source, device: DeviceID(device), user: UserID(userID)))
+          receipts.append(integer("received_ms", i) ?? 0)
+        }
+      })
+    guard isLog else { return nil }
+    for rejection in report.rejections { history.rowProblems.append("\(rejection); row skipped") }
+    history.receivedAtMilliseconds = receipts
+    return history
+  }
+}

@@ -1,0 +1,99 @@
+import HearthGeo
+import HearthTrace
+
+/// A recorded history through the server's ingest path, upload by upload, as
+/// the server received it, with the server's timer ticking between uploads
+/// (what `hearth geo replay` runs).
+///
+/// Everybody in the history is in every circle of the places; one speed
+/// limit for every circle. The clock moves at every upload's receipt and,
+/// between uploads, every `tickMilliseconds`, so waiting decisions and sudden
+/// stops are decided on time when nothing arrives; at the end it stops at
+/// the last receipt, or goes on to `untilMilliseconds`.
+///
+/// Complexity: the pipeline's, O(fixes) plus one advance per tick.
+/// Deterministic: same history and settings, same outputs.
+public struct ServerReplay: Sendable {
+  public struct Settings: Sendable, Hashable {
+    /// How a history without receipt times is cut into uploads.
+    public var uploads = ServerUploads.Policy(maximumFixes: 200)
+    /// The server's timer between uploads, ms (≥ 1).
+    public var tickMilliseconds: Int64 = 60_000
+    /// Go on ticking after the last receipt up to this time (ms since the epoch).
+    public var untilMilliseconds: Int64?
+    /// Every circle's speed limit, km/h; nil: none.
+    public var speedLimitKilometersPerHour: Double? = 50
+    public init() {}
+  }
+
+  /// What the replay produced and refused.
+  public struct Result: Sendable {
+    /// One output per upload and per tick, in the server's order.
+    public var outputs: [IngestOutput] = []
+    public var uploadCount = 0
+    /// Uploads refused whole (schema).
+    public var refusedUploads = 0
+    /// Every refused upload and rejected fix in upload order, each with its
+    /// upload number (from 1), receipt, index in the upload, field and reason.
+    public var problems: [String] = []
+    public var rejectedByReason: [String: Int] = [:]
+    public var duplicates: Int { outputs.map(\.duplicates).reduce(0, +) }
+    /// The server clock at the end, ms since the epoch.
+    public var clockMilliseconds: Int64?
+  }
+
+  public var pipeline: IngestPipeline
+  public var settings: Settings
+
+  /// The pipeline for `places`, with every person of `people` in every circle.
+  public init(places: [Geofence], people: Set<UserID>, settings: Settings = Settings()) {
+    let circles = Array(Set(places.map(\.circle))).sorted()
+    var limits: [CircleID: SpeedLimit] = [:]
+    if let kmh = settings.speedLimitKilometersPerHour {
+      for circle in circles { limits[circle] = SpeedLimit(kilometersPerHour: kmh) }
+    }
+    pipeline = IngestPipeline(
+      places: places, circlesOfPerson: Dictionary(uniqueKeysWithValues: people.map { ($0, circles) }),
+      speedLimits: limits)
+    self.settings = settings
+  }
+
+  /// Replays `history` from `state` (fresh by default).
+  public func run(_ history: ReplayHistory, state: inout IngestState) -> Result {
+    let uploads = ServerUploads.cut(
+      history.fixes, receivedAtMilliseconds: history.receivedAtMilliseconds, policy: settings.uploads)
+    var result = Result()
+    result.uploadCount = uploads.count
+    let tick = max(settings.tickMilliseconds, 1)
+    var clock: Int64?
+    func ticks(upTo end: Int64) {
+      guard var t = clock else { return }
+      while end.subtractingReportingOverflow(t).partialValue > tick, t < end {
+        t += tick
+        result.outputs.append(pipeline.advance(to: t, state: &state))
+      }
+    }
+    for (k, upload) in uploads.enumerated() {
+      ticks(upTo: upload.receivedAtMilliseconds)
+      let output = pipeline.ingest(upload.fixes, receivedAtMilliseconds: upload.receivedAtMilliseconds, state: &state)
+      clock = upload.receivedAtMilliseconds
+      let at = "upload \(k + 1) (received \(upload.receivedAtMilliseconds) ms)"
+      if let error = output.schemaError {
+        result.refusedUploads += 1
+        result.problems.append("\(at): \(error)")
+      }
+      for r in output.rejections {
+        result.rejectedByReason[r.reason.rawValue, default: 0] += 1
+        result.problems.append("\(at): fix \(r.index): \(r.reason.field.rawValue): \(r.reason.rawValue); fix rejected")
+      }
+      result.outputs.append(output)
+    }
+    if let until = settings.untilMilliseconds, let now = clock, until > now {
+      ticks(upTo: until)
+      result.outputs.append(pipeline.advance(to: until, state: &state))
+      clock = until
+    }
+    result.clockMilliseconds = clock
+    return result
+  }
+}
