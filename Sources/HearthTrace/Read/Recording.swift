@@ -26,11 +26,7 @@ struct Recording: Sendable {
     for file in files {
       do {
         var (block, fileReport) = try Self.readWhole(file, options: options)
-        if let failure = Self.timeFailure(fileReport) {
-          if failuresAreFatal || options.strict { throw failure }
-          fileReport.skippedBecause = failure.description
-          block = nil
-        }
+        if try timesFailed(&fileReport) { block = nil }
         if let block { trace.take(block, from: file) }
         report.files.append(fileReport)
       } catch let error as TraceError {
@@ -61,6 +57,16 @@ struct Recording: Sendable {
       first?.location ?? SourceLocation(file: report.file, line: 0),
       reason: "no row's time could be read: all \(report.rowsRead) rows have a bad time"
         + (first.map { " (first: \($0.detail))" } ?? ""))
+  }
+
+  /// Whether `report`'s file failed ``timeFailure(_:)``; then marks it
+  /// skipped with the reason (its rows stay counted).
+  /// - Throws: the failure when `failuresAreFatal` or strict.
+  func timesFailed(_ report: inout FileReport) throws -> Bool {
+    guard let failure = Self.timeFailure(report) else { return false }
+    if failuresAreFatal || options.strict { throw failure }
+    report.skippedBecause = failure.description
+    return true
   }
 
   /// One file read whole: its rows in time order (nil when its stream was

@@ -155,15 +155,14 @@ struct TraceMerge {
       do {
         if plan.rule == .keepFileOrder {
           // Not in time order: the whole file goes in the first chunk.
-          let (block, report) = try Recording.readWhole(plan, options: recording.options)
+          var (block, report) = try Recording.readWhole(plan, options: recording.options)
+          if try recording.timesFailed(&report) { block = nil }
           unordered.append((plan, block ?? RowBlock(columnCount: plan.columnCount)))
           reports.append(report)
           continue
         }
         var (survey, firstPass, keep) = try Self.survey(plan, options: recording.options)
-        if let failure = Recording.timeFailure(firstPass) {
-          if recording.failuresAreFatal || recording.options.strict { throw failure }
-          firstPass.skippedBecause = failure.description
+        if try recording.timesFailed(&firstPass) {
           firstPass.settle()
           keep = false
         }
