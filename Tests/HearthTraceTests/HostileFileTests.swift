@@ -313,7 +313,15 @@ struct HostileFileTests {
     let root = TemporaryFolder()
     root.write("secret.csv", "password,hunter2\n1,2\n")
     root.write("inside/a.csv", "t,v\n0,1\n")
-    for name in ["../secret.csv", root.path("secret.csv"), "inside/../../secret.csv"] {
+    // A link inside the folder to a file outside it is refused; one to a file inside is read.
+    try FileManager.default.createSymbolicLink(atPath: root.path("inside/link.csv"), withDestinationPath: root.path("secret.csv"))
+    try FileManager.default.createSymbolicLink(atPath: root.path("inside/same.csv"), withDestinationPath: "a.csv")
+    let linked = ColumnMapping(
+      name: "m",
+      files: [.init(file: "same.csv", time: .init(column: "t", format: "relative-seconds"), scalars: ["v": .init(column: "v", unit: nil)])],
+      clock: nil)
+    #expect(try linked.read(folder: root.path("inside")).1.rowsKept == 1)
+    for name in ["../secret.csv", root.path("secret.csv"), "inside/../../secret.csv", "link.csv"] {
       let mapping = ColumnMapping(
         name: "m",
         files: [.init(file: name, time: .init(column: "t", format: "relative-seconds"), scalars: ["v": .init(column: "v", unit: nil)])],

@@ -1,5 +1,6 @@
 import Foundation
 import HearthLab
+import HearthTrace
 
 /// `--format text|json|csv`, the same word in every command that prints records.
 enum Formats: String {
@@ -126,4 +127,14 @@ func forEachPath(_ paths: [String], _ console: Console, _ body: (String) throws 
   }
   if failed > 0 { console.err("\(failed) of \(paths.count) PATHs could not be used") }
   return failed
+}
+
+/// Tells stderr what reading `path` rejected or skipped, file by file, with
+/// the first rejection (file, line, field, why): a command that prints
+/// results from a recording never hides that part of it was not used.
+func importNotes(_ report: ImportReport, path: String, _ console: Console) {
+  for file in report.files where file.hasProblems {
+    console.err("\(path): \(file.summary)")
+    if let first = file.rejections.first { console.err("\(path):   first rejection: \(first)") }
+  }
 }

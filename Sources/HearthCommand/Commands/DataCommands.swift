@@ -48,19 +48,7 @@ enum DataCommands {
     if !warnings.isEmpty { console.out("  \(warnings.count) time warning\(warnings.count == 1 ? "" : "s")") }
     if summary.activityCount > 0 { console.out("  activity: \(summary.activityCount) changes") }
     for file in report.files {
-      var line =
-        "  \(file.file): \(file.rowsRead) rows read, \(file.rowsKept) kept, \(file.rowsRejected) rejected"
-      if !file.rejectedByReason.isEmpty {
-        line +=
-          " ("
-          + file.rejectedByReason.sorted { $0.key.rawValue < $1.key.rawValue }.map {
-            "\($0.key.rawValue) \($0.value)"
-          }
-          .joined(separator: ", ") + ")"
-      }
-      if file.reorderedRows > 0 { line += ", \(file.reorderedRows) out of time order (sorted)" }
-      if let why = file.skippedBecause { line += ", skipped: \(why)" }
-      console.out(line)
+      console.out("  " + file.summary)
       if let units = file.units { console.out("    units: \(units)") }
       if let first = file.rejections.first { console.out("    first rejection: \(first)") }
     }
@@ -89,6 +77,7 @@ enum DataCommands {
     guard target == "folder" || target == "gpx" else {
       throw CLIError.usage("--to must be folder or gpx, not '\(target)'")
     }
+<<<<<<< HEAD
     let reading = try ReadingFlags(arguments)
     let (trace, report) = try reading.read(arguments.positionals[0])
     try report.requireSomethingKept(path: arguments.positionals[0])
@@ -98,6 +87,11 @@ enum DataCommands {
         "\(report.rowsRejected) of \(report.rowsRead) rows were rejected on import (see hearth data inspect)"
       )
     }
+=======
+    let (trace, report) = try TraceImport.read(
+      path: arguments.positionals[0], mappingPath: arguments.options["mapping"])
+    importNotes(report, path: arguments.positionals[0], console)
+>>>>>>> main
     if target == "gpx" {
       try GPX.write(fixes: trace.fixes, to: out)
     } else {

@@ -41,7 +41,12 @@ enum GeoCommands {
     var printer = RecordPrinter(try Formats.choose(arguments, default: .csv), console)
     let reading = try ReadingFlags(arguments)
     let failed = forEachPath(arguments.positionals, console) { path in
+<<<<<<< HEAD
       let trace = try reading.read(path).0
+=======
+      let (trace, report) = try TraceImport.read(path: path, mappingPath: arguments.options["mapping"])
+      importNotes(report, path: path, console)
+>>>>>>> main
       // Each device is followed on its own (a trace may hold several, e.g.
       // AIS vessels): its id becomes the person's.
       let fixes = FixColumns(
@@ -111,7 +116,13 @@ enum GeoCommands {
     let onlyChanges = arguments.flags.contains("changes-only")
     let reading = try ReadingFlags(arguments)
     let failed = forEachPath(arguments.positionals, console) { path in
+<<<<<<< HEAD
       let fixes = try reading.read(path).0.fixes
+=======
+      let (trace, report) = try TraceImport.read(path: path, mappingPath: arguments.options["mapping"])
+      importNotes(report, path: path, console)
+      let fixes = trace.fixes
+>>>>>>> main
       var last: ApproximateFix?
       for frame in projection.project(fixes) {
         let changed = projection.changed(from: last, to: frame)
@@ -154,10 +165,11 @@ enum GeoCommands {
         (--batch, default 200) spanning at most 5 minutes, each received one
         second after its newest fix.
       The server clock moves at every upload's receipt and, between uploads,
-      every --tick seconds (default 60), so waiting decisions and sudden
-      stops are decided on time even when nothing arrives; at the end of the
-      input it stops at the last receipt, or goes on to --until (ms since the
-      epoch).
+      every --tick seconds (default 60) for up to 6 h after a receipt (nothing
+      waits longer; then it jumps to the next receipt), so waiting decisions
+      and sudden stops are decided on time even when nothing arrives; at the
+      end of the input it stops at the last receipt, or goes on to --until
+      (ms since the epoch). A receipt or --until outside 1900–2200 is refused.
       Prints one JSON object per line: {"type": "geofence" | "speedAlert" |
       "suddenStop" | "trip" | "stay", "timeMilliseconds", "value",
       "placeName" (geofence events and trips ending at a named place)};
@@ -186,15 +198,23 @@ enum GeoCommands {
     guard limit >= 0, limit.isFinite, batchSize >= 1, tickSeconds >= 1, tickSeconds <= 86_400 else {
       throw CLIError.usage("--limit-kmh must be ≥ 0, --batch ≥ 1 and --tick between 1 and 86400")
     }
+    if let until, !ReadingBounds.fixMilliseconds.contains(until) {
+      throw CLIError.usage("--until must be a time from 1900 to 2200 in ms since the epoch, not \(until)")
+    }
     let only = arguments.options["only"]
     guard let filter = only.map(IngestEventFilter.init(parsing:)) ?? .everything else {
       throw CLIError.usage(
         "--only takes announced and types (geofence, speedAlert, suddenStop, trip, stay), comma-separated, not '\(only ?? "")'")
     }
     let places = try PlacesFile.read(path: placesPath)
+<<<<<<< HEAD
     let reading = try ReadingFlags(arguments)
     let history = try ReplayHistory.read(
       path: arguments.positionals[0], mapping: reading.mappingPath, options: reading.options)
+=======
+    let history = try ReplayHistory.read(path: arguments.positionals[0], mapping: arguments.options["mapping"])
+    if let report = history.importReport { importNotes(report, path: arguments.positionals[0], console) }
+>>>>>>> main
     for problem in history.rowProblems { console.err(problem) }
     guard !history.fixes.isEmpty else { throw CLIError.badInput("the history has no fixes") }
     var settings = ServerReplay.Settings()

@@ -67,6 +67,7 @@ enum ImpactCommands {
       // Streamed: a recording of any size in bounded memory.
       let stream = try reading.stream(path)
       let replay = try ImpactReplay.run(stream, path: path, gate: gate, configuration: configuration)
+      importNotes(replay.report, path: path, console)
       console.err("\(path): vehicle gate \(replay.gate.source)")
       for warning in replay.rateWarnings { console.err("\(path): warning: \(warning)") }
       for warning in replay.report.timeWarnings { console.err("\(path): warning: \(warning)") }
@@ -113,8 +114,16 @@ enum ImpactCommands {
 
   /// The recording at `path` as the detector's feed; bad input (exit 3) when
   /// it has no accelerometer with gravity nor a gravity stream to add back.
+<<<<<<< HEAD
   static func impactFeed(_ path: String, _ reading: ReadingFlags, gate: VehicleGatePolicy) throws -> ImpactFeed {
     let trace = try reading.read(path).0
+=======
+  static func impactFeed(
+    _ path: String, _ arguments: Arguments, gate: VehicleGatePolicy, _ console: Console
+  ) throws -> ImpactFeed {
+    let (trace, report) = try TraceImport.read(path: path, mappingPath: arguments.options["mapping"])
+    importNotes(report, path: path, console)
+>>>>>>> main
     guard let feed = ImpactFeed(trace: trace, gate: gate) else {
       throw CLIError.badInput("no accelerometer with gravity (nor a gravity stream to add back)")
     }
@@ -200,7 +209,11 @@ enum ImpactCommands {
     let reading = try ReadingFlags(arguments)
     var recordings: [ImpactSweep.Recording] = []
     let failed = forEachPath(arguments.positionals, console) { path in
+<<<<<<< HEAD
       recordings.append(ImpactSweep.Recording(name: path, feed: try impactFeed(path, reading, gate: gate)))
+=======
+      recordings.append(ImpactSweep.Recording(name: path, feed: try impactFeed(path, arguments, gate: gate, console)))
+>>>>>>> main
     }
     let result = ImpactSweep.run(
       grid: grid, seeds: 1...seeds, hours: hours, recordings: recordings,

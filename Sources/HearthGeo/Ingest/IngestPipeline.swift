@@ -150,6 +150,7 @@ public struct IngestPipeline: Sendable {
   public func adopt(_ state: inout IngestState) -> ReconfigurationReport {
     var report = geofences.reconcile(&state.geofences)
     report.droppedSpeedStretches = speedAlerts.reconcile(&state.speedAlerts)
+    trips.reconcile(&state.trips)  // open segments looked at again (nothing dropped)
     return report
   }
 }

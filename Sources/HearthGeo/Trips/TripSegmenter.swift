@@ -131,6 +131,73 @@ public struct TripSegmenterState: Sendable, Hashable, Codable {
     }
     var droppedLate = 0
     var skipped = 0
+    /// A second fix at a millisecond already pending (another phone of the
+    /// person, or a retry the dedupe did not see): the first one stays.
+    var duplicates = 0
+
+    init() {}
+
+    enum CodingKeys: String, CodingKey {
+      case pending, watermark, segment, anchor, dwellAnchor, stayStart, segmentsClosed, droppedLate, skipped
+      case duplicates
+    }
+
+    // The fixes go through `SavedFix`: a fix with no accuracy (NaN, kept on
+    // purpose) would otherwise make the state impossible to save as JSON.
+    init(from decoder: any Decoder) throws {
+      let c = try decoder.container(keyedBy: CodingKeys.self)
+      pending = try c.decode([SavedFix].self, forKey: .pending).map(\.fix)
+      watermark = try c.decode(Int64.self, forKey: .watermark)
+      segment = try c.decode([SavedFix].self, forKey: .segment).map(\.fix)
+      anchor = try c.decode(Int.self, forKey: .anchor)
+      dwellAnchor = try c.decodeIfPresent(SavedFix.self, forKey: .dwellAnchor)?.fix
+      stayStart = try c.decodeIfPresent(SavedFix.self, forKey: .stayStart)?.fix
+      segmentsClosed = try c.decode(UInt32.self, forKey: .segmentsClosed)
+      droppedLate = try c.decode(Int.self, forKey: .droppedLate)
+      skipped = try c.decode(Int.self, forKey: .skipped)
+      duplicates = try c.decodeIfPresent(Int.self, forKey: .duplicates) ?? 0  // absent from older states
+    }
+
+    func encode(to encoder: any Encoder) throws {
+      var c = encoder.container(keyedBy: CodingKeys.self)
+      try c.encode(pending.map(SavedFix.init), forKey: .pending)
+      try c.encode(watermark, forKey: .watermark)
+      try c.encode(segment.map(SavedFix.init), forKey: .segment)
+      try c.encode(anchor, forKey: .anchor)
+      try c.encodeIfPresent(dwellAnchor.map(SavedFix.init), forKey: .dwellAnchor)
+      try c.encodeIfPresent(stayStart.map(SavedFix.init), forKey: .stayStart)
+      try c.encode(segmentsClosed, forKey: .segmentsClosed)
+      try c.encode(droppedLate, forKey: .droppedLate)
+      try c.encode(skipped, forKey: .skipped)
+      try c.encode(duplicates, forKey: .duplicates)
+    }
+  }
+
+  /// A fix as saved: `Fix`'s own fields, except that an unknown accuracy
+  /// (NaN, which JSON cannot hold) is saved as 0 with `accuracyUnknown`.
+  /// A fix saved before this existed decodes as it was.
+  struct SavedFix: Codable {
+    var fix: Fix
+    enum CodingKeys: String, CodingKey { case accuracyUnknown }
+
+    init(_ fix: Fix) { self.fix = fix }
+
+    init(from decoder: any Decoder) throws {
+      fix = try Fix(from: decoder)
+      let c = try decoder.container(keyedBy: CodingKeys.self)
+      if try c.decodeIfPresent(Bool.self, forKey: .accuracyUnknown) == true { fix.horizontalAccuracyMeters = .nan }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+      var saved = fix
+      let unknown = fix.horizontalAccuracyMeters.isNaN
+      if unknown { saved.horizontalAccuracyMeters = 0 }
+      try saved.encode(to: encoder)
+      if unknown {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(true, forKey: .accuracyUnknown)
+      }
+    }
   }
   var people: [UInt32: Person] = [:]
   /// People with pending fixes or an open segment, and the earliest time a
@@ -166,6 +233,8 @@ public struct TripSegmenterState: Sendable, Hashable, Codable {
   public func droppedLate(_ person: UserID) -> Int { people[person.rawValue]?.droppedLate ?? 0 }
   /// Heartbeats and network estimates skipped, per person.
   public func skipped(_ person: UserID) -> Int { people[person.rawValue]?.skipped ?? 0 }
+  /// Fixes left out because one at the same millisecond was already pending, per person.
+  public func duplicates(_ person: UserID) -> Int { people[person.rawValue]?.duplicates ?? 0 }
 }
 
 /// SPEC §7 trip segmentation, incremental per person.
@@ -239,7 +308,7 @@ public struct TripSegmenter: Sendable {
         // (An unknown accuracy, NaN, is no sign of a network estimate: kept.)
         person.skipped += 1
       } else {
-        insert(fixes[i], into: &person.pending)
+        if !insert(fixes[i], into: &person.pending) { person.duplicates += 1 }
       }
     }
     if advancing { advance(to: now, key, &person, &closed) }
@@ -268,25 +337,47 @@ public struct TripSegmenter: Sendable {
     return closed
   }
 
-  /// Notes when a clock advance can next change anything for `user`: when
-  /// their oldest pending fix leaves the idle gap, or when the open segment
-  /// can be closed as idle (after the split gap, then after the journey
-  /// silence); nothing when neither is pending.
+  /// Makes `state`, kept under other places or circle memberships, fit this
+  /// segmenter: every open segment is looked at again by the next clock
+  /// advance, since the places decide whether it waits as a possible journey
+  /// origin (one whose origin was removed closes then, not after the 45 min
+  /// journey silence it was scheduled for). Nothing is dropped. Returns how
+  /// many people were rescheduled. Call it once before the first batch
+  /// under the new configuration (`IngestPipeline.adopt` does).
+  /// - Complexity: O(people with state).
+  @discardableResult
+  public func reconcile(_ state: inout TripSegmenterState) -> Int {
+    var rescheduled = 0
+    for (key, person) in state.people where person.dwellAnchor == nil {
+      guard let last = person.segment.last else { continue }
+      let user = UserID(key)
+      let soonest = last.timeMilliseconds.saturatingAdd(rules.idleGapMilliseconds)
+        .saturatingAdd(rules.splitGapMilliseconds).saturatingAdd(1)
+      state.waiting[user] = min(state.waiting[user] ?? soonest, soonest)
+      rescheduled += 1
+    }
+    return rescheduled
+  }
+
+  /// Notes when a clock advance can next change anything for `user`: the
+  /// earlier of when their oldest pending fix leaves the idle gap and when
+  /// the open segment can be closed as idle (after the split gap, then after
+  /// the journey silence; fixes still pending do not hold it open, see
+  /// `closeIfIdle`); nothing when neither can happen.
   private func track(_ user: UserID, state: inout TripSegmenterState, now: Int64 = .min) {
     guard let person = state.people[user.rawValue] else {
       state.waiting.removeValue(forKey: user)
       return
     }
-    if let first = person.pending.first {
-      state.waiting[user] = first.timeMilliseconds.saturatingAdd(rules.idleGapMilliseconds)
-    } else if person.dwellAnchor == nil, let last = person.segment.last {
+    var deadline = person.pending.first.map { $0.timeMilliseconds.saturatingAdd(rules.idleGapMilliseconds) }
+    if person.dwellAnchor == nil, let last = person.segment.last {
       let idleFrom = last.timeMilliseconds.saturatingAdd(rules.idleGapMilliseconds)
       let afterSplit = idleFrom.saturatingAdd(rules.splitGapMilliseconds).saturatingAdd(1)
-      state.waiting[user] =
+      let closing =
         now < afterSplit ? afterSplit : idleFrom.saturatingAdd(rules.journeySilenceMilliseconds).saturatingAdd(1)
-    } else {
-      state.waiting.removeValue(forKey: user)
+      deadline = min(deadline ?? closing, closing)
     }
+    state.waiting[user] = deadline
   }
 
   /// One person's pending fixes older than `now` − idle gap, then the idle check.
@@ -305,17 +396,20 @@ public struct TripSegmenter: Sendable {
 
   // MARK: The rules
 
-  private func insert(_ fix: Fix, into pending: inout [Fix]) {
+  /// Sorts `fix` into `pending`; false (and nothing changes) when a fix
+  /// with its time is there already.
+  private func insert(_ fix: Fix, into pending: inout [Fix]) -> Bool {
     // Usually in order: append; otherwise find the place (same time: the
     // first one received stays, the later one is a duplicate).
     if let last = pending.last, fix.timeMilliseconds <= last.timeMilliseconds {
       var i = pending.count
       while i > 0 && pending[i - 1].timeMilliseconds > fix.timeMilliseconds { i -= 1 }
-      if i > 0 && pending[i - 1].timeMilliseconds == fix.timeMilliseconds { return }
+      if i > 0 && pending[i - 1].timeMilliseconds == fix.timeMilliseconds { return false }
       pending.insert(fix, at: i)
     } else {
       pending.append(fix)
     }
+    return true
   }
 
   /// The smallest named place of the person's circles holding `point`.

@@ -241,7 +241,9 @@ public struct ImpactReplay: Sendable {
     verdicts += detector.finish()
     guard feed.hasAccelerometer else {
       let accelerometer = report.files.filter { $0.file.lowercased().contains("accel") }
-      let why = accelerometer.map { "\($0.file): \($0.rowsRead) rows read, \($0.rowsKept) kept" }
+      // Each file's whole accounting: rejections by reason and why a file
+      // was skipped (a unit problem, a FIFO), not only its counts.
+      let why = accelerometer.map(\.summary)
       throw TraceError.malformed(
         SourceLocation(file: path, line: 0),
         reason: "no accelerometer with gravity (nor a gravity stream to add back)"

@@ -8,6 +8,8 @@ public struct ReplayHistory: Sendable {
   public var receivedAtMilliseconds: [Int64]?
   /// Rows of an upload log that could not be read, each with its line, field and reason.
   public var rowProblems: [String] = []
+  /// What reading a trace (not an upload log) kept and rejected, file by file.
+  public var importReport: ImportReport?
 
   public init(fixes: FixColumns = FixColumns(), receivedAtMilliseconds: [Int64]? = nil) {
     self.fixes = fixes
@@ -26,7 +28,9 @@ public struct ReplayHistory: Sendable {
   public static func read(path: String, mapping: String?, options: ReadOptions = ReadOptions()) throws -> ReplayHistory {
     if mapping == nil, path.lowercased().hasSuffix(".csv"), let log = try readUploadLog(path: path) { return log }
     var history = ReplayHistory()
-    history.fixes = try TraceImport.read(path: path, mappingPath: mapping, options: options).0.fixes
+    let (trace, report) = try TraceImport.read(path: path, mappingPath: mapping, options: options)
+    history.fixes = trace.fixes
+    history.importReport = report
     return history
   }
 
@@ -97,18 +101,26 @@ public struct ReplayHistory: Sendable {
             problem("source", "'\(sourceText.prefix(40))' is not a source")
             continue
           }
+          // A server's clock reads a real date: a receipt outside the fix
+          // time range (1900–2200) is no receipt, and cannot make the
+          // replay tick through centuries.
+          guard let received = integer("received_ms", i), ReadingBounds.fixMilliseconds.contains(received) else {
+            problem("received_ms", "not a time from 1900 to 2200 in ms since the epoch")
+            continue
+          }
           let speed = number("speed_mps", i) ?? .nan
+          // An empty accuracy cell is the default, as a missing column is.
+          let accuracy = number("accuracy_m", i).flatMap { $0.isNaN ? nil : $0 } ?? 10
           // Positions go through as logged: the server's validation refuses
           // what is out of range, with the upload and index.
           history.fixes.append(
             Fix(
               timeMilliseconds: integer("time_ms", i) ?? 0, latitudeDegrees: number("latitude", i) ?? .nan,
-              longitudeDegrees: number("longitude", i) ?? .nan,
-              horizontalAccuracyMeters: number("accuracy_m", i) ?? 10,
+              longitudeDegrees: number("longitude", i) ?? .nan, horizontalAccuracyMeters: accuracy,
               speedMetersPerSecond: speed.isNaN ? nil : SpeedReading.speedMetersPerSecond(
-                raw: speed, horizontalAccuracyMeters: number("accuracy_m", i) ?? 10),
+                raw: speed, horizontalAccuracyMeters: accuracy),
               activity: activity, source: source, device: DeviceID(device), user: UserID(userID)))
-          receipts.append(integer("received_ms", i) ?? 0)
+          receipts.append(received)
         }
       })
     guard isLog else { return nil }

@@ -23,6 +23,14 @@ public struct ServerReplay: Sendable {
     public var untilMilliseconds: Int64?
     /// Every circle's speed limit, km/h; nil: none.
     public var speedLimitKilometersPerHour: Double? = 50
+    /// How long after a receipt the timer keeps ticking when nothing
+    /// arrives, ms; past it the clock jumps to the next receipt (or
+    /// `untilMilliseconds`). Nothing the clock decides waits that long — the
+    /// longest waits are the geofences' 15 min quiet window and 30 min news
+    /// limit, the sudden stop's 5 min, the trips' 5 min idle gap — so the
+    /// events are the same as ticking through, and a history with a gap of
+    /// years costs at most this many ticks per gap, not one per minute of it.
+    public var idleTickingMilliseconds: Int64 = 6 * 3_600_000
     public init() {}
   }
 
@@ -58,7 +66,10 @@ public struct ServerReplay: Sendable {
     self.settings = settings
   }
 
-  /// Replays `history` from `state` (fresh by default).
+  /// Replays `history` from `state`.
+  /// - Complexity: O(fixes) through the pipeline plus at most
+  ///   `idleTickingMilliseconds / tickMilliseconds` advances per gap between
+  ///   receipts.
   public func run(_ history: ReplayHistory, state: inout IngestState) -> Result {
     let uploads = ServerUploads.cut(
       history.fixes, receivedAtMilliseconds: history.receivedAtMilliseconds, policy: settings.uploads)
@@ -68,7 +79,9 @@ public struct ServerReplay: Sendable {
     var clock: Int64?
     func ticks(upTo end: Int64) {
       guard var t = clock else { return }
-      while end.subtractingReportingOverflow(t).partialValue > tick, t < end {
+      let (limit, overflow) = t.addingReportingOverflow(max(settings.idleTickingMilliseconds, 0))
+      let stop = overflow ? end : min(end, limit)
+      while t < stop, stop.subtractingReportingOverflow(t).partialValue > tick {
         t += tick
         result.outputs.append(pipeline.advance(to: t, state: &state))
       }

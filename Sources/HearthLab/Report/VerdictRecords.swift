@@ -15,6 +15,9 @@ public struct VerdictRecords: Sendable {
   /// Hours of accelerometer data replayed, and the largest total |a| seen, g.
   public var hours: Double
   public var peakG: Double
+  /// Set when the vehicle gate was off for part of the recording: a quiet
+  /// result then says so, because jolts while it was off were not judged.
+  public var gateNote: String?
 
   public init(file: String, feed: ImpactFeed, verdicts: [ImpactVerdict], configuration: ImpactConfiguration) {
     self.init(
@@ -27,6 +30,13 @@ public struct VerdictRecords: Sendable {
     self.init(
       file: file, hours: replay.hoursWithData, peakG: replay.peakAccelerationG, verdicts: replay.verdicts,
       configuration: configuration)
+    let gate = replay.gate
+    if !gate.initiallyOn || gate.switches.contains(where: { !$0.isOn }) {
+      let off = gate.switches.filter { !$0.isOn }.map { String(format: "%.1f s", $0.seconds) }
+      gateNote =
+        "vehicle gate off " + (gate.initiallyOn ? "from " + off.joined(separator: ", ") : "from the start")
+        + " (\(gate.source)): jolts while it is off are not judged"
+    }
   }
 
   init(file: String, hours: Double, peakG: Double, verdicts: [ImpactVerdict], configuration: ImpactConfiguration) {
@@ -55,6 +65,7 @@ public struct VerdictRecords: Sendable {
     guard !verdicts.isEmpty else {
       return [
         "\(file): processed \(String(format: "%.2f", hours)) h, no jolt ≥ \(String(format: "%.2f", joltThresholdG)) g (peak |a| \(String(format: "%.2f", peakG)) g, gravity included)"
+          + (gateNote.map { "; " + $0 } ?? "")
       ]
     }
     return verdicts.map { "\(file): " + ImpactUnits.describe($0) }
@@ -72,7 +83,7 @@ public struct VerdictRecords: Sendable {
     guard !verdicts.isEmpty else {
       let peak = peakG * ImpactConfiguration.standardGravity
       return [
-        "\(name),,,noJolt,,\(cell(peakG)),jolt,false,\(cell(peak)),\(cell(configuration.joltMetersPerSecondSquared)),m/s²,peak total |a| (gravity included)"
+        "\(name),,,noJolt,,\(cell(peakG)),jolt,false,\(cell(peak)),\(cell(configuration.joltMetersPerSecondSquared)),m/s²,\(SweepExport.quoted("peak total |a| (gravity included)" + (gateNote.map { "; " + $0 } ?? "")))"
       ]
     }
     return verdicts.flatMap { v in
@@ -109,6 +120,8 @@ public struct VerdictRecords: Sendable {
     /// Hours of data and the peak total |a| (for `noJolt`).
     public var hours: Double?
     public var peakG: Double?
+    /// When the vehicle gate was off for part of the recording (see ``VerdictRecords/gateNote``).
+    public var vehicleGate: String?
     public var conditions: [Condition]
   }
 
@@ -116,7 +129,8 @@ public struct VerdictRecords: Sendable {
     guard !verdicts.isEmpty else {
       return [
         Record(
-          file: file, outcome: "noJolt", joltThresholdG: joltThresholdG, hours: hours, peakG: peakG, conditions: [])
+          file: file, outcome: "noJolt", joltThresholdG: joltThresholdG, hours: hours, peakG: peakG,
+          vehicleGate: gateNote, conditions: [])
       ]
     }
     return verdicts.map { v in

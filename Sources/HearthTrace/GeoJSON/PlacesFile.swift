@@ -18,15 +18,22 @@ public struct NamedPlace: Sendable, Hashable, Codable {
 /// its position). This is the shape ``GeoJSON/place(id:name:centre:radiusMeters:properties:)``
 /// writes, so a file written by `hearth` reads back.
 public enum PlacesFile {
-  /// - Throws: `TraceError.io` when the file cannot be read,
-  ///   `.malformed` naming the feature (1-based, in `line`) and the field
-  ///   when one is missing or out of range. O(size of the file).
+  /// Largest places file read, bytes (64 MiB: hundreds of thousands of places).
+  public static let maximumFileBytes = 64 << 20
+
+  /// - Throws: `TraceError.io` when the file cannot be read, is not a
+  ///   regular file (a FIFO is refused, never waited on) or is larger than
+  ///   ``maximumFileBytes``; `.malformed` naming the feature (1-based, in
+  ///   `line`) and the field when one is missing or out of range.
+  ///   O(size of the file).
   public static func read(path: String) throws(TraceError) -> [NamedPlace] {
-    let data: Data
-    do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
-      throw .io(path: path, reason: error.localizedDescription)
+    let bytes: [UInt8]
+    do { bytes = try RegularFile.read(path, limit: maximumFileBytes) } catch let error as TraceError {
+      throw error
+    } catch {
+      throw .io(path: path, reason: "\(error)")
     }
-    return try parse(data, file: path)
+    return try parse(Data(bytes), file: path)
   }
 
   /// The same from bytes (`file` names the source in errors).

@@ -30,11 +30,24 @@ enum FolderListing {
   }
 
   /// `name` inside `folder`, or nil when `name` would leave it (absolute,
-  /// or a `..` component): a mapping or manifest names files of its folder only.
+  /// or a `..` component, or a link to a file outside it): a mapping or
+  /// manifest names files of its folder only.
   static func child(_ name: String, of folder: String) -> String? {
     guard !name.isEmpty, !name.hasPrefix("/"), !name.contains("\0") else { return nil }
     let parts = name.split(separator: "/", omittingEmptySubsequences: true)
     guard !parts.isEmpty, !parts.contains("..") else { return nil }
-    return (folder as NSString).appendingPathComponent(name)
+    let path = (folder as NSString).appendingPathComponent(name)
+    // A symbolic link inside the folder may point outside it: compare where
+    // both really are (a name that does not exist yet fails when opened).
+    guard let real = realPath(path) else { return path }
+    guard let base = realPath(folder) else { return nil }
+    return real == base || real.hasPrefix(base.hasSuffix("/") ? base : base + "/") ? path : nil
+  }
+
+  /// The absolute path with every link resolved, or nil when it does not exist.
+  static func realPath(_ path: String) -> String? {
+    guard let resolved = realpath(path, nil) else { return nil }
+    defer { free(resolved) }
+    return String(cString: resolved)
   }
 }

@@ -78,6 +78,13 @@ struct ServerScenario: CustomStringConvertible, Shrinkable {
     var maximumUploadSpanMilliseconds: Int64 = .max
     /// Received this long after the newest fix, ms (nil: 0.5–5 s at random).
     var receiptDelayMilliseconds: Int64? = nil
+    /// Days shaped for the trip rules as well (`tripPiece`): more pieces a
+    /// person, short walks at the validity thresholds, silences in drives and
+    /// stays, journeys between named places, wandering inside a stay, times
+    /// at the thresholds to the millisecond, fixes at 100 m, 100.001 m and
+    /// with no accuracy. Off, the draws are exactly those of the other
+    /// properties (their cases do not change).
+    var tripShapes = false
   }
 
   static func generate(_ r: inout PropertyRandom, options: Options = Options()) -> ServerScenario {
@@ -100,7 +107,7 @@ struct ServerScenario: CustomStringConvertible, Shrinkable {
       let user = UserID(UInt32(p))
       circlesOfPerson[user] = Array(Set((0..<r.int(1, 2)).map { _ in CircleID(UInt32(r.int(1, circleCount))) }))
         .sorted()
-      for fix in track(user, places: places, &r) { fixes.append((fix.device, fix)) }
+      for fix in track(user, places: places, &r, tripShapes: options.tripShapes) { fixes.append((fix.device, fix)) }
     }
     // Each phone uploads its own fixes in runs of 1 to 30, received a few
     // seconds after the newest; some late, some retried, some shuffled.
@@ -153,7 +160,7 @@ struct ServerScenario: CustomStringConvertible, Shrinkable {
   /// drives between them, a crash now and then (a fast stop, then
   /// heartbeats or silence), network estimates and heartbeats mixed in; a
   /// second device (a tablet at home, saying `still`) for some people.
-  static func track(_ user: UserID, places: [Geofence], _ r: inout PropertyRandom) -> [Fix] {
+  static func track(_ user: UserID, places: [Geofence], _ r: inout PropertyRandom, tripShapes: Bool = false) -> [Fix] {
     var fixes: [Fix] = []
     var t = t0 + Int64(r.int(0, 600_000))
     var here = places.isEmpty || r.chance(0.3)
@@ -170,8 +177,13 @@ struct ServerScenario: CustomStringConvertible, Shrinkable {
           horizontalAccuracyMeters: accuracy, speedMetersPerSecond: speed, activity: activity, source: source,
           device: device ?? phone, user: user))
     }
-    for _ in 0..<r.int(1, 4) {
-      switch r.int(0, 9) {
+    for _ in 0..<(tripShapes ? r.int(2, 6) : r.int(1, 4)) {
+      let piece = tripShapes ? r.int(0, 15) : r.int(0, 9)
+      if piece >= 10 {
+        fixes += tripPiece(piece, user, places: places, at: &here, time: &t, &r)
+        continue
+      }
+      switch piece {
       case 0...3:  // a stay
         let end = t + Int64(r.int(1, 12)) * 60_000
         // At most 30 fixes a stay.
@@ -211,7 +223,7 @@ struct ServerScenario: CustomStringConvertible, Shrinkable {
           t += Int64(every * 1000)
           if r.chance(0.07) {
             emit(here.east + dx * f + r.double(-150, 150), here.north + dy * f + r.double(-150, 150), speed: nil,
-              accuracy: r.double(101, 300), activity: .unknown)
+              accuracy: tripShapes ? looseAccuracy(&r) : r.double(101, 300), activity: .unknown)
           } else {
             emit(here.east + dx * f + r.double(-4, 4), here.north + dy * f + r.double(-4, 4),
               speed: r.chance(0.15) ? nil : speed + r.double(-1, 1), accuracy: r.double(3, 30),
@@ -232,6 +244,133 @@ struct ServerScenario: CustomStringConvertible, Shrinkable {
           }
         }
         t += Int64(r.int(5, 30)) * 60_000
+      }
+    }
+    return fixes
+  }
+
+  /// A network estimate's accuracy on a trip-shaped day: at the skip
+  /// threshold (kept), just over it, none at all (kept), or looser.
+  static func looseAccuracy(_ r: inout PropertyRandom) -> Double {
+    switch r.int(0, 5) {
+    case 0: 100
+    case 1: 100.001
+    case 2: .nan
+    default: r.double(101, 300)
+    }
+  }
+
+  /// One piece of a trip-shaped day (`Options.tripShapes`), from `here` at
+  /// `t`; moves both on. Pieces 10–15: a short walk out and back at the
+  /// validity thresholds; a drive with a silence in it (travelled through
+  /// or not, the fix before moving, unmeasured or stopped); a journey (a
+  /// few fixes at one named place, a silence, then fixes inside another);
+  /// wandering inside a stay; a silence inside a stay, coming back inside
+  /// the disc or just outside it; a stay or a silence at 5 or 45 min to the
+  /// millisecond.
+  static func tripPiece(
+    _ piece: Int, _ user: UserID, places: [Geofence], at here: inout (east: Double, north: Double), time t: inout Int64,
+    _ r: inout PropertyRandom
+  ) -> [Fix] {
+    var fixes: [Fix] = []
+    let phone = DeviceID(user.rawValue * 10 + 1)
+    func emit(_ e: Double, _ n: Double, _ time: Int64, speed: Double?, accuracy: Double, activity: Activity) {
+      let c = coordinate(east: e, north: n)
+      fixes.append(
+        Fix(
+          timeMilliseconds: time, latitudeDegrees: c.latitudeDegrees, longitudeDegrees: c.longitudeDegrees,
+          horizontalAccuracyMeters: accuracy, speedMetersPerSecond: speed, activity: activity, device: phone,
+          user: user))
+    }
+    /// Still fixes at `here` every `every` ms for `count` fixes.
+    func still(_ count: Int, every: Int64, jitter: Double = 5) {
+      for _ in 0..<count {
+        t += every
+        emit(here.east + r.double(-jitter, jitter), here.north + r.double(-jitter, jitter), t,
+          speed: r.chance(0.3) ? nil : 0, accuracy: r.double(3, 30), activity: .still)
+      }
+    }
+    /// A straight move from `here` by (dx, dy) at `speed` m/s, a fix every `every` s.
+    func move(_ dx: Double, _ dy: Double, speed: Double, every: Double, measured: Double = 0.8) {
+      let length = (dx * dx + dy * dy).squareRoot()
+      let steps = min(30, max(1, Int(length / (speed * every))))
+      let (e0, n0) = here
+      for k in 1...steps {
+        let f = Double(k) / Double(steps)
+        t += Int64(length / speed / Double(steps) * 1000)
+        emit(e0 + dx * f + r.double(-3, 3), n0 + dy * f + r.double(-3, 3), t,
+          speed: r.chance(measured) ? speed + r.double(-0.3, 0.3) : nil, accuracy: r.double(3, 15),
+          activity: speed > 6 ? .automotive : .walking)
+      }
+      here = (e0 + dx, n0 + dy)
+    }
+    func direction() -> (Double, Double) {
+      let a = r.double(0, 2 * Double.pi)
+      return (cos(a), sin(a))
+    }
+    switch piece {
+    case 10:  // out and back near 250 m of path and 150 m from the start
+      let out = r.double(120, 190)
+      let back = r.double(40, 150)
+      let (ux, uy) = direction()
+      let turn = r.double(2, 3.14)
+      let speed = r.double(0.9, 1.7)
+      let every = Double([5, 9, 15, 30][r.int(0, 3)])
+      move(ux * out, uy * out, speed: speed, every: every, measured: 0.7)
+      move((ux * cos(turn) - uy * sin(turn)) * back, (ux * sin(turn) + uy * cos(turn)) * back, speed: speed,
+        every: every, measured: 0.7)
+    case 11:  // a drive with a silence
+      let (ux, uy) = direction()
+      let speed = [4.0, 9, 14][r.int(0, 2)]
+      move(ux * r.double(300, 1500), uy * r.double(300, 1500), speed: speed, every: 10)
+      if r.chance(0.3), let last = fixes.indices.last {
+        fixes[last].speedMetersPerSecond = r.chance(0.5) ? nil : 0
+      }
+      let silence = Int64([4.5, 5.5, 10, 30, 44, 46][r.int(0, 5)] * 60_000) + Int64(r.int(-20_000, 20_000))
+      let across = [0.6, 0.95, 1.05, 2, 8][r.int(0, 4)] * Double(silence) / 1000
+      t += silence
+      here = (here.east + ux * across, here.north + uy * across)
+      emit(here.east, here.north, t, speed: r.chance(0.5) ? speed : nil, accuracy: r.double(3, 15), activity: .automotive)
+      move(ux * r.double(200, 800), uy * r.double(200, 800), speed: speed, every: 10)
+    case 12 where places.count >= 2:  // a journey between two named places over a silence
+      let a = places[r.int(0, places.count - 1)]
+      var b = places[r.int(0, places.count - 1)]
+      if b.id == a.id { b = places[(places.firstIndex { $0.id == a.id }.map { $0 + 1 } ?? 0) % places.count] }
+      here = local(a.center)
+      still(r.int(1, 6), every: Int64(r.int(20, 60)) * 1000)
+      t += Int64(r.double(3, 50) * 60_000)
+      here = local(b.center)
+      still(r.int(1, 8), every: Int64(r.int(20, 60)) * 1000)
+    case 13:  // wandering inside a stay
+      still(r.int(2, 10), every: Int64(r.int(5, 30)) * 1000)
+      let (ux, uy) = direction()
+      let reach = r.double(30, 95)
+      move(ux * reach, uy * reach, speed: r.double(1, 1.6), every: Double(r.int(5, 10)), measured: 0.9)
+      move(-ux * reach, -uy * reach, speed: r.double(1, 1.6), every: Double(r.int(5, 10)), measured: 0.9)
+      still(r.int(2, 10), every: Int64(r.int(5, 30)) * 1000)
+    case 14:  // a silence inside a stay: back inside the disc, or just outside it
+      still(r.int(3, 12), every: Int64(r.int(20, 60)) * 1000)
+      t += Int64(r.double(6, 60) * 60_000)
+      let (ux, uy) = direction()
+      let away = r.chance(0.5) ? r.double(0, 40) : r.double(100, 200)
+      here = (here.east + ux * away, here.north + uy * away)
+      still(r.int(1, 8), every: Int64(r.int(20, 60)) * 1000)
+    default:  // 15 (and 12 without two places): a stay or a silence at its threshold, to the millisecond
+      let delta = Int64(r.int(-1, 1))
+      if r.chance(0.5) {
+        // Three still fixes whose first and last are 5 min ± 1 ms apart.
+        still(1, every: 10_000, jitter: 2)
+        still(1, every: 150_000, jitter: 2)
+        still(1, every: 150_000 + delta, jitter: 2)
+      } else {
+        let (ux, uy) = direction()
+        move(ux * 400, uy * 400, speed: 9, every: 10, measured: 1)
+        let silence = (r.chance(0.5) ? 300_000 : 2_700_000) + delta
+        let across = 1.5 * Double(silence) / 1000
+        t += silence
+        here = (here.east + ux * across, here.north + uy * across)
+        emit(here.east, here.north, t, speed: 9, accuracy: 5, activity: .automotive)
+        move(ux * 400, uy * 400, speed: 9, every: 10, measured: 1)
       }
     }
     return fixes

@@ -345,4 +345,112 @@ struct TripSegmenterTests {
     for k in slow.indices where slow[k].speedMetersPerSecond == 1.44 { slow[k].speedMetersPerSecond = 0.999 }
     #expect(run(slow).filter(\.isTrip).isEmpty)
   }
+
+  /// Found by the trip property (Reference/TripPropertyTests): a fix with no
+  /// accuracy (NaN, an AIS position) is kept on purpose, and a state holding
+  /// one could not be saved ("Unable to encode Double.nan directly in JSON").
+  @Test("a state holding a fix with no accuracy saves and restores, and goes on as if never saved")
+  func aStateHoldingAFixWithNoAccuracySavesAndRestores() throws {
+    var fixes = Self.day()
+    let k = fixes.count / 2
+    fixes[k].horizontalAccuracyMeters = .nan
+    let segmenter = TripSegmenter()
+    var straight = TripSegmenterState()
+    var saved = TripSegmenterState()
+    let last = fixes.last!.timeMilliseconds
+    // Mid-drive: the NaN fix is in the open segment; the last ones are pending.
+    let now = fixes[k + 3].timeMilliseconds + 300_000
+    let a = segmenter.process(FixColumns(fixes), now: now, state: &straight)
+    #expect(segmenter.process(FixColumns(fixes), now: now, state: &saved) == a)
+    let json = try JSONEncoder().encode(saved)
+    saved = try JSONDecoder().decode(TripSegmenterState.self, from: json)
+    #expect(String(decoding: json, as: UTF8.self).contains("accuracyUnknown"))
+    let b = segmenter.advance(to: last + 3_600_000, state: &straight)
+    let c = segmenter.advance(to: last + 3_600_000, state: &saved)
+    // (NaN is not equal to itself: compare the fixes' times and the accuracy's NaN-ness.)
+    let trips = b.segments.filter(\.isTrip)
+    #expect(trips.count == 1 && c.segments.filter(\.isTrip).count == 1)
+    #expect(b.segments.map { $0.fixes.map(\.timeMilliseconds) } == c.segments.map { $0.fixes.map(\.timeMilliseconds) })
+    #expect(c.segments.flatMap(\.fixes).filter { $0.horizontalAccuracyMeters.isNaN }.count == 1)
+    // A state saved before the flag existed (every accuracy a number) still decodes.
+    var sharp = TripSegmenterState()
+    _ = segmenter.process(FixColumns(Self.day()), now: now, state: &sharp)
+    let plain = try JSONEncoder().encode(sharp)
+    #expect(!String(decoding: plain, as: UTF8.self).contains("accuracyUnknown"))
+    #expect(try JSONDecoder().decode(TripSegmenterState.self, from: plain) == sharp)
+  }
+
+  /// Found by the trip property (Reference/TripPropertyTests): while a later
+  /// fix waited out the idle gap, the clock advance did not visit the person
+  /// until that fix came due, so a segment nothing could continue closed up
+  /// to the idle gap (5 min) later than the rules say, and the trip card with it.
+  @Test("a segment closes on the clock at the split gap even while a later fix waits out the idle gap")
+  func aSegmentClosesOnTimeWhileALaterFixIsPending() {
+    var fixes = Self.drive(fromMeters: 0, toMeters: 3000, start: 0)
+    fixes[fixes.count - 1].speedMetersPerSecond = 0  // it stopped there
+    let last = fixes.last!.timeMilliseconds
+    // Uploaded with the drive 8 min after its end: a fix from 6 min after it, pending until 11 min.
+    let later = W.fix(3500, Double(last - W.t0) / 1000 + 360, accuracy: 8, speed: 0)
+    let segmenter = TripSegmenter()
+    var state = TripSegmenterState()
+    #expect(segmenter.process(FixColumns(fixes + [later]), now: last + 480_000, state: &state).segments.isEmpty)
+    // 5 min of idle gap and 5 min of split gap after the last fix: not yet…
+    #expect(segmenter.advance(to: last + 600_000, state: &state).segments.isEmpty)
+    // …and one millisecond later the trip closes, by the clock.
+    let closed = segmenter.advance(to: last + 600_001, state: &state).segments
+    #expect(closed.count == 1 && closed.first?.isTrip == true && closed.first?.endedBy == .gap)
+    #expect(closed.first?.summary.endMilliseconds == last)
+    // The pending fix is still considered when its time comes, and opens the next segment.
+    #expect(segmenter.advance(to: later.timeMilliseconds + 300_000, state: &state).segments.isEmpty)
+    #expect(state.people[1]?.segment == [later])
+  }
+
+  /// Found by the trip property (Reference/TripPropertyTests): a segment
+  /// ending at a named place waits as a possible journey origin and was
+  /// scheduled for the 45 min journey silence; when the place was removed,
+  /// it stayed open until then, and fixes uploaded late in the meantime
+  /// continued it (making a stay of what had been closed).
+  @Test("removing the place a segment waits at closes it on the next clock advance, after reconcile")
+  func removingTheOriginPlaceClosesTheWaitingSegment() {
+    let home = Geofence(id: 1, center: W.home, radiusMeters: 150)
+    // A short walk inside home that stopped 120 m from where it began.
+    let fixes = [
+      W.fix(0, 0, accuracy: 10, speed: 0), W.fix(60, 40, accuracy: 10, speed: 1.5),
+      W.fix(120, 80, accuracy: 10, speed: 0),
+    ]
+    let last = fixes[2].timeMilliseconds
+    let atHome = TripSegmenter(places: [home])
+    var state = TripSegmenterState()
+    // Past the split gap it stays open: a journey from home may follow.
+    #expect(atHome.process(FixColumns(fixes), now: last + 700_000, state: &state).segments.isEmpty)
+    #expect(atHome.advance(to: last + 700_000, state: &state).segments.isEmpty)
+    var unreconciled = state
+    let noPlaces = TripSegmenter()
+    #expect(noPlaces.reconcile(&state) == 1)
+    let closed = noPlaces.advance(to: last + 710_000, state: &state).segments
+    #expect(closed.count == 1 && closed.first?.endedBy == .gap && closed.first?.isTrip == false)
+    // Without reconcile the segmenter would not look before the journey silence.
+    #expect(noPlaces.advance(to: last + 710_000, state: &unreconciled).segments.isEmpty)
+  }
+
+  /// Two phones of one person at one millisecond: the first received stays
+  /// and the other was dropped without a count (every input is counted).
+  @Test("a second fix at a millisecond already pending is counted as a duplicate, the first one kept")
+  func aSecondFixAtTheSameMillisecondIsCounted() throws {
+    let fixes = Self.day()
+    var tablet = fixes[3]
+    tablet.device = 2
+    tablet.latitudeDegrees += 0.01  // a kilometre off: it would show in the path
+    let segmenter = TripSegmenter()
+    var state = TripSegmenterState()
+    let out = segmenter.process(FixColumns(fixes + [tablet]), now: fixes.last!.timeMilliseconds + 3_600_000, state: &state)
+    var alone = TripSegmenterState()
+    #expect(out == segmenter.process(FixColumns(fixes), now: fixes.last!.timeMilliseconds + 3_600_000, state: &alone))
+    #expect(state.duplicates(UserID(1)) == 1 && state.droppedLate(UserID(1)) == 0 && state.skipped(UserID(1)) == 0)
+    // Once considered, the same millisecond is behind the watermark: late.
+    _ = segmenter.process(FixColumns([tablet]), now: fixes.last!.timeMilliseconds + 3_600_000, state: &state)
+    #expect(state.duplicates(UserID(1)) == 1 && state.droppedLate(UserID(1)) == 1)
+    let restored = try JSONDecoder().decode(TripSegmenterState.self, from: JSONEncoder().encode(state))
+    #expect(restored.duplicates(UserID(1)) == 1)
+  }
 }

@@ -134,4 +134,35 @@ struct IngestEventLinesTests {
     #expect(try a.outputs.flatMap { try lines.lines($0) } == b.outputs.flatMap { try lines.lines($0) })
     #expect(a.uploadCount > 0 && a.clockMilliseconds != nil)
   }
+
+  @Test("the timer stops 6 h after a receipt: the same lines as ticking through, and a gap of 50 years costs 360 ticks, not 26 million")
+  func idleTicking() throws {
+    let day = DayGenerator.generate(seed: 3)
+    let places = day.places.map {
+      Geofence(id: PlaceID(UInt32($0.id)), center: $0.center, radiusMeters: $0.radiusMeters)
+    }
+    var history = ReplayHistory(fixes: day.fixesInArrivalOrder)
+    history.receivedAtMilliseconds = day.uploads.flatMap { u in Array(repeating: u.receivedMilliseconds, count: u.fixes.count) }
+    let people = Set(history.fixes.user)
+    var through = ServerReplay.Settings()
+    through.idleTickingMilliseconds = .max
+    through.untilMilliseconds = (history.receivedAtMilliseconds?.max() ?? 0) + 12 * 3_600_000
+    var bounded = through
+    bounded.idleTickingMilliseconds = 6 * 3_600_000
+    var a = IngestState()
+    var b = IngestState()
+    let all = ServerReplay(places: places, people: people, settings: through).run(history, state: &a)
+    let capped = ServerReplay(places: places, people: people, settings: bounded).run(history, state: &b)
+    let lines = IngestEventLines()
+    #expect(try all.outputs.flatMap { try lines.lines($0) } == capped.outputs.flatMap { try lines.lines($0) })
+    #expect(capped.outputs.count < all.outputs.count && a == b)
+    // Two uploads 50 years apart.
+    var gap = ReplayHistory(fixes: FixColumns(Array(day.fixesInArrivalOrder.fixes.prefix(2))))
+    let start: Int64 = 946_684_800_000
+    gap.receivedAtMilliseconds = [start, start + 50 * 365 * 86_400_000]
+    var state = IngestState()
+    let replay = ServerReplay(places: places, people: people).run(gap, state: &state)
+    #expect(replay.outputs.count <= 2 + 360, "\(replay.outputs.count)")
+  }
 }
+
