@@ -77,21 +77,11 @@ enum DataCommands {
     guard target == "folder" || target == "gpx" else {
       throw CLIError.usage("--to must be folder or gpx, not '\(target)'")
     }
-<<<<<<< HEAD
     let reading = try ReadingFlags(arguments)
     let (trace, report) = try reading.read(arguments.positionals[0])
     try report.requireSomethingKept(path: arguments.positionals[0])
     for warning in report.timeWarnings { console.err("warning: \(warning)") }
-    if report.rowsRejected > 0 {
-      console.err(
-        "\(report.rowsRejected) of \(report.rowsRead) rows were rejected on import (see hearth data inspect)"
-      )
-    }
-=======
-    let (trace, report) = try TraceImport.read(
-      path: arguments.positionals[0], mappingPath: arguments.options["mapping"])
     importNotes(report, path: arguments.positionals[0], console)
->>>>>>> main
     if target == "gpx" {
       try GPX.write(fixes: trace.fixes, to: out)
     } else {

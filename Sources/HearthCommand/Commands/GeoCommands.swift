@@ -41,12 +41,8 @@ enum GeoCommands {
     var printer = RecordPrinter(try Formats.choose(arguments, default: .csv), console)
     let reading = try ReadingFlags(arguments)
     let failed = forEachPath(arguments.positionals, console) { path in
-<<<<<<< HEAD
-      let trace = try reading.read(path).0
-=======
-      let (trace, report) = try TraceImport.read(path: path, mappingPath: arguments.options["mapping"])
+      let (trace, report) = try reading.read(path)
       importNotes(report, path: path, console)
->>>>>>> main
       // Each device is followed on its own (a trace may hold several, e.g.
       // AIS vessels): its id becomes the person's.
       let fixes = FixColumns(
@@ -116,13 +112,9 @@ enum GeoCommands {
     let onlyChanges = arguments.flags.contains("changes-only")
     let reading = try ReadingFlags(arguments)
     let failed = forEachPath(arguments.positionals, console) { path in
-<<<<<<< HEAD
-      let fixes = try reading.read(path).0.fixes
-=======
-      let (trace, report) = try TraceImport.read(path: path, mappingPath: arguments.options["mapping"])
+      let (trace, report) = try reading.read(path)
       importNotes(report, path: path, console)
       let fixes = trace.fixes
->>>>>>> main
       var last: ApproximateFix?
       for frame in projection.project(fixes) {
         let changed = projection.changed(from: last, to: frame)
@@ -207,14 +199,10 @@ enum GeoCommands {
         "--only takes announced and types (geofence, speedAlert, suddenStop, trip, stay), comma-separated, not '\(only ?? "")'")
     }
     let places = try PlacesFile.read(path: placesPath)
-<<<<<<< HEAD
     let reading = try ReadingFlags(arguments)
     let history = try ReplayHistory.read(
       path: arguments.positionals[0], mapping: reading.mappingPath, options: reading.options)
-=======
-    let history = try ReplayHistory.read(path: arguments.positionals[0], mapping: arguments.options["mapping"])
     if let report = history.importReport { importNotes(report, path: arguments.positionals[0], console) }
->>>>>>> main
     for problem in history.rowProblems { console.err(problem) }
     guard !history.fixes.isEmpty else { throw CLIError.badInput("the history has no fixes") }
     var settings = ServerReplay.Settings()

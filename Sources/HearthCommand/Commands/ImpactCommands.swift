@@ -114,16 +114,11 @@ enum ImpactCommands {
 
   /// The recording at `path` as the detector's feed; bad input (exit 3) when
   /// it has no accelerometer with gravity nor a gravity stream to add back.
-<<<<<<< HEAD
-  static func impactFeed(_ path: String, _ reading: ReadingFlags, gate: VehicleGatePolicy) throws -> ImpactFeed {
-    let trace = try reading.read(path).0
-=======
   static func impactFeed(
-    _ path: String, _ arguments: Arguments, gate: VehicleGatePolicy, _ console: Console
+    _ path: String, _ reading: ReadingFlags, gate: VehicleGatePolicy, _ console: Console
   ) throws -> ImpactFeed {
-    let (trace, report) = try TraceImport.read(path: path, mappingPath: arguments.options["mapping"])
+    let (trace, report) = try reading.read(path)
     importNotes(report, path: path, console)
->>>>>>> main
     guard let feed = ImpactFeed(trace: trace, gate: gate) else {
       throw CLIError.badInput("no accelerometer with gravity (nor a gravity stream to add back)")
     }
@@ -209,11 +204,7 @@ enum ImpactCommands {
     let reading = try ReadingFlags(arguments)
     var recordings: [ImpactSweep.Recording] = []
     let failed = forEachPath(arguments.positionals, console) { path in
-<<<<<<< HEAD
-      recordings.append(ImpactSweep.Recording(name: path, feed: try impactFeed(path, reading, gate: gate)))
-=======
-      recordings.append(ImpactSweep.Recording(name: path, feed: try impactFeed(path, arguments, gate: gate, console)))
->>>>>>> main
+      recordings.append(ImpactSweep.Recording(name: path, feed: try impactFeed(path, reading, gate: gate, console)))
     }
     let result = ImpactSweep.run(
       grid: grid, seeds: 1...seeds, hours: hours, recordings: recordings,
