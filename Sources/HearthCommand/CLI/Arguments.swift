@@ -1,3 +1,5 @@
+import HearthTrace
+
 /// The parsed words after a command's name: `--name value` / `--name=value`
 /// options, bare `--flag`s (declared by the command), and positionals.
 /// `--` ends the options. Unknown options are usage errors.
@@ -78,5 +80,57 @@ enum CLIError: Error, Equatable {
     case .usage(let text): "usage error: \(text)"
     case .badInput(let text): "bad input: \(text)"
     }
+  }
+}
+
+/// The flags of every command that reads recordings, parsed one way:
+/// `--mapping FILE` (a column mapping for CSV files), `--timezone ZONE` (the
+/// zone of local times in mapped files whose mapping names none) and
+/// `--rate HZ` (the sample rate of mapped files with no time column).
+struct ReadingFlags {
+  static let options: Set<String> = ["mapping", "timezone", "rate"]
+
+  /// The help paragraph every such command shows.
+  static let help = """
+      Reading: --mapping FILE reads CSV files through a column mapping
+      (docs/guides/trace-formats.md); with it, --timezone ZONE (an IANA name
+      such as Europe/Berlin, or an offset such as +02:00) reads local times
+      (ISO 8601 without an offset, times of day) where the mapping names no
+      zone, and --rate HZ times the rows of files the mapping gives no time
+      column (row k at k / HZ s).
+      """
+
+  var mappingPath: String?
+  var options = ReadOptions()
+
+  /// - Throws: a usage error for a zone or rate that does not read, or for
+  ///   `--timezone`/`--rate` without `--mapping` (no other format takes them).
+  init(_ arguments: Arguments) throws(CLIError) {
+    mappingPath = arguments.options["mapping"]
+    if let name = arguments.options["timezone"] {
+      guard let zone = TimeZoneRule(name) else {
+        throw .usage("--timezone: '\(name)' is neither an IANA zone (Europe/Berlin) nor an offset (+02:00)")
+      }
+      options.timeZone = zone
+    }
+    if let text = arguments.options["rate"] {
+      guard let hertz = Double(text), hertz.isFinite, hertz > 0, hertz <= ColumnMapping.maximumRateHertz else {
+        throw .usage("--rate: '\(text)' is not a rate in Hz above 0 and at most \(Int(ColumnMapping.maximumRateHertz))")
+      }
+      options.rateHertz = hertz
+    }
+    if mappingPath == nil, let flag = ["timezone", "rate"].first(where: { arguments.options[$0] != nil }) {
+      throw .usage("--\(flag) applies to CSV files read with --mapping FILE (other formats carry their own clock)")
+    }
+  }
+
+  /// The recording at `path`, whole.
+  func read(_ path: String) throws -> (Trace, ImportReport) {
+    try TraceImport.read(path: path, mappingPath: mappingPath, options: options)
+  }
+
+  /// The recording at `path`, streamed.
+  func stream(_ path: String) throws -> TraceStream {
+    try TraceImport.stream(path: path, mappingPath: mappingPath, options: options)
   }
 }

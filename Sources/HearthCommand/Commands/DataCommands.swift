@@ -10,33 +10,42 @@ enum DataCommands {
     path: ["data", "inspect"],
     summary: "say what a recording holds: streams, rates, units, time span, gaps, rows kept and rejected",
     help: """
-      usage: hearth data inspect PATH... [--mapping FILE]
+      usage: hearth data inspect PATH... [--mapping FILE [--timezone ZONE] [--rate HZ]]
 
       Reads each PATH through the import door (any format `hearth` reads)
-      and prints, per stream: samples, time span, median rate, and the
-      silences longer than five median intervals (how many, the longest);
-      then the rows read, kept and rejected per file with the rejection
-      reasons and the first rejection of each file (file, line, field, why).
-      A PATH that cannot be read, or of which nothing was kept, is reported
-      and the others still run; exit 3 at the end if any failed.
+      and prints the time origin (UTC, and ms since the epoch), then per
+      stream: samples, time span, median rate, and the silences longer than
+      five median intervals (how many, the longest); a warning for each
+      stream whose time span overlaps no other stream's; then the rows
+      read, kept and rejected per file with the rejection reasons and the
+      first rejection of each file (file, line, field, why). A PATH that
+      cannot be read, or of which nothing was kept (a time column that does
+      not parse, for one), is reported and the others still run; exit 3 at
+      the end if any failed.
+      \(ReadingFlags.help)
       """,
-    options: ["mapping"]
+    options: ReadingFlags.options
   ) { arguments, console in
     guard !arguments.positionals.isEmpty else { throw CLIError.usage("data inspect needs a PATH") }
-    let failed = forEachPath(arguments.positionals, console) { path in try inspectOne(path, arguments, console) }
+    let reading = try ReadingFlags(arguments)
+    let failed = forEachPath(arguments.positionals, console) { path in try inspectOne(path, reading, console) }
     return failed > 0 ? 3 : 0
   }
 
   /// One recording, streamed: any size in bounded memory.
-  static func inspectOne(_ path: String, _ arguments: Arguments, _ console: Console) throws {
-    let stream = try TraceImport.stream(path: path, mappingPath: arguments.options["mapping"])
+  static func inspectOne(_ path: String, _ reading: ReadingFlags, _ console: Console) throws {
+    let stream = try reading.stream(path)
     var summary = TraceSummary(metadata: stream.metadata)
     let report = try stream.forEachChunk { summary.add($0) }
     let m = stream.metadata
     console.out(
       "\(path): \(m.format), platform \(m.platform.rawValue)\(m.device.map { ", device \($0)" } ?? "")"
-        + (m.timeOriginMilliseconds.map { ", time origin \($0) ms since the epoch" } ?? ", no absolute time"))
+        + (m.timeOriginMilliseconds.map { ", time origin \(m.timeOriginUTC ?? "") (\($0) ms since the epoch)" }
+          ?? ", no absolute time"))
     for stream in summary.streams { console.out("  " + stream.description) }
+    let warnings = report.timeWarnings
+    for warning in warnings { console.out("  warning: \(warning)") }
+    if !warnings.isEmpty { console.out("  \(warnings.count) time warning\(warnings.count == 1 ? "" : "s")") }
     if summary.activityCount > 0 { console.out("  activity: \(summary.activityCount) changes") }
     for file in report.files {
       console.out("  " + file.summary)
@@ -50,14 +59,17 @@ enum DataCommands {
     path: ["data", "convert"],
     summary: "convert a recording to a trace folder (every stream) or GPX (fixes)",
     help: """
-      usage: hearth data convert PATH --to folder|gpx --out DEST [--mapping FILE]
+      usage: hearth data convert PATH --to folder|gpx --out DEST
+                                 [--mapping FILE [--timezone ZONE] [--rate HZ]]
 
       Reads PATH through the import door and writes it as a trace folder
       (NumPy columns and JSON metadata: every stream, units normalised, what
       every hearth tool reads fastest) or as GPX 1.1 (the fixes only). Rows
-      the reader rejected are reported on stderr and not written.
+      the reader rejected are reported on stderr and not written, and so is
+      each stream whose time span overlaps no other stream's.
+      \(ReadingFlags.help)
       """,
-    options: ["to", "out", "mapping"]
+    options: ReadingFlags.options.union(["to", "out"])
   ) { arguments, console in
     guard arguments.positionals.count == 1 else { throw CLIError.usage("data convert needs one PATH") }
     let target = try arguments.required("to")
@@ -65,8 +77,10 @@ enum DataCommands {
     guard target == "folder" || target == "gpx" else {
       throw CLIError.usage("--to must be folder or gpx, not '\(target)'")
     }
-    let (trace, report) = try TraceImport.read(
-      path: arguments.positionals[0], mappingPath: arguments.options["mapping"])
+    let reading = try ReadingFlags(arguments)
+    let (trace, report) = try reading.read(arguments.positionals[0])
+    try report.requireSomethingKept(path: arguments.positionals[0])
+    for warning in report.timeWarnings { console.err("warning: \(warning)") }
     importNotes(report, path: arguments.positionals[0], console)
     if target == "gpx" {
       try GPX.write(fixes: trace.fixes, to: out)

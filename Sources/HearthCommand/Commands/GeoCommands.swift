@@ -11,8 +11,8 @@ enum GeoCommands {
     path: ["geo", "trips"],
     summary: "segment recorded traces into trips (SPEC §7), or list their stays",
     help: """
-      usage: hearth geo trips PATH... [--format csv|json|text] [--mapping FILE] [--stops]
-                              [--export-fixes CSV]
+      usage: hearth geo trips PATH... [--format csv|json|text] [--stops] [--export-fixes CSV]
+                              [--mapping FILE [--timezone ZONE] [--rate HZ]]
 
       Reads each PATH (any trace `hearth` reads: Sensor Logger or phyphox
       folder, GPX, tracktable .traj, trace folder, comma2k19 segment, or CSV
@@ -29,8 +29,9 @@ enum GeoCommands {
       longitude; one PATH) so a peer can run on exactly the same input.
       A PATH that cannot be read is reported and the others still run;
       exit 3 at the end if any failed.
+      \(ReadingFlags.help)
       """,
-    options: ["mapping", "export-fixes", "format"], flags: ["stops"]
+    options: ReadingFlags.options.union(["export-fixes", "format"]), flags: ["stops"]
   ) { arguments, console in
     guard !arguments.positionals.isEmpty else { throw CLIError.usage("geo trips needs a PATH") }
     let export = arguments.options["export-fixes"]
@@ -38,8 +39,9 @@ enum GeoCommands {
       throw CLIError.usage("--export-fixes takes one PATH")
     }
     var printer = RecordPrinter(try Formats.choose(arguments, default: .csv), console)
+    let reading = try ReadingFlags(arguments)
     let failed = forEachPath(arguments.positionals, console) { path in
-      let (trace, report) = try TraceImport.read(path: path, mappingPath: arguments.options["mapping"])
+      let (trace, report) = try reading.read(path)
       importNotes(report, path: path, console)
       // Each device is followed on its own (a trace may hold several, e.g.
       // AIS vessels): its id becomes the person's.
@@ -88,7 +90,8 @@ enum GeoCommands {
     path: ["geo", "snap"],
     summary: "what a viewer with approximate sharing sees of traces (the 750 m privacy grid, SPEC §2)",
     help: """
-      usage: hearth geo snap PATH... [--format csv|json|text] [--mapping FILE] [--changes-only]
+      usage: hearth geo snap PATH... [--format csv|json|text] [--changes-only]
+                             [--mapping FILE [--timezone ZONE] [--rate HZ]]
 
       Projects every fix of each PATH: the grid cell and its centre (never
       the fix's own position), the accuracy widened to at least 750 m, the
@@ -99,15 +102,17 @@ enum GeoCommands {
       a viewer receives. CSV (the default, one header), JSON Lines or text.
       A PATH that cannot be read is reported and the others still run;
       exit 3 at the end if any failed.
+      \(ReadingFlags.help)
       """,
-    options: ["mapping", "format"], flags: ["changes-only"]
+    options: ReadingFlags.options.union(["format"]), flags: ["changes-only"]
   ) { arguments, console in
     guard !arguments.positionals.isEmpty else { throw CLIError.usage("geo snap needs a PATH") }
     var printer = RecordPrinter(try Formats.choose(arguments, default: .csv), console)
     let projection = PrivacyProjection()
     let onlyChanges = arguments.flags.contains("changes-only")
+    let reading = try ReadingFlags(arguments)
     let failed = forEachPath(arguments.positionals, console) { path in
-      let (trace, report) = try TraceImport.read(path: path, mappingPath: arguments.options["mapping"])
+      let (trace, report) = try reading.read(path)
       importNotes(report, path: path, console)
       let fixes = trace.fixes
       var last: ApproximateFix?
@@ -133,7 +138,8 @@ enum GeoCommands {
     summary:
       "replay a recorded history against a places file: geofence events, trips, speed alerts, sudden stops",
     help: """
-      usage: hearth geo replay PATH --places FILE [--mapping FILE] [--limit-kmh X] [--batch N]
+      usage: hearth geo replay PATH --places FILE [--mapping FILE [--timezone ZONE] [--rate HZ]]
+                               [--limit-kmh X] [--batch N]
                                [--tick SECONDS] [--until TIME_MS] [--only WHAT] [--geojson FILE]
 
       Feeds a history through the server's ingest path (validation, dedupe,
@@ -171,8 +177,9 @@ enum GeoCommands {
       circle and numeric id), as `hearth sim generate day` writes in
       places.geojson. Every person is in every circle of the file;
       --limit-kmh sets the speed limit of every circle (default 50; 0: none).
+      \(ReadingFlags.help)
       """,
-    options: ["places", "mapping", "limit-kmh", "batch", "tick", "until", "only", "geojson"]
+    options: ReadingFlags.options.union(["places", "limit-kmh", "batch", "tick", "until", "only", "geojson"])
   ) { arguments, console in
     guard arguments.positionals.count == 1 else { throw CLIError.usage("geo replay needs one PATH") }
     let placesPath = try arguments.required("places")
@@ -192,7 +199,9 @@ enum GeoCommands {
         "--only takes announced and types (geofence, speedAlert, suddenStop, trip, stay), comma-separated, not '\(only ?? "")'")
     }
     let places = try PlacesFile.read(path: placesPath)
-    let history = try ReplayHistory.read(path: arguments.positionals[0], mapping: arguments.options["mapping"])
+    let reading = try ReadingFlags(arguments)
+    let history = try ReplayHistory.read(
+      path: arguments.positionals[0], mapping: reading.mappingPath, options: reading.options)
     if let report = history.importReport { importNotes(report, path: arguments.positionals[0], console) }
     for problem in history.rowProblems { console.err(problem) }
     guard !history.fixes.isEmpty else { throw CLIError.badInput("the history has no fixes") }

@@ -22,7 +22,8 @@ enum ImpactCommands {
     path: ["impact", "detect"],
     summary: "run the possible-impact detector over recorded traces and explain every verdict",
     help: """
-      usage: hearth impact detect PATH... [--format text|json|csv] [--mapping FILE]
+      usage: hearth impact detect PATH... [--format text|json|csv]
+                                  [--mapping FILE [--timezone ZONE] [--rate HZ]]
                                   [--vehicle-gate recording|on|off] [--config FILE]
                                   [--jolt-g G] [--spin RAD/S] [--pressure HPA]
                                   [--moving M/S] [--free-fall S]
@@ -35,8 +36,11 @@ enum ImpactCommands {
       vehicle gate follows the recording's activity stream (on while it says
       automotive, off once it says walking, running or cycling; on when the
       recording has none); --vehicle-gate on|off overrides. Which rule set
-      the gate, and any stream too slow for the detector, is said on stderr.
+      the gate, any stream too slow for the detector, and any stream whose
+      time span overlaps no other stream's (a warning, counted at the end),
+      is said on stderr.
       \(configurationHelp)
+      \(ReadingFlags.help)
       Formats:
         text   one line per verdict (default)
         json   one JSON object per verdict (JSON Lines; NaN is null)
@@ -47,7 +51,7 @@ enum ImpactCommands {
       run. Exit status: 0 nothing reported, 1 a possible impact was reported,
       2 usage, 3 a PATH was bad input (even if another reported).
       """,
-    options: configurationOptions.union(["format", "mapping", "vehicle-gate"])
+    options: configurationOptions.union(ReadingFlags.options).union(["format", "vehicle-gate"])
   ) { arguments, console in
     guard !arguments.positionals.isEmpty else {
       throw CLIError.usage("impact detect needs at least one PATH")
@@ -55,16 +59,20 @@ enum ImpactCommands {
     let format = try Formats.choose(arguments)
     let gate = try gatePolicy(arguments)
     let configuration = try impactConfiguration(arguments)
+    let reading = try ReadingFlags(arguments)
     if format == .csv { console.out(VerdictRecords.csvHeader) }
     var reported = false
+    var timeWarnings = 0
     let failed = forEachPath(arguments.positionals, console) { path in
       // Streamed: a recording of any size in bounded memory.
-      let stream = try TraceImport.stream(path: path, mappingPath: arguments.options["mapping"])
+      let stream = try reading.stream(path)
       let replay = try ImpactReplay.run(stream, path: path, gate: gate, configuration: configuration)
       importNotes(replay.report, path: path, console)
       console.err("\(path): vehicle gate \(replay.gate.source)")
       for warning in replay.rateWarnings { console.err("\(path): warning: \(warning)") }
       if let warning = replay.gravityWarning { console.err("\(path): warning: \(warning)") }
+      for warning in replay.report.timeWarnings { console.err("\(path): warning: \(warning)") }
+      timeWarnings += replay.report.timeWarnings.count
       reported = reported || replay.verdicts.contains { $0.outcome == .possibleImpact }
       let records = VerdictRecords(file: path, replay: replay, configuration: configuration)
       switch format {
@@ -72,6 +80,9 @@ enum ImpactCommands {
       case .json: try records.jsonLines().forEach(console.out)
       case .csv: records.csv.forEach(console.out)
       }
+    }
+    if timeWarnings > 0 {
+      console.err("\(timeWarnings) time warning\(timeWarnings == 1 ? "" : "s"): streams that overlap no other in time")
     }
     return failed > 0 ? 3 : reported ? 1 : 0
   }
@@ -105,9 +116,9 @@ enum ImpactCommands {
   /// The recording at `path` as the detector's feed; bad input (exit 3) when
   /// it has no accelerometer with gravity nor a gravity stream to add back.
   static func impactFeed(
-    _ path: String, _ arguments: Arguments, gate: VehicleGatePolicy, _ console: Console
+    _ path: String, _ reading: ReadingFlags, gate: VehicleGatePolicy, _ console: Console
   ) throws -> ImpactFeed {
-    let (trace, report) = try TraceImport.read(path: path, mappingPath: arguments.options["mapping"])
+    let (trace, report) = try reading.read(path)
     importNotes(report, path: path, console)
     guard let feed = ImpactFeed(trace: trace, gate: gate) else {
       throw CLIError.badInput("no accelerometer with gravity (nor a gravity stream to add back)")
@@ -121,7 +132,8 @@ enum ImpactCommands {
     help: """
       usage: hearth impact sweep [PATH...] [--jolt-g LIST] [--spin LIST] [--pressure LIST]
                                  [--moving LIST] [--free-fall LIST] [--config FILE]
-                                 [--seeds N] [--hours H] [--mapping FILE]
+                                 [--seeds N] [--hours H]
+                                 [--mapping FILE [--timezone ZONE] [--rate HZ]]
                                  [--vehicle-gate recording|on|off] [--out DIR [--pick N]]
 
       LIST is comma-separated values (g, rad/s, hPa, m/s, s); every
@@ -153,8 +165,9 @@ enum ImpactCommands {
                                    report and near miss, a logistic model's
                                    suggested thresholds
       A progress bar is drawn on stderr when it is a terminal.
+      \(ReadingFlags.help)
       """,
-    options: configurationOptions.union(["seeds", "hours", "mapping", "vehicle-gate", "out", "pick"])
+    options: configurationOptions.union(ReadingFlags.options).union(["seeds", "hours", "vehicle-gate", "out", "pick"])
   ) { arguments, console in
     func list(_ name: String, _ fallback: Double) throws(CLIError) -> [Double] {
       guard let text = arguments.options[name] else { return [fallback] }
@@ -189,9 +202,10 @@ enum ImpactCommands {
       }
     }
     let gate = try gatePolicy(arguments)
+    let reading = try ReadingFlags(arguments)
     var recordings: [ImpactSweep.Recording] = []
     let failed = forEachPath(arguments.positionals, console) { path in
-      recordings.append(ImpactSweep.Recording(name: path, feed: try impactFeed(path, arguments, gate: gate, console)))
+      recordings.append(ImpactSweep.Recording(name: path, feed: try impactFeed(path, reading, gate: gate, console)))
     }
     let result = ImpactSweep.run(
       grid: grid, seeds: 1...seeds, hours: hours, recordings: recordings,

@@ -25,10 +25,10 @@ public struct ReplayHistory: Sendable {
   /// positions go through as logged, for the server's validation to refuse.
   /// - Throws: `TraceError` when the file cannot be read or a log lacks a
   ///   required column.
-  public static func read(path: String, mapping: String?) throws -> ReplayHistory {
+  public static func read(path: String, mapping: String?, options: ReadOptions = ReadOptions()) throws -> ReplayHistory {
     if mapping == nil, path.lowercased().hasSuffix(".csv"), let log = try readUploadLog(path: path) { return log }
     var history = ReplayHistory()
-    let (trace, report) = try TraceImport.read(path: path, mappingPath: mapping)
+    let (trace, report) = try TraceImport.read(path: path, mappingPath: mapping, options: options)
     history.fixes = trace.fixes
     history.importReport = report
     return history

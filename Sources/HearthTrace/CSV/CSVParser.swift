@@ -9,6 +9,8 @@ struct CSVParser {
   /// Per header column: where its value goes (-1 = not requested).
   var slotOfColumn: [Int] = []
   var kindOfColumn: [CSVColumnRequest.Kind] = []
+  /// Per header column: its name and time format when it is a time column.
+  var timeColumns: [Int: (name: String, format: String)] = [:]
   var numberCount = 0
   var integerCount = 0
   var textCount = 0
@@ -34,6 +36,7 @@ struct CSVParser {
       precondition(request.index >= 0 && request.index < fieldCount, "column index outside the header")
       precondition(slotOfColumn[request.index] < 0, "column \(request.index) requested twice")
       kindOfColumn[request.index] = request.kind
+      if let format = request.timeFormat { timeColumns[request.index] = (header[request.index], format) }
       switch request.kind {
       case .number:
         slotOfColumn[request.index] = numberCount
@@ -188,9 +191,14 @@ struct CSVParser {
   func rejection(
     _ reason: RowRejection.Reason, _ bytes: UnsafeBufferPointer<UInt8>, column: Int, line: Int
   ) -> RowRejection {
-    RowRejection(
-      location: SourceLocation(file: name, line: line, column: column + 1),
-      reason: reason, detail: String(decoding: bytes.prefix(64), as: UTF8.self))
+    let text = String(decoding: bytes.prefix(64), as: UTF8.self)
+    if let time = timeColumns[column], reason == .notANumber {
+      return RowRejection(
+        location: SourceLocation(
+          file: name, line: line, column: column + 1, columnName: Excerpt.of(time.name, bytes: 80)),
+        reason: .badTime, detail: "'\(text)': expected \(time.format)")
+    }
+    return RowRejection(location: SourceLocation(file: name, line: line, column: column + 1), reason: reason, detail: text)
   }
 }
 

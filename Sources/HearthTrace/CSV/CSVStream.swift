@@ -11,10 +11,15 @@ public struct CSVColumnRequest: Sendable, Hashable {
   /// 0-based index of the column in the header.
   public var index: Int
   public var kind: Kind
+  /// When the column is a row's time, its format in words ("epoch-seconds"):
+  /// a value that does not parse is then `badTime` (not `notANumber`),
+  /// named by column and saying what was expected.
+  public var timeFormat: String?
 
-  public init(index: Int, kind: Kind) {
+  public init(index: Int, kind: Kind, timeFormat: String? = nil) {
     self.index = index
     self.kind = kind
+    self.timeFormat = timeFormat
   }
 }
 
@@ -95,6 +100,8 @@ final class CSVRowReader {
   private var storage: CSVBatchStorage
   /// The header's field names.
   let header: [String]
+  /// The line after the header's.
+  let firstDataLine: Int
 
   init(
     path: String, displayName: String, options: ReadOptions, batchRows: Int,
@@ -110,6 +117,7 @@ final class CSVRowReader {
           return try select(fields, dialect)
         })
       self.header = header
+      firstDataLine = parser.line
     } catch {
       source.close()
       throw error

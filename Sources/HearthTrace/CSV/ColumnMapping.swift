@@ -20,10 +20,15 @@ import HearthGeo
 ///   "clock": { "file": "gnss.csv", "epoch": { "column": "utc_ms", "format": "epoch-milliseconds" },
 ///              "relative": { "column": "t_boot_s", "format": "relative-seconds" } } }
 /// ```
-/// Time formats: `iso8601`, `epoch-seconds`, `epoch-milliseconds`,
-/// `epoch-nanoseconds` (wall-clock times), and `relative-seconds`,
-/// `relative-milliseconds` (sensor clocks; fixes need a `clock` to place them
-/// on the wall clock). Targets: `fixes` (latitude, longitude,
+/// Time formats: `iso8601`, `time-of-day` (with a `date`),
+/// `epoch-seconds`, `epoch-milliseconds`, `epoch-nanoseconds` (wall-clock
+/// times), and `relative-seconds`, `relative-milliseconds`,
+/// `relative-nanoseconds` (sensor clocks; fixes need a `clock` or an
+/// `origin` to place them on the wall clock); no column but `rate_hz` (or
+/// ``ReadOptions/rateHertz``) for a fixed-rate file. Local times (ISO 8601
+/// without an offset, times of day) are read in the time's `timezone`, else
+/// ``ReadOptions/timeZone``; without either the file is refused. See
+/// ``Time``. Targets: `fixes` (latitude, longitude,
 /// horizontalAccuracy, speed, heading, altitude), `accelerometer`, `gravity`,
 /// `gyroscope` (x, y, z), `barometer` (pressure, relativeAltitude) and
 /// `scalars` (name → column). Units per ``Quantity``.
@@ -32,9 +37,51 @@ public struct ColumnMapping: Sendable, Hashable, Codable {
     public var column: String
     public var unit: String?
   }
+  /// Where a file's times come from.
+  ///
+  /// ```json
+  /// { "column": "t", "format": "relative-nanoseconds", "origin": "2024-05-01T10:00:00+02:00" }
+  /// { "column": "clock", "format": "time-of-day", "date": "2024-05-01", "timezone": "Europe/Berlin" }
+  /// { "rate_hz": 100, "origin": "2024-05-01T08:00:00Z" }
+  /// ```
   public struct Time: Sendable, Hashable, Codable {
-    public var column: String
-    public var format: String
+    /// The time column; nil for a fixed-rate file.
+    public var column: String?
+    /// The column's format (required with a column; none without).
+    public var format: String?
+    /// `time-of-day` only: the date of the file's first row, `YYYY-MM-DD`
+    /// on the local calendar. A time of day more than 12 h before the
+    /// file's first is on the next day (a recording crossing midnight once).
+    public var date: String?
+    /// `iso8601` and `time-of-day` only: the zone of times written without
+    /// an offset, an IANA name or a fixed offset (``TimeZoneRule``); it
+    /// wins over ``ReadOptions/timeZone``.
+    public var timezone: String?
+    /// No column: the file's sample rate, Hz; the row k lines after the
+    /// header is at k / rate s (a blank or broken line is a missed sample).
+    /// Wins over ``ReadOptions/rateHertz``.
+    public var rateHertz: Double?
+    /// A relative clock (relative formats, a fixed rate) only: the wall-clock
+    /// time of its 0, ISO 8601 with an offset. The file is then on the wall
+    /// clock, as an epoch column would put it.
+    public var origin: String?
+
+    enum CodingKeys: String, CodingKey {
+      case column, format, date, timezone, origin
+      case rateHertz = "rate_hz"
+    }
+
+    public init(
+      column: String?, format: String?, date: String? = nil, timezone: String? = nil, rateHertz: Double? = nil,
+      origin: String? = nil
+    ) {
+      self.column = column
+      self.format = format
+      self.date = date
+      self.timezone = timezone
+      self.rateHertz = rateHertz
+      self.origin = origin
+    }
   }
   public struct Vector: Sendable, Hashable, Codable {
     public var x: Column
@@ -120,7 +167,7 @@ public struct ColumnMapping: Sendable, Hashable, Codable {
       relativeClockKnown = offset != nil
     }
     if origin == nil {
-      for file in files where Self.isWallClock(file.time.format) {
+      for file in files where Self.isWallClock(file.time) {
         let plan = try self.plan(file, folder: folder, origin: nil, relativeClockKnown: false, options: options, timeOnly: true)
         if let earliest = try plan.survey().earliestKey.flatMap({ Int64(exactly: $0) }) {
           origin = min(origin ?? earliest, earliest)
@@ -145,7 +192,11 @@ public struct ColumnMapping: Sendable, Hashable, Codable {
     return recording
   }
 
-  static func isWallClock(_ format: String) -> Bool { !format.hasPrefix("relative-") }
+  /// Whether `time` reads on the wall clock: a wall-clock format, or a
+  /// relative clock placed by an `origin`.
+  static func isWallClock(_ time: Time) -> Bool {
+    time.origin != nil || (time.column != nil && !(time.format ?? "").hasPrefix("relative-"))
+  }
 
   /// The path of mapped file `name` in `folder`.
   /// - Throws: `TraceError.unsupported` when `name` would leave the folder.
@@ -159,34 +210,90 @@ public struct ColumnMapping: Sendable, Hashable, Codable {
   }
 
   /// How `time` reads: a wall clock or a relative one.
-  static func timeSpec(_ time: Time, origin: Int64?, file: String) throws -> CSVRowSpec.Time {
-    let column = CSVRowSpec.Column(time.column)
-    switch time.format {
-    case "relative-seconds": return .seconds(column, factor: 1)
-    case "relative-milliseconds": return .seconds(column, factor: 1e-3)
-    default:
-      guard let format = CSVRowSpec.WallClock(rawValue: time.format) else {
-        throw TraceError.unsupported(
-          SourceLocation(file: Excerpt.of(file, bytes: 120), line: 1, columnName: Excerpt.of(time.column, bytes: 80)),
-          reason: "time format '\(Excerpt.of(time.format, bytes: 40))'")
-      }
-      return .wallClock(column, format, originMilliseconds: origin)
+  /// - Throws: `TraceError.unsupported` naming the file and column for an
+  ///   unknown format, a field the format does not take, a zone, date,
+  ///   origin or rate that does not read, a fixed-rate file with no rate.
+  static func timeSpec(_ time: Time, origin: Int64?, file: String, options: ReadOptions) throws -> CSVRowSpec.Time {
+    let format = time.format ?? ""
+    func refuse(_ reason: String) -> TraceError {
+      TraceError.unsupported(
+        SourceLocation(file: Excerpt.of(file, bytes: 120), line: 1, columnName: time.column.map { Excerpt.of($0, bytes: 80) }),
+        reason: reason)
     }
+    let local = format == "iso8601" || format == "time-of-day"
+    if time.timezone != nil && !local { throw refuse("\"timezone\" is for iso8601 and time-of-day times") }
+    if time.date != nil && format != "time-of-day" { throw refuse("\"date\" is for time-of-day times") }
+    let relative = time.column == nil || format.hasPrefix("relative-")
+    if time.origin != nil && !relative { throw refuse("\"origin\" places a relative clock; this one is the wall clock") }
+    var zone = options.timeZone
+    if let name = time.timezone {
+      guard let named = TimeZoneRule(name) else {
+        throw refuse("timezone '\(Excerpt.of(name, bytes: 40))' is neither an IANA zone nor an offset such as +02:00")
+      }
+      zone = named
+    }
+    var placed: Int64?
+    if let text = time.origin {
+      guard let (ms, offset) = ISOTime.parse(Substring(text)), let offset else {
+        throw refuse("origin '\(Excerpt.of(text, bytes: 40))' is not an ISO 8601 time with an offset (2024-05-01T10:00:00+02:00)")
+      }
+      let utc = ms - Int64(offset) * 60_000
+      guard ReadingBounds.fixMilliseconds.contains(utc) else { throw refuse("origin outside 1900–2200") }
+      placed = utc
+    }
+    let reading: CSVRowSpec.MappedTime.Reading
+    guard let name = time.column else {
+      guard time.format == nil else { throw refuse("a time format needs a \"column\" (a fixed-rate file has \"rate_hz\")") }
+      guard let hertz = time.rateHertz ?? options.rateHertz else {
+        throw refuse("no time column: give the time a \"column\", or a \"rate_hz\" (or --rate HZ) for a fixed-rate file")
+      }
+      guard hertz.isFinite, hertz > 0, hertz <= maximumRateHertz else {
+        throw refuse("rate \(hertz) Hz: a fixed rate is above 0 and at most \(Int(maximumRateHertz)) Hz")
+      }
+      return .mapped(.init(reading: .rate(hertz: hertz), placedMilliseconds: placed, originMilliseconds: origin, format: "rows at \(hertz) Hz"))
+    }
+    guard time.rateHertz == nil else { throw refuse("a time has a \"column\" or a \"rate_hz\", not both") }
+    let column = CSVRowSpec.Column(name)
+    switch format {
+    case "relative-seconds": reading = .relative(column, secondsPerUnit: 1)
+    case "relative-milliseconds": reading = .relative(column, secondsPerUnit: 1e-3)
+    case "relative-nanoseconds": reading = .relativeNanoseconds(column)
+    case "epoch-seconds": reading = .epoch(column, millisecondsPerUnit: 1000)
+    case "epoch-milliseconds": reading = .epoch(column, millisecondsPerUnit: 1)
+    case "epoch-nanoseconds": reading = .epochNanoseconds(column)
+    case "iso8601": reading = .iso8601(column, zone: zone)
+    case "time-of-day":
+      guard let date = time.date, let day = ISOTime.days(date: Substring(date)) else {
+        throw refuse("a time-of-day time needs a \"date\" (YYYY-MM-DD) of the file's first row")
+      }
+      reading = .timeOfDay(column, day: day, zone: zone)
+    default: throw refuse("time format '\(Excerpt.of(format, bytes: 40))'")
+    }
+    let words = format + (local && zone != nil ? " (local times in \(zone?.name ?? ""))" : "")
+    return .mapped(.init(reading: reading, placedMilliseconds: placed, originMilliseconds: origin, format: words))
   }
+
+  /// The fastest fixed rate accepted, Hz (well above any phone sensor's).
+  public static let maximumRateHertz = 1_000_000.0
 
   /// The clock's boot time in epoch ms, and its file's report.
   static func bootOffset(_ clock: Clock, folder: String, options: ReadOptions) throws -> (Int64?, FileReport) {
     let path = try path(of: clock.file, in: folder)
-    guard isWallClock(clock.epoch.format), !isWallClock(clock.relative.format) else {
+    guard isWallClock(clock.epoch), !isWallClock(clock.relative), let relativeColumn = clock.relative.column else {
       throw TraceError.unsupported(
         SourceLocation(file: Excerpt.of(clock.file, bytes: 120), line: 1),
         reason: "a clock pairs a wall-clock column with a relative one")
     }
     // Epoch ms as keys, the relative time (in seconds) as a scalar value.
-    let relativeFactor = clock.relative.format == "relative-milliseconds" ? 1e-3 : 1
+    let relativeFactor: Double =
+      switch clock.relative.format {
+      case "relative-milliseconds": 1e-3
+      case "relative-nanoseconds": 1e-9
+      default: 1
+      }
     let spec = CSVRowSpec(
-      time: try timeSpec(clock.epoch, origin: 0, file: clock.file),
-      fields: [.scalar(.init(clock.relative.column), factor: relativeFactor, range: nil)], keysAreMilliseconds: true)
+      time: try timeSpec(clock.epoch, origin: 0, file: clock.file, options: options),
+      fields: [.scalar(.init(relativeColumn), factor: relativeFactor, range: nil)], keysAreMilliseconds: true)
     let source = try CSVRowSource(path: path, name: clock.file, spec: spec, columnCount: 1, options: options)
     var offsets: [Double] = []
     while let block = try source.next() {
@@ -235,7 +342,7 @@ public struct ColumnMapping: Sendable, Hashable, Codable {
       fields.append(.vector(x: spec(v.x), y: spec(v.y), z: spec(v.z), factor: fx, limit: ReadingBounds.axisLimit(quantity)))
       if let unit = v.x.unit { units.append("\(target.name): \(unit)" + (fx == 1 ? "" : " × \(fx) → \(quantity.storedUnit)")) }
     }
-    let wallClock = Self.isWallClock(file.time.format)
+    let wallClock = Self.isWallClock(file.time)
     let content = file.accelerometer?.content ?? .includesGravity
     try vector(
       file.accelerometer, .accelerometer(content), .acceleration, check: content == .includesGravity ? .totalAcceleration : nil)
@@ -259,7 +366,7 @@ public struct ColumnMapping: Sendable, Hashable, Codable {
       guard wallClock || relativeClockKnown else {
         throw TraceError.unsupported(
           SourceLocation(file: Excerpt.of(name, bytes: 120), line: 1),
-          reason: "fixes on a relative clock need a \"clock\" in the mapping")
+          reason: "fixes on a relative clock need a \"clock\" in the mapping or an \"origin\" in the time")
       }
       targets.append(.fixes(provider: nil))
       fields.append(
@@ -274,7 +381,8 @@ public struct ColumnMapping: Sendable, Hashable, Codable {
     }
     let fixOnly = timeOnly || (targets == [.fixes(provider: nil)] && wallClock)
     let rowSpec = CSVRowSpec(
-      time: try Self.timeSpec(file.time, origin: origin, file: name), fields: fields, keysAreMilliseconds: fixOnly)
+      time: try Self.timeSpec(file.time, origin: origin, file: name, options: options), fields: fields,
+      keysAreMilliseconds: fixOnly)
     let columnCount = targets.reduce(0) { $0 + $1.columnCount }
     return RecordingFile(
       name: name, targets: targets, rule: targets == [.fixes(provider: nil)] ? .sameKeyOrSameFix : .sameKeyAndValues,

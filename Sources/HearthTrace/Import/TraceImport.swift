@@ -122,7 +122,10 @@ public enum TraceImport {
       let folder = FolderListing.isFolder(path) ? path : (path as NSString).deletingLastPathComponent
       return .recording(try mapping.recording(folder: folder, options: options))
     case .gpx:
-      let (trace, report) = try GPX.read(path: path, options: options)
+      var (trace, report) = try GPX.read(path: path, options: options)
+      var spans = StreamSpans()
+      spans.add(trace)
+      report.streamSpans = spans.spans
       return .whole(trace, report)
     case .tracktable:
       let (trajectories, fileReport) = try TracktableReader.read(path: path, options: options)
@@ -135,6 +138,9 @@ public enum TraceImport {
       trace.metadata.timeOriginMilliseconds = fixes.timeMilliseconds.min()
       var report = ImportReport()
       report.files = [fileReport]
+      var spans = StreamSpans()
+      spans.add(trace)
+      report.streamSpans = spans.spans
       return .whole(trace, report)
     }
   }

@@ -10,9 +10,58 @@ enum ISOTime {
   /// not a time. Fractions beyond milliseconds are truncated towards the
   /// past (floor). Nil for anything else.
   static func milliseconds(_ text: Substring) -> Int64? {
-    let b = Array(text.utf8)
+    guard let (local, offset) = parse(text) else { return nil }
+    return local - Int64(offset ?? 0) * 60_000
+  }
+
+  /// A date and time as written: ms since 1970-01-01T00:00 on the clock
+  /// that wrote it, and its offset east of UTC in minutes (nil when the
+  /// text has no zone: a local time). Grammar as ``milliseconds(_:)``.
+  static func parse(_ text: Substring) -> (localMilliseconds: Int64, offsetMinutes: Int?)? {
+    var scanner = Scanner(text)
+    scanner.skipSpaces()
+    guard let year = scanner.number(4), scanner.expect(UInt8(ascii: "-")), let month = scanner.number(2),
+      scanner.expect(UInt8(ascii: "-")), let day = scanner.number(2),
+      scanner.expect(UInt8(ascii: "T")) || scanner.expect(UInt8(ascii: "t")) || scanner.expect(0x20),
+      let (ofDay, offset) = scanner.timeOfDay(), (1...12).contains(month), day >= 1,
+      day <= daysIn(month: month, year: year)
+    else { return nil }
+    let days = daysFromCivil(year: year, month: month, day: day)
+    return (Int64(days) * 86_400_000 + ofDay, offset)
+  }
+
+  /// Parses a time of day `hh:mm:ss[.fraction][Z|±hh:mm|±hhmm]` (fraction
+  /// and zone as in ``milliseconds(_:)``): ms since midnight (a leap second
+  /// 60 counts as the next second) and the offset in minutes, nil without
+  /// a zone. Nil for anything else.
+  static func timeOfDay(_ text: Substring) -> (millisecondsOfDay: Int64, offsetMinutes: Int?)? {
+    var scanner = Scanner(text)
+    scanner.skipSpaces()
+    return scanner.timeOfDay()
+  }
+
+  /// `YYYY-MM-DD` as days since 1970-01-01, nil for anything else.
+  static func days(date text: Substring) -> Int? {
+    var scanner = Scanner(text)
+    guard let year = scanner.number(4), scanner.expect(UInt8(ascii: "-")), let month = scanner.number(2),
+      scanner.expect(UInt8(ascii: "-")), let day = scanner.number(2), scanner.atEnd, (1...12).contains(month),
+      day >= 1, day <= daysIn(month: month, year: year)
+    else { return nil }
+    return daysFromCivil(year: year, month: month, day: day)
+  }
+
+  /// Reads the grammar's pieces off UTF-8 bytes.
+  private struct Scanner {
+    let b: [UInt8]
     var i = 0
-    func number(_ digits: Int) -> Int? {
+
+    init(_ text: Substring) { b = Array(text.utf8) }
+
+    var atEnd: Bool { i == b.count }
+
+    mutating func skipSpaces() { while i < b.count && b[i] == 0x20 { i += 1 } }
+
+    mutating func number(_ digits: Int) -> Int? {
       guard i + digits <= b.count else { return nil }
       var v = 0
       for k in i..<(i + digits) {
@@ -23,51 +72,44 @@ enum ISOTime {
       i += digits
       return v
     }
-    func expect(_ c: UInt8) -> Bool {
+
+    mutating func expect(_ c: UInt8) -> Bool {
       guard i < b.count && b[i] == c else { return false }
       i += 1
       return true
     }
-    while i < b.count && b[i] == 0x20 { i += 1 }
-    guard let year = number(4), expect(UInt8(ascii: "-")), let month = number(2), expect(UInt8(ascii: "-")),
-      let day = number(2), i < b.count, b[i] == UInt8(ascii: "T") || b[i] == UInt8(ascii: "t") || b[i] == 0x20
-    else { return nil }
-    i += 1
-    guard let hour = number(2), expect(UInt8(ascii: ":")), let minute = number(2), expect(UInt8(ascii: ":")),
-      let second = number(2)
-    else { return nil }
-    var millis: Int64 = 0
-    if i < b.count && (b[i] == UInt8(ascii: ".") || b[i] == UInt8(ascii: ",")) {
-      i += 1
-      var scale: Int64 = 100
-      let fractionStart = i
-      while i < b.count, b[i] >= 48, b[i] <= 57 {
-        millis += Int64(b[i] - 48) * scale
-        scale /= 10
-        i += 1
+
+    /// `hh:mm:ss[.fraction][zone]` to the end (trailing spaces or CR allowed).
+    mutating func timeOfDay() -> (Int64, Int?)? {
+      guard let hour = number(2), expect(UInt8(ascii: ":")), let minute = number(2), expect(UInt8(ascii: ":")),
+        let second = number(2)
+      else { return nil }
+      var millis: Int64 = 0
+      if expect(UInt8(ascii: ".")) || expect(UInt8(ascii: ",")) {
+        var scale: Int64 = 100
+        let fractionStart = i
+        while i < b.count, b[i] >= 48, b[i] <= 57 {
+          millis += Int64(b[i] - 48) * scale
+          scale /= 10
+          i += 1
+        }
+        guard i > fractionStart else { return nil }
       }
-      guard i > fractionStart else { return nil }
-    }
-    var offsetMinutes = 0
-    if i < b.count {
-      let c = b[i]
-      if c == UInt8(ascii: "Z") || c == UInt8(ascii: "z") {
-        i += 1
-      } else if c == UInt8(ascii: "+") || c == UInt8(ascii: "-") {
+      var offsetMinutes: Int?
+      if expect(UInt8(ascii: "Z")) || expect(UInt8(ascii: "z")) {
+        offsetMinutes = 0
+      } else if i < b.count, b[i] == UInt8(ascii: "+") || b[i] == UInt8(ascii: "-") {
+        let sign = b[i] == UInt8(ascii: "-") ? -1 : 1
         i += 1
         guard let hours = number(2) else { return nil }
         _ = expect(UInt8(ascii: ":"))
         guard let minutes = number(2), hours <= maximumOffsetHours, minutes < 60 else { return nil }
-        offsetMinutes = (hours * 60 + minutes) * (c == UInt8(ascii: "-") ? -1 : 1)
+        offsetMinutes = (hours * 60 + minutes) * sign
       }
+      while i < b.count && (b[i] == 0x20 || b[i] == 0x0D) { i += 1 }
+      guard atEnd, hour < 24, minute < 60, second <= 60 else { return nil }
+      return (Int64(hour * 3600 + minute * 60 + second) * 1000 + millis, offsetMinutes)
     }
-    while i < b.count && (b[i] == 0x20 || b[i] == 0x0D) { i += 1 }
-    guard i == b.count, (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year),
-      hour < 24, minute < 60, second <= 60
-    else { return nil }
-    let days = daysFromCivil(year: year, month: month, day: day)
-    let seconds = Int64(days) * 86_400 + Int64(hour * 3600 + minute * 60 + second) - Int64(offsetMinutes * 60)
-    return seconds * 1000 + millis
   }
 
   /// `YYYY-MM-DDThh:mm:ss.sssZ` (UTC, millisecond precision, always 3 digits).
@@ -112,4 +154,10 @@ enum ISOTime {
     let month = mp < 10 ? mp + 3 : mp - 9
     return (yoe + era * 400 + (month <= 2 ? 1 : 0), month, day)
   }
+}
+
+extension TraceMetadata {
+  /// The time origin in ISO 8601, UTC to the millisecond
+  /// (`2024-05-01T08:00:00.000Z`), nil when the trace has no absolute time.
+  public var timeOriginUTC: String? { timeOriginMilliseconds.map { ISOTime.string(milliseconds: $0) } }
 }

@@ -145,6 +145,9 @@ public struct FileReport: Sendable, Hashable, Codable {
 /// What an import did, file by file.
 public struct ImportReport: Sendable, Hashable, Codable {
   public var files: [FileReport] = []
+  /// Every stream's first and last time as read, in the order
+  /// `hearth data inspect` lists streams (``nonOverlappingStreams``).
+  public var streamSpans: [StreamTimeSpan] = []
   public init() {}
 
   public var rowsRead: Int { files.reduce(0) { $0 + $1.rowsRead } }
@@ -182,7 +185,7 @@ public struct ImportReport: Sendable, Hashable, Codable {
   }
 }
 
-/// How readers treat bad rows.
+/// How readers treat bad rows, and the clock facts a file may not carry.
 public struct ReadOptions: Sendable, Hashable {
   /// Throw on the first bad row instead of rejecting it and going on.
   public var strict: Bool
@@ -192,10 +195,23 @@ public struct ReadOptions: Sendable, Hashable {
   /// instead of rejecting it as a unit problem. The check stays in the
   /// report (``FileReport/units``) either way.
   public var acceptImplausibleGravity: Bool
+  /// The zone of wall-clock times written without an offset (a local ISO
+  /// 8601 time, a time of day) in column-mapped files whose mapping names
+  /// none (`hearth … --timezone`). Without a zone such a file is refused.
+  public var timeZone: TimeZoneRule?
+  /// The sample rate (Hz) of column-mapped files whose mapping gives neither
+  /// a time column nor a `rate_hz` (`hearth … --rate`): row k of such a file
+  /// is at k / rate seconds.
+  public var rateHertz: Double?
 
-  public init(strict: Bool = false, maximumLineBytes: Int = 1 << 20, acceptImplausibleGravity: Bool = false) {
+  public init(
+    strict: Bool = false, maximumLineBytes: Int = 1 << 20, acceptImplausibleGravity: Bool = false,
+    timeZone: TimeZoneRule? = nil, rateHertz: Double? = nil
+  ) {
     self.strict = strict
     self.maximumLineBytes = maximumLineBytes
     self.acceptImplausibleGravity = acceptImplausibleGravity
+    self.timeZone = timeZone
+    self.rateHertz = rateHertz
   }
 }

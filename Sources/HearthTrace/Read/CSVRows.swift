@@ -22,12 +22,34 @@ struct CSVRowSpec: Sendable {
     }
   }
 
-  /// Wall-clock time formats.
-  enum WallClock: String, Sendable, Hashable {
-    case iso8601
-    case epochSeconds = "epoch-seconds"
-    case epochMilliseconds = "epoch-milliseconds"
-    case epochNanoseconds = "epoch-nanoseconds"
+  /// A column-mapped file's clock (``ColumnMapping/Time``), decided.
+  struct MappedTime: Sendable, Hashable {
+    enum Reading: Sendable, Hashable {
+      /// Relative: the column's value × `secondsPerUnit`.
+      case relative(Column, secondsPerUnit: Double)
+      /// Relative whole nanoseconds (Android's uptime clock).
+      case relativeNanoseconds(Column)
+      /// No time column: the row k lines after the header's is at k / hertz s.
+      case rate(hertz: Double)
+      /// Since the epoch: the column's value × `millisecondsPerUnit`.
+      case epoch(Column, millisecondsPerUnit: Double)
+      /// Whole nanoseconds since the epoch.
+      case epochNanoseconds(Column)
+      /// ISO 8601 text; one written without an offset is local time in
+      /// `zone` (the file is refused at such a row when there is none).
+      case iso8601(Column, zone: TimeZoneRule?)
+      /// A time of day on `day` (days since 1970-01-01 on the local
+      /// calendar), local time in `zone` unless written with an offset.
+      case timeOfDay(Column, day: Int, zone: TimeZoneRule?)
+    }
+    var reading: Reading
+    /// Epoch ms of a relative clock's 0 (the mapping's `origin`); nil: the
+    /// relative clock is the trace's own.
+    var placedMilliseconds: Int64?
+    /// The trace's origin, epoch ms: wall-clock rows count seconds from it (0 when nil).
+    var originMilliseconds: Int64?
+    /// The mapping's name of the format, for rejections.
+    var format: String
   }
 
   /// Where a row's time comes from.
@@ -39,8 +61,8 @@ struct CSVRowSpec: Sendable {
     case sensorLogger(originMilliseconds: Int64?)
     /// Sensor Logger's location files: `time` in ns since the epoch, as ms (floor).
     case nanosecondsSinceEpoch(Column)
-    /// A wall clock; sensor seconds count from `originMilliseconds` (0 when nil).
-    case wallClock(Column, WallClock, originMilliseconds: Int64?)
+    /// A column-mapped file's clock.
+    case mapped(MappedTime)
   }
 
   /// The columns of a fix. Negative accuracy, speed or heading mean "not
@@ -82,7 +104,7 @@ struct CSVRowSpec: Sendable {
 /// A CSV file read through its ``CSVRowSpec``, block by block.
 final class CSVRowSource: RowSource {
   private let reader: CSVRowReader
-  private let converter: CSVRowConverter
+  private var converter: CSVRowConverter
   private var rejections = FileReport(file: "")
   private let strict: Bool
 
@@ -97,7 +119,8 @@ final class CSVRowSource: RowSource {
         return requests
       })
     // `select` ran during the reader's init (or the init threw).
-    guard let resolved else { preconditionFailure("the CSV reader did not read the header") }
+    guard var resolved else { preconditionFailure("the CSV reader did not read the header") }
+    resolved.firstDataLine = reader.firstDataLine
     converter = resolved
     rejections = FileReport(file: name)
     strict = options.strict
@@ -137,9 +160,14 @@ struct CSVRowConverter {
   private enum TimeSource {
     case seconds(Slot, factor: Double)
     case nanosecondsFromOrigin(Slot, originNanoseconds: Int64?)
-    case nanosecondsSinceEpoch(Slot)
+    case nanosecondsSinceEpoch(Slot, origin: Int64?)
     case wallNumber(Slot, millisecondsPerUnit: Double, origin: Int64?)
-    case wallText(Slot, origin: Int64?)
+    case wallText(Slot, zone: TimeZoneRule?, origin: Int64?)
+    case timeOfDay(Slot, dayMilliseconds: Int64, zone: TimeZoneRule?, origin: Int64?)
+    /// A relative clock, on the wall clock from `placed` when given.
+    case relative(Slot, secondsPerUnit: Double, nanoseconds: Bool, placed: Int64?, origin: Int64?)
+    /// No time column: row k after the header at k / hertz s (placed likewise).
+    case rate(hertz: Double, placed: Int64?, origin: Int64?)
     case none
   }
 
@@ -172,6 +200,13 @@ struct CSVRowConverter {
   let keysAreMilliseconds: Bool
   private var time = TimeSource.none
   private var fields: [Compiled] = []
+  /// The mapped time format, named in a bad time's rejection.
+  private var timeFormat: String?
+  /// The line of the first row after the header (a fixed rate's row 0).
+  var firstDataLine = 2
+  /// A time-of-day file's first time of day, ms: the anchor of its midnight
+  /// crossing (``ColumnMapping/Time``).
+  private var firstTimeOfDay: Int64?
 
   private init(file: String, columnCount: Int, keysAreMilliseconds: Bool) {
     self.file = file
@@ -191,7 +226,7 @@ struct CSVRowConverter {
     var requests: [CSVColumnRequest] = []
     var counts: [CSVColumnRequest.Kind: Int] = [:]
     var byHeader: [Int: (CSVColumnRequest.Kind, Slot)] = [:]
-    func find(_ column: CSVRowSpec.Column?, _ kind: CSVColumnRequest.Kind) throws -> Slot? {
+    func find(_ column: CSVRowSpec.Column?, _ kind: CSVColumnRequest.Kind, time: String? = nil) throws -> Slot? {
       guard let column else { return nil }
       guard let index = CSVTable.index(of: column.names, in: header) else {
         if column.required {
@@ -213,16 +248,20 @@ struct CSVRowConverter {
       let slot = Slot(batchIndex: counts[kind, default: 0], headerIndex: index, name: Excerpt.of(header[index], bytes: 80))
       counts[kind, default: 0] += 1
       byHeader[index] = (kind, slot)
-      requests.append(CSVColumnRequest(index: index, kind: kind))
+      requests.append(CSVColumnRequest(index: index, kind: kind, timeFormat: time))
       return slot
     }
     switch spec.time {
     case .seconds(let column, let factor):
-      if let slot = try find(column, .number) { converter.time = .seconds(slot, factor: factor) }
+      if let slot = try find(column, .number, time: "a number of seconds") {
+        converter.time = .seconds(slot, factor: factor)
+      }
     case .sensorLogger(let origin):
-      if let slot = try find(CSVRowSpec.Column("seconds_elapsed", required: false), .number) {
+      if let slot = try find(CSVRowSpec.Column("seconds_elapsed", required: false), .number, time: "seconds") {
         converter.time = .seconds(slot, factor: 1)
-      } else if let slot = try find(CSVRowSpec.Column("time", required: false), .integer) {
+      } else if let slot = try find(
+        CSVRowSpec.Column("time", required: false), .integer, time: "whole nanoseconds since the epoch")
+      {
         let (nanoseconds, overflow) = (origin ?? 0).multipliedReportingOverflow(by: 1_000_000)
         converter.time = .nanosecondsFromOrigin(slot, originNanoseconds: overflow ? nil : nanoseconds)
       } else {
@@ -230,14 +269,12 @@ struct CSVRowConverter {
           SourceLocation(file: file, line: 1), reason: "no time column (seconds_elapsed or time)")
       }
     case .nanosecondsSinceEpoch(let column):
-      if let slot = try find(column, .integer) { converter.time = .nanosecondsSinceEpoch(slot) }
-    case .wallClock(let column, let format, let origin):
-      if format == .iso8601 {
-        if let slot = try find(column, .text) { converter.time = .wallText(slot, origin: origin) }
-      } else if let slot = try find(column, .number) {
-        let scale: Double = format == .epochSeconds ? 1000 : format == .epochMilliseconds ? 1 : 1e-6
-        converter.time = .wallNumber(slot, millisecondsPerUnit: scale, origin: origin)
+      if let slot = try find(column, .integer, time: "whole nanoseconds since the epoch") {
+        converter.time = .nanosecondsSinceEpoch(slot, origin: nil)
       }
+    case .mapped(let mapped):
+      converter.time = try mappedTime(mapped, find: find)
+      converter.timeFormat = mapped.format
     }
     for field in spec.fields {
       switch field {
@@ -278,6 +315,35 @@ struct CSVRowConverter {
     return (converter, requests)
   }
 
+  /// A mapped clock's source, its column found as `find` finds columns.
+  private static func mappedTime(
+    _ mapped: CSVRowSpec.MappedTime, find: (CSVRowSpec.Column?, CSVColumnRequest.Kind, String?) throws -> Slot?
+  ) throws -> TimeSource {
+    let (placed, origin, format) = (mapped.placedMilliseconds, mapped.originMilliseconds, mapped.format)
+    func slot(_ column: CSVRowSpec.Column, _ kind: CSVColumnRequest.Kind) throws -> Slot {
+      // Mapped columns are required: a missing one has thrown.
+      guard let slot = try find(column, kind, format) else { throw TraceError.malformed(.init(file: "", line: 1), reason: "no time column") }
+      return slot
+    }
+    switch mapped.reading {
+    case .relative(let column, let secondsPerUnit):
+      return .relative(
+        try slot(column, .number), secondsPerUnit: secondsPerUnit, nanoseconds: false, placed: placed, origin: origin)
+    case .relativeNanoseconds(let column):
+      return .relative(try slot(column, .integer), secondsPerUnit: 1e-9, nanoseconds: true, placed: placed, origin: origin)
+    case .rate(let hertz):
+      return .rate(hertz: hertz, placed: placed, origin: origin)
+    case .epoch(let column, let millisecondsPerUnit):
+      return .wallNumber(try slot(column, .number), millisecondsPerUnit: millisecondsPerUnit, origin: origin)
+    case .epochNanoseconds(let column):
+      return .nanosecondsSinceEpoch(try slot(column, .integer), origin: origin)
+    case .iso8601(let column, let zone):
+      return .wallText(try slot(column, .text), zone: zone, origin: origin)
+    case .timeOfDay(let column, let day, let zone):
+      return .timeOfDay(try slot(column, .text), dayMilliseconds: Int64(day) * 86_400_000, zone: zone, origin: origin)
+    }
+  }
+
   /// A row's time: its sort key, sensor seconds, and wall-clock ms when the clock is one.
   private struct RowTime {
     var key: Double
@@ -287,7 +353,7 @@ struct CSVRowConverter {
 
   /// Converts every row of `batch`, appending good ones to `block` and
   /// rejecting bad ones into `report` (which counts only rejections here).
-  func convert(_ batch: CSVBatch, into block: inout RowBlock, report: inout FileReport, strict: Bool) throws {
+  mutating func convert(_ batch: CSVBatch, into block: inout RowBlock, report: inout FileReport, strict: Bool) throws {
     for i in 0..<batch.count {
       let line = batch.lines[i]
       func reject(_ reason: RowRejection.Reason, _ slot: Slot?, _ detail: String) throws {
@@ -298,8 +364,9 @@ struct CSVRowConverter {
         if strict { throw TraceError.rejectedInStrictMode(rejection) }
         report.reject(rejection)
       }
-      guard let rowTime = rowTime(batch, i) else {
-        try reject(.badTime, timeSlot, timeText(batch, i))
+      guard let rowTime = try rowTime(batch, i, line: line) else {
+        let text = timeText(batch, i)
+        try reject(.badTime, timeSlot, timeFormat.map { "'\(text)': expected \($0)" } ?? text)
         continue
       }
       if let (reason, slot, detail) = problem(batch, i, rowTime) {
@@ -324,24 +391,29 @@ struct CSVRowConverter {
 
   private var timeSlot: Slot? {
     switch time {
-    case .seconds(let s, _), .nanosecondsFromOrigin(let s, _), .nanosecondsSinceEpoch(let s),
-      .wallNumber(let s, _, _), .wallText(let s, _):
+    case .seconds(let s, _), .nanosecondsFromOrigin(let s, _), .nanosecondsSinceEpoch(let s, _),
+      .wallNumber(let s, _, _), .wallText(let s, _, _), .timeOfDay(let s, _, _, _):
       s
-    case .none: nil
+    case .relative(let s, _, _, _, _): s
+    case .rate, .none: nil
     }
   }
 
   private func timeText(_ batch: CSVBatch, _ i: Int) -> String {
     switch time {
     case .seconds(let s, _), .wallNumber(let s, _, _): "\(batch.numbers[s.batchIndex][i])"
-    case .nanosecondsFromOrigin(let s, _), .nanosecondsSinceEpoch(let s): "\(batch.integers[s.batchIndex][i]) ns"
-    case .wallText(let s, _): batch.texts[s.batchIndex][i]
+    case .nanosecondsFromOrigin(let s, _), .nanosecondsSinceEpoch(let s, _): "\(batch.integers[s.batchIndex][i]) ns"
+    case .wallText(let s, _, _), .timeOfDay(let s, _, _, _): batch.texts[s.batchIndex][i]
+    case .relative(let s, _, let nanoseconds, _, _):
+      nanoseconds ? "\(batch.integers[s.batchIndex][i]) ns" : "\(batch.numbers[s.batchIndex][i])"
+    case .rate: "line \(batch.lines[i])"
     case .none: "no time column"
     }
   }
 
   /// Row `i`'s time, nil when it is missing or outside ``ReadingBounds``.
-  private func rowTime(_ batch: CSVBatch, _ i: Int) -> RowTime? {
+  /// - Throws: `TraceError.unsupported` at a local time with no zone to read it in.
+  private mutating func rowTime(_ batch: CSVBatch, _ i: Int, line: Int) throws -> RowTime? {
     func sensor(_ seconds: Double) -> RowTime? {
       guard seconds.isFinite, ReadingBounds.isSensorTime(seconds) else { return nil }
       return RowTime(key: seconds, seconds: seconds, milliseconds: nil)
@@ -363,17 +435,73 @@ struct CSVRowConverter {
       guard let origin, ReadingBounds.fixMilliseconds.contains(floorDivide(ns, 1_000_000)) else { return nil }
       let (delta, overflow) = ns.subtractingReportingOverflow(origin)
       return overflow ? nil : sensor(Double(delta) * 1e-9)
-    case .nanosecondsSinceEpoch(let s):
-      return wall(floorDivide(batch.integers[s.batchIndex][i], 1_000_000), origin: nil)
+    case .nanosecondsSinceEpoch(let s, let origin):
+      return wall(floorDivide(batch.integers[s.batchIndex][i], 1_000_000), origin: origin)
     case .wallNumber(let s, let scale, let origin):
       return ReadingBounds.fixTime(milliseconds: batch.numbers[s.batchIndex][i] * scale).flatMap {
         wall($0, origin: origin)
       }
-    case .wallText(let s, let origin):
-      return ISOTime.milliseconds(Substring(batch.texts[s.batchIndex][i])).flatMap { wall($0, origin: origin) }
+    case .wallText(let s, let zone, let origin):
+      guard let (local, offset) = ISOTime.parse(Substring(batch.texts[s.batchIndex][i])) else { return nil }
+      return try utc(local, offset, zone, s, line).flatMap { wall($0, origin: origin) }
+    case .timeOfDay(let s, let day, let zone, let origin):
+      guard let (ofDay, offset) = ISOTime.timeOfDay(Substring(batch.texts[s.batchIndex][i])) else { return nil }
+      // A recording may cross midnight once: a time of day more than 12 h
+      // before the file's first is on the next day.
+      let anchor = firstTimeOfDay ?? ofDay
+      firstTimeOfDay = anchor
+      let local = day + ofDay + (ofDay < anchor - 43_200_000 ? 86_400_000 : 0)
+      return try utc(local, offset, zone, s, line).flatMap { wall($0, origin: origin) }
+    case .relative(let s, let secondsPerUnit, let nanoseconds, let placed, let origin):
+      let relative: Double
+      if nanoseconds {
+        // Whole seconds and the rest apart: exact to the nanosecond for any Int64.
+        let ns = batch.integers[s.batchIndex][i]
+        let whole = floorDivide(ns, 1_000_000_000)
+        relative = Double(whole) + Double(ns - whole * 1_000_000_000) * 1e-9
+      } else {
+        relative = batch.numbers[s.batchIndex][i] * secondsPerUnit
+      }
+      guard let placed else { return sensor(relative) }
+      return self.placed(relative, at: placed, origin: origin)
+    case .rate(let hertz, let placed, let origin):
+      // Divided, not multiplied by 1 / rate: row 3 at 50 Hz is 0.06 s, not 0.060000000000000005.
+      let relative = Double(batch.lines[i] - firstDataLine) / hertz
+      guard let placed else { return sensor(relative) }
+      return self.placed(relative, at: placed, origin: origin)
     case .none:
       return nil
     }
+  }
+
+  /// A local reading (ms on the local clock) as epoch ms: by its own offset
+  /// when written with one, else in `zone`; nil in a zone's skipped hour.
+  /// - Throws: `TraceError.unsupported` when there is neither.
+  private func utc(_ local: Int64, _ offsetMinutes: Int?, _ zone: TimeZoneRule?, _ slot: Slot, _ line: Int) throws
+    -> Int64?
+  {
+    if let offsetMinutes { return local - Int64(offsetMinutes) * 60_000 }
+    guard let zone else {
+      throw TraceError.unsupported(
+        SourceLocation(file: file, line: line, column: slot.headerIndex + 1, columnName: slot.name),
+        reason:
+          "a local time with no zone: name one (the mapping's time \"timezone\", or --timezone ZONE / ReadOptions.timeZone)")
+    }
+    return zone.utcMilliseconds(local: local)
+  }
+
+  /// A relative time on the wall clock: `placed` (epoch ms of its 0) + `relative` s.
+  private func placed(_ relative: Double, at placed: Int64, origin: Int64?) -> RowTime? {
+    // |relative| ≤ 10¹⁰ s: the product is exact enough and far inside Int64.
+    guard relative.isFinite, ReadingBounds.isSensorTime(relative),
+      let offset = Int64(exactly: (relative * 1000).rounded())
+    else { return nil }
+    let (ms, overflow) = placed.addingReportingOverflow(offset)
+    let (delta, overflow2) = placed.subtractingReportingOverflow(origin ?? 0)
+    guard !overflow, !overflow2, ReadingBounds.fixMilliseconds.contains(ms) else { return nil }
+    let seconds = Double(delta) / 1000 + relative
+    guard ReadingBounds.isSensorTime(seconds) else { return nil }
+    return RowTime(key: keysAreMilliseconds ? Double(ms) : seconds, seconds: seconds, milliseconds: ms)
   }
 
   /// Why row `i` cannot be kept: reason, the column, the offending values.

@@ -25,7 +25,8 @@ struct Recording: Sendable {
     report.files = plannedReports
     for file in files {
       do {
-        let (block, fileReport) = try Self.readWhole(file, options: options)
+        var (block, fileReport) = try Self.readWhole(file, options: options)
+        if try timesFailed(&fileReport) { block = nil }
         if let block { trace.take(block, from: file) }
         report.files.append(fileReport)
       } catch let error as TraceError {
@@ -34,7 +35,38 @@ struct Recording: Sendable {
       }
     }
     report.settle()
+    var spans = StreamSpans()
+    spans.add(trace)
+    report.streamSpans = spans.spans
     return (trace, report)
+  }
+
+  /// The error of a file whose time column does not parse: rows were read
+  /// and every one was rejected as `badTime` (the wrong format named, a
+  /// column of text where numbers were expected). Nil otherwise.
+  ///
+  /// Such a file is bad input, never a quiet empty stream: a mapping's
+  /// import stops on it; a folder import marks the file skipped with this
+  /// reason, its rows still counted.
+  static func timeFailure(_ report: FileReport) -> TraceError? {
+    guard report.rowsRead > 0, report.rowsKept == 0, report.rejectedByReason[.badTime] == report.rowsRead else {
+      return nil
+    }
+    let first = report.rejections.first { $0.reason == .badTime }
+    return TraceError.malformed(
+      first?.location ?? SourceLocation(file: report.file, line: 0),
+      reason: "no row's time could be read: all \(report.rowsRead) rows have a bad time"
+        + (first.map { " (first: \($0.detail))" } ?? ""))
+  }
+
+  /// Whether `report`'s file failed ``timeFailure(_:)``; then marks it
+  /// skipped with the reason (its rows stay counted).
+  /// - Throws: the failure when `failuresAreFatal` or strict.
+  func timesFailed(_ report: inout FileReport) throws -> Bool {
+    guard let failure = Self.timeFailure(report) else { return false }
+    if failuresAreFatal || options.strict { throw failure }
+    report.skippedBecause = failure.description
+    return true
   }
 
   /// One file read whole: its rows in time order (nil when its stream was

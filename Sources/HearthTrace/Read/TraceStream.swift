@@ -68,8 +68,14 @@ public struct TraceStream: Sendable {
     }
     guard let recording else { return ImportReport() }
     var merge = try TraceMerge(recording)
-    while let chunk = try merge.next(samples: max(1, samples)) { try body(chunk) }
-    return merge.report()
+    var spans = StreamSpans()
+    while let chunk = try merge.next(samples: max(1, samples)) {
+      spans.add(chunk.trace)
+      try body(chunk)
+    }
+    var report = merge.report()
+    report.streamSpans = spans.spans
+    return report
   }
 
   /// Every chunk gathered into one trace (for tests and small recordings:
@@ -153,12 +159,17 @@ struct TraceMerge {
       do {
         if plan.rule == .keepFileOrder {
           // Not in time order: the whole file goes in the first chunk.
-          let (block, report) = try Recording.readWhole(plan, options: recording.options)
+          var (block, report) = try Recording.readWhole(plan, options: recording.options)
+          if try recording.timesFailed(&report) { block = nil }
           unordered.append((plan, block ?? RowBlock(columnCount: plan.columnCount)))
           reports.append(report)
           continue
         }
-        let (survey, firstPass, keep) = try Self.survey(plan, options: recording.options)
+        var (survey, firstPass, keep) = try Self.survey(plan, options: recording.options)
+        if try recording.timesFailed(&firstPass) {
+          firstPass.settle()
+          keep = false
+        }
         guard keep else {
           reports.append(firstPass)  // rejected whole: the first pass said everything
           continue
