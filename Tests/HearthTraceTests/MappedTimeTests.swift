@@ -111,15 +111,17 @@ struct MappedTimeTests {
 
   @Test("a local time needs a zone: refused without one, naming file, line and column")
   func localTimeNeedsZone() throws {
+    // The local row first: read at +02:00 it is 08:00:01Z, two hours before
+    // the Z row (the other order would put it beyond the 60 s reorder horizon).
     let folder = Self.accelerometer(
-      "when,ax,ay,az", ["2024-05-01T10:00:00Z,0,0,9.8", "2024-05-01T10:00:01,0,0,9.8"],
+      "when,ax,ay,az", ["2024-05-01T10:00:01,0,0,9.8", "2024-05-01T10:00:00Z,0,0,9.8"],
       time: #"{"column": "when", "format": "iso8601"}"#)
     let error = try #require(Self.failure { _ = try Self.read(folder) })
     guard case .unsupported(let location, let reason) = error else {
       Issue.record("expected unsupported, got \(error)")
       return
     }
-    #expect(location.file == "accel.csv" && location.line == 3 && location.columnName == "when")
+    #expect(location.file == "accel.csv" && location.line == 2 && location.columnName == "when")
     #expect(reason.contains("--timezone"))
     // With a zone (ReadOptions, as --timezone gives it) the local row is read in it; the Z row keeps its own.
     let (trace, _) = try Self.read(folder, options: ReadOptions(timeZone: TimeZoneRule("+02:00")))
@@ -153,17 +155,18 @@ struct MappedTimeTests {
     let folder = Self.accelerometer(
       "clock,ax,ay,az",
       [
-        "23:59:58.5,0,0,9.8", "23:59:58.25,0,0,9.8", "00:00:00.5,0,0,9.8", "12:00:00,0,0,9.8", "11:59:58,0,0,9.8",
+        "23:59:58.5,0,0,9.8", "23:59:58.25,0,0,9.8", "23:59:00,0,0,9.8", "00:00:00.5,0,0,9.8", "11:59:58,0,0,9.8",
         "25:00:00,0,0,9.8", "10:00,0,0,9.8",
       ],
       time: #"{"column": "clock", "format": "time-of-day", "date": "2024-03-30", "timezone": "Europe/Berlin"}"#)
     let (trace, report) = try Self.read(folder)
-    // 12:00:00 is 11 h 59 min 58.5 s before the first row: the same day, and the
-    // earliest row, so the origin (2024-03-30T11:00:00Z). 11:59:58 is over 12 h
-    // before the first row: the next day (2024-03-31, CEST after 02:00, +02:00),
-    // 09:59:58Z, 22 h 59 min 58 s after the origin.
-    #expect(trace.metadata.timeOriginMilliseconds == 1_711_796_400_000)
-    let expected: [Double] = [0, 43_198.25, 43_198.5, 43_200.5, 82_798]
+    // 23:59:00 is before the first row but less than 12 h: the same day, and
+    // the earliest row, so the origin (2024-03-30T22:59:00Z; 58.5 s back, inside
+    // the 60 s reorder horizon). 00:00:00.5 crosses midnight. 11:59:58 is over
+    // 12 h before the first row: the next day (2024-03-31, CEST after 02:00,
+    // +02:00), 09:59:58Z, 11 h 0 min 58 s after the origin.
+    #expect(trace.metadata.timeOriginMilliseconds == 1_711_839_540_000)
+    let expected: [Double] = [0, 58.25, 58.5, 60.5, 39_658]
     #expect(Self.seconds(trace) == expected)
     #expect(report.files[0].rejectedByReason == [.badTime: 2], "25:00:00 and 10:00 are no times of day")
   }
