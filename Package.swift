@@ -74,7 +74,8 @@ let package = Package(
 
     /// hearth: the command researchers and operators run on their files.
     .executableTarget(
-      name: "HearthCommand", dependencies: ["HearthGeo", "HearthTrace", "HearthImpact", "HearthSim", "HearthLab"]),
+      name: "HearthCommand",
+      dependencies: ["HearthGeo", "HearthTrace", "HearthImpact", "HearthSim", "HearthLab"]),
 
     /// Benchmark-only C: the heap allocation counter (replaces malloc in the
     /// executables that link it) and the region callgrind counts.
@@ -85,7 +86,8 @@ let package = Package(
     .executableTarget(
       name: "Bench",
       dependencies: [
-        "HearthGeo", "HearthTrace", "HearthImpact", "HearthSim", "HearthLab", "HearthLinearAlgebra", "_HearthShims",
+        "HearthGeo", "HearthTrace", "HearthImpact", "HearthSim", "HearthLab", "HearthLinearAlgebra",
+        "_HearthShims",
         "_HearthBenchSupport",
       ],
       exclude: ["Reference"]
@@ -97,12 +99,15 @@ let package = Package(
 
     // MARK: Tests
 
-    .target(name: "_HearthTestSupport", dependencies: ["HearthGeo", "HearthTrace"], path: "Tests/_HearthTestSupport"),
+    .target(
+      name: "_HearthTestSupport", dependencies: ["HearthGeo", "HearthTrace"], path: "Tests/_HearthTestSupport"
+    ),
     // HearthSim only for its seeded generator (random property-test inputs).
     .testTarget(name: "HearthGeoTests", dependencies: ["HearthGeo", "HearthSim", "_HearthTestSupport"]),
     .testTarget(name: "HearthLinearAlgebraTests", dependencies: ["HearthLinearAlgebra"]),
     .testTarget(
-      name: "HearthTraceTests", dependencies: ["HearthTrace", "HearthSim", "_HearthFuzzing", "_HearthTestSupport"]),
+      name: "HearthTraceTests",
+      dependencies: ["HearthTrace", "HearthSim", "_HearthFuzzing", "_HearthTestSupport"]),
     .testTarget(name: "HearthImpactTests", dependencies: ["HearthImpact"]),
     .testTarget(name: "HearthSimTests", dependencies: ["HearthSim", "_HearthTestSupport"]),
     .testTarget(name: "HearthLabTests", dependencies: ["HearthLab", "_HearthTestSupport"]),

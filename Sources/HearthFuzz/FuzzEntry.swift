@@ -42,7 +42,9 @@ struct FuzzMain {
     if let name = arguments.first, let named = FuzzTarget(rawValue: name) {
       target = named
       arguments.removeFirst()
-    } else if let name = ProcessInfo.processInfo.environment[targetVariable], let named = FuzzTarget(rawValue: name) {
+    } else if let name = ProcessInfo.processInfo.environment[targetVariable],
+      let named = FuzzTarget(rawValue: name)
+    {
       target = named
     } else {
       print(

@@ -14,12 +14,12 @@
 
 import Foundation
 import HearthGeo
+import HearthImpact
+import HearthTrace
 
 #if canImport(Glibc)
   import Glibc
 #endif
-import HearthImpact
-import HearthTrace
 
 public enum FuzzTarget: String, CaseIterable, Sendable {
   case csv, sensorLogger, phyphox, gpx, npy, traj, mapping, mappedFiles, traceFolder, comma2k19, places
@@ -34,7 +34,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case .sensorLogger:
       [
         "Metadata.csv", "TotalAcceleration.csv", "Accelerometer.csv", "Gravity.csv", "Gyroscope.csv",
-        "Barometer.csv", "Location.csv", "Activity.csv", "WatchBarometer.csv", "AccelerometerUncalibrated.csv",
+        "Barometer.csv", "Location.csv", "Activity.csv", "WatchBarometer.csv",
+        "AccelerometerUncalibrated.csv",
         "LocationNetwork.csv",
       ]
     case .phyphox: ["Raw Data.csv", "meta/time.csv", "meta/device.csv", "Location.csv"]
@@ -42,14 +43,17 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case .mappedFiles: ["imu.csv", "gps.csv", "clock.csv"]
     case .traceFolder:
       [
-        "trace.json", "fixes/time_ms.npy", "fixes/latitude_deg.npy", "fixes/longitude_deg.npy", "fixes/activity.npy",
-        "fixes/device.npy", "accelerometer/t.npy", "accelerometer/value.npy", "gyroscope/t.npy", "gyroscope/value.npy",
+        "trace.json", "fixes/time_ms.npy", "fixes/latitude_deg.npy", "fixes/longitude_deg.npy",
+        "fixes/activity.npy",
+        "fixes/device.npy", "accelerometer/t.npy", "accelerometer/value.npy", "gyroscope/t.npy",
+        "gyroscope/value.npy",
         "barometer/t.npy", "barometer/value.npy", "scalars/s/t.npy", "scalars/s/value.npy",
       ]
     case .comma2k19:
       [
         "processed_log/GNSS/live_gnss_ublox/t", "processed_log/GNSS/live_gnss_ublox/value",
-        "processed_log/IMU/accelerometer/t", "processed_log/IMU/accelerometer/value", "processed_log/IMU/gyro/t",
+        "processed_log/IMU/accelerometer/t", "processed_log/IMU/accelerometer/value",
+        "processed_log/IMU/gyro/t",
         "processed_log/IMU/gyro/value", "processed_log/CAN/speed/t", "processed_log/CAN/speed/value",
       ]
     default: []
@@ -101,11 +105,15 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
       }
     case .traj:
       let path = scratch.write("input.traj", bytes)
-      if let (trajectories, report) = try? TracktableReader.read(path: path, options: ReadOptions(maximumLineBytes: 4096)) {
+      if let (trajectories, report) = try? TracktableReader.read(
+        path: path, options: ReadOptions(maximumLineBytes: 4096))
+      {
         precondition(report.reconciles, "tracktable report does not reconcile")
         for t in trajectories {
           precondition(isSorted(t.fixes.timeMilliseconds), "unsorted trajectory")
-          precondition(t.fixes.timeMilliseconds.allSatisfy { ReadingBounds.fixMilliseconds.contains($0) }, "fix time out of range")
+          precondition(
+            t.fixes.timeMilliseconds.allSatisfy { ReadingBounds.fixMilliseconds.contains($0) },
+            "fix time out of range")
         }
       }
     case .places:
@@ -164,7 +172,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
   /// sorted and in range.
   private func checkStreamed(_ path: String, mapping: String?, size: Int) {
     let options = ReadOptions(maximumLineBytes: 4096)
-    guard let (trace, report) = try? TraceImport.read(path: path, mappingPath: mapping, options: options) else {
+    guard let (trace, report) = try? TraceImport.read(path: path, mappingPath: mapping, options: options)
+    else {
       return
     }
     precondition(report.reconciles, "\(rawValue): the report does not reconcile")
@@ -174,7 +183,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         preconditionFailure("\(rawValue): reads whole but does not open as a stream")
       }
       var streamed = Trace(metadata: stream.metadata)
-      guard let streamReport = try? stream.forEachChunk(samples: samples, { streamed.append($0.trace) }) else {
+      guard let streamReport = try? stream.forEachChunk(samples: samples, { streamed.append($0.trace) })
+      else {
         preconditionFailure("\(rawValue): reads whole but not streamed")
       }
       precondition(streamed.matches(trace), "\(rawValue): streamed in chunks of \(samples) ≠ read whole")
@@ -185,14 +195,18 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
   private func check(_ trace: Trace) {
     let fixesInOrder = rawValue != "traceFolder"  // a trace folder keeps its fixes as written
     if fixesInOrder { precondition(isSorted(trace.fixes.timeMilliseconds), "fixes not sorted") }
-    precondition(trace.fixes.timeMilliseconds.allSatisfy { ReadingBounds.fixMilliseconds.contains($0) }, "fix time")
+    precondition(
+      trace.fixes.timeMilliseconds.allSatisfy { ReadingBounds.fixMilliseconds.contains($0) }, "fix time")
     for stream in [trace.accelerometer?.samples, trace.gyroscope, trace.gravity].compactMap({ $0 }) {
       precondition(stream.x.count == stream.count && stream.z.count == stream.count, "ragged stream")
       precondition(isSorted(stream.seconds), "stream not sorted")
-      precondition(stream.seconds.allSatisfy(\.isFinite) && stream.x.allSatisfy(\.isFinite), "non-finite sample")
+      precondition(
+        stream.seconds.allSatisfy(\.isFinite) && stream.x.allSatisfy(\.isFinite), "non-finite sample")
     }
     if let b = trace.barometer {
-      precondition(isSorted(b.seconds) && b.hectopascals.allSatisfy { ReadingBounds.pressureHectopascals.contains($0) }, "pressure")
+      precondition(
+        isSorted(b.seconds) && b.hectopascals.allSatisfy { ReadingBounds.pressureHectopascals.contains($0) },
+        "pressure")
     }
   }
 

@@ -128,7 +128,9 @@ struct GateTests {
   /// Regression 2026-12-02 (the suite under AddressSanitizer): the counter
   /// steps aside under a sanitizer, and this test failed there expecting counts;
   /// it now asks which build it is in and expects counts, or exactly none.
-  @Test("the allocation counter sees heap allocations (none under a sanitizer), and the counted region runs its body")
+  @Test(
+    "the allocation counter sees heap allocations (none under a sanitizer), and the counted region runs its body"
+  )
   func allocationsAndRegion() {
     let before = hearth_allocation_count()
     var arrays: [[Int]] = []

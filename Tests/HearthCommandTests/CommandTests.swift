@@ -80,14 +80,17 @@ struct CommandTests {
     let list = run(["sim", "list"])
     #expect(list.code == 0 && list.out.split(separator: "\n").count == 30)
     let csv = run(["sim", "list", "--format", "csv"]).out.split(separator: "\n")
-    #expect(csv.count == 31 && csv[0] == "id,expected,deciding_gate,name,summary" && csv[1].hasPrefix("C1,report,"))
+    #expect(
+      csv.count == 31 && csv[0] == "id,expected,deciding_gate,name,summary" && csv[1].hasPrefix("C1,report,"))
     let json = run(["sim", "list", "--format", "json"]).out.split(separator: "\n")
     #expect(json.count == 30 && json[0].contains("\"id\":\"C1\""))
     #expect(run(["sim", "list", "--format", "yaml"]).code == 2)
     // help as a word and -h, at every level.
     #expect(run(["help"]).out == top.out && run(["-h"]).out == top.out && run(["help"]).code == 0)
     let detectHelp = run(["impact", "detect", "--help"]).out
-    #expect(run(["help", "impact", "detect"]).out == detectHelp && run(["impact", "detect", "-h"]).out == detectHelp)
+    #expect(
+      run(["help", "impact", "detect"]).out == detectHelp
+        && run(["impact", "detect", "-h"]).out == detectHelp)
     #expect(detectHelp.contains("--vehicle-gate") && detectHelp.contains("--config FILE"))
     #expect(run(["help", "sim"]).code == 0 && run(["version"]).out.hasPrefix("hearth "))
   }
@@ -135,7 +138,9 @@ struct CommandTests {
     #expect(trips.code == 0, "\(trips.err)")
     let lines = trips.out.split(separator: "\n")
     #expect(lines.count == 2 && lines[1].contains(",true,valid,"), "\(trips.out)")
-    #expect(lines[0] == "file,user,id,is_trip,reasons,ended_by,started_ms,finished_ms,points,path_m,max_agreed_speed_mps")
+    #expect(
+      lines[0]
+        == "file,user,id,is_trip,reasons,ended_by,started_ms,finished_ms,points,path_m,max_agreed_speed_mps")
     let json = run(["geo", "trips", drive, "--mapping", mapping, "--format", "json"])
     let trip = try? JSONSerialization.jsonObject(with: Data(json.out.utf8)) as? [String: Any]
     #expect(trip?["is_trip"] as? Bool == true && (trip?["path_m"] as? Double ?? 0) > 1000, "\(json.out)")
@@ -160,16 +165,21 @@ struct CommandTests {
     #expect(run(["sim", "generate", "scenario", "N7", "--seed", "2", "--out", folder.path("n7")]).code == 0)
     let crash = run(["impact", "detect", folder.path("c1/trace")])
     #expect(crash.code == 1, "\(crash.err)")
-    #expect(crash.out.contains("possibleImpact at 39.9") && crash.out.contains("pressureRise held (9.48 hPa vs 2 hPa)"), "\(crash.out)")
+    #expect(
+      crash.out.contains("possibleImpact at 39.9")
+        && crash.out.contains("pressureRise held (9.48 hPa vs 2 hPa)"), "\(crash.out)")
     #expect(crash.out.contains("jolt held (17.02 g (166.9 m/s²) vs 4.00 g (39.2 m/s²))"), "\(crash.out)")
     #expect(crash.err.contains("vehicle gate recording: 0 switches from its activity stream"), "\(crash.err)")
     let door = run(["impact", "detect", folder.path("n7/trace"), "--format", "csv"])
     #expect(door.code == 0, "\(door.err)")
     let rows = door.out.split(separator: "\n")
     #expect(rows.first.map(String.init) == VerdictRecords.csvHeader)
-    #expect(rows.dropFirst().allSatisfy { $0.contains(",silent,") && $0.split(separator: ",").count >= 11 } && rows.count > 4)
+    #expect(
+      rows.dropFirst().allSatisfy { $0.contains(",silent,") && $0.split(separator: ",").count >= 11 }
+        && rows.count > 4)
     #expect(rows.contains { $0.contains(",spin,") && $0.contains(",rad/s,") })
-    let lines = run(["impact", "detect", folder.path("c1/trace"), "--format", "json"]).out.split(separator: "\n")
+    let lines = run(["impact", "detect", folder.path("c1/trace"), "--format", "json"]).out.split(
+      separator: "\n")
     let object = try #require(try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any])
     #expect(object["outcome"] as? String == "possibleImpact" && (object["joltG"] as? Double ?? 0) > 16)
     let conditions = try #require(object["conditions"] as? [[String: Any]])
@@ -178,7 +188,9 @@ struct CommandTests {
     let drive =
       TestPaths.sharedDatasets.path + "/comma2k19-example/Example_1/b0c9d2329ad1606b|2018-08-02--08-34-47/40"
     let quiet = run(["impact", "detect", drive])
-    #expect(quiet.code == 0 && quiet.out.contains("no jolt ≥ 4.00 g (peak |a|") && quiet.out.contains(" h,"), "\(quiet.out)")
+    #expect(
+      quiet.code == 0 && quiet.out.contains("no jolt ≥ 4.00 g (peak |a|") && quiet.out.contains(" h,"),
+      "\(quiet.out)")
     let quietJSON = run(["impact", "detect", drive, "--format", "json"]).out
     #expect(quietJSON.contains("\"outcome\":\"noJolt\"") && quietJSON.contains("\"peakG\":"))
     #expect(run(["impact", "detect", drive, "--format", "csv"]).out.contains(",noJolt,"))
@@ -193,10 +205,16 @@ struct CommandTests {
     #expect(missing.code == 3 && missing.err.contains("/nonexistent: bad input: no such file or folder"))
     // A bad PATH among good ones: reported, the others still printed, exit 3 at the end.
     let fixesOnly = TestPaths.sharedDatasets.path + "/mems-nav-drives/raw/2023-08-04_214758"
-    let mixed = run(["impact", "detect", fixesOnly, folder.path("c1/trace"), "/nonexistent", folder.path("n7/trace")])
+    let mixed = run([
+      "impact", "detect", fixesOnly, folder.path("c1/trace"), "/nonexistent", folder.path("n7/trace"),
+    ])
     #expect(mixed.code == 3)
-    #expect(mixed.err.contains("no accelerometer") && mixed.err.contains("2 of 4 PATHs could not be used"), "\(mixed.err)")
-    #expect(mixed.out.contains("c1/trace: possibleImpact") && mixed.out.contains("n7/trace: silent"), "\(mixed.out)")
+    #expect(
+      mixed.err.contains("no accelerometer") && mixed.err.contains("2 of 4 PATHs could not be used"),
+      "\(mixed.err)")
+    #expect(
+      mixed.out.contains("c1/trace: possibleImpact") && mixed.out.contains("n7/trace: silent"), "\(mixed.out)"
+    )
   }
 
   @Test(
@@ -236,7 +254,8 @@ struct CommandTests {
     folder.write("skipped/Gyroscope.csv", "time,z,y\n1,0,0\n")
     folder.write("skipped/Barometer.csv", "")
     let skipped = run(["data", "inspect", folder.path("skipped")])
-    #expect(skipped.code == 3 && skipped.out.contains("skipped: ") && skipped.err.contains("nothing could be read"))
+    #expect(
+      skipped.code == 3 && skipped.out.contains("skipped: ") && skipped.err.contains("nothing could be read"))
     folder.write("rejected/TotalAcceleration.csv", "time,seconds_elapsed,z,y,x\n0,,9.8,0,0\n")
     #expect(run(["data", "inspect", folder.path("rejected")]).code == 3)
     // An accelerometer that kept no row: bad input for the detector too.
@@ -271,7 +290,9 @@ struct CommandTests {
     let objects = try two.out.split(separator: "\n").map {
       try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
     }
-    #expect(objects.count == 4 && objects.allSatisfy { ($0["accuracy_m"] as? Double) == 750 && $0["changed"] is Bool })
+    #expect(
+      objects.count == 4
+        && objects.allSatisfy { ($0["accuracy_m"] as? Double) == 750 && $0["changed"] is Bool })
     let twice = run(["geo", "snap", folder.path("t.gpx"), folder.path("t.gpx")])
     #expect(twice.out.split(separator: "\n").count == 9 && twice.out.hasPrefix("file,time_ms,cell,"))
     #expect(
@@ -280,7 +301,9 @@ struct CommandTests {
     #expect(run(["data", "convert", drive, "--to", "gpx", "--out", folder.path("d.gpx")]).code == 0)
     #expect(
       run(["data", "inspect", folder.path("d.gpx")]).out.contains("fixes [degrees, m, m/s]: 8784 samples"))
-    let several = run(["data", "inspect", folder.path("nothing-here"), folder.path("d.gpx"), folder.path("d.gpx")])
+    let several = run([
+      "data", "inspect", folder.path("nothing-here"), folder.path("d.gpx"), folder.path("d.gpx"),
+    ])
     #expect(several.code == 3 && several.err.contains("1 of 3 PATHs could not be used"), "\(several.err)")
     #expect(several.out.components(separatedBy: "8784 samples").count == 3, "\(several.out)")
     let drop = TestPaths.sharedDatasets.path + "/phone-drop-freefall/raw_data/fall_1"
@@ -337,12 +360,15 @@ struct CommandTests {
     #expect(run(["impact", "sweep", folder.path("missing"), "--hours", "0"]).code == 3)
   }
 
-  @Test("the researcher's loop: sweep, pick a combination, detect with its configuration; tidy exports one row per record")
+  @Test(
+    "the researcher's loop: sweep, pick a combination, detect with its configuration; tidy exports one row per record"
+  )
   func sweepPickDetect() throws {
     let folder = TemporaryFolder()
     #expect(run(["sim", "generate", "scenario", "C3", "--seed", "4", "--out", folder.path("c3")]).code == 0)
     let sweep = run([
-      "impact", "sweep", "--spin", "3.5,40", "--pressure", "40", "--seeds", "1", "--hours", "0.5", "--pick", "1",
+      "impact", "sweep", "--spin", "3.5,40", "--pressure", "40", "--seeds", "1", "--hours", "0.5", "--pick",
+      "1",
       "--out", folder.path("s"),
     ])
     #expect(sweep.code == 0, "\(sweep.err)")
@@ -355,24 +381,31 @@ struct CommandTests {
     #expect(run(["impact", "detect", folder.path("c3/trace")]).code == 1)
     #expect(run(["impact", "detect", folder.path("c3/trace"), "--config", picked]).code == 0)
     // The flags override the file.
-    #expect(run(["impact", "detect", folder.path("c3/trace"), "--config", picked, "--spin", "3.5"]).code == 1)
-    #expect(run(["impact", "detect", folder.path("c3/trace"), "--config", folder.path("s/sweep.csv")]).code == 3)
+    #expect(
+      run(["impact", "detect", folder.path("c3/trace"), "--config", picked, "--spin", "3.5"]).code == 1)
+    #expect(
+      run(["impact", "detect", folder.path("c3/trace"), "--config", folder.path("s/sweep.csv")]).code == 3)
     // configurations.json holds every combination in row order.
-    let all = try JSONSerialization.jsonObject(
-      with: Data(contentsOf: URL(fileURLWithPath: folder.path("s/configurations.json")))) as? [[String: Any]]
+    let all =
+      try JSONSerialization.jsonObject(
+        with: Data(contentsOf: URL(fileURLWithPath: folder.path("s/configurations.json"))))
+      as? [[String: Any]]
     #expect(all?.count == 2 && (all?[1]["combination"] as? Int) == 1)
     // Tidy tables: a header and one row per combination × trace, and per judged jolt.
-    let result = try JSONSerialization.jsonObject(
-      with: Data(contentsOf: URL(fileURLWithPath: folder.path("s/sweep.json")))) as? [String: Any]
+    let result =
+      try JSONSerialization.jsonObject(
+        with: Data(contentsOf: URL(fileURLWithPath: folder.path("s/sweep.json")))) as? [String: Any]
     let sources = try #require(result?["sources"] as? [Any]).count
-    let outcomes = try String(contentsOfFile: folder.path("s/outcomes.csv"), encoding: .utf8).split(separator: "\n")
+    let outcomes = try String(contentsOfFile: folder.path("s/outcomes.csv"), encoding: .utf8).split(
+      separator: "\n")
     #expect(outcomes.count == 1 + 2 * sources && outcomes[0].hasPrefix("combination,jolt_g,"))
     let jolts = try String(contentsOfFile: folder.path("s/jolts.csv"), encoding: .utf8).split(
       separator: "\n", omittingEmptySubsequences: false)
     let header = jolts[0].split(separator: ",").map(String.init)
     #expect(header.contains("jolt_g") && header.contains("spin_rad_s") && header.last == "is_crash")
     let body = jolts.dropFirst().filter { !$0.isEmpty }
-    #expect(body.allSatisfy { $0.split(separator: ",", omittingEmptySubsequences: false).count == header.count })
+    #expect(
+      body.allSatisfy { $0.split(separator: ",", omittingEmptySubsequences: false).count == header.count })
     #expect(body.filter { $0.hasSuffix(",1") }.count == 8)  // one crash jolt per crash scenario
     // NaN never appears: empty cells in CSV, null in JSON.
     #expect(!body.contains { $0.contains("nan") })

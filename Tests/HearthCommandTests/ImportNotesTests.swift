@@ -23,23 +23,29 @@ struct ImportNotesTests {
       let seconds = blankJolt && jolt ? "" : String(format: "%.2f", s)
       rows.append("\(t0 * 1_000_000 + Int64(i) * 10_000_000),\(seconds),9.81,0,\(jolt ? 8 * 9.81 : 0)")
     }
-    try (rows.joined(separator: "\n") + "\n").write(toFile: path + "/TotalAcceleration.csv", atomically: true, encoding: .utf8)
+    try (rows.joined(separator: "\n") + "\n").write(
+      toFile: path + "/TotalAcceleration.csv", atomically: true, encoding: .utf8)
     var fixes = ["time,seconds_elapsed,latitude,longitude,horizontalAccuracy,speed,bearing,altitude"]
     for i in 0..<60 {
       let latitude = i < 30 ? 51.5 + Double(i) * 0.0001 : 51.503 + Double(i) * 1e-7
       fixes.append("\((t0 + Int64(i) * 1000) * 1_000_000),\(i),\(latitude),-0.1,5,\(i < 30 ? 15.0 : 0),90,10")
     }
-    try (fixes.joined(separator: "\n") + "\n").write(toFile: path + "/Location.csv", atomically: true, encoding: .utf8)
+    try (fixes.joined(separator: "\n") + "\n").write(
+      toFile: path + "/Location.csv", atomically: true, encoding: .utf8)
     return path
   }
 
-  @Test("impact detect names the rows it rejected: blank times where the jolt was are badTime on stderr, not a silent 'no jolt'")
+  @Test(
+    "impact detect names the rows it rejected: blank times where the jolt was are badTime on stderr, not a silent 'no jolt'"
+  )
   func impactDetectSaysWhatItRejected() throws {
     let folder = TemporaryFolder()
     let clean = run(["impact", "detect", try Self.sensorLogger(in: folder, "clean", blankJolt: false)])
     #expect(clean.code != 3 && !clean.err.contains("rejected ("), "\(clean.err)")
     let blank = run(["impact", "detect", try Self.sensorLogger(in: folder, "blank", blankJolt: true)])
-    #expect(blank.err.contains("TotalAcceleration.csv: 6000 rows read, 5990 kept, 10 rejected (badTime 10)"), "\(blank.err)")
+    #expect(
+      blank.err.contains("TotalAcceleration.csv: 6000 rows read, 5990 kept, 10 rejected (badTime 10)"),
+      "\(blank.err)")
     #expect(blank.err.contains("first rejection: "), "\(blank.err)")
   }
 
@@ -64,17 +70,19 @@ struct ImportNotesTests {
     #expect(convert.code == 0 && convert.err.contains("first rejection: "), "\(convert.err)")
   }
 
-  @Test("a places file that is a FIFO is refused at once, not waited on; an empty accuracy in an upload log is the default 10 m")
+  @Test(
+    "a places file that is a FIFO is refused at once, not waited on; an empty accuracy in an upload log is the default 10 m"
+  )
   func placesFIFOAndLogDefaults() throws {
     let folder = TemporaryFolder()
     let fifo = folder.path("places.geojson")
     #expect(mkfifo(fifo, 0o600) == 0)
     let log = folder.path("log.csv")
     try """
-      user,time_ms,latitude,longitude,accuracy_m,received_ms
-      1,1700000000000,48.1,11.5,,1700000001000
-      1,1700000060000,48.1,11.5,8,-9000000000000
-      """.write(toFile: log, atomically: true, encoding: .utf8)
+    user,time_ms,latitude,longitude,accuracy_m,received_ms
+    1,1700000000000,48.1,11.5,,1700000001000
+    1,1700000060000,48.1,11.5,8,-9000000000000
+    """.write(toFile: log, atomically: true, encoding: .utf8)
     let refused = run(["geo", "replay", log, "--places", fifo])
     #expect(refused.code == 3 && refused.err.contains("not a regular file"), "\(refused.err)")
     try #"{"type":"FeatureCollection","features":[]}"#.write(
@@ -83,11 +91,15 @@ struct ImportNotesTests {
     #expect(replay.code == 0 && !replay.err.contains("accuracyMissing"), "\(replay.err)")
     #expect(replay.err.contains("log.csv:3 (received_ms): not a time from 1900 to 2200"), "\(replay.err)")
     #expect(replay.err.contains("replayed 1 fixes in 1 uploads"), "\(replay.err)")
-    let until = run(["geo", "replay", log, "--places", folder.path("none.geojson"), "--until", "9999999999999999"])
+    let until = run([
+      "geo", "replay", log, "--places", folder.path("none.geojson"), "--until", "9999999999999999",
+    ])
     #expect(until.code == 2 && until.err.contains("--until"), "\(until.err)")
   }
 
-  @Test("a quiet result says the vehicle gate was off when the recording's activity turned it off; with the gate on it does not")
+  @Test(
+    "a quiet result says the vehicle gate was off when the recording's activity turned it off; with the gate on it does not"
+  )
   func quietLineNamesTheGate() throws {
     let folder = TemporaryFolder()
     let path = try Self.sensorLogger(in: folder, "walk", blankJolt: false)
@@ -111,11 +123,19 @@ struct ImportNotesTests {
     try "version,device name,recording epoch time,platform\n3,Pixel,\(t0),android\n"
       .write(toFile: path + "/Metadata.csv", atomically: true, encoding: .utf8)
     var rows = ["time,seconds_elapsed,z,y,x"]
-    for i in 0..<6000 { rows.append("\(t0 * 1_000_000 + Int64(i) * 10_000_000),\(String(format: "%.2f", Double(i) / 100)),0,0,0") }
-    try (rows.joined(separator: "\n") + "\n").write(toFile: path + "/Accelerometer.csv", atomically: true, encoding: .utf8)
+    for i in 0..<6000 {
+      rows.append(
+        "\(t0 * 1_000_000 + Int64(i) * 10_000_000),\(String(format: "%.2f", Double(i) / 100)),0,0,0")
+    }
+    try (rows.joined(separator: "\n") + "\n").write(
+      toFile: path + "/Accelerometer.csv", atomically: true, encoding: .utf8)
     var gravity = ["time,seconds_elapsed,z,y,x"]
-    for i in 0..<100 { gravity.append("\(t0 * 1_000_000 + Int64(i) * 10_000_000),\(String(format: "%.2f", Double(i) / 100)),9.81,0,0") }
-    try (gravity.joined(separator: "\n") + "\n").write(toFile: path + "/Gravity.csv", atomically: true, encoding: .utf8)
+    for i in 0..<100 {
+      gravity.append(
+        "\(t0 * 1_000_000 + Int64(i) * 10_000_000),\(String(format: "%.2f", Double(i) / 100)),9.81,0,0")
+    }
+    try (gravity.joined(separator: "\n") + "\n").write(
+      toFile: path + "/Gravity.csv", atomically: true, encoding: .utf8)
     let short = run(["impact", "detect", path])
     #expect(short.code != 3 && short.err.contains("warning: "), "\(short.err)")
     #expect(short.err.contains("gravity"), "\(short.err)")

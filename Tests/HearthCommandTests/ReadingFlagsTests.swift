@@ -33,7 +33,8 @@ struct ReadingFlagsTests {
     let folder = Self.localTimes
     let mapping = folder.path("mapping.json")
     let refused = run(["data", "inspect", folder.path, "--mapping", mapping])
-    #expect(refused.code == 3 && refused.err.contains("accel.csv:2:1 (when)") && refused.err.contains("--timezone"))
+    #expect(
+      refused.code == 3 && refused.err.contains("accel.csv:2:1 (when)") && refused.err.contains("--timezone"))
     let zoned = run(["data", "inspect", folder.path, "--mapping", mapping, "--timezone", "Europe/Berlin"])
     #expect(zoned.code == 0, "\(zoned.err)")
     #expect(zoned.out.contains("time origin 2024-05-01T08:00:00.000Z (1714550400000 ms since the epoch)"))
@@ -44,7 +45,9 @@ struct ReadingFlagsTests {
     let noRate = run(["data", "inspect", fixed.path, "--mapping", fixed.path("mapping.json")])
     #expect(noRate.code == 3 && noRate.err.contains("--rate"))
     let rated = run(["data", "inspect", fixed.path, "--mapping", fixed.path("mapping.json"), "--rate", "50"])
-    #expect(rated.code == 0 && rated.out.contains("3 samples over 0.04 s") && rated.out.contains("50 Hz"), "\(rated.out)")
+    #expect(
+      rated.code == 0 && rated.out.contains("3 samples over 0.04 s") && rated.out.contains("50 Hz"),
+      "\(rated.out)")
   }
 
   @Test("bad zones and rates are usage errors (exit 2), and so are they without --mapping")
@@ -52,7 +55,8 @@ struct ReadingFlagsTests {
     let folder = Self.localTimes
     let mapping = folder.path("mapping.json")
     for (flags, words) in [
-      (["--timezone", "Mars/Olympus"], "--timezone: 'Mars/Olympus'"), (["--timezone", "+19:00"], "--timezone"),
+      (["--timezone", "Mars/Olympus"], "--timezone: 'Mars/Olympus'"),
+      (["--timezone", "+19:00"], "--timezone"),
       (["--rate", "0"], "--rate: '0'"), (["--rate", "-50"], "--rate"), (["--rate", "nan"], "--rate"),
       (["--rate", "inf"], "--rate"), (["--rate", "fast"], "--rate"), (["--rate", "1000001"], "--rate"),
     ] {
@@ -60,7 +64,9 @@ struct ReadingFlagsTests {
       #expect(result.code == 2 && result.err.contains(words), "\(flags): \(result.err)")
     }
     let fixed = Self.mapped("n", ["1", "2"], time: "{}")
-    let fastest = run(["data", "inspect", fixed.path, "--mapping", fixed.path("mapping.json"), "--rate", "1000000"])
+    let fastest = run([
+      "data", "inspect", fixed.path, "--mapping", fixed.path("mapping.json"), "--rate", "1000000",
+    ])
     #expect(fastest.code == 0, "\(fastest.err)")
     let bare = run(["data", "inspect", folder.path, "--timezone", "UTC"])
     #expect(bare.code == 2 && bare.err.contains("--timezone applies to CSV files read with --mapping"))
@@ -72,14 +78,17 @@ struct ReadingFlagsTests {
     let flags = ["--mapping", folder.path("mapping.json"), "--timezone", "Europe/Berlin", "--rate", "50"]
     let out = TemporaryFolder()
     let commands: [[String]] = [
-      ["data", "inspect", folder.path], ["data", "convert", folder.path, "--to", "folder", "--out", out.path("t")],
+      ["data", "inspect", folder.path],
+      ["data", "convert", folder.path, "--to", "folder", "--out", out.path("t")],
       ["impact", "detect", folder.path], ["impact", "sweep", folder.path, "--seeds", "1", "--hours", "0"],
       ["geo", "trips", folder.path], ["geo", "snap", folder.path],
       ["geo", "replay", folder.path, "--places", out.path("none.geojson")],
     ]
     for words in commands {
       let help = run(Array(words.prefix(2)) + ["--help"])
-      #expect(help.out.contains("--timezone ZONE") && help.out.contains("--rate HZ"), "\(words[0]) \(words[1]) help")
+      #expect(
+        help.out.contains("--timezone ZONE") && help.out.contains("--rate HZ"), "\(words[0]) \(words[1]) help"
+      )
       let result = run(words + flags)
       // Each reads the file through the flags: never a usage error; the geo
       // commands find no fixes in an accelerometer file (bad input), the rest work.
@@ -88,10 +97,13 @@ struct ReadingFlagsTests {
     }
   }
 
-  @Test("a time column that does not parse: exit 3 naming file, column and the format expected, in every reader command")
+  @Test(
+    "a time column that does not parse: exit 3 naming file, column and the format expected, in every reader command"
+  )
   func badTimeColumn() throws {
     let folder = Self.mapped(
-      "time", ["2024-05-01 10:00:00", "2024-05-01 10:00:01"], time: #"{"column": "time", "format": "epoch-seconds"}"#)
+      "time", ["2024-05-01 10:00:00", "2024-05-01 10:00:01"],
+      time: #"{"column": "time", "format": "epoch-seconds"}"#)
     let mapping = folder.path("mapping.json")
     for words in [["data", "inspect"], ["impact", "detect"], ["data", "convert"]] {
       var command = words + [folder.path, "--mapping", mapping]
@@ -110,7 +122,10 @@ struct ReadingFlagsTests {
     let folder = Self.mapped(
       "time", ["10:00:00", "10:00:01"], time: #"{"column": "time", "format": "epoch-milliseconds"}"#)
     let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-    let candidates = [binary.appendingPathComponent("hearth"), binary.deletingLastPathComponent().appendingPathComponent("hearth")]
+    let candidates = [
+      binary.appendingPathComponent("hearth"),
+      binary.deletingLastPathComponent().appendingPathComponent("hearth"),
+    ]
     let path = try #require(candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) })
     for words in [["data", "inspect"], ["impact", "detect"]] {
       let process = Process()
@@ -125,7 +140,8 @@ struct ReadingFlagsTests {
       let e = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
       process.waitUntilExit()
       #expect(process.terminationStatus == 3, "\(words): \(o) \(e)")
-      #expect(e.contains("accel.csv:2:1 (time)") && e.contains("'10:00:00': expected epoch-milliseconds"), "\(e)")
+      #expect(
+        e.contains("accel.csv:2:1 (time)") && e.contains("'10:00:00': expected epoch-milliseconds"), "\(e)")
     }
   }
 
@@ -151,10 +167,13 @@ struct ReadingFlagsTests {
       """)
     let inspect = run(["data", "inspect", folder.path, "--mapping", folder.path("mapping.json")])
     #expect(inspect.code == 0)
-    #expect(inspect.out.contains("warning: gravity 3600.000…3601.980 s overlaps no other stream in time"), "\(inspect.out)")
+    #expect(
+      inspect.out.contains("warning: gravity 3600.000…3601.980 s overlaps no other stream in time"),
+      "\(inspect.out)")
     #expect(inspect.out.contains("2 time warnings"))
     let detect = run(["impact", "detect", folder.path, "--mapping", folder.path("mapping.json")])
-    #expect(detect.err.contains("warning: accelerometer (excludesGravity) 0.000…1.980 s overlaps no other stream"))
+    #expect(
+      detect.err.contains("warning: accelerometer (excludesGravity) 0.000…1.980 s overlaps no other stream"))
     #expect(detect.err.contains("2 time warnings"), "\(detect.err)")
     // Overlapping streams: no warning.
     folder.write("gravity.csv", gravity.replacingOccurrences(of: "17145540", with: "17145504"))
@@ -171,10 +190,12 @@ struct ReadingFlagsTests {
     var folders: [TemporaryFolder] = []
     let sensorLogger = TemporaryFolder()
     sensorLogger.write(
-      "Metadata.csv", "version,device name,recording epoch time,platform\n3,Pixel,-9223372036854775808,android\n")
+      "Metadata.csv",
+      "version,device name,recording epoch time,platform\n3,Pixel,-9223372036854775808,android\n")
     sensorLogger.write(
       "Location.csv",
-      "time,seconds_elapsed,latitude,longitude,horizontalAccuracy,speed,bearing,altitude\n-9223372036854775808,0,48,2,5,1,0,30\n9223372036854775807,1,48,2,5,1,0,30\n")
+      "time,seconds_elapsed,latitude,longitude,horizontalAccuracy,speed,bearing,altitude\n-9223372036854775808,0,48,2,5,1,0,30\n9223372036854775807,1,48,2,5,1,0,30\n"
+    )
     sensorLogger.write(
       "TotalAcceleration.csv", "time,seconds_elapsed,z,y,x\n-9223372036854775808,0,9.8,0,0\n1,0.02,9.8,0,0\n")
     folders.append(sensorLogger)
@@ -187,12 +208,18 @@ struct ReadingFlagsTests {
       try TraceFolder.write(trace, to: traceFolder.path("t"))
       let manifest = try String(contentsOfFile: traceFolder.path("t/trace.json"), encoding: .utf8)
       _ = traceFolder.write(
-        "t/trace.json", manifest.replacingOccurrences(of: "{", with: "{\"timeOriginMilliseconds\": \(origin), ", options: .anchored))
+        "t/trace.json",
+        manifest.replacingOccurrences(
+          of: "{", with: "{\"timeOriginMilliseconds\": \(origin), ", options: .anchored))
       folders.append(traceFolder)
     }
     let phyphox = TemporaryFolder()
-    phyphox.write("Accelerometer.csv", "\"Time (s)\",\"Acceleration x (m/s^2)\",\"Acceleration y (m/s^2)\",\"Acceleration z (m/s^2)\"\n0,0,0,9.8\n0.02,0,0,9.8\n")
-    phyphox.write("meta/time.csv", "\"event\",\"experiment time\",\"system time\"\n\"START\",0,-9223372036854775808\n")
+    phyphox.write(
+      "Accelerometer.csv",
+      "\"Time (s)\",\"Acceleration x (m/s^2)\",\"Acceleration y (m/s^2)\",\"Acceleration z (m/s^2)\"\n0,0,0,9.8\n0.02,0,0,9.8\n"
+    )
+    phyphox.write(
+      "meta/time.csv", "\"event\",\"experiment time\",\"system time\"\n\"START\",0,-9223372036854775808\n")
     folders.append(phyphox)
     let clock = Self.mapped(
       "t", ["0", "0.02"], time: #"{"column": "t", "format": "relative-seconds"}"#)
@@ -209,7 +236,9 @@ struct ReadingFlagsTests {
     for folder in folders {
       var path = folder.path
       if FileManager.default.fileExists(atPath: folder.path("t")) { path = folder.path("t") }
-      let mapping = FileManager.default.fileExists(atPath: folder.path("clock.csv")) ? ["--mapping", folder.path("mapping.json")] : []
+      let mapping =
+        FileManager.default.fileExists(atPath: folder.path("clock.csv"))
+        ? ["--mapping", folder.path("mapping.json")] : []
       let inspect = run(["data", "inspect", path] + mapping)
       let header = inspect.out.split(separator: "\n").first.map(String.init) ?? ""
       #expect(header.hasSuffix("no absolute time"), "\(path): \(header) \(inspect.err)")

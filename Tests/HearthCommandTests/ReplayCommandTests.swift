@@ -58,7 +58,9 @@ struct ReplayCommandTests {
       real.code == 0 && !real.out.contains("\"geofence\"") && real.out.contains("\"trip\""), "\(real.err)")
   }
 
-  @Test("--only announced prints what reaches a phone, --only trip,stay the feed; geofence events name their place")
+  @Test(
+    "--only announced prints what reaches a phone, --only trip,stay the feed; geofence events name their place"
+  )
   func onlyAndPlaceNames() throws {
     let folder = TemporaryFolder()
     #expect(run(["sim", "generate", "day", "--seed", "3", "--out", folder.path("d")]).code == 0)
@@ -73,7 +75,9 @@ struct ReplayCommandTests {
       }
     }
     let names = Set(
-      try objects(all.out).filter { $0["type"] as? String == "geofence" }.compactMap { $0["placeName"] as? String })
+      try objects(all.out).filter { $0["type"] as? String == "geofence" }.compactMap {
+        $0["placeName"] as? String
+      })
     let placeNames = Set(try PlacesFile.read(path: folder.path("d/places.geojson")).compactMap(\.name))
     #expect(!names.isEmpty && names.isSubset(of: placeNames), "\(names) of \(placeNames)")
     let kept = try objects(announced.out)
@@ -110,7 +114,8 @@ struct ReplayCommandTests {
     var rows = ["user,device,time_ms,latitude,longitude,accuracy_m,speed_mps,activity,source,received_ms"]
     for k in 0...12 {
       let time = t0 + Int64(k) * 10_000
-      rows.append("1,1,\(time),48.137,\(11.575 + Double(k) * 0.00268),8,20,automotive,ordinary,\(t0 + 121_000)")
+      rows.append(
+        "1,1,\(time),48.137,\(11.575 + Double(k) * 0.00268),8,20,automotive,ordinary,\(t0 + 121_000)")
     }
     rows.append("1,1,\(t0 + 130_000),48.137,\(11.575 + 12 * 0.00268 + 0.0002),8,0,still,,\(t0 + 131_000)")
     return (rows + extraRows).joined(separator: "\n") + "\n"
@@ -129,9 +134,13 @@ struct ReplayCommandTests {
     #expect(short.out.contains(#""outcome":"pending""#) && !short.out.contains(#""outcome":"raised""#))
     #expect(short.err.contains("replayed 14 fixes in 2 uploads to \(stop + 1_000) ms"), "\(short.err)")
     // --until four minutes later: still pending; five minutes: raised by the timer, on time.
-    let early = run(["geo", "replay", log, "--places", folder.path("none.geojson"), "--until", "\(stop + 299_999)"])
+    let early = run([
+      "geo", "replay", log, "--places", folder.path("none.geojson"), "--until", "\(stop + 299_999)",
+    ])
     #expect(!early.out.contains(#""outcome":"raised""#))
-    let late = run(["geo", "replay", log, "--places", folder.path("none.geojson"), "--until", "\(stop + 3_600_000)"])
+    let late = run([
+      "geo", "replay", log, "--places", folder.path("none.geojson"), "--until", "\(stop + 3_600_000)",
+    ])
     let raised = try #require(
       late.out.split(separator: "\n").first { $0.contains(#""outcome":"raised""#) }, "\(late.out)")
     #expect(raised.contains(#""timeMilliseconds":\#(stop + 300_000)"#), "\(raised)")
@@ -156,11 +165,15 @@ struct ReplayCommandTests {
       toFile: folder.path("none.geojson"), atomically: true, encoding: .utf8)
     let replay = run(["geo", "replay", log, "--places", folder.path("none.geojson")])
     #expect(replay.code == 0, "\(replay.err)")
-    #expect(replay.err.contains("upload 3 (received \(t) ms): fix 0: time: inFuture; fix rejected"), "\(replay.err)")
+    #expect(
+      replay.err.contains("upload 3 (received \(t) ms): fix 0: time: inFuture; fix rejected"), "\(replay.err)"
+    )
     #expect(
       replay.err.contains("upload 4 (received \(t + 10_000) ms): fix 0: latitude 91.0 is outside its range"),
       "\(replay.err)")
-    #expect(replay.err.contains("log.csv:20 (activity): 'dancing' is not an activity; row skipped"), "\(replay.err)")
+    #expect(
+      replay.err.contains("log.csv:20 (activity): 'dancing' is not an activity; row skipped"), "\(replay.err)"
+    )
     #expect(replay.err.contains("log.csv:19"), "\(replay.err)")
     #expect(replay.err.contains("1 uploads refused (schema)") && replay.err.contains("rejected inFuture 1"))
   }

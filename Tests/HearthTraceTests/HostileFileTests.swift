@@ -22,7 +22,9 @@ struct HostileFileTests {
       .joined(separator: "\n") + "\n"
   }
 
-  @Test("regression 2026-12-02: a blank or NaN seconds_elapsed is a badTime row, counted, and the samples after it are kept")
+  @Test(
+    "regression 2026-12-02: a blank or NaN seconds_elapsed is a badTime row, counted, and the samples after it are kept"
+  )
   func blankSensorTime() throws {
     let folder = TemporaryFolder()
     var text = Self.header + "\n" + Self.rows(100) { _ in "9.8,0,0" }
@@ -41,7 +43,8 @@ struct HostileFileTests {
     let folder = TemporaryFolder()
     var trace = Trace(metadata: TraceMetadata(format: "test"))
     trace.accelerometer = AccelerationStream(
-      samples: VectorStream(seconds: [0, 0.02, 0.04, 0.06], x: [0, 0, 0, 0], y: [0, 0, 0, 0], z: [9.8, 9.8, 60, 9.8]),
+      samples: VectorStream(
+        seconds: [0, 0.02, 0.04, 0.06], x: [0, 0, 0, 0], y: [0, 0, 0, 0], z: [9.8, 9.8, 60, 9.8]),
       content: .includesGravity)
     try TraceFolder.write(trace, to: folder.path("t"))
     try NPYArray.write([0, .nan, 0.04, 1e300], to: folder.path("t/accelerometer/t.npy"))
@@ -50,7 +53,9 @@ struct HostileFileTests {
     #expect(report.file(endingWith: "accelerometer")?.rejectedByReason == [.badTime: 2])
   }
 
-  @Test("regression 2026-12-02: .traj counts that are negative, too large or overflow are rejected lines, not traps")
+  @Test(
+    "regression 2026-12-02: .traj counts that are negative, too large or overflow are rejected lines, not traps"
+  )
   func trajectoryCounts() throws {
     let folder = TemporaryFolder()
     let point = "367001,2020-06-30 00:00:00,-74.0,40.6"
@@ -96,12 +101,15 @@ struct HostileFileTests {
     let folder = TemporaryFolder()
     folder.write(
       "h.traj",
-      "*T*,id,terrestrial,2,0,*P*,terrestrial,2,1,1,0,1,2020-06-30 00:00:00,0x1p3,40.6,1,2020-06-30 00:00:01,-74,40.6\n")
+      "*T*,id,terrestrial,2,0,*P*,terrestrial,2,1,1,0,1,2020-06-30 00:00:00,0x1p3,40.6,1,2020-06-30 00:00:01,-74,40.6\n"
+    )
     let (trajectories, trajReport) = try TracktableReader.read(path: folder.path("h.traj"))
     #expect(trajectories[0].fixes.count == 1 && trajReport.rejectedByReason == [.outOfRange: 1])
   }
 
-  @Test("regression 2026-12-02: infinite and impossible sensor values are rejected with a reason, counted (−100 gyro marker, 300 g, 101 hPa)")
+  @Test(
+    "regression 2026-12-02: infinite and impossible sensor values are rejected with a reason, counted (−100 gyro marker, 300 g, 101 hPa)"
+  )
   func impossibleValues() throws {
     let folder = TemporaryFolder()
     folder.write(
@@ -111,7 +119,9 @@ struct HostileFileTests {
       "TotalAcceleration.csv",
       Self.header + "\n"
         + Self.rows(100) { i in
-          i == 10 ? "inf,0,0" : i == 11 ? "\(300 * g),0,0" : i == 12 ? "\(255 * g),0,0" : i == 13 ? "-inf,0,0" : "9.8,0,0"
+          i == 10
+            ? "inf,0,0"
+            : i == 11 ? "\(300 * g),0,0" : i == 12 ? "\(255 * g),0,0" : i == 13 ? "-inf,0,0" : "9.8,0,0"
         })
     folder.write(
       "Gyroscope.csv",
@@ -134,7 +144,9 @@ struct HostileFileTests {
   func repeatedFix() throws {
     let folder = TemporaryFolder()
     var text = "time,seconds_elapsed,horizontalAccuracy,speed,bearing,altitude,longitude,latitude\n"
-    for i in 0..<100 { text += "\(1_700_000_000_000_000_000 + Int64(i) * 10_000_000),\(Double(i) * 0.01),5,12,90,10,2.0,48.0\n" }
+    for i in 0..<100 {
+      text += "\(1_700_000_000_000_000_000 + Int64(i) * 10_000_000),\(Double(i) * 0.01),5,12,90,10,2.0,48.0\n"
+    }
     text += "1700000001000000000,1,5,12,90,10,2.0001,48.0\n"
     folder.write("Location.csv", text)
     let (trace, report) = try SensorLoggerReader.read(folder: folder.path)
@@ -142,21 +154,29 @@ struct HostileFileTests {
     #expect(report.file(endingWith: "Location.csv")?.rejectedByReason == [.duplicate: 99])
   }
 
-  @Test("regression 2026-12-02: times and origins of ±2⁶³, NaN or 1e300 never trap (Sensor Logger, phyphox, mappings)")
+  @Test(
+    "regression 2026-12-02: times and origins of ±2⁶³, NaN or 1e300 never trap (Sensor Logger, phyphox, mappings)"
+  )
   func extremeTimes() throws {
     let logger = TemporaryFolder()
     logger.write(
-      "Metadata.csv", "version,device name,recording epoch time,platform\n3,Phone,9223372036854775807,android\n")
+      "Metadata.csv",
+      "version,device name,recording epoch time,platform\n3,Phone,9223372036854775807,android\n")
     logger.write(
-      "Gyroscope.csv", "time,z,y,x\n-9223372036854775808,0,0,0\n9223372036854775807,0,0,0\n1700000000000000000,0,0,0\n")
+      "Gyroscope.csv",
+      "time,z,y,x\n-9223372036854775808,0,0,0\n9223372036854775807,0,0,0\n1700000000000000000,0,0,0\n")
     logger.write(
       "Location.csv",
-      "time,latitude,longitude\n9223372036854775807,48,2\n-9223372036854775808,48,2\n1700000000000000000,48,2\n")
+      "time,latitude,longitude\n9223372036854775807,48,2\n-9223372036854775808,48,2\n1700000000000000000,48,2\n"
+    )
     let (trace, report) = try SensorLoggerReader.read(folder: logger.path)
     #expect(report.file(endingWith: "Metadata.csv")?.units?.contains("ignored") == true)
     #expect(trace.metadata.timeOriginMilliseconds == 1_700_000_000_000, "the first usable fix")
-    #expect(trace.fixes.count == 1 && report.file(endingWith: "Location.csv")?.rejectedByReason == [.badTime: 2])
-    #expect(trace.gyroscope?.seconds == [0] && report.file(endingWith: "Gyroscope.csv")?.rejectedByReason == [.badTime: 2])
+    #expect(
+      trace.fixes.count == 1 && report.file(endingWith: "Location.csv")?.rejectedByReason == [.badTime: 2])
+    #expect(
+      trace.gyroscope?.seconds == [0]
+        && report.file(endingWith: "Gyroscope.csv")?.rejectedByReason == [.badTime: 2])
 
     for start in ["NaN", "1e300", "9.3e18", "-9.3e18"] {
       let phyphox = TemporaryFolder()
@@ -174,13 +194,20 @@ struct HostileFileTests {
     mapped.write("a.csv", "t,v\n1e300,1\n-1e300,2\nnan,3\n9.3e15,4\n1700000000,5\n")
     let mapping = ColumnMapping(
       name: "t",
-      files: [.init(file: "a.csv", time: .init(column: "t", format: "epoch-seconds"), scalars: ["v": .init(column: "v", unit: nil)])],
+      files: [
+        .init(
+          file: "a.csv", time: .init(column: "t", format: "epoch-seconds"),
+          scalars: ["v": .init(column: "v", unit: nil)])
+      ],
       clock: nil)
     let (mappedTrace, mappedReport) = try mapping.read(folder: mapped.path)
-    #expect(mappedTrace.scalars["v"]?.values == [5] && mappedReport.files[0].rejectedByReason == [.badTime: 4])
+    #expect(
+      mappedTrace.scalars["v"]?.values == [5] && mappedReport.files[0].rejectedByReason == [.badTime: 4])
   }
 
-  @Test("regression 2026-12-02: .npy shapes whose product overflows, and f8 values beyond Int64, are errors or zeros, not traps")
+  @Test(
+    "regression 2026-12-02: .npy shapes whose product overflows, and f8 values beyond Int64, are errors or zeros, not traps"
+  )
   func npyOverflow() throws {
     let folder = TemporaryFolder()
     func npy(_ header: String, data: [UInt8]) -> [UInt8] {
@@ -188,37 +215,50 @@ struct HostileFileTests {
       while (10 + dictionary.utf8.count + 1) % 64 != 0 { dictionary += " " }
       dictionary += "\n"
       let n = dictionary.utf8.count
-      return [0x93] + Array("NUMPY".utf8) + [1, 0, UInt8(n & 0xFF), UInt8(n >> 8)] + Array(dictionary.utf8) + data
+      return [0x93] + Array("NUMPY".utf8) + [1, 0, UInt8(n & 0xFF), UInt8(n >> 8)] + Array(dictionary.utf8)
+        + data
     }
     for shape in ["(4611686018427387904, 4)", "(9223372036854775807,)", "(3037000500, 3037000500)"] {
-      folder.write("big.npy", npy("{'descr': '<f8', 'fortran_order': False, 'shape': \(shape), }", data: [0, 0, 0, 0, 0, 0, 0, 0]))
+      folder.write(
+        "big.npy",
+        npy("{'descr': '<f8', 'fortran_order': False, 'shape': \(shape), }", data: [0, 0, 0, 0, 0, 0, 0, 0]))
       #expect(throws: TraceError.self, "\(shape)") { try NPYArray.read(path: folder.path("big.npy")) }
     }
     try NPYArray.write([1e300, -1e300, .nan, 3.9], to: folder.path("f.npy"))
     #expect(try NPYArray.read(path: folder.path("f.npy")).int64s == [0, 0, 0, 3])
   }
 
-  @Test("regression 2026-12-02: trace folder manifests and codes are checked: origin, activities, fix codes, ids")
+  @Test(
+    "regression 2026-12-02: trace folder manifests and codes are checked: origin, activities, fix codes, ids")
   func traceFolderCodes() throws {
     let folder = TemporaryFolder()
     var trace = Trace(metadata: TraceMetadata(format: "test"))
     trace.fixes = FixColumns(
-      (0..<4).map { Fix(timeMilliseconds: 1_700_000_000_000 + Int64($0) * 1000, latitudeDegrees: 48, longitudeDegrees: 2, horizontalAccuracyMeters: 5) })
+      (0..<4).map {
+        Fix(
+          timeMilliseconds: 1_700_000_000_000 + Int64($0) * 1000, latitudeDegrees: 48, longitudeDegrees: 2,
+          horizontalAccuracyMeters: 5)
+      })
     try TraceFolder.write(trace, to: folder.path("t"))
     try NPYArray.write([0.0, 300, 1, 2], to: folder.path("t/fixes/activity.npy"))
     try NPYArray.write([0.0, 0, 1e300, 7], to: folder.path("t/fixes/device.npy"))
     folder.write(
       "t/trace.json",
-      #"{"layout":"hearth-trace-folder/1","format":"test","timeOriginMilliseconds":1e300,"activities":[[0,1e300],[1,1],["x",1],[2,5],[3]]}"#)
+      #"{"layout":"hearth-trace-folder/1","format":"test","timeOriginMilliseconds":1e300,"activities":[[0,1e300],[1,1],["x",1],[2,5],[3]]}"#
+    )
     let (back, report) = try TraceFolder.read(folder.path("t"))
     #expect(back.metadata.timeOriginMilliseconds == nil)
     #expect(back.fixes.count == 2 && back.fixes.device == [DeviceID(0), DeviceID(7)])
     #expect(report.file(endingWith: "fixes")?.rejectedByReason == [.outOfRange: 2])
-    #expect(back.activities == [ActivitySample(seconds: 1, activity: .still), ActivitySample(seconds: 2, activity: .automotive)])
+    #expect(
+      back.activities == [
+        ActivitySample(seconds: 1, activity: .still), ActivitySample(seconds: 2, activity: .automotive),
+      ])
     #expect(report.file(endingWith: "activities")?.rejectedByReason == [.outOfRange: 1, .badTime: 2])
   }
 
-  @Test("regression 2026-12-02: a comma2k19 segment with NaN UTC or mismatched arrays is checked, not trapped")
+  @Test(
+    "regression 2026-12-02: a comma2k19 segment with NaN UTC or mismatched arrays is checked, not trapped")
   func comma2k19() throws {
     let folder = TemporaryFolder()
     let log = folder.path("seg/processed_log")
@@ -227,7 +267,10 @@ struct HostileFileTests {
     }
     try NPYArray.write([10.0, 11, 12], to: log + "/GNSS/live_gnss_ublox/t")
     try NPYArray.write(
-      [48, 2, 10, 1_700_000_000_000, 100, 90, 48, 2, 10, .nan, 100, 90, 48, 2, 10, 1_700_000_002_000, 100, 90],
+      [
+        48, 2, 10, 1_700_000_000_000, 100, 90, 48, 2, 10, .nan, 100, 90, 48, 2, 10, 1_700_000_002_000, 100,
+        90,
+      ],
       shape: [3, 6], to: log + "/GNSS/live_gnss_ublox/value")
     try NPYArray.write([10.0, 10.01], to: log + "/IMU/accelerometer/t")
     try NPYArray.write([9.8, 0, 0], shape: [1, 3], to: log + "/IMU/accelerometer/value")  // one row short
@@ -236,10 +279,12 @@ struct HostileFileTests {
     try NPYArray.write([10.0, 10.5], to: log + "/CAN/speed/t")
     try NPYArray.write([5.0, .infinity], to: log + "/CAN/speed/value")
     let (trace, report) = try TraceFolder.readComma2k19Segment(folder.path("seg"))
-    #expect(trace.fixes.count == 2 && report.file(endingWith: "live_gnss_ublox")?.rejectedByReason == [.badTime: 1])
+    #expect(
+      trace.fixes.count == 2 && report.file(endingWith: "live_gnss_ublox")?.rejectedByReason == [.badTime: 1])
     #expect(trace.metadata.timeOriginMilliseconds == 1_699_999_990_000)
     #expect(trace.accelerometer == nil)
-    #expect(report.file(endingWith: "IMU/accelerometer")?.skippedBecause?.contains("expected n and n×3") == true)
+    #expect(
+      report.file(endingWith: "IMU/accelerometer")?.skippedBecause?.contains("expected n and n×3") == true)
     #expect(trace.gyroscope?.count == 1 && trace.scalars["canSpeed"]?.values == [5])
   }
 
@@ -259,20 +304,26 @@ struct HostileFileTests {
     #expect(trace.scalars["second"]?.values == [1 / 3.6, 2 / 3.6])
   }
 
-  @Test("regression 2026-12-02: GPX course, accuracy, elevation, speed and zone offsets out of range are rejected")
+  @Test(
+    "regression 2026-12-02: GPX course, accuracy, elevation, speed and zone offsets out of range are rejected"
+  )
   func gpxRanges() throws {
     func point(_ extra: String, time: String = "2024-05-01T10:00:00Z") -> String {
       "<trkpt lat=\"48.1\" lon=\"11.5\">\(extra)<time>\(time)</time></trkpt>"
     }
     let points = [
       point("<course>400</course>"), point("<accuracy>1e9</accuracy>"), point("<ele>1e6</ele>"),
-      point("<speed>1e4</speed>"), point("", time: "2024-05-01T10:00:00+99:00"), point("", time: "2024-05-01T10:00:00+05:60"),
+      point("<speed>1e4</speed>"), point("", time: "2024-05-01T10:00:00+99:00"),
+      point("", time: "2024-05-01T10:00:00+05:60"),
       point("<ele>-430</ele><speed>-1</speed><course>359.5</course>", time: "2024-05-01T10:00:01+14:00"),
     ]
-    let text = "<gpx version=\"1.1\"><trk><trkseg>\n" + points.joined(separator: "\n") + "\n</trkseg></trk></gpx>"
+    let text =
+      "<gpx version=\"1.1\"><trk><trkseg>\n" + points.joined(separator: "\n") + "\n</trkseg></trk></gpx>"
     let (trace, report) = try GPX.read(bytes: Array(text.utf8), name: "r.gpx")
     #expect(report.files[0].rejectedByReason == [.outOfRange: 4, .badTime: 2])
-    #expect(trace.fixes.count == 1 && trace.fixes[0].speedMetersPerSecond == nil && trace.fixes[0].headingDegrees == 359.5)
+    #expect(
+      trace.fixes.count == 1 && trace.fixes[0].speedMetersPerSecond == nil
+        && trace.fixes[0].headingDegrees == 359.5)
   }
 
   @Test("regression 2026-12-02: phyphox counts the fixes it drops")
@@ -280,14 +331,17 @@ struct HostileFileTests {
     let folder = TemporaryFolder()
     folder.write(
       "Location.csv",
-      "\"Time (s)\",\"Latitude (°)\",\"Longitude (°)\",\"Height (m)\"\n0,48,2,100\n1,95,2,100\n2,NaN,NaN,100\n3,48.1,2,100\n")
+      "\"Time (s)\",\"Latitude (°)\",\"Longitude (°)\",\"Height (m)\"\n0,48,2,100\n1,95,2,100\n2,NaN,NaN,100\n3,48.1,2,100\n"
+    )
     let (trace, report) = try PhyphoxReader.read(path: folder.path)
     #expect(trace.fixes.count == 2)
     let file = try #require(report.file(endingWith: "Location.csv"))
     #expect(file.rejectedByReason == [.outOfRange: 1, .missingValue: 1] && file.reconciles)
   }
 
-  @Test("regression 2026-12-02: a FIFO where a file is expected is a clear error, not a hang", .timeLimit(.minutes(1)))
+  @Test(
+    "regression 2026-12-02: a FIFO where a file is expected is a clear error, not a hang",
+    .timeLimit(.minutes(1)))
   func fifo() throws {
     let folder = TemporaryFolder()
     for name in ["pipe.gpx", "pipe.traj", "pipe.csv", "Location.csv"] {
@@ -314,17 +368,27 @@ struct HostileFileTests {
     root.write("secret.csv", "password,hunter2\n1,2\n")
     root.write("inside/a.csv", "t,v\n0,1\n")
     // A link inside the folder to a file outside it is refused; one to a file inside is read.
-    try FileManager.default.createSymbolicLink(atPath: root.path("inside/link.csv"), withDestinationPath: root.path("secret.csv"))
-    try FileManager.default.createSymbolicLink(atPath: root.path("inside/same.csv"), withDestinationPath: "a.csv")
+    try FileManager.default.createSymbolicLink(
+      atPath: root.path("inside/link.csv"), withDestinationPath: root.path("secret.csv"))
+    try FileManager.default.createSymbolicLink(
+      atPath: root.path("inside/same.csv"), withDestinationPath: "a.csv")
     let linked = ColumnMapping(
       name: "m",
-      files: [.init(file: "same.csv", time: .init(column: "t", format: "relative-seconds"), scalars: ["v": .init(column: "v", unit: nil)])],
+      files: [
+        .init(
+          file: "same.csv", time: .init(column: "t", format: "relative-seconds"),
+          scalars: ["v": .init(column: "v", unit: nil)])
+      ],
       clock: nil)
     #expect(try linked.read(folder: root.path("inside")).1.rowsKept == 1)
     for name in ["../secret.csv", root.path("secret.csv"), "inside/../../secret.csv", "link.csv"] {
       let mapping = ColumnMapping(
         name: "m",
-        files: [.init(file: name, time: .init(column: "t", format: "relative-seconds"), scalars: ["v": .init(column: "v", unit: nil)])],
+        files: [
+          .init(
+            file: name, time: .init(column: "t", format: "relative-seconds"),
+            scalars: ["v": .init(column: "v", unit: nil)])
+        ],
         clock: nil)
       #expect {
         try mapping.read(folder: root.path("inside"))
@@ -338,16 +402,21 @@ struct HostileFileTests {
   func longHeaders() throws {
     let folder = TemporaryFolder()
     let header = "time,seconds_elapsed," + (0..<100_000).map { "column\($0)" }.joined(separator: ",")
-    folder.write("Gyroscope.csv", header + "\n" + (0..<100_002).map { _ in "1" }.joined(separator: ",") + "\n")
+    folder.write(
+      "Gyroscope.csv", header + "\n" + (0..<100_002).map { _ in "1" }.joined(separator: ",") + "\n")
     let (_, report) = try SensorLoggerReader.read(folder: folder.path)
     let reason = try #require(report.file(endingWith: "Gyroscope.csv")?.skippedBecause)
-    #expect(reason.utf8.count < 600 && reason.contains("bytes)") && reason.contains("missing column 'x'"), "\(reason)")
-    folder.write("Raw Data.csv", "\"Time (s)\",\"Acceleration x (\(String(repeating: "m", count: 10_000)))\"\n0,1\n")
+    #expect(
+      reason.utf8.count < 600 && reason.contains("bytes)") && reason.contains("missing column 'x'"),
+      "\(reason)")
+    folder.write(
+      "Raw Data.csv", "\"Time (s)\",\"Acceleration x (\(String(repeating: "m", count: 10_000)))\"\n0,1\n")
     let (_, phyphox) = try PhyphoxReader.read(path: folder.path("Raw Data.csv"))
     #expect((phyphox.files.last?.skippedBecause?.utf8.count ?? .max) < 600)
   }
 
-  @Test("regression 2026-12-02: a folder that cannot be listed is 'cannot read', not 'not a recognised trace'")
+  @Test(
+    "regression 2026-12-02: a folder that cannot be listed is 'cannot read', not 'not a recognised trace'")
   func unreadableFolder() throws {
     let folder = TemporaryFolder()
     #expect {
@@ -361,7 +430,9 @@ struct HostileFileTests {
     if let handle = opendir(folder.path) {
       closedir(handle)
     } else {
-      #expect { try TraceImport.read(path: folder.path) } throws: { "\($0)".contains("cannot read the folder") }
+      #expect { try TraceImport.read(path: folder.path) } throws: {
+        "\($0)".contains("cannot read the folder")
+      }
     }
     _ = chmod(folder.path, 0o700)
   }

@@ -26,7 +26,9 @@ struct MappedTimeTests {
     return folder
   }
 
-  static func read(_ folder: TemporaryFolder, options: ReadOptions = ReadOptions()) throws -> (Trace, ImportReport) {
+  static func read(_ folder: TemporaryFolder, options: ReadOptions = ReadOptions()) throws -> (
+    Trace, ImportReport
+  ) {
     try TraceImport.read(path: folder.path, mappingPath: folder.path("mapping.json"), options: options)
   }
 
@@ -50,7 +52,10 @@ struct MappedTimeTests {
   func relativeNanoseconds() throws {
     let folder = Self.accelerometer(
       "t,ax,ay,az",
-      ["123456789012345678,0,0,9.8", "123456789022345678,0,0,9.8", "9223372036854775807,0,0,9.8", "1.5,0,0,9.8"],
+      [
+        "123456789012345678,0,0,9.8", "123456789022345678,0,0,9.8", "9223372036854775807,0,0,9.8",
+        "1.5,0,0,9.8",
+      ],
       time: #"{"column": "t", "format": "relative-nanoseconds"}"#)
     let (trace, report) = try Self.read(folder)
     // Whole seconds and the rest apart: the nearest Double to the exact value.
@@ -58,7 +63,8 @@ struct MappedTimeTests {
     #expect(trace.metadata.timeOriginMilliseconds == nil, "a relative clock alone has no absolute time")
     let rejection = try #require(report.files[0].rejections.first)
     #expect(rejection.reason == .badTime && rejection.location.line == 5)
-    #expect(rejection.location.columnName == "t" && rejection.detail.contains("expected relative-nanoseconds"))
+    #expect(
+      rejection.location.columnName == "t" && rejection.detail.contains("expected relative-nanoseconds"))
   }
 
   @Test("an origin places a relative clock on the wall clock; fixes on it are allowed")
@@ -93,7 +99,10 @@ struct MappedTimeTests {
       (#"{"column": "t", "format": "relative-seconds", "origin": "2024-05-01T10:00:00"}"#, "with an offset"),
       (#"{"column": "t", "format": "relative-seconds", "origin": "yesterday"}"#, "with an offset"),
       (#"{"column": "t", "format": "relative-seconds", "origin": "2201-01-01T00:00:00Z"}"#, "1900–2200"),
-      (#"{"column": "t", "format": "epoch-seconds", "origin": "2024-05-01T10:00:00Z"}"#, "places a relative clock"),
+      (
+        #"{"column": "t", "format": "epoch-seconds", "origin": "2024-05-01T10:00:00Z"}"#,
+        "places a relative clock"
+      ),
     ] {
       let folder = Self.accelerometer("t,ax,ay,az", ["1,0,0,9.8"], time: time)
       let error = Self.failure { _ = try Self.read(folder) }
@@ -129,7 +138,8 @@ struct MappedTimeTests {
     #expect(Self.seconds(trace) == [0, 7199])
     // Every row with an offset: no zone needed.
     let zoned = Self.accelerometer(
-      "when,ax,ay,az", ["2024-05-01T10:00:00+02:00,0,0,9.8"], time: #"{"column": "when", "format": "iso8601"}"#)
+      "when,ax,ay,az", ["2024-05-01T10:00:00+02:00,0,0,9.8"],
+      time: #"{"column": "when", "format": "iso8601"}"#)
     #expect(try Self.read(zoned).0.metadata.timeOriginMilliseconds == 1_714_550_400_000)
   }
 
@@ -145,7 +155,8 @@ struct MappedTimeTests {
       time: #"{"column": "when", "format": "iso8601", "timezone": "Mars/Olympus"}"#)
     #expect(Self.failure { _ = try Self.read(unknown) }?.description.contains("Mars/Olympus") == true)
     let misplaced = Self.accelerometer(
-      "when,ax,ay,az", ["1,0,0,9.8"], time: #"{"column": "when", "format": "epoch-seconds", "timezone": "UTC"}"#)
+      "when,ax,ay,az", ["1,0,0,9.8"],
+      time: #"{"column": "when", "format": "epoch-seconds", "timezone": "UTC"}"#)
     #expect(Self.failure { _ = try Self.read(misplaced) }?.description.contains("timezone") == true)
   }
 
@@ -155,10 +166,12 @@ struct MappedTimeTests {
     let folder = Self.accelerometer(
       "clock,ax,ay,az",
       [
-        "23:59:58.5,0,0,9.8", "23:59:58.25,0,0,9.8", "23:59:00,0,0,9.8", "00:00:00.5,0,0,9.8", "11:59:58,0,0,9.8",
+        "23:59:58.5,0,0,9.8", "23:59:58.25,0,0,9.8", "23:59:00,0,0,9.8", "00:00:00.5,0,0,9.8",
+        "11:59:58,0,0,9.8",
         "25:00:00,0,0,9.8", "10:00,0,0,9.8",
       ],
-      time: #"{"column": "clock", "format": "time-of-day", "date": "2024-03-30", "timezone": "Europe/Berlin"}"#)
+      time:
+        #"{"column": "clock", "format": "time-of-day", "date": "2024-03-30", "timezone": "Europe/Berlin"}"#)
     let (trace, report) = try Self.read(folder)
     // 23:59:00 is before the first row but less than 12 h: the same day, and
     // the earliest row, so the origin (2024-03-30T22:59:00Z; 58.5 s back, inside
@@ -181,7 +194,8 @@ struct MappedTimeTests {
       #expect(Self.failure { _ = try Self.read(folder) }?.description.contains("\"date\"") == true)
     }
     let dated = Self.accelerometer(
-      "clock,ax,ay,az", ["10:00:00,0,0,9.8"], time: #"{"column": "when", "format": "iso8601", "date": "2024-02-01"}"#)
+      "clock,ax,ay,az", ["10:00:00,0,0,9.8"],
+      time: #"{"column": "when", "format": "iso8601", "date": "2024-02-01"}"#)
     #expect(Self.failure { _ = try Self.read(dated) }?.description.contains("time-of-day") == true)
   }
 
@@ -233,9 +247,11 @@ struct MappedTimeTests {
     // The rate from ReadOptions (--rate) when the mapping gives none; the mapping's wins.
     let bare = Self.accelerometer("ax,ay,az", ["0,0,9.8", "0,0,9.8"], time: "{}")
     #expect(Self.seconds(try Self.read(bare, options: ReadOptions(rateHertz: 4)).0) == [0, 0.25])
-    #expect(Self.seconds(try Self.read(folder, options: ReadOptions(rateHertz: 4)).0) == [0, 0.02, 0.06, 0.1])
+    #expect(
+      Self.seconds(try Self.read(folder, options: ReadOptions(rateHertz: 4)).0) == [0, 0.02, 0.06, 0.1])
     let refused = Self.failure { _ = try Self.read(bare) }
-    #expect(refused?.description.contains("rate_hz") == true && refused?.description.contains("accel.csv") == true)
+    #expect(
+      refused?.description.contains("rate_hz") == true && refused?.description.contains("accel.csv") == true)
     // With an origin the rows are on the wall clock.
     let placed = Self.accelerometer(
       "ax,ay,az", ["0,0,9.8", "0,0,9.8"], time: #"{"rate_hz": 10, "origin": "2024-05-01T08:00:00Z"}"#)
@@ -268,10 +284,15 @@ struct MappedTimeTests {
       Issue.record("expected malformed, got \(error)")
       return
     }
-    #expect(location.file == "accel.csv" && location.line == 2 && location.column == 1 && location.columnName == "time")
+    #expect(
+      location.file == "accel.csv" && location.line == 2 && location.column == 1
+        && location.columnName == "time")
     #expect(reason.contains("2 rows") && reason.contains("expected epoch-seconds"))
     // Streamed: the same error before any chunk.
-    #expect(Self.failure { _ = try TraceImport.stream(path: folder.path, mappingPath: folder.path("mapping.json")).readAll() } == error)
+    #expect(
+      Self.failure {
+        _ = try TraceImport.stream(path: folder.path, mappingPath: folder.path("mapping.json")).readAll()
+      } == error)
     // One row that reads: not a failure of the column, the other row is a counted rejection.
     let one = Self.accelerometer(
       "time,ax,ay,az", ["2024-05-01 10:00:00,0,0,9.8", "1714557600,0,0,9.8"],
@@ -284,13 +305,17 @@ struct MappedTimeTests {
   @Test("in a folder import, a file whose times all fail is skipped with the reason, its rows counted")
   func folderImportTimeFailure() throws {
     let folder = TemporaryFolder()
-    folder.write("Accelerometer.csv", "time,seconds_elapsed,z,y,x\n1700000000000000000,x,1,2,3\n1700000000000000000,y,1,2,3\n")
+    folder.write(
+      "Accelerometer.csv",
+      "time,seconds_elapsed,z,y,x\n1700000000000000000,x,1,2,3\n1700000000000000000,y,1,2,3\n")
     folder.write("Gyroscope.csv", "time,seconds_elapsed,z,y,x\n1700000000000000000,0,0.1,0.1,0.1\n")
     for (trace, report) in [
       try TraceImport.read(path: folder.path), try TraceImport.stream(path: folder.path).readAll(),
     ] {
       let accelerometer = try #require(report.file(endingWith: "Accelerometer.csv"))
-      #expect(accelerometer.rowsRead == 2 && accelerometer.rejectedByReason == [.badTime: 2] && accelerometer.reconciles)
+      #expect(
+        accelerometer.rowsRead == 2 && accelerometer.rejectedByReason == [.badTime: 2]
+          && accelerometer.reconciles)
       #expect(accelerometer.skippedBecause?.contains("seconds_elapsed") == true)
       #expect(trace.accelerometer == nil && trace.gyroscope?.count == 1)
     }
@@ -316,7 +341,8 @@ struct MappedTimeTests {
           \(barometer ? #", {"file": "baro.csv", "time": {"column": "t", "format": "relative-seconds"}, "barometer": {"pressure": {"column": "p"}}}"# : "")]}
         """)
       let whole = try TraceImport.read(path: folder.path, mappingPath: folder.path("mapping.json")).1
-      let streamed = try TraceImport.stream(path: folder.path, mappingPath: folder.path("mapping.json")).readAll().1
+      let streamed = try TraceImport.stream(path: folder.path, mappingPath: folder.path("mapping.json"))
+        .readAll().1
       #expect(whole == streamed, "streamed and whole reports differ")
       return whole
     }
@@ -327,7 +353,8 @@ struct MappedTimeTests {
     #expect(try report(gravityStart: 10.001).nonOverlappingStreams.count == 2)
     // A barometer spanning both overlaps each: no stream is apart from all others.
     #expect(try report(gravityStart: 3600, barometer: true).nonOverlappingStreams.isEmpty)
-    let single = Self.accelerometer("t,ax,ay,az", ["0,0,0,9.8"], time: #"{"column": "t", "format": "relative-seconds"}"#)
+    let single = Self.accelerometer(
+      "t,ax,ay,az", ["0,0,0,9.8"], time: #"{"column": "t", "format": "relative-seconds"}"#)
     #expect(try Self.read(single).1.nonOverlappingStreams.isEmpty)
   }
 
@@ -342,7 +369,8 @@ struct MappedTimeTests {
     for i in 0..<120 {
       let k = (i * 37) % 120  // shuffled
       let ms = 86_340_000 + k * 1000  // 23:59:00 + k s, across midnight
-      let hms = String(format: "%02d:%02d:%02d.%03d", (ms / 3_600_000) % 24, (ms / 60_000) % 60, (ms / 1000) % 60, ms % 1000)
+      let hms = String(
+        format: "%02d:%02d:%02d.%03d", (ms / 3_600_000) % 24, (ms / 60_000) % 60, (ms / 1000) % 60, ms % 1000)
       clock += "\(hms),0.1,0.2,\(9.7 + Double(i % 3) * 0.1)\n"
       uptime += "\(90_000_000_000_000 + Int64(k) * 500_000_000),0,0,9.8\n"
       fixed += i % 17 == 5 ? "\n" : "\(1000 + Double(i % 4) * 0.25)\n"
@@ -361,14 +389,17 @@ struct MappedTimeTests {
         {"file": "fixed.csv", "time": {"rate_hz": 2, "origin": "2024-06-30T21:59:30Z"}, "barometer": {"pressure": {"column": "p"}}}]}
       """)
     let options = ReadOptions(timeZone: TimeZoneRule("Europe/Paris"))
-    let whole = try TraceImport.read(path: folder.path, mappingPath: folder.path("mapping.json"), options: options)
-    let stream = try TraceImport.stream(path: folder.path, mappingPath: folder.path("mapping.json"), options: options)
+    let whole = try TraceImport.read(
+      path: folder.path, mappingPath: folder.path("mapping.json"), options: options)
+    let stream = try TraceImport.stream(
+      path: folder.path, mappingPath: folder.path("mapping.json"), options: options)
     var trace = Trace(metadata: stream.metadata)
     let report = try stream.forEachChunk(samples: samples) { trace.append($0.trace) }
     #expect(whole.0.matches(trace) && whole.1 == report)
     // 23:59:00 CEST on 2024-06-30 is 21:59:00Z; the clock file runs 120 s across midnight.
     #expect(whole.0.metadata.timeOriginMilliseconds == 1_719_784_740_000)
-    #expect(whole.0.accelerometer?.samples.seconds.first == 0 && whole.0.accelerometer?.samples.seconds.last == 119)
+    #expect(
+      whole.0.accelerometer?.samples.seconds.first == 0 && whole.0.accelerometer?.samples.seconds.last == 119)
     #expect(whole.1.files.allSatisfy(\.reconciles) && whole.1.nonOverlappingStreams.isEmpty)
   }
 }

@@ -3,8 +3,9 @@ import HearthGeo
 import Testing
 import _HearthTestSupport
 
-@testable import HearthTrace
 import struct HearthSim.SeededGenerator
+
+@testable import HearthTrace
 
 @Suite("NumPy .npy arrays and trace folders")
 struct NPYTests {

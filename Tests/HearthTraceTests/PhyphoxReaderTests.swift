@@ -38,7 +38,8 @@ struct PhyphoxReaderTests {
     }
   }
 
-  @Test("locale variant: semicolons, decimal commas, °/s and kPa converted; a NaN component rejects its sample")
+  @Test(
+    "locale variant: semicolons, decimal commas, °/s and kPa converted; a NaN component rejects its sample")
   func localeAndUnits() throws {
     let folder = TemporaryFolder()
     folder.write(

@@ -24,7 +24,8 @@ struct SensorLoggerUnitsTests {
   func export(platform: String?, standardisation: Bool?, _ files: [String: String]) -> TemporaryFolder {
     let folder = TemporaryFolder()
     if let platform {
-      var header = "version,device name,recording epoch time,recording time,recording timezone,platform,appVersion"
+      var header =
+        "version,device name,recording epoch time,recording time,recording timezone,platform,appVersion"
       var row = "3,Test Phone,1700000000000,2023-11-14_22-13-20,UTC,\(platform),1.40.1"
       if let standardisation {
         header += ",standardisation"
@@ -49,7 +50,8 @@ struct SensorLoggerUnitsTests {
     var text = watch ? "time,seconds_elapsed,pressure\n" : "time,seconds_elapsed,relativeAltitude,pressure\n"
     for i in 0..<10 {
       let time = 1_700_000_000_000_000_000 + Int64(i) * 200_000_000
-      text += watch ? "\(time),\(Double(i) * 0.2),\(pressure)\n" : "\(time),\(Double(i) * 0.2),0.1,\(pressure)\n"
+      text +=
+        watch ? "\(time),\(Double(i) * 0.2),\(pressure)\n" : "\(time),\(Double(i) * 0.2),0.1,\(pressure)\n"
     }
     return text
   }
@@ -61,7 +63,9 @@ struct SensorLoggerUnitsTests {
     return (a.x[i], a.y[i], a.z[i], m)
   }
 
-  @Test("regression 2026-12-02: iOS calibrated acceleration and gravity are m/s², not g — a stop at a light is 1.17 g, not a 6 g jolt")
+  @Test(
+    "regression 2026-12-02: iOS calibrated acceleration and gravity are m/s², not g — a stop at a light is 1.17 g, not a 6 g jolt"
+  )
   func iosCalibratedIsMetresPerSecondSquared() throws {
     for standardisation in [false, nil] as [Bool?] {
       let folder = export(
@@ -94,7 +98,9 @@ struct SensorLoggerUnitsTests {
     let (trace, report) = try SensorLoggerReader.read(folder: folder.path)
     let a = try total(trace)
     #expect(abs(a.y + Self.braking) < 1e-12 && abs(a.z - Self.g) < 1e-12)
-    #expect(report.file(endingWith: "Accelerometer.csv")?.units?.contains("already in the Android convention") == true)
+    #expect(
+      report.file(endingWith: "Accelerometer.csv")?.units?.contains("already in the Android convention")
+        == true)
     // With Gravity.csv the calibrated file is used; the uncalibrated one is not read.
     #expect(report.file(endingWith: "AccelerometerUncalibrated.csv") == nil)
   }
@@ -129,7 +135,9 @@ struct SensorLoggerUnitsTests {
     }
   }
 
-  @Test("uncalibrated iOS acceleration is g with the setting off (× 9.80665, negated), m/s² with it on; Android m/s²")
+  @Test(
+    "uncalibrated iOS acceleration is g with the setting off (× 9.80665, negated), m/s² with it on; Android m/s²"
+  )
   func uncalibrated() throws {
     // At rest flat: iOS's raw accelerometer reads z = −1 g, Android's +9.81 m/s².
     let cases: [(String, Bool?, Double)] = [
@@ -141,10 +149,15 @@ struct SensorLoggerUnitsTests {
         platform: platform, standardisation: standardisation,
         ["AccelerometerUncalibrated.csv": vectorRows(x: 0, y: 0, z: z)])
       let (trace, report) = try SensorLoggerReader.read(folder: folder.path)
-      let accelerometer = try #require(trace.accelerometer, "\(platform) \(String(describing: standardisation))")
+      let accelerometer = try #require(
+        trace.accelerometer, "\(platform) \(String(describing: standardisation))")
       #expect(accelerometer.content == .includesGravity)
-      #expect(abs(accelerometer.samples.z[0] - Self.g) < 1e-12, "\(platform) \(String(describing: standardisation))")
-      #expect(report.file(endingWith: "AccelerometerUncalibrated.csv")?.units?.contains("gravity check passed") == true)
+      #expect(
+        abs(accelerometer.samples.z[0] - Self.g) < 1e-12, "\(platform) \(String(describing: standardisation))"
+      )
+      #expect(
+        report.file(endingWith: "AccelerometerUncalibrated.csv")?.units?.contains("gravity check passed")
+          == true)
     }
   }
 
@@ -163,7 +176,8 @@ struct SensorLoggerUnitsTests {
     #expect(trace.accelerometer == nil && trace.scalars["watchPressure"] == nil)
     let uncalibrated = try #require(report.file(endingWith: "AccelerometerUncalibrated.csv")?.skippedBecause)
     #expect(uncalibrated.contains("unit unknown") && uncalibrated.contains("does not say the platform"))
-    #expect(report.file(endingWith: "WatchBarometer.csv")?.skippedBecause?.contains("no Metadata.csv") == true)
+    #expect(
+      report.file(endingWith: "WatchBarometer.csv")?.skippedBecause?.contains("no Metadata.csv") == true)
     #expect(trace.gravity?.z.first == -Self.g, "kept as recorded")
     #expect(report.file(endingWith: "Gravity.csv")?.units?.contains("directions as recorded") == true)
     #expect(throws: TraceError.self) {
@@ -171,7 +185,9 @@ struct SensorLoggerUnitsTests {
     }
   }
 
-  @Test("the watch barometer is kPa with the setting off or absent, mbar with it on (iOS); unknown on Android with it on")
+  @Test(
+    "the watch barometer is kPa with the setting off or absent, mbar with it on (iOS); unknown on Android with it on"
+  )
   func watchBarometer() throws {
     let cases: [(String, Bool?, Double, Double?)] = [
       ("ios", false, 101.325, 1013.25), ("ios", nil, 101.325, 1013.25), ("ios", true, 1013.25, 1013.25),
@@ -189,7 +205,8 @@ struct SensorLoggerUnitsTests {
         #expect(watch.unit == "hPa" && watch.values.allSatisfy { abs($0 - expected) < 1e-9 }, "\(label)")
       } else {
         #expect(trace.scalars["watchPressure"] == nil, "\(label)")
-        #expect(report.file(endingWith: "WatchBarometer.csv")?.skippedBecause?.contains("unit unknown") == true)
+        #expect(
+          report.file(endingWith: "WatchBarometer.csv")?.skippedBecause?.contains("unit unknown") == true)
       }
     }
   }
@@ -207,7 +224,8 @@ struct SensorLoggerUnitsTests {
       #expect(trace.gravity == nil, "\(written)")
       let file = try #require(report.file(endingWith: "Gravity.csv"))
       #expect(file.rejectedByReason == [.unitProblem: 100] && file.reconciles && file.rowsKept == 0)
-      #expect(file.skippedBecause?.contains("unit problem") == true && file.skippedBecause?.contains(hint) == true)
+      #expect(
+        file.skippedBecause?.contains("unit problem") == true && file.skippedBecause?.contains(hint) == true)
       #expect(throws: TraceError.self) {
         try SensorLoggerReader.read(folder: folder.path, options: ReadOptions(strict: true))
       }
@@ -246,8 +264,12 @@ struct GravityCheckTests {
 
   @Test("an accelerometer at rest is allowed 15 % (real offsets reach 6 %): 14 % passes, 16 % fails")
   func totalTolerance() {
-    func atRest(_ factor: Double) -> [(Double, Double)] { (0..<100).map { (Double($0) * 0.02, Self.g * factor) } }
-    for factor in [1.14, 0.86, 0.944] { #expect(passes(verdict(.totalAcceleration, atRest(factor))), "\(factor)") }
+    func atRest(_ factor: Double) -> [(Double, Double)] {
+      (0..<100).map { (Double($0) * 0.02, Self.g * factor) }
+    }
+    for factor in [1.14, 0.86, 0.944] {
+      #expect(passes(verdict(.totalAcceleration, atRest(factor))), "\(factor)")
+    }
     for factor in [1.16, 0.84, 1 / 9.806_65, 9.806_65] {
       #expect(!passes(verdict(.totalAcceleration, atRest(factor))), "\(factor)")
     }
@@ -261,7 +283,8 @@ struct GravityCheckTests {
     #expect(!passes(verdict(.gravityEstimate, mostlyWrong)))
   }
 
-  @Test("total acceleration is judged at rest when it ever is; a stream never at rest is judged on every stretch")
+  @Test(
+    "total acceleration is judged at rest when it ever is; a stream never at rest is judged on every stretch")
   func rest() {
     // 2 s at rest at 1 g (in g units: 1.0), then 3 s of shaking.
     var samples: [(Double, Double)] = (0..<100).map { (Double($0) * 0.02, 1.0) }

@@ -20,7 +20,8 @@ struct TraceStreamTests {
     let folder = TemporaryFolder()
     folder.write(
       "Metadata.csv",
-      "version,device name,recording epoch time,platform,standardisation\n3,Pixel,1700000000000,android,false\n")
+      "version,device name,recording epoch time,platform,standardisation\n3,Pixel,1700000000000,android,false\n"
+    )
     func rows(_ header: String, rate: Int, _ values: (inout SeededGenerator) -> String) -> String {
       var lines: [String] = []
       for i in 0..<(seconds * rate) {
@@ -67,7 +68,9 @@ struct TraceStreamTests {
 
   /// Reads `path` whole and streamed in chunks of `samples`; checks the
   /// chunks' time order and returns both.
-  func bothWays(_ path: String, mapping: String? = nil, samples: Int) throws -> ((Trace, ImportReport), (Trace, ImportReport)) {
+  func bothWays(_ path: String, mapping: String? = nil, samples: Int) throws -> (
+    (Trace, ImportReport), (Trace, ImportReport)
+  ) {
     let whole = try TraceImport.read(path: path, mappingPath: mapping)
     let stream = try TraceImport.stream(path: path, mappingPath: mapping)
     var trace = Trace(metadata: stream.metadata)
@@ -103,9 +106,11 @@ struct TraceStreamTests {
     expectSame(whole, streamed, "chunks of \(samples)")
     // The export's flaws are all accounted for, the same way.
     let acceleration = try #require(whole.1.file(endingWith: "TotalAcceleration.csv"))
-    #expect(acceleration.rejectedByReason[.badTime] ?? 0 > 0 && acceleration.rejectedByReason[.duplicate] ?? 0 > 0)
+    #expect(
+      acceleration.rejectedByReason[.badTime] ?? 0 > 0 && acceleration.rejectedByReason[.duplicate] ?? 0 > 0)
     #expect(acceleration.reorderedRows > 0 && acceleration.reconciles)
-    #expect(whole.1.file(endingWith: "Gyroscope.csv")?.rejectedByReason[.outOfRange] ?? 0 > 0, "the −100 marker")
+    #expect(
+      whole.1.file(endingWith: "Gyroscope.csv")?.rejectedByReason[.outOfRange] ?? 0 > 0, "the −100 marker")
     #expect(whole.1.file(endingWith: "Location.csv")?.rejectedByReason[.duplicate] == 3, "fixes logged twice")
   }
 
@@ -121,15 +126,22 @@ struct TraceStreamTests {
     }
   }
 
-  @Test("phyphox, a column mapping and a trace folder with shuffled columns stream like they read", arguments: [1, 50, 4096])
+  @Test(
+    "phyphox, a column mapping and a trace folder with shuffled columns stream like they read",
+    arguments: [1, 50, 4096])
   func otherFormats(samples: Int) throws {
     let phyphox = TemporaryFolder()
-    var rows = "\"Time (s)\",\"Acceleration x (m/s^2)\",\"Acceleration y (m/s^2)\",\"Acceleration z (m/s^2)\"\n"
+    var rows =
+      "\"Time (s)\",\"Acceleration x (m/s^2)\",\"Acceleration y (m/s^2)\",\"Acceleration z (m/s^2)\"\n"
     for i in 0..<300 { rows += "\(Double((i * 37) % 300) * 0.005),0.1,0.2,\(9.7 + Double(i % 5) * 0.05)\n" }
     phyphox.write("Accelerometer.csv", rows)
-    phyphox.write("Pressure.csv", "\"Time (s)\",\"Pressure (hPa)\"\n0,1000\n0.5,1000.5\n0.25,999\n0.5,1000.5\n")
-    phyphox.write("meta/time.csv", "\"event\",\"experiment time\",\"system time\"\n\"START\",0,1700000000.5\n")
-    expectSame(try bothWays(phyphox.path, samples: samples).0, try bothWays(phyphox.path, samples: samples).1, "phyphox")
+    phyphox.write(
+      "Pressure.csv", "\"Time (s)\",\"Pressure (hPa)\"\n0,1000\n0.5,1000.5\n0.25,999\n0.5,1000.5\n")
+    phyphox.write(
+      "meta/time.csv", "\"event\",\"experiment time\",\"system time\"\n\"START\",0,1700000000.5\n")
+    expectSame(
+      try bothWays(phyphox.path, samples: samples).0, try bothWays(phyphox.path, samples: samples).1,
+      "phyphox")
 
     let mapped = TemporaryFolder()
     var imu = "t,ax,ay,az,lat,lon\n"
@@ -142,7 +154,8 @@ struct TraceStreamTests {
         "accelerometer": {"x": {"column": "ax", "unit": "m/s^2"}, "y": {"column": "ay"}, "z": {"column": "az"}},
         "fixes": {"latitude": {"column": "lat"}, "longitude": {"column": "lon"}}}]}
       """)
-    let (mappedWhole, mappedStreamed) = try bothWays(mapped.path, mapping: mapped.path("mapping.json"), samples: samples)
+    let (mappedWhole, mappedStreamed) = try bothWays(
+      mapped.path, mapping: mapped.path("mapping.json"), samples: samples)
     expectSame(mappedWhole, mappedStreamed, "mapping")
     #expect(mappedWhole.0.fixes.count == 200 && mappedWhole.1.files[0].reorderedRows > 0)
 
@@ -169,14 +182,20 @@ struct TraceStreamTests {
     #expect(folderWhole.0.gyroscope?.seconds == times.sorted())
   }
 
-  @Test("regression 2026-12-02 (the fuzz seed of mappedFiles): a mapping with a clock and every kind of stream streams like it reads")
+  @Test(
+    "regression 2026-12-02 (the fuzz seed of mappedFiles): a mapping with a clock and every kind of stream streams like it reads"
+  )
   func mappingWithClock() throws {
     let folder = TemporaryFolder()
-    let seed = try Data(contentsOf: TestPaths.repositoryRoot.appendingPathComponent("Tests/Fuzz/Corpus/mappedFiles/seed"))
-    for (name, part) in zip(FuzzTarget.mappedFiles.files, FuzzTarget.split(Array(seed))) { folder.write(name, part) }
+    let seed = try Data(
+      contentsOf: TestPaths.repositoryRoot.appendingPathComponent("Tests/Fuzz/Corpus/mappedFiles/seed"))
+    for (name, part) in zip(FuzzTarget.mappedFiles.files, FuzzTarget.split(Array(seed))) {
+      folder.write(name, part)
+    }
     folder.write("mapping.json", FuzzTarget.mixedMapping)
     for samples in [1, 64] {
-      let (whole, streamed) = try bothWays(folder.path, mapping: folder.path("mapping.json"), samples: samples)
+      let (whole, streamed) = try bothWays(
+        folder.path, mapping: folder.path("mapping.json"), samples: samples)
       expectSame(whole, streamed, "chunks of \(samples)")
     }
   }

@@ -31,9 +31,11 @@ enum PythonWorkloads {
   static func distributedSweep(hours: Double, workers: Int) -> Benchmark {
     let label = String(format: "%.0fh", hours)
     return Benchmark(
-      name: "Python/distributed/sweep-\(label)-\(workers)-worker\(workers == 1 ? "" : "s")", itemCount: 1, itemUnit: "sweep",
+      name: "Python/distributed/sweep-\(label)-\(workers)-worker\(workers == 1 ? "" : "s")", itemCount: 1,
+      itemUnit: "sweep",
       targets: .none,
-      note: "ImpactSweep.extract per task + assemble (Swift, one thread) vs hearth.distributed.sweep on \(workers) Dask worker\(workers == 1 ? "" : "s") (\(label) of generated driving, jolt 3.5/4/5 g × spin 3/3.5 rad/s)",
+      note:
+        "ImpactSweep.extract per task + assemble (Swift, one thread) vs hearth.distributed.sweep on \(workers) Dask worker\(workers == 1 ? "" : "s") (\(label) of generated driving, jolt 3.5/4/5 g × spin 3/3.5 rad/s)",
       referenceName: "dask-\(workers)",
       prepare: { _ in
         var grid = ImpactSweep.Grid()
@@ -48,8 +50,13 @@ enum PythonWorkloads {
             rows = ImpactSweep.assemble(traces, grid: grid, seeds: 1...1).rows.count
           },
           reference: nil,
-          externalReference: { try seconds("bench", String(hours), String(workers), script: "cluster_sweep.py") },
-          verify: { rows == 6 ? .passed("\(tasks.count) tasks, \(rows) combinations") : .failed("\(rows) combinations") })
+          externalReference: {
+            try seconds("bench", String(hours), String(workers), script: "cluster_sweep.py")
+          },
+          verify: {
+            rows == 6
+              ? .passed("\(tasks.count) tasks, \(rows) combinations") : .failed("\(rows) combinations")
+          })
       })
   }
 
@@ -57,21 +64,25 @@ enum PythonWorkloads {
     Benchmark(
       name: "Python/haversine/\(peer)-\(TraceWorkloads.label(count))", itemCount: count, itemUnit: "pair",
       targets: .none,
-      note: "GreatCircle.distancesMeters (Swift) vs \(peer == "hearth-haversine" ? "hearth.haversine through Python and libhearth" : "numpy's haversine") on \(count) city pairs",
+      note:
+        "GreatCircle.distancesMeters (Swift) vs \(peer == "hearth-haversine" ? "hearth.haversine through Python and libhearth" : "numpy's haversine") on \(count) city pairs",
       referenceName: peer == "hearth-haversine" ? "python-hearth" : "numpy",
       prepare: { context in
         let (a, b) = (Inputs.city(count: count, seed: 31), Inputs.city(count: count, seed: 32))
         let path = try PeerWorkloads.file(context, "abi-pairs-\(count).npy")
         var interleaved: [Double] = []
         interleaved.reserveCapacity(4 * count)
-        for i in 0..<count { interleaved += [a.latitudes[i], a.longitudes[i], b.latitudes[i], b.longitudes[i]] }
+        for i in 0..<count {
+          interleaved += [a.latitudes[i], a.longitudes[i], b.latitudes[i], b.longitudes[i]]
+        }
         try NPYArray.write(interleaved, shape: [count, 4], to: path)
         var out: [Double] = []
         return PreparedBenchmark(
           itemCount: count,
           subject: {
             GreatCircle.distancesMeters(
-              latitudes1Degrees: a.latitudes, longitudes1Degrees: a.longitudes, latitudes2Degrees: b.latitudes,
+              latitudes1Degrees: a.latitudes, longitudes1Degrees: a.longitudes,
+              latitudes2Degrees: b.latitudes,
               longitudes2Degrees: b.longitudes, into: &out)
           },
           reference: nil, externalReference: { try seconds(peer, path) },
@@ -87,9 +98,11 @@ enum PythonWorkloads {
     let label = String(format: "%.0fmin", minutes)
     let cut = batchSeconds > 0 ? "batches-\(Int(batchSeconds * 1000))ms" : "one-call"
     return Benchmark(
-      name: "Python/detector/hearth-drive-\(label)-\(cut)", itemCount: Int(minutes * 3_000), itemUnit: "sample",
+      name: "Python/detector/hearth-drive-\(label)-\(cut)", itemCount: Int(minutes * 3_000),
+      itemUnit: "sample",
       targets: .none,
-      note: "ImpactDetector.process (Swift) vs hearth.Detector.feed through Python, \(batchSeconds > 0 ? "per \(Int(batchSeconds * 1000)) ms batch" : "the whole drive in one call") (accelerometer of \(label) of generated driving)",
+      note:
+        "ImpactDetector.process (Swift) vs hearth.Detector.feed through Python, \(batchSeconds > 0 ? "per \(Int(batchSeconds * 1000)) ms batch" : "the whole drive in one call") (accelerometer of \(label) of generated driving)",
       referenceName: "python-hearth",
       prepare: { context in
         var samples: [Double] = []
@@ -114,7 +127,9 @@ enum PythonWorkloads {
           while end < n && samples[4 * end] < edge { end += 1 }
           batches.append(
             ImpactBatch(
-              accelerometer: (start..<end).map { Sample3(samples[4 * $0], samples[4 * $0 + 1], samples[4 * $0 + 2], samples[4 * $0 + 3]) },
+              accelerometer: (start..<end).map {
+                Sample3(samples[4 * $0], samples[4 * $0 + 1], samples[4 * $0 + 2], samples[4 * $0 + 3])
+              },
               vehicleGate: true))
           start = end
           edge += batchSeconds
@@ -133,11 +148,15 @@ enum PythonWorkloads {
       })
   }
 
-  static func seconds(_ operation: String, _ arguments: String..., script name: String = "abi.py") throws -> Double {
+  static func seconds(_ operation: String, _ arguments: String..., script name: String = "abi.py") throws
+    -> Double
+  {
     let script = BenchContext.repositoryRoot + "/Scripts/peers/" + name
     let (status, output) = try Shell.run("python3", [script, operation] + arguments)
     // The last line that starts with a number: a Dask cluster may log after the result.
-    let timed = output.split(separator: "\n").reversed().lazy.compactMap { $0.split(separator: " ").first.flatMap { Double($0) } }.first
+    let timed = output.split(separator: "\n").reversed().lazy.compactMap {
+      $0.split(separator: " ").first.flatMap { Double($0) }
+    }.first
     guard status == 0, let seconds = timed
     else { throw BenchError.io("\(operation) through Python failed: \(output.suffix(500))") }
     return seconds

@@ -162,16 +162,21 @@ enum TraceWorkloads {
       referenceName: "none",
       prepare: { context in
         let environment = ProcessInfo.processInfo.environment
-        if let mode = environment["HEARTH_BENCH_STREAM"], let folder = environment["HEARTH_BENCH_STREAM_FOLDER"] {
+        if let mode = environment["HEARTH_BENCH_STREAM"],
+          let folder = environment["HEARTH_BENCH_STREAM_FOLDER"]
+        {
           return streamChild(mode: mode, folder: folder, rows: rows)
         }
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-bench-stream-\(getpid())").path
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+          "hearth-bench-stream-\(getpid())"
+        ).path
         let bytes = try writeSensorLoggerExport(folder, rows: rows)
         var peaks: [String: Double] = [:]
         var failure: String?
         func measure(_ mode: String) {
           do {
-            let (status, kilobytes) = try spawnMeasuring(name, mode: mode, folder: folder, scale: context.scale)
+            let (status, kilobytes) = try spawnMeasuring(
+              name, mode: mode, folder: folder, scale: context.scale)
             if status != 0 { failure = "the \(mode) child exited with \(status)" }
             peaks[mode] = max(peaks[mode] ?? 0, Double(kilobytes) / 1024)
           } catch {
@@ -190,7 +195,8 @@ enum TraceWorkloads {
             let inspect = peaks["inspect"] ?? .infinity
             let detect = peaks["detect"] ?? .infinity
             let summary = String(
-              format: "%.0f MB of CSV: data inspect peak RSS %.1f MB, impact detect %.1f MB", Double(bytes) / 1e6, inspect, detect)
+              format: "%.0f MB of CSV: data inspect peak RSS %.1f MB, impact detect %.1f MB",
+              Double(bytes) / 1e6, inspect, detect)
             return max(inspect, detect) < rssGoalMegabytes || bytes < 100_000_000
               ? .passed(summary) : .failed(summary + " (goal < \(Int(rssGoalMegabytes)) MB)")
           },
@@ -198,7 +204,8 @@ enum TraceWorkloads {
           metrics: {
             try? FileManager.default.removeItem(atPath: folder)
             return [
-              "peakRSSMegabytesInspect": peaks["inspect"] ?? .nan, "peakRSSMegabytesDetect": peaks["detect"] ?? .nan,
+              "peakRSSMegabytesInspect": peaks["inspect"] ?? .nan,
+              "peakRSSMegabytesDetect": peaks["detect"] ?? .nan,
               "recordingMegabytes": Double(bytes) / 1e6,
             ]
           })
@@ -229,15 +236,22 @@ enum TraceWorkloads {
       reference: nil,
       verify: {
         if let problem { return .failed(problem) }
-        return counted == rows ? .passed("\(counted) rows") : .failed("\(counted) of \(rows) accelerometer rows")
+        return counted == rows
+          ? .passed("\(counted) rows") : .failed("\(counted) of \(rows) accelerometer rows")
       })
   }
 
   /// Runs `hearth-bench measure NAME` with the stream mode in its
   /// environment; its exit status and peak RSS in KiB.
-  private static func spawnMeasuring(_ name: String, mode: String, folder: String, scale: Double) throws -> (Int32, Int) {
-    let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-    let out = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-bench-stream-\(getpid()).json").path
+  private static func spawnMeasuring(_ name: String, mode: String, folder: String, scale: Double) throws -> (
+    Int32, Int
+  ) {
+    let executable =
+      (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+      ?? CommandLine.arguments[0]
+    let out = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "hearth-bench-stream-\(getpid()).json"
+    ).path
     defer { try? FileManager.default.removeItem(atPath: out) }
     let arguments = [executable, "measure", name, "--out", out, "--scale", "\(scale)"]
     var environment = ProcessInfo.processInfo.environment
@@ -251,7 +265,9 @@ enum TraceWorkloads {
     }
     var pid: pid_t = 0
     let spawned = posix_spawn(&pid, executable, nil, nil, argv, envp)
-    guard spawned == 0 else { throw BenchError.io("posix_spawn \(executable): \(String(cString: strerror(spawned)))") }
+    guard spawned == 0 else {
+      throw BenchError.io("posix_spawn \(executable): \(String(cString: strerror(spawned)))")
+    }
     var status: Int32 = 0
     var usage = rusage()
     while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
@@ -263,10 +279,14 @@ enum TraceWorkloads {
   /// many gyroscope rows, 5 Hz barometer and 1 Hz fixes. Returns its bytes.
   static func writeSensorLoggerExport(_ folder: String, rows: Int) throws -> Int {
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-    try "version,device name,recording epoch time,platform,standardisation\n3,HearthBench,1700000000000,android,false\n"
+    try
+      "version,device name,recording epoch time,platform,standardisation\n3,HearthBench,1700000000000,android,false\n"
       .write(toFile: folder + "/Metadata.csv", atomically: true, encoding: .utf8)
     var generator = SeededGenerator(seed: 44)
-    func write(_ file: String, header: String, rows n: Int, every step: Int, _ values: (inout SeededGenerator) -> String)
+    func write(
+      _ file: String, header: String, rows n: Int, every step: Int,
+      _ values: (inout SeededGenerator) -> String
+    )
       throws
     {
       var writer = try ChunkedWriter(path: folder + "/" + file)
@@ -277,19 +297,26 @@ enum TraceWorkloads {
       }
       try writer.finish()
     }
-    try write("TotalAcceleration.csv", header: "time,seconds_elapsed,z,y,x", rows: rows, every: 10_000_000) { g in
+    try write("TotalAcceleration.csv", header: "time,seconds_elapsed,z,y,x", rows: rows, every: 10_000_000) {
+      g in
       "\(9.81 + g.nextDouble(in: -0.3, 0.3)),\(g.nextDouble(in: -0.5, 0.5)),\(g.nextDouble(in: -0.5, 0.5))"
     }
     try write("Gyroscope.csv", header: "time,seconds_elapsed,z,y,x", rows: rows / 2, every: 20_000_000) { g in
       "\(g.nextDouble(in: -0.2, 0.2)),\(g.nextDouble(in: -0.2, 0.2)),\(g.nextDouble(in: -0.2, 0.2))"
     }
-    try write("Barometer.csv", header: "time,seconds_elapsed,relativeAltitude,pressure", rows: rows / 20, every: 200_000_000) {
+    try write(
+      "Barometer.csv", header: "time,seconds_elapsed,relativeAltitude,pressure", rows: rows / 20,
+      every: 200_000_000
+    ) {
       g in "\(g.nextDouble(in: -1, 1)),\(1000 + g.nextDouble(in: -0.5, 0.5))"
     }
     try write(
-      "Location.csv", header: "time,seconds_elapsed,horizontalAccuracy,speed,bearing,altitude,longitude,latitude",
+      "Location.csv",
+      header: "time,seconds_elapsed,horizontalAccuracy,speed,bearing,altitude,longitude,latitude",
       rows: rows / 100, every: 1_000_000_000
-    ) { g in "\(g.nextDouble(in: 3, 10)),\(g.nextDouble(in: 10, 30)),90,100,\(-75 + g.nextDouble(in: 0, 0.1)),40.1" }
+    ) { g in
+      "\(g.nextDouble(in: 3, 10)),\(g.nextDouble(in: 10, 30)),90,100,\(-75 + g.nextDouble(in: 0, 0.1)),40.1"
+    }
     return try FileManager.default.contentsOfDirectory(atPath: folder).reduce(0) {
       $0 + ((try? FileManager.default.attributesOfItem(atPath: folder + "/" + $1)[.size] as? Int) ?? 0)
     }

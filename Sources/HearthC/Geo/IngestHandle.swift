@@ -22,23 +22,29 @@ struct IngestDescription: Decodable {
   /// The pipeline it describes, and its places.
   /// - Throws: `TraceError.malformed` naming the key and why; the places file's own errors.
   func pipeline() throws -> (IngestPipeline, [NamedPlace]) {
-    func bad(_ reason: String) -> TraceError { .malformed(SourceLocation(file: "ingest description", line: 0), reason: reason) }
+    func bad(_ reason: String) -> TraceError {
+      .malformed(SourceLocation(file: "ingest description", line: 0), reason: reason)
+    }
     var named: [NamedPlace] = []
     for (i, p) in (places ?? []).enumerated() {
       guard abs(p.latitude_deg) <= 90, abs(p.longitude_deg) <= 180, p.radius_m > 0, p.radius_m.isFinite else {
-        throw bad("places[\(i)]: latitude_deg in [-90, 90], longitude_deg in [-180, 180] and radius_m > 0 needed")
+        throw bad(
+          "places[\(i)]: latitude_deg in [-90, 90], longitude_deg in [-180, 180] and radius_m > 0 needed")
       }
       named.append(
         NamedPlace(
           geofence: Geofence(
             id: PlaceID(p.id), circle: CircleID(p.circle ?? 0),
-            center: Coordinate(latitudeDegrees: p.latitude_deg, longitudeDegrees: p.longitude_deg), radiusMeters: p.radius_m),
+            center: Coordinate(latitudeDegrees: p.latitude_deg, longitudeDegrees: p.longitude_deg),
+            radiusMeters: p.radius_m),
           name: p.name))
     }
     if let path = places_file { named += try PlacesFile.read(path: path) }
     var circles: [UserID: [CircleID]] = [:]
     for (key, value) in circles_of_person ?? [:] {
-      guard let user = UInt32(key) else { throw bad("circles_of_person: '\(key.prefix(40))' is not a user id") }
+      guard let user = UInt32(key) else {
+        throw bad("circles_of_person: '\(key.prefix(40))' is not a user id")
+      }
       circles[UserID(user)] = value.sorted().map(CircleID.init(rawValue:))
     }
     var limits: [CircleID: SpeedLimit] = [:]
@@ -48,7 +54,9 @@ struct IngestDescription: Decodable {
       }
       limits[CircleID(circle)] = SpeedLimit(kilometersPerHour: kmh)
     }
-    return (IngestPipeline(places: named.map(\.geofence), circlesOfPerson: circles, speedLimits: limits), named)
+    return (
+      IngestPipeline(places: named.map(\.geofence), circlesOfPerson: circles, speedLimits: limits), named
+    )
   }
 }
 
@@ -76,7 +84,8 @@ final class IngestHandle: Handle {
   static func records(_ o: IngestOutput) -> [hearth_event] {
     func event(_ kind: Int32) -> hearth_event {
       hearth_event(
-        kind: kind, code: 0, announced: 0, user: 0, device: 0, circle: 0, place: 0, index: 0, time_ms: 0, end_ms: 0,
+        kind: kind, code: 0, announced: 0, user: 0, device: 0, circle: 0, place: 0, index: 0, time_ms: 0,
+        end_ms: 0,
         cell_id: 0, latitude_deg: .nan, longitude_deg: .nan, value: .nan)
     }
     var out: [hearth_event] = []
@@ -88,7 +97,9 @@ final class IngestHandle: Handle {
     }
     for f in o.sharedFrames {
       var e = event(HEARTH_EVENT_SHARED_FRAME)
-      (e.user, e.device, e.cell_id, e.time_ms) = (f.user.rawValue, f.device.rawValue, f.cell.rawValue, f.timeMilliseconds)
+      (e.user, e.device, e.cell_id, e.time_ms) = (
+        f.user.rawValue, f.device.rawValue, f.cell.rawValue, f.timeMilliseconds
+      )
       (e.latitude_deg, e.longitude_deg) = (f.coordinate.latitudeDegrees, f.coordinate.longitudeDegrees)
       e.value = f.horizontalAccuracyMeters
       e.announced = 1
@@ -107,14 +118,17 @@ final class IngestHandle: Handle {
       var e = event(HEARTH_EVENT_SPEED_ALERT)
       e.announced = s.outcome == .announced ? 1 : 0
       (e.user, e.circle, e.time_ms, e.end_ms, e.value) = (
-        s.person.rawValue, s.circle.rawValue, s.startMilliseconds, s.endMilliseconds, s.agreedSpeedMetersPerSecond
+        s.person.rawValue, s.circle.rawValue, s.startMilliseconds, s.endMilliseconds,
+        s.agreedSpeedMetersPerSecond
       )
       out.append(e)
     }
     for s in o.suddenStops {
       var e = event(HEARTH_EVENT_SUDDEN_STOP)
       e.announced = s.outcome == .raised ? 1 : 0
-      (e.user, e.time_ms, e.end_ms, e.value) = (s.person.rawValue, s.stopMilliseconds, s.decidedMilliseconds, s.cruisingMetersPerSecond)
+      (e.user, e.time_ms, e.end_ms, e.value) = (
+        s.person.rawValue, s.stopMilliseconds, s.decidedMilliseconds, s.cruisingMetersPerSecond
+      )
       (e.latitude_deg, e.longitude_deg) = (s.coordinate.latitudeDegrees, s.coordinate.longitudeDegrees)
       out.append(e)
     }
@@ -144,7 +158,8 @@ final class IngestHandle: Handle {
   create(out) {
     let text = string(description_json) ?? ""
     do {
-      let description = try JSONDecoder().decode(IngestDescription.self, from: Data((text.isEmpty ? "{}" : text).utf8))
+      let description = try JSONDecoder().decode(
+        IngestDescription.self, from: Data((text.isEmpty ? "{}" : text).utf8))
       let (pipeline, places) = try description.pipeline()
       return (IngestHandle(pipeline, places: places), HEARTH_OK)
     } catch let error as TraceError {
@@ -152,7 +167,8 @@ final class IngestHandle: Handle {
     } catch {
       return FailedHandle.with(
         HEARTH_ERROR_BAD_INPUT,
-        "ingest description: not a description of places and circles (places, places_file, circles_of_person, speed_limits_kmh)")
+        "ingest description: not a description of places and circles (places, places_file, circles_of_person, speed_limits_kmh)"
+      )
     }
   }
 }
@@ -201,7 +217,9 @@ final class IngestHandle: Handle {
   }
 }
 
-@c public func hearth_ingest_events_json(_ ingest: OpaquePointer?, _ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
+@c public func hearth_ingest_events_json(
+  _ ingest: OpaquePointer?, _ out: UnsafeMutablePointer<OpaquePointer?>?
+) -> Int32 {
   guard let h = Handle.from(ingest, as: IngestHandle.self) else { return wrongHandle(ingest) }
   do { return handOutBytes(out, text(try h.lines.lines(h.output))) } catch {
     return handOutFailure(out, HEARTH_ERROR_BAD_INPUT, "cannot encode an event: \(error)")
@@ -216,14 +234,16 @@ final class IngestHandle: Handle {
   let pipeline: IngestPipeline
   let places: [NamedPlace]
   do {
-    let description = try JSONDecoder().decode(IngestDescription.self, from: Data((text.isEmpty ? "{}" : text).utf8))
+    let description = try JSONDecoder().decode(
+      IngestDescription.self, from: Data((text.isEmpty ? "{}" : text).utf8))
     (pipeline, places) = try description.pipeline()
   } catch let error as TraceError {
     return h.fail(HEARTH_ERROR_BAD_INPUT, "\(error); the pipeline is unchanged")
   } catch {
     return h.fail(
       HEARTH_ERROR_BAD_INPUT,
-      "ingest description: not a description of places and circles (places, places_file, circles_of_person, speed_limits_kmh); the pipeline is unchanged")
+      "ingest description: not a description of places and circles (places, places_file, circles_of_person, speed_limits_kmh); the pipeline is unchanged"
+    )
   }
   let report = pipeline.adopt(&h.state)
   h.pipeline = pipeline
@@ -235,24 +255,31 @@ final class IngestHandle: Handle {
   return h.succeed()
 }
 
-@c public func hearth_ingest_save(_ ingest: OpaquePointer?, _ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
+@c public func hearth_ingest_save(_ ingest: OpaquePointer?, _ out: UnsafeMutablePointer<OpaquePointer?>?)
+  -> Int32
+{
   guard let h = Handle.from(ingest, as: IngestHandle.self) else { return wrongHandle(ingest) }
   let encoder = JSONEncoder()
   encoder.outputFormatting = [.sortedKeys]
-  encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+  encoder.nonConformingFloatEncodingStrategy = .convertToString(
+    positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
   do { return handOutBytes(out, try encoder.encode(h.state)) } catch {
     return handOutFailure(out, HEARTH_ERROR_BAD_INPUT, "cannot encode the state: \(error)")
   }
 }
 
-@c public func hearth_ingest_restore(_ ingest: OpaquePointer?, _ state: UnsafePointer<UInt8>?, _ size: Int64) -> Int32 {
+@c public func hearth_ingest_restore(_ ingest: OpaquePointer?, _ state: UnsafePointer<UInt8>?, _ size: Int64)
+  -> Int32
+{
   guard let h = Handle.from(ingest, as: IngestHandle.self) else { return wrongHandle(ingest) }
   return guarded(h) { () throws(ArgumentError) in
     let bytes = try input(state, try checkedCount(size, "size"), "state")
     let decoder = JSONDecoder()
-    decoder.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+    decoder.nonConformingFloatDecodingStrategy = .convertFromString(
+      positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
     guard let restored = try? decoder.decode(IngestState.self, from: Data(bytes)) else {
-      return h.fail(HEARTH_ERROR_BAD_INPUT, "not a saved ingest state (\(size) bytes); the state is unchanged")
+      return h.fail(
+        HEARTH_ERROR_BAD_INPUT, "not a saved ingest state (\(size) bytes); the state is unchanged")
     }
     h.state = restored
     h.take(IngestOutput())

@@ -14,7 +14,8 @@ struct SweepSpec {
   var gate: VehicleGatePolicy = .recording
 
   static let keys: Set<String> = [
-    "base", "jolt_g", "spin_rad_s", "pressure_hpa", "moving_m_s", "free_fall_s", "seeds", "hours", "recordings",
+    "base", "jolt_g", "spin_rad_s", "pressure_hpa", "moving_m_s", "free_fall_s", "seeds", "hours",
+    "recordings",
     "mapping", "vehicle_gate",
   ]
 
@@ -32,7 +33,9 @@ struct SweepSpec {
   /// The spec in `text`, defaults for what it leaves out (the command's own).
   /// - Throws: `TraceError.malformed` naming the key and why.
   init(json text: String) throws {
-    func bad(_ reason: String) -> TraceError { .malformed(SourceLocation(file: "sweep spec", line: 0), reason: reason) }
+    func bad(_ reason: String) -> TraceError {
+      .malformed(SourceLocation(file: "sweep spec", line: 0), reason: reason)
+    }
     let data = Data((text.isEmpty ? "{}" : text).utf8)
     guard let keys = try? JSONDecoder().decode([String: JSONValue].self, from: data) else {
       throw bad("not a JSON object")
@@ -52,7 +55,9 @@ struct SweepSpec {
     grid = ImpactSweep.Grid(base: base)
     func list(_ key: String, _ values: [Double]?) throws -> [Double]? {
       guard let values else { return nil }
-      guard !values.isEmpty, values.allSatisfy(\.isFinite) else { throw bad("'\(key)' must be a non-empty list of numbers") }
+      guard !values.isEmpty, values.allSatisfy(\.isFinite) else {
+        throw bad("'\(key)' must be a non-empty list of numbers")
+      }
       return values
     }
     grid.joltG = try list("jolt_g", given.jolt_g) ?? grid.joltG
@@ -71,7 +76,9 @@ struct SweepSpec {
     recordings = given.recordings ?? []
     mapping = given.mapping
     if let word = given.vehicle_gate {
-      guard let policy = VehicleGatePolicy(rawValue: word) else { throw bad("'vehicle_gate' must be recording, on or off") }
+      guard let policy = VehicleGatePolicy(rawValue: word) else {
+        throw bad("'vehicle_gate' must be recording, on or off")
+      }
       gate = policy
     }
   }
@@ -89,7 +96,12 @@ struct SweepSpec {
 
 /// Any JSON value, kept as given (the spec's `base` is handed on as JSON).
 enum JSONValue: Codable {
-  case object([String: JSONValue]), array([JSONValue]), string(String), number(Double), bool(Bool), null
+  case object([String: JSONValue])
+  case array([JSONValue])
+  case string(String)
+  case number(Double)
+  case bool(Bool)
+  case null
 
   init(from decoder: Decoder) throws {
     let c = try decoder.singleValueContainer()
@@ -149,13 +161,16 @@ final class SweepHandle: Handle {
   /// A recording task for `trace` under the plan's vehicle gate, named `name`.
   func recording(_ trace: Trace, name: String) throws -> ImpactSweep.Task {
     guard let feed = ImpactFeed(trace: trace, gate: spec.gate) else {
-      throw TraceError.io(path: name, reason: "no accelerometer with gravity (nor a gravity stream to add back)")
+      throw TraceError.io(
+        path: name, reason: "no accelerometer with gravity (nor a gravity stream to add back)")
     }
     return .recording(ImpactSweep.Recording(name: name, feed: feed))
   }
 }
 
-@c public func hearth_sweep_plan(_ spec_json: UnsafePointer<CChar>?, _ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
+@c public func hearth_sweep_plan(
+  _ spec_json: UnsafePointer<CChar>?, _ out: UnsafeMutablePointer<OpaquePointer?>?
+) -> Int32 {
   create(out) {
     do { return (SweepHandle(try SweepSpec(json: string(spec_json) ?? "")), HEARTH_OK) } catch {
       return FailedHandle.with(HEARTH_ERROR_BAD_INPUT, "\(error)")
@@ -163,7 +178,9 @@ final class SweepHandle: Handle {
   }
 }
 
-@c public func hearth_sweep_task_count(_ sweep: OpaquePointer?, _ count: UnsafeMutablePointer<Int64>?) -> Int32 {
+@c public func hearth_sweep_task_count(_ sweep: OpaquePointer?, _ count: UnsafeMutablePointer<Int64>?)
+  -> Int32
+{
   guard let h = Handle.from(sweep, as: SweepHandle.self) else { return wrongHandle(sweep) }
   guard let count else { return HEARTH_ERROR_ARGUMENT }
   count.pointee = Int64(h.taskCount)
@@ -179,7 +196,8 @@ final class SweepHandle: Handle {
     return handOutFailure(out, HEARTH_ERROR_ARGUMENT, "sweep is not a sweep plan")
   }
   guard index >= 0 && index < h.taskCount else {
-    return handOutFailure(out, HEARTH_ERROR_ARGUMENT, "task \(index) of \(h.taskCount) (0…\(h.taskCount - 1))")
+    return handOutFailure(
+      out, HEARTH_ERROR_ARGUMENT, "task \(index) of \(h.taskCount) (0…\(h.taskCount - 1))")
   }
   do {
     let trace = ImpactSweep.extract(try h.task(Int(index)), grid: h.spec.grid)
@@ -231,8 +249,12 @@ final class SweepHandle: Handle {
 
 /// The merged result's files, or the status saying why there are none.
 private func files(_ h: SweepHandle, picked: Int?) -> Result<[(name: String, contents: Data)], Fault> {
-  guard let result = h.result else { return .failure(Fault(HEARTH_ERROR_STATE, "the sweep is not merged yet")) }
-  do { return .success(try SweepExport.files(result, configurations: h.spec.grid.combinations, picked: picked)) } catch {
+  guard let result = h.result else {
+    return .failure(Fault(HEARTH_ERROR_STATE, "the sweep is not merged yet"))
+  }
+  do {
+    return .success(try SweepExport.files(result, configurations: h.spec.grid.combinations, picked: picked))
+  } catch {
     return .failure(Fault(HEARTH_ERROR_ARGUMENT, "\(error)"))
   }
 }
@@ -247,14 +269,18 @@ struct Fault: Error {
   }
 }
 
-@c public func hearth_sweep_export(_ sweep: OpaquePointer?, _ what: Int32, _ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
+@c public func hearth_sweep_export(
+  _ sweep: OpaquePointer?, _ what: Int32, _ out: UnsafeMutablePointer<OpaquePointer?>?
+) -> Int32 {
   guard let h = Handle.from(sweep, as: SweepHandle.self) else { return wrongHandle(sweep) }
   let names = [
     HEARTH_SWEEP_TABLE: "sweep.csv", HEARTH_SWEEP_OUTCOMES: "outcomes.csv", HEARTH_SWEEP_JOLTS: "jolts.csv",
     HEARTH_SWEEP_CONFIGURATIONS: "configurations.json", HEARTH_SWEEP_RESULT: "sweep.json",
     HEARTH_SWEEP_REPORT: "report.html",
   ]
-  guard let name = names[what] else { return handOutFailure(out, HEARTH_ERROR_ARGUMENT, "unknown export \(what)") }
+  guard let name = names[what] else {
+    return handOutFailure(out, HEARTH_ERROR_ARGUMENT, "unknown export \(what)")
+  }
   switch files(h, picked: nil) {
   case .failure(let fault): return handOutFailure(out, fault.status, fault.message)
   case .success(let all):
@@ -262,7 +288,9 @@ struct Fault: Error {
   }
 }
 
-@c public func hearth_sweep_write(_ sweep: OpaquePointer?, _ folder: UnsafePointer<CChar>?, _ picked: Int64) -> Int32 {
+@c public func hearth_sweep_write(_ sweep: OpaquePointer?, _ folder: UnsafePointer<CChar>?, _ picked: Int64)
+  -> Int32
+{
   guard let h = Handle.from(sweep, as: SweepHandle.self) else { return wrongHandle(sweep) }
   guard let folder = string(folder) else { return h.fail(HEARTH_ERROR_ARGUMENT, "folder is NULL") }
   guard let result = h.result else { return h.fail(HEARTH_ERROR_STATE, "the sweep is not merged yet") }
@@ -271,6 +299,8 @@ struct Fault: Error {
       result, configurations: h.spec.grid.combinations, picked: picked < 0 ? nil : Int(picked), to: folder)
     return h.succeed()
   } catch {
-    return h.fail(picked >= 0 && "\(error)".contains("--pick") ? HEARTH_ERROR_ARGUMENT : HEARTH_ERROR_BAD_INPUT, "\(error)")
+    return h.fail(
+      picked >= 0 && "\(error)".contains("--pick") ? HEARTH_ERROR_ARGUMENT : HEARTH_ERROR_BAD_INPUT,
+      "\(error)")
   }
 }

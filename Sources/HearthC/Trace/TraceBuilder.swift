@@ -26,7 +26,9 @@ private struct BuiltMetadata: Decodable {
   /// The metadata in `text` ("" or NULL: none).
   /// - Throws: `TraceError.malformed` naming the key and why.
   static func decode(_ text: String) throws -> TraceMetadata {
-    func bad(_ reason: String) -> TraceError { .malformed(SourceLocation(file: "trace metadata", line: 0), reason: reason) }
+    func bad(_ reason: String) -> TraceError {
+      .malformed(SourceLocation(file: "trace metadata", line: 0), reason: reason)
+    }
     let data = Data((text.isEmpty ? "{}" : text).utf8)
     guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
       throw bad("not a JSON object")
@@ -36,11 +38,15 @@ private struct BuiltMetadata: Decodable {
     }
     let given: BuiltMetadata
     do { given = try JSONDecoder().decode(BuiltMetadata.self, from: data) } catch {
-      throw bad("a key has the wrong type (format, platform, device: strings; sourceFiles: strings; timeOriginMs: whole ms)")
+      throw bad(
+        "a key has the wrong type (format, platform, device: strings; sourceFiles: strings; timeOriginMs: whole ms)"
+      )
     }
     var metadata = TraceMetadata(format: given.format ?? "columns")
     if let word = given.platform {
-      guard let platform = Platform(rawValue: word) else { throw bad("'platform' must be ios, android or unknown") }
+      guard let platform = Platform(rawValue: word) else {
+        throw bad("'platform' must be ios, android or unknown")
+      }
       metadata.platform = platform
     }
     metadata.device = given.device
@@ -93,7 +99,8 @@ extension TraceHandle {
       trace.activities.reserveCapacity(trace.activities.count + t.count)
       for i in 0..<t.count {
         let code = x[i]
-        let activity = code >= 0 && code <= 5 && code == code.rounded() ? Activity(rawValue: UInt8(code)) : nil
+        let activity =
+          code >= 0 && code <= 5 && code == code.rounded() ? Activity(rawValue: UInt8(code)) : nil
         trace.activities.append(ActivitySample(seconds: t[i], activity: activity ?? .unknown))
       }
       counted("activities", t.count)
@@ -125,21 +132,31 @@ extension TraceHandle {
 private func appendable(_ pointer: OpaquePointer?) -> (TraceHandle?, Int32) {
   guard let h = Handle.from(pointer, as: TraceHandle.self) else { return (nil, wrongHandle(pointer)) }
   guard h.isBuilt else {
-    return (nil, h.fail(HEARTH_ERROR_STATE, "a recording read from a file is not appended to (hearth_trace_create makes one that is)"))
+    return (
+      nil,
+      h.fail(
+        HEARTH_ERROR_STATE,
+        "a recording read from a file is not appended to (hearth_trace_create makes one that is)")
+    )
   }
   return (h, HEARTH_OK)
 }
 
-@c public func hearth_trace_create(_ metadata_json: UnsafePointer<CChar>?, _ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
+@c public func hearth_trace_create(
+  _ metadata_json: UnsafePointer<CChar>?, _ out: UnsafeMutablePointer<OpaquePointer?>?
+) -> Int32 {
   create(out) {
-    do { return (TraceHandle(metadata: try BuiltMetadata.decode(string(metadata_json) ?? "")), HEARTH_OK) } catch {
+    do {
+      return (TraceHandle(metadata: try BuiltMetadata.decode(string(metadata_json) ?? "")), HEARTH_OK)
+    } catch {
       return FailedHandle.with(HEARTH_ERROR_BAD_INPUT, "\(error)")
     }
   }
 }
 
 @c public func hearth_trace_append(
-  _ trace: OpaquePointer?, _ stream: Int32, _ count: Int64, _ t_s: UnsafePointer<Double>?, _ x: UnsafePointer<Double>?,
+  _ trace: OpaquePointer?, _ stream: Int32, _ count: Int64, _ t_s: UnsafePointer<Double>?,
+  _ x: UnsafePointer<Double>?,
   _ y: UnsafePointer<Double>?, _ z: UnsafePointer<Double>?
 ) -> Int32 {
   let (handle, status) = appendable(trace)
@@ -156,7 +173,9 @@ private func appendable(_ pointer: OpaquePointer?) -> (TraceHandle?, Int32) {
   }
 }
 
-@c public func hearth_trace_append_fixes(_ trace: OpaquePointer?, _ fixes: UnsafePointer<hearth_fixes>?) -> Int32 {
+@c public func hearth_trace_append_fixes(_ trace: OpaquePointer?, _ fixes: UnsafePointer<hearth_fixes>?)
+  -> Int32
+{
   let (handle, status) = appendable(trace)
   guard let h = handle else { return status }
   return guarded(h) { () throws(ArgumentError) in

@@ -21,7 +21,8 @@ final class TraceHandle: Handle {
     self.report = report
     isBuilt = false
     gravityAdded =
-      trace.accelerometer?.content == .excludesGravity ? trace.accelerationIncludingGravity() ?? VectorStream() : nil
+      trace.accelerometer?.content == .excludesGravity
+      ? trace.accelerationIncludingGravity() ?? VectorStream() : nil
   }
 
   /// An empty recording to append to; its accelerometer includes gravity.
@@ -41,7 +42,8 @@ final class TraceHandle: Handle {
     case HEARTH_STREAM_ACCELEROMETER: (acceleration.seconds, acceleration.x, acceleration.y, acceleration.z)
     case HEARTH_STREAM_GYROSCOPE:
       trace.gyroscope.map { ($0.seconds, $0.x, $0.y, $0.z) } ?? ([], [], [], [])
-    case HEARTH_STREAM_BAROMETER: trace.barometer.map { ($0.seconds, $0.hectopascals, [], []) } ?? ([], [], [], [])
+    case HEARTH_STREAM_BAROMETER:
+      trace.barometer.map { ($0.seconds, $0.hectopascals, [], []) } ?? ([], [], [], [])
     case HEARTH_STREAM_ACTIVITIES:
       (trace.activities.map(\.seconds), trace.activities.map { Double($0.activity.rawValue) }, [], [])
     default: nil
@@ -54,7 +56,8 @@ final class TraceHandle: Handle {
 }
 
 @c public func hearth_trace_read(
-  _ path: UnsafePointer<CChar>?, _ mapping_path: UnsafePointer<CChar>?, _ out: UnsafeMutablePointer<OpaquePointer?>?
+  _ path: UnsafePointer<CChar>?, _ mapping_path: UnsafePointer<CChar>?,
+  _ out: UnsafeMutablePointer<OpaquePointer?>?
 ) -> Int32 {
   create(out) {
     guard let path = string(path) else { return FailedHandle.with(HEARTH_ERROR_ARGUMENT, "path is NULL") }
@@ -144,14 +147,19 @@ struct TraceInfo: Encodable {
   var hoursWithData: Double?
 }
 
-@c public func hearth_trace_info(_ trace: OpaquePointer?, _ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
+@c public func hearth_trace_info(_ trace: OpaquePointer?, _ out: UnsafeMutablePointer<OpaquePointer?>?)
+  -> Int32
+{
   guard let h = Handle.from(trace, as: TraceHandle.self) else { return wrongHandle(trace) }
   let feed = ImpactFeed(trace: h.trace, gate: .recording)
   let m = h.trace.metadata
   let info = TraceInfo(
     format: m.format, platform: m.platform.rawValue, device: m.device, sourceFiles: m.sourceFiles,
     timeOriginMs: m.timeOriginMilliseconds,
-    files: h.report.files.map { TraceInfo.File(file: $0.file, rowsRead: $0.rowsRead, rowsKept: $0.rowsKept, rowsRejected: $0.rowsRejected) },
+    files: h.report.files.map {
+      TraceInfo.File(
+        file: $0.file, rowsRead: $0.rowsRead, rowsKept: $0.rowsKept, rowsRejected: $0.rowsRejected)
+    },
     rateWarnings: feed?.rateWarnings ?? [], hoursWithData: feed?.hoursWithData())
   do { return handOutBytes(out, try JSONOutput.encode(info)) } catch {
     return handOutFailure(out, HEARTH_ERROR_BAD_INPUT, "\(error)")

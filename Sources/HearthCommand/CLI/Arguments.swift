@@ -92,13 +92,13 @@ struct ReadingFlags {
 
   /// The help paragraph every such command shows.
   static let help = """
-      Reading: --mapping FILE reads CSV files through a column mapping
-      (docs/guides/trace-formats.md); with it, --timezone ZONE (an IANA name
-      such as Europe/Berlin, or an offset such as +02:00) reads local times
-      (ISO 8601 without an offset, times of day) where the mapping names no
-      zone, and --rate HZ times the rows of files the mapping gives no time
-      column (row k at k / HZ s).
-      """
+    Reading: --mapping FILE reads CSV files through a column mapping
+    (docs/guides/trace-formats.md); with it, --timezone ZONE (an IANA name
+    such as Europe/Berlin, or an offset such as +02:00) reads local times
+    (ISO 8601 without an offset, times of day) where the mapping names no
+    zone, and --rate HZ times the rows of files the mapping gives no time
+    column (row k at k / HZ s).
+    """
 
   var mappingPath: String?
   var options = ReadOptions()
@@ -114,13 +114,16 @@ struct ReadingFlags {
       options.timeZone = zone
     }
     if let text = arguments.options["rate"] {
-      guard let hertz = Double(text), hertz.isFinite, hertz > 0, hertz <= ColumnMapping.maximumRateHertz else {
-        throw .usage("--rate: '\(text)' is not a rate in Hz above 0 and at most \(Int(ColumnMapping.maximumRateHertz))")
+      guard let hertz = Double(text), hertz.isFinite, hertz > 0, hertz <= ColumnMapping.maximumRateHertz
+      else {
+        throw .usage(
+          "--rate: '\(text)' is not a rate in Hz above 0 and at most \(Int(ColumnMapping.maximumRateHertz))")
       }
       options.rateHertz = hertz
     }
     if mappingPath == nil, let flag = ["timezone", "rate"].first(where: { arguments.options[$0] != nil }) {
-      throw .usage("--\(flag) applies to CSV files read with --mapping FILE (other formats carry their own clock)")
+      throw .usage(
+        "--\(flag) applies to CSV files read with --mapping FILE (other formats carry their own clock)")
     }
   }
 

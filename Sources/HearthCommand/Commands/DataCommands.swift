@@ -28,7 +28,8 @@ enum DataCommands {
   ) { arguments, console in
     guard !arguments.positionals.isEmpty else { throw CLIError.usage("data inspect needs a PATH") }
     let reading = try ReadingFlags(arguments)
-    let failed = forEachPath(arguments.positionals, console) { path in try inspectOne(path, reading, console) }
+    let failed = forEachPath(arguments.positionals, console) { path in try inspectOne(path, reading, console)
+    }
     return failed > 0 ? 3 : 0
   }
 
@@ -40,7 +41,9 @@ enum DataCommands {
     let m = stream.metadata
     console.out(
       "\(path): \(m.format), platform \(m.platform.rawValue)\(m.device.map { ", device \($0)" } ?? "")"
-        + (m.timeOriginMilliseconds.map { ", time origin \(m.timeOriginUTC ?? "") (\($0) ms since the epoch)" }
+        + (m.timeOriginMilliseconds.map {
+          ", time origin \(m.timeOriginUTC ?? "") (\($0) ms since the epoch)"
+        }
           ?? ", no absolute time"))
     for stream in summary.streams { console.out("  " + stream.description) }
     let warnings = report.timeWarnings

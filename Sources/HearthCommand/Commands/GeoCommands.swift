@@ -52,16 +52,21 @@ enum GeoCommands {
           return f
         }
         .sorted { ($0.user, $0.timeMilliseconds) < ($1.user, $1.timeMilliseconds) })
-      guard let newest = fixes.timeMilliseconds.max() else { throw CLIError.badInput("\(path): the trace has no fixes") }
+      guard let newest = fixes.timeMilliseconds.max() else {
+        throw CLIError.badInput("\(path): the trace has no fixes")
+      }
       if let export { try FixTable.write([fixes], to: export) }
       var state = TripSegmenterState()
       let output = TripSegmenter().process(fixes, now: newest + 2 * 3_600_000, state: &state)
       if arguments.flags.contains("stops") {
-        for stay in output.stays.sorted(by: { ($0.person, $0.startMilliseconds) < ($1.person, $1.startMilliseconds) }) {
+        for stay in output.stays.sorted(by: {
+          ($0.person, $0.startMilliseconds) < ($1.person, $1.startMilliseconds)
+        }) {
           try printer.print(
             Record([
               ("file", .text(path)), ("user", .integer(Int64(stay.person.rawValue))),
-              ("started_ms", .integer(stay.startMilliseconds)), ("finished_ms", .integer(stay.endMilliseconds)),
+              ("started_ms", .integer(stay.startMilliseconds)),
+              ("finished_ms", .integer(stay.endMilliseconds)),
               ("latitude_deg", .number(stay.coordinate.latitudeDegrees)),
               ("longitude_deg", .number(stay.coordinate.longitudeDegrees)),
             ]))
@@ -75,11 +80,15 @@ enum GeoCommands {
         try printer.print(
           Record([
             ("file", .text(path)), ("user", .integer(Int64(s.person.rawValue))), ("id", .unsigned(s.id)),
-            ("is_trip", .bool(s.isTrip)), ("reasons", .text(s.reasons.map(\.rawValue).joined(separator: "+"))),
+            ("is_trip", .bool(s.isTrip)),
+            ("reasons", .text(s.reasons.map(\.rawValue).joined(separator: "+"))),
             ("ended_by", .text(s.endedBy.rawValue)), ("started_ms", .integer(s.summary.startMilliseconds)),
             ("finished_ms", .integer(s.summary.endMilliseconds)), ("points", .integer(Int64(s.fixes.count))),
             ("path_m", .number((s.summary.pathMeters * 10).rounded() / 10)),
-            ("max_agreed_speed_mps", s.summary.maxAgreedSpeedMetersPerSecond.map { .number(($0 * 100).rounded() / 100) } ?? .missing),
+            (
+              "max_agreed_speed_mps",
+              s.summary.maxAgreedSpeedMetersPerSecond.map { .number(($0 * 100).rounded() / 100) } ?? .missing
+            ),
           ]))
       }
     }
@@ -186,7 +195,9 @@ enum GeoCommands {
     let limit: Double = try arguments.value("limit-kmh", default: 50)
     let batchSize: Int = try arguments.value("batch", default: 200)
     let tickSeconds: Int64 = try arguments.value("tick", default: 60)
-    let until: Int64? = try arguments.options["until"].map { _ in try arguments.value("until", default: Int64(0)) }
+    let until: Int64? = try arguments.options["until"].map { _ in
+      try arguments.value("until", default: Int64(0))
+    }
     guard limit >= 0, limit.isFinite, batchSize >= 1, tickSeconds >= 1, tickSeconds <= 86_400 else {
       throw CLIError.usage("--limit-kmh must be ≥ 0, --batch ≥ 1 and --tick between 1 and 86400")
     }
@@ -196,7 +207,8 @@ enum GeoCommands {
     let only = arguments.options["only"]
     guard let filter = only.map(IngestEventFilter.init(parsing:)) ?? .everything else {
       throw CLIError.usage(
-        "--only takes announced and types (geofence, speedAlert, suddenStop, trip, stay), comma-separated, not '\(only ?? "")'")
+        "--only takes announced and types (geofence, speedAlert, suddenStop, trip, stay), comma-separated, not '\(only ?? "")'"
+      )
     }
     let places = try PlacesFile.read(path: placesPath)
     let reading = try ReadingFlags(arguments)
@@ -210,7 +222,8 @@ enum GeoCommands {
     settings.tickMilliseconds = tickSeconds * 1000
     settings.untilMilliseconds = until
     settings.speedLimitKilometersPerHour = limit > 0 ? limit : nil
-    let replay = ServerReplay(places: places.map(\.geofence), people: Set(history.fixes.user), settings: settings)
+    let replay = ServerReplay(
+      places: places.map(\.geofence), people: Set(history.fixes.user), settings: settings)
     var state = IngestState()
     let result = replay.run(history, state: &state)
     for line in result.problems { console.err(line) }

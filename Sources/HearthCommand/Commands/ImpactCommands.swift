@@ -9,14 +9,16 @@ enum ImpactCommands {
   static let all: [Command] = [detect, sweep]
 
   /// The options every command that runs the detector takes.
-  static let configurationOptions: Set<String> = ["config", "jolt-g", "spin", "pressure", "moving", "free-fall"]
+  static let configurationOptions: Set<String> = [
+    "config", "jolt-g", "spin", "pressure", "moving", "free-fall",
+  ]
 
   static let configurationHelp = """
-      Detector settings: --config FILE (JSON; any subset of the settings,
-      e.g. the picked-configuration.json an `impact sweep --out` writes),
-      then these flags over it, in SPEC §9's units: --jolt-g G, --spin RAD/S,
-      --pressure HPA (rise), --moving M/S (median speed before), --free-fall S.
-      """
+    Detector settings: --config FILE (JSON; any subset of the settings,
+    e.g. the picked-configuration.json an `impact sweep --out` writes),
+    then these flags over it, in SPEC §9's units: --jolt-g G, --spin RAD/S,
+    --pressure HPA (rise), --moving M/S (median speed before), --free-fall S.
+    """
 
   static let detect = Command(
     path: ["impact", "detect"],
@@ -82,7 +84,8 @@ enum ImpactCommands {
       }
     }
     if timeWarnings > 0 {
-      console.err("\(timeWarnings) time warning\(timeWarnings == 1 ? "" : "s"): streams that overlap no other in time")
+      console.err(
+        "\(timeWarnings) time warning\(timeWarnings == 1 ? "" : "s"): streams that overlap no other in time")
     }
     return failed > 0 ? 3 : reported ? 1 : 0
   }
@@ -98,7 +101,8 @@ enum ImpactCommands {
 
   /// `--config FILE` over the defaults, then the threshold flags.
   static func impactConfiguration(_ arguments: Arguments) throws -> ImpactConfiguration {
-    let base = try arguments.options["config"].map(ImpactConfigurationFile.read(path:)) ?? ImpactConfiguration()
+    let base =
+      try arguments.options["config"].map(ImpactConfigurationFile.read(path:)) ?? ImpactConfiguration()
     func value(_ name: String) throws(CLIError) -> Double? {
       guard let text = arguments.options[name] else { return nil }
       guard let v = Double(text), v.isFinite else {
@@ -167,7 +171,9 @@ enum ImpactCommands {
       A progress bar is drawn on stderr when it is a terminal.
       \(ReadingFlags.help)
       """,
-    options: configurationOptions.union(ReadingFlags.options).union(["seeds", "hours", "vehicle-gate", "out", "pick"])
+    options: configurationOptions.union(ReadingFlags.options).union([
+      "seeds", "hours", "vehicle-gate", "out", "pick",
+    ])
   ) { arguments, console in
     func list(_ name: String, _ fallback: Double) throws(CLIError) -> [Double] {
       guard let text = arguments.options[name] else { return [fallback] }
@@ -181,7 +187,8 @@ enum ImpactCommands {
       guard !values.isEmpty else { throw CLIError.usage("--\(name) needs at least one value") }
       return values
     }
-    let base = try arguments.options["config"].map(ImpactConfigurationFile.read(path:)) ?? ImpactConfiguration()
+    let base =
+      try arguments.options["config"].map(ImpactConfigurationFile.read(path:)) ?? ImpactConfiguration()
     var grid = ImpactSweep.Grid(base: base)
     grid.joltG = try list("jolt-g", base.joltMetersPerSecondSquared / ImpactConfiguration.standardGravity)
     grid.spinRadiansPerSecond = try list("spin", base.spinRadiansPerSecond)
@@ -198,14 +205,16 @@ enum ImpactCommands {
       guard arguments.options["out"] != nil else { throw CLIError.usage("--pick needs --out DIR") }
       let count = grid.combinations.count
       guard (0..<count).contains(picked) else {
-        throw CLIError.usage("--pick \(picked): the grid has \(count) combination\(count == 1 ? "" : "s") (0…\(count - 1))")
+        throw CLIError.usage(
+          "--pick \(picked): the grid has \(count) combination\(count == 1 ? "" : "s") (0…\(count - 1))")
       }
     }
     let gate = try gatePolicy(arguments)
     let reading = try ReadingFlags(arguments)
     var recordings: [ImpactSweep.Recording] = []
     let failed = forEachPath(arguments.positionals, console) { path in
-      recordings.append(ImpactSweep.Recording(name: path, feed: try impactFeed(path, reading, gate: gate, console)))
+      recordings.append(
+        ImpactSweep.Recording(name: path, feed: try impactFeed(path, reading, gate: gate, console)))
     }
     let result = ImpactSweep.run(
       grid: grid, seeds: 1...seeds, hours: hours, recordings: recordings,

@@ -28,9 +28,11 @@ public struct IngestPipeline: Sendable {
   ) {
     self.validation = validation
     self.projection = projection
-    geofences = GeofenceEngine(places: places, circlesOfPerson: circlesOfPerson, cellSizeMeters: cellSizeMeters)
+    geofences = GeofenceEngine(
+      places: places, circlesOfPerson: circlesOfPerson, cellSizeMeters: cellSizeMeters)
     speedAlerts = SpeedAlertEngine(limits: speedLimits, circlesOfPerson: circlesOfPerson)
-    suddenStops = SuddenStopEngine(places: places, circlesOfPerson: circlesOfPerson, cellSizeMeters: cellSizeMeters)
+    suddenStops = SuddenStopEngine(
+      places: places, circlesOfPerson: circlesOfPerson, cellSizeMeters: cellSizeMeters)
     trips = TripSegmenter(places: places, circlesOfPerson: circlesOfPerson, cellSizeMeters: cellSizeMeters)
   }
 

@@ -185,7 +185,9 @@ public struct TripSegmenterState: Sendable, Hashable, Codable {
     init(from decoder: any Decoder) throws {
       fix = try Fix(from: decoder)
       let c = try decoder.container(keyedBy: CodingKeys.self)
-      if try c.decodeIfPresent(Bool.self, forKey: .accuracyUnknown) == true { fix.horizontalAccuracyMeters = .nan }
+      if try c.decodeIfPresent(Bool.self, forKey: .accuracyUnknown) == true {
+        fix.horizontalAccuracyMeters = .nan
+      }
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -214,10 +216,13 @@ public struct TripSegmenterState: Sendable, Hashable, Codable {
     for (key, person) in people {
       // What the segmenter indexes must be in range: a corrupted state is an error, not a trap.
       guard person.segment.isEmpty ? person.anchor == 0 : person.segment.indices.contains(person.anchor),
-        zip(person.pending, person.pending.dropFirst()).allSatisfy({ $0.timeMilliseconds < $1.timeMilliseconds })
+        zip(person.pending, person.pending.dropFirst()).allSatisfy({
+          $0.timeMilliseconds < $1.timeMilliseconds
+        })
       else {
         throw DecodingError.dataCorrupted(
-          .init(codingPath: [CodingKeys.people], debugDescription: "trip state of person \(key) is inconsistent"))
+          .init(
+            codingPath: [CodingKeys.people], debugDescription: "trip state of person \(key) is inconsistent"))
       }
     }
     waiting = try container.decode([UserID: Int64].self, forKey: .waiting)
@@ -374,7 +379,8 @@ public struct TripSegmenter: Sendable {
       let idleFrom = last.timeMilliseconds.saturatingAdd(rules.idleGapMilliseconds)
       let afterSplit = idleFrom.saturatingAdd(rules.splitGapMilliseconds).saturatingAdd(1)
       let closing =
-        now < afterSplit ? afterSplit : idleFrom.saturatingAdd(rules.journeySilenceMilliseconds).saturatingAdd(1)
+        now < afterSplit
+        ? afterSplit : idleFrom.saturatingAdd(rules.journeySilenceMilliseconds).saturatingAdd(1)
       deadline = min(deadline ?? closing, closing)
     }
     state.waiting[user] = deadline

@@ -76,7 +76,9 @@ public struct VehicleGateTimeline: Sendable, Hashable {
     case .walking, .running, .cycling: next = false
     case .still, .unknown: return
     }
-    if next != (switches.last?.isOn ?? initiallyOn) { switches.append(Switch(seconds: sample.seconds, isOn: next)) }
+    if next != (switches.last?.isOn ?? initiallyOn) {
+      switches.append(Switch(seconds: sample.seconds, isOn: next))
+    }
   }
 
   /// Sets ``source`` for a recording whose activity stream had `activities` samples.
@@ -188,7 +190,9 @@ public struct ImpactFeed: Sendable {
       steps.sort()
       return 1 / steps[steps.count / 2]
     }
-    let times = ["accelerometer": accelerometer.seconds, "gyroscope": gyroscope.seconds, "barometer": barometer.seconds]
+    let times = [
+      "accelerometer": accelerometer.seconds, "gyroscope": gyroscope.seconds, "barometer": barometer.seconds,
+    ]
     return Self.rateWarnings { times[$0].flatMap(medianRateHz) }
   }
 
@@ -199,7 +203,8 @@ public struct ImpactFeed: Sendable {
     func check(_ name: String, _ minimum: Double, _ what: String) {
       if let rate = rate(name), rate < minimum {
         out.append(
-          "the \(name) runs at \(String(format: "%.3g", rate)) Hz (under \(Int(minimum)) Hz): it cannot show \(what)")
+          "the \(name) runs at \(String(format: "%.3g", rate)) Hz (under \(Int(minimum)) Hz): it cannot show \(what)"
+        )
       }
     }
     check("accelerometer", 20, "a 60–150 ms crash pulse; jolts will be missed or understated")

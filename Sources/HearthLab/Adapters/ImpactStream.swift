@@ -89,7 +89,8 @@ public struct ImpactStream: Sendable {
       count("gyroscope", g.seconds)
     }
     if let b = t.barometer {
-      barometer.append(seconds: b.seconds, hectopascals: b.hectopascals, relativeAltitudeMeters: b.relativeAltitudeMeters)
+      barometer.append(
+        seconds: b.seconds, hectopascals: b.hectopascals, relativeAltitudeMeters: b.relativeAltitudeMeters)
       count("barometer", b.seconds)
     }
     fixes += t.fixes.speedSamples(originMilliseconds: originMilliseconds)
@@ -141,7 +142,8 @@ public struct ImpactStream: Sendable {
   /// (more than ``gravityShortfallSeconds`` of it outside gravity's span):
   /// those samples took the nearest gravity sample, not one of their time.
   public var gravityWarning: String? {
-    guard hasGravityStream, waitingSpan.first <= waitingSpan.last, gravitySpan.first <= gravitySpan.last else {
+    guard hasGravityStream, waitingSpan.first <= waitingSpan.last, gravitySpan.first <= gravitySpan.last
+    else {
       return nil
     }
     let outside = max(0, gravitySpan.first - waitingSpan.first) + max(0, waitingSpan.last - gravitySpan.last)
@@ -287,7 +289,8 @@ public struct ImpactReplay: Sendable {
     }
     return ImpactReplay(
       verdicts: verdicts, gate: feed.gate, hoursWithData: feed.hoursWithData,
-      peakAccelerationG: feed.peakAccelerationG, rateWarnings: feed.rateWarnings, gravityWarning: feed.gravityWarning,
+      peakAccelerationG: feed.peakAccelerationG, rateWarnings: feed.rateWarnings,
+      gravityWarning: feed.gravityWarning,
       report: report)
   }
 }

@@ -73,7 +73,9 @@ public struct IngestEventLines: Sendable {
   public var filter: IngestEventFilter
   public var diagnostics: Bool
 
-  public init(placeNames: [PlaceID: String] = [:], filter: IngestEventFilter = .everything, diagnostics: Bool = false) {
+  public init(
+    placeNames: [PlaceID: String] = [:], filter: IngestEventFilter = .everything, diagnostics: Bool = false
+  ) {
     self.placeNames = placeNames
     self.filter = filter
     self.diagnostics = diagnostics
@@ -114,7 +116,8 @@ public struct IngestEventLines: Sendable {
   public func lines(_ output: IngestOutput) throws -> [String] {
     var lines: [String] = []
     func add<T: Encodable>(_ type: String, _ time: Int64, _ value: T, place: PlaceID? = nil) throws {
-      let line = Line(type: type, timeMilliseconds: time, value: value, placeName: place.flatMap { placeNames[$0] })
+      let line = Line(
+        type: type, timeMilliseconds: time, value: value, placeName: place.flatMap { placeNames[$0] })
       lines.append(String(decoding: try JSONOutput.encode(line), as: UTF8.self))
     }
     if diagnostics {

@@ -23,18 +23,21 @@ extension ServerReplay.Result {
     for (person, indices) in byPerson.sorted(by: { $0.key < $1.key }) {
       let own = fixes.selecting(indices.sorted { fixes.timeMilliseconds[$0] < fixes.timeMilliseconds[$1] })
       features.append(
-        GeoJSON.track(own, properties: [("kind", .string("track")), ("person", .number(Double(person.rawValue)))]))
+        GeoJSON.track(
+          own, properties: [("kind", .string("track")), ("person", .number(Double(person.rawValue)))]))
       for i in indices where position[PersonTime(person: person, time: fixes.timeMilliseconds[i])] == nil {
         position[PersonTime(person: person, time: fixes.timeMilliseconds[i])] = fixes[i].coordinate
       }
     }
-    let centre = Dictionary(places.map { ($0.geofence.id, $0.geofence.center) }, uniquingKeysWith: { first, _ in first })
+    let centre = Dictionary(
+      places.map { ($0.geofence.id, $0.geofence.center) }, uniquingKeysWith: { first, _ in first })
     for output in outputs {
       for s in output.trips.segments where s.isTrip {
         var f = GeoJSON.track(
           FixColumns(s.fixes),
           properties: [
-            ("kind", .string("trip")), ("id", .number(Double(s.id))), ("person", .number(Double(s.person.rawValue))),
+            ("kind", .string("trip")), ("id", .number(Double(s.id))),
+            ("person", .number(Double(s.person.rawValue))),
           ])
         f.id = "trip-\(s.id)"
         features.append(f)
@@ -53,7 +56,9 @@ extension ServerReplay.Result {
         features.append(
           GeoJSON.event(
             kind: "suddenStop", at: e.coordinate, timeMilliseconds: e.stopMilliseconds,
-            properties: [("outcome", .string(e.outcome.rawValue)), ("person", .number(Double(e.person.rawValue)))]))
+            properties: [
+              ("outcome", .string(e.outcome.rawValue)), ("person", .number(Double(e.person.rawValue))),
+            ]))
       }
       for e in output.speedAlerts {
         guard let at = position[PersonTime(person: e.person, time: e.endMilliseconds)] else { continue }

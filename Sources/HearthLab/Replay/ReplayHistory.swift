@@ -25,8 +25,12 @@ public struct ReplayHistory: Sendable {
   /// positions go through as logged, for the server's validation to refuse.
   /// - Throws: `TraceError` when the file cannot be read or a log lacks a
   ///   required column.
-  public static func read(path: String, mapping: String?, options: ReadOptions = ReadOptions()) throws -> ReplayHistory {
-    if mapping == nil, path.lowercased().hasSuffix(".csv"), let log = try readUploadLog(path: path) { return log }
+  public static func read(path: String, mapping: String?, options: ReadOptions = ReadOptions()) throws
+    -> ReplayHistory
+  {
+    if mapping == nil, path.lowercased().hasSuffix(".csv"), let log = try readUploadLog(path: path) {
+      return log
+    }
     var history = ReplayHistory()
     let (trace, report) = try TraceImport.read(path: path, mappingPath: mapping, options: options)
     history.fixes = trace.fixes
@@ -104,7 +108,8 @@ public struct ReplayHistory: Sendable {
           // A server's clock reads a real date: a receipt outside the fix
           // time range (1900–2200) is no receipt, and cannot make the
           // replay tick through centuries.
-          guard let received = integer("received_ms", i), ReadingBounds.fixMilliseconds.contains(received) else {
+          guard let received = integer("received_ms", i), ReadingBounds.fixMilliseconds.contains(received)
+          else {
             problem("received_ms", "not a time from 1900 to 2200 in ms since the epoch")
             continue
           }
@@ -117,8 +122,10 @@ public struct ReplayHistory: Sendable {
             Fix(
               timeMilliseconds: integer("time_ms", i) ?? 0, latitudeDegrees: number("latitude", i) ?? .nan,
               longitudeDegrees: number("longitude", i) ?? .nan, horizontalAccuracyMeters: accuracy,
-              speedMetersPerSecond: speed.isNaN ? nil : SpeedReading.speedMetersPerSecond(
-                raw: speed, horizontalAccuracyMeters: accuracy),
+              speedMetersPerSecond: speed.isNaN
+                ? nil
+                : SpeedReading.speedMetersPerSecond(
+                  raw: speed, horizontalAccuracyMeters: accuracy),
               activity: activity, source: source, device: DeviceID(device), user: UserID(userID)))
           receipts.append(received)
         }

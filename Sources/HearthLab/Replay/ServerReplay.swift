@@ -88,7 +88,8 @@ public struct ServerReplay: Sendable {
     }
     for (k, upload) in uploads.enumerated() {
       ticks(upTo: upload.receivedAtMilliseconds)
-      let output = pipeline.ingest(upload.fixes, receivedAtMilliseconds: upload.receivedAtMilliseconds, state: &state)
+      let output = pipeline.ingest(
+        upload.fixes, receivedAtMilliseconds: upload.receivedAtMilliseconds, state: &state)
       clock = upload.receivedAtMilliseconds
       let at = "upload \(k + 1) (received \(upload.receivedAtMilliseconds) ms)"
       if let error = output.schemaError {
@@ -97,7 +98,8 @@ public struct ServerReplay: Sendable {
       }
       for r in output.rejections {
         result.rejectedByReason[r.reason.rawValue, default: 0] += 1
-        result.problems.append("\(at): fix \(r.index): \(r.reason.field.rawValue): \(r.reason.rawValue); fix rejected")
+        result.problems.append(
+          "\(at): fix \(r.index): \(r.reason.field.rawValue): \(r.reason.rawValue); fix rejected")
       }
       result.outputs.append(output)
     }

@@ -39,7 +39,9 @@ public struct VerdictRecords: Sendable {
     }
   }
 
-  init(file: String, hours: Double, peakG: Double, verdicts: [ImpactVerdict], configuration: ImpactConfiguration) {
+  init(
+    file: String, hours: Double, peakG: Double, verdicts: [ImpactVerdict], configuration: ImpactConfiguration
+  ) {
     self.file = file
     self.verdicts = verdicts
     self.configuration = configuration
@@ -49,7 +51,9 @@ public struct VerdictRecords: Sendable {
 
   /// Records from a detector fed directly rather than from a feed: `hours`
   /// with data and the peak total |a| (g) of the accelerometer samples fed.
-  public init(file: String, verdicts: [ImpactVerdict], configuration: ImpactConfiguration, hours: Double, peakG: Double) {
+  public init(
+    file: String, verdicts: [ImpactVerdict], configuration: ImpactConfiguration, hours: Double, peakG: Double
+  ) {
     self.file = file
     self.verdicts = verdicts
     self.configuration = configuration
@@ -57,7 +61,9 @@ public struct VerdictRecords: Sendable {
     self.peakG = peakG
   }
 
-  var joltThresholdG: Double { configuration.joltMetersPerSecondSquared / ImpactConfiguration.standardGravity }
+  var joltThresholdG: Double {
+    configuration.joltMetersPerSecondSquared / ImpactConfiguration.standardGravity
+  }
 
   /// One line per verdict: outcome, times, then each condition as
   /// "name held|failed (measured unit vs threshold unit)".
@@ -90,7 +96,8 @@ public struct VerdictRecords: Sendable {
       let joltG = (v.measured(.jolt) ?? .nan) / ImpactConfiguration.standardGravity
       return v.conditions.map { c in
         [
-          name, cell(v.joltSeconds), cell(v.decidedSeconds), v.outcome.rawValue, v.usedGPS ? "gps" : "vibration",
+          name, cell(v.joltSeconds), cell(v.decidedSeconds), v.outcome.rawValue,
+          v.usedGPS ? "gps" : "vibration",
           cell(joltG), c.name.rawValue, String(c.held), cell(c.measured), cell(c.threshold),
           ImpactUnits.unit(c.name), SweepExport.quoted(c.note),
         ].joined(separator: ",")
@@ -135,9 +142,11 @@ public struct VerdictRecords: Sendable {
     }
     return verdicts.map { v in
       Record(
-        file: file, outcome: v.outcome.rawValue, joltTimeSeconds: v.joltSeconds, decidedTimeSeconds: v.decidedSeconds,
+        file: file, outcome: v.outcome.rawValue, joltTimeSeconds: v.joltSeconds,
+        decidedTimeSeconds: v.decidedSeconds,
         movingFrom: v.usedGPS ? "gps" : "vibration",
-        joltG: v.measured(.jolt).map { $0 / ImpactConfiguration.standardGravity }, joltThresholdG: joltThresholdG,
+        joltG: v.measured(.jolt).map { $0 / ImpactConfiguration.standardGravity },
+        joltThresholdG: joltThresholdG,
         conditions: v.conditions.map {
           Record.Condition(
             name: $0.name.rawValue, held: $0.held, measured: $0.measured, threshold: $0.threshold,

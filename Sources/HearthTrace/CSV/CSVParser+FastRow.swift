@@ -49,7 +49,9 @@ extension CSVParser {
     while true {
       if i < limit && base[i] == UInt8(ascii: "\"") { return .quoted }
       let stop = parseField(base, from: i, limit: limit, column: column, problem: &problem, storage: &storage)
-      switch fieldEnd(base, field: i, stop: stop, limit: limit, atEnd: atEnd, column: column, problem: &problem) {
+      switch fieldEnd(
+        base, field: i, stop: stop, limit: limit, atEnd: atEnd, column: column, problem: &problem)
+      {
       case .next(let after):
         column += 1
         i = after

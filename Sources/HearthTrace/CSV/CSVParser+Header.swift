@@ -71,7 +71,8 @@ extension CSVParser {
     }
     // Ties go to the comma, then the semicolon.
     let delimiter: UInt8 =
-      commas >= semicolons && commas >= tabs ? UInt8(ascii: ",") : semicolons >= tabs ? UInt8(ascii: ";") : 0x09
+      commas >= semicolons && commas >= tabs
+      ? UInt8(ascii: ",") : semicolons >= tabs ? UInt8(ascii: ";") : 0x09
     return CSVDialect(delimiter: delimiter, decimalComma: delimiter != UInt8(ascii: ","))
   }
 

@@ -76,7 +76,9 @@ struct CSVParser {
   /// Parses the complete rows in the buffer (or until `storage` is full).
   /// Returns whether the buffer ends inside a row that needs more input.
   @inline(__always)
-  private mutating func parseBuffered(_ storage: inout CSVBatchStorage, source: inout ChunkSource) throws -> Bool {
+  private mutating func parseBuffered(_ storage: inout CSVBatchStorage, source: inout ChunkSource) throws
+    -> Bool
+  {
     let base = UnsafePointer(source.buffer.baseAddress!)
     let limit = source.end
     let atEnd = source.atEndOfFile
@@ -99,8 +101,9 @@ struct CSVParser {
         line += 1
         if let problem { rejection = self.rejection(for: problem, base: base, line: rowLine) }
       case .quoted:
-        guard case .row(let after, let newlines, let problem) = scanRow(
-          source.buffer, from: position, to: limit, atEnd: atEnd)
+        guard
+          case .row(let after, let newlines, let problem) = scanRow(
+            source.buffer, from: position, to: limit, atEnd: atEnd)
         else { return true }
         rejection = storeScannedRow(base, problem: problem, line: rowLine, storage: &storage)
         tooLong = after - position > options.maximumLineBytes
@@ -198,7 +201,8 @@ struct CSVParser {
           file: name, line: line, column: column + 1, columnName: Excerpt.of(time.name, bytes: 80)),
         reason: .badTime, detail: "'\(text)': expected \(time.format)")
     }
-    return RowRejection(location: SourceLocation(file: name, line: line, column: column + 1), reason: reason, detail: text)
+    return RowRejection(
+      location: SourceLocation(file: name, line: line, column: column + 1), reason: reason, detail: text)
   }
 }
 

@@ -78,8 +78,10 @@ struct CSVTable {
         guard n > 0 else { return }
         for (want, position) in order {
           switch want.kind {
-          case .number: table.numbers[want.key, default: []].append(contentsOf: batch.numbers[position].prefix(n))
-          case .integer: table.integers[want.key, default: []].append(contentsOf: batch.integers[position].prefix(n))
+          case .number:
+            table.numbers[want.key, default: []].append(contentsOf: batch.numbers[position].prefix(n))
+          case .integer:
+            table.integers[want.key, default: []].append(contentsOf: batch.integers[position].prefix(n))
           case .text: table.texts[want.key, default: []].append(contentsOf: batch.texts[position].prefix(n))
           }
         }
@@ -154,7 +156,9 @@ enum CSVHeader {
   /// The header's field names (the file's rows are not read).
   /// - Throws: as ``CSVStream/read(path:displayName:options:batchRows:select:body:)`` for the header.
   static func read(path: String, displayName: String, options: ReadOptions) throws -> [String] {
-    try CSVRowReader(path: path, displayName: displayName, options: options, batchRows: 1, select: { _, _ in [] })
-      .header
+    try CSVRowReader(
+      path: path, displayName: displayName, options: options, batchRows: 1, select: { _, _ in [] }
+    )
+    .header
   }
 }

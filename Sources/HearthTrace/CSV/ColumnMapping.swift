@@ -72,7 +72,8 @@ public struct ColumnMapping: Sendable, Hashable, Codable {
     }
 
     public init(
-      column: String?, format: String?, date: String? = nil, timezone: String? = nil, rateHertz: Double? = nil,
+      column: String?, format: String?, date: String? = nil, timezone: String? = nil,
+      rateHertz: Double? = nil,
       origin: String? = nil
     ) {
       self.column = column
@@ -133,7 +134,8 @@ public struct ColumnMapping: Sendable, Hashable, Codable {
       return try JSONDecoder().decode(ColumnMapping.self, from: Data(bytes))
     } catch {
       throw TraceError.malformed(
-        SourceLocation(file: path, line: 1), reason: "not a column mapping: \(Excerpt.of("\(error)", bytes: 300))")
+        SourceLocation(file: path, line: 1),
+        reason: "not a column mapping: \(Excerpt.of("\(error)", bytes: 300))")
     }
   }
 
@@ -156,7 +158,8 @@ public struct ColumnMapping: Sendable, Hashable, Codable {
   /// wall-clock time of any mapped file.
   func recording(folder: String, options: ReadOptions) throws -> Recording {
     var recording = Recording(
-      metadata: TraceMetadata(format: "csv-mapping:\(Excerpt.of(name, bytes: 120))"), files: [], options: options)
+      metadata: TraceMetadata(format: "csv-mapping:\(Excerpt.of(name, bytes: 120))"), files: [],
+      options: options)
     recording.failuresAreFatal = true
     var origin: Int64?
     var relativeClockKnown = false
@@ -168,7 +171,8 @@ public struct ColumnMapping: Sendable, Hashable, Codable {
     }
     if origin == nil {
       for file in files where Self.isWallClock(file.time) {
-        let plan = try self.plan(file, folder: folder, origin: nil, relativeClockKnown: false, options: options, timeOnly: true)
+        let plan = try self.plan(
+          file, folder: folder, origin: nil, relativeClockKnown: false, options: options, timeOnly: true)
         if let earliest = try plan.survey().earliestKey.flatMap({ Int64(exactly: $0) }) {
           origin = min(origin ?? earliest, earliest)
         }
@@ -177,7 +181,8 @@ public struct ColumnMapping: Sendable, Hashable, Codable {
     recording.metadata.timeOriginMilliseconds = origin
     var mapped: [String: String] = [:]  // stream → file
     for file in files {
-      let plan = try self.plan(file, folder: folder, origin: origin, relativeClockKnown: relativeClockKnown, options: options)
+      let plan = try self.plan(
+        file, folder: folder, origin: origin, relativeClockKnown: relativeClockKnown, options: options)
       for target in plan.targets {
         let stream = target.name
         if let earlier = mapped.updateValue(file.file, forKey: stream) {
@@ -213,29 +218,38 @@ public struct ColumnMapping: Sendable, Hashable, Codable {
   /// - Throws: `TraceError.unsupported` naming the file and column for an
   ///   unknown format, a field the format does not take, a zone, date,
   ///   origin or rate that does not read, a fixed-rate file with no rate.
-  static func timeSpec(_ time: Time, origin: Int64?, file: String, options: ReadOptions) throws -> CSVRowSpec.Time {
+  static func timeSpec(_ time: Time, origin: Int64?, file: String, options: ReadOptions) throws
+    -> CSVRowSpec.Time
+  {
     let format = time.format ?? ""
     func refuse(_ reason: String) -> TraceError {
       TraceError.unsupported(
-        SourceLocation(file: Excerpt.of(file, bytes: 120), line: 1, columnName: time.column.map { Excerpt.of($0, bytes: 80) }),
+        SourceLocation(
+          file: Excerpt.of(file, bytes: 120), line: 1,
+          columnName: time.column.map { Excerpt.of($0, bytes: 80) }),
         reason: reason)
     }
     let local = format == "iso8601" || format == "time-of-day"
     if time.timezone != nil && !local { throw refuse("\"timezone\" is for iso8601 and time-of-day times") }
     if time.date != nil && format != "time-of-day" { throw refuse("\"date\" is for time-of-day times") }
     let relative = time.column == nil || format.hasPrefix("relative-")
-    if time.origin != nil && !relative { throw refuse("\"origin\" places a relative clock; this one is the wall clock") }
+    if time.origin != nil && !relative {
+      throw refuse("\"origin\" places a relative clock; this one is the wall clock")
+    }
     var zone = options.timeZone
     if let name = time.timezone {
       guard let named = TimeZoneRule(name) else {
-        throw refuse("timezone '\(Excerpt.of(name, bytes: 40))' is neither an IANA zone nor an offset such as +02:00")
+        throw refuse(
+          "timezone '\(Excerpt.of(name, bytes: 40))' is neither an IANA zone nor an offset such as +02:00")
       }
       zone = named
     }
     var placed: Int64?
     if let text = time.origin {
       guard let (ms, offset) = ISOTime.parse(Substring(text)), let offset else {
-        throw refuse("origin '\(Excerpt.of(text, bytes: 40))' is not an ISO 8601 time with an offset (2024-05-01T10:00:00+02:00)")
+        throw refuse(
+          "origin '\(Excerpt.of(text, bytes: 40))' is not an ISO 8601 time with an offset (2024-05-01T10:00:00+02:00)"
+        )
       }
       let utc = ms - Int64(offset) * 60_000
       guard ReadingBounds.fixMilliseconds.contains(utc) else { throw refuse("origin outside 1900–2200") }
@@ -243,14 +257,20 @@ public struct ColumnMapping: Sendable, Hashable, Codable {
     }
     let reading: CSVRowSpec.MappedTime.Reading
     guard let name = time.column else {
-      guard time.format == nil else { throw refuse("a time format needs a \"column\" (a fixed-rate file has \"rate_hz\")") }
+      guard time.format == nil else {
+        throw refuse("a time format needs a \"column\" (a fixed-rate file has \"rate_hz\")")
+      }
       guard let hertz = time.rateHertz ?? options.rateHertz else {
-        throw refuse("no time column: give the time a \"column\", or a \"rate_hz\" (or --rate HZ) for a fixed-rate file")
+        throw refuse(
+          "no time column: give the time a \"column\", or a \"rate_hz\" (or --rate HZ) for a fixed-rate file")
       }
       guard hertz.isFinite, hertz > 0, hertz <= maximumRateHertz else {
         throw refuse("rate \(hertz) Hz: a fixed rate is above 0 and at most \(Int(maximumRateHertz)) Hz")
       }
-      return .mapped(.init(reading: .rate(hertz: hertz), placedMilliseconds: placed, originMilliseconds: origin, format: "rows at \(hertz) Hz"))
+      return .mapped(
+        .init(
+          reading: .rate(hertz: hertz), placedMilliseconds: placed, originMilliseconds: origin,
+          format: "rows at \(hertz) Hz"))
     }
     guard time.rateHertz == nil else { throw refuse("a time has a \"column\" or a \"rate_hz\", not both") }
     let column = CSVRowSpec.Column(name)
@@ -270,16 +290,19 @@ public struct ColumnMapping: Sendable, Hashable, Codable {
     default: throw refuse("time format '\(Excerpt.of(format, bytes: 40))'")
     }
     let words = format + (local && zone != nil ? " (local times in \(zone?.name ?? ""))" : "")
-    return .mapped(.init(reading: reading, placedMilliseconds: placed, originMilliseconds: origin, format: words))
+    return .mapped(
+      .init(reading: reading, placedMilliseconds: placed, originMilliseconds: origin, format: words))
   }
 
   /// The fastest fixed rate accepted, Hz (well above any phone sensor's).
   public static let maximumRateHertz = 1_000_000.0
 
   /// The clock's boot time in epoch ms, and its file's report.
-  static func bootOffset(_ clock: Clock, folder: String, options: ReadOptions) throws -> (Int64?, FileReport) {
+  static func bootOffset(_ clock: Clock, folder: String, options: ReadOptions) throws -> (Int64?, FileReport)
+  {
     let path = try path(of: clock.file, in: folder)
-    guard isWallClock(clock.epoch), !isWallClock(clock.relative), let relativeColumn = clock.relative.column else {
+    guard isWallClock(clock.epoch), !isWallClock(clock.relative), let relativeColumn = clock.relative.column
+    else {
       throw TraceError.unsupported(
         SourceLocation(file: Excerpt.of(clock.file, bytes: 120), line: 1),
         reason: "a clock pairs a wall-clock column with a relative one")
@@ -299,7 +322,9 @@ public struct ColumnMapping: Sendable, Hashable, Codable {
     while let block = try source.next() {
       for i in 0..<block.count where offsets.count < 100_000 {
         let relative = block.columns[0][i]
-        if relative.isFinite && ReadingBounds.isSensorTime(relative) { offsets.append(block.keys[i] - relative * 1000) }
+        if relative.isFinite && ReadingBounds.isSensorTime(relative) {
+          offsets.append(block.keys[i] - relative * 1000)
+        }
       }
     }
     var report = source.report
@@ -320,7 +345,9 @@ public struct ColumnMapping: Sendable, Hashable, Codable {
       guard let unit = column?.unit else { return 1 }
       guard let factor = quantity.factor(from: unit) else {
         throw TraceError.unsupported(
-          SourceLocation(file: Excerpt.of(name, bytes: 120), line: 1, columnName: Excerpt.of(column?.column ?? "", bytes: 80)),
+          SourceLocation(
+            file: Excerpt.of(name, bytes: 120), line: 1,
+            columnName: Excerpt.of(column?.column ?? "", bytes: 80)),
           reason: "unit '\(Excerpt.of(unit, bytes: 40))' is not a unit of \(quantity.rawValue)")
       }
       return factor
@@ -330,22 +357,29 @@ public struct ColumnMapping: Sendable, Hashable, Codable {
     var fields: [CSVRowSpec.Field] = []
     var checks: [(Int, GravityCheck.Kind)] = []
     var units: [String] = []
-    func vector(_ v: Vector?, _ target: StreamTarget, _ quantity: Quantity, check: GravityCheck.Kind?) throws {
+    func vector(_ v: Vector?, _ target: StreamTarget, _ quantity: Quantity, check: GravityCheck.Kind?) throws
+    {
       guard let v, !timeOnly else { return }
       let fx = try factor(v.x, quantity)
       guard try factor(v.y, quantity) == fx, try factor(v.z, quantity) == fx else {
         throw TraceError.unsupported(
-          SourceLocation(file: Excerpt.of(name, bytes: 120), line: 1), reason: "x, y and z of one stream in different units")
+          SourceLocation(file: Excerpt.of(name, bytes: 120), line: 1),
+          reason: "x, y and z of one stream in different units")
       }
       if let check { checks.append((targets.count, check)) }
       targets.append(target)
-      fields.append(.vector(x: spec(v.x), y: spec(v.y), z: spec(v.z), factor: fx, limit: ReadingBounds.axisLimit(quantity)))
-      if let unit = v.x.unit { units.append("\(target.name): \(unit)" + (fx == 1 ? "" : " × \(fx) → \(quantity.storedUnit)")) }
+      fields.append(
+        .vector(
+          x: spec(v.x), y: spec(v.y), z: spec(v.z), factor: fx, limit: ReadingBounds.axisLimit(quantity)))
+      if let unit = v.x.unit {
+        units.append("\(target.name): \(unit)" + (fx == 1 ? "" : " × \(fx) → \(quantity.storedUnit)"))
+      }
     }
     let wallClock = Self.isWallClock(file.time)
     let content = file.accelerometer?.content ?? .includesGravity
     try vector(
-      file.accelerometer, .accelerometer(content), .acceleration, check: content == .includesGravity ? .totalAcceleration : nil)
+      file.accelerometer, .accelerometer(content), .acceleration,
+      check: content == .includesGravity ? .totalAcceleration : nil)
     try vector(file.gravity, .gravity, .acceleration, check: .gravityEstimate)
     try vector(file.gyroscope, .gyroscope, .angularRate, check: nil)
     if let b = file.barometer, !timeOnly {
@@ -372,10 +406,12 @@ public struct ColumnMapping: Sendable, Hashable, Codable {
       fields.append(
         .fix(
           .init(
-            latitude: spec(f.latitude), longitude: spec(f.longitude), accuracy: f.horizontalAccuracy.map(spec),
+            latitude: spec(f.latitude), longitude: spec(f.longitude),
+            accuracy: f.horizontalAccuracy.map(spec),
             speed: f.speed.map(spec), heading: f.heading.map(spec), altitude: f.altitude.map(spec),
             latitudeFactor: try factor(f.latitude, .angle), longitudeFactor: try factor(f.longitude, .angle),
-            accuracyFactor: try factor(f.horizontalAccuracy, .length), speedFactor: try factor(f.speed, .speed),
+            accuracyFactor: try factor(f.horizontalAccuracy, .length),
+            speedFactor: try factor(f.speed, .speed),
             headingFactor: try factor(f.heading, .angle), altitudeFactor: try factor(f.altitude, .length),
             originMilliseconds: origin)))
     }
@@ -385,8 +421,10 @@ public struct ColumnMapping: Sendable, Hashable, Codable {
       keysAreMilliseconds: fixOnly)
     let columnCount = targets.reduce(0) { $0 + $1.columnCount }
     return RecordingFile(
-      name: name, targets: targets, rule: targets == [.fixes(provider: nil)] ? .sameKeyOrSameFix : .sameKeyAndValues,
-      keysAreMilliseconds: fixOnly, gravityChecks: checks, units: units.isEmpty ? nil : units.joined(separator: "; "),
+      name: name, targets: targets,
+      rule: targets == [.fixes(provider: nil)] ? .sameKeyOrSameFix : .sameKeyAndValues,
+      keysAreMilliseconds: fixOnly, gravityChecks: checks,
+      units: units.isEmpty ? nil : units.joined(separator: "; "),
       open: {
         try CSVRowSource(path: path, name: name, spec: rowSpec, columnCount: columnCount, options: options)
       })

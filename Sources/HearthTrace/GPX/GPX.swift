@@ -44,7 +44,8 @@ public enum GPX {
     try read(ChunkSource(bytes: bytes, displayName: name), name: name, options: options)
   }
 
-  static func read(_ source: ChunkSource, name: String, options: ReadOptions) throws -> (Trace, ImportReport) {
+  static func read(_ source: ChunkSource, name: String, options: ReadOptions) throws -> (Trace, ImportReport)
+  {
     var tokenizer: XMLTokenizer
     do {
       tokenizer = try XMLTokenizer(source: source, maximumTokenBytes: options.maximumLineBytes)
@@ -96,7 +97,8 @@ public enum GPX {
           }
           if !selfClosing {
             guard path.count < maximumDepth else {
-              throw XMLTokenizer.Failure(line: tokenizer.line, reason: "elements nested deeper than \(maximumDepth)")
+              throw XMLTokenizer.Failure(
+                line: tokenizer.line, reason: "elements nested deeper than \(maximumDepth)")
             }
             path.append(element)
           }
@@ -109,7 +111,9 @@ public enum GPX {
           guard path.last == element else {
             throw XMLTokenizer.Failure(
               line: tokenizer.line,
-              reason: "</\(Excerpt.of(qualified, bytes: 40))> does not close <\(Excerpt.of(path.last ?? "", bytes: 40))>")
+              reason:
+                "</\(Excerpt.of(qualified, bytes: 40))> does not close <\(Excerpt.of(path.last ?? "", bytes: 40))>"
+            )
           }
           path.removeLast()
           if point != nil {
@@ -138,7 +142,8 @@ public enum GPX {
       point = nil
       report.rowsRead += 1
       let rejection = RowRejection(
-        location: SourceLocation(file: name, line: failure.line), reason: .malformedMarkup, detail: failure.reason)
+        location: SourceLocation(file: name, line: failure.line), reason: .malformedMarkup,
+        detail: failure.reason)
       if options.strict { throw TraceError.rejectedInStrictMode(rejection) }
       report.reject(rejection)
     }
@@ -167,7 +172,9 @@ public enum GPX {
   static func fix(_ fields: [String: String]) -> Result<(FixFields, Double), PointProblem> {
     func decimal(_ key: String) -> Result<Double, PointProblem> {
       guard let text = fields[key], !text.isEmpty else { return .success(.nan) }
-      let parsed = Array(text.utf8).withUnsafeBufferPointer { NumberParser.parseDouble($0, decimalComma: false) }
+      let parsed = Array(text.utf8).withUnsafeBufferPointer {
+        NumberParser.parseDouble($0, decimalComma: false)
+      }
       guard case .value(let v) = parsed, !v.isNaN else {
         return .failure(PointProblem(reason: .notANumber, field: key, detail: Excerpt.of(text, bytes: 60)))
       }
@@ -180,22 +187,27 @@ public enum GPX {
         return .failure(PointProblem(reason: .missingValue, field: "lat, lon", detail: "no position"))
       }
       guard abs(lat) <= 90, abs(lon) <= 180 else {
-        return .failure(PointProblem(reason: .outOfRange, field: "lat, lon", detail: "lat \(lat), lon \(lon)"))
+        return .failure(
+          PointProblem(reason: .outOfRange, field: "lat, lon", detail: "lat \(lat), lon \(lon)"))
       }
       guard let timeText = fields["time"], let ms = ISOTime.milliseconds(Substring(timeText)),
         ReadingBounds.fixMilliseconds.contains(ms)
       else {
         return .failure(
-          PointProblem(reason: .badTime, field: "time", detail: fields["time"].map { Excerpt.of($0, bytes: 60) } ?? "no <time>"))
+          PointProblem(
+            reason: .badTime, field: "time",
+            detail: fields["time"].map { Excerpt.of($0, bytes: 60) } ?? "no <time>"))
       }
       let fix = FixFields(
         milliseconds: ms, latitude: lat, longitude: lon, accuracy: try decimal("accuracy").get(),
-        speed: try decimal("speed").get(), heading: try decimal("course").get(), altitude: try decimal("ele").get())
+        speed: try decimal("speed").get(), heading: try decimal("course").get(),
+        altitude: try decimal("ele").get())
       if let (reason, field) = fix.problem() {
         return .failure(PointProblem(reason: reason, field: field, detail: "\(field) out of range"))
       }
       let speed =
-        SpeedReading.speedMetersPerSecond(raw: fix.speed, horizontalAccuracyMeters: fix.measuredAccuracy) ?? .nan
+        SpeedReading.speedMetersPerSecond(raw: fix.speed, horizontalAccuracyMeters: fix.measuredAccuracy)
+        ?? .nan
       return .success((fix, speed))
     } catch {
       return .failure(error)

@@ -45,7 +45,8 @@ struct XMLTokenizer {
 
   /// The bytes a search looks at: the buffer, the token's start, and the
   /// range still to search (the part before `from` was searched already).
-  typealias Search = @Sendable (_ buffer: UnsafeMutableBufferPointer<UInt8>, _ token: Int, _ from: Int, _ to: Int) -> Int?
+  typealias Search =
+    @Sendable (_ buffer: UnsafeMutableBufferPointer<UInt8>, _ token: Int, _ from: Int, _ to: Int) -> Int?
 
   /// Makes bytes from `i` on available until `found` says where the token
   /// ends, refilling as needed (indices are the buffer's after any refill).
@@ -207,7 +208,8 @@ struct XMLTokenizer {
       guard i < close, source.buffer[i] == UInt8(ascii: "\"") || source.buffer[i] == UInt8(ascii: "'") else {
         throw Failure(
           line: line,
-          reason: "attribute \(Excerpt.of(attribute, bytes: 40)) of <\(Excerpt.of(name, bytes: 40))> is not quoted")
+          reason:
+            "attribute \(Excerpt.of(attribute, bytes: 40)) of <\(Excerpt.of(name, bytes: 40))> is not quoted")
       }
       let quote = source.buffer[i]
       let start = i + 1

@@ -50,7 +50,9 @@ enum RegularFile {
     var bytes = [UInt8](repeating: 0, count: size)
     var done = 0
     while done < size {
-      let n = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress! + done, size - done, off_t(done)) }
+      let n = bytes.withUnsafeMutableBytes {
+        pread(descriptor, $0.baseAddress! + done, size - done, off_t(done))
+      }
       if n < 0 && errno == EINTR { continue }
       guard n > 0 else { break }  // the file shrank: keep what was there
       done += n

@@ -112,12 +112,15 @@ public enum TraceImport {
       throw TraceError.unsupported(SourceLocation(file: path, line: 0), reason: notRecognised)
     }
     switch format {
-    case .traceFolder: return .recording(try TraceFolder.recording(generatedTrace(in: path) ?? path, options: options))
+    case .traceFolder:
+      return .recording(try TraceFolder.recording(generatedTrace(in: path) ?? path, options: options))
     case .comma2k19: return .recording(try TraceFolder.comma2k19Recording(path, options: options))
     case .sensorLogger: return .recording(try SensorLoggerReader.recording(folder: path, options: options))
     case .phyphox: return .recording(try PhyphoxReader.recording(path: path, options: options))
     case .columnMapping:
-      guard let mappingPath else { throw TraceError.unsupported(SourceLocation(file: path, line: 0), reason: notRecognised) }
+      guard let mappingPath else {
+        throw TraceError.unsupported(SourceLocation(file: path, line: 0), reason: notRecognised)
+      }
       let mapping = try ColumnMapping.load(path: mappingPath)
       let folder = FolderListing.isFolder(path) ? path : (path as NSString).deletingLastPathComponent
       return .recording(try mapping.recording(folder: folder, options: options))

@@ -6,7 +6,10 @@ extension FileReport {
     var line = "\(file): \(rowsRead) rows read, \(rowsKept) kept, \(rowsRejected) rejected"
     if !rejectedByReason.isEmpty {
       line +=
-        " (" + rejectedByReason.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue) \($0.value)" }
+        " ("
+        + rejectedByReason.sorted { $0.key.rawValue < $1.key.rawValue }.map {
+          "\($0.key.rawValue) \($0.value)"
+        }
         .joined(separator: ", ") + ")"
     }
     if reorderedRows > 0 { line += ", \(reorderedRows) out of time order (sorted)" }

@@ -198,7 +198,8 @@ public struct GravityCheck: Sendable, Hashable {
       switch basis {
       case .everySample: "median |gravity|"
       case .atRest: "median |a| at rest"
-      case .neverAtRest: "median |a| (never at rest, so moving: judged within \(Int(movingTolerance * 100)) %)"
+      case .neverAtRest:
+        "median |a| (never at rest, so moving: judged within \(Int(movingTolerance * 100)) %)"
       }
     }
     switch verdict {

@@ -81,7 +81,8 @@ enum ISOTime {
 
     /// `hh:mm:ss[.fraction][zone]` to the end (trailing spaces or CR allowed).
     mutating func timeOfDay() -> (Int64, Int?)? {
-      guard let hour = number(2), expect(UInt8(ascii: ":")), let minute = number(2), expect(UInt8(ascii: ":")),
+      guard let hour = number(2), expect(UInt8(ascii: ":")), let minute = number(2),
+        expect(UInt8(ascii: ":")),
         let second = number(2)
       else { return nil }
       var millis: Int64 = 0

@@ -219,7 +219,8 @@ extension Trace {
   /// reading — a missing relative altitude — differs from itself). O(n).
   public func matches(_ other: Trace) -> Bool {
     func same(_ a: [Double], _ b: [Double]) -> Bool {
-      a.count == b.count && zip(a, b).allSatisfy { $0.bitPattern == $1.bitPattern || ($0.isNaN && $1.isNaN) || $0 == $1 }
+      a.count == b.count
+        && zip(a, b).allSatisfy { $0.bitPattern == $1.bitPattern || ($0.isNaN && $1.isNaN) || $0 == $1 }
     }
     func same(_ a: VectorStream?, _ b: VectorStream?) -> Bool {
       guard let a, let b else { return a == nil && b == nil }
@@ -232,7 +233,10 @@ extension Trace {
     }
     func same(_ a: [String: ScalarStream], _ b: [String: ScalarStream]) -> Bool {
       a.keys.sorted() == b.keys.sorted()
-        && a.allSatisfy { key, s in b[key].map { $0.unit == s.unit && same($0.seconds, s.seconds) && same($0.values, s.values) } ?? false }
+        && a.allSatisfy { key, s in
+          b[key].map { $0.unit == s.unit && same($0.seconds, s.seconds) && same($0.values, s.values) }
+            ?? false
+        }
     }
     return metadata == other.metadata && fixes == other.fixes && providerFixes == other.providerFixes
       && accelerometer?.content == other.accelerometer?.content

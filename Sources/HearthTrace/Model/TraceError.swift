@@ -170,8 +170,9 @@ public struct ImportReport: Sendable, Hashable, Codable {
   public func requireSomethingKept(path: String) throws {
     guard nothingKept else { return }
     let why = files.prefix(5).map { file in
-      "\(file.file): " + (file.skippedBecause.map { "skipped (\(Excerpt.of($0, bytes: 120)))" }
-        ?? "\(file.rowsRead) rows read, none kept")
+      "\(file.file): "
+        + (file.skippedBecause.map { "skipped (\(Excerpt.of($0, bytes: 120)))" }
+          ?? "\(file.rowsRead) rows read, none kept")
     }
     throw TraceError.malformed(
       SourceLocation(file: path, line: 0),

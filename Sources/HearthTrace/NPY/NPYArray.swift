@@ -132,7 +132,8 @@ public struct NPYArray: Sendable {
       throw TraceError.malformed(
         SourceLocation(file: path, line: 1),
         reason:
-          "file holds \(fileSize - header.dataOffset) data bytes, shape \(header.shape) needs \(overflow ? "more than Int.max" : "\(dataBytes)")")
+          "file holds \(fileSize - header.dataOffset) data bytes, shape \(header.shape) needs \(overflow ? "more than Int.max" : "\(dataBytes)")"
+      )
     }
     let storage: Storage
     if fileSize >= mapThresholdBytes && dataBytes > 0 {
@@ -182,7 +183,10 @@ public struct NPYArray: Sendable {
     let text = String(decoding: bytes[headerStart..<(headerStart + headerLength)], as: UTF8.self)
     guard let descr = value(of: "descr", in: text), let order = value(of: "fortran_order", in: text),
       let shapeText = value(of: "shape", in: text)
-    else { throw TraceError.malformed(location, reason: "header is not a numpy dict: \(Excerpt.of(text, bytes: 80))") }
+    else {
+      throw TraceError.malformed(
+        location, reason: "header is not a numpy dict: \(Excerpt.of(text, bytes: 80))")
+    }
     let code = descr.trimmingCharacters(in: CharacterSet(charactersIn: "'\""))
     let normalised = code.hasPrefix("=") ? "<" + code.dropFirst() : code
     guard let dtype = DType(rawValue: normalised == "<u1" ? "|u1" : normalised) else {

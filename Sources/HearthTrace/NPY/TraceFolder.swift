@@ -124,7 +124,9 @@ public enum TraceFolder {
   /// skipped and reported.
   /// - Throws: `TraceError.io` when trace.json is missing or not a JSON
   ///   object; in strict mode any error.
-  public static func read(_ folder: String, options: ReadOptions = ReadOptions()) throws -> (Trace, ImportReport) {
+  public static func read(_ folder: String, options: ReadOptions = ReadOptions()) throws -> (
+    Trace, ImportReport
+  ) {
     try recording(folder, options: options).readWhole()
   }
 
@@ -140,7 +142,8 @@ public enum TraceFolder {
       }
       manifest = object
     }
-    var metadata = TraceMetadata(format: (manifest["format"] as? String).map { Excerpt.of($0, bytes: 120) } ?? "hearth-trace-folder")
+    var metadata = TraceMetadata(
+      format: (manifest["format"] as? String).map { Excerpt.of($0, bytes: 120) } ?? "hearth-trace-folder")
     metadata.platform = Platform(rawValue: manifest["platform"] as? String ?? "") ?? .unknown
     metadata.device = (manifest["device"] as? String).map { Excerpt.of($0, bytes: 200) }
     metadata.sourceFiles = (manifest["sourceFiles"] as? [Any])?.compactMap { $0 as? String } ?? []
@@ -152,18 +155,25 @@ public enum TraceFolder {
     if exists(path("fixes", "time_ms.npy")) {
       recording.files.append(fixesFile(path("fixes"), options: options))
     }
-    let content = AccelerationContent(rawValue: manifest["accelerometerContent"] as? String ?? "") ?? .includesGravity
+    let content =
+      AccelerationContent(rawValue: manifest["accelerometerContent"] as? String ?? "") ?? .includesGravity
     for (name, target) in [
-      ("accelerometer", StreamTarget.accelerometer(content)), ("gravity", .gravity), ("gyroscope", .gyroscope),
+      ("accelerometer", StreamTarget.accelerometer(content)), ("gravity", .gravity),
+      ("gyroscope", .gyroscope),
     ] where exists(path(name, "t.npy")) {
       let check: GravityCheck.Kind? =
-        target == .gravity ? .gravityEstimate : target == .accelerometer(.includesGravity) ? .totalAcceleration : nil
+        target == .gravity
+        ? .gravityEstimate : target == .accelerometer(.includesGravity) ? .totalAcceleration : nil
       recording.files.append(
-        vectorFile(name, t: path(name, "t.npy"), value: path(name, "value.npy"), target: target, check: check, options: options))
+        vectorFile(
+          name, t: path(name, "t.npy"), value: path(name, "value.npy"), target: target, check: check,
+          options: options))
     }
     if exists(path("barometer", "t.npy")) {
       recording.files.append(
-        pressureFile("barometer", t: path("barometer", "t.npy"), value: path("barometer", "value.npy"), options: options))
+        pressureFile(
+          "barometer", t: path("barometer", "t.npy"), value: path("barometer", "value.npy"), options: options)
+      )
     }
     let units = manifest["scalarUnits"] as? [String: Any] ?? [:]
     for name in ((try? fm.contentsOfDirectory(atPath: path("scalars"))) ?? []).sorted() {
@@ -183,7 +193,9 @@ public enum TraceFolder {
   static func pair(_ t: String, _ value: String, columns: Int, name: String) throws -> (NPYArray, NPYArray) {
     let times = try NPYArray.read(path: t)
     let values = try NPYArray.read(path: value)
-    guard times.shape.count <= 1, values.matrixShape.rows == times.count, values.matrixShape.columns == columns else {
+    guard times.shape.count <= 1, values.matrixShape.rows == times.count,
+      values.matrixShape.columns == columns
+    else {
       throw TraceError.malformed(
         SourceLocation(file: name, line: 0),
         reason: "t holds \(times.shape) and value \(values.shape): expected n and n×\(columns)")
@@ -199,7 +211,8 @@ public enum TraceFolder {
   }
 
   static func vectorFile(
-    _ name: String, t: String, value: String, target: StreamTarget, check: GravityCheck.Kind?, options: ReadOptions
+    _ name: String, t: String, value: String, target: StreamTarget, check: GravityCheck.Kind?,
+    options: ReadOptions
   ) -> RecordingFile {
     let limit = ReadingBounds.axisLimit(target.vectorQuantity ?? .acceleration)
     return RecordingFile(
@@ -209,7 +222,10 @@ public enum TraceFolder {
         let (times, values) = try pair(t, value, columns: 3, name: name)
         return ArrayRowSource(name: name, count: times.count, columnCount: 3, options: options) { i, block in
           guard let s = sensorTime(times, i) else { return (.badTime, "t", "\(times.element(i))") }
-          let (x, y, z) = (values.element(row: i, column: 0), values.element(row: i, column: 1), values.element(row: i, column: 2))
+          let (x, y, z) = (
+            values.element(row: i, column: 0), values.element(row: i, column: 1),
+            values.element(row: i, column: 2)
+          )
           if let reason = ReadingBounds.vectorProblem(x, y, z, limit: limit) {
             return (reason, "value", "x \(x), y \(y), z \(z)")
           }
@@ -221,7 +237,8 @@ public enum TraceFolder {
 
   static func pressureFile(_ name: String, t: String, value: String, options: ReadOptions) -> RecordingFile {
     RecordingFile(
-      name: name, targets: [.barometer], rule: .sameKeyAndValues, keysAreMilliseconds: false, gravityChecks: [],
+      name: name, targets: [.barometer], rule: .sameKeyAndValues, keysAreMilliseconds: false,
+      gravityChecks: [],
       units: nil,
       open: {
         let (times, values) = try pair(t, value, columns: 2, name: name)
@@ -241,7 +258,8 @@ public enum TraceFolder {
     _ file: String, name: String, unit: String, t: String, value: String, options: ReadOptions
   ) -> RecordingFile {
     RecordingFile(
-      name: file, targets: [.scalar(name: name, unit: unit)], rule: .sameKeyAndValues, keysAreMilliseconds: false,
+      name: file, targets: [.scalar(name: name, unit: unit)], rule: .sameKeyAndValues,
+      keysAreMilliseconds: false,
       gravityChecks: [], units: nil,
       open: {
         let (times, values) = try pair(t, value, columns: 1, name: file)
@@ -264,10 +282,12 @@ public enum TraceFolder {
       return (t, code)
     }
     return RecordingFile(
-      name: "trace.json activities", targets: [.activities], rule: .sameKeyAndValues, keysAreMilliseconds: false,
+      name: "trace.json activities", targets: [.activities], rule: .sameKeyAndValues,
+      keysAreMilliseconds: false,
       gravityChecks: [], units: nil,
       open: {
-        ArrayRowSource(name: "trace.json activities", count: pairs.count, columnCount: 1, options: options) { i, block in
+        ArrayRowSource(name: "trace.json activities", count: pairs.count, columnCount: 1, options: options) {
+          i, block in
           let (t, code) = pairs[i]
           guard t.isFinite, ReadingBounds.isSensorTime(t) else { return (.badTime, "seconds", "\(t)") }
           guard let raw = UInt8(exactly: code), Activity(rawValue: raw) != nil else {
@@ -286,11 +306,13 @@ public enum TraceFolder {
       open: {
         let time = try NPYArray.read(path: folder + "/time_ms.npy")
         guard time.shape.count <= 1 else {
-          throw TraceError.malformed(SourceLocation(file: "fixes/time_ms.npy", line: 0), reason: "not one column: \(time.shape)")
+          throw TraceError.malformed(
+            SourceLocation(file: "fixes/time_ms.npy", line: 0), reason: "not one column: \(time.shape)")
         }
         var columns: [NPYArray?] = []
         for name in [
-          "latitude_deg", "longitude_deg", "accuracy_m", "speed_mps", "heading_deg", "altitude_m", "activity", "source",
+          "latitude_deg", "longitude_deg", "accuracy_m", "speed_mps", "heading_deg", "altitude_m", "activity",
+          "source",
           "battery_fraction", "charging", "device", "user",
         ] {
           let p = folder + "/\(name).npy"
@@ -301,26 +323,32 @@ public enum TraceFolder {
           let column = try NPYArray.read(path: p)
           guard column.count == time.count else {
             throw TraceError.malformed(
-              SourceLocation(file: "fixes/\(name).npy", line: 0), reason: "\(column.count) values for \(time.count) fixes")
+              SourceLocation(file: "fixes/\(name).npy", line: 0),
+              reason: "\(column.count) values for \(time.count) fixes")
           }
           columns.append(column)
         }
         let defaults: [Double] = [.nan, .nan, .nan, .nan, .nan, .nan, 0, 0, .nan, 0, 0, 0]
-        return ArrayRowSource(name: "fixes", count: time.count, columnCount: FixLayout.columnCount, options: options) {
+        return ArrayRowSource(
+          name: "fixes", count: time.count, columnCount: FixLayout.columnCount, options: options
+        ) {
           i, block in
           guard let ms = time.exactInt64(i), ReadingBounds.fixMilliseconds.contains(ms) else {
             return (.badTime, "time_ms", "\(time.element(i))")
           }
           let v = (0..<12).map { columns[$0]?.element(i) ?? defaults[$0] }
           let fields = FixFields(
-            milliseconds: ms, latitude: v[0], longitude: v[1], accuracy: v[2], speed: v[3], heading: v[4], altitude: v[5])
+            milliseconds: ms, latitude: v[0], longitude: v[1], accuracy: v[2], speed: v[3], heading: v[4],
+            altitude: v[5])
           if let (reason, field) = fields.problem() { return (reason, field, "lat \(v[0]), lon \(v[1])") }
           if v[3] < 0 || v[3] == .infinity { return (.outOfRange, "speed", "\(v[3]) m/s") }
           guard Activity(rawValue: UInt8(exactly: v[6]) ?? .max) != nil,
             FixSource(rawValue: UInt8(exactly: v[7]) ?? .max) != nil,
             ChargingState(rawValue: UInt8(exactly: v[9]) ?? .max) != nil
           else { return (.outOfRange, "activity, source or charging", "codes \(v[6]), \(v[7]), \(v[9])") }
-          guard v[8].isNaN || (0...1).contains(v[8]) else { return (.outOfRange, "battery_fraction", "\(v[8])") }
+          guard v[8].isNaN || (0...1).contains(v[8]) else {
+            return (.outOfRange, "battery_fraction", "\(v[8])")
+          }
           guard UInt32(exactly: v[10]) != nil, UInt32(exactly: v[11]) != nil else {
             return (.outOfRange, "device or user", "\(v[10]), \(v[11])")
           }
@@ -353,10 +381,14 @@ public enum TraceFolder {
     guard FolderListing.isFolder(log) else { throw TraceError.io(path: log, reason: "not a folder") }
     @Sendable func path(_ parts: String...) -> String { ([log] + parts).joined(separator: "/") }
     var recording = Recording(
-      metadata: TraceMetadata(device: "comma EON", platform: .android, format: "comma2k19"), files: [], options: options)
+      metadata: TraceMetadata(device: "comma EON", platform: .android, format: "comma2k19"), files: [],
+      options: options)
     let gnssName = "GNSS/live_gnss_ublox"
     // The boot time from the fixes' UTC, before any stream is read.
-    if let (t, value) = try? pair(path("GNSS", "live_gnss_ublox", "t"), path("GNSS", "live_gnss_ublox", "value"), columns: 6, name: gnssName) {
+    if let (t, value) = try? pair(
+      path("GNSS", "live_gnss_ublox", "t"), path("GNSS", "live_gnss_ublox", "value"), columns: 6,
+      name: gnssName)
+    {
       var offsets: [Double] = []
       for i in 0..<min(t.count, 100_000) {
         let (s, utc) = (t.element(i), value.element(row: i, column: 3))
@@ -370,19 +402,26 @@ public enum TraceFolder {
     }
     recording.files.append(
       RecordingFile(
-        name: gnssName, targets: [.fixes(provider: nil)], rule: .sameKey, keysAreMilliseconds: true, gravityChecks: [],
+        name: gnssName, targets: [.fixes(provider: nil)], rule: .sameKey, keysAreMilliseconds: true,
+        gravityChecks: [],
         units: nil,
         open: {
-          let (t, value) = try pair(path("GNSS", "live_gnss_ublox", "t"), path("GNSS", "live_gnss_ublox", "value"), columns: 6, name: gnssName)
-          return ArrayRowSource(name: gnssName, count: t.count, columnCount: FixLayout.columnCount, options: options) {
+          let (t, value) = try pair(
+            path("GNSS", "live_gnss_ublox", "t"), path("GNSS", "live_gnss_ublox", "value"), columns: 6,
+            name: gnssName)
+          return ArrayRowSource(
+            name: gnssName, count: t.count, columnCount: FixLayout.columnCount, options: options
+          ) {
             i, block in
             guard let ms = ReadingBounds.fixTime(milliseconds: value.element(row: i, column: 3)) else {
               return (.badTime, "utc", "\(value.element(row: i, column: 3))")
             }
             let speed = value.element(row: i, column: 2)
             let fields = FixFields(
-              milliseconds: ms, latitude: value.element(row: i, column: 0), longitude: value.element(row: i, column: 1),
-              speed: speed, heading: value.element(row: i, column: 5), altitude: value.element(row: i, column: 4))
+              milliseconds: ms, latitude: value.element(row: i, column: 0),
+              longitude: value.element(row: i, column: 1),
+              speed: speed, heading: value.element(row: i, column: 5),
+              altitude: value.element(row: i, column: 4))
             if let (reason, field) = fields.problem() {
               return (reason, field, "lat \(fields.latitude), lon \(fields.longitude)")
             }
@@ -403,7 +442,9 @@ public enum TraceFolder {
       recording.metadata.sourceFiles.append("\(group)/\(name)")
     }
     recording.files.append(
-      scalarFile("CAN/speed", name: "canSpeed", unit: "m/s", t: path("CAN", "speed", "t"), value: path("CAN", "speed", "value"), options: options))
+      scalarFile(
+        "CAN/speed", name: "canSpeed", unit: "m/s", t: path("CAN", "speed", "t"),
+        value: path("CAN", "speed", "value"), options: options))
     recording.metadata.sourceFiles.append("CAN/speed")
     return recording
   }

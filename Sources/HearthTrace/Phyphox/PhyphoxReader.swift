@@ -73,7 +73,8 @@ public enum PhyphoxReader {
         recording.files.append(file)
       } else {
         let full = (folder as NSString).appendingPathComponent(file.name)
-        recording.files.append(try plan(full, name: file.name, origin: origin, options: options, only: wanted[i]))
+        recording.files.append(
+          try plan(full, name: file.name, origin: origin, options: options, only: wanted[i]))
       }
     }
     return recording
@@ -94,7 +95,8 @@ public enum PhyphoxReader {
   /// A file that failed while planning: reading it reports the failure.
   private static func failed(_ name: String, _ error: TraceError) -> RecordingFile {
     RecordingFile(
-      name: name, targets: [], rule: .sameKeyAndValues, keysAreMilliseconds: false, gravityChecks: [], units: nil,
+      name: name, targets: [], rule: .sameKeyAndValues, keysAreMilliseconds: false, gravityChecks: [],
+      units: nil,
       open: { throw error })
   }
 
@@ -169,16 +171,19 @@ public enum PhyphoxReader {
       fields.append(
         .fix(
           .init(
-            latitude: lat, longitude: lon, accuracy: columns["horizontal accuracy"]?.0, speed: columns["velocity"]?.0,
+            latitude: lat, longitude: lon, accuracy: columns["horizontal accuracy"]?.0,
+            speed: columns["velocity"]?.0,
             heading: columns["direction"]?.0, altitude: columns["height"]?.0, latitudeFactor: latFactor,
             longitudeFactor: lonFactor, accuracyFactor: columns["horizontal accuracy"]?.1 ?? 1,
             speedFactor: columns["velocity"]?.1 ?? 1, headingFactor: columns["direction"]?.1 ?? 1,
             altitudeFactor: columns["height"]?.1 ?? 1, originMilliseconds: origin ?? 0)))
     }
-    let spec = CSVRowSpec(time: .seconds(timeColumn, factor: timeFactor), fields: fields, keysAreMilliseconds: false)
+    let spec = CSVRowSpec(
+      time: .seconds(timeColumn, factor: timeFactor), fields: fields, keysAreMilliseconds: false)
     let columnCount = targets.reduce(0) { $0 + $1.columnCount }
     return RecordingFile(
-      name: name, targets: targets, rule: fixOnly ? .sameKeyOrSameFix : .sameKeyAndValues, keysAreMilliseconds: false,
+      name: name, targets: targets, rule: fixOnly ? .sameKeyOrSameFix : .sameKeyAndValues,
+      keysAreMilliseconds: false,
       gravityChecks: check.map { [$0] } ?? [], units: units.isEmpty ? nil : units.joined(separator: "; "),
       open: { [spec] in
         try CSVRowSource(path: path, name: name, spec: spec, columnCount: columnCount, options: options)
@@ -214,7 +219,9 @@ public enum PhyphoxReader {
           .init(key: "system", names: ["system time"], kind: .number, required: true),
         ], maximumRows: 64)
     {
-      if let start = table.texts["event"]?.firstIndex(of: "START"), let seconds = table.numbers["system"]?[start] {
+      if let start = table.texts["event"]?.firstIndex(of: "START"),
+        let seconds = table.numbers["system"]?[start]
+      {
         if let origin = ReadingBounds.fixTime(milliseconds: seconds * 1000) {
           recording.metadata.timeOriginMilliseconds = origin
         } else {
@@ -237,7 +244,8 @@ public enum PhyphoxReader {
       let properties = Dictionary(
         zip(table.texts["property"] ?? [], table.texts["value"] ?? []), uniquingKeysWith: { a, _ in a })
       if let model = properties["deviceModel"] {
-        recording.metadata.device = [properties["deviceBrand"], model].compactMap { $0 }.joined(separator: " ")
+        recording.metadata.device = [properties["deviceBrand"], model].compactMap { $0 }.joined(
+          separator: " ")
       }
       if properties["deviceRelease"] != nil && properties["deviceBaseOS"] != nil {
         recording.metadata.platform = .android

@@ -14,7 +14,10 @@ final class ArrayRowSource: RowSource {
   private(set) var report: FileReport
   private let strict: Bool
 
-  init(name: String, count: Int, columnCount: Int, options: ReadOptions, blockRows: Int = 65_536, convert: @escaping Convert) {
+  init(
+    name: String, count: Int, columnCount: Int, options: ReadOptions, blockRows: Int = 65_536,
+    convert: @escaping Convert
+  ) {
     self.count = count
     self.columnCount = columnCount
     self.blockRows = blockRows
@@ -32,7 +35,8 @@ final class ArrayRowSource: RowSource {
         report.rowsRead += 1
         if let (reason, column, detail) = convert(i, &block) {
           let rejection = RowRejection(
-            location: SourceLocation(file: report.file, line: i + 1, columnName: column), reason: reason, detail: detail)
+            location: SourceLocation(file: report.file, line: i + 1, columnName: column), reason: reason,
+            detail: detail)
           if strict { throw TraceError.rejectedInStrictMode(rejection) }
           report.reject(rejection)
         } else {

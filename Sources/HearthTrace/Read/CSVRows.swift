@@ -226,13 +226,17 @@ struct CSVRowConverter {
     var requests: [CSVColumnRequest] = []
     var counts: [CSVColumnRequest.Kind: Int] = [:]
     var byHeader: [Int: (CSVColumnRequest.Kind, Slot)] = [:]
-    func find(_ column: CSVRowSpec.Column?, _ kind: CSVColumnRequest.Kind, time: String? = nil) throws -> Slot? {
+    func find(_ column: CSVRowSpec.Column?, _ kind: CSVColumnRequest.Kind, time: String? = nil) throws
+      -> Slot?
+    {
       guard let column else { return nil }
       guard let index = CSVTable.index(of: column.names, in: header) else {
         if column.required {
           throw TraceError.malformed(
             SourceLocation(file: file, line: 1),
-            reason: "missing column '\(Excerpt.of(column.names[0], bytes: 80))' (header: \(Excerpt.of(header.joined(separator: ", "))))")
+            reason:
+              "missing column '\(Excerpt.of(column.names[0], bytes: 80))' (header: \(Excerpt.of(header.joined(separator: ", "))))"
+          )
         }
         return nil
       }
@@ -240,12 +244,14 @@ struct CSVRowConverter {
         // One header column may serve several fields, as one kind.
         guard known == kind else {
           throw TraceError.unsupported(
-            SourceLocation(file: file, line: 1, column: index + 1, columnName: Excerpt.of(header[index], bytes: 80)),
+            SourceLocation(
+              file: file, line: 1, column: index + 1, columnName: Excerpt.of(header[index], bytes: 80)),
             reason: "column wanted both as text and as a number")
         }
         return slot
       }
-      let slot = Slot(batchIndex: counts[kind, default: 0], headerIndex: index, name: Excerpt.of(header[index], bytes: 80))
+      let slot = Slot(
+        batchIndex: counts[kind, default: 0], headerIndex: index, name: Excerpt.of(header[index], bytes: 80))
       counts[kind, default: 0] += 1
       byHeader[index] = (kind, slot)
       requests.append(CSVColumnRequest(index: index, kind: kind, timeFormat: time))
@@ -257,7 +263,8 @@ struct CSVRowConverter {
         converter.time = .seconds(slot, factor: factor)
       }
     case .sensorLogger(let origin):
-      if let slot = try find(CSVRowSpec.Column("seconds_elapsed", required: false), .number, time: "seconds") {
+      if let slot = try find(CSVRowSpec.Column("seconds_elapsed", required: false), .number, time: "seconds")
+      {
         converter.time = .seconds(slot, factor: 1)
       } else if let slot = try find(
         CSVRowSpec.Column("time", required: false), .integer, time: "whole nanoseconds since the epoch")
@@ -279,7 +286,8 @@ struct CSVRowConverter {
     for field in spec.fields {
       switch field {
       case .vector(let x, let y, let z, let factor, let limit):
-        guard let xs = try find(x, .number), let ys = try find(y, .number), let zs = try find(z, .number) else {
+        guard let xs = try find(x, .number), let ys = try find(y, .number), let zs = try find(z, .number)
+        else {
           throw TraceError.malformed(SourceLocation(file: file, line: 1), reason: "a vector needs x, y and z")
         }
         converter.fields.append(.vector(x: xs, y: ys, z: zs, factor: factor, limit: limit))
@@ -288,7 +296,8 @@ struct CSVRowConverter {
           throw TraceError.malformed(SourceLocation(file: file, line: 1), reason: "no pressure column")
         }
         converter.fields.append(
-          .pressure(ps, altitude: try find(altitude, .number), factor: factor, altitudeFactor: altitudeFactor))
+          .pressure(ps, altitude: try find(altitude, .number), factor: factor, altitudeFactor: altitudeFactor)
+        )
       case .scalar(let c, let factor, let range):
         guard let slot = try find(c, .number) else {
           throw TraceError.malformed(SourceLocation(file: file, line: 1), reason: "no column '\(c.names[0])'")
@@ -296,7 +305,8 @@ struct CSVRowConverter {
         converter.fields.append(.scalar(slot, factor: factor, range: range))
       case .fix(let f):
         guard let lat = try find(f.latitude, .number), let lon = try find(f.longitude, .number) else {
-          throw TraceError.malformed(SourceLocation(file: file, line: 1), reason: "no latitude or longitude column")
+          throw TraceError.malformed(
+            SourceLocation(file: file, line: 1), reason: "no latitude or longitude column")
         }
         converter.fields.append(
           .fix(
@@ -311,26 +321,32 @@ struct CSVRowConverter {
         converter.fields.append(.activity(slot))
       }
     }
-    precondition(converter.fields.reduce(0) { $0 + $1.columnCount } == columnCount, "targets and fields differ")
+    precondition(
+      converter.fields.reduce(0) { $0 + $1.columnCount } == columnCount, "targets and fields differ")
     return (converter, requests)
   }
 
   /// A mapped clock's source, its column found as `find` finds columns.
   private static func mappedTime(
-    _ mapped: CSVRowSpec.MappedTime, find: (CSVRowSpec.Column?, CSVColumnRequest.Kind, String?) throws -> Slot?
+    _ mapped: CSVRowSpec.MappedTime,
+    find: (CSVRowSpec.Column?, CSVColumnRequest.Kind, String?) throws -> Slot?
   ) throws -> TimeSource {
     let (placed, origin, format) = (mapped.placedMilliseconds, mapped.originMilliseconds, mapped.format)
     func slot(_ column: CSVRowSpec.Column, _ kind: CSVColumnRequest.Kind) throws -> Slot {
       // Mapped columns are required: a missing one has thrown.
-      guard let slot = try find(column, kind, format) else { throw TraceError.malformed(.init(file: "", line: 1), reason: "no time column") }
+      guard let slot = try find(column, kind, format) else {
+        throw TraceError.malformed(.init(file: "", line: 1), reason: "no time column")
+      }
       return slot
     }
     switch mapped.reading {
     case .relative(let column, let secondsPerUnit):
       return .relative(
-        try slot(column, .number), secondsPerUnit: secondsPerUnit, nanoseconds: false, placed: placed, origin: origin)
+        try slot(column, .number), secondsPerUnit: secondsPerUnit, nanoseconds: false, placed: placed,
+        origin: origin)
     case .relativeNanoseconds(let column):
-      return .relative(try slot(column, .integer), secondsPerUnit: 1e-9, nanoseconds: true, placed: placed, origin: origin)
+      return .relative(
+        try slot(column, .integer), secondsPerUnit: 1e-9, nanoseconds: true, placed: placed, origin: origin)
     case .rate(let hertz):
       return .rate(hertz: hertz, placed: placed, origin: origin)
     case .epoch(let column, let millisecondsPerUnit):
@@ -340,7 +356,8 @@ struct CSVRowConverter {
     case .iso8601(let column, let zone):
       return .wallText(try slot(column, .text), zone: zone, origin: origin)
     case .timeOfDay(let column, let day, let zone):
-      return .timeOfDay(try slot(column, .text), dayMilliseconds: Int64(day) * 86_400_000, zone: zone, origin: origin)
+      return .timeOfDay(
+        try slot(column, .text), dayMilliseconds: Int64(day) * 86_400_000, zone: zone, origin: origin)
     }
   }
 
@@ -353,7 +370,9 @@ struct CSVRowConverter {
 
   /// Converts every row of `batch`, appending good ones to `block` and
   /// rejecting bad ones into `report` (which counts only rejections here).
-  mutating func convert(_ batch: CSVBatch, into block: inout RowBlock, report: inout FileReport, strict: Bool) throws {
+  mutating func convert(_ batch: CSVBatch, into block: inout RowBlock, report: inout FileReport, strict: Bool)
+    throws
+  {
     for i in 0..<batch.count {
       let line = batch.lines[i]
       func reject(_ reason: RowRejection.Reason, _ slot: Slot?, _ detail: String) throws {
@@ -402,7 +421,8 @@ struct CSVRowConverter {
   private func timeText(_ batch: CSVBatch, _ i: Int) -> String {
     switch time {
     case .seconds(let s, _), .wallNumber(let s, _, _): "\(batch.numbers[s.batchIndex][i])"
-    case .nanosecondsFromOrigin(let s, _), .nanosecondsSinceEpoch(let s, _): "\(batch.integers[s.batchIndex][i]) ns"
+    case .nanosecondsFromOrigin(let s, _), .nanosecondsSinceEpoch(let s, _):
+      "\(batch.integers[s.batchIndex][i]) ns"
     case .wallText(let s, _, _), .timeOfDay(let s, _, _, _): batch.texts[s.batchIndex][i]
     case .relative(let s, _, let nanoseconds, _, _):
       nanoseconds ? "\(batch.integers[s.batchIndex][i]) ns" : "\(batch.numbers[s.batchIndex][i])"
@@ -445,7 +465,9 @@ struct CSVRowConverter {
       guard let (local, offset) = ISOTime.parse(Substring(batch.texts[s.batchIndex][i])) else { return nil }
       return try utc(local, offset, zone, s, line).flatMap { wall($0, origin: origin) }
     case .timeOfDay(let s, let day, let zone, let origin):
-      guard let (ofDay, offset) = ISOTime.timeOfDay(Substring(batch.texts[s.batchIndex][i])) else { return nil }
+      guard let (ofDay, offset) = ISOTime.timeOfDay(Substring(batch.texts[s.batchIndex][i])) else {
+        return nil
+      }
       // A recording may cross midnight once: a time of day more than 12 h
       // before the file's first is on the next day.
       let anchor = firstTimeOfDay ?? ofDay
@@ -477,7 +499,8 @@ struct CSVRowConverter {
   /// A local reading (ms on the local clock) as epoch ms: by its own offset
   /// when written with one, else in `zone`; nil in a zone's skipped hour.
   /// - Throws: `TraceError.unsupported` when there is neither.
-  private func utc(_ local: Int64, _ offsetMinutes: Int?, _ zone: TimeZoneRule?, _ slot: Slot, _ line: Int) throws
+  private func utc(_ local: Int64, _ offsetMinutes: Int?, _ zone: TimeZoneRule?, _ slot: Slot, _ line: Int)
+    throws
     -> Int64?
   {
     if let offsetMinutes { return local - Int64(offsetMinutes) * 60_000 }
@@ -485,7 +508,8 @@ struct CSVRowConverter {
       throw TraceError.unsupported(
         SourceLocation(file: file, line: line, column: slot.headerIndex + 1, columnName: slot.name),
         reason:
-          "a local time with no zone: name one (the mapping's time \"timezone\", or --timezone ZONE / ReadOptions.timeZone)")
+          "a local time with no zone: name one (the mapping's time \"timezone\", or --timezone ZONE / ReadOptions.timeZone)"
+      )
     }
     return zone.utcMilliseconds(local: local)
   }
@@ -505,11 +529,14 @@ struct CSVRowConverter {
   }
 
   /// Why row `i` cannot be kept: reason, the column, the offending values.
-  private func problem(_ batch: CSVBatch, _ i: Int, _ time: RowTime) -> (RowRejection.Reason, Slot?, String)? {
+  private func problem(_ batch: CSVBatch, _ i: Int, _ time: RowTime) -> (RowRejection.Reason, Slot?, String)?
+  {
     for field in fields {
       switch field {
       case .vector(let xs, let ys, let zs, let factor, let limit):
-        let (x, y, z) = (value(batch, xs, i) * factor, value(batch, ys, i) * factor, value(batch, zs, i) * factor)
+        let (x, y, z) = (
+          value(batch, xs, i) * factor, value(batch, ys, i) * factor, value(batch, zs, i) * factor
+        )
         if let reason = ReadingBounds.vectorProblem(x, y, z, limit: limit) {
           return (reason, xs, "x \(x), y \(y), z \(z)")
         }
@@ -521,7 +548,9 @@ struct CSVRowConverter {
         }
       case .scalar(let s, let factor, let range):
         let v = value(batch, s, i) * factor
-        if v.isInfinite || (range.map { !v.isNaN && !$0.contains(v) } ?? false) { return (.outOfRange, s, "\(v)") }
+        if v.isInfinite || (range.map { !v.isNaN && !$0.contains(v) } ?? false) {
+          return (.outOfRange, s, "\(v)")
+        }
       case .fix(let f):
         guard let fix = fixFields(batch, i, f, time) else {
           return (.badTime, timeSlot, "\(time.seconds) s from the origin: no fix time within 1900–2200")
@@ -545,7 +574,8 @@ struct CSVRowConverter {
       ms = wall
     } else {
       // |seconds| ≤ 10¹⁰: the product is exact and far inside Int64.
-      guard let origin = f.spec.originMilliseconds, let offset = Int64(exactly: (time.seconds * 1000).rounded())
+      guard let origin = f.spec.originMilliseconds,
+        let offset = Int64(exactly: (time.seconds * 1000).rounded())
       else { return nil }
       let (sum, overflow) = origin.addingReportingOverflow(offset)
       guard !overflow, ReadingBounds.fixMilliseconds.contains(sum) else { return nil }
@@ -555,8 +585,10 @@ struct CSVRowConverter {
     return FixFields(
       milliseconds: ms, latitude: value(batch, f.latitude, i) * s.latitudeFactor,
       longitude: value(batch, f.longitude, i) * s.longitudeFactor,
-      accuracy: value(batch, f.accuracy, i) * s.accuracyFactor, speed: value(batch, f.speed, i) * s.speedFactor,
-      heading: value(batch, f.heading, i) * s.headingFactor, altitude: value(batch, f.altitude, i) * s.altitudeFactor)
+      accuracy: value(batch, f.accuracy, i) * s.accuracyFactor,
+      speed: value(batch, f.speed, i) * s.speedFactor,
+      heading: value(batch, f.heading, i) * s.headingFactor,
+      altitude: value(batch, f.altitude, i) * s.altitudeFactor)
   }
 
   private func append(
@@ -576,10 +608,12 @@ struct CSVRowConverter {
       // `problem` made sure the fix exists.
       let fix = fixFields(batch, i, f, time) ?? FixFields(milliseconds: 0, latitude: .nan, longitude: .nan)
       let speed =
-        SpeedReading.speedMetersPerSecond(raw: fix.speed, horizontalAccuracyMeters: fix.measuredAccuracy) ?? .nan
+        SpeedReading.speedMetersPerSecond(raw: fix.speed, horizontalAccuracyMeters: fix.measuredAccuracy)
+        ?? .nan
       FixLayout.append(fix, speedMetersPerSecond: speed, to: &block, at: offset)
     case .activity(let s):
-      block.columns[offset].append(Double(SensorLoggerReader.activity(named: batch.texts[s.batchIndex][i]).rawValue))
+      block.columns[offset].append(
+        Double(SensorLoggerReader.activity(named: batch.texts[s.batchIndex][i]).rawValue))
     }
   }
 }

@@ -97,10 +97,16 @@ struct FixFields {
   func problem() -> (RowRejection.Reason, String)? {
     if latitude.isNaN || longitude.isNaN { return (.missingValue, "position") }
     guard abs(latitude) <= 90, abs(longitude) <= 180 else { return (.outOfRange, "position") }
-    if accuracy > ReadingBounds.maximumAccuracyMeters || accuracy == -.infinity { return (.outOfRange, "accuracy") }
-    if speed > ReadingBounds.maximumSpeedMetersPerSecond || speed == -.infinity { return (.outOfRange, "speed") }
+    if accuracy > ReadingBounds.maximumAccuracyMeters || accuracy == -.infinity {
+      return (.outOfRange, "accuracy")
+    }
+    if speed > ReadingBounds.maximumSpeedMetersPerSecond || speed == -.infinity {
+      return (.outOfRange, "speed")
+    }
     if heading > 360 || heading == -.infinity { return (.outOfRange, "heading") }
-    if !altitude.isNaN && !ReadingBounds.altitudeMeters.contains(altitude) { return (.outOfRange, "altitude") }
+    if !altitude.isNaN && !ReadingBounds.altitudeMeters.contains(altitude) {
+      return (.outOfRange, "altitude")
+    }
     return nil
   }
 

@@ -49,7 +49,8 @@ struct Recording: Sendable {
   /// import stops on it; a folder import marks the file skipped with this
   /// reason, its rows still counted.
   static func timeFailure(_ report: FileReport) -> TraceError? {
-    guard report.rowsRead > 0, report.rowsKept == 0, report.rejectedByReason[.badTime] == report.rowsRead else {
+    guard report.rowsRead > 0, report.rowsKept == 0, report.rejectedByReason[.badTime] == report.rowsRead
+    else {
       return nil
     }
     let first = report.rejections.first { $0.reason == .badTime }
@@ -82,7 +83,8 @@ struct Recording: Sendable {
     var report = source.report
     report.units = file.units
     for (check, _) in checks {
-      guard try Self.passes(check, kind: check.kind, rows: block.count, report: &report, options: options) else {
+      guard try Self.passes(check, kind: check.kind, rows: block.count, report: &report, options: options)
+      else {
         return (nil, report)
       }
     }
@@ -102,7 +104,8 @@ struct Recording: Sendable {
     report.units = [report.units, words].compactMap { $0 }.joined(separator: "; ")
     guard case .implausible = verdict, !options.acceptImplausibleGravity else { return true }
     let rejection = RowRejection(
-      location: SourceLocation(file: report.file, line: 0), reason: .unitProblem, detail: "every row: \(words)")
+      location: SourceLocation(file: report.file, line: 0), reason: .unitProblem,
+      detail: "every row: \(words)")
     if options.strict { throw TraceError.rejectedInStrictMode(rejection) }
     report.rowsKept -= rows
     report.reject(rejection, count: rows)
@@ -140,7 +143,8 @@ extension Trace {
   mutating func take(_ block: RowBlock, from file: RecordingFile) {
     let origin = metadata.timeOriginMilliseconds ?? 0
     var seconds: [Double] {
-      file.keysAreMilliseconds ? block.keys.map { file.seconds(ofKey: $0, originMilliseconds: origin) } : block.keys
+      file.keysAreMilliseconds
+        ? block.keys.map { file.seconds(ofKey: $0, originMilliseconds: origin) } : block.keys
     }
     for (k, target) in file.targets.enumerated() {
       let o = file.offset(of: k)
@@ -174,7 +178,8 @@ extension Trace {
       case .activities:
         let keys = seconds
         activities += (0..<block.count).map {
-          ActivitySample(seconds: keys[$0], activity: Activity(rawValue: UInt8(exactly: c[o][$0]) ?? 0) ?? .unknown)
+          ActivitySample(
+            seconds: keys[$0], activity: Activity(rawValue: UInt8(exactly: c[o][$0]) ?? 0) ?? .unknown)
         }
       }
     }
@@ -199,7 +204,9 @@ extension VectorStream {
 
 extension PressureStream {
   /// Appends samples (later in time), as ``VectorStream/append(seconds:x:y:z:)``.
-  public mutating func append(seconds t: [Double], hectopascals p: [Double], relativeAltitudeMeters h: [Double]) {
+  public mutating func append(
+    seconds t: [Double], hectopascals p: [Double], relativeAltitudeMeters h: [Double]
+  ) {
     if isEmpty {
       self = PressureStream(seconds: t, hectopascals: p, relativeAltitudeMeters: h)
       return

@@ -88,8 +88,10 @@ enum FixLayout {
     return Fix(
       timeMilliseconds: Int64(exactly: value(time)) ?? 0, latitudeDegrees: value(latitude),
       longitudeDegrees: value(longitude), horizontalAccuracyMeters: value(accuracy),
-      speedMetersPerSecond: present(speed), headingDegrees: present(heading), altitudeMeters: present(altitude),
-      activity: Activity(rawValue: code(activity)) ?? .unknown, source: FixSource(rawValue: code(source)) ?? .ordinary,
+      speedMetersPerSecond: present(speed), headingDegrees: present(heading),
+      altitudeMeters: present(altitude),
+      activity: Activity(rawValue: code(activity)) ?? .unknown,
+      source: FixSource(rawValue: code(source)) ?? .ordinary,
       batteryLevel: present(battery), charging: ChargingState(rawValue: code(charging)) ?? .unknown,
       device: DeviceID(id(device)), user: UserID(id(user)))
   }

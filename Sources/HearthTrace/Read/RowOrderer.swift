@@ -98,7 +98,8 @@ struct RowOrderer {
     return out
   }
 
-  private mutating func keep(_ block: RowBlock, _ i: Int, into out: inout RowBlock, report: inout FileReport) {
+  private mutating func keep(_ block: RowBlock, _ i: Int, into out: inout RowBlock, report: inout FileReport)
+  {
     if hasLast && block.repeats(i, lastKept, 0, rule: rule, keysPerSecond: keysPerSecond) {
       report.rejectDuplicate(line: block.lines[i])
       return

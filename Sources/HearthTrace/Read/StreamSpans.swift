@@ -51,7 +51,9 @@ struct StreamSpans: Sendable {
     let origin = trace.metadata.timeOriginMilliseconds ?? 0
     func fixes(_ name: String, _ columns: FixColumns) {
       // A trace folder keeps its fixes in the order written: min and max, not ends.
-      guard let low = columns.timeMilliseconds.min(), let high = columns.timeMilliseconds.max() else { return }
+      guard let low = columns.timeMilliseconds.min(), let high = columns.timeMilliseconds.max() else {
+        return
+      }
       // Fix times lie within 1900–2200 and so does any origin: no overflow.
       add(name, Double(low &- origin) / 1000, Double(high &- origin) / 1000)
     }
@@ -88,7 +90,9 @@ extension ImportReport {
   /// one moment.
   public var nonOverlappingStreams: [StreamTimeSpan] {
     guard streamSpans.count >= 2 else { return [] }
-    return streamSpans.filter { span in !streamSpans.contains { $0.stream != span.stream && span.overlaps($0) } }
+    return streamSpans.filter { span in
+      !streamSpans.contains { $0.stream != span.stream && span.overlaps($0) }
+    }
   }
 
   /// One line per stream in ``nonOverlappingStreams``, naming the others' spans.

@@ -61,7 +61,8 @@ public struct TraceStream: Sendable {
   ///   whatever `body` throws.
   /// - Complexity: two passes over every file; O(n log w) for n rows with
   ///   w waiting in a file's reorder horizon (O(n) for files in order).
-  public func forEachChunk(samples: Int = 65_536, _ body: (TraceChunk) throws -> Void) throws -> ImportReport {
+  public func forEachChunk(samples: Int = 65_536, _ body: (TraceChunk) throws -> Void) throws -> ImportReport
+  {
     if let whole {
       try body(TraceChunk(trace: whole.trace, completeBeforeSeconds: .infinity, gravityComplete: true))
       return whole.report
@@ -112,7 +113,8 @@ extension Trace {
     if let more = part.barometer {
       var samples = barometer ?? PressureStream()
       samples.append(
-        seconds: more.seconds, hectopascals: more.hectopascals, relativeAltitudeMeters: more.relativeAltitudeMeters)
+        seconds: more.seconds, hectopascals: more.hectopascals,
+        relativeAltitudeMeters: more.relativeAltitudeMeters)
       barometer = samples
     }
     for (name, more) in part.scalars {
@@ -204,7 +206,9 @@ struct TraceMerge {
     var report = source.report
     report.units = plan.units
     for (check, _) in checks {
-      guard try Recording.passes(check, kind: check.kind, rows: survey.rows, report: &report, options: options) else {
+      guard
+        try Recording.passes(check, kind: check.kind, rows: survey.rows, report: &report, options: options)
+      else {
         report.settle()
         return (survey, report, false)
       }
@@ -234,7 +238,8 @@ struct TraceMerge {
       // Nothing left: one last empty chunk says so, unless the last one did.
       if finished { return nil }
       finished = true
-      return TraceChunk(trace: Trace(metadata: metadata), completeBeforeSeconds: .infinity, gravityComplete: true)
+      return TraceChunk(
+        trace: Trace(metadata: metadata), completeBeforeSeconds: .infinity, gravityComplete: true)
     }
     // Files still being read bound the chunk: their next rows come no
     // earlier than their last ready one.
@@ -256,9 +261,12 @@ struct TraceMerge {
     }
     first = false
     finished = files.allSatisfy { $0.exhausted && $0.ready.isEmpty }
-    let gravityComplete = files.allSatisfy { !$0.plan.targets.contains(.gravity) || ($0.exhausted && $0.ready.isEmpty) }
+    let gravityComplete = files.allSatisfy {
+      !$0.plan.targets.contains(.gravity) || ($0.exhausted && $0.ready.isEmpty)
+    }
     return TraceChunk(
-      trace: chunk, completeBeforeSeconds: finished ? .infinity : bound, gravityComplete: finished || gravityComplete)
+      trace: chunk, completeBeforeSeconds: finished ? .infinity : bound,
+      gravityComplete: finished || gravityComplete)
   }
 
   /// The time of the `samples`-th earliest ready row over every file (+∞

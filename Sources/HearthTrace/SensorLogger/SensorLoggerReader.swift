@@ -54,7 +54,9 @@ public enum SensorLoggerReader {
       throw TraceError.io(
         path: folder, reason: "no Sensor Logger CSV files (Location.csv, Accelerometer.csv, …)")
     }
-    func path(_ file: SensorLoggerFile) -> String { (folder as NSString).appendingPathComponent(file.rawValue) }
+    func path(_ file: SensorLoggerFile) -> String {
+      (folder as NSString).appendingPathComponent(file.rawValue)
+    }
     var recording = Recording(metadata: TraceMetadata(format: "sensor-logger"), files: [], options: options)
     var settings = SensorLoggerSettings()
     if present.contains(.metadata) {
@@ -70,7 +72,8 @@ public enum SensorLoggerReader {
           ])
         settings.hasMetadata = true
         if let platform = values.texts["platform"]?.lowercased() {
-          settings.platform = platform.contains("ios") ? .iOS : platform.contains("android") ? .android : .unknown
+          settings.platform =
+            platform.contains("ios") ? .iOS : platform.contains("android") ? .android : .unknown
         }
         if let flag = values.texts["standardisation"]?.lowercased() {
           settings.standardised = flag == "true" ? true : flag == "false" ? false : nil
@@ -90,7 +93,8 @@ public enum SensorLoggerReader {
         recording.plannedReports.append(metadataReport)
       } catch let error as TraceError {
         if options.strict { throw error }
-        recording.plannedReports.append(FileReport(skipped: SensorLoggerFile.metadata.rawValue, because: error))
+        recording.plannedReports.append(
+          FileReport(skipped: SensorLoggerFile.metadata.rawValue, because: error))
       }
     }
     // Without a recording start, the first fix is the origin.
@@ -125,9 +129,11 @@ public enum SensorLoggerReader {
     let linearFirst = present.contains(.gravity) || !present.contains(.accelerometerUncalibrated)
     try addFirstReadable(
       [.totalAcceleration]
-        + (linearFirst ? [.accelerometer, .accelerometerUncalibrated] : [.accelerometerUncalibrated, .accelerometer]))
+        + (linearFirst
+          ? [.accelerometer, .accelerometerUncalibrated] : [.accelerometerUncalibrated, .accelerometer]))
     for name in [
-      SensorLoggerFile.gravity, .gyroscope, .barometer, .watchBarometer, .location, .locationGPS, .locationNetwork,
+      SensorLoggerFile.gravity, .gyroscope, .barometer, .watchBarometer, .location, .locationGPS,
+      .locationNetwork,
       .activity,
     ] where present.contains(name) {
       recording.metadata.sourceFiles.append(name.rawValue)
@@ -138,7 +144,8 @@ public enum SensorLoggerReader {
 
   /// One file's plan: its streams, units and time.
   static func file(
-    _ name: SensorLoggerFile, _ path: String, settings: SensorLoggerSettings, origin: Int64?, options: ReadOptions
+    _ name: SensorLoggerFile, _ path: String, settings: SensorLoggerSettings, origin: Int64?,
+    options: ReadOptions
   ) -> RecordingFile {
     typealias Column = CSVRowSpec.Column
     let sensorTime = CSVRowSpec.Time.sensorLogger(originMilliseconds: origin)
@@ -150,7 +157,8 @@ public enum SensorLoggerReader {
     }
     func vector(_ quantity: Quantity) -> CSVRowSpec.Field {
       .vector(
-        x: Column("x"), y: Column("y"), z: Column("z"), factor: factor, limit: ReadingBounds.axisLimit(quantity))
+        x: Column("x"), y: Column("y"), z: Column("z"), factor: factor,
+        limit: ReadingBounds.axisLimit(quantity))
     }
     let target: StreamTarget
     let spec: CSVRowSpec
@@ -175,12 +183,17 @@ public enum SensorLoggerReader {
       target = .barometer
       spec = CSVRowSpec(
         time: sensorTime,
-        fields: [.pressure(Column("pressure"), altitude: Column("relativeAltitude", required: false), factor: factor, altitudeFactor: 1)],
+        fields: [
+          .pressure(
+            Column("pressure"), altitude: Column("relativeAltitude", required: false), factor: factor,
+            altitudeFactor: 1)
+        ],
         keysAreMilliseconds: false)
     case .watchBarometer:
       target = .scalar(name: "watchPressure", unit: Quantity.pressure.storedUnit)
       spec = CSVRowSpec(
-        time: sensorTime, fields: [.scalar(Column("pressure"), factor: factor, range: ReadingBounds.pressureHectopascals)],
+        time: sensorTime,
+        fields: [.scalar(Column("pressure"), factor: factor, range: ReadingBounds.pressureHectopascals)],
         keysAreMilliseconds: false)
     case .location, .locationGPS, .locationNetwork:
       target = .fixes(provider: name == .location ? nil : name == .locationGPS ? "gps" : "network")
@@ -190,13 +203,16 @@ public enum SensorLoggerReader {
           .fix(
             .init(
               latitude: Column("latitude"), longitude: Column("longitude"),
-              accuracy: Column("horizontalAccuracy", required: false), speed: Column("speed", required: false),
-              heading: Column("bearing", "course", required: false), altitude: Column("altitude", required: false)))
+              accuracy: Column("horizontalAccuracy", required: false),
+              speed: Column("speed", required: false),
+              heading: Column("bearing", "course", required: false),
+              altitude: Column("altitude", required: false)))
         ], keysAreMilliseconds: true)
       rule = .sameKeyOrSameFix
     case .activity:
       target = .activities
-      spec = CSVRowSpec(time: sensorTime, fields: [.activity(Column("activity", "type"))], keysAreMilliseconds: false)
+      spec = CSVRowSpec(
+        time: sensorTime, fields: [.activity(Column("activity", "type"))], keysAreMilliseconds: false)
     case .metadata:
       preconditionFailure("Metadata.csv is read while planning")
     }
@@ -210,7 +226,8 @@ public enum SensorLoggerReader {
         if case .failure(let unknown)? = units {
           throw TraceError.unsupported(SourceLocation(file: name.rawValue, line: 0), reason: unknown.reason)
         }
-        return try CSVRowSource(path: path, name: name.rawValue, spec: spec, columnCount: columns, options: options)
+        return try CSVRowSource(
+          path: path, name: name.rawValue, spec: spec, columnCount: columns, options: options)
       })
   }
 

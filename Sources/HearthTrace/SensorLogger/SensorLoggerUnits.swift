@@ -98,7 +98,8 @@ enum SensorLoggerFile: String, CaseIterable, Sendable {
     switch self {
     case .accelerometer, .totalAcceleration, .gravity:
       let (negate, words) = axes()
-      return .success(Units(factor: 1, negate: negate, description: "x, y, z in m/s² (both platforms); \(words)"))
+      return .success(
+        Units(factor: 1, negate: negate, description: "x, y, z in m/s² (both platforms); \(words)"))
     case .accelerometerUncalibrated:
       let (negate, words) = axes()
       switch settings.platform {
@@ -111,7 +112,8 @@ enum SensorLoggerFile: String, CaseIterable, Sendable {
               "unit unknown: the uncalibrated accelerometer is in g on iOS unless “Standardise Units & Frames” was on, and \(unknownSetting ?? "")"
           ))
       case .iOS where settings.standardised == true:
-        return .success(Units(factor: 1, negate: negate, description: "x, y, z in m/s² (iOS, \(setting)); \(words)"))
+        return .success(
+          Units(factor: 1, negate: negate, description: "x, y, z in m/s² (iOS, \(setting)); \(words)"))
       case .iOS:
         return .success(
           Units(
@@ -125,7 +127,8 @@ enum SensorLoggerFile: String, CaseIterable, Sendable {
           ))
       }
     case .gyroscope:
-      return .success(Units(factor: 1, negate: false, description: "x, y, z in rad/s (both platforms, same sign)"))
+      return .success(
+        Units(factor: 1, negate: false, description: "x, y, z in rad/s (both platforms, same sign)"))
     case .barometer:
       return .success(Units(factor: 1, negate: false, description: "pressure in mbar = hPa (both platforms)"))
     case .watchBarometer:
@@ -151,7 +154,8 @@ enum SensorLoggerFile: String, CaseIterable, Sendable {
                 "unit unknown: Sensor Logger's references say the setting converts the watch barometer to mbar but has no effect on Android"
             ))
         }
-        return .success(Units(factor: 1, negate: false, description: "pressure in mbar = hPa (watch, \(setting))"))
+        return .success(
+          Units(factor: 1, negate: false, description: "pressure in mbar = hPa (watch, \(setting))"))
       }
       return .success(
         Units(factor: 10, negate: false, description: "pressure in kPa (watch, \(setting)) × 10 → hPa"))

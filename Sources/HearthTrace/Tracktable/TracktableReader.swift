@@ -44,7 +44,9 @@ public enum TracktableReader {
       case .text(let bytes, let number):
         guard !bytes.isEmpty else { continue }
         let text = String(decoding: bytes, as: UTF8.self)
-        if let trajectory = try trajectory(text, line: number, name: name, report: &report, strict: options.strict) {
+        if let trajectory = try trajectory(
+          text, line: number, name: name, report: &report, strict: options.strict)
+        {
           trajectories.append(trajectory)
         }
       }
@@ -64,7 +66,8 @@ public enum TracktableReader {
     func count(_ k: Int) -> Int? { k < fields.count ? Int(fields[k]).flatMap { $0 >= 0 ? $0 : nil } : nil }
     guard fields.first == "*T*", let marker = fields.firstIndex(of: "*P*"), fields.count > marker + 5,
       let pointCount = count(3), let dimension = count(marker + 2), let hasID = count(marker + 3),
-      let hasTime = count(marker + 4), let properties = count(marker + 5), dimension == 2, hasTime == 1, hasID <= 1,
+      let hasTime = count(marker + 4), let properties = count(marker + 5), dimension == 2, hasTime == 1,
+      hasID <= 1,
       properties <= maximumProperties
     else {
       try reject(.wrongFieldCount, "not a 2-D timed tracktable trajectory line", line, 1)
@@ -105,7 +108,8 @@ public enum TracktableReader {
       block.keys.append(Double(time))
       block.lines.append(RowBlock.line(line))
       FixLayout.append(
-        FixFields(milliseconds: time, latitude: lat, longitude: lon), speedMetersPerSecond: .nan, to: &block, at: 0)
+        FixFields(milliseconds: time, latitude: lat, longitude: lon), speedMetersPerSecond: .nan, to: &block,
+        at: 0)
       block.columns[FixLayout.device][block.count - 1] = device
     }
     block.finish(rule: .sameKey, report: &report)
@@ -127,8 +131,11 @@ public enum TracktableReader {
 extension FileReport {
   /// Rejects `rows` rows (the point records a line holds) of `line`, or
   /// throws the rejection in strict mode.
-  mutating func reject(_ reason: RowRejection.Reason, _ detail: String, line: Int, rows: Int = 1, strict: Bool) throws {
-    let rejection = RowRejection(location: SourceLocation(file: file, line: line), reason: reason, detail: detail)
+  mutating func reject(
+    _ reason: RowRejection.Reason, _ detail: String, line: Int, rows: Int = 1, strict: Bool
+  ) throws {
+    let rejection = RowRejection(
+      location: SourceLocation(file: file, line: line), reason: reason, detail: detail)
     if strict { throw TraceError.rejectedInStrictMode(rejection) }
     rowsRead += rows
     reject(rejection, count: rows)

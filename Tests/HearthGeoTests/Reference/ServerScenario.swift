@@ -1,8 +1,9 @@
 import Foundation
 import _HearthTestSupport
 
-@testable import HearthGeo
 import struct HearthSim.SeededGenerator
+
+@testable import HearthGeo
 
 /// The draws the scenarios use, portable (from `nextUnit`, not the
 /// standard library's unspecified algorithms).
@@ -58,7 +59,8 @@ struct ServerScenario: CustomStringConvertible, Shrinkable {
 
   static func local(_ c: Coordinate) -> (east: Double, north: Double) {
     (
-      (c.longitudeDegrees - centre.longitudeDegrees) * metresPerDegree * cos(centre.latitudeDegrees * Double.pi / 180),
+      (c.longitudeDegrees - centre.longitudeDegrees) * metresPerDegree
+        * cos(centre.latitudeDegrees * Double.pi / 180),
       (c.latitudeDegrees - centre.latitudeDegrees) * metresPerDegree
     )
   }
@@ -105,27 +107,34 @@ struct ServerScenario: CustomStringConvertible, Shrinkable {
     var fixes: [(device: DeviceID, fix: Fix)] = []
     for p in 1...r.int(options.people.lowerBound, options.people.upperBound) {
       let user = UserID(UInt32(p))
-      circlesOfPerson[user] = Array(Set((0..<r.int(1, 2)).map { _ in CircleID(UInt32(r.int(1, circleCount))) }))
-        .sorted()
-      for fix in track(user, places: places, &r, tripShapes: options.tripShapes) { fixes.append((fix.device, fix)) }
+      circlesOfPerson[user] = Array(
+        Set((0..<r.int(1, 2)).map { _ in CircleID(UInt32(r.int(1, circleCount))) })
+      )
+      .sorted()
+      for fix in track(user, places: places, &r, tripShapes: options.tripShapes) {
+        fixes.append((fix.device, fix))
+      }
     }
     // Each phone uploads its own fixes in runs of 1 to 30, received a few
     // seconds after the newest; some late, some retried, some shuffled.
     var uploads: [(received: Int64, fixes: [Fix])] = []
-    for device in Set(fixes.map { UInt64($0.fix.user.rawValue) << 32 | UInt64($0.device.rawValue) }).sorted() {
+    for device in Set(fixes.map { UInt64($0.fix.user.rawValue) << 32 | UInt64($0.device.rawValue) }).sorted()
+    {
       let own = fixes.filter { UInt64($0.fix.user.rawValue) << 32 | UInt64($0.device.rawValue) == device }
         .map(\.fix)
       var start = 0
       while start < own.count {
         var end = min(own.count, start + r.int(1, 30))
         while end > start + 1
-          && own[end - 1].timeMilliseconds - own[start].timeMilliseconds > options.maximumUploadSpanMilliseconds
+          && own[end - 1].timeMilliseconds - own[start].timeMilliseconds
+            > options.maximumUploadSpanMilliseconds
         {
           end -= 1
         }
         var batch = Array(own[start..<end])
         var received =
-          (batch.map(\.timeMilliseconds).max() ?? t0) + (options.receiptDelayMilliseconds ?? Int64(r.int(500, 5_000)))
+          (batch.map(\.timeMilliseconds).max() ?? t0)
+          + (options.receiptDelayMilliseconds ?? Int64(r.int(500, 5_000)))
         if options.late && r.chance(0.08) { received += Int64(r.int(16, 40)) * 60_000 }
         if options.shuffled && r.chance(0.15) { batch = r.shuffled(batch) }
         uploads.append((received, batch))
@@ -160,16 +169,20 @@ struct ServerScenario: CustomStringConvertible, Shrinkable {
   /// drives between them, a crash now and then (a fast stop, then
   /// heartbeats or silence), network estimates and heartbeats mixed in; a
   /// second device (a tablet at home, saying `still`) for some people.
-  static func track(_ user: UserID, places: [Geofence], _ r: inout PropertyRandom, tripShapes: Bool = false) -> [Fix] {
+  static func track(_ user: UserID, places: [Geofence], _ r: inout PropertyRandom, tripShapes: Bool = false)
+    -> [Fix]
+  {
     var fixes: [Fix] = []
     var t = t0 + Int64(r.int(0, 600_000))
-    var here = places.isEmpty || r.chance(0.3)
+    var here =
+      places.isEmpty || r.chance(0.3)
       ? (east: r.double(-1500, 1500), north: r.double(-1500, 1500))
       : local(places[r.int(0, places.count - 1)].center)
     let phone = DeviceID(user.rawValue * 10 + 1)
-    func emit(_ east: Double, _ north: Double, speed: Double?, accuracy: Double, activity: Activity,
-      source: FixSource = .ordinary, device: DeviceID? = nil)
-    {
+    func emit(
+      _ east: Double, _ north: Double, speed: Double?, accuracy: Double, activity: Activity,
+      source: FixSource = .ordinary, device: DeviceID? = nil
+    ) {
       let c = coordinate(east: east, north: north)
       fixes.append(
         Fix(
@@ -190,7 +203,8 @@ struct ServerScenario: CustomStringConvertible, Shrinkable {
         let every = max(Int64([5, 10, 30, 60, 120][r.int(0, 4)]) * 1000, (end - t) / 30)
         while t < end {
           if r.chance(0.08) {
-            emit(here.east + r.double(-200, 200), here.north + r.double(-200, 200), speed: nil,
+            emit(
+              here.east + r.double(-200, 200), here.north + r.double(-200, 200), speed: nil,
               accuracy: r.double(101, 300), activity: .unknown)
           } else if r.chance(0.05) {
             emit(here.east, here.north, speed: 0, accuracy: 10, activity: .still, source: .heartbeat)
@@ -198,16 +212,20 @@ struct ServerScenario: CustomStringConvertible, Shrinkable {
             // An over-confident outlier (or a step out to the bins and back).
             emit(here.east + r.double(120, 400), here.north, speed: 0, accuracy: 5, activity: .unknown)
           } else {
-            emit(here.east + r.double(-6, 6), here.north + r.double(-6, 6), speed: r.chance(0.2) ? nil : 0,
+            emit(
+              here.east + r.double(-6, 6), here.north + r.double(-6, 6), speed: r.chance(0.2) ? nil : 0,
               accuracy: r.double(3, 40), activity: r.chance(0.5) ? .still : .unknown)
           }
           if r.chance(0.03) {
-            emit(here.east, here.north, speed: 0, accuracy: 15, activity: .still, device: DeviceID(user.rawValue * 10 + 2))
+            emit(
+              here.east, here.north, speed: 0, accuracy: 15, activity: .still,
+              device: DeviceID(user.rawValue * 10 + 2))
           }
           t += every
         }
       case 4...8:  // a move to a place or anywhere
-        let target = places.isEmpty || r.chance(0.3)
+        let target =
+          places.isEmpty || r.chance(0.3)
           ? (east: r.double(-1500, 1500), north: r.double(-1500, 1500))
           : local(places[r.int(0, places.count - 1)].center)
         let speed = [1.4, 4, 9, 14, 22][r.int(0, 4)]
@@ -222,10 +240,12 @@ struct ServerScenario: CustomStringConvertible, Shrinkable {
           let f = Double(k) / Double(steps)
           t += Int64(every * 1000)
           if r.chance(0.07) {
-            emit(here.east + dx * f + r.double(-150, 150), here.north + dy * f + r.double(-150, 150), speed: nil,
+            emit(
+              here.east + dx * f + r.double(-150, 150), here.north + dy * f + r.double(-150, 150), speed: nil,
               accuracy: tripShapes ? looseAccuracy(&r) : r.double(101, 300), activity: .unknown)
           } else {
-            emit(here.east + dx * f + r.double(-4, 4), here.north + dy * f + r.double(-4, 4),
+            emit(
+              here.east + dx * f + r.double(-4, 4), here.north + dy * f + r.double(-4, 4),
               speed: r.chance(0.15) ? nil : speed + r.double(-1, 1), accuracy: r.double(3, 30),
               activity: speed > 6 ? .automotive : .walking)
           }
@@ -269,7 +289,8 @@ struct ServerScenario: CustomStringConvertible, Shrinkable {
   /// the disc or just outside it; a stay or a silence at 5 or 45 min to the
   /// millisecond.
   static func tripPiece(
-    _ piece: Int, _ user: UserID, places: [Geofence], at here: inout (east: Double, north: Double), time t: inout Int64,
+    _ piece: Int, _ user: UserID, places: [Geofence], at here: inout (east: Double, north: Double),
+    time t: inout Int64,
     _ r: inout PropertyRandom
   ) -> [Fix] {
     var fixes: [Fix] = []
@@ -286,7 +307,8 @@ struct ServerScenario: CustomStringConvertible, Shrinkable {
     func still(_ count: Int, every: Int64, jitter: Double = 5) {
       for _ in 0..<count {
         t += every
-        emit(here.east + r.double(-jitter, jitter), here.north + r.double(-jitter, jitter), t,
+        emit(
+          here.east + r.double(-jitter, jitter), here.north + r.double(-jitter, jitter), t,
           speed: r.chance(0.3) ? nil : 0, accuracy: r.double(3, 30), activity: .still)
       }
     }
@@ -298,7 +320,8 @@ struct ServerScenario: CustomStringConvertible, Shrinkable {
       for k in 1...steps {
         let f = Double(k) / Double(steps)
         t += Int64(length / speed / Double(steps) * 1000)
-        emit(e0 + dx * f + r.double(-3, 3), n0 + dy * f + r.double(-3, 3), t,
+        emit(
+          e0 + dx * f + r.double(-3, 3), n0 + dy * f + r.double(-3, 3), t,
           speed: r.chance(measured) ? speed + r.double(-0.3, 0.3) : nil, accuracy: r.double(3, 15),
           activity: speed > 6 ? .automotive : .walking)
       }
@@ -317,7 +340,8 @@ struct ServerScenario: CustomStringConvertible, Shrinkable {
       let speed = r.double(0.9, 1.7)
       let every = Double([5, 9, 15, 30][r.int(0, 3)])
       move(ux * out, uy * out, speed: speed, every: every, measured: 0.7)
-      move((ux * cos(turn) - uy * sin(turn)) * back, (ux * sin(turn) + uy * cos(turn)) * back, speed: speed,
+      move(
+        (ux * cos(turn) - uy * sin(turn)) * back, (ux * sin(turn) + uy * cos(turn)) * back, speed: speed,
         every: every, measured: 0.7)
     case 11:  // a drive with a silence
       let (ux, uy) = direction()
@@ -330,7 +354,9 @@ struct ServerScenario: CustomStringConvertible, Shrinkable {
       let across = [0.6, 0.95, 1.05, 2, 8][r.int(0, 4)] * Double(silence) / 1000
       t += silence
       here = (here.east + ux * across, here.north + uy * across)
-      emit(here.east, here.north, t, speed: r.chance(0.5) ? speed : nil, accuracy: r.double(3, 15), activity: .automotive)
+      emit(
+        here.east, here.north, t, speed: r.chance(0.5) ? speed : nil, accuracy: r.double(3, 15),
+        activity: .automotive)
       move(ux * r.double(200, 800), uy * r.double(200, 800), speed: speed, every: 10)
     case 12 where places.count >= 2:  // a journey between two named places over a silence
       let a = places[r.int(0, places.count - 1)]
@@ -420,14 +446,16 @@ struct ServerScenario: CustomStringConvertible, Shrinkable {
   static func describe(_ place: Geofence) -> String {
     let (e, n) = local(place.center)
     return String(
-      format: "place %u circle %u at (%.1f E, %.1f N) r=%.0f m", place.id.rawValue, place.circle.rawValue, e, n,
+      format: "place %u circle %u at (%.1f E, %.1f N) r=%.0f m", place.id.rawValue, place.circle.rawValue, e,
+      n,
       place.radiusMeters)
   }
 
   var description: String {
     var lines = places.map(Self.describe)
     lines.append("circles: \(circlesOfPerson.sorted { $0.key < $1.key }.map { "p\($0.key): \($0.value)" })")
-    lines.append("limits km/h: \(limits.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value.kilometersPerHour)" })")
+    lines.append(
+      "limits km/h: \(limits.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value.kilometersPerHour)" })")
     for step in steps {
       switch step {
       case .upload(let received, let fixes):

@@ -145,7 +145,9 @@ struct TripModel {
         scanned = (considered.count, closedByClock.count)
       }
       result.perCall.append(
-        Closed(segments: Array(history.segments[before.segments...]), stays: Array(history.stays[before.stays...])))
+        Closed(
+          segments: Array(history.segments[before.segments...]), stays: Array(history.stays[before.stays...]))
+      )
       before = (history.segments.count, history.stays.count)
     }
     result.considered = consideredAt.count
@@ -180,7 +182,9 @@ struct TripModel {
   /// Whether the silence before fix `j` (over the split gap) does not split:
   /// up to 45 min, and a journey (from one named place to another) or
   /// travelled through (moving before it, 1 m/s or more across it).
-  func continues(_ fixes: [Fix], _ j: Int, segmentFrom first: Int, places: [Geofence], _ person: UserID) -> Bool {
+  func continues(_ fixes: [Fix], _ j: Int, segmentFrom first: Int, places: [Geofence], _ person: UserID)
+    -> Bool
+  {
     let (a, b) = (fixes[j - 1], fixes[j])
     let silence = b.timeMilliseconds - a.timeMilliseconds
     guard silence <= Self.journeySilence else { return false }
@@ -204,7 +208,9 @@ struct TripModel {
     let idle = now - Self.idleGap - last.timeMilliseconds
     guard idle > Self.splitGap else { return false }
     if idle > Self.journeySilence { return true }
-    return !(Self.movingAt(fixes.count - 1, fixes, segmentFrom: first) || namedPlace(last.coordinate, person, places) != nil)
+    return
+      !(Self.movingAt(fixes.count - 1, fixes, segmentFrom: first)
+      || namedPlace(last.coordinate, person, places) != nil)
   }
 
   /// The segments and stays of a person's considered fixes (time order).
@@ -229,7 +235,9 @@ struct TripModel {
   ) -> Scan {
     var out = Scan()
     var closedCount: UInt32 = 0
-    func placesWhenConsidered(_ j: Int) -> [Geofence] { calls[consideredAt[fixes[j].timeMilliseconds] ?? 0].places }
+    func placesWhenConsidered(_ j: Int) -> [Geofence] {
+      calls[consideredAt[fixes[j].timeMilliseconds] ?? 0].places
+    }
     /// The first fix from `anchor` on whose next step is not moving (at most `last`).
     func stop(from anchor: Int, through last: Int) -> Int {
       var e = anchor
@@ -240,7 +248,8 @@ struct TripModel {
       guard last > first else { return }
       let points = Array(fixes[first...last])
       closedCount += 1
-      out.segments.append(segment(points, id: UInt64(person.rawValue) << 32 | UInt64(closedCount), end, places, person))
+      out.segments.append(
+        segment(points, id: UInt64(person.rawValue) << 32 | UInt64(closedCount), end, places, person))
     }
     // The open segment's first fix and the anchor of the possible stay; nil: none open.
     var start: Int?
@@ -252,7 +261,8 @@ struct TripModel {
       out.stays.append(
         TripStay(
           person: person, startMilliseconds: begin.timeMilliseconds,
-          endMilliseconds: max(begin.timeMilliseconds, fixes[s.still].timeMilliseconds), coordinate: begin.coordinate))
+          endMilliseconds: max(begin.timeMilliseconds, fixes[s.still].timeMilliseconds),
+          coordinate: begin.coordinate))
     }
     for j in fixes.indices {
       let fix = fixes[j]
@@ -260,10 +270,13 @@ struct TripModel {
         start = j
         anchor = j
       } else if fix.timeMilliseconds - fixes[j - 1].timeMilliseconds > Self.splitGap,
-        !continues(fixes, j, segmentFrom: stay?.still ?? start ?? j - 1, places: placesWhenConsidered(j), person)
+        !continues(
+          fixes, j, segmentFrom: stay?.still ?? start ?? j - 1, places: placesWhenConsidered(j), person)
       {
         if let s = stay {
-          if GreatCircle.distanceMeters(from: fixes[s.anchor].coordinate, to: fix.coordinate) <= Self.dwellMeters {
+          if GreatCircle.distanceMeters(from: fixes[s.anchor].coordinate, to: fix.coordinate)
+            <= Self.dwellMeters
+          {
             stay?.still = j
             continue
           }
@@ -275,8 +288,12 @@ struct TripModel {
         start = j
         anchor = j
       } else if let s = stay {
-        if GreatCircle.distanceMeters(from: fixes[s.anchor].coordinate, to: fix.coordinate) <= Self.dwellMeters {
-          if !(Self.moving(fixes[j - 1], fix) && fix.timeMilliseconds - fixes[s.still].timeMilliseconds <= Self.dwell) {
+        if GreatCircle.distanceMeters(from: fixes[s.anchor].coordinate, to: fix.coordinate)
+          <= Self.dwellMeters
+        {
+          if !(Self.moving(fixes[j - 1], fix)
+            && fix.timeMilliseconds - fixes[s.still].timeMilliseconds <= Self.dwell)
+          {
             stay?.still = j
           }
           continue
@@ -285,7 +302,9 @@ struct TripModel {
         stay = nil
         start = s.still
         anchor = j
-      } else if GreatCircle.distanceMeters(from: fixes[anchor].coordinate, to: fix.coordinate) > Self.dwellMeters {
+      } else if GreatCircle.distanceMeters(from: fixes[anchor].coordinate, to: fix.coordinate)
+        > Self.dwellMeters
+      {
         anchor = j
       } else if fix.timeMilliseconds - fixes[anchor].timeMilliseconds > Self.dwell, let first = start {
         let stopped = stop(from: anchor, through: j)
@@ -328,14 +347,18 @@ struct TripModel {
   /// loops): the path as the sum of the steps, the farthest point from the
   /// first, the fastest agreed speed of any neighbouring pair that is not
   /// loose (§4, the speed alert's rule), path over duration.
-  func segment(_ points: [Fix], id: UInt64, _ end: TripEnd, _ places: [Geofence], _ person: UserID) -> Segment {
+  func segment(_ points: [Fix], id: UInt64, _ end: TripEnd, _ places: [Geofence], _ person: UserID) -> Segment
+  {
     var path = 0.0
     var farthest = 0.0
     var fastest: Double?
     for i in points.indices.dropFirst() {
       path += GreatCircle.distanceMeters(from: points[i - 1].coordinate, to: points[i].coordinate)
-      farthest = max(farthest, GreatCircle.distanceMeters(from: points[0].coordinate, to: points[i].coordinate))
-      if let v = SpeedModel.agreed(points[i - 1], points[i]), !v.loose { fastest = max(fastest ?? v.speed, v.speed) }
+      farthest = max(
+        farthest, GreatCircle.distanceMeters(from: points[0].coordinate, to: points[i].coordinate))
+      if let v = SpeedModel.agreed(points[i - 1], points[i]), !v.loose {
+        fastest = max(fastest ?? v.speed, v.speed)
+      }
     }
     let duration = points[points.count - 1].timeMilliseconds - points[0].timeMilliseconds
     var reasons: [TripReason] = []
@@ -393,8 +416,12 @@ struct TripModel {
     var nearest: (Double, Geofence)?
     for place in places {
       let d = GreatCircle.distanceMeters(from: place.center, to: point)
-      if d <= place.radiusMeters, inside.map({ place.radiusMeters < $0.radiusMeters }) ?? true { inside = place }
-      if d - place.radiusMeters <= placeAtCapMeters, nearest.map({ d < $0.0 }) ?? true { nearest = (d, place) }
+      if d <= place.radiusMeters, inside.map({ place.radiusMeters < $0.radiusMeters }) ?? true {
+        inside = place
+      }
+      if d - place.radiusMeters <= placeAtCapMeters, nearest.map({ d < $0.0 }) ?? true {
+        nearest = (d, place)
+      }
     }
     return inside?.id ?? nearest?.1.id
   }
@@ -405,7 +432,8 @@ struct TripModel {
   static func ends(of trip: TripSegment, events: [GeofenceEvent], places: [Geofence]) -> TripNaming.Ends {
     let said = events.filter {
       $0.person == trip.person && ($0.outcome == .announced || $0.outcome == .feedOnly)
-        && $0.eventMilliseconds >= trip.summary.startMilliseconds && $0.eventMilliseconds <= trip.summary.endMilliseconds
+        && $0.eventMilliseconds >= trip.summary.startMilliseconds
+        && $0.eventMilliseconds <= trip.summary.endMilliseconds
     }
     var ends = TripNaming.Ends()
     var firstDeparture: GeofenceEvent?
@@ -421,8 +449,12 @@ struct TripModel {
     }
     var lastArrival: GeofenceEvent?
     for a in said where a.kind == .arrival {
-      let leftAgain = said.contains { $0.kind == .departure && $0.place == a.place && $0.eventMilliseconds > a.eventMilliseconds }
-      if !leftAgain, lastArrival.map({ a.eventMilliseconds >= $0.eventMilliseconds }) ?? true { lastArrival = a }
+      let leftAgain = said.contains {
+        $0.kind == .departure && $0.place == a.place && $0.eventMilliseconds > a.eventMilliseconds
+      }
+      if !leftAgain, lastArrival.map({ a.eventMilliseconds >= $0.eventMilliseconds }) ?? true {
+        lastArrival = a
+      }
     }
     ends.to = lastArrival?.place
     return ends
@@ -430,7 +462,9 @@ struct TripModel {
 
   /// SPEC §7: feed-only at a named end; elsewhere "stopped X km from" the
   /// place with the nearest centre up to 30 min after the end; else nothing.
-  static func notice(for trip: TripSegment, ends: TripNaming.Ends, places: [Geofence], now: Int64) -> TripNaming.Notice {
+  static func notice(for trip: TripSegment, ends: TripNaming.Ends, places: [Geofence], now: Int64)
+    -> TripNaming.Notice
+  {
     if let to = ends.to { return .feedOnly(place: to) }
     guard now - trip.summary.endMilliseconds <= stoppedNotice else { return .nothing }
     var best: (Double, PlaceID)?
@@ -455,18 +489,23 @@ struct TripModel {
 
   static func describe(_ s: Segment) -> String {
     String(
-      format: "segment %u.%u %.3f…%.3f s %@ %@ %d fixes path %.2f m disp %.2f m max %@ m/s places %@→%@ ended by %@",
+      format:
+        "segment %u.%u %.3f…%.3f s %@ %@ %d fixes path %.2f m disp %.2f m max %@ m/s places %@→%@ ended by %@",
       UInt32(s.id >> 32), UInt32(s.id & 0xFFFF_FFFF),
-      Double(s.startMilliseconds - ServerScenario.t0) / 1000, Double(s.endMilliseconds - ServerScenario.t0) / 1000,
+      Double(s.startMilliseconds - ServerScenario.t0) / 1000,
+      Double(s.endMilliseconds - ServerScenario.t0) / 1000,
       s.isTrip ? "TRIP" : "not a trip", s.reasons.map(\.rawValue).joined(separator: ","), s.fixes.count,
-      s.pathMeters, s.displacementMeters, s.maxAgreedSpeedMetersPerSecond.map { String(format: "%.3f", $0) } ?? "-",
-      s.startPlace.map { "\($0.rawValue)" } ?? "-", s.endPlace.map { "\($0.rawValue)" } ?? "-", s.endedBy.rawValue)
+      s.pathMeters, s.displacementMeters,
+      s.maxAgreedSpeedMetersPerSecond.map { String(format: "%.3f", $0) } ?? "-",
+      s.startPlace.map { "\($0.rawValue)" } ?? "-", s.endPlace.map { "\($0.rawValue)" } ?? "-",
+      s.endedBy.rawValue)
   }
 
   static func describe(_ s: TripStay) -> String {
     let (e, n) = ServerScenario.local(s.coordinate)
     return String(
       format: "stay p%u %.3f…%.3f s at (%.1f E, %.1f N)", s.person.rawValue,
-      Double(s.startMilliseconds - ServerScenario.t0) / 1000, Double(s.endMilliseconds - ServerScenario.t0) / 1000, e, n)
+      Double(s.startMilliseconds - ServerScenario.t0) / 1000,
+      Double(s.endMilliseconds - ServerScenario.t0) / 1000, e, n)
   }
 }

@@ -25,7 +25,9 @@ struct TripPropertyTests {
     // phones interleaved, received at the later receipt).
     var merged: [ServerScenario.Step] = []
     for step in s.steps {
-      if case .upload(let received, let fixes) = step, case .upload(let r0, let f0)? = merged.last, r.chance(0.25) {
+      if case .upload(let received, let fixes) = step, case .upload(let r0, let f0)? = merged.last,
+        r.chance(0.25)
+      {
         merged[merged.count - 1] = .upload(received: max(r0, received), fixes: r.shuffled(f0 + fixes))
       } else {
         merged.append(step)
@@ -76,7 +78,8 @@ struct TripPropertyTests {
         "trips", cases: PropertyCampaign.cases(default: 600), generator: PropertyRandom.init(seed:),
         generate: Self.generate,
         check: { s in
-          var segmenter = TripSegmenter(places: s.places, circlesOfPerson: s.circlesOfPerson, cellSizeMeters: 5_000)
+          var segmenter = TripSegmenter(
+            places: s.places, circlesOfPerson: s.circlesOfPerson, cellSizeMeters: 5_000)
           var state = TripSegmenterState()
           var model = TripModel(places: s.places, circlesOfPerson: s.circlesOfPerson)
           var engine: [TripOutput] = []
@@ -94,7 +97,8 @@ struct TripPropertyTests {
             case .saveRestore:
               if let error = Self.saveAndRestore(&state) { return error }
             case .edit(let places):
-              segmenter = TripSegmenter(places: places, circlesOfPerson: s.circlesOfPerson, cellSizeMeters: 5_000)
+              segmenter = TripSegmenter(
+                places: places, circlesOfPerson: s.circlesOfPerson, cellSizeMeters: 5_000)
               segmenter.reconcile(&state)
               model.edit(places)
             }
@@ -104,7 +108,8 @@ struct TripPropertyTests {
           for (person, d) in decided.sorted(by: { $0.key < $1.key }) {
             let counts = (state.droppedLate(person), state.skipped(person), state.duplicates(person))
             guard counts == (d.droppedLate, d.skipped, d.duplicates) else {
-              return "p\(person.rawValue) counts (late, skipped, duplicates): engine \(counts), model \((d.droppedLate, d.skipped, d.duplicates))"
+              return
+                "p\(person.rawValue) counts (late, skipped, duplicates): engine \(counts), model \((d.droppedLate, d.skipped, d.duplicates))"
             }
           }
           return nil
@@ -136,7 +141,8 @@ struct TripPropertyTests {
         }
         if t > holder.timeMilliseconds {
           let limit: Int64 = holder.activity == .still ? 35 * 60_000 : 15 * 60_000
-          guard fix.device == holder.device || fix.activity != .still || t - holder.timeMilliseconds > limit else {
+          guard fix.device == holder.device || fix.activity != .still || t - holder.timeMilliseconds > limit
+          else {
             continue  // overruled
           }
           holders[fix.user] = fix
@@ -201,7 +207,8 @@ struct TripPropertyTests {
               let notice = TripNaming.notice(for: trip, ends: ends, places: places, now: now)
               let said = TripModel.notice(for: trip, ends: ends, places: places, now: now)
               guard notice == said else {
-                return "notice of \(TripModel.describe(trip)) \(after) ms after: engine \(notice), model \(said)"
+                return
+                  "notice of \(TripModel.describe(trip)) \(after) ms after: engine \(notice), model \(said)"
               }
             }
           }
@@ -237,17 +244,22 @@ struct TripPropertyTests {
           for segment in closed.segments {
             segment.reasons.forEach { reached.insert($0.rawValue) }
             reached.insert("\(segment.isTrip ? "trip" : "segment") \(segment.endedBy.rawValue)")
-            let silences = zip(segment.fixes, segment.fixes.dropFirst()).map { $1.timeMilliseconds - $0.timeMilliseconds }
+            let silences = zip(segment.fixes, segment.fixes.dropFirst()).map {
+              $1.timeMilliseconds - $0.timeMilliseconds
+            }
             if segment.isTrip && silences.contains(where: { $0 > TripModel.splitGap }) {
               reached.insert("trip across a silence")
             }
-            if segment.fixes.contains(where: { $0.horizontalAccuracyMeters.isNaN }) { reached.insert("no accuracy") }
+            if segment.fixes.contains(where: { $0.horizontalAccuracyMeters.isNaN }) {
+              reached.insert("no accuracy")
+            }
           }
         }
       }
     }
     for wanted in [
-      "late", "skipped", "duplicate", "stay", "valid", "journeyBetweenNamedPlaces", "tooFewPoints", "tooShortInTime",
+      "late", "skipped", "duplicate", "stay", "valid", "journeyBetweenNamedPlaces", "tooFewPoints",
+      "tooShortInTime",
       "tooShortInPath", "tooLittleDisplacement", "trip dwell", "trip gap", "segment dwell", "segment gap",
       "trip across a silence", "no accuracy", "edit", "save/restore",
     ] {

@@ -370,7 +370,9 @@ struct TripSegmenterTests {
     // (NaN is not equal to itself: compare the fixes' times and the accuracy's NaN-ness.)
     let trips = b.segments.filter(\.isTrip)
     #expect(trips.count == 1 && c.segments.filter(\.isTrip).count == 1)
-    #expect(b.segments.map { $0.fixes.map(\.timeMilliseconds) } == c.segments.map { $0.fixes.map(\.timeMilliseconds) })
+    #expect(
+      b.segments.map { $0.fixes.map(\.timeMilliseconds) }
+        == c.segments.map { $0.fixes.map(\.timeMilliseconds) })
     #expect(c.segments.flatMap(\.fixes).filter { $0.horizontalAccuracyMeters.isNaN }.count == 1)
     // A state saved before the flag existed (every accuracy a number) still decodes.
     var sharp = TripSegmenterState()
@@ -393,7 +395,8 @@ struct TripSegmenterTests {
     let later = W.fix(3500, Double(last - W.t0) / 1000 + 360, accuracy: 8, speed: 0)
     let segmenter = TripSegmenter()
     var state = TripSegmenterState()
-    #expect(segmenter.process(FixColumns(fixes + [later]), now: last + 480_000, state: &state).segments.isEmpty)
+    #expect(
+      segmenter.process(FixColumns(fixes + [later]), now: last + 480_000, state: &state).segments.isEmpty)
     // 5 min of idle gap and 5 min of split gap after the last fix: not yet…
     #expect(segmenter.advance(to: last + 600_000, state: &state).segments.isEmpty)
     // …and one millisecond later the trip closes, by the clock.
@@ -443,10 +446,14 @@ struct TripSegmenterTests {
     tablet.latitudeDegrees += 0.01  // a kilometre off: it would show in the path
     let segmenter = TripSegmenter()
     var state = TripSegmenterState()
-    let out = segmenter.process(FixColumns(fixes + [tablet]), now: fixes.last!.timeMilliseconds + 3_600_000, state: &state)
+    let out = segmenter.process(
+      FixColumns(fixes + [tablet]), now: fixes.last!.timeMilliseconds + 3_600_000, state: &state)
     var alone = TripSegmenterState()
-    #expect(out == segmenter.process(FixColumns(fixes), now: fixes.last!.timeMilliseconds + 3_600_000, state: &alone))
-    #expect(state.duplicates(UserID(1)) == 1 && state.droppedLate(UserID(1)) == 0 && state.skipped(UserID(1)) == 0)
+    #expect(
+      out
+        == segmenter.process(FixColumns(fixes), now: fixes.last!.timeMilliseconds + 3_600_000, state: &alone))
+    #expect(
+      state.duplicates(UserID(1)) == 1 && state.droppedLate(UserID(1)) == 0 && state.skipped(UserID(1)) == 0)
     // Once considered, the same millisecond is behind the watermark: late.
     _ = segmenter.process(FixColumns([tablet]), now: fixes.last!.timeMilliseconds + 3_600_000, state: &state)
     #expect(state.duplicates(UserID(1)) == 1 && state.droppedLate(UserID(1)) == 1)

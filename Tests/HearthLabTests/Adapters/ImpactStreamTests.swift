@@ -13,7 +13,8 @@ import _HearthTestSupport
 @Suite("A recording streamed to the detector == the whole recording")
 struct ImpactStreamTests {
   /// Batches of `path` streamed in chunks of `samples`, and the finished feed.
-  func streamed(_ path: String, gate: VehicleGatePolicy, samples: Int) throws -> ([ImpactBatch], ImpactStream) {
+  func streamed(_ path: String, gate: VehicleGatePolicy, samples: Int) throws -> ([ImpactBatch], ImpactStream)
+  {
     var feed = ImpactStream(gate: gate)
     var batches: [ImpactBatch] = []
     _ = try TraceImport.stream(path: path).forEachChunk(samples: samples) { batches += feed.add($0) }
@@ -27,37 +28,50 @@ struct ImpactStreamTests {
     let batches = Array(whole.batches())
     for samples in [1, 17, 1000, 65_536] {
       let (streamed, feed) = try streamed(path, gate: gate, samples: samples)
-      #expect(streamed == batches, "\(label), chunks of \(samples): \(streamed.count) vs \(batches.count) batches")
+      #expect(
+        streamed == batches, "\(label), chunks of \(samples): \(streamed.count) vs \(batches.count) batches")
       #expect(feed.gate == whole.gate && feed.hoursWithData == whole.hoursWithData())
       #expect(feed.peakAccelerationG == whole.peakAccelerationG && feed.rateWarnings == whole.rateWarnings)
       #expect(feed.hasAccelerometer)
     }
   }
 
-  @Test("catalogue scenarios written as trace folders (gravity included, gate from the recording)", arguments: ["C1", "N7", "N9"])
+  @Test(
+    "catalogue scenarios written as trace folders (gravity included, gate from the recording)",
+    arguments: ["C1", "N7", "N9"])
   func scenarios(id: String) throws {
     let folder = TemporaryFolder()
     var trace = try #require(ScenarioCatalogue.scenario(id)).generate(seed: 4).trace
-    trace.activities = [.init(seconds: 0, activity: .automotive), .init(seconds: 20, activity: .walking), .init(seconds: 30, activity: .automotive)]
+    trace.activities = [
+      .init(seconds: 0, activity: .automotive), .init(seconds: 20, activity: .walking),
+      .init(seconds: 30, activity: .automotive),
+    ]
     try TraceFolder.write(trace, to: folder.path("t"))
-    for gate in VehicleGatePolicy.allCases { try expectSame(folder.path("t"), gate: gate, label: "\(id) \(gate)") }
+    for gate in VehicleGatePolicy.allCases {
+      try expectSame(folder.path("t"), gate: gate, label: "\(id) \(gate)")
+    }
     // The replay reaches the verdicts the whole feed reaches.
     let replay = try ImpactReplay.run(TraceImport.stream(path: folder.path("t")), path: "t", gate: .on)
     let (whole, _) = try TraceImport.read(path: folder.path("t"))
     #expect(replay.verdicts == ImpactFeed(trace: whole, gate: .on)?.verdicts())
   }
 
-  @Test("gravity-free acceleration plus a slower gravity stream: gravity added by time across chunk boundaries")
+  @Test(
+    "gravity-free acceleration plus a slower gravity stream: gravity added by time across chunk boundaries")
   func gravityByTimeAcrossChunks() throws {
     let folder = TemporaryFolder()
     var acceleration = "time,seconds_elapsed,z,y,x\n"
     for i in 0..<1000 { acceleration += "0,\(Double(i) * 0.02),\(i == 600 ? 50 : 0.05),0.01,0\n" }
     var gravity = "time,seconds_elapsed,z,y,x\n"
-    for i in 0..<190 { gravity += "0,\(Double(i) * 0.1 + 0.05),\(9.80665 - Double(i) * 0.0001),0,\(Double(i) * 0.001)\n" }
+    for i in 0..<190 {
+      gravity += "0,\(Double(i) * 0.1 + 0.05),\(9.80665 - Double(i) * 0.0001),0,\(Double(i) * 0.001)\n"
+    }
     folder.write("Accelerometer.csv", acceleration)
     folder.write("Gravity.csv", gravity)  // ends at 18.95 s, before the accelerometer (19.98 s)
     folder.write(
-      "Gyroscope.csv", "time,seconds_elapsed,z,y,x\n" + (0..<200).map { "0,\(Double($0) * 0.1),0,0,\($0 == 121 ? 5 : 0)" }.joined(separator: "\n"))
+      "Gyroscope.csv",
+      "time,seconds_elapsed,z,y,x\n"
+        + (0..<200).map { "0,\(Double($0) * 0.1),0,0,\($0 == 121 ? 5 : 0)" }.joined(separator: "\n"))
     try expectSame(folder.path, gate: .on, label: "linear + gravity")
   }
 
@@ -84,7 +98,8 @@ struct ImpactStreamTests {
     folder.write("TotalAcceleration.csv", "time,seconds_elapsed,z,y,x\n0,,9.8,0,0\n0,NaN,9.8,0,0\n")
     #expect {
       try ImpactReplay.run(TraceImport.stream(path: folder.path), path: folder.path, gate: .on)
-    } throws: { error in "\(error)".contains("no accelerometer") && "\(error)".contains("2 rows read, 0 kept") }
+    } throws: { error in "\(error)".contains("no accelerometer") && "\(error)".contains("2 rows read, 0 kept")
+    }
     // Gravity-free acceleration with no gravity at all: the same.
     let linear = TemporaryFolder()
     linear.write("Accelerometer.csv", "time,seconds_elapsed,z,y,x\n0,0,0.1,0,0\n0,0.02,0.1,0,0\n")

@@ -1,10 +1,10 @@
 import Foundation
 import HearthGeo
+import HearthSim
 import HearthTrace
 import Testing
 import _HearthTestSupport
 
-import HearthSim
 @testable import HearthLab
 
 @Suite("Geofences on generated days and a real drive")
@@ -42,7 +42,8 @@ struct GeofenceEvaluationTests {
     "a real drive with its network fixes: one departure, one arrival, and the network fixes change nothing")
   func realDrive() throws {
     let (fixes, network, places) = try Self.realDrive()
-    #expect(network.count == 758, "758 rows; 29 repeat the fix before them 20–80 s later, each a fix of its own")
+    #expect(
+      network.count == 758, "758 rows; 29 repeat the fix before them 20–80 s later, each a fix of its own")
     let engine = GeofenceEngine(places: places)
     func replay(_ batch: FixColumns) -> [GeofenceEvent] {
       var state = GeofenceState()

@@ -13,17 +13,23 @@ struct IngestEventLinesTests {
     let day = DayGenerator.generate(seed: seed)
     let places = day.places.map {
       NamedPlace(
-        geofence: Geofence(id: PlaceID(UInt32($0.id)), center: $0.center, radiusMeters: $0.radiusMeters), name: $0.name)
+        geofence: Geofence(id: PlaceID(UInt32($0.id)), center: $0.center, radiusMeters: $0.radiusMeters),
+        name: $0.name)
     }
     var history = ReplayHistory(fixes: day.fixesInArrivalOrder)
-    history.receivedAtMilliseconds = day.uploads.flatMap { u in Array(repeating: u.receivedMilliseconds, count: u.fixes.count) }
+    history.receivedAtMilliseconds = day.uploads.flatMap { u in
+      Array(repeating: u.receivedMilliseconds, count: u.fixes.count)
+    }
     var state = IngestState()
-    let result = ServerReplay(places: places.map(\.geofence), people: Set(history.fixes.user)).run(history, state: &state)
+    let result = ServerReplay(places: places.map(\.geofence), people: Set(history.fixes.user)).run(
+      history, state: &state)
     return (places, result)
   }
 
   static func objects(_ lines: [String]) throws -> [[String: Any]] {
-    try lines.map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any], "\($0)") }
+    try lines.map {
+      try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any], "\($0)")
+    }
   }
 
   @Test("--only words: kinds, announced, both; anything else is refused")
@@ -39,7 +45,9 @@ struct IngestEventLinesTests {
     #expect(IngestEventFilter(parsing: "trip,,stay") == nil)
   }
 
-  @Test("announced keeps exactly the notifications: announced geofence events and speed alerts, raised sudden stops")
+  @Test(
+    "announced keeps exactly the notifications: announced geofence events and speed alerts, raised sudden stops"
+  )
   func announcedOnly() throws {
     let (places, result) = Self.replayedDay()
     let all = IngestEventLines(places: places)
@@ -66,7 +74,9 @@ struct IngestEventLinesTests {
   func kindsPartition() throws {
     let (places, result) = Self.replayedDay()
     let all = IngestEventLines(places: places)
-    let kinds = IngestEventFilter.Kind.allCases.map { IngestEventLines(places: places, filter: IngestEventFilter(kinds: [$0])) }
+    let kinds = IngestEventFilter.Kind.allCases.map {
+      IngestEventLines(places: places, filter: IngestEventFilter(kinds: [$0]))
+    }
     var seen = Set<String>()
     for output in result.outputs {
       let together = try kinds.flatMap { try $0.lines(output) }
@@ -76,7 +86,8 @@ struct IngestEventLinesTests {
     #expect(seen.isSuperset(of: ["geofence", "speedAlert", "trip"]), "\(seen)")
   }
 
-  @Test("geofence events carry their place's name, trips the name of the place they reached; unnamed places none")
+  @Test(
+    "geofence events carry their place's name, trips the name of the place they reached; unnamed places none")
   func placeNames() throws {
     let (places, result) = Self.replayedDay()
     let names = Dictionary(uniqueKeysWithValues: places.map { ($0.geofence.id.rawValue, $0.name ?? "") })
@@ -102,7 +113,9 @@ struct IngestEventLinesTests {
     #expect(named > 0)
   }
 
-  @Test("diagnostics: a refused batch's schema error, a rejected fix and the shared frames come first, only when asked")
+  @Test(
+    "diagnostics: a refused batch's schema error, a rejected fix and the shared frames come first, only when asked"
+  )
   func diagnostics() throws {
     let pipeline = IngestPipeline(places: [], circlesOfPerson: [UserID(1): []])
     let now: Int64 = 1_700_000_000_000
@@ -110,7 +123,9 @@ struct IngestEventLinesTests {
       var fixes = FixColumns()
       for (t, latitude) in rows {
         fixes.append(
-          Fix(timeMilliseconds: t, latitudeDegrees: latitude, longitudeDegrees: 11.6, horizontalAccuracyMeters: 10, user: UserID(1)))
+          Fix(
+            timeMilliseconds: t, latitudeDegrees: latitude, longitudeDegrees: 11.6,
+            horizontalAccuracyMeters: 10, user: UserID(1)))
       }
       return fixes
     }
@@ -119,7 +134,8 @@ struct IngestEventLinesTests {
     let refusedLines = try IngestEventLines(diagnostics: true).lines(refused)
     #expect(refusedLines.count == 1 && refusedLines[0].contains(#""type":"schemaError""#), "\(refusedLines)")
     // One fix a day in the future: rejected; the other is shared.
-    let mixed = pipeline.ingest(batch([(now, 48.1), (now + 86_400_000, 48.1)]), receivedAtMilliseconds: now + 1_000, state: &state)
+    let mixed = pipeline.ingest(
+      batch([(now, 48.1), (now + 86_400_000, 48.1)]), receivedAtMilliseconds: now + 1_000, state: &state)
     let lines = try IngestEventLines(diagnostics: true).lines(mixed)
     #expect(lines.first?.contains(#""type":"rejected""#) == true, "\(lines)")
     #expect(lines.contains { $0.contains(#""type":"sharedFrame""#) }, "\(lines)")
@@ -135,14 +151,18 @@ struct IngestEventLinesTests {
     #expect(a.uploadCount > 0 && a.clockMilliseconds != nil)
   }
 
-  @Test("the timer stops 6 h after a receipt: the same lines as ticking through, and a gap of 50 years costs 360 ticks, not 26 million")
+  @Test(
+    "the timer stops 6 h after a receipt: the same lines as ticking through, and a gap of 50 years costs 360 ticks, not 26 million"
+  )
   func idleTicking() throws {
     let day = DayGenerator.generate(seed: 3)
     let places = day.places.map {
       Geofence(id: PlaceID(UInt32($0.id)), center: $0.center, radiusMeters: $0.radiusMeters)
     }
     var history = ReplayHistory(fixes: day.fixesInArrivalOrder)
-    history.receivedAtMilliseconds = day.uploads.flatMap { u in Array(repeating: u.receivedMilliseconds, count: u.fixes.count) }
+    history.receivedAtMilliseconds = day.uploads.flatMap { u in
+      Array(repeating: u.receivedMilliseconds, count: u.fixes.count)
+    }
     let people = Set(history.fixes.user)
     var through = ServerReplay.Settings()
     through.idleTickingMilliseconds = .max
@@ -165,4 +185,3 @@ struct IngestEventLinesTests {
     #expect(replay.outputs.count <= 2 + 360, "\(replay.outputs.count)")
   }
 }
-

@@ -35,15 +35,19 @@ struct GravityNeverAtRestTests {
     return false
   }
 
-  @Test("a stretch is at rest up to a spread of 5 % of its mean |a|: 4.8 % is rest, 5.2 % is not, at any scale")
+  @Test(
+    "a stretch is at rest up to a spread of 5 % of its mean |a|: 4.8 % is rest, 5.2 % is not, at any scale")
   func relativeSpread() {
     for scale in [1.0, Self.g, 1 / Self.g] {
       #expect(basis(verdict(alternating(mean: Self.g * scale, swing: 0.048 * Self.g * scale))) == .atRest)
-      #expect(basis(verdict(alternating(mean: Self.g * scale, swing: 0.052 * Self.g * scale))) == .neverAtRest)
+      #expect(
+        basis(verdict(alternating(mean: Self.g * scale, swing: 0.052 * Self.g * scale))) == .neverAtRest)
     }
   }
 
-  @Test("never at rest: the median |a| passes within 50 % of 9.81 m/s² (1.48 g, 0.52 g) and fails beyond (1.52 g, 0.48 g)")
+  @Test(
+    "never at rest: the median |a| passes within 50 % of 9.81 m/s² (1.48 g, 0.52 g) and fails beyond (1.52 g, 0.48 g)"
+  )
   func movingBand() {
     for factor in [1.48, 0.52, 1.0] {
       let v = verdict(alternating(mean: Self.g * factor, swing: 0.3 * Self.g * factor))
@@ -53,7 +57,9 @@ struct GravityNeverAtRestTests {
       let v = verdict(alternating(mean: Self.g * factor, swing: 0.3 * Self.g * factor))
       #expect(!passes(v) && basis(v) == .neverAtRest, "\(factor)")
     }
-    #expect(GravityCheck.describe(verdict(alternating(mean: 96, swing: 30)), kind: .totalAcceleration).contains("never at rest"))
+    #expect(
+      GravityCheck.describe(verdict(alternating(mean: 96, swing: 30)), kind: .totalAcceleration).contains(
+        "never at rest"))
   }
 
   /// An iOS export whose AccelerometerUncalibrated.csv holds `perUnit` × the
@@ -62,7 +68,8 @@ struct GravityNeverAtRestTests {
   static func iOSUncalibrated(valuesIn perUnit: Double, seed: UInt64 = 16) -> TemporaryFolder {
     var generator = SeededGenerator(seed: seed)
     let folder = TemporaryFolder()
-    folder.write("Metadata.csv", "version,device name,recording epoch time,platform\n3,iPhone,1700000000000,ios\n")
+    folder.write(
+      "Metadata.csv", "version,device name,recording epoch time,platform\n3,iPhone,1700000000000,ios\n")
     var text = "time,seconds_elapsed,z,y,x\n"
     for i in 0..<6000 {
       let s = Double(i) / 100
@@ -77,7 +84,9 @@ struct GravityNeverAtRestTests {
     return folder
   }
 
-  @Test("regression 2026-12-02: the gravity check passed a file read ~9.8× too large when the phone is never still")
+  @Test(
+    "regression 2026-12-02: the gravity check passed a file read ~9.8× too large when the phone is never still"
+  )
   func noisyFileInTheWrongUnit() throws {
     // In m/s² where iOS writes g: read ×9.80665, its noise scaled with it.
     let wrongFolder = Self.iOSUncalibrated(valuesIn: 1)
@@ -90,7 +99,8 @@ struct GravityNeverAtRestTests {
     let (right, rightReport) = try SensorLoggerReader.read(folder: rightFolder.path)
     #expect(rightReport.file(endingWith: "AccelerometerUncalibrated.csv")?.rowsKept == 6000)
     let a = try #require(right.accelerometer?.samples)
-    let peak = a.x.indices.map { (a.x[$0] * a.x[$0] + a.y[$0] * a.y[$0] + a.z[$0] * a.z[$0]).squareRoot() }.max() ?? 0
+    let peak =
+      a.x.indices.map { (a.x[$0] * a.x[$0] + a.y[$0] * a.y[$0] + a.z[$0] * a.z[$0]).squareRoot() }.max() ?? 0
     #expect(peak < 1.4 * Self.g, "the stop is about 1.17 g with gravity, never 6 g")
   }
 
@@ -100,7 +110,8 @@ struct GravityNeverAtRestTests {
       let folder = Self.iOSUncalibrated(valuesIn: 1 / Self.g)
       folder.write(
         "Metadata.csv",
-        "version,device name,recording epoch time,platform,standardisation\n3,iPhone,1700000000000,ios,\(value)\n")
+        "version,device name,recording epoch time,platform,standardisation\n3,iPhone,1700000000000,ios,\(value)\n"
+      )
       folder.write("WatchBarometer.csv", "time,seconds_elapsed,pressure\n1700000000000000000,0,101.3\n")
       folder.write("Gravity.csv", "time,seconds_elapsed,z,y,x\n1700000000000000000,0,-9.81,0,0\n")
       let (trace, report) = try SensorLoggerReader.read(folder: folder.path)
@@ -117,7 +128,10 @@ struct GravityNeverAtRestTests {
     // "false" is off: the uncalibrated accelerometer in g is read.
     let folder = Self.iOSUncalibrated(valuesIn: 1 / Self.g)
     folder.write(
-      "Metadata.csv", "version,device name,recording epoch time,platform,standardisation\n3,iPhone,1700000000000,ios,false\n")
-    #expect(try SensorLoggerReader.read(folder: folder.path).1.file(endingWith: "AccelerometerUncalibrated.csv")?.rowsKept == 6000)
+      "Metadata.csv",
+      "version,device name,recording epoch time,platform,standardisation\n3,iPhone,1700000000000,ios,false\n")
+    #expect(
+      try SensorLoggerReader.read(folder: folder.path).1.file(endingWith: "AccelerometerUncalibrated.csv")?
+        .rowsKept == 6000)
   }
 }

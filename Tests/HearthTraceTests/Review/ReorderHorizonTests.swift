@@ -45,14 +45,18 @@ struct ReorderHorizonTests {
     folder.write(
       "Metadata.csv", "version,device name,recording epoch time,platform\n3,Pixel,1700000000000,android\n")
     var text = "time,seconds_elapsed,z,y,x\n"
-    func row(_ s: Double) -> String { "\(1_700_000_000_000_000_000 + Int64((s * 1e9).rounded())),\(s),9.81,0,0\n" }
+    func row(_ s: Double) -> String {
+      "\(1_700_000_000_000_000_000 + Int64((s * 1e9).rounded())),\(s),9.81,0,0\n"
+    }
     for i in 0..<5000 { text += row(Double(i) * 0.02) }
     for s in late { text += row(s) }
     folder.write("TotalAcceleration.csv", text)
     return folder
   }
 
-  @Test("a row 59.9 s behind is put in order; 60.1 s behind is rejected as outOfOrder, whole and streamed", arguments: [1, 333, 65_536])
+  @Test(
+    "a row 59.9 s behind is put in order; 60.1 s behind is rejected as outOfOrder, whole and streamed",
+    arguments: [1, 333, 65_536])
   func bothSidesOfTheHorizon(samples: Int) throws {
     // The newest row is at 99.98 s.
     let folder = Self.folder(lateRowsAt: [99.98 - 59.9 + 0.001, 99.98 - 60.1, -1])

@@ -18,7 +18,8 @@ struct RepeatedFixTests {
 
   func fixes(_ text: String) throws -> ([Double], FileReport, [Double], FileReport) {
     let folder = TemporaryFolder()
-    folder.write("Metadata.csv", "version,device name,recording epoch time,platform\n3,Pixel,1700000000000,android\n")
+    folder.write(
+      "Metadata.csv", "version,device name,recording epoch time,platform\n3,Pixel,1700000000000,android\n")
     folder.write("Location.csv", Self.header + text)
     let (trace, report) = try TraceImport.read(path: folder.path)
     let stream = try TraceImport.stream(path: folder.path)
@@ -33,7 +34,9 @@ struct RepeatedFixTests {
     )
   }
 
-  @Test("regression 2026-12-02: identical fixes were merged however far apart in time (a stopped car after a crash)")
+  @Test(
+    "regression 2026-12-02: identical fixes were merged however far apart in time (a stopped car after a crash)"
+  )
   func stoppedCarKeepsItsFixes() throws {
     // 30 s driving, then stopped: the same fix once a second for 30 s.
     var text = ""

@@ -51,12 +51,14 @@ struct StrayQuoteTests {
     }
   }
 
-  @Test("regression 2026-12-02: a stray quote in the last row, or two stray quotes, lose only their own lines")
+  @Test(
+    "regression 2026-12-02: a stray quote in the last row, or two stray quotes, lose only their own lines")
   func strayQuotesAtTheEdges() throws {
     for bad in [0, 5999] {
       let folder = Self.folder(rows: 6000, strayAt: bad)
       for (_, file) in try readBothWays(folder.path, samples: 500) {
-        #expect(file.rowsRead == 6000 && file.rowsKept == 5999 && file.rejectedByReason == [.unterminatedQuote: 1])
+        #expect(
+          file.rowsRead == 6000 && file.rowsKept == 5999 && file.rejectedByReason == [.unterminatedQuote: 1])
       }
     }
   }
@@ -79,11 +81,14 @@ struct StrayQuoteTests {
     return (kept, report)
   }
 
-  @Test("regression 2026-12-02: an unclosed quote in a file with a text column rejects its first line, the rest is read")
+  @Test(
+    "regression 2026-12-02: an unclosed quote in a file with a text column rejects its first line, the rest is read"
+  )
   func unclosedQuoteWithText() throws {
     let r = try read("t,name\n1,ok\n2,\"open\n3,fine\n4,also\n", kind: .text)
     #expect(r.kept == ["ok", "fine", "also"])
-    #expect(r.report.rowsRead == 4 && r.report.rejectedByReason == [.unterminatedQuote: 1] && r.report.reconciles)
+    #expect(
+      r.report.rowsRead == 4 && r.report.rejectedByReason == [.unterminatedQuote: 1] && r.report.reconciles)
     // A closed quote still spans lines when text is read: one row, kept.
     let spanning = try read("t,name\n1,\"two\nlines\"\n2,x\n", kind: .text)
     #expect(spanning.kept == ["two\nlines", "x"] && spanning.report.rowsRead == 2)
@@ -102,7 +107,9 @@ struct StrayQuoteTests {
     #expect(try read("t,v\n1,\"2.5\"\n", kind: .number).kept == ["2.5"])
   }
 
-  @Test("regression 2026-12-02: an unclosed quote longer than the line limit is one lineTooLong row, whatever the buffering")
+  @Test(
+    "regression 2026-12-02: an unclosed quote longer than the line limit is one lineTooLong row, whatever the buffering"
+  )
   func unclosedQuoteOverTheLimit() throws {
     let long = String(repeating: "9", count: 300)
     let text = "t,name\n1,\"" + long + "\n" + (2..<40).map { "\($0),x\n" }.joined()
