@@ -41,26 +41,37 @@ enum PeerWorkloads {
       name: name, itemCount: count, itemUnit: "pair", targets: .none,
       note: "GreatCircle.distancesMeters vs \(peer) on the same city pairs", referenceName: peer,
       prepare: { context in
-        let (a, b) = (Inputs.city(count: count, seed: 21), Inputs.city(count: count, seed: 22))
-        let path = try file(context, "pairs-\(count).npy")
-        var interleaved: [Double] = []
-        interleaved.reserveCapacity(4 * count)
-        for i in 0..<count {
-          interleaved += [a.latitudes[i], a.longitudes[i], b.latitudes[i], b.longitudes[i]]
-        }
-        try NPYArray.write(interleaved, shape: [count, 4], to: path)
-        var out: [Double] = []
-        return PreparedBenchmark(
-          itemCount: count,
-          subject: {
-            GreatCircle.distancesMeters(
-              latitudes1Degrees: a.latitudes, longitudes1Degrees: a.longitudes,
-              latitudes2Degrees: b.latitudes,
-              longitudes2Degrees: b.longitudes, into: &out)
-          },
-          reference: nil, externalReference: { try Peers.seconds(peer, path) },
-          verify: { out.count == count ? .passed("\(count) distances") : .failed("\(out.count) distances") })
+        try pairs(context, count, seeds: (21, 22), file: "pairs-\(count).npy") { try Peers.seconds(peer, $0) }
       })
+  }
+
+  /// The haversine subject shared by the peer comparisons: two generated city
+  /// sets, written interleaved as an (n, 4) `.npy` of latitude, longitude,
+  /// latitude, longitude degrees for the peer to read, and
+  /// `GreatCircle.distancesMeters` over the same pairs as the subject.
+  /// `external` gets the file's path and returns the peer's seconds.
+  static func pairs(
+    _ context: BenchContext, _ count: Int, seeds: (UInt64, UInt64), file name: String,
+    external: @escaping (String) throws -> Double
+  ) throws -> PreparedBenchmark {
+    let (a, b) = (Inputs.city(count: count, seed: seeds.0), Inputs.city(count: count, seed: seeds.1))
+    let path = try file(context, name)
+    var interleaved: [Double] = []
+    interleaved.reserveCapacity(4 * count)
+    for i in 0..<count {
+      interleaved += [a.latitudes[i], a.longitudes[i], b.latitudes[i], b.longitudes[i]]
+    }
+    try NPYArray.write(interleaved, shape: [count, 4], to: path)
+    var out: [Double] = []
+    return PreparedBenchmark(
+      itemCount: count,
+      subject: {
+        GreatCircle.distancesMeters(
+          latitudes1Degrees: a.latitudes, longitudes1Degrees: a.longitudes,
+          latitudes2Degrees: b.latitudes, longitudes2Degrees: b.longitudes, into: &out)
+      },
+      reference: nil, externalReference: { try external(path) },
+      verify: { out.count == count ? .passed("\(count) distances") : .failed("\(out.count) distances") })
   }
 
   static func grid(_ name: String, _ count: Int) -> Benchmark {

@@ -68,25 +68,9 @@ enum PythonWorkloads {
         "GreatCircle.distancesMeters (Swift) vs \(peer == "hearth-haversine" ? "hearth.haversine through Python and libhearth" : "numpy's haversine") on \(count) city pairs",
       referenceName: peer == "hearth-haversine" ? "python-hearth" : "numpy",
       prepare: { context in
-        let (a, b) = (Inputs.city(count: count, seed: 31), Inputs.city(count: count, seed: 32))
-        let path = try PeerWorkloads.file(context, "abi-pairs-\(count).npy")
-        var interleaved: [Double] = []
-        interleaved.reserveCapacity(4 * count)
-        for i in 0..<count {
-          interleaved += [a.latitudes[i], a.longitudes[i], b.latitudes[i], b.longitudes[i]]
+        try PeerWorkloads.pairs(context, count, seeds: (31, 32), file: "abi-pairs-\(count).npy") {
+          try seconds(peer, $0)
         }
-        try NPYArray.write(interleaved, shape: [count, 4], to: path)
-        var out: [Double] = []
-        return PreparedBenchmark(
-          itemCount: count,
-          subject: {
-            GreatCircle.distancesMeters(
-              latitudes1Degrees: a.latitudes, longitudes1Degrees: a.longitudes,
-              latitudes2Degrees: b.latitudes,
-              longitudes2Degrees: b.longitudes, into: &out)
-          },
-          reference: nil, externalReference: { try seconds(peer, path) },
-          verify: { out.count == count ? .passed("\(count) distances") : .failed("\(out.count) distances") })
       })
   }
 
