@@ -191,6 +191,7 @@ enum BenchCommand {
       GeoWorkloads.all(context) + FenceWorkloads.all(context) + TraceWorkloads.all(context)
       + TrackingWorkloads.all(context) + IngestWorkloads.all(context) + ImpactWorkloads.all(context)
       + SimWorkloads.all(context) + PeerWorkloads.all(context) + PythonWorkloads.all(context)
+      + GrowthWorkloads.all(context)
     guard !options.filters.isEmpty else { return all }
     return all.filter { benchmark in options.filters.contains { benchmark.name.contains($0) } }
   }

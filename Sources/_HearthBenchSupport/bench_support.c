@@ -88,3 +88,11 @@ __attribute__((noinline)) void hearth_measured_region(void (*body)(void *), void
   // Keeps the call from becoming a tail call (the region must stay on the stack).
   __asm__ volatile("" ::: "memory");
 }
+
+#include <malloc.h>
+
+uint64_t hearth_heap_bytes_in_use(void) {
+  // Small blocks in use (every arena) plus the mmapped large ones.
+  struct mallinfo2 info = mallinfo2();
+  return (uint64_t)(info.uordblks + info.hblkhd);
+}

@@ -16,6 +16,11 @@ uint64_t hearth_allocation_count(void);
 /// stays 0.
 int hearth_allocation_counting(void);
 
+/// Bytes glibc's allocator has handed out and not taken back, over every
+/// arena: small blocks in use plus mmapped large ones (mallinfo2). For
+/// before/after differences around building a state (growth benchmarks).
+uint64_t hearth_heap_bytes_in_use(void);
+
 /// Calls body(context). Never inlined: `valgrind --tool=callgrind
 /// --collect-atstart=no --toggle-collect=hearth_measured_region` counts the
 /// instructions executed inside it and nothing else.
