@@ -60,9 +60,9 @@ enum GrowthWorkloads {
   /// A cheap synthetic fleet: families of four in one circle each, spread
   /// over a 1 000 km × 1 000 km box of western Europe; each family a home
   /// (100 m), each second person a work or school place (150 m) within 3 km.
-  /// Every person carries one phone and wanders around the home (a
-  /// mean-reverting random walk, walking to cycling speeds), so they cross
-  /// their places' edges now and then. The server receives uploads of 1–4
+  /// Every person carries one phone and stays a while, then moves on, around
+  /// the home (a mean-reverting random walk at walking to cycling speeds),
+  /// so they cross their places' edges now and then. The server receives uploads of 1–4
   /// fixes from people drawn at random, at an average of one fix per person
   /// per 30 s (so the clock runs faster the larger the fleet), gathered into
   /// 200-fix batches; 2 % of uploads are retried (the same fixes again), 2 %
@@ -123,17 +123,23 @@ enum GrowthWorkloads {
         })
     }
 
-    /// Person `p`'s next fix at `time` (ms), having walked since their last.
+    /// Person `p`'s next fix at `time` (ms). Mostly they stay where they
+    /// are (GPS noise of ±8 m around the spot: stays of about 6 min on
+    /// average, so trips end by dwelling); one fix in 12 they have moved
+    /// on, up to 2.5 m/s along each axis since the last fix, pulled back
+    /// towards home.
     mutating func step(_ p: Int, at time: Int64) -> Fix {
       let seconds = Float(min(120, max(1, Double(time - lastTime[p]) / 1000)))
-      // Pulled back towards home, pushed up to 2.5 m/s along each axis.
-      northMeters[p] = 0.97 * northMeters[p] + seconds * Float(generator.nextDouble(in: -2.5, 2.5))
-      eastMeters[p] = 0.97 * eastMeters[p] + seconds * Float(generator.nextDouble(in: -2.5, 2.5))
+      if generator.next() % 12 == 0 {
+        northMeters[p] = 0.97 * northMeters[p] + seconds * Float(generator.nextDouble(in: -2.5, 2.5))
+        eastMeters[p] = 0.97 * eastMeters[p] + seconds * Float(generator.nextDouble(in: -2.5, 2.5))
+      }
       lastTime[p] = max(lastTime[p], time)
-      let latitude = homeLatitude[p] + Double(northMeters[p]) / GrowthWorkloads.metersPerDegree
+      let north = Double(northMeters[p]) + generator.nextDouble(in: -8, 8)
+      let east = Double(eastMeters[p]) + generator.nextDouble(in: -8, 8)
+      let latitude = homeLatitude[p] + north / GrowthWorkloads.metersPerDegree
       let longitude =
-        homeLongitude[p] + Double(eastMeters[p])
-        / (GrowthWorkloads.metersPerDegree * cos(homeLatitude[p] * .pi / 180))
+        homeLongitude[p] + east / (GrowthWorkloads.metersPerDegree * cos(homeLatitude[p] * .pi / 180))
       let id = UInt32(p + 1)
       return Fix(
         timeMilliseconds: time, latitudeDegrees: latitude, longitudeDegrees: longitude,
@@ -243,6 +249,7 @@ enum GrowthWorkloads {
         var lastWindow = Window()
         var produced = 0
         var geofenceEvents = 0
+        var lastReceived: Int64?
         return PreparedBenchmark(
           itemCount: itemCount,
           subject: {
@@ -263,6 +270,7 @@ enum GrowthWorkloads {
               geofenceEvents += output.geofenceEvents.count
             }
             last = total
+            lastReceived = window.batches.last?.received
             lastWindow = Window(batches: [], fixes: window.fixes, retried: window.retried)
           },
           reference: nil,
@@ -295,6 +303,15 @@ enum GrowthWorkloads {
               m["stateBytesPerPersonAfterRuns"] = (now - b) / Double(people)
             }
             if !savedBytes.isNaN { m["savedStateBytesPerPerson"] = savedBytes / Double(people) }
+            // A clock tick with nothing new, per engine: what a batch pays
+            // besides its fixes (an engine that scans everybody shows here).
+            let tick = (lastReceived ?? fleetStartMilliseconds) + 1
+            func idle(_ body: () -> Void) -> Double { Runner.time(body) * 1e6 }
+            m["idleTickGeofencesMicroseconds"] = idle { _ = pipeline.geofences.advance(to: tick, state: &state.geofences) }
+            m["idleTickSuddenStopsMicroseconds"] = idle {
+              _ = pipeline.suddenStops.advance(to: tick, state: &state.suddenStops)
+            }
+            m["idleTickTripsMicroseconds"] = idle { _ = pipeline.trips.advance(to: tick, state: &state.trips) }
             m["peakResidentMegabytes"] = peakResidentBytes() / 1e6
             return m
           })
