@@ -10,7 +10,7 @@ extension GeofenceEngine {
     var late: Bool
     var state: PersonGeofenceState
     /// The person's circles (nil: every place counts), looked up once per person.
-    var circles: Set<CircleID>? = nil
+    var circles: Circles? = nil
     var events: [GeofenceEvent] = []
     /// Reused per fix (no allocation in the steady state).
     var candidates: [Int] = []
@@ -129,7 +129,7 @@ extension GeofenceEngine {
     for record in context.state.records where !record.isIdle {
       if let i = lookup.position(record.place), !candidates.contains(i) { candidates.append(i) }
     }
-    candidates.sort()
+    if candidates.count > 1 { candidates.sort() }
   }
 
   /// The membership rules for one place and one fix.

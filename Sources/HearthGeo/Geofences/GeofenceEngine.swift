@@ -48,10 +48,10 @@ public struct GeofenceEngine: Sendable {
   final class Lookup: Sendable {
     /// Place ids in index order (ascending: the engine indexes its places sorted by id).
     let ids: [PlaceID]
-    let circlesOfPerson: [UserID: Set<CircleID>]
-    init(ids: [PlaceID], circlesOfPerson: [UserID: Set<CircleID>]) {
+    let circlesOfPerson: [UserID: Circles]
+    init(ids: [PlaceID], circlesOfPerson: [UserID: [CircleID]]) {
       self.ids = ids
-      self.circlesOfPerson = circlesOfPerson
+      self.circlesOfPerson = circlesOfPerson.mapValues(Circles.init)
     }
 
     /// The index position of place `id` (binary search), if it exists.
@@ -63,6 +63,26 @@ public struct GeofenceEngine: Sendable {
         if ids[mid] < id { low = mid + 1 } else { high = mid }
       }
       return low < ids.count && ids[low] == id ? low : nil
+    }
+  }
+
+  /// A person's circles, ascending without repeats: a membership test is a
+  /// short scan or a binary search, not a hash (people are in few circles,
+  /// and the test runs for every place a fix falls in).
+  struct Circles: Sendable {
+    let ids: [CircleID]
+    init(_ circles: [CircleID]) { ids = Array(Set(circles)).sorted() }
+
+    /// Whether `circle` is one of them. O(log k) for k circles.
+    func contains(_ circle: CircleID) -> Bool {
+      guard ids.count > 8 else { return ids.contains(circle) }
+      var low = 0
+      var high = ids.count
+      while low < high {
+        let mid = (low + high) / 2
+        if ids[mid] < circle { low = mid + 1 } else { high = mid }
+      }
+      return low < ids.count && ids[low] == circle
     }
   }
 
@@ -80,7 +100,7 @@ public struct GeofenceEngine: Sendable {
     }
     index = GeofenceIndex(places: sorted, cellSizeMeters: cellSizeMeters)
     self.rules = rules
-    lookup = Lookup(ids: sorted.map(\.id), circlesOfPerson: circlesOfPerson.mapValues { Set($0) })
+    lookup = Lookup(ids: sorted.map(\.id), circlesOfPerson: circlesOfPerson)
   }
 
   public var places: [Geofence] { index.places }
@@ -128,7 +148,10 @@ public struct GeofenceEngine: Sendable {
       }
       context.late = rules.late.isLate(newestFixMilliseconds: newest, receivedAtMilliseconds: now)
       context.circles = lookup.circlesOfPerson[person]
-      context.state = state.people.removeValue(forKey: person) ?? PersonGeofenceState(person: person)
+      // Swapped out of the table and back at the same position (one lookup,
+      // no copy, no deletion).
+      let slot = state.people.position(of: person, inserting: PersonGeofenceState(person: person))
+      swap(&context.state, &state.people.values[slot])
       let waited = context.state.hasPending
       // Only records in use can name a place that is gone (idle ones age
       // out); a change of circles is `reconcile`'s (`IngestPipeline.adopt`).
@@ -138,7 +161,8 @@ public struct GeofenceEngine: Sendable {
       for k in start..<end { apply(fixes[order[k]], &context) }
       settle(upTo: now, &context)
       evict(&context.state)
-      store(&context.state, in: &state, waited: waited)
+      updateWaiting(context.state, in: &state, waited: waited)
+      swap(&context.state, &state.people.values[slot])
       start = end
     }
     return context.events
@@ -171,12 +195,18 @@ public struct GeofenceEngine: Sendable {
   /// Puts a person's state back and keeps the waiting list true
   /// (`waited`: whether they were on it; nil: not known).
   private func store(_ person: inout PersonGeofenceState, in state: inout GeofenceState, waited: Bool? = nil) {
+    updateWaiting(person, in: &state, waited: waited)
+    state.people[person.person] = person
+  }
+
+  /// Keeps the waiting list true for `person` (`waited`: whether they were
+  /// on it; nil: not known).
+  private func updateWaiting(_ person: PersonGeofenceState, in state: inout GeofenceState, waited: Bool?) {
     if person.hasPending {
       state.waiting.insert(person.person)
     } else if waited ?? true {
       state.waiting.remove(person.person)
     }
-    state.people[person.person] = person
   }
 
   /// SPEC §3 reseed: when `person`'s sharing with `circle` becomes precise

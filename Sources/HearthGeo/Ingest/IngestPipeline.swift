@@ -85,36 +85,59 @@ public struct IngestPipeline: Sendable {
     // Presence decides whose word counts: a `still` fix from a second device
     // (a tablet at home) while the holder's position is fresh moves nothing,
     // here or in the engines below; late fixes go on (each engine has its
-    // own rule for them). Presence sees the fixes in upload order, as a
-    // live server would.
-    var forEngines: [(UInt32, Int64, UInt64)] = []
-    forEngines.reserveCapacity(inserted.count)
-    for index in inserted {
-      let fix = batch[index]
-      // One table lookup per fix: the person's row and last frame live together.
-      let (decision, frame) = state.people[fix.user, default: IngestState.Person()].advance(
-        with: fix, projection)
-      switch decision {
-      case .advanced:
-        output.presenceAdvanced += 1
-        if let frame { output.sharedFrames.append(frame) }
-      case .kept(.stillWhileHolderFresh):
-        output.overruled += 1
-        continue
-      case .kept(.notNewer): break
-      }
-      // Sort key: person, time, then device and position in the batch.
-      forEngines.append(
-        (fix.user.rawValue, fix.timeMilliseconds, UInt64(fix.device.rawValue) << 32 | UInt64(index)))
-    }
-    guard !forEngines.isEmpty else { return output }
+    // own rule for them). Presence sees each person's fixes in upload order,
+    // as a live server would (a person's row depends on their fixes alone).
+    //
     // A server batch interleaves many phones. The engines give the same
     // events either way (a test says so), but they pay per run of a
     // person's fixes (a state lookup, a sort check) and the shared
     // vectorised neighbour speeds are only of use between a person's own
-    // consecutive fixes; so the batch is sorted once, by person and time.
-    forEngines.sort { $0 < $1 }
-    let order = forEngines.map { Int($0.2 & 0xFFFF_FFFF) }
+    // consecutive fixes; so the batch is put in order of person, then time,
+    // device and position in the batch. One sort of packed (person,
+    // position) keys groups the people in upload order; then one table
+    // lookup per person, and a sort by time only of a run that needs it.
+    // (Positions fit 32 bits: a batch of 2³² fixes would not fit in memory.)
+    var keys = inserted.map { UInt64(batch.user[$0].rawValue) << 32 | UInt64(UInt32(truncatingIfNeeded: $0)) }
+    keys.sort()
+    func position(_ key: UInt64) -> Int { Int(key & 0xFFFF_FFFF) }
+    var order: [Int] = []
+    order.reserveCapacity(keys.count)
+    var frames: [(index: Int, frame: ApproximateFix)] = []
+    var run: [(time: Int64, tie: UInt64)] = []
+    var start = 0
+    while start < keys.count {
+      let user = batch.user[position(keys[start])]
+      var end = start + 1
+      while end < keys.count && batch.user[position(keys[end])] == user { end += 1 }
+      let slot = state.people.position(of: user, inserting: IngestState.Person())
+      run.removeAll(keepingCapacity: true)
+      var ordered = true
+      for k in start..<end {
+        let index = position(keys[k])
+        let fix = batch[index]
+        let (decision, frame) = state.people.values[slot].advance(with: fix, projection)
+        switch decision {
+        case .advanced:
+          output.presenceAdvanced += 1
+          if let frame { frames.append((index, frame)) }
+        case .kept(.stillWhileHolderFresh):
+          output.overruled += 1
+          continue
+        case .kept(.notNewer): break
+        }
+        // Ties in time: device, then position in the batch.
+        let entry = (fix.timeMilliseconds, UInt64(fix.device.rawValue) << 32 | UInt64(UInt32(truncatingIfNeeded: index)))
+        if let last = run.last, !(last < entry) { ordered = false }
+        run.append(entry)
+      }
+      if !ordered { run.sort { $0 < $1 } }
+      for entry in run { order.append(Int(entry.tie & 0xFFFF_FFFF)) }
+      start = end
+    }
+    // Viewers' frames in upload order, as presence met them.
+    frames.sort { $0.index < $1.index }
+    output.sharedFrames = frames.map(\.frame)
+    guard !order.isEmpty else { return output }
     let fixes =
       order.count == batch.count && order.elementsEqual(0..<batch.count) ? batch : batch.selecting(order)
 

@@ -167,7 +167,9 @@ public struct SpeedAlertEngine: Sendable {
   }
 
   /// One person's walk through a batch: their circles with a limit and
-  /// open stretches, and the previous fix, taken out of the state.
+  /// open stretches, and the previous fix, read from the state and written
+  /// back by `store` (read and overwritten rather than removed and
+  /// re-inserted: a removal rehashes its neighbours).
   private struct Walker {
     let engine: SpeedAlertEngine
     let person: UserID
@@ -188,9 +190,9 @@ public struct SpeedAlertEngine: Sendable {
       for circle in engine.circlesOfPerson[person] ?? [] {
         guard let limit = engine.limits[circle]?.metersPerSecond else { continue }
         let key = SpeedAlertState.key(person, circle)
-        circles.append((circle, limit, key, state.runs.removeValue(forKey: key)))
+        circles.append((circle, limit, key, state.runs[key]))
       }
-      previous = state.previous.removeValue(forKey: person.rawValue)
+      previous = state.previous[person.rawValue]
     }
 
     mutating func step(
@@ -223,7 +225,8 @@ public struct SpeedAlertEngine: Sendable {
 
     func store(_ state: inout SpeedAlertState) {
       state.previous[person.rawValue] = previous
-      for c in circles where c.run != nil { state.runs[c.key] = c.run }
+      // A stretch that ended is dropped; one still open is kept.
+      for c in circles { state.runs[c.key] = c.run }
     }
   }
 

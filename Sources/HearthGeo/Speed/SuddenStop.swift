@@ -182,8 +182,11 @@ public struct SuddenStopEngine: Sendable {
     let batch = batch.under(rules.agreed)
     let fixes = batch.fixes
     fixes.forEachPersonRun { person, run in
-      // Owned outright while the run is processed (no copy on write).
-      var s = state.people.removeValue(forKey: person.rawValue) ?? .init()
+      // Owned outright while the run is processed (no copy on write), and
+      // put back at the same position (one lookup, no deletion).
+      let slot = state.people.position(of: person.rawValue, inserting: .init())
+      var s = SuddenStopState.PersonState()
+      swap(&s, &state.people.values[slot])
       let waited = s.candidate != nil
       var lastIndex = Int.min  // where `s.last` sits in this batch (not here yet)
       for i in run {
@@ -197,7 +200,7 @@ public struct SuddenStopEngine: Sendable {
         }
       }
       if waited || s.candidate != nil { state.track(person, s, rules: rules) }
-      state.people[person.rawValue] = s
+      swap(&s, &state.people.values[slot])
     }
     return events
   }

@@ -1,0 +1,20 @@
+/// Per-person state tables (`[UserID: State]` and friends) are visited once
+/// per run of a person's fixes. Taking a value out with `removeValue` and
+/// putting it back costs a lookup, a deletion (which rehashes the
+/// neighbouring entries) and an insertion; a position found once and the
+/// value changed in place through `values[position]` costs one lookup.
+extension Dictionary {
+  /// The position of `key`, after inserting `makeValue()` when it is
+  /// missing. The position stays valid until the table's keys change (an
+  /// insertion or removal); changing values through `values[position]`
+  /// keeps it valid.
+  /// - Complexity: one hash lookup when `key` is present, three (amortised
+  ///   O(1)) when it is inserted.
+  @inlinable
+  mutating func position(of key: Key, inserting makeValue: @autoclosure () -> Value) -> Index {
+    if let found = index(forKey: key) { return found }
+    updateValue(makeValue(), forKey: key)
+    // Just inserted, so present; the fallback start index is never taken.
+    return index(forKey: key) ?? startIndex
+  }
+}
