@@ -15,7 +15,8 @@ import _HearthBenchSupport
 /// CI gate's filters; `--scale` shrinks every size.
 enum GrowthWorkloads {
   static func all(_ context: BenchContext) -> [Benchmark] {
-    let people = [1_000, 10_000, 100_000, 1_000_000].map { max(10, Int((Double($0) * context.scale).rounded())) }
+    // Floored at a hundredth of the full size, so the names stay distinct at any scale.
+    let people = [1_000, 10_000, 100_000, 1_000_000].map { max($0 / 100, Int((Double($0) * context.scale).rounded())) }
     let ingestFixes = context.scaled(200_000, minimum: 2_000)
     let fenceFixes = context.scaled(200_000, minimum: 2_000)
     let perCircle = [10, 1_000, max(10_000, Int((100_000 * context.scale).rounded()))]
