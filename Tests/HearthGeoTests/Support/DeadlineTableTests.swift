@@ -4,8 +4,8 @@ import Testing
 @testable import HearthGeo
 import struct HearthSim.SeededGenerator
 
-@Suite("Per-person tables: deadlines found without visiting everybody, values changed in place")
-struct PersonTableTests {
+@Suite("Deadline tables: who is due, found without visiting everybody")
+struct DeadlineTableTests {
   /// The plain rule the table replaces: everybody with a deadline at or
   /// before `now`, ascending id.
   func scanned(_ deadlines: [UserID: Int64], _ now: Int64) -> [UserID] {
@@ -95,16 +95,5 @@ struct PersonTableTests {
     #expect(decoded == table && decoded.hashValue == table.hashValue)
     var copy = decoded
     #expect(copy.due(atOrBefore: 6) == table.deadlines.filter { $0.value <= 6 }.keys.sorted())
-  }
-
-  @Test("position(of:inserting:): the same slot for a present key, the value changed in place")
-  func positionInPlace() {
-    var table: [UInt32: [Int]] = [1: [1], 2: [2]]
-    let slot = table.position(of: 1, inserting: [])
-    table.values[slot].append(10)
-    #expect(table[1] == [1, 10] && table.position(of: 1, inserting: []) == slot)
-    let fresh = table.position(of: 3, inserting: [3])
-    table.values[fresh].append(30)
-    #expect(table == [1: [1, 10], 2: [2], 3: [3, 30]])
   }
 }
