@@ -68,8 +68,8 @@ extension GeofenceEngine {
       swap(&started, &context.started)
     }
     collectCandidates(fix.coordinate, &candidates, context)
-    crossings.removeAll(keepingCapacity: true)
-    started.removeAll(keepingCapacity: true)
+    crossings.empty()
+    started.empty()
     context.departureMayBeDue = false
     let network = accuracy > rules.networkAccuracyAboveMeters
     let margin = max(rules.exitBandMeters, network ? rules.networkExitErrorMultiple * accuracy : 0)
@@ -123,9 +123,9 @@ extension GeofenceEngine {
   /// Candidates: the person's places holding the fix, and the places they
   /// are in or waiting about; ascending index (= id) order.
   private func collectCandidates(_ point: Coordinate, _ candidates: inout [Int], _ context: Context) {
-    candidates.removeAll(keepingCapacity: true)
+    candidates.empty()
     index.appendContaining(point, to: &candidates)
-    if let circles = context.circles { candidates.removeAll { !circles.contains(places[$0].circle) } }
+    if let circles = context.circles { candidates.removeAllIfAny { !circles.contains(places[$0].circle) } }
     for record in context.state.records where !record.isIdle {
       if let i = lookup.position(record.place), !candidates.contains(i) { candidates.append(i) }
     }

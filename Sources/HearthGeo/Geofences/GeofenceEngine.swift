@@ -172,15 +172,22 @@ public struct GeofenceEngine: Sendable {
   /// batch's receipt): waiting departures and fast arrivals whose minute has
   /// passed are decided. Only people with something waiting are visited,
   /// in ascending id order.
-  /// - Complexity: O(w log w + their records) for w people waiting.
+  /// - Complexity: O(k log w + their records) for k people of the w
+  ///   waiting whose earliest mark is older than the shorter wait.
   public func advance(to now: Int64, state: inout GeofenceState) -> [GeofenceEvent] {
     guard !state.waiting.isEmpty else { return [] }
-    let due = state.waiting.filter { state.people[$0]?.nextDeadline(rules).map { $0 <= now } ?? true }
+    // The table holds each person's earliest pending mark; no decision
+    // falls due before that mark plus the shorter wait, so only those
+    // people are candidates, and each is then checked exactly.
+    let shorterWait = min(rules.fastArrivalWaitMilliseconds, rules.departureSettleMilliseconds)
+    let (bound, overflow) = now.subtractingReportingOverflow(shorterWait)
+    let candidates = state.waiting.due(atOrBefore: overflow ? (shorterWait > 0 ? .min : .max) : bound)
+    let due = candidates.filter { state.people[$0]?.nextDeadline(rules).map { $0 <= now } ?? true }
     guard !due.isEmpty else { return [] }
     var context = Context(now: now, late: false, state: PersonGeofenceState(person: UserID(0)))
-    for person in due.sorted() {
+    for person in due {
       guard let personState = state.people.removeValue(forKey: person) else {
-        state.waiting.remove(person)
+        state.waiting[person] = nil
         continue
       }
       context.state = personState
@@ -202,10 +209,10 @@ public struct GeofenceEngine: Sendable {
   /// Keeps the waiting list true for `person` (`waited`: whether they were
   /// on it; nil: not known).
   private func updateWaiting(_ person: PersonGeofenceState, in state: inout GeofenceState, waited: Bool?) {
-    if person.hasPending {
-      state.waiting.insert(person.person)
+    if let mark = person.earliestPendingMilliseconds {
+      state.waiting[person.person] = mark
     } else if waited ?? true {
-      state.waiting.remove(person.person)
+      state.waiting[person.person] = nil
     }
   }
 

@@ -7,8 +7,10 @@
 /// error, never a trap.
 public struct GeofenceState: Sendable, Hashable, Codable {
   var people: [UserID: PersonGeofenceState] = [:]
-  /// People with a pending departure or fast arrival (what a clock advance visits).
-  var waiting: Set<UserID> = []
+  /// People with a pending departure or fast arrival and their earliest
+  /// pending mark, ms (what a clock advance visits; derived from `people`,
+  /// not coded).
+  var waiting = DeadlineTable()
   /// Pending departures and arrivals dropped because their place was
   /// removed or left the person's circles (each one also reported as an
   /// event with reason `placeRemoved`).
@@ -38,8 +40,10 @@ public struct GeofenceState: Sendable, Hashable, Codable {
             codingPath: [CodingKeys.people],
             debugDescription: "person \(person.person): place records not in ascending order"))
       }
-      if person.hasPending { waiting.insert(person.person) }
     }
+    var marks: [UserID: Int64] = [:]
+    for person in list { marks[person.person] = person.earliestPendingMilliseconds }
+    waiting = DeadlineTable(marks)
   }
 
   public func encode(to encoder: any Encoder) throws {
@@ -80,6 +84,18 @@ struct PersonGeofenceState: Sendable, Hashable, Codable {
   }
 
   var hasPending: Bool { records.contains { $0.pendingArrival != nil || $0.pendingDeparture != nil } }
+
+  /// The earliest start of a pending fast arrival or departure, ms (nil:
+  /// nothing waits). Free of the rules, so a decoded state can index it;
+  /// ``nextDeadline(_:)`` is at least this plus the shorter wait.
+  var earliestPendingMilliseconds: Int64? {
+    var earliest: Int64?
+    for record in records {
+      if let a = record.pendingArrival { earliest = min(earliest ?? a.milliseconds, a.milliseconds) }
+      if let d = record.pendingDeparture { earliest = min(earliest ?? d.milliseconds, d.milliseconds) }
+    }
+    return earliest
+  }
 
   /// Whether a fast arrival is waiting anywhere (it holds back departures).
   var arrivalWaiting: Bool { records.contains { $0.pendingArrival != nil } }

@@ -110,7 +110,7 @@ public struct IngestPipeline: Sendable {
       var end = start + 1
       while end < keys.count && batch.user[position(keys[end])] == user { end += 1 }
       let slot = state.people.position(of: user, inserting: IngestState.Person())
-      run.removeAll(keepingCapacity: true)
+      run.empty()
       var ordered = true
       for k in start..<end {
         let index = position(keys[k])

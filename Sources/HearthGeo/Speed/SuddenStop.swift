@@ -100,7 +100,7 @@ public struct SuddenStopState: Sendable, Hashable, Codable {
   var people: [UInt32: PersonState] = [:]
   /// People with a pending stop and when its five minutes end, ms: what a
   /// clock advance visits (not everybody).
-  var waiting: [UserID: Int64] = [:]
+  var waiting = DeadlineTable()
 
   public init() {}
 
@@ -109,7 +109,7 @@ public struct SuddenStopState: Sendable, Hashable, Codable {
     if let candidate = s.candidate {
       waiting[person] = candidate.stop.time.addingReportingOverflow(rules.stillForMilliseconds).partialValue
     } else {
-      waiting.removeValue(forKey: person)
+      waiting[person] = nil
     }
   }
 }
@@ -207,13 +207,13 @@ public struct SuddenStopEngine: Sendable {
 
   /// Decides every pending stop whose five minutes have passed by `now`
   /// (the server's clock), people in ascending id order.
-  /// - Complexity: O(w log w) for w people with a pending stop.
+  /// - Complexity: O(k log w) for k of the w people with a pending stop due.
   public func advance(to now: Int64, state: inout SuddenStopState) -> [SuddenStopEvent] {
     var events: [SuddenStopEvent] = []
-    guard state.waiting.values.contains(where: { $0 <= now }) else { return events }
-    for person in state.waiting.filter({ $0.value <= now }).keys.sorted() {
+    guard state.waiting.anyDue(atOrBefore: now) else { return events }
+    for person in state.waiting.due(atOrBefore: now) {
       guard var s = state.people[person.rawValue] else {
-        state.waiting.removeValue(forKey: person)
+        state.waiting[person] = nil
         continue
       }
       settle(now, person, &s, &events)

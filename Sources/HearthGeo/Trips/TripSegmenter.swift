@@ -204,7 +204,7 @@ public struct TripSegmenterState: Sendable, Hashable, Codable {
   var people: [UInt32: Person] = [:]
   /// People with pending fixes or an open segment, and the earliest time a
   /// clock advance can change anything for them (what `advance` visits).
-  var waiting: [UserID: Int64] = [:]
+  var waiting = DeadlineTable()
 
   public init() {}
 
@@ -225,7 +225,7 @@ public struct TripSegmenterState: Sendable, Hashable, Codable {
             codingPath: [CodingKeys.people], debugDescription: "trip state of person \(key) is inconsistent"))
       }
     }
-    waiting = try container.decode([UserID: Int64].self, forKey: .waiting)
+    waiting = try container.decode(DeadlineTable.self, forKey: .waiting)
   }
 
   public func encode(to encoder: any Encoder) throws {
@@ -323,12 +323,12 @@ public struct TripSegmenter: Sendable {
   /// segments nothing can continue any more. People in ascending id order;
   /// only those for whom something can change by `now` are visited (the
   /// others would be left as they are).
-  /// - Complexity: O(w log w) plus the work done, for w people due.
+  /// - Complexity: O(w log n) plus the work done, for w people due of n waiting.
   public func advance(to now: Int64, state: inout TripSegmenterState) -> TripOutput {
-    var due: [UInt32] = []
-    for (user, deadline) in state.waiting where deadline <= now { due.append(user.rawValue) }
+    guard state.waiting.anyDue(atOrBefore: now) else { return TripOutput() }
+    let due = state.waiting.due(atOrBefore: now).map(\.rawValue)
     guard !due.isEmpty else { return TripOutput() }
-    return advance(to: now, people: due.sorted(), state: &state)
+    return advance(to: now, people: due, state: &state)
   }
 
   private func advance(to now: Int64, people: [UInt32], state: inout TripSegmenterState) -> TripOutput {
@@ -371,7 +371,7 @@ public struct TripSegmenter: Sendable {
   /// `closeIfIdle`); nothing when neither can happen.
   private func track(_ user: UserID, state: inout TripSegmenterState, now: Int64 = .min) {
     guard let person = state.people[user.rawValue] else {
-      state.waiting.removeValue(forKey: user)
+      state.waiting[user] = nil
       return
     }
     var deadline = person.pending.first.map { $0.timeMilliseconds.saturatingAdd(rules.idleGapMilliseconds) }

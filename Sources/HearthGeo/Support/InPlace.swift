@@ -1,3 +1,5 @@
+/// Changing state and scratch in place on the ingest path.
+///
 /// Per-person state tables (`[UserID: State]` and friends) are visited once
 /// per run of a person's fixes. Taking a value out with `removeValue` and
 /// putting it back costs a lookup, a deletion (which rehashes the
@@ -16,5 +18,23 @@ extension Dictionary {
     updateValue(makeValue(), forKey: key)
     // Just inserted, so present; the fallback start index is never taken.
     return index(forKey: key) ?? startIndex
+  }
+}
+
+extension Array {
+  /// Empties the array and keeps its buffer. An empty array is left alone:
+  /// `removeAll(keepingCapacity:)` goes through the generic range
+  /// replacement (or, on the shared empty buffer, a new buffer) even then,
+  /// which per-fix scratch lists that are usually empty pay on every fix.
+  @inline(__always)
+  mutating func empty() {
+    if !isEmpty { removeAll(keepingCapacity: true) }
+  }
+
+  /// `removeAll(where:)`, with nothing done when no element matches (the
+  /// usual case for the lists it serves).
+  @inline(__always)
+  mutating func removeAllIfAny(where shouldRemove: (Element) -> Bool) {
+    if contains(where: shouldRemove) { removeAll(where: shouldRemove) }
   }
 }
