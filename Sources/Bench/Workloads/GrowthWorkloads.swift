@@ -16,7 +16,9 @@ import _HearthBenchSupport
 enum GrowthWorkloads {
   static func all(_ context: BenchContext) -> [Benchmark] {
     // Floored at a hundredth of the full size, so the names stay distinct at any scale.
-    let people = [1_000, 10_000, 100_000, 1_000_000].map { max($0 / 100, Int((Double($0) * context.scale).rounded())) }
+    let people = [1_000, 10_000, 100_000, 1_000_000].map {
+      max($0 / 100, Int((Double($0) * context.scale).rounded()))
+    }
     let ingestFixes = context.scaled(200_000, minimum: 2_000)
     let fenceFixes = context.scaled(200_000, minimum: 2_000)
     let perCircle = [10, 1_000, max(10_000, Int((100_000 * context.scale).rounded()))]
@@ -26,7 +28,9 @@ enum GrowthWorkloads {
     let sweepHours = max(0.25, context.scale)
     return people.map { ingest(people: $0, timedFixes: ingestFixes) }
       + perCircle.map { geofences(name: "places-\($0)", perCircle: $0, foreign: 0, fixes: fenceFixes) }
-      + [geofences(name: "places-total-\(total)", perCircle: 1_000, foreign: total - 1_000, fixes: fenceFixes)]
+      + [
+        geofences(name: "places-total-\(total)", perCircle: 1_000, foreign: total - 1_000, fixes: fenceFixes)
+      ]
       + [detector(hours: shortHours), detector(hours: longHours)]
       + [1, 6, 36, 216].map { sweep(combinations: $0, hours: sweepHours) }
   }
@@ -98,15 +102,18 @@ enum GrowthWorkloads {
         if p % Self.familySize == 0 {
           home = Coordinate(
             latitudeDegrees: family.nextDouble(in: 43, 52), longitudeDegrees: family.nextDouble(in: -1, 12))
-          places.append(Geofence(id: PlaceID(UInt32(places.count)), circle: circle, center: home, radiusMeters: 100))
+          places.append(
+            Geofence(id: PlaceID(UInt32(places.count)), circle: circle, center: home, radiusMeters: 100))
         }
         if p % 2 == 1 {
           let cosLatitude = cos(home.latitudeDegrees * .pi / 180)
           let work = Coordinate(
-            latitudeDegrees: home.latitudeDegrees + family.nextDouble(in: -3_000, 3_000) / GrowthWorkloads.metersPerDegree,
+            latitudeDegrees: home.latitudeDegrees + family.nextDouble(in: -3_000, 3_000)
+              / GrowthWorkloads.metersPerDegree,
             longitudeDegrees: home.longitudeDegrees + family.nextDouble(in: -3_000, 3_000)
               / (GrowthWorkloads.metersPerDegree * cosLatitude))
-          places.append(Geofence(id: PlaceID(UInt32(places.count)), circle: circle, center: work, radiusMeters: 150))
+          places.append(
+            Geofence(id: PlaceID(UInt32(places.count)), circle: circle, center: work, radiusMeters: 150))
         }
         homeLatitude.append(home.latitudeDegrees)
         homeLongitude.append(home.longitudeDegrees)
@@ -280,9 +287,12 @@ enum GrowthWorkloads {
             guard accounted == lastWindow.fixes else {
               return .failed("\(accounted) fixes accounted for of \(lastWindow.fixes)")
             }
-            guard seenPeople == people else { return .failed("warm-up reached \(seenPeople) of \(people) people") }
+            guard seenPeople == people else {
+              return .failed("warm-up reached \(seenPeople) of \(people) people")
+            }
             // Every retried fix is a duplicate; a late fix may rarely hit a stored time too.
-            guard last.duplicates >= lastWindow.retried, last.duplicates <= lastWindow.retried + lastWindow.fixes / 100
+            guard last.duplicates >= lastWindow.retried,
+              last.duplicates <= lastWindow.retried + lastWindow.fixes / 100
             else {
               return .failed("\(last.duplicates) duplicates, \(lastWindow.retried) fixes retried")
             }
@@ -295,7 +305,9 @@ enum GrowthWorkloads {
           },
           metrics: {
             var m: [String: Double] = ["warmFixesPerPerson": Double(warmFixes) / Double(people)]
-            if let b = heapBeforeState, let a = heapAfterState { m["stateBytesPerPerson"] = (a - b) / Double(people) }
+            if let b = heapBeforeState, let a = heapAfterState {
+              m["stateBytesPerPerson"] = (a - b) / Double(people)
+            }
             if let b = heapBeforePipeline, let a = heapBeforeState {
               m["configurationBytesPerPerson"] = (a - b) / Double(people)
             }
@@ -308,11 +320,15 @@ enum GrowthWorkloads {
             // besides its fixes (an engine that scans everybody shows here).
             let tick = (lastReceived ?? fleetStartMilliseconds) + 1
             func idle(_ body: () -> Void) -> Double { Runner.time(body) * 1e6 }
-            m["idleTickGeofencesMicroseconds"] = idle { _ = pipeline.geofences.advance(to: tick, state: &state.geofences) }
+            m["idleTickGeofencesMicroseconds"] = idle {
+              _ = pipeline.geofences.advance(to: tick, state: &state.geofences)
+            }
             m["idleTickSuddenStopsMicroseconds"] = idle {
               _ = pipeline.suddenStops.advance(to: tick, state: &state.suddenStops)
             }
-            m["idleTickTripsMicroseconds"] = idle { _ = pipeline.trips.advance(to: tick, state: &state.trips) }
+            m["idleTickTripsMicroseconds"] = idle {
+              _ = pipeline.trips.advance(to: tick, state: &state.trips)
+            }
             m["peakResidentMegabytes"] = peakResidentBytes() / 1e6
             return m
           })
@@ -344,7 +360,8 @@ enum GrowthWorkloads {
           places.append(
             Geofence(
               id: PlaceID(UInt32(perCircle + k)), circle: CircleID(UInt32(2 + k / 1_000)),
-              center: Coordinate(latitudeDegrees: g.nextDouble(in: 43, 51), longitudeDegrees: g.nextDouble(in: -2, 8)),
+              center: Coordinate(
+                latitudeDegrees: g.nextDouble(in: 43, 51), longitudeDegrees: g.nextDouble(in: -2, 8)),
               radiusMeters: g.nextDouble(in: 50, 300)))
         }
         let walkers = 1_000
@@ -401,7 +418,8 @@ enum GrowthWorkloads {
           verify: {
             // Nobody arrives without a fix inside; with fixes inside, somebody does.
             guard (inside == 0) == (arrivals == 0), arrivals <= inside else {
-              return .failed("\(arrivals) arrivals but \(inside) (fix, place) pairs inside a place of the circle")
+              return .failed(
+                "\(arrivals) arrivals but \(inside) (fix, place) pairs inside a place of the circle")
             }
             if perCircle >= 1_000 && events == 0 { return .failed("no decision over \(perCircle) places") }
             return .passed(
@@ -432,7 +450,8 @@ enum GrowthWorkloads {
         while let drive = mix.next() {
           // One clock for the whole mix: sensor times (s since the drive's
           // start) moved by the drive's start; fix times from the mix's origin.
-          let start = origin ?? drive.plan.startEpochMilliseconds - Int64((drive.startSeconds * 1000).rounded())
+          let start =
+            origin ?? drive.plan.startEpochMilliseconds - Int64((drive.startSeconds * 1000).rounded())
           origin = start
           let shift = Double(drive.plan.startEpochMilliseconds - start) / 1000
           var simulator = drive.simulator()
@@ -487,7 +506,9 @@ enum GrowthWorkloads {
             guard reported >= Int(hours), verdicts >= reported else {
               return .failed("\(reported) reports, \(verdicts) verdicts over \(label) h with 2 crashes/h")
             }
-            guard skipped * 1_000 <= samples else { return .failed("\(skipped) of \(samples) samples skipped") }
+            guard skipped * 1_000 <= samples else {
+              return .failed("\(skipped) of \(samples) samples skipped")
+            }
             return .passed(
               "\(verdicts) jolts judged, \(reported) reported, \(skipped) samples skipped, over \(samples) samples in \(batches.count) batches"
             )
@@ -557,7 +578,8 @@ enum GrowthWorkloads {
             // what a sweep of the hand-set thresholds alone reports.
             let reports = result.rows.map(\.reports)
             let alone = ImpactSweep.assemble(
-              tasks.map { ImpactSweep.extract($0, grid: ImpactSweep.Grid()) }, grid: ImpactSweep.Grid(), seeds: 1...1)
+              tasks.map { ImpactSweep.extract($0, grid: ImpactSweep.Grid()) }, grid: ImpactSweep.Grid(),
+              seeds: 1...1)
             guard let most = reports.max(), most > 0, reports[result.featured] == alone.rows[0].reports,
               result.rows[result.featured].truePositives == alone.rows[0].truePositives
             else {
