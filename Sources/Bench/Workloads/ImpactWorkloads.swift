@@ -36,13 +36,21 @@ enum ImpactWorkloads {
           var bins = [Double](repeating: 0, count: Int(hours * 3_600) + 16)
           let c = context.reference
           let configuration = ImpactConfiguration()
+          var seconds: [Double] = []  // each run's wall time (one thread), for the hours-per-second figure
+          seconds.reserveCapacity(64)
+          let clock = ContinuousClock()
           return PreparedBenchmark(
             itemCount: all.samples,
             subject: {
+              let start = clock.now
               var detector = ImpactDetector()
               verdicts = 0
               for batch in batches { verdicts += detector.process(batch).count }
               verdicts += detector.finish().count
+              let elapsed = start.duration(to: clock.now)
+              if seconds.count < seconds.capacity {
+                seconds.append(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
+              }
             },
             reference: c.map { c in
               {
@@ -65,6 +73,12 @@ enum ImpactWorkloads {
                   "\(verdicts) jolts judged over \(all.samples) samples (the C pass counted \(jolts) jolt samples)"
                 )
                 : .failed("no jolt judged in \(label) of driving with two crashes an hour")
+            },
+            metrics: {
+              // Hours of trace judged per second of one core (median run; the first run is a warm-up).
+              let runs = Array(seconds.dropFirst()).sorted()
+              guard !runs.isEmpty else { return [:] }
+              return ["traceHoursPerSecondPerCore": hours / Statistics.quantile(runs, 0.5)]
             })
         })
     ]

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import struct HearthSim.SeededGenerator
 
 @testable import HearthGeo
 
@@ -212,5 +213,64 @@ import Testing
     #expect(gathered.map(\.fixes.count) == [4, 3])
     #expect(gathered.map { ($0.receivedAtMilliseconds - Self.t0) / 100_000 } == [9, 20])
     #expect(ServerUploads.cut(FixColumns()).isEmpty)
+  }
+}
+
+/// The pipeline groups a batch by person before presence sees it (one
+/// table lookup per person); presence and the viewers' frames must stay
+/// what they are fix by fix in upload order.
+@Suite struct IngestPresenceOrderTests {
+  @Test("presence counts and shared frames equal a fix-by-fix model in upload order, on shuffled mixed batches")
+  func presenceInUploadOrder() {
+    var random = SeededGenerator(seed: 5)
+    let pipeline = IngestPipeline(places: [], circlesOfPerson: [:])
+    var seen = (frames: 0, overruled: 0, notNewer: 0)
+    for _ in 0..<40 {
+      var state = IngestState()
+      var model: [UserID: IngestState.Person] = [:]
+      var now = FenceWorld.t0
+      for _ in 0..<8 {
+        var fixes: [Fix] = []
+        for _ in 0..<Int.random(in: 1...60, using: &random) {
+          // Few people and devices, times close together (ties), positions
+          // across several 750 m cells, `still` fixes from a second device.
+          var fix = FenceWorld.fix(
+            Double.random(in: 0...4_000, using: &random),
+            Double(now - FenceWorld.t0) / 1000 - Double.random(in: 0...900, using: &random).rounded(),
+            bearing: Double.random(in: 0..<360, using: &random))
+          fix.user = UserID(UInt32.random(in: 1...4, using: &random))
+          fix.device = DeviceID(UInt32.random(in: 1...2, using: &random))
+          fix.activity = Bool.random(using: &random) ? .still : .walking
+          fixes.append(fix)
+        }
+        fixes.shuffle(using: &random)
+        let batch = FixColumns(fixes)
+        var modelDedupe = state.dedupe
+        let inserted = modelDedupe.insert(batch).insertedIndices
+        var frames: [ApproximateFix] = []
+        var advanced = 0
+        var overruled = 0
+        for index in inserted.sorted() {
+          let (decision, frame) = model[batch.user[index], default: IngestState.Person()].advance(
+            with: batch[index], pipeline.projection)
+          switch decision {
+          case .advanced:
+            advanced += 1
+            if let frame { frames.append(frame) }
+          case .kept(.stillWhileHolderFresh): overruled += 1
+          case .kept(.notNewer): seen.notNewer += 1
+          }
+        }
+        let output = pipeline.ingest(batch, receivedAtMilliseconds: now, state: &state)
+        #expect(output.sharedFrames == frames)
+        #expect(output.presenceAdvanced == advanced && output.overruled == overruled)
+        #expect(state.people == model)
+        seen.frames += frames.count
+        seen.overruled += overruled
+        now += Int64.random(in: 1_000...400_000, using: &random)
+      }
+    }
+    // The cases reach every branch of presence.
+    #expect(seen.frames > 100 && seen.overruled > 10 && seen.notNewer > 10, "\(seen)")
   }
 }
