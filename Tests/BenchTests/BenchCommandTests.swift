@@ -78,6 +78,19 @@ struct WorkloadCheckTests {
     }
   }
 
+  @Test("the cost-growth families run and pass their checks at small scale (issue 21)")
+  func growthChecks() throws {
+    let context = BenchContext(reference: nil, scale: 0.001, datasetsDirectory: TestPaths.sharedDatasets.path)
+    let runner = Runner(repetitions: 1, isNativeBuild: false) { _ in }
+    let benchmarks = GrowthWorkloads.all(context)
+    #expect(Set(benchmarks.map(\.name)).count == benchmarks.count, "names stay distinct at small scale")
+    for benchmark in benchmarks {
+      // A failed check throws (see failingCheck).
+      let result = try runner.run(benchmark, context: context)
+      #expect(result.value > 0 && !result.check.isEmpty, "\(benchmark.name)")
+    }
+  }
+
   @Test("loading the -ffast-math reference leaves subnormals alone (no flush-to-zero for the process)")
   func noFlushToZero() throws {
     _ = try CReference.build(sourcePath: CReference.defaultSourcePath, compiler: "gcc")
