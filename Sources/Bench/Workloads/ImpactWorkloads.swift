@@ -49,7 +49,8 @@ enum ImpactWorkloads {
               verdicts += detector.finish().count
               let elapsed = start.duration(to: clock.now)
               if seconds.count < seconds.capacity {
-                seconds.append(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
+                seconds.append(
+                  Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
               }
             },
             reference: c.map { c in

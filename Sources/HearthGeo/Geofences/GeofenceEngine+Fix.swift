@@ -111,7 +111,8 @@ extension GeofenceEngine {
   private func advanceOdometer(_ fix: Fix, _ state: inout PersonGeofenceState) {
     let t = fix.timeMilliseconds
     state.newestMilliseconds = max(state.newestMilliseconds, t)
-    guard fix.horizontalAccuracyMeters <= rules.journeyAccuracyMeters, t > (state.lastSharp?.milliseconds ?? .min)
+    guard fix.horizontalAccuracyMeters <= rules.journeyAccuracyMeters,
+      t > (state.lastSharp?.milliseconds ?? .min)
     else { return }
     if let previous = state.lastSharp {
       state.odometerMeters += GreatCircle.distanceMeters(from: previous.coordinate, to: fix.coordinate)
@@ -147,7 +148,8 @@ extension GeofenceEngine {
         emit(.arrival, .pending, [.fastArrivalWaiting], place, t, t, late: context.late, &context)
       } else {
         crossings.append(
-          Crossing(kind: .arrival, recordIndex: r, eventMilliseconds: t, reason: .entered, late: context.late))
+          Crossing(kind: .arrival, recordIndex: r, eventMilliseconds: t, reason: .entered, late: context.late)
+        )
       }
       return
     }
@@ -161,7 +163,8 @@ extension GeofenceEngine {
       } else if let speed = speed(), speed < rules.fastArrivalMetersPerSecond {
         crossings.append(
           Crossing(
-            kind: .arrival, recordIndex: r, eventMilliseconds: arrival.milliseconds, reason: .fastArrivalSlowed,
+            kind: .arrival, recordIndex: r, eventMilliseconds: arrival.milliseconds,
+            reason: .fastArrivalSlowed,
             late: arrival.late || context.late))
       }
       return
@@ -169,7 +172,9 @@ extension GeofenceEngine {
     if let departure = record.pendingDeparture {
       if inside {
         record.pendingDeparture = nil
-        emit(.departure, .cancelled, [.backInside], place, departure.milliseconds, t, late: departure.late, &context)
+        emit(
+          .departure, .cancelled, [.backInside], place, departure.milliseconds, t, late: departure.late,
+          &context)
       } else if clear {
         record.pendingDeparture?.clearSeen = true  // confirmed with this moment's decisions
         context.departureMayBeDue = true

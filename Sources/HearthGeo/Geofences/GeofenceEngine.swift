@@ -201,7 +201,8 @@ public struct GeofenceEngine: Sendable {
 
   /// Puts a person's state back and keeps the waiting list true
   /// (`waited`: whether they were on it; nil: not known).
-  private func store(_ person: inout PersonGeofenceState, in state: inout GeofenceState, waited: Bool? = nil) {
+  private func store(_ person: inout PersonGeofenceState, in state: inout GeofenceState, waited: Bool? = nil)
+  {
     updateWaiting(person, in: &state, waited: waited)
     state.people[person.person] = person
   }
@@ -225,7 +226,9 @@ public struct GeofenceEngine: Sendable {
     var newest: (time: Int64, index: Int)?
     for i in 0..<fixes.count where fixes.user[i] == person {
       guard fixes.horizontalAccuracyMeters[i] <= rules.networkAccuracyAboveMeters else { continue }
-      if newest.map({ fixes.timeMilliseconds[i] > $0.time }) ?? true { newest = (fixes.timeMilliseconds[i], i) }
+      if newest.map({ fixes.timeMilliseconds[i] > $0.time }) ?? true {
+        newest = (fixes.timeMilliseconds[i], i)
+      }
     }
     var fresh = state.people.removeValue(forKey: person) ?? PersonGeofenceState(person: person)
     fresh.records.removeAll { record in
@@ -293,7 +296,8 @@ public struct GeofenceEngine: Sendable {
         context.events.append(
           GeofenceEvent(
             kind: kind, outcome: .feedOnly, reasons: [.placeRemoved], place: record.place, circle: 0,
-            person: context.state.person, eventMilliseconds: time, decidedMilliseconds: context.now, journey: nil))
+            person: context.state.person, eventMilliseconds: time, decidedMilliseconds: context.now,
+            journey: nil))
       }
     }
     context.state.records = kept

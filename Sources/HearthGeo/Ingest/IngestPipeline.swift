@@ -126,7 +126,9 @@ public struct IngestPipeline: Sendable {
         case .kept(.notNewer): break
         }
         // Ties in time: device, then position in the batch.
-        let entry = (fix.timeMilliseconds, UInt64(fix.device.rawValue) << 32 | UInt64(UInt32(truncatingIfNeeded: index)))
+        let entry = (
+          fix.timeMilliseconds, UInt64(fix.device.rawValue) << 32 | UInt64(UInt32(truncatingIfNeeded: index))
+        )
         if let last = run.last, !(last < entry) { ordered = false }
         run.append(entry)
       }

@@ -160,7 +160,9 @@ public struct SpeedAlertEngine: Sendable {
       if walkers[person] == nil { walkers[person] = Walker(self, person, run, fixes, now, &state) }
       order += run
     }
-    order.sort { (fixes.timeMilliseconds[$0], fixes.user[$0], $0) < (fixes.timeMilliseconds[$1], fixes.user[$1], $1) }
+    order.sort {
+      (fixes.timeMilliseconds[$0], fixes.user[$0], $0) < (fixes.timeMilliseconds[$1], fixes.user[$1], $1)
+    }
     for i in order { walkers[fixes.user[i]]?.step(i, batch, &state, &events) }
     for person in walkers.keys.sorted() { walkers[person]?.store(&state) }
     return events
@@ -211,11 +213,13 @@ public struct SpeedAlertEngine: Sendable {
           circles[c].run = nil
           continue
         }
-        var stretch = circles[c].run ?? .init(start: before.time, end: current.time, fastest: speed, verdict: .open)
+        var stretch =
+          circles[c].run ?? .init(start: before.time, end: current.time, fastest: speed, verdict: .open)
         stretch.end = current.time
         stretch.fastest = max(stretch.fastest, speed)
         if stretch.verdict != .done && stretch.end - stretch.start >= engine.rules.minimumOverMilliseconds,
-          let event = engine.decide(person, circles[c].circle, &stretch, limit: circles[c].limit, late: late, state: &state)
+          let event = engine.decide(
+            person, circles[c].circle, &stretch, limit: circles[c].limit, late: late, state: &state)
         {
           events.append(event)
         }

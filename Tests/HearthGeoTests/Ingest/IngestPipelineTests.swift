@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 import struct HearthSim.SeededGenerator
 
 @testable import HearthGeo
@@ -141,7 +142,8 @@ import struct HearthSim.SeededGenerator
       var state = IngestState()
       var all = IngestOutput()
       for upload in Self.uploads(fixes, size: 20) {
-        let o = both.ingest(upload.fixes, receivedAtMilliseconds: upload.receivedAtMilliseconds, state: &state)
+        let o = both.ingest(
+          upload.fixes, receivedAtMilliseconds: upload.receivedAtMilliseconds, state: &state)
         all.geofenceEvents += o.geofenceEvents
         all.speedAlerts += o.speedAlerts
         all.suddenStops += o.suddenStops
@@ -189,7 +191,8 @@ import struct HearthSim.SeededGenerator
     #expect(restored == straight)
   }
 
-  @Test("one way of cutting a history into uploads: receipt times group as logged, or as a batcher gathers them")
+  @Test(
+    "one way of cutting a history into uploads: receipt times group as logged, or as a batcher gathers them")
   func cuttingAHistoryIntoUploads() {
     let fixes = FixColumns((0..<7).map { FenceWorld.fix(0, Double($0) * 100) })
     // Without receipt times: at most 3 fixes spanning at most 250 s, received 1 s after the newest.
@@ -220,7 +223,8 @@ import struct HearthSim.SeededGenerator
 /// table lookup per person); presence and the viewers' frames must stay
 /// what they are fix by fix in upload order.
 @Suite struct IngestPresenceOrderTests {
-  @Test("presence counts and shared frames equal a fix-by-fix model in upload order, on shuffled mixed batches")
+  @Test(
+    "presence counts and shared frames equal a fix-by-fix model in upload order, on shuffled mixed batches")
   func presenceInUploadOrder() {
     var random = SeededGenerator(seed: 5)
     let pipeline = IngestPipeline(places: [], circlesOfPerson: [:])

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 
-@testable import HearthGeo
 import struct HearthSim.SeededGenerator
+
+@testable import HearthGeo
 
 @Suite("Deadline tables: who is due, found without visiting everybody")
 struct DeadlineTableTests {
