@@ -356,7 +356,8 @@ struct CommandTests {
     let recorded = run(["impact", "sweep", drive, "--seeds", "1", "--hours", "0"])
     #expect(recorded.code == 0, "\(recorded.err)")
     let row = recorded.out.split(separator: "\n")[1].split(separator: ",")
-    #expect(row[9] == "0" && row[13] == "0.0" && (Double(row[14]) ?? 0) > 100_000, "\(row)")  // 3 per ~1 min, per 1 000 h
+    // 3 per ~1 min, per 1 000 h
+    #expect(row[9] == "0" && row[13] == "0.0" && (Double(row[14]) ?? 0) > 100_000, "\(row)")
     #expect(run(["impact", "sweep", folder.path("missing"), "--hours", "0"]).code == 3)
   }
 

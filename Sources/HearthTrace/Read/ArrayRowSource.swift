@@ -10,7 +10,7 @@ final class ArrayRowSource: RowSource {
   private let columnCount: Int
   private let blockRows: Int
   private let convert: Convert
-  private var next_ = 0
+  private var nextRow = 0
   private(set) var report: FileReport
   private let strict: Bool
 
@@ -27,11 +27,11 @@ final class ArrayRowSource: RowSource {
   }
 
   func next() throws -> RowBlock? {
-    while next_ < count {
+    while nextRow < count {
       var block = RowBlock(columnCount: columnCount)
-      let end = min(count, next_ + blockRows)
-      block.reserveCapacity(end - next_)
-      for i in next_..<end {
+      let end = min(count, nextRow + blockRows)
+      block.reserveCapacity(end - nextRow)
+      for i in nextRow..<end {
         report.rowsRead += 1
         if let (reason, column, detail) = convert(i, &block) {
           let rejection = RowRejection(
@@ -43,7 +43,7 @@ final class ArrayRowSource: RowSource {
           report.rowsKept += 1
         }
       }
-      next_ = end
+      nextRow = end
       if !block.isEmpty { return block }
     }
     return nil

@@ -242,7 +242,7 @@ struct TripPropertyTests {
         for closed in d.perCall {
           if !closed.stays.isEmpty { reached.insert("stay") }
           for segment in closed.segments {
-            segment.reasons.forEach { reached.insert($0.rawValue) }
+            for reason in segment.reasons { reached.insert(reason.rawValue) }
             reached.insert("\(segment.isTrip ? "trip" : "segment") \(segment.endedBy.rawValue)")
             let silences = zip(segment.fixes, segment.fixes.dropFirst()).map {
               $1.timeMilliseconds - $0.timeMilliseconds
