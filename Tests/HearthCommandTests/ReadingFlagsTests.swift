@@ -121,25 +121,11 @@ struct ReadingFlagsTests {
   func badTimeColumnProcess() throws {
     let folder = Self.mapped(
       "time", ["10:00:00", "10:00:01"], time: #"{"column": "time", "format": "epoch-milliseconds"}"#)
-    let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-    let candidates = [
-      binary.appendingPathComponent("hearth"),
-      binary.deletingLastPathComponent().appendingPathComponent("hearth"),
-    ]
-    let path = try #require(candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) })
     for words in [["data", "inspect"], ["impact", "detect"]] {
-      let process = Process()
-      process.executableURL = path
-      process.arguments = words + [folder.path, "--mapping", folder.path("mapping.json")]
-      let out = Pipe()
-      let err = Pipe()
-      process.standardOutput = out
-      process.standardError = err
-      try process.run()
-      let o = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-      let e = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-      process.waitUntilExit()
-      #expect(process.terminationStatus == 3, "\(words): \(o) \(e)")
+      let run = try BuiltExecutable.run(
+        "hearth", words + [folder.path, "--mapping", folder.path("mapping.json")])
+      let (o, e) = (run.out, run.err)
+      #expect(run.status == 3, "\(words): \(o) \(e)")
       #expect(
         e.contains("accel.csv:2:1 (time)") && e.contains("'10:00:00': expected epoch-milliseconds"), "\(e)")
     }

@@ -180,30 +180,9 @@ struct ReplayCommandTests {
 
   @Test("the built executable: version, exit codes and stderr")
   func executable() throws {
-    let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-      .appendingPathComponent("hearth")
-    // `swift build --build-tests` builds every product next to the test bundle.
-    let path =
-      FileManager.default.fileExists(atPath: binary.path)
-      ? binary.path
-      : URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("hearth").path
-    #expect(FileManager.default.isExecutableFile(atPath: path), "no hearth binary at \(path)")
     func launch(_ words: [String]) throws -> (Int32, String, String) {
-      let process = Process()
-      process.executableURL = URL(fileURLWithPath: path)
-      process.arguments = words
-      let out = Pipe()
-      let err = Pipe()
-      process.standardOutput = out
-      process.standardError = err
-      try process.run()
-      let o = out.fileHandleForReading.readDataToEndOfFile()
-      let e = err.fileHandleForReading.readDataToEndOfFile()
-      process.waitUntilExit()
-      return (
-        process.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self)
-      )
+      let run = try BuiltExecutable.run("hearth", words)
+      return (run.status, run.out, run.err)
     }
     let version = try launch(["--version"])
     #expect(version.0 == 0 && version.1.hasPrefix("hearth "))

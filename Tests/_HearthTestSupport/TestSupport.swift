@@ -128,3 +128,77 @@ public final class TemporaryFolder: @unchecked Sendable {
 
   public func path(_ name: String) -> String { (path as NSString).appendingPathComponent(name) }
 }
+
+/// The executables `swift build --build-tests` puts next to the test bundle,
+/// run as a user runs them: a separate process, optionally under limits.
+public enum BuiltExecutable {
+  /// What a run printed and how it ended.
+  public struct Run: Sendable {
+    /// The exit status; 124 or 137 when the time limit stopped it.
+    public var status: Int32
+    public var out: String
+    public var err: String
+  }
+
+  /// The path of product `name` (`hearth`), nil when it was not built.
+  public static func path(_ name: String) -> String? {
+    let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    return [bundle, bundle.deletingLastPathComponent()].map { $0.appendingPathComponent(name).path }
+      .first { FileManager.default.isExecutableFile(atPath: $0) }
+  }
+
+  /// Runs product `name` with `arguments`, killed after `timeLimitSeconds`,
+  /// its address space capped at `memoryLimitMegabytes` when given (an
+  /// allocation beyond it fails: the process ends instead of exhausting the
+  /// machine).
+  /// - Throws: when the product was not built or cannot be started.
+  public static func run(
+    _ name: String, _ arguments: [String], timeLimitSeconds: Int = 120, memoryLimitMegabytes: Int? = nil
+  ) throws -> Run {
+    guard let path = path(name) else { throw ExecutableMissing(name: name) }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/bin/bash")
+    let limit = memoryLimitMegabytes.map { "ulimit -v \($0 * 1024); " } ?? ""
+    process.arguments =
+      ["-c", "\(limit)exec timeout -s KILL \(timeLimitSeconds) \"$0\" \"$@\"", path] + arguments
+    let out = Pipe()
+    let err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    try process.run()
+    // Read both pipes while the child runs (a full pipe would stall it).
+    let errData = LockedData()
+    let reader = Thread { errData.set(err.fileHandleForReading.readDataToEndOfFile()) }
+    reader.start()
+    let o = out.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    let e = errData.waitForValue()
+    return Run(
+      status: process.terminationStatus, out: String(decoding: o, as: UTF8.self),
+      err: String(decoding: e, as: UTF8.self))
+  }
+
+  public struct ExecutableMissing: Error, CustomStringConvertible {
+    public var name: String
+    public var description: String {
+      "no built \(name) beside the test bundle (swift build --build-tests builds it)"
+    }
+  }
+
+  private final class LockedData: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var value: Data?
+    func set(_ data: Data) {
+      condition.lock()
+      value = data
+      condition.signal()
+      condition.unlock()
+    }
+    func waitForValue() -> Data {
+      condition.lock()
+      defer { condition.unlock() }
+      while value == nil { condition.wait() }
+      return value ?? Data()
+    }
+  }
+}

@@ -298,7 +298,8 @@ public struct ImpactDetector: Sendable {
     let since = t - c.freeFallEndsBeforeJoltSeconds
     pending.append(
       Candidate(
-        joltSeconds: t, incidentSeconds: incidentSeconds, peak: dynamic, clipped: clipped, freeFallSeconds: falls.longest(since: since),
+        joltSeconds: t, incidentSeconds: incidentSeconds, peak: dynamic, clipped: clipped,
+        freeFallSeconds: falls.longest(since: since),
         fallsTruncated: falls.truncated(since: since)))
     nextCheckSeconds = min(nextCheckSeconds, t)
   }
@@ -379,27 +380,32 @@ public struct ImpactDetector: Sendable {
     let vibrationBefore = median(
       binValues(from: a + c.vibrationMovingFromSeconds, to: a + c.vibrationMovingToSeconds, whole: true))
     var m = ImpactMeasurement(
-      joltSeconds: t, incidentSeconds: a, peakMetersPerSecondSquared: candidate.peak, clipped: candidate.clipped,
+      joltSeconds: t, incidentSeconds: a, peakMetersPerSecondSquared: candidate.peak,
+      clipped: candidate.clipped,
       movingSource: current ? .gps : .vibration, speedBeforeMetersPerSecond: .nan,
       speedAtJoltMetersPerSecond: .nan, vibrationBeforeMetersPerSecondSquared: vibrationBefore,
       vibrationAtJoltMetersPerSecondSquared: median(
         binValues(
-          from: a + c.vibrationMovingAtJoltFromSeconds, to: a + c.vibrationMovingAtJoltToSeconds, whole: true)),
+          from: a + c.vibrationMovingAtJoltFromSeconds, to: a + c.vibrationMovingAtJoltToSeconds, whole: true)
+      ),
       stopSource: .vibration, stopped: false, stopReason: "", restAfterSeconds: .nan,
       fastestAfterRestMetersPerSecond: .nan, fixesAfterRest: 0, vibrationStopRatio: .nan,
       spinPeakRadiansPerSecond: spin.maximum(from: t + c.spinFromSeconds, to: t + c.spinToSeconds) ?? .nan,
       pressureRiseHectopascals: (pressure.maximum(from: t, to: t + c.pressureAfterSeconds) ?? .nan)
-        - median(pressure.values(from: t + c.pressureBaselineFromSeconds, to: t + c.pressureBaselineToSeconds)),
+        - median(
+          pressure.values(from: t + c.pressureBaselineFromSeconds, to: t + c.pressureBaselineToSeconds)),
       freeFallSeconds: candidate.freeFallSeconds, decidedSeconds: .nan,
       truncated: candidate.fallsTruncated || spin.truncated(from: t + c.spinFromSeconds)
         || pressure.truncated(from: t + c.pressureBaselineFromSeconds)
         || bins.truncated(from: a + min(c.vibrationMovingFromSeconds, c.vibrationMovingAtJoltFromSeconds)))
     var needVibration = !current
     if current {
-      m.speedBeforeMetersPerSecond = median(speeds.values(from: a + c.movingFromSeconds, to: a + c.movingToSeconds))
+      m.speedBeforeMetersPerSecond = median(
+        speeds.values(from: a + c.movingFromSeconds, to: a + c.movingToSeconds))
       m.speedAtJoltMetersPerSecond =
         speeds.last(from: a - c.currentFixAgeSeconds, to: a + c.movingAtJoltToSeconds)?.1 ?? .nan
-      m.truncated = m.truncated || speeds.truncated(from: a + min(c.movingFromSeconds, -c.currentFixAgeSeconds))
+      m.truncated =
+        m.truncated || speeds.truncated(from: a + min(c.movingFromSeconds, -c.currentFixAgeSeconds))
       // GPS decides the stop only on evidence.
       let restEnd = a + c.restWithinSeconds
       if let rest = speeds.first(from: a.nextUp, to: restEnd, where: { $1 <= c.stoppedMetersPerSecond }) {
@@ -426,7 +432,8 @@ public struct ImpactDetector: Sendable {
         decided = max(decided, restEnd)
         if let moving = speeds.last(from: restEnd - c.currentFixAgeSeconds, to: restEnd) {
           (m.stopSource, m.stopped) = (.gps, false)
-          m.stopReason = "no rest within \(c.restWithinSeconds) s: \(short(moving.1)) m/s \(short(moving.0 - a)) s after"
+          m.stopReason =
+            "no rest within \(c.restWithinSeconds) s: \(short(moving.1)) m/s \(short(moving.0 - a)) s after"
         } else {
           needVibration = true
           let why =
@@ -452,14 +459,24 @@ public struct ImpactDetector: Sendable {
   /// there (a gap skips the window) and whose median is at most the fraction
   /// of `before`; `ratio` is its ratio (else the lowest), `end` the data time
   /// that settles it. nil while a window it needs is incomplete.
-  private func vibrationStop(_ t: Double, before: Double, force: Bool) -> (held: Bool, ratio: Double, end: Double)? {
+  private func vibrationStop(_ t: Double, before: Double, force: Bool) -> (
+    held: Bool, ratio: Double, end: Double
+  )? {
     let c = configuration
     let length = c.vibrationBinSeconds
     let n = c.vibrationStopBinCount
-    var k = ((t + c.vibrationStopEarliestStartSeconds) / length).rounded(.up)
+    let first = ((t + c.vibrationStopEarliestStartSeconds) / length).rounded(.up)
     var lowest = Double.nan
     var end = t + c.vibrationStopEarliestStartSeconds
-    while k * length <= t + c.vibrationStopLatestStartSeconds {
+    // The candidate starts are bins first, first + 1, … while on or before
+    // the latest start: counted in integers (at most the configured span in
+    // bins, a validated configuration keeps it ≤ 2 400), so the loop ends
+    // even where a time is too large for k + 1 to differ from k.
+    let span = (c.vibrationStopLatestStartSeconds - c.vibrationStopEarliestStartSeconds) / length
+    let starts = span >= 0 ? Int(min(span, 1e6).rounded(.down)) + 2 : 0
+    for i in 0..<starts {
+      let k = first + Double(i)
+      guard k * length <= t + c.vibrationStopLatestStartSeconds else { break }
       let windowEnd = (k + Double(n)) * length
       guard force || accelerometerSeconds >= windowEnd || dataSeconds >= windowEnd + c.lateDataSeconds else {
         return nil
@@ -471,7 +488,6 @@ public struct ImpactDetector: Sendable {
         if lowest.isNaN || ratio < lowest { lowest = ratio }
         if ratio <= c.vibrationStoppedFraction { return (true, ratio, windowEnd) }
       }
-      k += 1
     }
     return (false, lowest, end)
   }

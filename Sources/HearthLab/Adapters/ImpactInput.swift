@@ -130,12 +130,19 @@ public struct ImpactFeed: Sendable {
 
   /// nil when the trace has no accelerometer that includes gravity, nor one
   /// plus a gravity stream to add back.
+  ///
+  /// A ``Trace``'s streams are sorted by time when a reader made them; one
+  /// built by hand may not be. Each stream is put in time order here
+  /// (stably, NaN times first), so the windows hand the detector what one
+  /// batch of the whole recording would: O(n) when already sorted, else
+  /// O(n log n).
   public init?(trace: Trace, gate policy: VehicleGatePolicy, batchSeconds: Double = 0.25) {
     guard let acceleration = trace.accelerationIncludingGravity(), !acceleration.isEmpty else { return nil }
-    accelerometer = acceleration
-    gyroscope = trace.gyroscope ?? VectorStream()
-    barometer = trace.barometer ?? PressureStream()
-    fixes = trace.fixes.speedSamples(originMilliseconds: trace.metadata.timeOriginMilliseconds ?? 0)
+    accelerometer = acceleration.inTimeOrder()
+    gyroscope = (trace.gyroscope ?? VectorStream()).inTimeOrder()
+    barometer = (trace.barometer ?? PressureStream()).inTimeOrder()
+    fixes = TimeOrder.sorted(
+      trace.fixes.speedSamples(originMilliseconds: trace.metadata.timeOriginMilliseconds ?? 0), by: \.seconds)
     gate = VehicleGateTimeline(policy: policy, activities: trace.activities)
     self.batchSeconds = batchSeconds > 0 && batchSeconds.isFinite ? batchSeconds : 0.25
     originSeconds = acceleration.seconds[0]
@@ -226,9 +233,10 @@ public struct ImpactFeed: Sendable {
 
   public struct Batches: Sequence, IteratorProtocol, Sendable {
     let feed: ImpactFeed
-    /// Windows ending after this are not handed out (a stream's samples
-    /// beyond it are not all known yet).
-    var limit = Double.infinity
+    let grid: BatchGrid
+    /// Windows not wholly before this time are not handed out (a stream's
+    /// samples at or after it are not all known yet); +∞: no limit.
+    let limit: Double
     // How many samples of each stream have been handed out.
     private(set) var a = 0
     private(set) var g = 0
@@ -238,39 +246,53 @@ public struct ImpactFeed: Sendable {
     init(feed: ImpactFeed, limit: Double = .infinity) {
       self.feed = feed
       self.limit = limit
+      grid = BatchGrid(originSeconds: feed.originSeconds, batchSeconds: feed.batchSeconds)
     }
 
+    /// The next window that holds a sample, or nil when every sample has been
+    /// handed out (or the next window is not complete before ``limit``).
+    ///
+    /// Each sample's window is `grid.index` of its time, an integer; the
+    /// window handed out is the smallest index at the head of any stream,
+    /// and it takes every head sample whose index is at most that. The
+    /// stream that gave the smallest index gives at least its head sample,
+    /// so every call that returns a batch hands out one sample or more: the
+    /// cut ends after at most as many calls as there are samples, whatever
+    /// the times (edges, repeats, disorder, ±huge, NaN).
     public mutating func next() -> ImpactBatch? {
       let feed = self.feed
-      let starts = [
-        a < feed.accelerometer.count ? feed.accelerometer.seconds[a] : Double.infinity,
-        g < feed.gyroscope.count ? feed.gyroscope.seconds[g] : Double.infinity,
-        b < feed.barometer.count ? feed.barometer.seconds[b] : Double.infinity,
-        f < feed.fixes.count ? feed.fixes[f].seconds : Double.infinity,
+      let grid = self.grid
+      let heads = [
+        a < feed.accelerometer.count ? grid.nanoseconds(feed.accelerometer.seconds[a]) : nil,
+        g < feed.gyroscope.count ? grid.nanoseconds(feed.gyroscope.seconds[g]) : nil,
+        b < feed.barometer.count ? grid.nanoseconds(feed.barometer.seconds[b]) : nil,
+        f < feed.fixes.count ? grid.nanoseconds(feed.fixes[f].seconds) : nil,
       ]
-      guard let earliest = starts.min(), earliest.isFinite else { return nil }
-      // Windows sit on a fixed grid from the first accelerometer sample, so
-      // the cut does not depend on where a pause ended.
-      let origin = feed.originSeconds
-      let k = ((earliest - origin) / feed.batchSeconds).rounded(.down)
-      let end = origin + (k + 1) * feed.batchSeconds
-      guard end <= limit else { return nil }
-      var batch = ImpactBatch(vehicleGate: feed.gate.isOn(at: origin + k * feed.batchSeconds))
-      while a < feed.accelerometer.count && feed.accelerometer.seconds[a] < end {
+      guard let earliest = heads.compactMap({ $0 }).min() else { return nil }
+      let window = grid.window(ofNanoseconds: earliest)
+      if limit != .infinity {
+        // Complete only when every sample not yet known (time ≥ limit) falls
+        // in a later window: index(limit) > window, by monotony of the index.
+        guard window < grid.window(ofNanoseconds: grid.nanoseconds(limit)) else { return nil }
+      }
+      // The window's last nanosecond (saturating: it is ≥ `earliest` either way).
+      let last = grid.lastNanosecond(ofWindow: window)
+      var batch = ImpactBatch(vehicleGate: feed.gate.isOn(at: grid.startSeconds(ofWindow: window)))
+      while a < feed.accelerometer.count && grid.nanoseconds(feed.accelerometer.seconds[a]) <= last {
         let s = feed.accelerometer
         batch.accelerometer.append(Sample3(s.seconds[a], s.x[a], s.y[a], s.z[a]))
         a += 1
       }
-      while g < feed.gyroscope.count && feed.gyroscope.seconds[g] < end {
+      while g < feed.gyroscope.count && grid.nanoseconds(feed.gyroscope.seconds[g]) <= last {
         let s = feed.gyroscope
         batch.gyroscope.append(Sample3(s.seconds[g], s.x[g], s.y[g], s.z[g]))
         g += 1
       }
-      while b < feed.barometer.count && feed.barometer.seconds[b] < end {
+      while b < feed.barometer.count && grid.nanoseconds(feed.barometer.seconds[b]) <= last {
         batch.barometer.append(Sample1(feed.barometer.seconds[b], feed.barometer.hectopascals[b]))
         b += 1
       }
-      while f < feed.fixes.count && feed.fixes[f].seconds < end {
+      while f < feed.fixes.count && grid.nanoseconds(feed.fixes[f].seconds) <= last {
         batch.fixes.append(feed.fixes[f])
         f += 1
       }
@@ -279,8 +301,107 @@ public struct ImpactFeed: Sendable {
   }
 }
 
+/// The fixed grid of windows a recording is cut into: window k holds the
+/// times t with floor((t − origin) / batch) = k, the offset counted in whole
+/// nanoseconds (rounded to the nearest), so a sample a logger stamped on an
+/// edge (k × 250 ms after the origin, in whole milliseconds or microseconds)
+/// opens window k whatever the rounding of the subtraction, and membership
+/// is decided by integers, never by comparing floating-point window ends.
+///
+/// Offsets beyond ±9.2 × 10⁹ s saturate (they fall in the first or last
+/// window, where the detector rejects their times); NaN counts as the most
+/// negative offset. The index is monotone in t: t ≤ u gives index(t) ≤ index(u).
+struct BatchGrid: Sendable, Hashable {
+  let originSeconds: Double
+  let batchSeconds: Double
+  /// The window length in whole nanoseconds, at least 1.
+  let batchNanoseconds: Int64
+
+  init(originSeconds: Double, batchSeconds: Double) {
+    self.originSeconds = originSeconds
+    self.batchSeconds = batchSeconds
+    batchNanoseconds = max(1, Self.saturating(batchSeconds * 1e9))
+  }
+
+  /// `x` rounded to the nearest whole number, saturated to Int64 (NaN: `.min`).
+  static func saturating(_ x: Double) -> Int64 {
+    // 2^63 is exactly representable; every double below it converts.
+    guard x > -9.223_372_036_854_775_808e18 else { return .min }
+    guard x < 9.223_372_036_854_775_808e18 else { return .max }
+    return Int64(x.rounded())
+  }
+
+  /// Nanoseconds from the origin to `seconds`, rounded and saturated.
+  func nanoseconds(_ seconds: Double) -> Int64 { Self.saturating((seconds - originSeconds) * 1e9) }
+
+  /// floor(ns / batch): the window holding an offset of `ns` nanoseconds.
+  func window(ofNanoseconds ns: Int64) -> Int64 {
+    let (q, r) = ns.quotientAndRemainder(dividingBy: batchNanoseconds)
+    return r < 0 ? q - 1 : q
+  }
+
+  /// The last nanosecond offset inside window `k`, a window of some offset
+  /// (`window(ofNanoseconds:)`): the next window's start − 1, saturated to
+  /// Int64.max. That start lies above the offset, so it never underflows,
+  /// and the offset is always ≤ the result.
+  func lastNanosecond(ofWindow k: Int64) -> Int64 {
+    guard k < .max else { return .max }
+    let (next, overflow) = (k + 1).multipliedReportingOverflow(by: batchNanoseconds)
+    return overflow ? .max : next - 1
+  }
+
+  /// Where window `k` starts, s on the trace's clock (for its gate).
+  func startSeconds(ofWindow k: Int64) -> Double { originSeconds + Double(k) * batchSeconds }
+}
+
 extension VectorStream {
   var samples3: [Sample3] { seconds.indices.map { Sample3(seconds[$0], x[$0], y[$0], z[$0]) } }
+
+  /// This stream stably sorted by time (NaN first); itself when already sorted.
+  func inTimeOrder() -> VectorStream {
+    guard let order = TimeOrder.permutation(seconds) else { return self }
+    return VectorStream(
+      seconds: order.map { seconds[$0] }, x: order.map { x[$0] }, y: order.map { y[$0] },
+      z: order.map { z[$0] })
+  }
+}
+
+extension PressureStream {
+  /// This stream stably sorted by time (NaN first); itself when already sorted.
+  func inTimeOrder() -> PressureStream {
+    guard let order = TimeOrder.permutation(seconds) else { return self }
+    return PressureStream(
+      seconds: order.map { seconds[$0] }, hectopascals: order.map { hectopascals[$0] },
+      relativeAltitudeMeters: order.map { relativeAltitudeMeters[$0] })
+  }
+}
+
+/// Time order for samples of a hand-built trace: by time, NaN before every
+/// number (where ``BatchGrid`` puts it), ties in their given order.
+enum TimeOrder {
+  /// The stable sorting permutation of `seconds`, or nil when they are
+  /// already in order. O(n) when sorted, O(n log n) otherwise.
+  static func permutation(_ seconds: [Double]) -> [Int]? {
+    func key(_ t: Double) -> Double { t.isNaN ? -.infinity : t }
+    var sorted = true
+    for i in seconds.indices.dropFirst() where key(seconds[i]) < key(seconds[i - 1]) || seconds[i].isNaN {
+      sorted = false
+      break
+    }
+    guard !sorted else { return nil }
+    // NaN first; among NaN and among equal times, the given order.
+    return seconds.indices.sorted { i, j in
+      let (a, b) = (seconds[i], seconds[j])
+      if a.isNaN != b.isNaN { return a.isNaN }
+      if a.isNaN || a == b { return i < j }
+      return a < b
+    }
+  }
+
+  static func sorted<T>(_ values: [T], by time: (T) -> Double) -> [T] {
+    guard let order = permutation(values.map(time)) else { return values }
+    return order.map { values[$0] }
+  }
 }
 
 extension FixColumns {

@@ -75,17 +75,21 @@ struct SVGPlot {
     )
   }
 
-  /// Five ticks per axis at round values.
+  /// About five ticks per axis at round values (none for a range that is
+  /// not finite or has no width at its magnitude). The ticks are counted,
+  /// never stepped by adding: at most 7, whatever the range.
   static func ticks(_ r: ClosedRange<Double>) -> [Double] {
     let span = r.upperBound - r.lowerBound
     let raw = span / 5
+    guard raw.isFinite, raw > 0 else { return [] }
     let magnitude = pow(10, (log10(raw)).rounded(.down))
     let step = [1.0, 2, 5, 10].map { $0 * magnitude }.first { $0 >= raw } ?? raw
-    var t = (r.lowerBound / step).rounded(.up) * step
+    let first = (r.lowerBound / step).rounded(.up)
     var out: [Double] = []
-    while t <= r.upperBound + step * 1e-9 {
+    for i in 0..<7 {
+      let t = (first + Double(i)) * step
+      guard t.isFinite, t <= r.upperBound + step * 1e-9, t != out.last else { break }
       out.append(abs(t) < step * 1e-9 ? 0 : t)
-      t += step
     }
     return out
   }

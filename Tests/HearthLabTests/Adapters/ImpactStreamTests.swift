@@ -107,4 +107,25 @@ struct ImpactStreamTests {
       try ImpactReplay.run(TraceImport.stream(path: linear.path), path: linear.path, gate: .on)
     }
   }
+
+  @Test(
+    "regression 2026-12-04: whole-millisecond stamps on 250 ms edges: streamed in any chunks == the whole feed",
+    arguments: [5, 1234, 999])
+  func millisecondEdges(firstMs: Int) throws {
+    let folder = TemporaryFolder()
+    var trace = try #require(ScenarioCatalogue.scenario("C1")).generate(seed: 3).trace
+    // Every stream re-stamped in whole milliseconds from firstMs, as a logger writes them.
+    let stamp = { (t: Double) in (Double(firstMs) + (t * 1000).rounded()) / 1000 }
+    var a = try #require(trace.accelerometer)
+    a.samples.seconds = a.samples.seconds.map(stamp)
+    trace.accelerometer = a
+    var g = try #require(trace.gyroscope)
+    g.seconds = g.seconds.map(stamp)
+    trace.gyroscope = g
+    var b = try #require(trace.barometer)
+    b.seconds = b.seconds.map(stamp)
+    trace.barometer = b
+    try TraceFolder.write(trace, to: folder.path("t"))
+    try expectSame(folder.path("t"), gate: .on, label: "first sample at \(firstMs) ms")
+  }
 }
