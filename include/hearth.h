@@ -305,7 +305,8 @@ int32_t hearth_trace_info(const hearth_trace *trace, hearth_bytes **out);
  * {"format": "parquet", "platform": "ios"|"android"|"unknown", "device":
  * "Pixel 6a", "sourceFiles": ["…"], "timeOriginMs": 1690000000000} (the
  * object hearth_trace_info gives is accepted as it is: its derived keys are
- * ignored). An unknown key or a wrong type is HEARTH_ERROR_BAD_INPUT, named.
+ * ignored). An unknown key, a wrong type or a timeOriginMs outside 1900–2200
+ * (as a reader takes it) is HEARTH_ERROR_BAD_INPUT, named.
  */
 int32_t hearth_trace_create(const char *metadata_json, hearth_trace **out);
 
@@ -313,16 +314,26 @@ int32_t hearth_trace_create(const char *metadata_json, hearth_trace **out);
  * Appends count samples to a stream of a created recording, read during the
  * call: ACCELEROMETER (gravity included) and GYROSCOPE take t_s, x, y, z;
  * BAROMETER t_s and x = hPa; ACTIVITIES t_s and x = the activity code (a
- * whole number 0–5, anything else is unknown, as in a trace folder); y and z
- * may be NULL where unused. Samples are kept as given, like a trace folder's
- * (the detector skips and counts samples not newer than their stream's
- * last). HEARTH_ERROR_STATE on a recording read from a file.
+ * whole number 0–5); y and z may be NULL where unused. Every sample is then
+ * checked as a trace folder's columns are, when the recording is next used:
+ * times finite and within ±1e10 s, values within the readers' bounds (an
+ * accelerometer must read gravity as 9.81 m/s²), a code that is an activity.
+ * A sample that fails is rejected with its reason and counted (hearth_trace_info:
+ * "files", per stream); samples out of time order are put in order and exact
+ * repeats rejected; the rest are kept. HEARTH_ERROR_STATE on a recording read
+ * from a file.
  */
 int32_t hearth_trace_append(
     hearth_trace *trace, int32_t stream, int64_t count, const double *t_s, const double *x,
     const double *y, const double *z);
 
-/** Appends fixes to a created recording (codes outside an enum refused, naming the fix and column). */
+/**
+ * Appends fixes to a created recording (codes outside an enum refused, naming
+ * the fix and column). Each fix is then checked as a trace folder's are (time
+ * within 1900–2200, position and fields within bounds; a negative speed is
+ * unmeasured); a fix that fails is rejected and counted, the rest kept in the
+ * order given.
+ */
 int32_t hearth_trace_append_fixes(hearth_trace *trace, const hearth_fixes *fixes);
 
 /**

@@ -12,7 +12,7 @@ import pytest
 import hearth
 import hearth.parquet as hp
 from conftest import DRIVE, DROP
-from hearth._ffi import created, ffi, lib, raise_for, text
+from hearth._ffi import created, ffi, lib, raise_for, take_bytes, text
 
 FILES = ["sweep.csv", "outcomes.csv", "jolts.csv", "configurations.json", "sweep.json", "report.html"]
 
@@ -71,10 +71,13 @@ def test_a_chunk_with_nulls_is_copied_once_with_nan_and_counted(tmp_path):
     damaged = hp.ArrowTrace({"accelerometer": nulled}, trace.metadata, "damaged")
     handle = damaged.handle()
     assert damaged.copies == [("accelerometer", "x_mps2", len(x))]
-    # The detector skips the NaN sample and counts it.
+    # The NaN sample is rejected as a trace folder's row would be, and counted;
+    # the detector gets the rest.
+    accelerometer = next(f for f in json.loads(take_bytes(lib.hearth_trace_info, handle))["files"] if f["file"] == "accelerometer")
+    assert accelerometer["rejectedByReason"] == {"missingValue": 1} and accelerometer["rowsKept"] == len(x) - 1
     detector = hearth.Detector()
     raise_for(lib.hearth_detector_feed_trace(detector._handle, handle, lib.HEARTH_GATE_ON), detector._handle)
-    assert detector.counters()["skipped_samples"] == 1
+    assert detector.counters()["skipped_samples"] == 0
 
 
 def test_a_column_of_another_type_or_a_null_time_is_named(tmp_path):
@@ -149,7 +152,7 @@ def test_created_metadata_is_checked_by_name():
     assert info["timeOriginMs"] == 7 and info["format"] == "columns"
 
 
-def test_appends_check_their_columns_and_read_activity_codes_as_a_folder_does():
+def test_appends_check_their_columns_and_reject_what_is_no_activity_code_as_a_folder_does():
     handle = created(lib.hearth_trace_create, text("{}"))
     t, x = np.array([0.0, 1.0, 2.0, 3.0]), np.array([5.0, 2.5, 9.0, np.nan])
     ptr = lambda a: ffi.from_buffer("double[]", a)  # noqa: E731
@@ -161,10 +164,13 @@ def test_appends_check_their_columns_and_read_activity_codes_as_a_folder_does():
     raise_for(lib.hearth_trace_append(handle, lib.HEARTH_STREAM_ACTIVITIES, 4, ptr(t), ptr(x), ffi.NULL, ffi.NULL), handle)
     count = ffi.new("int64_t *")
     raise_for(lib.hearth_trace_count(handle, lib.HEARTH_STREAM_ACTIVITIES, count), handle)
-    codes = np.empty(4)
-    times = np.empty(4)
-    raise_for(lib.hearth_trace_samples(handle, lib.HEARTH_STREAM_ACTIVITIES, 4, ffi.from_buffer("double[]", times), ffi.from_buffer("double[]", codes), ffi.NULL, ffi.NULL), handle)
-    assert count[0] == 4 and codes.tolist() == [5.0, 0.0, 0.0, 0.0]  # 5 automotive; 2.5, 9 and NaN unknown
+    codes = np.empty(1)
+    times = np.empty(1)
+    raise_for(lib.hearth_trace_samples(handle, lib.HEARTH_STREAM_ACTIVITIES, 1, ffi.from_buffer("double[]", times), ffi.from_buffer("double[]", codes), ffi.NULL, ffi.NULL), handle)
+    # 5 is automotive; 2.5, 9 and NaN are no activity: rejected and counted, as in a trace folder.
+    assert count[0] == 1 and codes.tolist() == [5.0]
+    activities = next(f for f in json.loads(take_bytes(lib.hearth_trace_info, handle))["files"] if f["file"] == "activities")
+    assert activities["rowsRead"] == 4 and activities["rejectedByReason"] == {"outOfRange": 3}
 
 
 def test_a_sweep_task_on_a_recording_with_no_accelerometer_names_it():

@@ -51,80 +51,44 @@ private struct BuiltMetadata: Decodable {
     }
     metadata.device = given.device
     metadata.sourceFiles = given.sourceFiles ?? []
-    metadata.timeOriginMilliseconds = given.timeOriginMs
+    if let origin = given.timeOriginMs {
+      // A reader takes an origin only as a fix time (1900–2200): beyond it,
+      // fix times cannot be placed on the sensors' clock.
+      guard ReadingBounds.fixMilliseconds.contains(origin) else {
+        throw bad(
+          "'timeOriginMs' \(origin) is outside \(ReadingBounds.fixMilliseconds.lowerBound)..<\(ReadingBounds.fixMilliseconds.upperBound) ms (1900–2200)"
+        )
+      }
+      metadata.timeOriginMilliseconds = origin
+    }
     return metadata
   }
 }
 
 extension TraceHandle {
-  /// Appends `n` samples to a sensor stream; nil when the stream is not one
-  /// that takes samples (fixes have their own function).
+  /// Appends `n` samples to a sensor stream (checked when the recording is
+  /// next used, as a reader checks a file's rows: ColumnTrace).
   func append(
     _ stream: Int32, _ t: UnsafeBufferPointer<Double>, _ x: UnsafeBufferPointer<Double>,
     _ y: UnsafeBufferPointer<Double>?, _ z: UnsafeBufferPointer<Double>?
   ) throws(ArgumentError) {
-    func vector(_ stream: inout VectorStream?, _ name: String) throws(ArgumentError) {
-      guard let y, let z else { throw ArgumentError(reason: "\(name) needs x, y and z (y or z is NULL)") }
-      // Taken out of the trace while it grows, so the arrays stay uniquely
-      // referenced and append in place.
-      var s = stream ?? VectorStream()
-      stream = nil
-      s.seconds.append(contentsOf: t)
-      s.x.append(contentsOf: x)
-      s.y.append(contentsOf: y)
-      s.z.append(contentsOf: z)
-      stream = s
-    }
+    let target: ColumnTrace.Stream
     switch stream {
-    case HEARTH_STREAM_ACCELEROMETER:
-      var samples = trace.accelerometer?.samples
-      trace.accelerometer = nil
-      try vector(&samples, "the accelerometer")
-      trace.accelerometer = samples.map { AccelerationStream(samples: $0, content: .includesGravity) }
-      counted("accelerometer", t.count)
-    case HEARTH_STREAM_GYROSCOPE:
-      try vector(&trace.gyroscope, "the gyroscope")
-      counted("gyroscope", t.count)
-    case HEARTH_STREAM_BAROMETER:
-      var s = trace.barometer ?? PressureStream()
-      trace.barometer = nil
-      s.seconds.append(contentsOf: t)
-      s.hectopascals.append(contentsOf: x)
-      s.relativeAltitudeMeters.append(contentsOf: repeatElement(.nan, count: t.count))
-      trace.barometer = s
-      counted("barometer", t.count)
-    case HEARTH_STREAM_ACTIVITIES:
-      // Codes as a trace folder reads them: a whole number 0–5 is its
-      // activity, anything else unknown.
-      trace.activities.reserveCapacity(trace.activities.count + t.count)
-      for i in 0..<t.count {
-        let code = x[i]
-        let activity =
-          code >= 0 && code <= 5 && code == code.rounded() ? Activity(rawValue: UInt8(code)) : nil
-        trace.activities.append(ActivitySample(seconds: t[i], activity: activity ?? .unknown))
-      }
-      counted("activities", t.count)
+    case HEARTH_STREAM_ACCELEROMETER: target = .accelerometer
+    case HEARTH_STREAM_GYROSCOPE: target = .gyroscope
+    case HEARTH_STREAM_BAROMETER: target = .barometer
+    case HEARTH_STREAM_ACTIVITIES: target = .activities
     default:
       throw ArgumentError(reason: "unknown sensor stream \(stream) (fixes: hearth_trace_append_fixes)")
     }
-  }
-
-  func append(fixes: FixColumns) {
-    trace.fixes.append(contentsOf: fixes)
-    counted("fixes", fixes.count)
-  }
-
-  /// The import report lists what was appended per stream, as a reader lists its files.
-  private func counted(_ name: String, _ n: Int) {
-    if let i = report.files.firstIndex(where: { $0.file == name }) {
-      report.files[i].rowsRead += n
-      report.files[i].rowsKept += n
-    } else {
-      var file = FileReport(file: name)
-      file.rowsRead = n
-      file.rowsKept = n
-      report.files.append(file)
+    if target == .accelerometer || target == .gyroscope, y == nil || z == nil {
+      throw ArgumentError(reason: "the \(target.rawValue) needs x, y and z (y or z is NULL)")
     }
+    try appending { columns throws(ArgumentError) in columns.append(target, seconds: t, x: x, y: y, z: z) }
+  }
+
+  func append(fixes: FixColumns) throws(ArgumentError) {
+    try appending { columns throws(ArgumentError) in columns.append(fixes: fixes) }
   }
 }
 
@@ -180,7 +144,7 @@ private func appendable(_ pointer: OpaquePointer?) -> (TraceHandle?, Int32) {
   guard let h = handle else { return status }
   return guarded(h) { () throws(ArgumentError) in
     guard let fixes else { throw ArgumentError(reason: "fixes is NULL") }
-    h.append(fixes: try FixColumns(fixes.pointee))
+    try h.append(fixes: try FixColumns(fixes.pointee))
     return h.succeed()
   }
 }

@@ -6,20 +6,21 @@ import HearthTrace
 
 /// A recording: read through `TraceImport` (immutable), or built from
 /// columns by `hearth_trace_create` and the append functions (ABI 1.1),
-/// the only code that changes `trace` and `report` (TraceBuilder.swift).
+/// kept as a `ColumnTrace` and read through the readers' row checks the
+/// first time it is used after an append (TraceBuilder.swift).
 final class TraceHandle: Handle {
-  var trace: Trace
-  var report: ImportReport
-  /// Built from columns: the append functions may add to it.
-  let isBuilt: Bool
+  /// Built from columns: the append functions add to it. Nil when read from a file.
+  private var built: ColumnTrace?
+  /// The recording and its report (for a built one: the columns read, up to
+  /// the last append).
+  private var contents: (trace: Trace, report: ImportReport)?
   /// The accelerometer with gravity added back, computed once, when the
   /// file kept gravity apart (otherwise the stream itself is the detector's).
-  private let gravityAdded: VectorStream?
+  private var gravityAdded: VectorStream?
 
   init(trace: Trace, report: ImportReport) {
-    self.trace = trace
-    self.report = report
-    isBuilt = false
+    contents = (trace, report)
+    built = nil
     gravityAdded =
       trace.accelerometer?.content == .excludesGravity
       ? trace.accelerationIncludingGravity() ?? VectorStream() : nil
@@ -27,10 +28,32 @@ final class TraceHandle: Handle {
 
   /// An empty recording to append to; its accelerometer includes gravity.
   init(metadata: TraceMetadata) {
-    trace = Trace(metadata: metadata)
-    report = ImportReport()
-    isBuilt = true
+    built = ColumnTrace(metadata: metadata)
+    contents = nil
     gravityAdded = nil
+  }
+
+  var isBuilt: Bool { built != nil }
+
+  /// The recording as the readers' checks leave it.
+  var trace: Trace { settled().trace }
+  /// What was read, kept and rejected, per file or appended stream.
+  var report: ImportReport { settled().report }
+
+  private func settled() -> (trace: Trace, report: ImportReport) {
+    if let contents { return contents }
+    let read = built?.read() ?? (Trace(metadata: TraceMetadata(format: "columns")), ImportReport())
+    contents = read
+    return read
+  }
+
+  /// Changes the columns of a built recording (the next use reads them again).
+  func appending(_ change: (inout ColumnTrace) throws(ArgumentError) -> Void) throws(ArgumentError) {
+    guard var columns = built else { return }
+    built = nil
+    defer { built = columns }
+    contents = nil
+    try change(&columns)
   }
 
   /// The accelerometer as the detector sees it (gravity included).
@@ -134,6 +157,11 @@ struct TraceInfo: Encodable {
     var rowsRead: Int
     var rowsKept: Int
     var rowsRejected: Int
+    /// Rejected rows by reason (`badTime`, `outOfRange`, `duplicate` …).
+    var rejectedByReason: [String: Int]
+    /// The first rejections with their row, column and value, as the
+    /// command prints them.
+    var firstRejections: [String]
   }
   var format: String
   var platform: String
@@ -158,7 +186,10 @@ struct TraceInfo: Encodable {
     timeOriginMs: m.timeOriginMilliseconds,
     files: h.report.files.map {
       TraceInfo.File(
-        file: $0.file, rowsRead: $0.rowsRead, rowsKept: $0.rowsKept, rowsRejected: $0.rowsRejected)
+        file: $0.file, rowsRead: $0.rowsRead, rowsKept: $0.rowsKept, rowsRejected: $0.rowsRejected,
+        rejectedByReason: Dictionary(
+          uniqueKeysWithValues: $0.rejectedByReason.map { ($0.key.rawValue, $0.value) }),
+        firstRejections: $0.rejections.prefix(5).map { "\($0)" })
     },
     rateWarnings: feed?.rateWarnings ?? [], hoursWithData: feed?.hoursWithData())
   do { return handOutBytes(out, try JSONOutput.encode(info)) } catch {

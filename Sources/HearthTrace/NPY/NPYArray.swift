@@ -94,6 +94,20 @@ public struct NPYArray: Sendable {
       anonymousLength = nil
     }
 
+    /// A copy of `bytes` in new storage (arrays held in memory: columns a
+    /// door was handed).
+    init(copying bytes: UnsafeRawBufferPointer) {
+      let buffer = UnsafeMutableRawPointer.allocate(byteCount: max(bytes.count, 1), alignment: 16)
+      if let source = bytes.baseAddress, bytes.count > 0 {
+        buffer.copyMemory(from: source, byteCount: bytes.count)
+      }
+      base = UnsafeRawPointer(buffer)
+      byteCount = bytes.count
+      owned = buffer
+      mapping = nil
+      anonymousLength = nil
+    }
+
     var isMapped: Bool { mapping != nil }
 
     deinit {
@@ -367,5 +381,25 @@ public struct NPYArray: Sendable {
     } catch {
       throw TraceError.io(path: path, reason: error.localizedDescription)
     }
+  }
+}
+
+extension NPYArray {
+  /// An in-memory `<f8` array of `values` (copied) in C order; `shape`
+  /// defaults to one dimension.
+  /// - Precondition: the shape's product is `values.count`.
+  init(_ values: [Double], shape: [Int]? = nil) {
+    let shape = shape ?? [values.count]
+    precondition(shape.reduce(1, *) == values.count, "shape \(shape) for \(values.count) values")
+    self.init(
+      dtype: .float64, shape: shape, fortranOrder: false,
+      storage: values.withUnsafeBytes { Storage(copying: $0) })
+  }
+
+  /// An in-memory one-dimensional `<i8` array of `values` (copied).
+  init(_ values: [Int64]) {
+    self.init(
+      dtype: .int64, shape: [values.count], fortranOrder: false,
+      storage: values.withUnsafeBytes { Storage(copying: $0) })
   }
 }

@@ -214,12 +214,23 @@ public enum TraceFolder {
     _ name: String, t: String, value: String, target: StreamTarget, check: GravityCheck.Kind?,
     options: ReadOptions
   ) -> RecordingFile {
+    vectorFile(name, target: target, check: check, options: options) {
+      try pair(t, value, columns: 3, name: name)
+    }
+  }
+
+  /// A vector stream from a `t` column and an n×3 `value` array, whatever
+  /// holds them (files, or columns a door was handed): every row checked.
+  static func vectorFile(
+    _ name: String, target: StreamTarget, check: GravityCheck.Kind?, options: ReadOptions,
+    arrays: @escaping @Sendable () throws -> (NPYArray, NPYArray)
+  ) -> RecordingFile {
     let limit = ReadingBounds.axisLimit(target.vectorQuantity ?? .acceleration)
     return RecordingFile(
       name: name, targets: [target], rule: .sameKeyAndValues, keysAreMilliseconds: false,
       gravityChecks: check.map { [(0, $0)] } ?? [], units: nil,
       open: {
-        let (times, values) = try pair(t, value, columns: 3, name: name)
+        let (times, values) = try arrays()
         return ArrayRowSource(name: name, count: times.count, columnCount: 3, options: options) { i, block in
           guard let s = sensorTime(times, i) else { return (.badTime, "t", "\(times.element(i))") }
           let (x, y, z) = (
@@ -236,12 +247,20 @@ public enum TraceFolder {
   }
 
   static func pressureFile(_ name: String, t: String, value: String, options: ReadOptions) -> RecordingFile {
+    pressureFile(name, options: options) { try pair(t, value, columns: 2, name: name) }
+  }
+
+  /// A barometer from a `t` column and an n×2 `value` array (hPa, relative
+  /// altitude m), whatever holds them: every row checked.
+  static func pressureFile(
+    _ name: String, options: ReadOptions, arrays: @escaping @Sendable () throws -> (NPYArray, NPYArray)
+  ) -> RecordingFile {
     RecordingFile(
       name: name, targets: [.barometer], rule: .sameKeyAndValues, keysAreMilliseconds: false,
       gravityChecks: [],
       units: nil,
       open: {
-        let (times, values) = try pair(t, value, columns: 2, name: name)
+        let (times, values) = try arrays()
         return ArrayRowSource(name: name, count: times.count, columnCount: 2, options: options) { i, block in
           guard let s = sensorTime(times, i) else { return (.badTime, "t", "\(times.element(i))") }
           let (p, h) = (values.element(row: i, column: 0), values.element(row: i, column: 1))
@@ -281,12 +300,19 @@ public enum TraceFolder {
       let code = pair.count == 2 ? (pair[1] as? NSNumber)?.doubleValue ?? .nan : .nan
       return (t, code)
     }
-    return RecordingFile(
-      name: "trace.json activities", targets: [.activities], rule: .sameKeyAndValues,
+    return activitiesFile("trace.json activities", pairs: pairs, options: options)
+  }
+
+  /// Activities as (seconds, code) pairs: a time as any sensor's, a code
+  /// that is an ``Activity`` raw value.
+  static func activitiesFile(_ name: String, pairs: [(Double, Double)], options: ReadOptions) -> RecordingFile
+  {
+    RecordingFile(
+      name: name, targets: [.activities], rule: .sameKeyAndValues,
       keysAreMilliseconds: false,
       gravityChecks: [], units: nil,
       open: {
-        ArrayRowSource(name: "trace.json activities", count: pairs.count, columnCount: 1, options: options) {
+        ArrayRowSource(name: name, count: pairs.count, columnCount: 1, options: options) {
           i, block in
           let (t, code) = pairs[i]
           guard t.isFinite, ReadingBounds.isSensorTime(t) else { return (.badTime, "seconds", "\(t)") }
@@ -299,38 +325,53 @@ public enum TraceFolder {
       })
   }
 
+  /// The names of a fix's columns after `time_ms`, in ``fixesFile(_:options:columns:)``'s order.
+  static let fixColumnNames = [
+    "latitude_deg", "longitude_deg", "accuracy_m", "speed_mps", "heading_deg", "altitude_m", "activity",
+    "source", "battery_fraction", "charging", "device", "user",
+  ]
+
   static func fixesFile(_ folder: String, options: ReadOptions) -> RecordingFile {
+    fixesFile("fixes", options: options) {
+      let time = try NPYArray.read(path: folder + "/time_ms.npy")
+      guard time.shape.count <= 1 else {
+        throw TraceError.malformed(
+          SourceLocation(file: "fixes/time_ms.npy", line: 0), reason: "not one column: \(time.shape)")
+      }
+      var columns: [NPYArray?] = []
+      for name in fixColumnNames {
+        let p = folder + "/\(name).npy"
+        guard FileManager.default.fileExists(atPath: p) else {
+          columns.append(nil)
+          continue
+        }
+        let column = try NPYArray.read(path: p)
+        guard column.count == time.count else {
+          throw TraceError.malformed(
+            SourceLocation(file: "fixes/\(name).npy", line: 0),
+            reason: "\(column.count) values for \(time.count) fixes")
+        }
+        columns.append(column)
+      }
+      return (time, columns)
+    }
+  }
+
+  /// Fixes from a `time_ms` column and the columns of ``fixColumnNames``
+  /// (nil: absent, its default), whatever holds them: every row checked,
+  /// kept in the order given.
+  static func fixesFile(
+    _ name: String, options: ReadOptions,
+    columns open: @escaping @Sendable () throws -> (NPYArray, [NPYArray?])
+  ) -> RecordingFile {
     RecordingFile(
-      name: "fixes", targets: [.fixes(provider: nil)], rule: .keepFileOrder, keysAreMilliseconds: true,
+      name: name, targets: [.fixes(provider: nil)], rule: .keepFileOrder, keysAreMilliseconds: true,
       gravityChecks: [], units: nil,
       open: {
-        let time = try NPYArray.read(path: folder + "/time_ms.npy")
-        guard time.shape.count <= 1 else {
-          throw TraceError.malformed(
-            SourceLocation(file: "fixes/time_ms.npy", line: 0), reason: "not one column: \(time.shape)")
-        }
-        var columns: [NPYArray?] = []
-        for name in [
-          "latitude_deg", "longitude_deg", "accuracy_m", "speed_mps", "heading_deg", "altitude_m", "activity",
-          "source",
-          "battery_fraction", "charging", "device", "user",
-        ] {
-          let p = folder + "/\(name).npy"
-          guard FileManager.default.fileExists(atPath: p) else {
-            columns.append(nil)
-            continue
-          }
-          let column = try NPYArray.read(path: p)
-          guard column.count == time.count else {
-            throw TraceError.malformed(
-              SourceLocation(file: "fixes/\(name).npy", line: 0),
-              reason: "\(column.count) values for \(time.count) fixes")
-          }
-          columns.append(column)
-        }
+        let (time, columns) = try open()
         let defaults: [Double] = [.nan, .nan, .nan, .nan, .nan, .nan, 0, 0, .nan, 0, 0, 0]
         return ArrayRowSource(
-          name: "fixes", count: time.count, columnCount: FixLayout.columnCount, options: options
+          name: name, count: time.count, columnCount: FixLayout.columnCount, options: options
         ) {
           i, block in
           guard let ms = time.exactInt64(i), ReadingBounds.fixMilliseconds.contains(ms) else {
