@@ -319,6 +319,25 @@ struct CommandTests {
   }
 
   @Test(
+    "sweep and evaluation sizes: one range for every door; beyond it (1e15 h, ∞, NaN, 0 seeds) a usage error")
+  func sweepSizes() {
+    #expect(ImpactSweep.hoursRange.contains(0) && ImpactSweep.hoursRange.contains(1_000_000))
+    #expect(!ImpactSweep.hoursRange.contains(1_000_000.001) && !ImpactSweep.hoursRange.contains(-0.001))
+    #expect(!ImpactSweep.hoursRange.contains(.nan) && !ImpactSweep.hoursRange.contains(.infinity))
+    #expect(ImpactSweep.seedsRange == 1...1_000_000)
+    for (option, value) in [
+      ("--hours", "1e15"), ("--hours", "inf"), ("--hours", "nan"), ("--seeds", "0"), ("--seeds", "1000001"),
+    ] {
+      for command in [["impact", "sweep"], ["sim", "evaluate", "impact"]] {
+        let result = run(command + [option, value])
+        #expect(
+          result.code == 2 && result.err.contains("--hours from 0 to 1000000"),
+          "\(command) \(option) \(value)")
+      }
+    }
+  }
+
+  @Test(
     "impact sweep: one row per combination with recall and false alarms; CSV and JSON written; bad lists are usage errors"
   )
   func impactSweep() throws {

@@ -66,11 +66,18 @@ struct SweepSpec {
     grid.movingMetersPerSecond = try list("moving_m_s", given.moving_m_s) ?? grid.movingMetersPerSecond
     grid.freeFallSeconds = try list("free_fall_s", given.free_fall_s) ?? grid.freeFallSeconds
     if let seeds = given.seeds {
-      guard seeds >= 1 && seeds <= 1_000_000 else { throw bad("'seeds' must be from 1 to 1 000 000") }
+      guard ImpactSweep.seedsRange.contains(seeds) else {
+        throw bad(
+          "'seeds' must be from \(ImpactSweep.seedsRange.lowerBound) to \(ImpactSweep.seedsRange.upperBound)")
+      }
       self.seeds = seeds
     }
     if let hours = given.hours {
-      guard hours >= 0 && hours <= 1_000_000 else { throw bad("'hours' must be from 0 to 1 000 000") }
+      guard ImpactSweep.hoursRange.contains(hours) else {
+        throw bad(
+          "'hours' must be from \(Int(ImpactSweep.hoursRange.lowerBound)) to \(Int(ImpactSweep.hoursRange.upperBound))"
+        )
+      }
       self.hours = hours
     }
     recordings = given.recordings ?? []

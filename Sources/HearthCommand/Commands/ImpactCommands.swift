@@ -6,6 +6,11 @@ import HearthTrace
 
 /// `hearth impact …`: the possible-impact detector on recorded traces.
 enum ImpactCommands {
+  /// The usage error for --seeds and --hours outside what a sweep takes
+  /// (ImpactSweep.seedsRange, .hoursRange).
+  static let sweepSizeUsage =
+    "--seeds must be from \(ImpactSweep.seedsRange.lowerBound) to \(ImpactSweep.seedsRange.upperBound) and --hours from \(Int(ImpactSweep.hoursRange.lowerBound)) to \(Int(ImpactSweep.hoursRange.upperBound))"
+
   static let all: [Command] = [detect, sweep]
 
   /// The options every command that runs the detector takes.
@@ -197,8 +202,8 @@ enum ImpactCommands {
     grid.freeFallSeconds = try list("free-fall", base.freeFallSeconds)
     let seeds: UInt64 = try arguments.value("seeds", default: 5)
     let hours: Double = try arguments.value("hours", default: 100)
-    guard seeds >= 1, hours >= 0, hours.isFinite else {
-      throw CLIError.usage("--seeds must be positive and --hours not negative")
+    guard ImpactSweep.seedsRange.contains(seeds), ImpactSweep.hoursRange.contains(hours) else {
+      throw CLIError.usage(ImpactCommands.sweepSizeUsage)
     }
     let picked: Int? = try arguments.options["pick"].map { _ in try arguments.value("pick", default: 0) }
     if let picked {

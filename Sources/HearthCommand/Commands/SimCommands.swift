@@ -30,7 +30,8 @@ enum SimCommands {
         )
       case .csv:
         console.out(
-          [s.id, s.expected.rawValue, s.decidingGate, s.name, s.summary].map(SweepExport.quoted).joined(separator: ","))
+          [s.id, s.expected.rawValue, s.decidingGate, s.name, s.summary].map(SweepExport.quoted).joined(
+            separator: ","))
       case .json:
         console.out(String(decoding: try JSONOutput.encode(ScenarioRecord(s)), as: UTF8.self))
       }
@@ -42,7 +43,9 @@ enum SimCommands {
   struct ScenarioRecord: Encodable {
     var id, expected, decidingGate, name, summary: String
     init(_ s: Scenario) {
-      (id, expected, decidingGate, name, summary) = (s.id, s.expected.rawValue, s.decidingGate, s.name, s.summary)
+      (id, expected, decidingGate, name, summary) = (
+        s.id, s.expected.rawValue, s.decidingGate, s.name, s.summary
+      )
     }
   }
 
@@ -300,7 +303,9 @@ enum SimCommands {
     let seeds: UInt64 = try arguments.value("seeds", default: 20)
     let hours: Double = try arguments.value("hours", default: 1000)
     let datasets = arguments.options["datasets"].map(SharedDatasets.init(root:)) ?? .standard()
-    guard seeds >= 1, hours > 0 else { throw CLIError.usage("--seeds and --hours must be positive") }
+    guard ImpactSweep.seedsRange.contains(seeds), ImpactSweep.hoursRange.contains(hours), hours > 0 else {
+      throw CLIError.usage(ImpactCommands.sweepSizeUsage)
+    }
     var latencies: [Double] = []
     let configuration = try ImpactCommands.impactConfiguration(arguments)
     for score in ImpactEvaluation.scenarios(seeds: 1...seeds, configuration: configuration) {

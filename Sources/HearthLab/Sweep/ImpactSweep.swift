@@ -9,6 +9,14 @@ import HearthSim
 /// those verdicts again from their measured values (`ImpactVerdict.outcome(under:)`)
 /// and applies the 60 s suppression itself.
 public enum ImpactSweep {
+  /// Hours of generated driving a sweep (or an evaluation) takes: 0 to 10⁶.
+  /// Every door checks its value against this one range: beyond it the
+  /// drive list would not fit in memory, and the generator's running total
+  /// would stop advancing (10²⁰ s + 1 800 s is 10²⁰ s).
+  public static let hoursRange: ClosedRange<Double> = 0...1_000_000
+  /// Seeds per catalogue scenario a sweep takes: 1 to 10⁶.
+  public static let seedsRange: ClosedRange<UInt64> = 1...1_000_000
+
   /// The swept values; every combination of them is judged.
   public struct Grid: Sendable, Hashable, Codable {
     /// The settings every combination starts from (the swept ones replaced).
@@ -207,7 +215,9 @@ public enum ImpactSweep {
   ) -> Result {
     let tasks = self.tasks(seeds: seeds, hours: hours) + recordings.map(Task.recording)
     let counter = ProgressCounter(total: tasks.count + grid.combinations.count, report: progress)
-    let traces = ParallelDriver.map(count: tasks.count, finished: counter.step) { i in extract(tasks[i], grid: grid) }
+    let traces = ParallelDriver.map(count: tasks.count, finished: counter.step) { i in
+      extract(tasks[i], grid: grid)
+    }
     return assemble(traces, grid: grid, seeds: seeds, finished: counter.step)
   }
 }
