@@ -30,12 +30,20 @@ public enum VehicleGatePolicy: String, Sendable, Hashable, Codable, CaseIterable
 
 /// The vehicle gate over a recording's time: on or off from each switch on.
 ///
-/// Built from the phone's activity verdicts under ``VehicleGatePolicy/recording``:
-/// `automotive` turns the gate on; `walking`, `running` and `cycling` turn it
-/// off; `still` and `unknown` leave it as it was, because a car waiting at a
-/// light reads `still` on Android and a classifier's `unknown` mid-drive is
-/// not a verdict. Before the first definite verdict the gate is on (nothing
-/// says the phone is out of a vehicle, and a missed crash is the worst error).
+/// Under ``VehicleGatePolicy/recording`` it follows the phone's activity
+/// verdicts (SPEC §9): an `automotive` reading opens it; a definite other
+/// reading (`still`, `walking`, `running`, `cycling`) closes it; `unknown`
+/// leaves it as it is. Before the first `automotive` reading it is off: the
+/// classifier has not said "in a vehicle". A recording with no activity
+/// stream at all keeps it on (nothing to follow; a missed crash is the
+/// worst error) and ``source`` says so.
+///
+/// The trade, chosen by the SPEC: a crash in the first seconds of a
+/// recording whose classifier has not spoken yet (or has said only
+/// `unknown`), or while a lagging classifier still says `still` after a
+/// stop, goes unjudged; in exchange a fairground ride, a dropped phone or a
+/// walk whose classifier never said "vehicle" cannot report. `--vehicle-gate
+/// on` (``VehicleGatePolicy/on``) judges every jolt.
 public struct VehicleGateTimeline: Sendable, Hashable {
   public struct Switch: Sendable, Hashable {
     /// From this time on, seconds on the trace's clock.
@@ -48,21 +56,27 @@ public struct VehicleGateTimeline: Sendable, Hashable {
   /// Changes of the gate, ascending in time.
   public var switches: [Switch]
   /// Which rule set the gate, in words, for the output ("on: the recording
-  /// has no activity stream", "recording: 3 switches from the activity stream").
+  /// has no activity stream", "recording: 3 switches from its activity stream").
   public var source: String
 
   /// The gate under `policy` for a recording whose classifier said `activities`.
   /// - Complexity: O(n) in the activity samples (sorted by time).
   public init(policy: VehicleGatePolicy, activities: [ActivitySample]) {
-    switch policy {
-    case .on:
-      self.init(initiallyOn: true, switches: [], source: "on (forced)")
-    case .off:
-      self.init(initiallyOn: false, switches: [], source: "off (forced)")
-    case .recording:
-      self.init(initiallyOn: true, switches: [], source: "")
+    self.init(policy: policy, hasActivityStream: !activities.isEmpty)
+    if policy == .recording {
       for sample in activities { follow(sample) }
       describe(activities: activities.count)
+    }
+  }
+
+  /// The gate under `policy` before any activity sample is known, for a
+  /// recording that has (or has not) an activity stream: what a streamed
+  /// feed starts from.
+  init(policy: VehicleGatePolicy, hasActivityStream: Bool) {
+    switch policy {
+    case .on: self.init(initiallyOn: true, switches: [], source: "on (forced)")
+    case .off: self.init(initiallyOn: false, switches: [], source: "off (forced)")
+    case .recording: self.init(initiallyOn: !hasActivityStream, switches: [], source: "")
     }
   }
 
@@ -73,8 +87,8 @@ public struct VehicleGateTimeline: Sendable, Hashable {
     let next: Bool
     switch sample.activity {
     case .automotive: next = true
-    case .walking, .running, .cycling: next = false
-    case .still, .unknown: return
+    case .still, .walking, .running, .cycling: next = false
+    case .unknown: return
     }
     if next != (switches.last?.isOn ?? initiallyOn) {
       switches.append(Switch(seconds: sample.seconds, isOn: next))
@@ -86,7 +100,7 @@ public struct VehicleGateTimeline: Sendable, Hashable {
     source =
       activities == 0
       ? "on: the recording has no activity stream"
-      : "recording: \(switches.count) switch\(switches.count == 1 ? "" : "es") from its activity stream"
+      : "recording: off until its activity stream says automotive; \(switches.count) switch\(switches.count == 1 ? "" : "es")"
   }
 
   init(initiallyOn: Bool, switches: [Switch], source: String) {

@@ -56,12 +56,15 @@ public struct ImpactStream: Sendable {
   public init(gate policy: VehicleGatePolicy, batchSeconds: Double = 0.25) {
     self.policy = policy
     self.batchSeconds = batchSeconds > 0 && batchSeconds.isFinite ? batchSeconds : 0.25
-    timeline = VehicleGateTimeline(policy: policy, activities: [])
+    timeline = VehicleGateTimeline(policy: policy, hasActivityStream: false)
   }
 
   /// The batches complete once `chunk` is added (chunks in order).
   public mutating func add(_ chunk: TraceChunk) -> [ImpactBatch] {
     let t = chunk.trace
+    // The first chunk says whether the recording has an activity stream:
+    // the gate starts off when it has (until it says automotive), on when not.
+    if first { timeline = VehicleGateTimeline(policy: policy, hasActivityStream: chunk.hasActivityStream) }
     originMilliseconds = t.metadata.timeOriginMilliseconds ?? 0
     if let a = t.accelerometer { content = a.content }
     if let g = t.gravity {

@@ -14,6 +14,9 @@ public struct TraceChunk: Sendable {
   /// chunk or an earlier one), or it has none: a consumer waiting for
   /// gravity to bracket its samples can stop waiting.
   public var gravityComplete = false
+  /// The recording has an activity stream (some sample of it is in this
+  /// chunk or another), known from the first chunk on.
+  public var hasActivityStream = false
 }
 
 /// A recording read in time order, chunk by chunk, in bounded memory: what
@@ -64,7 +67,10 @@ public struct TraceStream: Sendable {
   public func forEachChunk(samples: Int = 65_536, _ body: (TraceChunk) throws -> Void) throws -> ImportReport
   {
     if let whole {
-      try body(TraceChunk(trace: whole.trace, completeBeforeSeconds: .infinity, gravityComplete: true))
+      try body(
+        TraceChunk(
+          trace: whole.trace, completeBeforeSeconds: .infinity, gravityComplete: true,
+          hasActivityStream: !whole.trace.activities.isEmpty))
       return whole.report
     }
     guard let recording else { return ImportReport() }
@@ -151,6 +157,9 @@ struct TraceMerge {
   private var finished = false
   /// Files whose rows stay in file order, delivered whole in the first chunk.
   private var unordered: [(RecordingFile, RowBlock)] = []
+  /// Some file of activities kept a row in its first pass (a streamed file
+  /// then delivers at least that row) or holds one (a file kept in order).
+  private var hasActivityStream = false
 
   /// Runs the first pass over every file and opens the second.
   init(_ recording: Recording) throws {
@@ -165,6 +174,7 @@ struct TraceMerge {
           if try recording.timesFailed(&report) { block = nil }
           unordered.append((plan, block ?? RowBlock(columnCount: plan.columnCount)))
           reports.append(report)
+          if plan.targets.contains(.activities), let block, !block.isEmpty { hasActivityStream = true }
           continue
         }
         var (survey, firstPass, keep) = try Self.survey(plan, options: recording.options)
@@ -176,6 +186,7 @@ struct TraceMerge {
           reports.append(firstPass)  // rejected whole: the first pass said everything
           continue
         }
+        if plan.targets.contains(.activities) && survey.rows > 0 { hasActivityStream = true }
         files.append(
           File(
             plan: plan, source: try plan.open(),
@@ -239,7 +250,8 @@ struct TraceMerge {
       if finished { return nil }
       finished = true
       return TraceChunk(
-        trace: Trace(metadata: metadata), completeBeforeSeconds: .infinity, gravityComplete: true)
+        trace: Trace(metadata: metadata), completeBeforeSeconds: .infinity, gravityComplete: true,
+        hasActivityStream: hasActivityStream)
     }
     // Files still being read bound the chunk: their next rows come no
     // earlier than their last ready one.
@@ -266,7 +278,7 @@ struct TraceMerge {
     }
     return TraceChunk(
       trace: chunk, completeBeforeSeconds: finished ? .infinity : bound,
-      gravityComplete: finished || gravityComplete)
+      gravityComplete: finished || gravityComplete, hasActivityStream: hasActivityStream)
   }
 
   /// The time of the `samples`-th earliest ready row over every file (+∞

@@ -17,14 +17,17 @@ struct ImpactFeedTests {
     for i in 0..<Int(seconds * 10) {
       // Gravity tilts slowly from z towards y, so interpolation shows.
       let angle = Double(i) * 0.001
-      gravity.append(seconds: Double(i) * 0.1 + 0.05, x: 0, y: 9.80665 * angle, z: 9.80665 * (1 - angle * angle / 2))
+      gravity.append(
+        seconds: Double(i) * 0.1 + 0.05, x: 0, y: 9.80665 * angle, z: 9.80665 * (1 - angle * angle / 2))
     }
     trace.accelerometer = AccelerationStream(samples: linear, content: .excludesGravity)
     trace.gravity = gravity
     return trace
   }
 
-  @Test("regression 2026-12-01: gravity with fewer samples than the accelerometer is combined by time, not refused")
+  @Test(
+    "regression 2026-12-01: gravity with fewer samples than the accelerometer is combined by time, not refused"
+  )
   func gravityByTime() throws {
     let trace = restingPhoneWithSeparateGravity(seconds: 10)
     #expect(trace.accelerometer!.samples.count == 500 && trace.gravity!.count == 100)
@@ -80,29 +83,72 @@ struct ImpactFeedTests {
     }
   }
 
-  @Test("the gate follows automotive on, walking/running/cycling off; still and unknown change nothing")
+  @Test(
+    "the gate opens at automotive, closes at still/walking/running/cycling, unknown keeps it; off before automotive"
+  )
   func gateTimeline() {
     let none = VehicleGateTimeline(policy: .recording, activities: [])
     #expect(none.isOn(at: -5) && none.isOn(at: 1e9) && none.source.contains("no activity stream"))
     let activities: [ActivitySample] = [
-      .init(seconds: 10, activity: .walking), .init(seconds: 20, activity: .automotive),
-      .init(seconds: 30, activity: .still), .init(seconds: 40, activity: .unknown),
-      .init(seconds: 50, activity: .cycling), .init(seconds: 60, activity: .running),
-      .init(seconds: 70, activity: .automotive),
+      .init(seconds: 5, activity: .unknown), .init(seconds: 10, activity: .walking),
+      .init(seconds: 20, activity: .automotive), .init(seconds: 30, activity: .unknown),
+      .init(seconds: 40, activity: .still), .init(seconds: 45, activity: .unknown),
+      .init(seconds: 50, activity: .automotive), .init(seconds: 60, activity: .cycling),
+      .init(seconds: 70, activity: .automotive), .init(seconds: 80, activity: .running),
     ]
     let gate = VehicleGateTimeline(policy: .recording, activities: activities)
-    // Before the first verdict: on. A switch holds from its own time on.
-    #expect(gate.isOn(at: 9.999))
-    #expect(!gate.isOn(at: 10) && !gate.isOn(at: 19.999))
-    #expect(gate.isOn(at: 20) && gate.isOn(at: 35) && gate.isOn(at: 45) && gate.isOn(at: 49.999))
-    #expect(!gate.isOn(at: 50) && !gate.isOn(at: 65))
-    #expect(gate.isOn(at: 70))
-    #expect(gate.switches.count == 4 && gate.source == "recording: 4 switches from its activity stream")
+    // Before the first automotive reading: off, whatever came before it.
+    #expect(!gate.isOn(at: -5) && !gate.isOn(at: 5) && !gate.isOn(at: 19.999))
+    // A switch holds from its own time on; unknown keeps the state (on at 30, off at 45).
+    #expect(gate.isOn(at: 20) && gate.isOn(at: 35) && gate.isOn(at: 39.999))
+    #expect(!gate.isOn(at: 40) && !gate.isOn(at: 49.999))
+    #expect(gate.isOn(at: 50) && gate.isOn(at: 59.999) && !gate.isOn(at: 60) && !gate.isOn(at: 69.999))
+    #expect(gate.isOn(at: 70) && gate.isOn(at: 79.999) && !gate.isOn(at: 80) && !gate.isOn(at: 1e9))
+    #expect(gate.switches.map(\.seconds) == [20, 40, 50, 60, 70, 80])
+    #expect(gate.source == "recording: off until its activity stream says automotive; 6 switches")
+    // Only unknown: never on.
+    let unknown = VehicleGateTimeline(policy: .recording, activities: [.init(seconds: 0, activity: .unknown)])
+    #expect(!unknown.isOn(at: 0) && !unknown.isOn(at: 1e9) && unknown.switches.isEmpty)
     #expect(VehicleGateTimeline(policy: .on, activities: activities).isOn(at: 15))
     #expect(!VehicleGateTimeline(policy: .off, activities: []).isOn(at: 25))
   }
 
-  @Test("regression 2026-12-01: a crash recorded while the phone's classifier said walking is not reported unless the gate is forced on")
+  @Test("regression 2026-12-04: a recording whose classifier said only unknown before the jolt is not judged")
+  func gateNeverInVehicle() throws {
+    // A fairground ride's shape: the C1 crash, the classifier never saying
+    // "in a vehicle" (unknown, then stationary, then walking).
+    var trace = try #require(ScenarioCatalogue.scenario("C1")).generate(seed: 2).trace
+    let reported = { (feed: ImpactFeed) in feed.verdicts().contains { $0.outcome == .possibleImpact } }
+    let jolt = try #require(
+      ImpactFeed(trace: trace, gate: .on)?.verdicts().first { $0.outcome == .possibleImpact }
+    )
+    .joltSeconds
+    trace.activities = [
+      .init(seconds: 0, activity: .unknown), .init(seconds: jolt + 2, activity: .still),
+      .init(seconds: jolt + 20, activity: .walking),
+    ]
+    let feed = try #require(ImpactFeed(trace: trace, gate: .recording))
+    #expect(try !reported(feed) && feed.gate.switches.isEmpty && !feed.gate.initiallyOn)
+    #expect(try reported(#require(ImpactFeed(trace: trace, gate: .on))))
+    // The classifier says automotive 1 s before the jolt: judged and reported;
+    // 1 s after it: not.
+    trace.activities = [
+      .init(seconds: 0, activity: .unknown), .init(seconds: jolt - 1, activity: .automotive),
+    ]
+    #expect(try reported(#require(ImpactFeed(trace: trace, gate: .recording))))
+    trace.activities = [
+      .init(seconds: 0, activity: .unknown), .init(seconds: jolt + 1, activity: .automotive),
+    ]
+    #expect(try !reported(#require(ImpactFeed(trace: trace, gate: .recording))))
+    // No activity stream: on, and said so.
+    trace.activities = []
+    let bare = try #require(ImpactFeed(trace: trace, gate: .recording))
+    #expect(try reported(bare) && bare.gate.source == "on: the recording has no activity stream")
+  }
+
+  @Test(
+    "regression 2026-12-01: a crash recorded while the phone's classifier said walking is not reported unless the gate is forced on"
+  )
   func gateFromRecording() throws {
     var trace = try #require(ScenarioCatalogue.scenario("C1")).generate(seed: 2).trace
     let reported = { (feed: ImpactFeed) in feed.verdicts().contains { $0.outcome == .possibleImpact } }

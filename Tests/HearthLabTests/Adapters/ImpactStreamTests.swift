@@ -128,4 +128,18 @@ struct ImpactStreamTests {
     try TraceFolder.write(trace, to: folder.path("t"))
     try expectSame(folder.path("t"), gate: .on, label: "first sample at \(firstMs) ms")
   }
+
+  @Test(
+    "an activity stream that starts late: the streamed gate is off from the first window, as the whole feed's"
+  )
+  func lateActivityStream() throws {
+    let folder = TemporaryFolder()
+    var trace = try #require(ScenarioCatalogue.scenario("C1")).generate(seed: 4).trace
+    trace.activities = [.init(seconds: 15, activity: .unknown), .init(seconds: 35, activity: .automotive)]
+    try TraceFolder.write(trace, to: folder.path("t"))
+    try expectSame(folder.path("t"), gate: .recording, label: "activities from 15 s")
+    let (whole, _) = try TraceImport.read(path: folder.path("t"))
+    let feed = try #require(ImpactFeed(trace: whole, gate: .recording))
+    #expect(!feed.gate.isOn(at: 0) && feed.gate.isOn(at: 35))
+  }
 }
