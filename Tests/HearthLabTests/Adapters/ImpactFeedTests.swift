@@ -4,6 +4,7 @@ import HearthLab
 import HearthSim
 import HearthTrace
 import Testing
+import _HearthTestSupport
 
 @Suite("The bridge from recordings to the detector")
 struct ImpactFeedTests {
@@ -111,6 +112,34 @@ struct ImpactFeedTests {
     #expect(!unknown.isOn(at: 0) && !unknown.isOn(at: 1e9) && unknown.switches.isEmpty)
     #expect(VehicleGateTimeline(policy: .on, activities: activities).isOn(at: 15))
     #expect(!VehicleGateTimeline(policy: .off, activities: []).isOn(at: 25))
+  }
+
+  @Test("property: the gate at any time equals a plain scan of the readings up to it")
+  func gateAgainstModel() {
+    /// SPEC §9 read literally: the newest reading at or before t that is not
+    /// unknown decides; automotive is on; none (or only unknown): off; no
+    /// stream at all: on.
+    func model(_ readings: [ActivitySample], at t: Double) -> Bool {
+      if readings.isEmpty { return true }
+      let decided = readings.filter { $0.seconds <= t && $0.activity != .unknown }.last
+      return decided?.activity == .automotive
+    }
+    var random = SeededGenerator(seed: PropertyCampaign.baseSeed)
+    for n in 0..<PropertyCampaign.cases(default: 500) {
+      var t = 0.0
+      let readings: [ActivitySample] = (0..<Int(random.next() % 12)).map { _ in
+        t += Double(random.next() % 4) * 2.5  // repeats at one time too
+        return ActivitySample(seconds: t, activity: Activity(rawValue: UInt8(random.next() % 6)) ?? .unknown)
+      }
+      let gate = VehicleGateTimeline(policy: .recording, activities: readings)
+      for probe in stride(from: -1.0, through: t + 1, by: 1.25)
+      where gate.isOn(at: probe) != model(readings, at: probe) {
+        Issue.record(
+          "case \(n): at \(probe) s the gate is \(gate.isOn(at: probe)), readings \(readings.map { "\($0.seconds):\($0.activity)" })"
+        )
+        return
+      }
+    }
   }
 
   @Test("regression 2026-12-04: a recording whose classifier said only unknown before the jolt is not judged")
