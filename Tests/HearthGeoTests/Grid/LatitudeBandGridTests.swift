@@ -1,8 +1,10 @@
 import Foundation
-@testable import HearthGeo
 import Testing
 import _HearthTestSupport
+
 import struct HearthSim.SeededGenerator
+
+@testable import HearthGeo
 
 @Suite("Latitude-band grid (SPEC §2)")
 struct LatitudeBandGridTests {
@@ -130,7 +132,9 @@ struct LatitudeBandGridTests {
   }
 
   /// The centres the scalar API and the batch snap give for `points`.
-  static func centres(_ g: LatitudeBandGrid, _ points: [Coordinate]) -> (scalar: [Coordinate], batch: [Coordinate]) {
+  static func centres(_ g: LatitudeBandGrid, _ points: [Coordinate]) -> (
+    scalar: [Coordinate], batch: [Coordinate]
+  ) {
     var ids: [Int64] = []
     var lat: [Double] = []
     var lon: [Double] = []
@@ -204,7 +208,11 @@ struct LatitudeBandGridTests {
       let half = 180 / columns
       // Fixes just east of −180° (and at ±180°, the same meridian) and just west of 180°.
       let (scalar, batch) = Self.centres(
-        g, [point(middle, 180), point(middle, -180), point(middle, -180 + half / 3), point(middle, 180 - half / 3)])
+        g,
+        [
+          point(middle, 180), point(middle, -180), point(middle, -180 + half / 3),
+          point(middle, 180 - half / 3),
+        ])
       for (k, centre) in scalar.enumerated() {
         #expect(batch[k].latitudeDegrees.bitPattern == centre.latitudeDegrees.bitPattern)
         #expect(batch[k].longitudeDegrees.bitPattern == centre.longitudeDegrees.bitPattern)

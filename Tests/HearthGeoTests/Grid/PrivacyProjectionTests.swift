@@ -1,5 +1,6 @@
 import HearthGeo
 import Testing
+
 import struct HearthSim.SeededGenerator
 
 @Suite("Approximate sharing projection (SPEC §2)")
