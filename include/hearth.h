@@ -51,9 +51,9 @@ extern "C" {
 /* Version, status, handles                                                 */
 
 #define HEARTH_ABI_VERSION_MAJOR 1
-#define HEARTH_ABI_VERSION_MINOR 1
+#define HEARTH_ABI_VERSION_MINOR 2
 #define HEARTH_ABI_VERSION_PATCH 0
-#define HEARTH_ABI_VERSION 0x010100
+#define HEARTH_ABI_VERSION 0x010200
 
 /** The loaded library's ABI version, (major << 16) | (minor << 8) | patch. A constant. */
 uint32_t hearth_abi_version(void);
@@ -603,7 +603,7 @@ int32_t hearth_ingest_tick(hearth_ingest *ingest, int64_t now_ms);
 #define HEARTH_EVENT_GEOFENCE 2     /* code 0 arrival, 1 departure; place, circle; time_ms event, end_ms decided */
 #define HEARTH_EVENT_SPEED_ALERT 3  /* circle; time_ms start, end_ms end; value = agreed speed, m/s */
 #define HEARTH_EVENT_SUDDEN_STOP 4  /* time_ms stop, end_ms decided; position; value = cruising speed, m/s */
-#define HEARTH_EVENT_TRIP 5         /* a closed segment: code 1 trip, 0 not; time_ms start, end_ms end; value = path, m */
+#define HEARTH_EVENT_TRIP 5         /* a closed segment: code 1 trip, 0 not; time_ms start, end_ms end; value = path, m; place = its end's name (hearth_ingest_trip_names) */
 #define HEARTH_EVENT_STAY 6         /* a closed stay: time_ms start, end_ms end; position */
 
 /** One thing the last batch or tick produced. Fields a kind does not use are 0 (or NaN). */
@@ -639,7 +639,12 @@ int32_t hearth_ingest_events(const hearth_ingest *ingest, int64_t capacity, hear
  */
 int32_t hearth_ingest_events_json(const hearth_ingest *ingest, hearth_bytes **out);
 
-/** The whole state (every engine's) as bytes; restoring it gives the same future outputs. */
+/**
+ * The whole state (every engine's, and since ABI 1.2 the geofence events
+ * trips still open may be named from) as bytes; restoring it gives the same
+ * future outputs. Bytes saved by ABI 1.0–1.1 still restore (with no such
+ * events remembered).
+ */
 int32_t hearth_ingest_save(const hearth_ingest *ingest, hearth_bytes **out);
 
 /** Replaces the state with saved bytes (from a pipeline of the same description); bad bytes change nothing. */
@@ -655,6 +660,32 @@ int32_t hearth_ingest_restore(hearth_ingest *ingest, const uint8_t *state, int64
  * description is HEARTH_ERROR_BAD_INPUT and changes nothing. O(state).
  */
 int32_t hearth_ingest_reconfigure(hearth_ingest *ingest, const char *description_json, int64_t *dropped);
+
+/* How an end of a trip was named (SPEC §7; ABI 1.2). */
+#define HEARTH_NAMED_NONE 0        /* no name: no record of the geofences and no place near enough */
+#define HEARTH_NAMED_BY_FENCE 1    /* the geofences' records: the first departure during the trip; the last arrival not left again */
+#define HEARTH_NAMED_BY_PLACE_AT 2 /* a start the geofences never saw them leave: the smallest place holding it, else the nearest centre whose edge is within 1 km */
+
+/** Both ends of one HEARTH_EVENT_TRIP record (ABI 1.2). */
+typedef struct hearth_trip_names {
+  /** Index of the trip's record in hearth_ingest_events. */
+  int64_t event;
+  /** Place ids; 0 when the matching _named_by is HEARTH_NAMED_NONE. */
+  uint32_t start_place;
+  int32_t start_named_by;
+  uint32_t end_place;
+  int32_t end_named_by;
+  /** From the trip's first fix to the start place's centre, m, when named by placeAt; NaN otherwise. */
+  double start_distance_m;
+} hearth_trip_names;
+
+/**
+ * The names of the last batch's or tick's trips (ABI 1.2): one per
+ * HEARTH_EVENT_TRIP record of hearth_ingest_events, in that order
+ * (capacity ≥ their number, else HEARTH_ERROR_CAPACITY). The same names as
+ * the trip lines of hearth_ingest_events_json and `hearth geo replay`.
+ */
+int32_t hearth_ingest_trip_names(const hearth_ingest *ingest, int64_t capacity, hearth_trip_names *out);
 
 #ifdef __cplusplus
 }

@@ -140,7 +140,9 @@ struct CommandTests {
     #expect(lines.count == 2 && lines[1].contains(",true,valid,"), "\(trips.out)")
     #expect(
       lines[0]
-        == "file,user,id,is_trip,reasons,ended_by,started_ms,finished_ms,points,path_m,max_agreed_speed_mps")
+        == "file,user,id,is_trip,reasons,ended_by,started_ms,finished_ms,points,path_m,max_agreed_speed_mps,"
+        + "start_place,start_named_by,start_distance_m,start_place_name,end_place,end_named_by,end_place_name"
+    )
     let json = run(["geo", "trips", drive, "--mapping", mapping, "--format", "json"])
     let trip = try? JSONSerialization.jsonObject(with: Data(json.out.utf8)) as? [String: Any]
     #expect(trip?["is_trip"] as? Bool == true && (trip?["path_m"] as? Double ?? 0) > 1000, "\(json.out)")

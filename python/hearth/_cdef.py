@@ -8,9 +8,9 @@ change that forgets this file fails the suite.
 
 CDEF = """
 #define HEARTH_ABI_VERSION_MAJOR 1
-#define HEARTH_ABI_VERSION_MINOR 1
+#define HEARTH_ABI_VERSION_MINOR 2
 #define HEARTH_ABI_VERSION_PATCH 0
-#define HEARTH_ABI_VERSION 0x010100
+#define HEARTH_ABI_VERSION 0x010200
 uint32_t hearth_abi_version(void);
 #define HEARTH_OK 0
 #define HEARTH_ERROR_ARGUMENT 1
@@ -277,4 +277,16 @@ int32_t hearth_ingest_events_json(const hearth_ingest *ingest, hearth_bytes **ou
 int32_t hearth_ingest_save(const hearth_ingest *ingest, hearth_bytes **out);
 int32_t hearth_ingest_restore(hearth_ingest *ingest, const uint8_t *state, int64_t size);
 int32_t hearth_ingest_reconfigure(hearth_ingest *ingest, const char *description_json, int64_t *dropped);
+#define HEARTH_NAMED_NONE 0
+#define HEARTH_NAMED_BY_FENCE 1
+#define HEARTH_NAMED_BY_PLACE_AT 2
+typedef struct hearth_trip_names {
+  int64_t event;
+  uint32_t start_place;
+  int32_t start_named_by;
+  uint32_t end_place;
+  int32_t end_named_by;
+  double start_distance_m;
+} hearth_trip_names;
+int32_t hearth_ingest_trip_names(const hearth_ingest *ingest, int64_t capacity, hearth_trip_names *out);
 """

@@ -13,6 +13,7 @@ from ._ffi import created, ffi, lib, raise_for, take_bytes, text
 from .geo import FixBatch
 
 EVENT_KINDS = {0: "rejected", 1: "sharedFrame", 2: "geofence", 3: "speedAlert", 4: "suddenStop", 5: "trip", 6: "stay"}
+NAMED_BY = {0: None, 1: "fence", 2: "placeAt"}
 _EVENT_FIELDS = ("kind", "code", "announced", "user", "device", "circle", "place", "index", "time_ms", "end_ms", "cell_id", "latitude_deg", "longitude_deg", "value")
 
 
@@ -71,6 +72,35 @@ class Ingest:
         """The server's timer: clocks moved to `now_ms` with no fixes; what that decided."""
         raise_for(lib.hearth_ingest_tick(self._handle, int(now_ms)), self._handle)
         return self._events()
+
+    def trip_names(self) -> pd.DataFrame:
+        """Both ends of each trip of the last batch or tick (SPEC §7, ABI 1.2),
+        one row per trip row of its events in order: event (that row's index),
+        start_place, start_named_by ("fence": the first departure the
+        geofences saw during it; "placeAt": the smallest place holding the
+        start, else the nearest centre whose edge is within 1 km; None: no
+        name), start_distance_m (to that place's centre, placeAt only, else
+        NaN), end_place, end_named_by ("fence": the last arrival not left
+        again; None). A place of an unnamed end is <NA>. The names the trip
+        lines of `events_json` carry."""
+        n = ffi.new("int64_t *")
+        raise_for(lib.hearth_ingest_count(self._handle, n, ffi.NULL, ffi.NULL), self._handle)
+        records = ffi.new("hearth_event[]", max(1, n[0]))
+        raise_for(lib.hearth_ingest_events(self._handle, n[0], records), self._handle)
+        trips = sum(1 for i in range(n[0]) if records[i].kind == lib.HEARTH_EVENT_TRIP)
+        names = ffi.new("hearth_trip_names[]", max(1, trips))
+        raise_for(lib.hearth_ingest_trip_names(self._handle, trips, names), self._handle)
+        rows = [names[i] for i in range(trips)]
+        def place(value, how):
+            return value if how != lib.HEARTH_NAMED_NONE else pd.NA
+        return pd.DataFrame({
+            "event": pd.array([r.event for r in rows], dtype="int64"),
+            "start_place": pd.array([place(r.start_place, r.start_named_by) for r in rows], dtype="UInt32"),
+            "start_named_by": pd.array([NAMED_BY[r.start_named_by] for r in rows], dtype=object),
+            "start_distance_m": pd.array([r.start_distance_m for r in rows], dtype="float64"),
+            "end_place": pd.array([place(r.end_place, r.end_named_by) for r in rows], dtype="UInt32"),
+            "end_named_by": pd.array([NAMED_BY[r.end_named_by] for r in rows], dtype=object),
+        })
 
     def events_json(self) -> list[dict]:
         """The last batch's or tick's events with every field (outcome, reasons, place names)."""
@@ -135,7 +165,10 @@ def trips(fixes: pd.DataFrame, places=None, circles=None) -> pd.DataFrame:
     """The trips and stays in a fix history (SPEC §7), replayed through the
     ingest path as `hearth geo replay` does (then two hours on, so open trips
     close): one row per closed segment or stay, with its summary (start and
-    end times in ms, path in metres, speeds in m/s)."""
+    end times in ms, path in metres, speeds in m/s) and a trip's named ends
+    (value.startPlace, value.startNamedBy, value.startPlaceDistanceMeters,
+    value.endPlace, value.endNamedBy, startPlaceName, placeName), as the
+    replay's lines carry them."""
     pipeline = Ingest(places, circles)
     rows = []
     clock = None

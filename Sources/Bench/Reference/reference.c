@@ -81,7 +81,10 @@ void ref_grid_snap(const double *lat, const double *lon, int64_t n, double rows_
     int32_t column = (int32_t)x;
     int valid = fabs(lat[i]) <= 90.0 && fabs(lon[i]) <= 180.0;
     ids[i] = valid ? ((int64_t)row << 32 | (int64_t)column) : -1;
-    centre_lat[i] = valid ? ((double)row + 0.5) * row_height - 90.0 : NAN;
+    // A polar cap's centre is its pole; any other band's, its middle.
+    double middle = ((double)row + 0.5) * row_height - 90.0;
+    double centre = row == 0 ? -90.0 : ((double)row == last_row ? 90.0 : middle);
+    centre_lat[i] = valid ? centre : NAN;
     centre_lon[i] = valid ? ((double)column + 0.5) * band[1] - 180.0 : NAN;
   }
 }

@@ -60,15 +60,50 @@ struct IngestDescription: Decodable {
   }
 }
 
+/// What `hearth_ingest_save` writes: the pipeline's state with the trip
+/// names' memory beside its keys (`tripNames`), so bytes saved before ABI
+/// 1.2 (the state alone) restore, with nothing remembered.
+struct SavedIngest: Codable {
+  var state: IngestState
+  var names: TripNaming.Memory
+
+  init(state: IngestState, names: TripNaming.Memory) {
+    self.state = state
+    self.names = names
+  }
+
+  enum CodingKeys: String, CodingKey { case tripNames }
+
+  init(from decoder: any Decoder) throws {
+    state = try IngestState(from: decoder)
+    names =
+      try decoder.container(keyedBy: CodingKeys.self).decodeIfPresent(
+        TripNaming.Memory.self, forKey: .tripNames)
+      ?? TripNaming.Memory()
+  }
+
+  func encode(to encoder: any Encoder) throws {
+    try state.encode(to: encoder)
+    var c = encoder.container(keyedBy: CodingKeys.self)
+    try c.encode(names, forKey: .tripNames)
+  }
+}
+
 /// A pipeline, its state, and the output of the last batch or tick.
 final class IngestHandle: Handle {
   var pipeline: IngestPipeline
   /// `hearth_ingest_events_json`'s lines: every record, diagnostics first, place names.
   var lines: IngestEventLines
   var state = IngestState()
+  /// The geofence events trips still open may be named from (saved with the state).
+  var names = TripNaming.Memory()
   var output = IngestOutput()
+  /// The SPEC §7 names of the output's segments, in order.
+  var tripNames: [TripNaming.Ends] = []
   /// The output's typed records (built once per batch).
   var events: [hearth_event] = []
+  /// Both ends of each trip record, in order.
+  var tripRecords: [hearth_trip_names] = []
 
   init(_ pipeline: IngestPipeline, places: [NamedPlace]) {
     self.pipeline = pipeline
@@ -77,11 +112,34 @@ final class IngestHandle: Handle {
 
   func take(_ output: IngestOutput) {
     self.output = output
-    events = Self.records(output)
+    tripNames = names.name(
+      output.trips.segments, events: output.geofenceEvents, fence: pipeline.geofences, trips: state.trips)
+    events = Self.records(output, tripNames: tripNames)
+    tripRecords = Self.tripRecords(events: events, tripNames: tripNames)
   }
 
-  /// Every event of an output as the header's record, kind by kind.
-  static func records(_ o: IngestOutput) -> [hearth_event] {
+  /// The header's record of each trip's names; `event` is the index of the
+  /// trip's record in `events` (trip records come in segment order).
+  static func tripRecords(events: [hearth_event], tripNames: [TripNaming.Ends]) -> [hearth_trip_names] {
+    func how(_ source: TripNaming.Ends.Source?) -> Int32 {
+      switch source {
+      case nil: HEARTH_NAMED_NONE
+      case .fence: HEARTH_NAMED_BY_FENCE
+      case .placeAt: HEARTH_NAMED_BY_PLACE_AT
+      }
+    }
+    let indices = events.indices.filter { events[$0].kind == HEARTH_EVENT_TRIP }
+    return zip(indices, tripNames).map { index, ends in
+      hearth_trip_names(
+        event: Int64(index), start_place: ends.from?.rawValue ?? 0, start_named_by: how(ends.fromSource),
+        end_place: ends.to?.rawValue ?? 0, end_named_by: how(ends.toSource),
+        start_distance_m: ends.fromDistanceMeters ?? .nan)
+    }
+  }
+
+  /// Every event of an output as the header's record, kind by kind; a
+  /// trip's `place` is its end's SPEC §7 name (`tripNames`, 0: none).
+  static func records(_ o: IngestOutput, tripNames: [TripNaming.Ends]) -> [hearth_event] {
     func event(_ kind: Int32) -> hearth_event {
       hearth_event(
         kind: kind, code: 0, announced: 0, user: 0, device: 0, circle: 0, place: 0, index: 0, time_ms: 0,
@@ -132,14 +190,14 @@ final class IngestHandle: Handle {
       (e.latitude_deg, e.longitude_deg) = (s.coordinate.latitudeDegrees, s.coordinate.longitudeDegrees)
       out.append(e)
     }
-    for s in o.trips.segments {
+    for (i, s) in o.trips.segments.enumerated() {
       var e = event(HEARTH_EVENT_TRIP)
       e.code = s.isTrip ? 1 : 0
       (e.user, e.time_ms, e.end_ms, e.value) = (
         s.person.rawValue, s.summary.startMilliseconds, s.summary.endMilliseconds, s.summary.pathMeters
       )
       (e.latitude_deg, e.longitude_deg) = (s.summary.end.latitudeDegrees, s.summary.end.longitudeDegrees)
-      e.place = s.endPlace?.rawValue ?? 0
+      e.place = (i < tripNames.count ? tripNames[i].to : nil)?.rawValue ?? 0
       out.append(e)
     }
     for s in o.trips.stays {
@@ -221,8 +279,22 @@ final class IngestHandle: Handle {
   _ ingest: OpaquePointer?, _ out: UnsafeMutablePointer<OpaquePointer?>?
 ) -> Int32 {
   guard let h = Handle.from(ingest, as: IngestHandle.self) else { return wrongHandle(ingest) }
-  do { return handOutBytes(out, text(try h.lines.lines(h.output))) } catch {
+  do { return handOutBytes(out, text(try h.lines.lines(h.output, tripNames: h.tripNames))) } catch {
     return handOutFailure(out, HEARTH_ERROR_BAD_INPUT, "cannot encode an event: \(error)")
+  }
+}
+
+@c public func hearth_ingest_trip_names(
+  _ ingest: OpaquePointer?, _ capacity: Int64, _ out: UnsafeMutablePointer<hearth_trip_names>?
+) -> Int32 {
+  guard let h = Handle.from(ingest, as: IngestHandle.self) else { return wrongHandle(ingest) }
+  return guarded(h) { () throws(ArgumentError) in
+    guard try checkedCount(capacity, "capacity") >= h.tripRecords.count else {
+      return h.fail(HEARTH_ERROR_CAPACITY, "capacity \(capacity) < \(h.tripRecords.count) trips")
+    }
+    let records = try output(out, h.tripRecords.count, "out")
+    for (i, r) in h.tripRecords.enumerated() { records[i] = r }
+    return h.succeed()
   }
 }
 
@@ -263,7 +335,7 @@ final class IngestHandle: Handle {
   encoder.outputFormatting = [.sortedKeys]
   encoder.nonConformingFloatEncodingStrategy = .convertToString(
     positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
-  do { return handOutBytes(out, try encoder.encode(h.state)) } catch {
+  do { return handOutBytes(out, try encoder.encode(SavedIngest(state: h.state, names: h.names))) } catch {
     return handOutFailure(out, HEARTH_ERROR_BAD_INPUT, "cannot encode the state: \(error)")
   }
 }
@@ -277,11 +349,12 @@ final class IngestHandle: Handle {
     let decoder = JSONDecoder()
     decoder.nonConformingFloatDecodingStrategy = .convertFromString(
       positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
-    guard let restored = try? decoder.decode(IngestState.self, from: Data(bytes)) else {
+    guard let restored = try? decoder.decode(SavedIngest.self, from: Data(bytes)) else {
       return h.fail(
         HEARTH_ERROR_BAD_INPUT, "not a saved ingest state (\(size) bytes); the state is unchanged")
     }
-    h.state = restored
+    h.state = restored.state
+    h.names = restored.names
     h.take(IngestOutput())
     return h.succeed()
   }

@@ -11,8 +11,8 @@ enum GeoCommands {
     path: ["geo", "trips"],
     summary: "segment recorded traces into trips (SPEC §7), or list their stays",
     help: """
-      usage: hearth geo trips PATH... [--format csv|json|text] [--stops] [--export-fixes CSV]
-                              [--mapping FILE [--timezone ZONE] [--rate HZ]]
+      usage: hearth geo trips PATH... [--places FILE] [--format csv|json|text] [--stops]
+                              [--export-fixes CSV] [--mapping FILE [--timezone ZONE] [--rate HZ]]
 
       Reads each PATH (any trace `hearth` reads: Sensor Logger or phyphox
       folder, GPX, tracktable .traj, trace folder, comma2k19 segment, or CSV
@@ -20,7 +20,16 @@ enum GeoCommands {
       in time order (the device id is the `user` column), and prints one
       record per segment (trip or not, with its reasons): file, user, id,
       is_trip, reasons, ended_by, started_ms, finished_ms, points, path_m,
-      max_agreed_speed_mps (empty when no speed was agreed). With --stops
+      max_agreed_speed_mps (empty when no speed was agreed), and both ends'
+      names (SPEC §7, as `geo replay` names them): start_place,
+      start_named_by (fence: the first departure the geofences saw during
+      it; placeAt: the smallest place holding the start, else the nearest
+      centre whose edge is within 1 km), start_distance_m (to that place's
+      centre, for placeAt), start_place_name, end_place, end_named_by
+      (fence: the last arrival not left again), end_place_name — empty
+      where an end has no name. --places FILE gives the places (the GeoJSON
+      file `geo replay --places` reads; every device sees every place);
+      without it nothing is named. With --stops
       it prints the stays instead (those the device left): file, user,
       started_ms, finished_ms, latitude_deg, longitude_deg — from the first
       fix of a stay (where the trip before ended) to its last fix (where the
@@ -31,9 +40,13 @@ enum GeoCommands {
       exit 3 at the end if any failed.
       \(ReadingFlags.help)
       """,
-    options: ReadingFlags.options.union(["export-fixes", "format"]), flags: ["stops"]
+    options: ReadingFlags.options.union(["export-fixes", "format", "places"]), flags: ["stops"]
   ) { arguments, console in
     guard !arguments.positionals.isEmpty else { throw CLIError.usage("geo trips needs a PATH") }
+    let places = try arguments.options["places"].map { try PlacesFile.read(path: $0) } ?? []
+    let placeNames = IngestEventLines(places: places).placeNames
+    let fence = GeofenceEngine(places: places.map(\.geofence))
+    let segmenter = TripSegmenter(places: places.map(\.geofence))
     let export = arguments.options["export-fixes"]
     guard export == nil || arguments.positionals.count == 1 else {
       throw CLIError.usage("--export-fixes takes one PATH")
@@ -56,8 +69,17 @@ enum GeoCommands {
         throw CLIError.badInput("\(path): the trace has no fixes")
       }
       if let export { try FixTable.write([fixes], to: export) }
+      // The segmenter and the geofences on the same fixes, received at
+      // once; two hours on, everything open has closed.
+      let now = newest + 2 * 3_600_000
       var state = TripSegmenterState()
-      let output = TripSegmenter().process(fixes, now: newest + 2 * 3_600_000, state: &state)
+      let output = segmenter.process(fixes, now: now, state: &state)
+      var fenceState = GeofenceState()
+      let events =
+        fence.process(fixes, receivedAtMilliseconds: newest, state: &fenceState)
+        + fence.advance(to: now, state: &fenceState)
+      var memory = TripNaming.Memory()
+      let names = memory.name(output.segments, events: events, fence: fence, trips: state)
       if arguments.flags.contains("stops") {
         for stay in output.stays.sorted(by: {
           ($0.person, $0.startMilliseconds) < ($1.person, $1.startMilliseconds)
@@ -73,10 +95,17 @@ enum GeoCommands {
         }
         return
       }
-      let segments = output.segments.sorted {
-        ($0.person, $0.summary.startMilliseconds) < ($1.person, $1.summary.startMilliseconds)
+      let segments = zip(output.segments, names).sorted {
+        ($0.0.person, $0.0.summary.startMilliseconds) < ($1.0.person, $1.0.summary.startMilliseconds)
       }
-      for s in segments {
+      for (s, ends) in segments {
+        func place(_ id: PlaceID?) -> Record.Value { id.map { .integer(Int64($0.rawValue)) } ?? .missing }
+        func name(_ id: PlaceID?) -> Record.Value {
+          id.flatMap { placeNames[$0] }.map { .text($0) } ?? .missing
+        }
+        func source(_ how: TripNaming.Ends.Source?) -> Record.Value {
+          how.map { .text($0.rawValue) } ?? .missing
+        }
         try printer.print(
           Record([
             ("file", .text(path)), ("user", .integer(Int64(s.person.rawValue))), ("id", .unsigned(s.id)),
@@ -89,6 +118,13 @@ enum GeoCommands {
               "max_agreed_speed_mps",
               s.summary.maxAgreedSpeedMetersPerSecond.map { .number(($0 * 100).rounded() / 100) } ?? .missing
             ),
+            ("start_place", place(ends.from)), ("start_named_by", source(ends.fromSource)),
+            (
+              "start_distance_m",
+              ends.fromDistanceMeters.map { .number(($0 * 100).rounded() / 100) } ?? .missing
+            ),
+            ("start_place_name", name(ends.from)), ("end_place", place(ends.to)),
+            ("end_named_by", source(ends.toSource)), ("end_place_name", name(ends.to)),
           ]))
       }
     }
@@ -228,8 +264,8 @@ enum GeoCommands {
     let result = replay.run(history, state: &state)
     for line in result.problems { console.err(line) }
     let lines = IngestEventLines(places: places, filter: filter)
-    for output in result.outputs {
-      for line in try lines.lines(output) { console.out(line) }
+    for (output, names) in zip(result.outputs, result.tripNames) {
+      for line in try lines.lines(output, tripNames: names) { console.out(line) }
     }
     let rejected = result.rejectedByReason.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
     console.err(

@@ -105,9 +105,15 @@ public struct GeofenceEngine: Sendable {
 
   public var places: [Geofence] { index.places }
 
-  /// SPEC §3 placeAt for a person's circles (nil: no place close enough).
-  public func placeAt(_ point: Coordinate) -> Geofence? {
-    index.placeAt(point, capMeters: rules.placeAtNearestCapMeters).map { places[$0] }
+  /// SPEC §3 placeAt among the places `person` sees (their circles'; every
+  /// place for a person not listed, as for their events): the smallest
+  /// place holding `point`, else the nearest centre whose edge is within
+  /// ``GeofenceRules/placeAtNearestCapMeters`` (1 km); nil when there is
+  /// none. O(places near the point).
+  public func placeAt(_ point: Coordinate, for person: UserID) -> Geofence? {
+    index.placeAt(point, capMeters: rules.placeAtNearestCapMeters, admitting: { sees(person, $0) }).map {
+      places[$0]
+    }
   }
 
   /// Whether `person` sees place `placeIndex` (its circle is one of theirs,

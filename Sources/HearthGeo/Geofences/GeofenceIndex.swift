@@ -351,13 +351,20 @@ public final class GeofenceIndex: Sendable {
 
   /// SPEC §3 placeAt: the smallest place holding `point`, else the place
   /// with the nearest centre among those whose edge is within `capMeters`
-  /// (ties: the lower index), else nil. O(cells within the cap).
-  public func placeAt(_ point: Coordinate, capMeters: Double = GeofenceRules().placeAtNearestCapMeters)
-    -> Int?
-  {
-    if let inside = smallestContaining(point) { return inside }
+  /// (ties: the lower index), else nil; only places `admits` (an index)
+  /// lets through count (a person's circles). O(cells within the cap).
+  public func placeAt(
+    _ point: Coordinate, capMeters: Double = GeofenceRules().placeAtNearestCapMeters,
+    admitting admits: (Int) -> Bool = { _ in true }
+  ) -> Int? {
+    var inside: Int?
+    forEachContaining(point) { i in
+      if inside == nil && admits(i) { inside = i }
+    }
+    if let inside { return inside }
     var best: (distance: Double, index: Int)?
     func consider(_ i: Int) {
+      guard admits(i) else { return }
       let d = distanceMeters(place: i, to: point)
       guard d - places[i].radiusMeters <= capMeters else { return }
       if let b = best, (b.distance, b.index) <= (d, i) { return }

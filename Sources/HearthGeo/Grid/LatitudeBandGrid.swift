@@ -7,7 +7,7 @@
 //     n_r = round(2πR·cos φ_r / s) columns of equal width 360°/n_r, where
 //     φ_r is the band's middle latitude; the two polar bands are one cell
 //     each (a cap around the pole, so the pole is one cell whatever its
-//     longitude is written as);
+//     longitude is written as), and a cap's centre is its pole;
 //   * the cell id is r·2³² + c, c counted eastwards from −180°.
 //
 // Goals, in priority order:
@@ -18,7 +18,8 @@
 //      (tested), so ids are identical on every platform, build and batch size.
 //   2. Cells close to s on a side at every latitude (worst cases in the
 //      guide), tiling the sphere without gaps or overlaps.
-//   3. Speed: one multiply-add and a table lookup per coordinate, branch-free.
+//   3. Speed: one multiply-add and a table lookup per coordinate, branch-free
+//      but for the polar caps' test on a centre's latitude (always predicted).
 
 import _HearthShims
 
@@ -158,13 +159,16 @@ public struct LatitudeBandGrid: Sendable {
     return GridCell(row: row, column: Int(column))
   }
 
-  /// The centre of a cell (the point every position in it snaps to).
-  /// NaN for ``GridCell/none`` or a cell outside the grid. Exact to the
-  /// rounding of one multiply and one add per coordinate. O(1).
+  /// The centre of a cell (the point every position in it snaps to): the
+  /// middle of its band and column, except a polar cap's, which is its pole
+  /// (±90°, longitude 0°). NaN for ``GridCell/none`` or a cell outside the
+  /// grid. Exact to the rounding of one multiply and one add per coordinate.
+  /// O(1).
   public func centre(of cell: GridCell) -> Coordinate {
     guard contains(cell) else { return Coordinate(latitudeDegrees: .nan, longitudeDegrees: .nan) }
     return Coordinate(
-      latitudeDegrees: (Double(cell.row) + 0.5) * rowHeightDegrees - 90,
+      latitudeDegrees: Self.centreLatitude(
+        row: Double(cell.row), lastRow: tables.lastRow, rowHeightDegrees: rowHeightDegrees),
       longitudeDegrees: (Double(cell.column) + 0.5) * tables.columnWidthDegrees(row: cell.row) - 180)
   }
 
@@ -194,7 +198,8 @@ public struct LatitudeBandGrid: Sendable {
   /// Identical, element by element, to ``cell(containing:)`` and
   /// ``centre(of:)``; NaN or out-of-range points get id −1 and a NaN centre.
   /// - Precondition: all five spans have the same count.
-  /// - Complexity: O(n), branch-free, two table lookups per point, no allocation.
+  /// - Complexity: O(n), two table lookups per point, no allocation; the
+  ///   only compares are the clamps and the polar caps' test.
   public func snap(
     latitudesDegrees latitudes: Span<Double>, longitudesDegrees longitudes: Span<Double>,
     cellIDs: inout MutableSpan<Int64>,
@@ -273,7 +278,8 @@ public struct LatitudeBandGrid: Sendable {
             let valid = abs(la[k]) <= 90 && abs(lo[k]) <= 180
             let id = Int64(hearth_int32_from_nonnegative(row)) << 32 | Int64(column)
             outID[k] = valid ? id : -1
-            outLatitude[k] = valid ? (row + 0.5) * height - 90 : .nan
+            outLatitude[k] =
+              valid ? Self.centreLatitude(row: row, lastRow: lastRow, rowHeightDegrees: height) : .nan
             outLongitude[k] = valid ? (Double(column) + 0.5) * bandWidth[k] - 180 : .nan
           }
           start &+= m
@@ -289,6 +295,21 @@ public struct LatitudeBandGrid: Sendable {
     let y = (latitude + 90) * rowsPerDegree
     let nonNegative = y >= 0 ? y : 0  // NaN becomes 0
     return hearth_int32_from_nonnegative(nonNegative < lastRow ? nonNegative : lastRow)
+  }
+
+  /// The latitude of band `row`'s centres, degrees: the band's middle,
+  /// (row + ½)·height − 90, except the polar caps (rows 0 and `lastRow`),
+  /// whose centre is the pole itself, −90° and 90° exactly (a cap is a disc
+  /// around its pole; its middle latitude would be half a band from it).
+  /// Two selects; the portable release build turns them into two compares
+  /// that always predict (a cap is one band in tens of thousands): about 6
+  /// instructions a point more than the band's middle alone (the gate's
+  /// `Geo/gridSnap750`, 71.8 → 77.9; CHANGELOG). The ids do not depend on it.
+  @inline(__always)
+  static func centreLatitude(row: Double, lastRow: Double, rowHeightDegrees height: Double) -> Double {
+    let middle = (row + 0.5) * height - 90
+    let cap = row == 0 ? -90.0 : 90.0
+    return row == 0 || row == lastRow ? cap : middle
   }
 
   /// The column of a longitude in a band of `columnCount` columns:

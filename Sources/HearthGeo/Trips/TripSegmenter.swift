@@ -240,6 +240,16 @@ public struct TripSegmenterState: Sendable, Hashable, Codable {
   public func skipped(_ person: UserID) -> Int { people[person.rawValue]?.skipped ?? 0 }
   /// Fixes left out because one at the same millisecond was already pending, per person.
   public func duplicates(_ person: UserID) -> Int { people[person.rawValue]?.duplicates ?? 0 }
+
+  /// The earliest time a segment of `person` that has not closed yet can
+  /// start at, ms since the epoch: the open segment's first fix, else just
+  /// after the watermark (fixes at or before it are dropped as late); nil
+  /// for a person the segmenter has never been given. `TripNaming.Memory`
+  /// forgets what is older. O(1).
+  public func earliestOpenStartMilliseconds(_ person: UserID) -> Int64? {
+    guard let p = people[person.rawValue] else { return nil }
+    return p.segment.first?.timeMilliseconds ?? p.watermark.saturatingAdd(1)
+  }
 }
 
 /// SPEC §7 trip segmentation, incremental per person.

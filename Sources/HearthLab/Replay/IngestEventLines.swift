@@ -60,7 +60,15 @@ public struct IngestEventFilter: Sendable, Hashable {
 /// `{"type": "geofence" | "speedAlert" | "suddenStop" | "trip" | "stay",
 ///   "timeMilliseconds": when it was decided or ended (ms since the epoch),
 ///   "value": the record (every field with its unit in its name),
-///   "placeName": the place's name, for geofence events and trips ending at a named place}`
+///   "placeName": the place's name, for geofence events and trips ending at a named place,
+///   "startPlaceName": the name of a trip's start place}`
+///
+/// A trip's value names both ends by SPEC §7 (``TripNaming``, passed in by
+/// the caller): `startPlace` and `startNamedBy` (`"fence"`: the first
+/// departure during the trip; `"placeAt"`: a start the fence never saw them
+/// leave, with `startPlaceDistanceMeters` to that place's centre), `endPlace`
+/// and `endNamedBy` (`"fence"`: the last arrival not left again); `null`
+/// where an end has no name.
 ///
 /// With `diagnostics`, the batch's `schemaError`, `rejected` fixes and
 /// `sharedFrame`s come first (what a server logs; the command prints
@@ -96,28 +104,55 @@ public struct IngestEventLines: Sendable {
     var timeMilliseconds: Int64
     var value: T
     var placeName: String?
+    var startPlaceName: String?
   }
 
-  /// A trip segment without its fixes (they are the history's own).
+  /// A trip segment without its fixes (they are the history's own), its
+  /// ends named by ``TripNaming`` (every key written, `null` when unnamed).
   private struct TripLine: Encodable {
     var id: UInt64
     var person: UserID
     var isTrip: Bool
     var reasons: [String]
     var endedBy: String
-    var startPlace: PlaceID?
-    var endPlace: PlaceID?
+    var ends: TripNaming.Ends
     var summary: TripSummary
+
+    enum CodingKeys: String, CodingKey {
+      case id, person, isTrip, reasons, endedBy, startPlace, startNamedBy, startPlaceDistanceMeters, endPlace
+      case endNamedBy, summary
+    }
+
+    func encode(to encoder: any Encoder) throws {
+      var c = encoder.container(keyedBy: CodingKeys.self)
+      try c.encode(id, forKey: .id)
+      try c.encode(person, forKey: .person)
+      try c.encode(isTrip, forKey: .isTrip)
+      try c.encode(reasons, forKey: .reasons)
+      try c.encode(endedBy, forKey: .endedBy)
+      try c.encode(ends.from, forKey: .startPlace)
+      try c.encode(ends.fromSource, forKey: .startNamedBy)
+      try c.encode(ends.fromDistanceMeters, forKey: .startPlaceDistanceMeters)
+      try c.encode(ends.to, forKey: .endPlace)
+      try c.encode(ends.toSource, forKey: .endNamedBy)
+      try c.encode(summary, forKey: .summary)
+    }
   }
 
   /// One output's lines, in the order: diagnostics, geofence events, speed
   /// alerts, sudden stops, trips, stays (each in the engine's order).
+  /// `tripNames[i]` names `output.trips.segments[i]` (what
+  /// `TripNaming.Memory.name` returned for this output; a segment without
+  /// one is printed unnamed).
   /// - Throws: `TraceError.io` only if a value cannot be encoded.
-  public func lines(_ output: IngestOutput) throws -> [String] {
+  public func lines(_ output: IngestOutput, tripNames: [TripNaming.Ends]) throws -> [String] {
     var lines: [String] = []
-    func add<T: Encodable>(_ type: String, _ time: Int64, _ value: T, place: PlaceID? = nil) throws {
+    func add<T: Encodable>(
+      _ type: String, _ time: Int64, _ value: T, place: PlaceID? = nil, startPlace: PlaceID? = nil
+    ) throws {
       let line = Line(
-        type: type, timeMilliseconds: time, value: value, placeName: place.flatMap { placeNames[$0] })
+        type: type, timeMilliseconds: time, value: value, placeName: place.flatMap { placeNames[$0] },
+        startPlaceName: startPlace.flatMap { placeNames[$0] })
       lines.append(String(decoding: try JSONOutput.encode(line), as: UTF8.self))
     }
     if diagnostics {
@@ -134,11 +169,12 @@ public struct IngestEventLines: Sendable {
     for e in output.suddenStops where filter.keeps(.suddenStop, notifies: e.outcome == .raised) {
       try add("suddenStop", e.decidedMilliseconds, e)
     }
-    for s in output.trips.segments where filter.keeps(.trip, notifies: false) {
+    for (i, s) in output.trips.segments.enumerated() where filter.keeps(.trip, notifies: false) {
+      let ends = i < tripNames.count ? tripNames[i] : TripNaming.Ends()
       let line = TripLine(
         id: s.id, person: s.person, isTrip: s.isTrip, reasons: s.reasons.map(\.rawValue),
-        endedBy: s.endedBy.rawValue, startPlace: s.startPlace, endPlace: s.endPlace, summary: s.summary)
-      try add("trip", s.summary.endMilliseconds, line, place: s.endPlace)
+        endedBy: s.endedBy.rawValue, ends: ends, summary: s.summary)
+      try add("trip", s.summary.endMilliseconds, line, place: ends.to, startPlace: ends.from)
     }
     for s in output.trips.stays where filter.keeps(.stay, notifies: false) {
       try add("stay", s.endMilliseconds, s)

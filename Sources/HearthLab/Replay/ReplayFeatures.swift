@@ -3,7 +3,9 @@ import HearthTrace
 
 extension ServerReplay.Result {
   /// The replay as GeoJSON features: the places (with name and circle), each
-  /// person's track in time order, the trips, and every geofence event (at
+  /// person's track in time order, the trips (with both ends named as in
+  /// ``tripNames``: `startPlace`, `startNamedBy`, `endPlace`, `endNamedBy`,
+  /// null when unnamed), and every geofence event (at
   /// its place's centre), sudden stop (where it stopped) and speed alert
   /// (at the person's fix where the fastest stretch ended), each with its
   /// outcome and person.
@@ -31,13 +33,19 @@ extension ServerReplay.Result {
     }
     let centre = Dictionary(
       places.map { ($0.geofence.id, $0.geofence.center) }, uniquingKeysWith: { first, _ in first })
-    for output in outputs {
-      for s in output.trips.segments where s.isTrip {
+    for (k, output) in outputs.enumerated() {
+      let names = k < tripNames.count ? tripNames[k] : []
+      for (i, s) in output.trips.segments.enumerated() where s.isTrip {
+        let ends = i < names.count ? names[i] : TripNaming.Ends()
         var f = GeoJSON.track(
           FixColumns(s.fixes),
           properties: [
             ("kind", .string("trip")), ("id", .number(Double(s.id))),
             ("person", .number(Double(s.person.rawValue))),
+            ("startPlace", ends.from.map { .number(Double($0.rawValue)) } ?? .null),
+            ("startNamedBy", ends.fromSource.map { .string($0.rawValue) } ?? .null),
+            ("endPlace", ends.to.map { .number(Double($0.rawValue)) } ?? .null),
+            ("endNamedBy", ends.toSource.map { .string($0.rawValue) } ?? .null),
           ])
         f.id = "trip-\(s.id)"
         features.append(f)

@@ -38,6 +38,9 @@ public struct ServerReplay: Sendable {
   public struct Result: Sendable {
     /// One output per upload and per tick, in the server's order.
     public var outputs: [IngestOutput] = []
+    /// The SPEC §7 names of each output's segments (`tripNames[k][i]` for
+    /// `outputs[k].trips.segments[i]`), from `TripNaming.Memory`.
+    public var tripNames: [[TripNaming.Ends]] = []
     public var uploadCount = 0
     /// Uploads refused whole (schema).
     public var refusedUploads = 0
@@ -66,24 +69,41 @@ public struct ServerReplay: Sendable {
     self.settings = settings
   }
 
-  /// Replays `history` from `state`.
+  /// Replays `history` from `state`, naming trips from this run's geofence
+  /// events only (a fresh `TripNaming.Memory`).
+  public func run(_ history: ReplayHistory, state: inout IngestState) -> Result {
+    var names = TripNaming.Memory()
+    return run(history, state: &state, names: &names)
+  }
+
+  /// Replays `history` from `state`; each output's trips are named through
+  /// `names` (the memory kept with `state`).
   /// - Complexity: O(fixes) through the pipeline plus at most
   ///   `idleTickingMilliseconds / tickMilliseconds` advances per gap between
   ///   receipts.
-  public func run(_ history: ReplayHistory, state: inout IngestState) -> Result {
+  public func run(_ history: ReplayHistory, state: inout IngestState, names: inout TripNaming.Memory)
+    -> Result
+  {
     let uploads = ServerUploads.cut(
       history.fixes, receivedAtMilliseconds: history.receivedAtMilliseconds, policy: settings.uploads)
     var result = Result()
     result.uploadCount = uploads.count
     let tick = max(settings.tickMilliseconds, 1)
     var clock: Int64?
+    func take(_ output: IngestOutput) {
+      result.outputs.append(output)
+      result.tripNames.append(
+        names.name(
+          output.trips.segments, events: output.geofenceEvents, fence: pipeline.geofences, trips: state.trips)
+      )
+    }
     func ticks(upTo end: Int64) {
       guard var t = clock else { return }
       let (limit, overflow) = t.addingReportingOverflow(max(settings.idleTickingMilliseconds, 0))
       let stop = overflow ? end : min(end, limit)
       while t < stop, stop.subtractingReportingOverflow(t).partialValue > tick {
         t += tick
-        result.outputs.append(pipeline.advance(to: t, state: &state))
+        take(pipeline.advance(to: t, state: &state))
       }
     }
     for (k, upload) in uploads.enumerated() {
@@ -101,11 +121,11 @@ public struct ServerReplay: Sendable {
         result.problems.append(
           "\(at): fix \(r.index): \(r.reason.field.rawValue): \(r.reason.rawValue); fix rejected")
       }
-      result.outputs.append(output)
+      take(output)
     }
     if let until = settings.untilMilliseconds, let now = clock, until > now {
       ticks(upTo: until)
-      result.outputs.append(pipeline.advance(to: until, state: &state))
+      take(pipeline.advance(to: until, state: &state))
       clock = until
     }
     result.clockMilliseconds = clock

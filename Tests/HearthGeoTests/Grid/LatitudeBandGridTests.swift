@@ -1,8 +1,10 @@
 import Foundation
-@testable import HearthGeo
 import Testing
 import _HearthTestSupport
+
 import struct HearthSim.SeededGenerator
+
+@testable import HearthGeo
 
 @Suite("Latitude-band grid (SPEC §2)")
 struct LatitudeBandGridTests {
@@ -113,6 +115,126 @@ struct LatitudeBandGridTests {
     #expect(grid.centre(of: north).latitudeDegrees > 89.99)
     for lat in stride(from: -89.0, through: 89.0, by: 7.3) {
       #expect(grid.cell(containing: point(lat, 180)) == grid.cell(containing: point(lat, -180)))
+    }
+  }
+
+  /// Great-circle distance by the haversine formula with Foundation's
+  /// trigonometry: a computation independent of the grid's and of
+  /// `GreatCircle`'s, metres.
+  static func haversineMeters(_ a: Coordinate, _ b: Coordinate) -> Double {
+    let r = Double.pi / 180
+    let dLat = (b.latitudeDegrees - a.latitudeDegrees) * r
+    let dLon = (b.longitudeDegrees - a.longitudeDegrees) * r
+    let h =
+      sin(dLat / 2) * sin(dLat / 2)
+      + cos(a.latitudeDegrees * r) * cos(b.latitudeDegrees * r) * sin(dLon / 2) * sin(dLon / 2)
+    return 2 * GreatCircle.earthMeanRadiusMeters * asin(min(1, sqrt(h)))
+  }
+
+  /// The centres the scalar API and the batch snap give for `points`.
+  static func centres(_ g: LatitudeBandGrid, _ points: [Coordinate]) -> (
+    scalar: [Coordinate], batch: [Coordinate]
+  ) {
+    var ids: [Int64] = []
+    var lat: [Double] = []
+    var lon: [Double] = []
+    g.snap(
+      latitudesDegrees: points.map(\.latitudeDegrees), longitudesDegrees: points.map(\.longitudeDegrees),
+      cellIDs: &ids, centreLatitudesDegrees: &lat, centreLongitudesDegrees: &lon)
+    return (
+      points.map { g.centre(of: g.cell(containing: $0)) },
+      zip(lat, lon).map { Coordinate(latitudeDegrees: $0, longitudeDegrees: $1) }
+    )
+  }
+
+  @Test(
+    "a polar cap's centre is its pole, the band beside it a band's middle: checked by haversine against the cap's edge",
+    arguments: [750.0, 100.0, 5_000.0])
+  func polarCentres(cellSize: Double) {
+    let g = LatitudeBandGrid(cellSizeMeters: cellSize)
+    // Re-derived from the construction, not from the grid's tables.
+    let rows = (Double.pi * GreatCircle.earthMeanRadiusMeters / cellSize).rounded()
+    let height = 180 / rows
+    var generator = SeededGenerator(seed: 25)
+    for pole in [-90.0, 90.0] {
+      let inward = pole < 0 ? 1.0 : -1.0
+      // Points of the cap: at the pole (any longitude) and just inside its edge.
+      var cap: [Coordinate] = []
+      for _ in 0..<20 {
+        let lon = generator.nextDouble(in: -180, 180)
+        cap.append(point(pole, lon))
+        cap.append(point(pole + inward * height * generator.nextDouble(in: 0, 0.999), lon))
+      }
+      let (scalar, batch) = Self.centres(g, cap)
+      for (k, centre) in scalar.enumerated() {
+        #expect(centre.latitudeDegrees == pole, "\(cellSize) m: \(cap[k]) → \(centre)")
+        #expect(batch[k].latitudeDegrees.bitPattern == centre.latitudeDegrees.bitPattern)
+        #expect(batch[k].longitudeDegrees.bitPattern == centre.longitudeDegrees.bitPattern)
+        #expect(g.cell(containing: centre) == g.cell(containing: cap[k]), "the centre is in its own cap")
+      }
+      // Equidistant from every point of the cap's edge: the cap's radius, one band.
+      let centre = scalar[0]
+      let radius = height * Double.pi / 180 * GreatCircle.earthMeanRadiusMeters
+      for _ in 0..<20 {
+        let edge = point(pole + inward * height, generator.nextDouble(in: -180, 180))
+        #expect(abs(Self.haversineMeters(centre, edge) - radius) < 1e-3, "\(cellSize) m: \(edge)")
+      }
+      #expect(Self.haversineMeters(centre, point(pole, 0)) == 0)
+      // The band beside the cap is an ordinary band: its centres lie in the
+      // middle of the band, half a band from each edge.
+      let besideRow = pole < 0 ? 1 : g.rowCount - 2
+      let beside = g.centre(of: GridCell(row: besideRow, column: 0))
+      #expect(abs(beside.latitudeDegrees - (-90 + (Double(besideRow) + 0.5) * height)) < 1e-9)
+      let b = g.bounds(of: GridCell(row: besideRow, column: 0))
+      let toSouth = Self.haversineMeters(beside, point(b.southDegrees, beside.longitudeDegrees))
+      let toNorth = Self.haversineMeters(beside, point(b.northDegrees, beside.longitudeDegrees))
+      #expect(abs(toSouth - radius / 2) < 1e-3 && abs(toNorth - radius / 2) < 1e-3, "\(toSouth) \(toNorth)")
+    }
+  }
+
+  @Test(
+    "the cells either side of the antimeridian: centres half a column in, mirrored about ±180°, re-derived with Foundation's cosine",
+    arguments: [750.0, 100.0, 5_000.0])
+  func antimeridianCentres(cellSize: Double) {
+    let g = LatitudeBandGrid(cellSizeMeters: cellSize)
+    let rows = Int((Double.pi * GreatCircle.earthMeanRadiusMeters / cellSize).rounded())
+    let height = 180 / Double(rows)
+    let sample = [1, 2, rows / 7, rows / 3, rows / 2, rows - rows / 5, rows - 3, rows - 2]
+    for row in sample {
+      let middle = -90 + (Double(row) + 0.5) * height
+      let columns = (2 * Double.pi * GreatCircle.earthMeanRadiusMeters / cellSize * cos(middle * .pi / 180))
+        .rounded()
+      #expect(Double(g.columnCount(row: row)) == max(1, columns), "row \(row)")
+      let half = 180 / columns
+      // Fixes just east of −180° (and at ±180°, the same meridian) and just west of 180°.
+      let (scalar, batch) = Self.centres(
+        g,
+        [
+          point(middle, 180), point(middle, -180), point(middle, -180 + half / 3),
+          point(middle, 180 - half / 3),
+        ])
+      for (k, centre) in scalar.enumerated() {
+        #expect(batch[k].latitudeDegrees.bitPattern == centre.latitudeDegrees.bitPattern)
+        #expect(batch[k].longitudeDegrees.bitPattern == centre.longitudeDegrees.bitPattern)
+        #expect(abs(centre.latitudeDegrees - middle) < 1e-9, "row \(row)")
+      }
+      // Column 0 starts at −180°, the last column ends at 180°.
+      let (first, last) = (scalar[2], scalar[3])
+      #expect(scalar[0] == first && scalar[1] == first, "±180° snap to column 0")
+      #expect(abs(first.longitudeDegrees - (-180 + half)) < 1e-9, "row \(row): \(first)")
+      #expect(abs(last.longitudeDegrees - (180 - half)) < 1e-9, "row \(row): \(last)")
+      // Haversine: each centre is equidistant from its cell's west and east
+      // edges, and the two are mirror images about the antimeridian.
+      for centre in [first, last] {
+        let b = g.bounds(of: g.cell(containing: centre))
+        let toWest = Self.haversineMeters(centre, point(middle, b.westDegrees))
+        let toEast = Self.haversineMeters(centre, point(middle, b.eastDegrees))
+        #expect(abs(toWest - toEast) < 1e-3, "row \(row): \(toWest) vs \(toEast)")
+      }
+      let antimeridian = point(middle, 180)
+      #expect(
+        abs(Self.haversineMeters(first, antimeridian) - Self.haversineMeters(last, antimeridian)) < 1e-3,
+        "row \(row)")
     }
   }
 

@@ -1,5 +1,6 @@
 import HearthGeo
 import Testing
+
 import struct HearthSim.SeededGenerator
 
 @Suite("Approximate sharing projection (SPEC §2)")
@@ -22,6 +23,22 @@ struct PrivacyProjectionTests {
     #expect(a == b)
     #expect(a.coordinate == projection.grid.centre(of: a.cell))
     #expect(a.coordinate != Coordinate(latitudeDegrees: 48.85840, longitudeDegrees: 2.29450))
+  }
+
+  @Test("a fix in a polar cap is shown at the pole itself; one in the band beside the cap is not")
+  func poles() {
+    let height = projection.grid.rowHeightDegrees
+    for pole in [90.0, -90.0] {
+      let inward = pole > 0 ? -1.0 : 1.0
+      let inCap = [fix(pole, 37), fix(pole + inward * height * 0.999, -120)]
+      let beside = fix(pole + inward * height * 1.001, -120)
+      for shown in inCap.map(projection.project) + projection.project(FixColumns(inCap)) {
+        #expect(shown.coordinate.latitudeDegrees == pole, "\(shown)")
+      }
+      for shown in [projection.project(beside)] + projection.project(FixColumns([beside])) {
+        #expect(abs(shown.coordinate.latitudeDegrees - (pole + inward * 1.5 * height)) < 1e-9, "\(shown)")
+      }
+    }
   }
 
   @Test("accuracy widened to at least 750 m: 749.99 → 750, 750 stays, 900 stays, NaN → 750")

@@ -408,28 +408,33 @@ struct TripModel {
 
   // MARK: Names and notices
 
-  /// SPEC §3 placeAt over `places` (listed order breaks ties): the smallest
-  /// place holding the point, else the nearest centre among places whose
-  /// edge is within 1 km.
-  static func placeAt(_ point: Coordinate, _ places: [Geofence]) -> PlaceID? {
-    var inside: Geofence?
-    var nearest: (Double, Geofence)?
-    for place in places {
+  /// SPEC §3 placeAt over the `places` `person` sees (a person not in
+  /// `circlesOfPerson` sees them all; listed order breaks ties): the
+  /// smallest place holding the point, else the nearest centre among places
+  /// whose edge is within 1 km; with the distance to its centre.
+  static func placeAt(
+    _ point: Coordinate, _ places: [Geofence], person: UserID, circlesOfPerson: [UserID: [CircleID]]
+  ) -> (place: PlaceID, meters: Double)? {
+    var inside: (Geofence, Double)?
+    var nearest: (Geofence, Double)?
+    for place in places where circlesOfPerson[person].map({ $0.contains(place.circle) }) ?? true {
       let d = GreatCircle.distanceMeters(from: place.center, to: point)
-      if d <= place.radiusMeters, inside.map({ place.radiusMeters < $0.radiusMeters }) ?? true {
-        inside = place
+      if d <= place.radiusMeters, inside.map({ place.radiusMeters < $0.0.radiusMeters }) ?? true {
+        inside = (place, d)
       }
-      if d - place.radiusMeters <= placeAtCapMeters, nearest.map({ d < $0.0 }) ?? true {
-        nearest = (d, place)
+      if d - place.radiusMeters <= placeAtCapMeters, nearest.map({ d < $0.1 }) ?? true {
+        nearest = (place, d)
       }
     }
-    return inside?.id ?? nearest?.1.id
+    return (inside ?? nearest).map { ($0.0.id, $0.1) }
   }
 
   /// SPEC §7 names: the first departure during the trip (else placeAt of
-  /// the start), the last arrival during it not left again; only events
-  /// that were said (announced or to the feed) count.
-  static func ends(of trip: TripSegment, events: [GeofenceEvent], places: [Geofence]) -> TripNaming.Ends {
+  /// the start, with its distance), the last arrival during it not left
+  /// again; only events that were said (announced or to the feed) count.
+  static func ends(
+    of trip: TripSegment, events: [GeofenceEvent], places: [Geofence], circlesOfPerson: [UserID: [CircleID]]
+  ) -> TripNaming.Ends {
     let said = events.filter {
       $0.person == trip.person && ($0.outcome == .announced || $0.outcome == .feedOnly)
         && $0.eventMilliseconds >= trip.summary.startMilliseconds
@@ -443,9 +448,12 @@ struct TripModel {
     if let d = firstDeparture {
       ends.from = d.place
       ends.fromSource = .fence
-    } else if let p = placeAt(trip.summary.start, places) {
-      ends.from = p
+    } else if let p = placeAt(
+      trip.summary.start, places, person: trip.person, circlesOfPerson: circlesOfPerson)
+    {
+      ends.from = p.place
       ends.fromSource = .placeAt
+      ends.fromDistanceMeters = p.meters
     }
     var lastArrival: GeofenceEvent?
     for a in said where a.kind == .arrival {
@@ -457,6 +465,7 @@ struct TripModel {
       }
     }
     ends.to = lastArrival?.place
+    ends.toSource = lastArrival == nil ? nil : .fence
     return ends
   }
 

@@ -281,7 +281,7 @@ struct TripSegmenterTests {
     let home = Geofence(id: 1, center: W.home, radiusMeters: 100)
     let work = Geofence(id: 2, center: Self.away, radiusMeters: 100)
     let trip = run(Self.day()).first(where: \.isTrip)!
-    let places = GeofenceIndex(places: [home, work])
+    let places = GeofenceEngine(places: [home, work])
     func event(_ kind: GeofenceEventKind, _ place: PlaceID, _ seconds: Double) -> GeofenceEvent {
       let t = W.t0 + Int64(seconds * 1000)
       return GeofenceEvent(
@@ -289,14 +289,15 @@ struct TripSegmenterTests {
         eventMilliseconds: t, decidedMilliseconds: t, journey: nil)
     }
     let named = TripNaming.ends(
-      of: trip, events: [event(.departure, 1, 610), event(.arrival, 2, 790)], places: places)
-    #expect(named == TripNaming.Ends(from: 1, fromSource: .fence, to: 2))
+      of: trip, events: [event(.departure, 1, 610), event(.arrival, 2, 790)], fence: places)
+    #expect(named == TripNaming.Ends(from: 1, fromSource: .fence, to: 2, toSource: .fence))
     // Arrived and left again: no end name; that departure is the first of the trip.
     let left = TripNaming.ends(
-      of: trip, events: [event(.arrival, 2, 700), event(.departure, 2, 720)], places: places)
+      of: trip, events: [event(.arrival, 2, 700), event(.departure, 2, 720)], fence: places)
     #expect(left == TripNaming.Ends(from: 2, fromSource: .fence, to: nil))
-    let unseen = TripNaming.ends(of: trip, events: [], places: places)
-    #expect(unseen == TripNaming.Ends(from: 1, fromSource: .placeAt, to: nil))
+    // The trip starts at the last fix at home (its centre): placeAt, 0 m.
+    let unseen = TripNaming.ends(of: trip, events: [], fence: places)
+    #expect(unseen == TripNaming.Ends(from: 1, fromSource: .placeAt, fromDistanceMeters: 0, to: nil))
     let end = trip.summary.endMilliseconds
     #expect(TripNaming.notice(for: trip, ends: named, places: [home, work], now: end) == .feedOnly(place: 2))
     let near = TripNaming.notice(for: trip, ends: left, places: [home, work], now: end + 1_800_000)

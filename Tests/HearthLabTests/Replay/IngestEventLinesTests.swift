@@ -55,12 +55,12 @@ struct IngestEventLinesTests {
     var expected = 0
     var everything = 0
     var kept: [String] = []
-    for output in result.outputs {
+    for (output, names) in zip(result.outputs, result.tripNames) {
       expected += output.geofenceEvents.filter { $0.outcome == .announced }.count
       expected += output.speedAlerts.filter { $0.outcome == .announced }.count
       expected += output.suddenStops.filter { $0.outcome == .raised }.count
-      everything += try all.lines(output).count
-      kept += try announced.lines(output)
+      everything += try all.lines(output, tripNames: names).count
+      kept += try announced.lines(output, tripNames: names)
     }
     #expect(kept.count == expected && expected > 0 && expected < everything, "\(expected) of \(everything)")
     for object in try Self.objects(kept) {
@@ -78,22 +78,25 @@ struct IngestEventLinesTests {
       IngestEventLines(places: places, filter: IngestEventFilter(kinds: [$0]))
     }
     var seen = Set<String>()
-    for output in result.outputs {
-      let together = try kinds.flatMap { try $0.lines(output) }
-      #expect(together == (try all.lines(output)))
+    for (output, names) in zip(result.outputs, result.tripNames) {
+      let together = try kinds.flatMap { try $0.lines(output, tripNames: names) }
+      #expect(together == (try all.lines(output, tripNames: names)))
       for object in try Self.objects(together) { seen.insert(object["type"] as? String ?? "?") }
     }
     #expect(seen.isSuperset(of: ["geofence", "speedAlert", "trip"]), "\(seen)")
   }
 
   @Test(
-    "geofence events carry their place's name, trips the name of the place they reached; unnamed places none")
+    "geofence events carry their place's name, trips the names of the places they left and reached; unnamed places none"
+  )
   func placeNames() throws {
     let (places, result) = Self.replayedDay()
     let names = Dictionary(uniqueKeysWithValues: places.map { ($0.geofence.id.rawValue, $0.name ?? "") })
     var named = 0
-    for output in result.outputs {
-      for object in try Self.objects(try IngestEventLines(places: places).lines(output)) {
+    var trips = 0
+    for (output, tripNames) in zip(result.outputs, result.tripNames) {
+      for object in try Self.objects(try IngestEventLines(places: places).lines(output, tripNames: tripNames))
+      {
         let value = object["value"] as? [String: Any] ?? [:]
         switch object["type"] as? String {
         case "geofence":
@@ -103,14 +106,20 @@ struct IngestEventLinesTests {
         case "trip":
           let end = (value["endPlace"] as? NSNumber)?.uint32Value
           #expect(object["placeName"] as? String == end.flatMap { names[$0] }, "\(object)")
+          let start = (value["startPlace"] as? NSNumber)?.uint32Value
+          #expect(object["startPlaceName"] as? String == start.flatMap { names[$0] }, "\(object)")
+          if value["isTrip"] as? Bool == true && start != nil && end != nil { trips += 1 }
         default:
           #expect(object["placeName"] == nil)
         }
       }
       let unnamed = places.map { NamedPlace(geofence: $0.geofence, name: nil) }
-      #expect(try IngestEventLines(places: unnamed).lines(output).allSatisfy { !$0.contains("placeName") })
+      #expect(
+        try IngestEventLines(places: unnamed).lines(output, tripNames: tripNames).allSatisfy {
+          !$0.contains("laceName")
+        })
     }
-    #expect(named > 0)
+    #expect(named > 0 && trips > 0)
   }
 
   @Test(
@@ -131,15 +140,17 @@ struct IngestEventLinesTests {
     }
     var state = IngestState()
     let refused = pipeline.ingest(batch([(now, 95)]), receivedAtMilliseconds: now + 1_000, state: &state)
-    let refusedLines = try IngestEventLines(diagnostics: true).lines(refused)
+    let refusedLines = try IngestEventLines(diagnostics: true).lines(refused, tripNames: [])
     #expect(refusedLines.count == 1 && refusedLines[0].contains(#""type":"schemaError""#), "\(refusedLines)")
     // One fix a day in the future: rejected; the other is shared.
     let mixed = pipeline.ingest(
       batch([(now, 48.1), (now + 86_400_000, 48.1)]), receivedAtMilliseconds: now + 1_000, state: &state)
-    let lines = try IngestEventLines(diagnostics: true).lines(mixed)
+    let lines = try IngestEventLines(diagnostics: true).lines(mixed, tripNames: [])
     #expect(lines.first?.contains(#""type":"rejected""#) == true, "\(lines)")
     #expect(lines.contains { $0.contains(#""type":"sharedFrame""#) }, "\(lines)")
-    #expect(try IngestEventLines().lines(refused).isEmpty && IngestEventLines().lines(mixed).isEmpty)
+    #expect(
+      try IngestEventLines().lines(refused, tripNames: []).isEmpty
+        && IngestEventLines().lines(mixed, tripNames: []).isEmpty)
   }
 
   @Test("the same history replayed twice gives the same lines")
@@ -147,7 +158,10 @@ struct IngestEventLinesTests {
     let a = Self.replayedDay().result
     let b = Self.replayedDay().result
     let lines = IngestEventLines()
-    #expect(try a.outputs.flatMap { try lines.lines($0) } == b.outputs.flatMap { try lines.lines($0) })
+    func all(_ r: ServerReplay.Result) throws -> [String] {
+      try zip(r.outputs, r.tripNames).flatMap { try lines.lines($0, tripNames: $1) }
+    }
+    #expect(try all(a) == all(b))
     #expect(a.uploadCount > 0 && a.clockMilliseconds != nil)
   }
 
@@ -174,7 +188,10 @@ struct IngestEventLinesTests {
     let all = ServerReplay(places: places, people: people, settings: through).run(history, state: &a)
     let capped = ServerReplay(places: places, people: people, settings: bounded).run(history, state: &b)
     let lines = IngestEventLines()
-    #expect(try all.outputs.flatMap { try lines.lines($0) } == capped.outputs.flatMap { try lines.lines($0) })
+    func printed(_ r: ServerReplay.Result) throws -> [String] {
+      try zip(r.outputs, r.tripNames).flatMap { try lines.lines($0, tripNames: $1) }
+    }
+    #expect(try printed(all) == printed(capped))
     #expect(capped.outputs.count < all.outputs.count && a == b)
     // Two uploads 50 years apart.
     var gap = ReplayHistory(fixes: FixColumns(Array(day.fixesInArrivalOrder.fixes.prefix(2))))
