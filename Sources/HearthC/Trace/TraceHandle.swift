@@ -143,6 +143,9 @@ struct TraceInfo: Encodable {
   var files: [File]
   /// Streams too slow for the detector (as `impact detect` warns on stderr).
   var rateWarnings: [String]
+  /// Streams apart in time and wall clocks that stepped against the
+  /// monotonic clock (`ImportReport.timeWarnings`, as `impact detect` warns).
+  var timeWarnings: [String]
   /// Hours of accelerometer data, pauses over 1 s left out.
   var hoursWithData: Double?
 }
@@ -160,7 +163,8 @@ struct TraceInfo: Encodable {
       TraceInfo.File(
         file: $0.file, rowsRead: $0.rowsRead, rowsKept: $0.rowsKept, rowsRejected: $0.rowsRejected)
     },
-    rateWarnings: feed?.rateWarnings ?? [], hoursWithData: feed?.hoursWithData())
+    rateWarnings: feed?.rateWarnings ?? [], timeWarnings: h.report.timeWarnings,
+    hoursWithData: feed?.hoursWithData())
   do { return handOutBytes(out, try JSONOutput.encode(info)) } catch {
     return handOutFailure(out, HEARTH_ERROR_BAD_INPUT, "\(error)")
   }

@@ -98,18 +98,6 @@ struct ClockComparison: Sendable {
     report.clockSteps = steps
     report.clockStepCount = stepCount
   }
-
-  /// Epoch ms of a monotonic time: `originMilliseconds` + `seconds` × 1000
-  /// rounded to the millisecond; nil when it is not a fix time (outside
-  /// 1900–2200, or `seconds` not a sensor time). Exact: |seconds| ≤ 10¹⁰.
-  @inline(__always)
-  static func placedMilliseconds(_ seconds: Double, originMilliseconds origin: Int64) -> Int64? {
-    guard seconds.isFinite, ReadingBounds.isSensorTime(seconds),
-      let offset = Int64(exactly: (seconds * 1000).rounded())
-    else { return nil }
-    let (sum, overflow) = origin.addingReportingOverflow(offset)
-    return !overflow && ReadingBounds.fixMilliseconds.contains(sum) ? sum : nil
-  }
 }
 
 extension ImportReport {
