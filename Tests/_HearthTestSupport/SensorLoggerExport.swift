@@ -35,9 +35,12 @@ public struct WallClock: Sendable, Hashable, CustomStringConvertible {
   /// The wall clock at monotonic `seconds`, whole ms since the epoch (the
   /// monotonic time rounded to the millisecond, then every step taken).
   public func milliseconds(atSeconds seconds: Double) -> Int64 {
-    var ms = startMilliseconds + Int64((seconds * 1000).rounded())
-    for step in steps where step.atSeconds <= seconds { ms += Int64((step.bySeconds * 1000).rounded()) }
-    return ms
+    startMilliseconds + Int64((seconds * 1000).rounded()) + stepMilliseconds(atSeconds: seconds)
+  }
+
+  /// Every step taken by monotonic `seconds`, added up, ms.
+  public func stepMilliseconds(atSeconds seconds: Double) -> Int64 {
+    steps.filter { $0.atSeconds <= seconds }.reduce(0) { $0 + Int64(($1.bySeconds * 1000).rounded()) }
   }
 
   public var description: String {
