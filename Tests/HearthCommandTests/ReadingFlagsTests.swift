@@ -212,7 +212,9 @@ struct ReadingFlagsTests {
       detect.err.contains("TotalAcceleration.csv: the wall clock stepped −3.000 s at 9.200 s (line 462)"),
       "\(detect.err)")
     #expect(detect.err.contains("2 time warnings"), "\(detect.err)")
-    let convert = run(["data", "convert", folder.path("stepped"), "--to", "gpx", "--out", folder.path("o.gpx")])
+    let convert = run([
+      "data", "convert", folder.path("stepped"), "--to", "gpx", "--out", folder.path("o.gpx"),
+    ])
     #expect(convert.code == 0 && convert.err.contains(line), "\(convert.err)")
     // The same recording without the step: no warning anywhere.
     try SensorLoggerExport.write(trace, to: folder.path("plain"))

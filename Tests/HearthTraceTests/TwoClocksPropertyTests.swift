@@ -36,7 +36,8 @@ struct TwoClocksPropertyTests {
 
     var description: String {
       "scenario \(scenario) seed \(seed), steps: "
-        + (steps.isEmpty ? "none" : steps.map { "\($0.bySeconds) s at \($0.atSeconds) s" }.joined(separator: ", "))
+        + (steps.isEmpty
+          ? "none" : steps.map { "\($0.bySeconds) s at \($0.atSeconds) s" }.joined(separator: ", "))
     }
   }
 
@@ -77,7 +78,8 @@ struct TwoClocksPropertyTests {
         let k = zip(trace.fixes.timeMilliseconds, truthTimes).prefix { $0 == $1 }.count
         let read = trace.fixes.timeMilliseconds.dropFirst(k).first.map { "\(($0 - origin)) ms" } ?? "none"
         let wanted = truthTimes.dropFirst(k).first.map { "\(($0 - origin)) ms" } ?? "none"
-        return "fix \(k) at \(read) from the origin, the truth \(wanted) (\(trace.fixes.count) vs \(truthTimes.count) fixes)"
+        return
+          "fix \(k) at \(read) from the origin, the truth \(wanted) (\(trace.fixes.count) vs \(truthTimes.count) fixes)"
       }
       if trace.accelerometer?.samples.seconds != truth.accelerometer?.samples.seconds
         || trace.gyroscope?.seconds != truth.gyroscope?.seconds
@@ -85,7 +87,9 @@ struct TwoClocksPropertyTests {
       {
         return "sensor times differ from the truth"
       }
-      if trace.metadata.timeOriginMilliseconds != origin { return "origin \(String(describing: trace.metadata.timeOriginMilliseconds))" }
+      if trace.metadata.timeOriginMilliseconds != origin {
+        return "origin \(String(describing: trace.metadata.timeOriginMilliseconds))"
+      }
       // Every file reports the steps above the tolerance between its first and last rows.
       let files: [(String, [Double])] = [
         ("TotalAcceleration.csv", truth.accelerometer?.samples.seconds ?? []),
@@ -99,15 +103,22 @@ struct TwoClocksPropertyTests {
           guard let first = times.first, step.atSeconds > first,
             let row = times.first(where: { $0 >= step.atSeconds })
           else { continue }
-          if landed.last?.row == row { landed[landed.count - 1].by += step.bySeconds } else { landed.append((row, step.bySeconds)) }
+          if landed.last?.row == row {
+            landed[landed.count - 1].by += step.bySeconds
+          } else {
+            landed.append((row, step.bySeconds))
+          }
         }
         let expected = landed.filter { abs($0.by) > 1 }
         let found = report.file(endingWith: name)?.clockSteps ?? []
         let agrees =
           found.count == expected.count
-          && zip(found, expected).allSatisfy { $0.atSeconds == $1.row && abs($0.stepSeconds - $1.by) <= 0.001 }
+          && zip(found, expected).allSatisfy {
+            $0.atSeconds == $1.row && abs($0.stepSeconds - $1.by) <= 0.001
+          }
         if !agrees {
-          return "\(name): steps \(found.map { "\($0.stepSeconds) s at \($0.atSeconds) s" }) but expected \(expected)"
+          return
+            "\(name): steps \(found.map { "\($0.stepSeconds) s at \($0.atSeconds) s" }) but expected \(expected)"
         }
       }
       // Streamed in chunks, the same trace and report.

@@ -40,10 +40,12 @@ struct TwoClocksTests {
     return trace
   }
 
-  static func export(_ trace: Trace, steps: [WallClock.Step], metadata: Bool = true) throws -> TemporaryFolder {
+  static func export(_ trace: Trace, steps: [WallClock.Step], metadata: Bool = true) throws -> TemporaryFolder
+  {
     let folder = TemporaryFolder()
     try SensorLoggerExport.write(
-      trace, to: folder.path, wallClock: WallClock(startMilliseconds: origin, steps: steps), metadata: metadata)
+      trace, to: folder.path, wallClock: WallClock(startMilliseconds: origin, steps: steps),
+      metadata: metadata)
     return folder
   }
 
@@ -71,7 +73,8 @@ struct TwoClocksTests {
     #expect(
       report.file(endingWith: "TotalAcceleration.csv")?.clockSteps == [
         ClockStep(
-          location: SourceLocation(file: "TotalAcceleration.csv", line: 462), atSeconds: 9.2, stepSeconds: step)
+          location: SourceLocation(file: "TotalAcceleration.csv", line: 462), atSeconds: 9.2,
+          stepSeconds: step)
       ])
     #expect(report.file(endingWith: "Gyroscope.csv")?.clockStepCount == 1)
     let sign = step > 0 ? "+" : "−"
@@ -116,7 +119,8 @@ struct TwoClocksTests {
   }
 
   @Test(
-    "the real MEMS-Nav export: every fix within the millisecond its own wall-clock time gave it before; no step")
+    "the real MEMS-Nav export: every fix within the millisecond its own wall-clock time gave it before; no step"
+  )
   func realExportUnchanged() throws {
     let (trace, report) = try SensorLoggerReader.read(folder: SensorLoggerReaderTests.memsNav)
     for name in ["Location.csv", "LocationGps.csv", "LocationNetwork.csv"] {
@@ -216,7 +220,8 @@ struct TwoClocksTests {
     let wall = [utc, utc + 1000, utc + 5000, utc + 6000, utc + 7000]
     try NPYArray.write(t, to: log + "/GNSS/live_gnss_ublox/t")
     try NPYArray.write(
-      wall.flatMap { [48, 2, 10, Double($0), 100, 90] }, shape: [5, 6], to: log + "/GNSS/live_gnss_ublox/value")
+      wall.flatMap { [48, 2, 10, Double($0), 100, 90] }, shape: [5, 6],
+      to: log + "/GNSS/live_gnss_ublox/value")
     try NPYArray.write([10.0, 14], to: log + "/IMU/accelerometer/t")
     try NPYArray.write([9.8, 0, 0, 9.8, 0, 0], shape: [2, 3], to: log + "/IMU/accelerometer/value")
     try NPYArray.write([10.0], to: log + "/IMU/gyro/t")

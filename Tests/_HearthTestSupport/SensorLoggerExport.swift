@@ -46,7 +46,8 @@ public struct WallClock: Sendable, Hashable, CustomStringConvertible {
   public var description: String {
     "wall clock from \(startMilliseconds) ms"
       + (steps.isEmpty
-        ? ", no step" : ", steps " + steps.map { "\($0.bySeconds) s at \($0.atSeconds) s" }.joined(separator: ", "))
+        ? ", no step"
+        : ", steps " + steps.map { "\($0.bySeconds) s at \($0.atSeconds) s" }.joined(separator: ", "))
   }
 }
 
@@ -79,10 +80,12 @@ public enum SensorLoggerExport {
     func number(_ value: Double, missing: String) -> String { value.isNaN ? missing : "\(value)" }
     func vectors(_ name: String, _ s: VectorStream) throws {
       try save(
-        name, "time,seconds_elapsed,z,y,x", s.seconds.indices.map { (s.seconds[$0], "\(s.z[$0]),\(s.y[$0]),\(s.x[$0])") })
+        name, "time,seconds_elapsed,z,y,x",
+        s.seconds.indices.map { (s.seconds[$0], "\(s.z[$0]),\(s.y[$0]),\(s.x[$0])") })
     }
     if metadata {
-      try "version,device name,recording epoch time,platform,standardisation\n3,HearthTest,\(origin),android,false\n"
+      try
+        "version,device name,recording epoch time,platform,standardisation\n3,HearthTest,\(origin),android,false\n"
         .write(toFile: folder + "/Metadata.csv", atomically: true, encoding: .utf8)
     }
     if let a = trace.accelerometer {
@@ -103,7 +106,8 @@ public enum SensorLoggerExport {
         "Location.csv", "time,seconds_elapsed,horizontalAccuracy,speed,bearing,altitude,longitude,latitude",
         f.timeMilliseconds.indices.map { i in
           let values = [
-            number(f.horizontalAccuracyMeters[i], missing: "-1"), number(f.speedMetersPerSecond[i], missing: "-1"),
+            number(f.horizontalAccuracyMeters[i], missing: "-1"),
+            number(f.speedMetersPerSecond[i], missing: "-1"),
             number(f.headingDegrees[i], missing: "-1"), number(f.altitudeMeters[i], missing: ""),
             "\(f.longitudeDegrees[i])", "\(f.latitudeDegrees[i])",
           ]

@@ -402,7 +402,9 @@ public enum TraceFolder {
       var comparison = ClockComparison(
         file: gnssName, toleranceSeconds: options.clockStepToleranceSeconds, medianRows: 100_000)
       for i in 0..<min(t.count, 100_000) {
-        if let (s, utc) = clocks(t, value, i) { comparison.add(monotonicSeconds: s, wallMilliseconds: utc, line: i + 1) }
+        if let (s, utc) = clocks(t, value, i) {
+          comparison.add(monotonicSeconds: s, wallMilliseconds: utc, line: i + 1)
+        }
       }
       recording.metadata.timeOriginMilliseconds = comparison.medianOffsetMilliseconds
     }

@@ -287,7 +287,8 @@ struct CSVRowConverter {
         converter.time = .seconds(slot, factor: factor)
       }
     case .sensorLogger(let origin):
-      let monotonic = try find(CSVRowSpec.Column("seconds_elapsed", required: false), .number, time: "seconds")
+      let monotonic = try find(
+        CSVRowSpec.Column("seconds_elapsed", required: false), .number, time: "seconds")
       let wall = try find(
         CSVRowSpec.Column("time", required: false), .integer, time: "whole nanoseconds since the epoch")
       switch (monotonic, wall) {
@@ -457,7 +458,8 @@ struct CSVRowConverter {
 
   private func timeText(_ batch: CSVBatch, _ i: Int) -> String {
     switch time {
-    case .seconds(let s, _), .wallNumber(let s, _, _), .twoClocks(let s, _, _): "\(batch.numbers[s.batchIndex][i])"
+    case .seconds(let s, _), .wallNumber(let s, _, _), .twoClocks(let s, _, _):
+      "\(batch.numbers[s.batchIndex][i])"
     case .nanosecondsFromOrigin(let s, _), .nanosecondsSinceEpoch(let s, _):
       "\(batch.integers[s.batchIndex][i]) ns"
     case .wallText(let s, _, _), .timeOfDay(let s, _, _, _): batch.texts[s.batchIndex][i]
@@ -501,8 +503,10 @@ struct CSVRowConverter {
       guard seconds.isFinite, ReadingBounds.isSensorTime(seconds), ReadingBounds.fixMilliseconds.contains(ms)
       else { return nil }
       clocks.add(
-        monotonicSeconds: seconds, wallMilliseconds: Double(ms) + Double(ns - ms * 1_000_000) * 1e-6, line: line)
-      guard keysAreMilliseconds, let origin, let placed = ReadingBounds.fixTime(seconds: seconds, from: origin)
+        monotonicSeconds: seconds, wallMilliseconds: Double(ms) + Double(ns - ms * 1_000_000) * 1e-6,
+        line: line)
+      guard keysAreMilliseconds, let origin,
+        let placed = ReadingBounds.fixTime(seconds: seconds, from: origin)
       else {
         // A fix with no origin to place it from is rejected by `problem`.
         return RowTime(key: seconds, seconds: seconds, milliseconds: nil)
@@ -619,7 +623,8 @@ struct CSVRowConverter {
     if let wall = time.milliseconds {
       ms = wall
     } else {
-      guard let origin = f.spec.originMilliseconds, let sum = ReadingBounds.fixTime(seconds: time.seconds, from: origin)
+      guard let origin = f.spec.originMilliseconds,
+        let sum = ReadingBounds.fixTime(seconds: time.seconds, from: origin)
       else { return nil }
       ms = sum
     }

@@ -248,10 +248,12 @@ public enum SensorLoggerReader {
   /// file has not both columns or no such row.
   static func clockOrigin(_ path: String, options: ReadOptions) -> Int64? {
     let name = SensorLoggerFile.location.rawValue
-    let clocksOnly = CSVRowSpec(time: .sensorLogger(originMilliseconds: nil), fields: [], keysAreMilliseconds: false)
+    let clocksOnly = CSVRowSpec(
+      time: .sensorLogger(originMilliseconds: nil), fields: [], keysAreMilliseconds: false)
     guard
       let source = try? CSVRowSource(
-        path: path, name: name, spec: clocksOnly, columnCount: 0, options: options, clockMedianRows: originRows)
+        path: path, name: name, spec: clocksOnly, columnCount: 0, options: options,
+        clockMedianRows: originRows)
     else { return nil }
     while source.report.rowsRead < originRows, (try? source.next()) ?? nil != nil {}
     return source.medianClockOffsetMilliseconds
