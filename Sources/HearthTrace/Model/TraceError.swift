@@ -113,10 +113,10 @@ public struct FileReport: Sendable, Hashable, Codable {
   /// ("x, y, z in m/s² (calibrated, both platforms); axes negated from iOS to
   /// the trace's convention"), when the reader decides them per file.
   public var units: String?
-  /// Where the file's wall clock stepped against its monotonic clock (rows
-  /// carrying both: ``ClockComparison``), the first
-  /// ``ClockComparison/keptSteps`` in file order. Its rows stay on the
-  /// monotonic clock.
+  /// Where the file's wall clock stepped against its monotonic clock
+  /// (between consecutive rows carrying both, in file order, by more than
+  /// ``ReadOptions/clockStepToleranceSeconds``): the first 100 in file
+  /// order. The rows themselves stay on the monotonic clock (SPEC §9).
   public var clockSteps: [ClockStep] = []
   /// How many steps were found (``clockSteps`` lists the first of them).
   public var clockStepCount = 0
