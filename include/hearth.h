@@ -287,7 +287,9 @@ int32_t hearth_trace_fixes(const hearth_trace *trace, int64_t capacity, const he
 /**
  * The recording's metadata and import report as one JSON object: format,
  * platform, device, source files, time_origin_ms, rows kept and rejected per
- * file, the detector's rate warnings and hours with data.
+ * file, the detector's rate warnings, the time warnings (streams apart in
+ * time; a wall clock that stepped against the monotonic one, whose rows stay
+ * on the monotonic clock) and hours with data.
  */
 int32_t hearth_trace_info(const hearth_trace *trace, hearth_bytes **out);
 

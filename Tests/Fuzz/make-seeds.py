@@ -42,6 +42,12 @@ act = "time,seconds_elapsed,activity\n1700000000000000000,0,automotive\n17000000
 write("sensorLogger", "seed-android", join(meta_android, vec, "", "", vec.replace("9.8", "-100"), baro, loc, act))
 write("sensorLogger", "seed-ios", join(meta_ios, "", vec.replace("9.8", "0.1"), grav, "", baro, loc, "", baro.replace("1013.2", "101.3"), vec.replace("9.8", "-1")))
 
+# The wall clock steps back 3 s after the second row (an NTP correction): every
+# stream stays on seconds_elapsed, and each file reports the step.
+step_vec = "time,seconds_elapsed,z,y,x\n1700000000000000000,0,9.8,0.1,0\n1700000000020000000,0.02,9.7,0.2,0\n1699999997040000000,0.04,9.8,0,0\n1699999997060000000,0.06,9.8,0,0\n"
+step_loc = "time,seconds_elapsed,horizontalAccuracy,speed,bearing,altitude,longitude,latitude\n1700000000000000000,0,5,10,90,10,2.0,48.0\n1699999998000000000,1,5,0,90,10,2.0,48.0\n1699999999000000000,2,5,0,90,10,2.0,48.0\n"
+write("sensorLogger", "seed-clock-step", join(meta_android, step_vec, "", "", "", "", step_loc))
+
 phy = '"Time (s)","Acceleration x (m/s^2)","Acceleration y (m/s^2)","Acceleration z (m/s^2)"\n0.0,0.1,0.2,9.8\n0.005,0.1,0.2,NaN\n'
 time_csv = '"event","experiment time","system time"\n"START",0,1700000000.5\n'
 device_csv = '"property","value"\n"deviceModel","X"\n"deviceBrand","Y"\n'

@@ -1,4 +1,5 @@
 import Foundation
+import HearthGeo
 import HearthTrace
 import Testing
 import _HearthTestSupport
@@ -165,6 +166,48 @@ struct ReadingFlagsTests {
     folder.write("gravity.csv", gravity.replacingOccurrences(of: "17145540", with: "17145504"))
     let together = run(["data", "inspect", folder.path, "--mapping", folder.path("mapping.json")])
     #expect(together.code == 0 && !together.out.contains("warning"), "\(together.out)")
+  }
+
+  @Test(
+    "a wall clock that steps against the monotonic one: a warning on stderr of data inspect, impact detect and data convert, counted"
+  )
+  func wallClockStep() throws {
+    let folder = TemporaryFolder()
+    let origin: Int64 = 1_700_000_000_000
+    var trace = Trace(metadata: TraceMetadata(timeOriginMilliseconds: origin, format: "test"))
+    var acceleration = VectorStream()
+    for i in 0..<1000 { acceleration.append(seconds: Double(i) / 50, x: 0.1, y: 0.2, z: 9.8) }
+    trace.accelerometer = AccelerationStream(samples: acceleration, content: .includesGravity)
+    for k in 0..<20 {
+      trace.fixes.append(
+        Fix(
+          timeMilliseconds: origin + Int64(k) * 1000 + 500, latitudeDegrees: 48, longitudeDegrees: 2,
+          horizontalAccuracyMeters: 5, speedMetersPerSecond: 10))
+    }
+    try SensorLoggerExport.write(
+      trace, to: folder.path("stepped"),
+      wallClock: WallClock(startMilliseconds: origin, steps: [.init(atSeconds: 9.2, bySeconds: -3)]))
+    let line = "warning: Location.csv: the wall clock stepped −3.000 s at 9.500 s (line 11)"
+    let inspect = run(["data", "inspect", folder.path("stepped")])
+    #expect(inspect.code == 0, "\(inspect.err)")
+    #expect(inspect.err.contains(folder.path("stepped") + ": " + line), "\(inspect.err)")
+    #expect(inspect.out.contains(line) && inspect.out.contains("2 time warnings"), "\(inspect.out)")
+    let detect = run(["impact", "detect", folder.path("stepped")])
+    #expect(detect.err.contains(folder.path("stepped") + ": " + line), "\(detect.err)")
+    #expect(
+      detect.err.contains("TotalAcceleration.csv: the wall clock stepped −3.000 s at 9.200 s (line 462)"),
+      "\(detect.err)")
+    #expect(detect.err.contains("2 time warnings"), "\(detect.err)")
+    let convert = run([
+      "data", "convert", folder.path("stepped"), "--to", "gpx", "--out", folder.path("o.gpx"),
+    ])
+    #expect(convert.code == 0 && convert.err.contains(line), "\(convert.err)")
+    // The same recording without the step: no warning anywhere.
+    try SensorLoggerExport.write(trace, to: folder.path("plain"))
+    let plain = run(["data", "inspect", folder.path("plain")])
+    #expect(!plain.out.contains("warning") && !plain.err.contains("warning"), "\(plain.out) \(plain.err)")
+    let plainDetect = run(["impact", "detect", folder.path("plain")])
+    #expect(!plainDetect.err.contains("warning"), "\(plainDetect.err)")
   }
 
   /// Regression: `time origin -9223372036854775808` (issue 18). Every door

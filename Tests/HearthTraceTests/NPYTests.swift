@@ -44,8 +44,13 @@ struct NPYTests {
     // derived_csv/accelerometer.csv row 1: 46408.580034294,1.074371337890625,-0.12921142578125,-9.544967651367188
     #expect(accelerometer.seconds[0] == 46408.580034294)
     #expect(accelerometer.x[0] == 1.074371337890625 && accelerometer.z[0] == -9.544967651367188)
-    // The first u-blox fix: UTC 1533226488299 ms.
-    #expect(trace.fixes.timeMilliseconds[0] == 1_533_226_488_299)
+    // The first u-blox fix: UTC 1533226488299 ms, at 46408.654976041 s on
+    // the boot clock. Fixes are placed on the boot clock through the
+    // origin (SPEC §9): 2 ms from their UTC here, the GNSS-to-boot jitter.
+    let origin = try #require(trace.metadata.timeOriginMilliseconds)
+    #expect(trace.fixes.timeMilliseconds[0] == origin + 46_408_655)
+    #expect(trace.fixes.timeMilliseconds[0] == 1_533_226_488_301)
+    #expect(report.files.allSatisfy { $0.clockSteps.isEmpty }, "GNSS UTC never steps against the boot clock")
   }
 
   @Test("unsupported and broken files say why")

@@ -14,9 +14,20 @@ import _HearthTestSupport
 struct TraceStreamTests {
   static let seed = ProcessInfo.processInfo.environment["HEARTH_SEED"].flatMap(UInt64.init) ?? 22
 
-  /// A Sensor Logger export with every stream, some rows late, repeated or bad.
+  /// A Sensor Logger export with every stream, some rows late, repeated or
+  /// bad, and a wall clock that steps once (2–10 s either way, at 20–80 %
+  /// of the recording: every stream stays on `seconds_elapsed`).
   static func sensorLoggerExport(seed: UInt64, seconds: Int = 20) -> TemporaryFolder {
     var generator = SeededGenerator(seed: seed)
+    var clockDraws = SeededGenerator(seed: seed ^ 0xC10C)
+    let size = (clockDraws.nextDouble(in: 2, 10) * 1000).rounded() / 1000
+    let wall = WallClock(
+      startMilliseconds: 1_700_000_000_000,
+      steps: [
+        .init(
+          atSeconds: clockDraws.nextDouble(in: 0.2, 0.8) * Double(seconds),
+          bySeconds: clockDraws.nextUnit() < 0.5 ? -size : size)
+      ])
     let folder = TemporaryFolder()
     folder.write(
       "Metadata.csv",
@@ -26,7 +37,7 @@ struct TraceStreamTests {
       var lines: [String] = []
       for i in 0..<(seconds * rate) {
         let t = Double(i) / Double(rate) + generator.nextDouble(in: 0, 0.001)
-        let ns = 1_700_000_000_000_000_000 + Int64(t * 1e9)
+        let ns = 1_700_000_000_000_000_000 + Int64(t * 1e9) + wall.stepMilliseconds(atSeconds: t) * 1_000_000
         lines.append("\(ns),\(t),\(values(&generator))")
         let u = generator.nextUnit()
         if u < 0.02 { lines.append(lines[lines.count - 1]) }  // an exact repeat
@@ -53,7 +64,9 @@ struct TraceStreamTests {
       })
     var location = "time,seconds_elapsed,horizontalAccuracy,speed,bearing,altitude,longitude,latitude\n"
     for i in 0..<seconds {
-      let ns = 1_700_000_000_000_000_000 + Int64(i) * 1_000_000_000
+      let ns =
+        1_700_000_000_000_000_000 + Int64(i) * 1_000_000_000
+        + wall.stepMilliseconds(atSeconds: Double(i)) * 1_000_000
       let fix = "\(generator.nextDouble(in: 3, 20)),\(generator.nextDouble(in: 0, 30)),90,10,2.\(i),48.0"
       location += "\(ns),\(i),\(fix)\n"
       if i % 7 == 3 { location += "\(ns + 10_000_000),\(Double(i) + 0.01),\(fix)\n" }  // the same fix again
@@ -112,6 +125,10 @@ struct TraceStreamTests {
     #expect(
       whole.1.file(endingWith: "Gyroscope.csv")?.rejectedByReason[.outOfRange] ?? 0 > 0, "the −100 marker")
     #expect(whole.1.file(endingWith: "Location.csv")?.rejectedByReason[.duplicate] == 3, "fixes logged twice")
+    // The wall clock's step, in every file with rows on both sides of it (a
+    // late row across it adds a step back and forth: an odd count).
+    #expect((whole.1.file(endingWith: "TotalAcceleration.csv")?.clockStepCount ?? 0) % 2 == 1)
+    #expect(whole.1.file(endingWith: "Location.csv")?.clockStepCount == 1)
   }
 
   @Test("random exports (seeded): streamed == whole for random chunk sizes")

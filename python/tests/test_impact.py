@@ -89,6 +89,30 @@ def test_a_missing_recording_is_named():
         hearth.read_trace("nowhere")
 
 
+def test_a_wall_clock_step_is_in_the_trace_info_as_the_command_warns(command, tmp_path):
+    """A Sensor Logger export whose wall clock steps back 3 s at 9.2 s: the
+    fixes stay on seconds_elapsed, and the info's timeWarnings say so in the
+    words `impact detect` writes on stderr."""
+    origin = 1_700_000_000_000
+
+    def wall_ns(seconds):
+        return (origin + round(seconds * 1000) - (3000 if seconds >= 9.2 else 0)) * 1_000_000
+
+    (tmp_path / "Metadata.csv").write_text(f"version,device name,recording epoch time,platform\n3,Pixel,{origin},android\n")
+    (tmp_path / "TotalAcceleration.csv").write_text(
+        "time,seconds_elapsed,z,y,x\n" + "".join(f"{wall_ns(i / 50)},{i / 50},9.8,0.2,0.1\n" for i in range(1000)))
+    (tmp_path / "Location.csv").write_text(
+        "time,seconds_elapsed,latitude,longitude,horizontalAccuracy,speed\n"
+        + "".join(f"{wall_ns(k + 0.5)},{k + 0.5},48,2,5,10\n" for k in range(20)))
+    frames = hearth.read_trace(tmp_path)
+    assert list(frames["fixes"]["time_ms"]) == [origin + 1000 * k + 500 for k in range(20)]
+    warnings = frames.info["timeWarnings"]
+    assert [w.split(":")[0] for w in warnings] == ["TotalAcceleration.csv", "Location.csv"]
+    assert warnings[1].startswith("Location.csv: the wall clock stepped −3.000 s at 9.500 s (line 11)")
+    stderr = run(command, "impact", "detect", tmp_path).stderr.decode()
+    assert all(f"{tmp_path}: warning: {w}" in stderr for w in warnings), stderr
+
+
 def test_wrong_stream_columns_are_a_value_error():
     with pytest.raises(ValueError, match="missing columns"):
         hearth.Detector().feed(pd.DataFrame({"t": [0.0]}))

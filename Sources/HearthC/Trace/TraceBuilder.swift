@@ -21,7 +21,7 @@ private struct BuiltMetadata: Decodable {
   var timeOriginMs: Int64?
 
   static let keys: Set<String> = ["format", "platform", "device", "sourceFiles", "timeOriginMs"]
-  static let derived: Set<String> = ["files", "rateWarnings", "hoursWithData"]
+  static let derived: Set<String> = ["files", "rateWarnings", "timeWarnings", "hoursWithData"]
 
   /// The metadata in `text` ("" or NULL: none).
   /// - Throws: `TraceError.malformed` naming the key and why.

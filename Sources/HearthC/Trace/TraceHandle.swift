@@ -171,6 +171,9 @@ struct TraceInfo: Encodable {
   var files: [File]
   /// Streams too slow for the detector (as `impact detect` warns on stderr).
   var rateWarnings: [String]
+  /// Streams apart in time and wall clocks that stepped against the
+  /// monotonic clock (`ImportReport.timeWarnings`, as `impact detect` warns).
+  var timeWarnings: [String]
   /// Hours of accelerometer data, pauses over 1 s left out.
   var hoursWithData: Double?
 }
@@ -191,7 +194,8 @@ struct TraceInfo: Encodable {
           uniqueKeysWithValues: $0.rejectedByReason.map { ($0.key.rawValue, $0.value) }),
         firstRejections: $0.rejections.prefix(5).map { "\($0)" })
     },
-    rateWarnings: feed?.rateWarnings ?? [], hoursWithData: feed?.hoursWithData())
+    rateWarnings: feed?.rateWarnings ?? [], timeWarnings: h.report.timeWarnings,
+    hoursWithData: feed?.hoursWithData())
   do { return handOutBytes(out, try JSONOutput.encode(info)) } catch {
     return handOutFailure(out, HEARTH_ERROR_BAD_INPUT, "\(error)")
   }

@@ -16,9 +16,12 @@ enum DataCommands {
       and prints the time origin (UTC, and ms since the epoch), then per
       stream: samples, time span, median rate, and the silences longer than
       five median intervals (how many, the longest); a warning for each
-      stream whose time span overlaps no other stream's; then the rows
+      stream whose time span overlaps no other stream's and for each file
+      whose wall clock stepped against its monotonic clock (every stream is
+      placed on the monotonic one: SPEC §9); then the rows
       read, kept and rejected per file with the rejection reasons and the
-      first rejection of each file (file, line, field, why). A PATH that
+      first rejection of each file (file, line, field, why). Each warning
+      is also written to stderr, with the PATH. A PATH that
       cannot be read, or of which nothing was kept (a time column that does
       not parse, for one), is reported and the others still run; exit 3 at
       the end if any failed.
@@ -47,7 +50,10 @@ enum DataCommands {
           ?? ", no absolute time"))
     for stream in summary.streams { console.out("  " + stream.description) }
     let warnings = report.timeWarnings
-    for warning in warnings { console.out("  warning: \(warning)") }
+    for warning in warnings {
+      console.out("  warning: \(warning)")
+      console.err("\(path): warning: \(warning)")
+    }
     if !warnings.isEmpty { console.out("  \(warnings.count) time warning\(warnings.count == 1 ? "" : "s")") }
     if summary.activityCount > 0 { console.out("  activity: \(summary.activityCount) changes") }
     for file in report.files {
@@ -68,8 +74,10 @@ enum DataCommands {
       Reads PATH through the import door and writes it as a trace folder
       (NumPy columns and JSON metadata: every stream, units normalised, what
       every hearth tool reads fastest) or as GPX 1.1 (the fixes only). Rows
-      the reader rejected are reported on stderr and not written, and so is
-      each stream whose time span overlaps no other stream's.
+      the reader rejected are reported on stderr and not written; so is
+      each stream whose time span overlaps no other stream's, and each file
+      whose wall clock stepped against its monotonic clock (its rows are
+      written where the monotonic clock puts them).
       \(ReadingFlags.help)
       """,
     options: ReadingFlags.options.union(["to", "out"])

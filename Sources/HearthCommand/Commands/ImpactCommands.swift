@@ -44,8 +44,9 @@ enum ImpactCommands {
       automotive, off once it says walking, running or cycling; on when the
       recording has none); --vehicle-gate on|off overrides. Which rule set
       the gate, any stream too slow for the detector, and any stream whose
-      time span overlaps no other stream's (a warning, counted at the end),
-      is said on stderr.
+      time span overlaps no other stream's, and any file whose wall clock
+      stepped against its monotonic clock (warnings, counted at the end;
+      every stream is placed on the monotonic clock), is said on stderr.
       \(configurationHelp)
       \(ReadingFlags.help)
       Formats:
@@ -90,7 +91,8 @@ enum ImpactCommands {
     }
     if timeWarnings > 0 {
       console.err(
-        "\(timeWarnings) time warning\(timeWarnings == 1 ? "" : "s"): streams that overlap no other in time")
+        "\(timeWarnings) time warning\(timeWarnings == 1 ? "" : "s"): streams that overlap no other in time, wall clocks that stepped"
+      )
     }
     return failed > 0 ? 3 : reported ? 1 : 0
   }

@@ -155,7 +155,9 @@ public struct ColumnMapping: Sendable, Hashable, Codable {
   ///
   /// Time origin: the clock's boot time (the median of epoch − relative over
   /// the clock file's first 100 000 usable rows), else the earliest valid
-  /// wall-clock time of any mapped file.
+  /// wall-clock time of any mapped file. With a clock, its file is placed
+  /// on the relative clock even where its time names the epoch column, and
+  /// a step of the epoch column is in the clock file's report (SPEC §9).
   func recording(folder: String, options: ReadOptions) throws -> Recording {
     var recording = Recording(
       metadata: TraceMetadata(format: "csv-mapping:\(Excerpt.of(name, bytes: 120))"), files: [],
@@ -297,7 +299,9 @@ public struct ColumnMapping: Sendable, Hashable, Codable {
   /// The fastest fixed rate accepted, Hz (well above any phone sensor's).
   public static let maximumRateHertz = 1_000_000.0
 
-  /// The clock's boot time in epoch ms, and its file's report.
+  /// The clock's boot time in epoch ms, and its file's report, which holds
+  /// every step of the epoch column against the relative one
+  /// (``FileReport/clockSteps``).
   static func bootOffset(_ clock: Clock, folder: String, options: ReadOptions) throws -> (Int64?, FileReport)
   {
     let path = try path(of: clock.file, in: folder)
@@ -318,20 +322,20 @@ public struct ColumnMapping: Sendable, Hashable, Codable {
       time: try timeSpec(clock.epoch, origin: 0, file: clock.file, options: options),
       fields: [.scalar(.init(relativeColumn), factor: relativeFactor, range: nil)], keysAreMilliseconds: true)
     let source = try CSVRowSource(path: path, name: clock.file, spec: spec, columnCount: 1, options: options)
-    var offsets: [Double] = []
+    var clocks = ClockComparison(
+      file: clock.file, toleranceSeconds: options.clockStepToleranceSeconds, medianRows: 100_000)
     while let block = try source.next() {
-      for i in 0..<block.count where offsets.count < 100_000 {
+      for i in 0..<block.count {
         let relative = block.columns[0][i]
         if relative.isFinite && ReadingBounds.isSensorTime(relative) {
-          offsets.append(block.keys[i] - relative * 1000)
+          clocks.add(monotonicSeconds: relative, wallMilliseconds: block.keys[i], line: Int(block.lines[i]))
         }
       }
     }
     var report = source.report
+    clocks.record(into: &report)
     report.settle()
-    guard !offsets.isEmpty else { return (nil, report) }
-    offsets.sort()
-    return (ReadingBounds.fixTime(milliseconds: offsets[offsets.count / 2]), report)
+    return (clocks.medianOffsetMilliseconds, report)
   }
 
   /// One mapped file's plan. `timeOnly`: no streams, keys in ms (to find the origin).
@@ -341,6 +345,12 @@ public struct ColumnMapping: Sendable, Hashable, Codable {
   ) throws -> RecordingFile {
     let path = try Self.path(of: file.file, in: folder)
     let name = file.file
+    // The clock's own file carries the relative clock on every row: it is
+    // placed on it, whatever wall-clock column the file's time names (SPEC §9).
+    var time = file.time
+    if relativeClockKnown, let clock, clock.file == file.file, Self.isWallClock(file.time) {
+      time = clock.relative
+    }
     func factor(_ column: Column?, _ quantity: Quantity) throws -> Double {
       guard let unit = column?.unit else { return 1 }
       guard let factor = quantity.factor(from: unit) else {
@@ -375,7 +385,7 @@ public struct ColumnMapping: Sendable, Hashable, Codable {
         units.append("\(target.name): \(unit)" + (fx == 1 ? "" : " × \(fx) → \(quantity.storedUnit)"))
       }
     }
-    let wallClock = Self.isWallClock(file.time)
+    let wallClock = Self.isWallClock(time)
     let content = file.accelerometer?.content ?? .includesGravity
     try vector(
       file.accelerometer, .accelerometer(content), .acceleration,
@@ -417,7 +427,7 @@ public struct ColumnMapping: Sendable, Hashable, Codable {
     }
     let fixOnly = timeOnly || (targets == [.fixes(provider: nil)] && wallClock)
     let rowSpec = CSVRowSpec(
-      time: try Self.timeSpec(file.time, origin: origin, file: name, options: options), fields: fields,
+      time: try Self.timeSpec(time, origin: origin, file: name, options: options), fields: fields,
       keysAreMilliseconds: fixOnly)
     let columnCount = targets.reduce(0) { $0 + $1.columnCount }
     return RecordingFile(

@@ -113,6 +113,13 @@ public struct FileReport: Sendable, Hashable, Codable {
   /// ("x, y, z in m/s² (calibrated, both platforms); axes negated from iOS to
   /// the trace's convention"), when the reader decides them per file.
   public var units: String?
+  /// Where the file's wall clock stepped against its monotonic clock
+  /// (between consecutive rows carrying both, in file order, by more than
+  /// ``ReadOptions/clockStepToleranceSeconds``): the first 100 in file
+  /// order. The rows themselves stay on the monotonic clock (SPEC §9).
+  public var clockSteps: [ClockStep] = []
+  /// How many steps were found (``clockSteps`` lists the first of them).
+  public var clockStepCount = 0
 
   /// How many rejections are kept in full; the rest are only counted.
   public static let detailLimit = 1000
@@ -204,15 +211,26 @@ public struct ReadOptions: Sendable, Hashable {
   /// a time column nor a `rate_hz` (`hearth … --rate`): row k of such a file
   /// is at k / rate seconds.
   public var rateHertz: Double?
+  /// How far a recording's wall clock may move against its monotonic
+  /// clock between two consecutive rows of a file before it counts as a
+  /// step (reported: ``FileReport/clockSteps``), seconds; a move of exactly
+  /// this much is not one. Choice: 1 s, far above the jitter between a
+  /// phone's two clocks (MEMS-Nav's Sensor Logger export: none; comma2k19's
+  /// GNSS UTC against the boot clock: ±50 ms) and below the corrections
+  /// that matter to the detector (its windows are 0.5–5 s; an NTP step is
+  /// typically seconds). Placement never depends on it: rows are always on
+  /// the monotonic clock.
+  public var clockStepToleranceSeconds: Double
 
   public init(
     strict: Bool = false, maximumLineBytes: Int = 1 << 20, acceptImplausibleGravity: Bool = false,
-    timeZone: TimeZoneRule? = nil, rateHertz: Double? = nil
+    timeZone: TimeZoneRule? = nil, rateHertz: Double? = nil, clockStepToleranceSeconds: Double = 1
   ) {
     self.strict = strict
     self.maximumLineBytes = maximumLineBytes
     self.acceptImplausibleGravity = acceptImplausibleGravity
     self.timeZone = timeZone
     self.rateHertz = rateHertz
+    self.clockStepToleranceSeconds = clockStepToleranceSeconds
   }
 }

@@ -408,7 +408,9 @@ public enum TraceFolder {
   /// and GNSS/live_gnss_ublox (fixes: latitude, longitude, speed, UTC ms,
   /// altitude, bearing). Sensor times are seconds since the device booted;
   /// the time origin is set so that they line up with the GNSS UTC times
-  /// (the median of UTC − boot time over the first 100 000 fixes). Every
+  /// (the median of UTC − boot time over the first 100 000 fixes), and the
+  /// fixes are placed on the boot clock too (origin + t, SPEC §9), their UTC
+  /// compared with it (a step is in the file's report). Every
   /// array is checked like any recording; a stream whose arrays disagree in
   /// shape is skipped and reported.
   public static func readComma2k19Segment(_ segment: String, options: ReadOptions = ReadOptions()) throws -> (
@@ -425,22 +427,29 @@ public enum TraceFolder {
       metadata: TraceMetadata(device: "comma EON", platform: .android, format: "comma2k19"), files: [],
       options: options)
     let gnssName = "GNSS/live_gnss_ublox"
+    // The fixes' two clocks: the boot time (t) and UTC.
+    @Sendable func clocks(_ t: NPYArray, _ value: NPYArray, _ i: Int) -> (Double, Double)? {
+      let (s, utc) = (t.element(i), value.element(row: i, column: 3))
+      guard s.isFinite, ReadingBounds.isSensorTime(s), ReadingBounds.fixTime(milliseconds: utc) != nil else {
+        return nil
+      }
+      return (s, utc)
+    }
     // The boot time from the fixes' UTC, before any stream is read.
     if let (t, value) = try? pair(
       path("GNSS", "live_gnss_ublox", "t"), path("GNSS", "live_gnss_ublox", "value"), columns: 6,
       name: gnssName)
     {
-      var offsets: [Double] = []
+      var comparison = ClockComparison(
+        file: gnssName, toleranceSeconds: options.clockStepToleranceSeconds, medianRows: 100_000)
       for i in 0..<min(t.count, 100_000) {
-        let (s, utc) = (t.element(i), value.element(row: i, column: 3))
-        if s.isFinite, ReadingBounds.isSensorTime(s), ReadingBounds.fixTime(milliseconds: utc) != nil {
-          offsets.append(utc - s * 1000)
+        if let (s, utc) = clocks(t, value, i) {
+          comparison.add(monotonicSeconds: s, wallMilliseconds: utc, line: i + 1)
         }
       }
-      offsets.sort()
-      recording.metadata.timeOriginMilliseconds =
-        offsets.isEmpty ? nil : ReadingBounds.fixTime(milliseconds: offsets[offsets.count / 2])
+      recording.metadata.timeOriginMilliseconds = comparison.medianOffsetMilliseconds
     }
+    let origin = recording.metadata.timeOriginMilliseconds
     recording.files.append(
       RecordingFile(
         name: gnssName, targets: [.fixes(provider: nil)], rule: .sameKey, keysAreMilliseconds: true,
@@ -451,11 +460,16 @@ public enum TraceFolder {
             path("GNSS", "live_gnss_ublox", "t"), path("GNSS", "live_gnss_ublox", "value"), columns: 6,
             name: gnssName)
           return ArrayRowSource(
-            name: gnssName, count: t.count, columnCount: FixLayout.columnCount, options: options
+            name: gnssName, count: t.count, columnCount: FixLayout.columnCount, options: options,
+            clocks: { clocks(t, value, $0) }
           ) {
             i, block in
-            guard let ms = ReadingBounds.fixTime(milliseconds: value.element(row: i, column: 3)) else {
+            // Placed on the boot clock, as the sensors are; UTC only compared with it.
+            guard ReadingBounds.fixTime(milliseconds: value.element(row: i, column: 3)) != nil else {
               return (.badTime, "utc", "\(value.element(row: i, column: 3))")
+            }
+            guard let origin, let ms = ReadingBounds.fixTime(seconds: t.element(i), from: origin) else {
+              return (.badTime, "t", "\(t.element(i)) s on the boot clock")
             }
             let speed = value.element(row: i, column: 2)
             let fields = FixFields(

@@ -9,21 +9,36 @@ final class ArrayRowSource: RowSource {
   private let count: Int
   private let columnCount: Int
   private let blockRows: Int
+  /// Row `i`'s monotonic time (s) and wall-clock time (ms since the
+  /// epoch), when it carries both and both are readings.
+  typealias Clocks = (_ i: Int) -> (monotonicSeconds: Double, wallMilliseconds: Double)?
+
   private let convert: Convert
+  private let clocks: Clocks?
   private var nextRow = 0
-  private(set) var report: FileReport
+  private var counts: FileReport
+  private var comparison: ClockComparison
   private let strict: Bool
 
+  /// `clocks`: for rows with two clocks, compared row by row (``ClockComparison``).
   init(
     name: String, count: Int, columnCount: Int, options: ReadOptions, blockRows: Int = 65_536,
-    convert: @escaping Convert
+    clocks: Clocks? = nil, convert: @escaping Convert
   ) {
     self.count = count
     self.columnCount = columnCount
     self.blockRows = blockRows
     self.convert = convert
-    report = FileReport(file: name)
+    self.clocks = clocks
+    counts = FileReport(file: name)
+    comparison = ClockComparison(file: name, toleranceSeconds: options.clockStepToleranceSeconds)
     strict = options.strict
+  }
+
+  var report: FileReport {
+    var r = counts
+    comparison.record(into: &r)
+    return r
   }
 
   func next() throws -> RowBlock? {
@@ -32,15 +47,18 @@ final class ArrayRowSource: RowSource {
       let end = min(count, nextRow + blockRows)
       block.reserveCapacity(end - nextRow)
       for i in nextRow..<end {
-        report.rowsRead += 1
+        counts.rowsRead += 1
+        if let (seconds, ms) = clocks?(i) {
+          comparison.add(monotonicSeconds: seconds, wallMilliseconds: ms, line: i + 1)
+        }
         if let (reason, column, detail) = convert(i, &block) {
           let rejection = RowRejection(
-            location: SourceLocation(file: report.file, line: i + 1, columnName: column), reason: reason,
+            location: SourceLocation(file: counts.file, line: i + 1, columnName: column), reason: reason,
             detail: detail)
           if strict { throw TraceError.rejectedInStrictMode(rejection) }
-          report.reject(rejection)
+          counts.reject(rejection)
         } else {
-          report.rowsKept += 1
+          counts.rowsKept += 1
         }
       }
       nextRow = end

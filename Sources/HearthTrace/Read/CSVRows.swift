@@ -56,11 +56,13 @@ struct CSVRowSpec: Sendable {
   enum Time: Sendable, Hashable {
     /// A sensor clock: seconds = value × factor.
     case seconds(Column, factor: Double)
-    /// Sensor Logger's sensor files: `seconds_elapsed`, else `time` (ns
-    /// since the epoch) from the origin.
+    /// Sensor Logger's files: rows carrying both clocks are placed by
+    /// `seconds_elapsed` (the monotonic clock, s from the origin; a fix at
+    /// origin + that, ms) and their `time` (the wall clock, ns since the
+    /// epoch) is compared with it (``ClockComparison``). A file with one of
+    /// them is read by it: `seconds_elapsed` alone, or `time` alone (a
+    /// sensor's from the origin, a fix's as ms since the epoch, floored).
     case sensorLogger(originMilliseconds: Int64?)
-    /// Sensor Logger's location files: `time` in ns since the epoch, as ms (floor).
-    case nanosecondsSinceEpoch(Column)
     /// A column-mapped file's clock.
     case mapped(MappedTime)
   }
@@ -108,13 +110,20 @@ final class CSVRowSource: RowSource {
   private var rejections = FileReport(file: "")
   private let strict: Bool
 
-  init(path: String, name: String, spec: CSVRowSpec, columnCount: Int, options: ReadOptions) throws {
+  /// `clockMedianRows`: how many rows' clock offsets to keep for
+  /// ``medianClockOffsetMilliseconds`` (a file read to find an origin).
+  init(
+    path: String, name: String, spec: CSVRowSpec, columnCount: Int, options: ReadOptions,
+    clockMedianRows: Int = 0
+  ) throws {
     var resolved: CSVRowConverter?
+    let clocks = ClockComparison(
+      file: name, toleranceSeconds: options.clockStepToleranceSeconds, medianRows: clockMedianRows)
     reader = try CSVRowReader(
       path: path, displayName: name, options: options, batchRows: 16_384,
       select: { header, _ in
         let (converter, requests) = try CSVRowConverter.resolve(
-          spec, header: header, file: name, columnCount: columnCount)
+          spec, header: header, file: name, columnCount: columnCount, clocks: clocks)
         resolved = converter
         return requests
       })
@@ -131,8 +140,14 @@ final class CSVRowSource: RowSource {
     r.rowsKept -= rejections.rowsRejected
     for (reason, n) in rejections.rejectedByReason { r.rejectedByReason[reason, default: 0] += n }
     r.rejections += rejections.rejections
+    converter.clocks.record(into: &r)
     return r
   }
+
+  /// The median of (wall − monotonic) over the rows read so far that carry
+  /// both clocks (at most `clockMedianRows`): the epoch ms of the monotonic
+  /// clock's 0 (``ClockComparison/medianOffsetMilliseconds``).
+  var medianClockOffsetMilliseconds: Int64? { converter.clocks.medianOffsetMilliseconds }
 
   func next() throws -> RowBlock? {
     while let batch = try reader.next() {
@@ -161,6 +176,9 @@ struct CSVRowConverter {
     case seconds(Slot, factor: Double)
     case nanosecondsFromOrigin(Slot, originNanoseconds: Int64?)
     case nanosecondsSinceEpoch(Slot, origin: Int64?)
+    /// Two clocks: placed by `monotonic` (seconds; a fix at `origin` + it),
+    /// `wall` (ns since the epoch) compared with it.
+    case twoClocks(monotonic: Slot, wall: Slot, origin: Int64?)
     case wallNumber(Slot, millisecondsPerUnit: Double, origin: Int64?)
     case wallText(Slot, zone: TimeZoneRule?, origin: Int64?)
     case timeOfDay(Slot, dayMilliseconds: Int64, zone: TimeZoneRule?, origin: Int64?)
@@ -207,22 +225,28 @@ struct CSVRowConverter {
   /// A time-of-day file's first time of day, ms: the anchor of its midnight
   /// crossing (``ColumnMapping/Time``).
   private var firstTimeOfDay: Int64?
+  /// The wall clock against the monotonic one, for rows carrying both.
+  private(set) var clocks: ClockComparison
 
-  private init(file: String, columnCount: Int, keysAreMilliseconds: Bool) {
+  private init(file: String, columnCount: Int, keysAreMilliseconds: Bool, clocks: ClockComparison) {
     self.file = file
     self.columnCount = columnCount
     self.keysAreMilliseconds = keysAreMilliseconds
+    self.clocks = clocks
   }
 
   /// The converter and the column requests for `header`.
   /// - Throws: `TraceError.malformed` naming the first required column that
   ///   is missing (the header shortened); `.unsupported` for a column wanted
   ///   both as text and as a number.
-  static func resolve(_ spec: CSVRowSpec, header: [String], file: String, columnCount: Int) throws
+  /// `clocks`: what compares a file's two clocks, when it has them.
+  static func resolve(
+    _ spec: CSVRowSpec, header: [String], file: String, columnCount: Int, clocks: ClockComparison
+  ) throws
     -> (CSVRowConverter, [CSVColumnRequest])
   {
     var converter = CSVRowConverter(
-      file: file, columnCount: columnCount, keysAreMilliseconds: spec.keysAreMilliseconds)
+      file: file, columnCount: columnCount, keysAreMilliseconds: spec.keysAreMilliseconds, clocks: clocks)
     var requests: [CSVColumnRequest] = []
     var counts: [CSVColumnRequest.Kind: Int] = [:]
     var byHeader: [Int: (CSVColumnRequest.Kind, Slot)] = [:]
@@ -263,21 +287,23 @@ struct CSVRowConverter {
         converter.time = .seconds(slot, factor: factor)
       }
     case .sensorLogger(let origin):
-      if let slot = try find(CSVRowSpec.Column("seconds_elapsed", required: false), .number, time: "seconds")
-      {
-        converter.time = .seconds(slot, factor: 1)
-      } else if let slot = try find(
+      let monotonic = try find(
+        CSVRowSpec.Column("seconds_elapsed", required: false), .number, time: "seconds")
+      let wall = try find(
         CSVRowSpec.Column("time", required: false), .integer, time: "whole nanoseconds since the epoch")
-      {
+      switch (monotonic, wall) {
+      case (let monotonic?, let wall?):
+        converter.time = .twoClocks(monotonic: monotonic, wall: wall, origin: origin)
+      case (let monotonic?, nil):
+        converter.time = .seconds(monotonic, factor: 1)
+      case (nil, let wall?) where spec.keysAreMilliseconds:
+        converter.time = .nanosecondsSinceEpoch(wall, origin: nil)
+      case (nil, let wall?):
         let (nanoseconds, overflow) = (origin ?? 0).multipliedReportingOverflow(by: 1_000_000)
-        converter.time = .nanosecondsFromOrigin(slot, originNanoseconds: overflow ? nil : nanoseconds)
-      } else {
+        converter.time = .nanosecondsFromOrigin(wall, originNanoseconds: overflow ? nil : nanoseconds)
+      case (nil, nil):
         throw TraceError.malformed(
           SourceLocation(file: file, line: 1), reason: "no time column (seconds_elapsed or time)")
-      }
-    case .nanosecondsSinceEpoch(let column):
-      if let slot = try find(column, .integer, time: "whole nanoseconds since the epoch") {
-        converter.time = .nanosecondsSinceEpoch(slot, origin: nil)
       }
     case .mapped(let mapped):
       converter.time = try mappedTime(mapped, find: find)
@@ -384,8 +410,8 @@ struct CSVRowConverter {
         report.reject(rejection)
       }
       guard let rowTime = try rowTime(batch, i, line: line) else {
-        let text = timeText(batch, i)
-        try reject(.badTime, timeSlot, timeFormat.map { "'\(text)': expected \($0)" } ?? text)
+        let (slot, text) = badTime(batch, i)
+        try reject(.badTime, slot, timeFormat.map { "'\(text)': expected \($0)" } ?? text)
         continue
       }
       if let (reason, slot, detail) = problem(batch, i, rowTime) {
@@ -413,14 +439,27 @@ struct CSVRowConverter {
     case .seconds(let s, _), .nanosecondsFromOrigin(let s, _), .nanosecondsSinceEpoch(let s, _),
       .wallNumber(let s, _, _), .wallText(let s, _, _), .timeOfDay(let s, _, _, _):
       s
-    case .relative(let s, _, _, _, _): s
+    case .twoClocks(let s, _, _), .relative(let s, _, _, _, _): s
     case .rate, .none: nil
     }
   }
 
+  /// The time column that did not read in row `i` and its text: of two
+  /// clocks, the wall clock's once the monotonic one reads.
+  private func badTime(_ batch: CSVBatch, _ i: Int) -> (Slot?, String) {
+    if case .twoClocks(let monotonic, let wall, _) = time {
+      let seconds = batch.numbers[monotonic.batchIndex][i]
+      if seconds.isFinite && ReadingBounds.isSensorTime(seconds) {
+        return (wall, "\(batch.integers[wall.batchIndex][i]) ns: not a time within 1900–2200")
+      }
+    }
+    return (timeSlot, timeText(batch, i))
+  }
+
   private func timeText(_ batch: CSVBatch, _ i: Int) -> String {
     switch time {
-    case .seconds(let s, _), .wallNumber(let s, _, _): "\(batch.numbers[s.batchIndex][i])"
+    case .seconds(let s, _), .wallNumber(let s, _, _), .twoClocks(let s, _, _):
+      "\(batch.numbers[s.batchIndex][i])"
     case .nanosecondsFromOrigin(let s, _), .nanosecondsSinceEpoch(let s, _):
       "\(batch.integers[s.batchIndex][i]) ns"
     case .wallText(let s, _, _), .timeOfDay(let s, _, _, _): batch.texts[s.batchIndex][i]
@@ -457,6 +496,22 @@ struct CSVRowConverter {
       return overflow ? nil : sensor(Double(delta) * 1e-9)
     case .nanosecondsSinceEpoch(let s, let origin):
       return wall(floorDivide(batch.integers[s.batchIndex][i], 1_000_000), origin: origin)
+    case .twoClocks(let monotonic, let wall, let origin):
+      let seconds = batch.numbers[monotonic.batchIndex][i]
+      let ns = batch.integers[wall.batchIndex][i]
+      let ms = floorDivide(ns, 1_000_000)
+      guard seconds.isFinite, ReadingBounds.isSensorTime(seconds), ReadingBounds.fixMilliseconds.contains(ms)
+      else { return nil }
+      clocks.add(
+        monotonicSeconds: seconds, wallMilliseconds: Double(ms) + Double(ns - ms * 1_000_000) * 1e-6,
+        line: line)
+      guard keysAreMilliseconds, let origin,
+        let placed = ReadingBounds.fixTime(seconds: seconds, from: origin)
+      else {
+        // A fix with no origin to place it from is rejected by `problem`.
+        return RowTime(key: seconds, seconds: seconds, milliseconds: nil)
+      }
+      return RowTime(key: Double(placed), seconds: seconds, milliseconds: placed)
     case .wallNumber(let s, let scale, let origin):
       return ReadingBounds.fixTime(milliseconds: batch.numbers[s.batchIndex][i] * scale).flatMap {
         wall($0, origin: origin)
@@ -516,13 +571,8 @@ struct CSVRowConverter {
 
   /// A relative time on the wall clock: `placed` (epoch ms of its 0) + `relative` s.
   private func placed(_ relative: Double, at placed: Int64, origin: Int64?) -> RowTime? {
-    // |relative| ≤ 10¹⁰ s: the product is exact enough and far inside Int64.
-    guard relative.isFinite, ReadingBounds.isSensorTime(relative),
-      let offset = Int64(exactly: (relative * 1000).rounded())
-    else { return nil }
-    let (ms, overflow) = placed.addingReportingOverflow(offset)
-    let (delta, overflow2) = placed.subtractingReportingOverflow(origin ?? 0)
-    guard !overflow, !overflow2, ReadingBounds.fixMilliseconds.contains(ms) else { return nil }
+    let (delta, overflow) = placed.subtractingReportingOverflow(origin ?? 0)
+    guard !overflow, let ms = ReadingBounds.fixTime(seconds: relative, from: placed) else { return nil }
     let seconds = Double(delta) / 1000 + relative
     guard ReadingBounds.isSensorTime(seconds) else { return nil }
     return RowTime(key: keysAreMilliseconds ? Double(ms) : seconds, seconds: seconds, milliseconds: ms)
@@ -573,12 +623,9 @@ struct CSVRowConverter {
     if let wall = time.milliseconds {
       ms = wall
     } else {
-      // |seconds| ≤ 10¹⁰: the product is exact and far inside Int64.
       guard let origin = f.spec.originMilliseconds,
-        let offset = Int64(exactly: (time.seconds * 1000).rounded())
+        let sum = ReadingBounds.fixTime(seconds: time.seconds, from: origin)
       else { return nil }
-      let (sum, overflow) = origin.addingReportingOverflow(offset)
-      guard !overflow, ReadingBounds.fixMilliseconds.contains(sum) else { return nil }
       ms = sum
     }
     let s = f.spec

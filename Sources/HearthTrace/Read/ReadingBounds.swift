@@ -76,6 +76,18 @@ public enum ReadingBounds {
     }
     return value
   }
+
+  /// The fix time of a monotonic time: `origin` (ms since the epoch of its
+  /// 0) + `seconds` × 1000, rounded to the millisecond; nil when `seconds`
+  /// is not a sensor time or the sum is not in ``fixMilliseconds``. Exact:
+  /// |seconds| ≤ 10¹⁰, so the product is far inside Int64.
+  @inline(__always)
+  static func fixTime(seconds: Double, from origin: Int64) -> Int64? {
+    guard seconds.isFinite, isSensorTime(seconds), let offset = Int64(exactly: (seconds * 1000).rounded())
+    else { return nil }
+    let (sum, overflow) = origin.addingReportingOverflow(offset)
+    return !overflow && fixMilliseconds.contains(sum) ? sum : nil
+  }
 }
 
 /// A fix's fields as read, before the reader's conventions make them a

@@ -95,11 +95,13 @@ extension ImportReport {
     }
   }
 
-  /// One line per stream in ``nonOverlappingStreams``, naming the others' spans.
+  /// One line per stream in ``nonOverlappingStreams``, naming the others'
+  /// spans, then one per file whose wall clock stepped (``clockWarnings``):
+  /// what `hearth data inspect`, `impact detect` and `data convert` warn of.
   public var timeWarnings: [String] {
     nonOverlappingStreams.map { span in
       let others = streamSpans.filter { $0.stream != span.stream }.map(\.description).joined(separator: ", ")
       return "\(span) overlaps no other stream in time (\(others)): check the file's clock, zone and origin"
-    }
+    } + clockWarnings
   }
 }

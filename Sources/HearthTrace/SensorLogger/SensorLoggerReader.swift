@@ -14,7 +14,7 @@ import HearthGeo
 /// | Gyroscope.csv | same | ``Trace/gyroscope`` (rad/s) |
 /// | Barometer.csv | time, seconds_elapsed, relativeAltitude, pressure | ``Trace/barometer`` |
 /// | WatchBarometer.csv | time, seconds_elapsed, pressure | ``Trace/scalars`` "watchPressure" (hPa) |
-/// | Location.csv | time, latitude, longitude, horizontalAccuracy, speed, bearing, altitude | ``Trace/fixes`` |
+/// | Location.csv | time, seconds_elapsed, latitude, longitude, horizontalAccuracy, speed, bearing, altitude | ``Trace/fixes`` |
 /// | LocationGps.csv, LocationNetwork.csv | same | ``Trace/providerFixes`` ("gps", "network") |
 /// | Activity.csv | time, seconds_elapsed, activity | ``Trace/activities`` |
 ///
@@ -24,9 +24,16 @@ import HearthGeo
 /// barometer in kPa, unless "Standardise Units & Frames" was on). iOS axes
 /// are negated to Android's convention. Every file's units are stated in its
 /// ``FileReport/units``; gravity streams pass ``GravityCheck`` or are
-/// rejected as a unit problem. `time` is nanoseconds since the epoch (fix
-/// times become ms); `seconds_elapsed` (negative for samples logged before
-/// the start) is the sensor time. Negative speeds, accuracies and bearings
+/// rejected as a unit problem. Every file has two clocks: `time`, the wall
+/// clock (ns since the epoch), and `seconds_elapsed`, the monotonic one (s
+/// from the recording's start, negative for samples logged before it).
+/// Every row is placed by `seconds_elapsed` — a fix at the origin + it, in
+/// ms — so fixes and sensors stay on one clock when the phone's wall clock
+/// is corrected mid-recording (SPEC §9); `time` is compared with it and a
+/// step is reported (``FileReport/clockSteps``). A row whose `time` does
+/// not read is a `badTime`. Without Metadata.csv the origin is the median
+/// of `time` − `seconds_elapsed` over Location.csv's rows. A file with only
+/// one of the columns is read by it. Negative speeds, accuracies and bearings
 /// mean "not measured"; a zero speed on a fix looser than 30 m is unmeasured
 /// (``SpeedReading``). Zipped exports: unzip first — the Swift toolchain
 /// alone has no inflate on Linux (docs/decisions/0004).
@@ -97,12 +104,13 @@ public enum SensorLoggerReader {
           FileReport(skipped: SensorLoggerFile.metadata.rawValue, because: error))
       }
     }
-    // Without a recording start, the first fix is the origin.
+    // Without a recording start, the start is where Location.csv's two
+    // clocks put it (the first fix, when the file has only `time`).
     if recording.metadata.timeOriginMilliseconds == nil, present.contains(.location) {
-      let location = file(.location, path(.location), settings: settings, origin: nil, options: options)
-      recording.metadata.timeOriginMilliseconds = (try? location.survey())?.earliestKey.flatMap {
-        Int64(exactly: $0)
-      }
+      recording.metadata.timeOriginMilliseconds =
+        clockOrigin(path(.location), options: options)
+        ?? (try? file(.location, path(.location), settings: settings, origin: nil, options: options).survey())?
+        .earliestKey.flatMap { Int64(exactly: $0) }
     }
     let origin = recording.metadata.timeOriginMilliseconds
     func plan(_ name: SensorLoggerFile) -> RecordingFile {
@@ -198,7 +206,7 @@ public enum SensorLoggerReader {
     case .location, .locationGPS, .locationNetwork:
       target = .fixes(provider: name == .location ? nil : name == .locationGPS ? "gps" : "network")
       spec = CSVRowSpec(
-        time: .nanosecondsSinceEpoch(Column("time")),
+        time: sensorTime,
         fields: [
           .fix(
             .init(
@@ -206,7 +214,7 @@ public enum SensorLoggerReader {
               accuracy: Column("horizontalAccuracy", required: false),
               speed: Column("speed", required: false),
               heading: Column("bearing", "course", required: false),
-              altitude: Column("altitude", required: false)))
+              altitude: Column("altitude", required: false), originMilliseconds: origin))
         ], keysAreMilliseconds: true)
       rule = .sameKeyOrSameFix
     case .activity:
@@ -229,6 +237,26 @@ public enum SensorLoggerReader {
         return try CSVRowSource(
           path: path, name: name.rawValue, spec: spec, columnCount: columns, options: options)
       })
+  }
+
+  /// How many rows of Location.csv ``clockOrigin(_:options:)`` reads at most.
+  static let originRows = 100_000
+
+  /// The epoch ms of `seconds_elapsed` = 0 from a location file's two
+  /// clocks: the median of `time` − `seconds_elapsed` over its first
+  /// ``originRows`` rows that carry both (``ClockComparison``); nil when the
+  /// file has not both columns or no such row.
+  static func clockOrigin(_ path: String, options: ReadOptions) -> Int64? {
+    let name = SensorLoggerFile.location.rawValue
+    let clocksOnly = CSVRowSpec(
+      time: .sensorLogger(originMilliseconds: nil), fields: [], keysAreMilliseconds: false)
+    guard
+      let source = try? CSVRowSource(
+        path: path, name: name, spec: clocksOnly, columnCount: 0, options: options,
+        clockMedianRows: originRows)
+    else { return nil }
+    while source.report.rowsRead < originRows, (try? source.next()) ?? nil != nil {}
+    return source.medianClockOffsetMilliseconds
   }
 
   /// Activity names used by iOS (CMMotionActivity) and Android (DetectedActivity).
