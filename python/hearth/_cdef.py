@@ -8,9 +8,9 @@ change that forgets this file fails the suite.
 
 CDEF = """
 #define HEARTH_ABI_VERSION_MAJOR 1
-#define HEARTH_ABI_VERSION_MINOR 1
+#define HEARTH_ABI_VERSION_MINOR 2
 #define HEARTH_ABI_VERSION_PATCH 0
-#define HEARTH_ABI_VERSION 0x010100
+#define HEARTH_ABI_VERSION 0x010200
 uint32_t hearth_abi_version(void);
 #define HEARTH_OK 0
 #define HEARTH_ERROR_ARGUMENT 1
@@ -272,6 +272,7 @@ typedef struct hearth_event {
   double value;
 } hearth_event;
 int32_t hearth_ingest_count(const hearth_ingest *ingest, int64_t *events, int64_t *inserted, int64_t *duplicates);
+int32_t hearth_ingest_kept(const hearth_ingest *ingest, int64_t *not_newer, int64_t *overruled);
 int32_t hearth_ingest_events(const hearth_ingest *ingest, int64_t capacity, hearth_event *out);
 int32_t hearth_ingest_events_json(const hearth_ingest *ingest, hearth_bytes **out);
 int32_t hearth_ingest_save(const hearth_ingest *ingest, hearth_bytes **out);

@@ -164,6 +164,45 @@ struct PersonGateTests {
     }
   }
 
+  @Test("state saved and restored between any two uploads of a several-device history gives the straight run")
+  func saveAndRestoreMidStream() throws {
+    // The tablet on a clock 4 min ahead, so holders, kept-out fixes and
+    // takeovers all cross a save.
+    let tablet = Self.tabletDay(untilSeconds: 2 * 3_600).map {
+      var f = $0
+      f.timeMilliseconds += 4 * Self.minute
+      return f
+    }
+    let uploads = Self.uploads(phone: Self.phoneDay(workUntilSeconds: 3_600), tablet: tablet)
+    var straight = IngestState()
+    let (whole, wholeOutputs) = play(uploads, state: &straight)
+    for cut in stride(from: 1, to: uploads.count, by: 7) {
+      var state = IngestState()
+      var decided = Decided()
+      var counts: [[Int]] = []
+      for u in uploads[..<cut] {
+        let o = pipeline.ingest(FixColumns(u.fixes), receivedAtMilliseconds: u.received, state: &state)
+        decided.add(o)
+        counts.append([o.presenceAdvanced, o.notNewer, o.overruled])
+      }
+      var restored = try JSONDecoder().decode(IngestState.self, from: JSONEncoder().encode(state))
+      #expect(restored == state)
+      let (after, afterOutputs) = play(Array(uploads[cut...]), state: &restored)
+      decided.geofences += after.geofences
+      decided.speed += after.speed
+      decided.stops += after.stops
+      decided.trips += after.trips
+      decided.frames += after.frames
+      counts += afterOutputs.map { [$0.presenceAdvanced, $0.notNewer, $0.overruled] }
+      #expect(decided == whole, "cut before upload \(cut)")
+      #expect(counts == wholeOutputs.map { [$0.presenceAdvanced, $0.notNewer, $0.overruled] })
+      #expect(restored == straight, "cut before upload \(cut)")
+    }
+    // The history reaches every branch.
+    #expect(wholeOutputs.map(\.notNewer).reduce(0, +) > 0 && wholeOutputs.map(\.overruled).reduce(0, +) > 0)
+    #expect(whole.geofences.contains { $0.kind == .arrival && $0.place == 1 && $0.eventMilliseconds > Self.t0 + 3_600_000 })
+  }
+
   @Test("same-millisecond fixes from two devices give the same output in either upload order")
   func sameMillisecondFixesInEitherOrder() {
     // The phone at work (walking) and the tablet at home (still), both at
