@@ -204,7 +204,8 @@ final class IngestHandle: Handle {
 }
 
 @c public func hearth_ingest_kept(
-  _ ingest: OpaquePointer?, _ not_newer: UnsafeMutablePointer<Int64>?, _ overruled: UnsafeMutablePointer<Int64>?
+  _ ingest: OpaquePointer?, _ not_newer: UnsafeMutablePointer<Int64>?,
+  _ overruled: UnsafeMutablePointer<Int64>?
 ) -> Int32 {
   guard let h = Handle.from(ingest, as: IngestHandle.self) else { return wrongHandle(ingest) }
   not_newer?.pointee = Int64(h.output.notNewer)

@@ -127,7 +127,8 @@ public struct IngestPipeline: Sendable {
         let index = position(keys[k])
         let entry = (
           time: batch.timeMilliseconds[index],
-          rank: Presence.sameTimeRank(activity: batch.activity[index], device: batch.device[index]), index: index
+          rank: Presence.sameTimeRank(activity: batch.activity[index], device: batch.device[index]),
+          index: index
         )
         if let last = run.last, !((last.time, last.rank) < (entry.time, entry.rank)) { ordered = false }
         run.append(entry)
@@ -216,9 +217,9 @@ public struct IngestState: Sendable, Hashable, Codable {
 
     /// Presence advanced with `fix` received at `now`; the projected frame
     /// when it advanced and the viewers' frame changed (a new cell or time slot).
-    mutating func advance(with fix: Fix, receivedAtMilliseconds now: Int64, _ projection: PrivacyProjection) -> (
-      PresenceDecision, ApproximateFix?
-    ) {
+    mutating func advance(
+      with fix: Fix, receivedAtMilliseconds now: Int64, _ projection: PrivacyProjection
+    ) -> (PresenceDecision, ApproximateFix?) {
       let decision = presence.advance(with: fix, receivedAtMilliseconds: now)
       guard decision.didAdvance else { return (decision, nil) }
       let frame = projection.project(fix)

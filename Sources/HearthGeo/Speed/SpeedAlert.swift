@@ -247,9 +247,9 @@ public struct SpeedAlertEngine: Sendable {
     /// still over `limit` (fixes not newer than the one before are skipped,
     /// as `step` skips them). Asked only when a decision is announced or
     /// fed, so O(the stretch's fixes) once per alert.
-    private func newestOfStretch(from current: TrackPoint, at i: Int, over limit: Double, _ batch: AgreedSpeedBatch)
-      -> Int64
-    {
+    private func newestOfStretch(
+      from current: TrackPoint, at i: Int, over limit: Double, _ batch: AgreedSpeedBatch
+    ) -> Int64 {
       var (before, beforeIndex) = (current, i)
       var j = i + 1
       while j < runEnd {

@@ -225,7 +225,8 @@ import struct HearthSim.SeededGenerator
 /// order, whatever the order of the upload.
 @Suite struct IngestPresenceOrderTests {
   @Test(
-    "presence counts and shared frames equal a fix-by-fix model in time order per person, on shuffled mixed batches")
+    "presence counts and shared frames equal a fix-by-fix model in time order per person, on shuffled mixed batches"
+  )
   func presenceInTimeOrderPerPerson() {
     var random = SeededGenerator(seed: 5)
     let pipeline = IngestPipeline(places: [], circlesOfPerson: [:])
@@ -274,7 +275,8 @@ import struct HearthSim.SeededGenerator
         }
         let output = pipeline.ingest(batch, receivedAtMilliseconds: now, state: &state)
         #expect(output.sharedFrames == frames)
-        #expect(output.presenceAdvanced == advanced && output.overruled == overruled && output.notNewer == notNewer)
+        #expect(
+          output.presenceAdvanced == advanced && output.overruled == overruled && output.notNewer == notNewer)
         #expect(output.inserted == advanced + overruled + notNewer)
         seen.notNewer += notNewer
         #expect(state.people == model)

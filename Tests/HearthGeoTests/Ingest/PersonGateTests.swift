@@ -14,7 +14,8 @@ struct PersonGateTests {
   static let home = Geofence(id: 1, circle: 7, center: W.home, radiusMeters: 100)
   /// 3 km east of home.
   static let work = Geofence(
-    id: 2, circle: 7, center: GreatCircle.destination(from: W.home, initialBearingDegrees: 90, distanceMeters: 3_000),
+    id: 2, circle: 7,
+    center: GreatCircle.destination(from: W.home, initialBearingDegrees: 90, distanceMeters: 3_000),
     radiusMeters: 100)
   let pipeline = IngestPipeline(
     places: [PersonGateTests.home, PersonGateTests.work], circlesOfPerson: [UserID(1): [7]],
@@ -57,11 +58,18 @@ struct PersonGateTests {
   static func uploads(phone: [Fix], tablet: [Fix]) -> [Upload] {
     var out: [Upload] = []
     for (window, fixes) in Dictionary(grouping: phone, by: { ($0.timeMilliseconds - t0) / minute }) {
-      out.append((t0 + (window + 1) * minute + 1_000, fixes.sorted { $0.timeMilliseconds < $1.timeMilliseconds }, false))
+      out.append(
+        (
+          t0 + (window + 1) * minute + 1_000, fixes.sorted { $0.timeMilliseconds < $1.timeMilliseconds },
+          false
+        ))
     }
     for (window, fixes) in Dictionary(grouping: tablet, by: { ($0.timeMilliseconds - t0) / (15 * minute) }) {
       out.append(
-        (t0 + (window + 1) * 15 * minute + 2_000, fixes.sorted { $0.timeMilliseconds < $1.timeMilliseconds }, true))
+        (
+          t0 + (window + 1) * 15 * minute + 2_000, fixes.sorted { $0.timeMilliseconds < $1.timeMilliseconds },
+          true
+        ))
     }
     return out.sorted { ($0.received, $0.second ? 1 : 0) < ($1.received, $1.second ? 1 : 0) }
   }
@@ -200,7 +208,10 @@ struct PersonGateTests {
     }
     // The history reaches every branch.
     #expect(wholeOutputs.map(\.notNewer).reduce(0, +) > 0 && wholeOutputs.map(\.overruled).reduce(0, +) > 0)
-    #expect(whole.geofences.contains { $0.kind == .arrival && $0.place == 1 && $0.eventMilliseconds > Self.t0 + 3_600_000 })
+    #expect(
+      whole.geofences.contains {
+        $0.kind == .arrival && $0.place == 1 && $0.eventMilliseconds > Self.t0 + 3_600_000
+      })
   }
 
   @Test("same-millisecond fixes from two devices give the same output in either upload order")
@@ -226,7 +237,8 @@ struct PersonGateTests {
           if !history.isEmpty {
             decided.add(
               pipeline.ingest(
-                FixColumns(history), receivedAtMilliseconds: Self.t0 + Int64(t * 1000) - 30_000, state: &state))
+                FixColumns(history), receivedAtMilliseconds: Self.t0 + Int64(t * 1000) - 30_000, state: &state
+              ))
           }
           let o = pipeline.ingest(
             FixColumns(order), receivedAtMilliseconds: Self.t0 + Int64(t * 1000) + 1_000, state: &state)
@@ -250,7 +262,9 @@ struct PersonGateTests {
     // real time r, says r + 4 min.
     let phone = Self.phoneDay(workUntilSeconds: 3_600)
     let quiet = Self.t0 + 3_600_000
-    for (silentMilliseconds, takes) in [(Int64(12 * 60_000), false), (15 * 60_000, false), (15 * 60_000 + 1, true)] {
+    for (silentMilliseconds, takes) in [
+      (Int64(12 * 60_000), false), (15 * 60_000, false), (15 * 60_000 + 1, true),
+    ] {
       var state = IngestState()
       for u in Self.uploads(phone: phone, tablet: []) {
         _ = pipeline.ingest(FixColumns(u.fixes), receivedAtMilliseconds: u.received, state: &state)
@@ -259,9 +273,12 @@ struct PersonGateTests {
       var tablet = Self.fix(0, 0, device: 2, activity: .still)
       tablet.timeMilliseconds = received + 4 * Self.minute - 1_000
       let o = pipeline.ingest(FixColumns([tablet]), receivedAtMilliseconds: received, state: &state)
-      #expect(o.presenceAdvanced == (takes ? 1 : 0) && o.overruled == (takes ? 0 : 1), "silent \(silentMilliseconds) ms")
       #expect(
-        o.geofenceEvents.contains { $0.kind == .arrival && $0.place == 1 } == takes, "silent \(silentMilliseconds) ms")
+        o.presenceAdvanced == (takes ? 1 : 0) && o.overruled == (takes ? 0 : 1),
+        "silent \(silentMilliseconds) ms")
+      #expect(
+        o.geofenceEvents.contains { $0.kind == .arrival && $0.place == 1 } == takes,
+        "silent \(silentMilliseconds) ms")
       #expect(state.people[UserID(1)]?.presence.row?.device == DeviceID(takes ? 2 : 1))
     }
   }
@@ -272,10 +289,13 @@ struct PersonGateTests {
   func aLateDriveWithAFreshFixIsFeedOnly() {
     // Over the 50 km/h limit at 16 m/s for a minute, then parked; the
     // upload's last fix is fresh.
-    let drive = (0...6).map { Self.fix(Double($0) * 160, Double($0) * 10, device: 1, activity: .automotive, speed: 16) }
+    let drive = (0...6).map {
+      Self.fix(Double($0) * 160, Double($0) * 10, device: 1, activity: .automotive, speed: 16)
+    }
     let end = drive.last!.timeMilliseconds
     for (age, expected) in [
-      (Int64(234 * 60_000), SpeedAlertEvent.Outcome.feedOnly), (15 * 60_000, .announced), (15 * 60_000 + 1, .feedOnly),
+      (Int64(234 * 60_000), SpeedAlertEvent.Outcome.feedOnly), (15 * 60_000, .announced),
+      (15 * 60_000 + 1, .feedOnly),
     ] {
       let received = end + age
       var parked = Self.fix(960, 0, device: 1, activity: .still)
@@ -289,15 +309,21 @@ struct PersonGateTests {
 
   @Test("the speed alert engine judges lateness by the stretch's own fixes, not the person's newest")
   func theSpeedAlertJudgesTheStretch() {
-    let engine = SpeedAlertEngine(limits: [7: SpeedLimit(kilometersPerHour: 50)], circlesOfPerson: [UserID(1): [7]])
-    let drive = (0...6).map { Self.fix(Double($0) * 160, Double($0) * 10, device: 1, activity: .automotive, speed: 16) }
+    let engine = SpeedAlertEngine(
+      limits: [7: SpeedLimit(kilometersPerHour: 50)], circlesOfPerson: [UserID(1): [7]])
+    let drive = (0...6).map {
+      Self.fix(Double($0) * 160, Double($0) * 10, device: 1, activity: .automotive, speed: 16)
+    }
     let end = drive.last!.timeMilliseconds
-    for (age, expected) in [(Int64(15 * 60_000), SpeedAlertEvent.Outcome.announced), (15 * 60_000 + 1, .feedOnly)] {
+    for (age, expected) in [
+      (Int64(15 * 60_000), SpeedAlertEvent.Outcome.announced), (15 * 60_000 + 1, .feedOnly),
+    ] {
       // The same phone's fresh fix, parked, ends the batch.
       var parked = Self.fix(960, 0, device: 1, activity: .still)
       parked.timeMilliseconds = end + age - 500
       var state = SpeedAlertState()
-      let events = engine.process(FixColumns(drive + [parked]), receivedAtMilliseconds: end + age, state: &state)
+      let events = engine.process(
+        FixColumns(drive + [parked]), receivedAtMilliseconds: end + age, state: &state)
       #expect(events.map(\.outcome) == [expected], "drive's last fix \(age) ms old")
     }
     // An old stretch followed by a fresh one of the same phone (too short
@@ -311,10 +337,13 @@ struct PersonGateTests {
     #expect(events.map(\.outcome) == [.feedOnly])
     // A stretch that is still over the limit at the upload's fresh end is
     // timely, however old the fix that first made it long enough.
-    let long = (0...120).map { Self.fix(Double($0) * 160, Double($0) * 10, device: 1, activity: .automotive, speed: 16) }
+    let long = (0...120).map {
+      Self.fix(Double($0) * 160, Double($0) * 10, device: 1, activity: .automotive, speed: 16)
+    }
     var longState = SpeedAlertState()
     let timely = engine.process(
       FixColumns(long), receivedAtMilliseconds: long.last!.timeMilliseconds + 1_000, state: &longState)
-    #expect(timely.map(\.outcome) == [.announced] && timely.first?.endMilliseconds == long[2].timeMilliseconds)
+    #expect(
+      timely.map(\.outcome) == [.announced] && timely.first?.endMilliseconds == long[2].timeMilliseconds)
   }
 }

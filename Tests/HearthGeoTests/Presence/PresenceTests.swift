@@ -30,7 +30,8 @@ struct PresenceTests {
     #expect(presence.advance(with: fix(50, device: 2), receivedAtMilliseconds: 100) == .kept(.notNewer))
     // Another device's fix at the row's millisecond is not newer either, even on the move.
     #expect(presence.advance(with: fix(100, device: 2), receivedAtMilliseconds: 100) == .kept(.notNewer))
-    #expect(presence.advance(with: fix(101, device: 1), receivedAtMilliseconds: 101) == .advanced(.sameDevice))
+    #expect(
+      presence.advance(with: fix(101, device: 1), receivedAtMilliseconds: 101) == .advanced(.sameDevice))
     #expect(presence.row?.timeMilliseconds == 101)
   }
 
@@ -39,7 +40,8 @@ struct PresenceTests {
     var presence = Presence()
     presence.advance(with: fix(0, device: 1), receivedAtMilliseconds: 0)  // holder, walking
     #expect(
-      presence.advance(with: fix(15 * minute, device: 2, activity: .still), receivedAtMilliseconds: 15 * minute)
+      presence.advance(
+        with: fix(15 * minute, device: 2, activity: .still), receivedAtMilliseconds: 15 * minute)
         == .kept(.stillWhileHolderFresh))
     #expect(presence.row?.device == DeviceID(1))
     #expect(
@@ -49,7 +51,8 @@ struct PresenceTests {
     #expect(presence.row?.device == DeviceID(2))
   }
 
-  @Test("the holder's age is taken on the server's clock at receipt, never against the other device's fix time")
+  @Test(
+    "the holder's age is taken on the server's clock at receipt, never against the other device's fix time")
   func stalenessOnTheServersClock() {
     // The tablet's clock runs 4 min ahead: its fix says 4 min later than it
     // was sent. The phone's 12-minute-old fix is fresh, however far apart
@@ -70,12 +73,14 @@ struct PresenceTests {
     }
     // A `still` holder: 35 min at receipt.
     for (received, expected) in [
-      (35 * minute, PresenceDecision.kept(.stillWhileHolderFresh)), (35 * minute + 1, .advanced(.holderStale)),
+      (35 * minute, PresenceDecision.kept(.stillWhileHolderFresh)),
+      (35 * minute + 1, .advanced(.holderStale)),
     ] {
       var presence = Presence()
       presence.advance(with: fix(0, device: 1, activity: .still), receivedAtMilliseconds: 0)
       #expect(
-        presence.advance(with: fix(39 * minute, device: 2, activity: .still), receivedAtMilliseconds: received)
+        presence.advance(
+          with: fix(39 * minute, device: 2, activity: .still), receivedAtMilliseconds: received)
           == expected)
     }
   }
@@ -88,7 +93,8 @@ struct PresenceTests {
       presence.advance(with: fix(1, device: 2, activity: .automotive), receivedAtMilliseconds: 1)
         == .advanced(.otherDeviceMoving))
     #expect(
-      presence.advance(with: fix(2, device: 2, activity: .still), receivedAtMilliseconds: 2) == .advanced(.sameDevice))
+      presence.advance(with: fix(2, device: 2, activity: .still), receivedAtMilliseconds: 2)
+        == .advanced(.sameDevice))
   }
 
   @Test("at one millisecond a moving fix is offered before a still one, then the lower device first")

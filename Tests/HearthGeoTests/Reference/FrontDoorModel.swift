@@ -42,7 +42,8 @@ struct FrontDoorModel {
           continue
         }
         let limit: Int64 = holder.activity == .still ? 35 * 60_000 : 15 * 60_000
-        guard fix.device == holder.device || fix.activity != .still || received - holder.timeMilliseconds > limit
+        guard
+          fix.device == holder.device || fix.activity != .still || received - holder.timeMilliseconds > limit
         else {
           overruled += 1
           continue

@@ -35,12 +35,17 @@ struct PersonGatePropertyTests {
 
   /// The first differing line of two event lists, with a little context.
   static func difference(_ what: String, _ engine: [String], _ model: [String]) -> String {
-    let k = zip(engine, model).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(engine.count, model.count)
-    return "\(what) differ at \(k):\npipeline:\n  " + engine[max(0, k - 3)...].prefix(6).joined(separator: "\n  ")
+    let k =
+      zip(engine, model).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+      ?? min(engine.count, model.count)
+    return "\(what) differ at \(k):\npipeline:\n  "
+      + engine[max(0, k - 3)...].prefix(6).joined(separator: "\n  ")
       + "\nmodel:\n  " + model[max(0, k - 3)...].prefix(6).joined(separator: "\n  ")
   }
 
-  @Test("geofences, speed alerts, sudden stops and the kept-out counts equal the models fed through the front door")
+  @Test(
+    "geofences, speed alerts, sudden stops and the kept-out counts equal the models fed through the front door"
+  )
   func pipelineEqualsTheModelsBehindTheFrontDoor() {
     var options = ServerScenario.Options()
     options.edits = false  // the geofence model does not model edits
@@ -71,7 +76,8 @@ struct PersonGatePropertyTests {
                   "step \(k): pipeline passed \(o.presenceAdvanced), kept \(o.notNewer) not newer and \(o.overruled) overruled; model \(through.count), \(door.notNewer - notNewer), \(door.overruled - overruled)"
               }
               if o.inserted != o.presenceAdvanced + o.keptFromEngines {
-                return "step \(k): \(o.inserted) inserted ≠ \(o.presenceAdvanced) passed + \(o.keptFromEngines) kept"
+                return
+                  "step \(k): \(o.inserted) inserted ≠ \(o.presenceAdvanced) passed + \(o.keptFromEngines) kept"
               }
               geofenceEvents += o.geofenceEvents
               speedAlerts += o.speedAlerts
@@ -88,7 +94,9 @@ struct PersonGatePropertyTests {
               fences.advance(to: t)
               stops.advance(to: t)
             case .saveRestore:
-              do { state = try JSONDecoder().decode(IngestState.self, from: JSONEncoder().encode(state)) } catch {
+              do {
+                state = try JSONDecoder().decode(IngestState.self, from: JSONEncoder().encode(state))
+              } catch {
                 return "state did not round-trip: \(error)"
               }
             case .edit: break
@@ -98,7 +106,8 @@ struct PersonGatePropertyTests {
             return Self.difference("geofence events", Self.text(geofenceEvents), Self.text(fences.events))
           }
           // The order of speed decisions within one batch is not part of the contract.
-          let speedModel = SpeedModel.speedAlerts(forwarded, limits: s.limits, circlesOfPerson: s.circlesOfPerson)
+          let speedModel = SpeedModel.speedAlerts(
+            forwarded, limits: s.limits, circlesOfPerson: s.circlesOfPerson)
           let a = Self.text(speedAlerts).sorted()
           let b = Self.text(speedModel).sorted()
           if a != b { return Self.difference("speed alerts", a, b) }
@@ -109,7 +118,8 @@ struct PersonGatePropertyTests {
         }))
   }
 
-  @Test("the order of the fixes within an upload changes nothing, same-millisecond fixes of two devices included")
+  @Test(
+    "the order of the fixes within an upload changes nothing, same-millisecond fixes of two devices included")
   func theOrderWithinAnUploadChangesNothing() {
     expectPass(
       PropertyCheck.run(
@@ -139,7 +149,9 @@ struct PersonGatePropertyTests {
           for (x, y) in zip(a.uploads, b.uploads) {
             let (o, p) = (x.output, y.output)
             if o.sharedFrames != p.sharedFrames
-              || (o.presenceAdvanced, o.notNewer, o.overruled) != (p.presenceAdvanced, p.notNewer, p.overruled)
+              || (o.presenceAdvanced, o.notNewer, o.overruled) != (
+                p.presenceAdvanced, p.notNewer, p.overruled
+              )
             {
               return "upload received at \(x.received - ServerScenario.t0): frames or counts differ"
             }
@@ -150,10 +162,14 @@ struct PersonGatePropertyTests {
   }
 
   /// The generator must reach issue 28's classes, or agreeing proves little.
-  @Test("the histories reach a second device's old still fixes, overruled fixes, clocks ahead and late drives")
+  @Test(
+    "the histories reach a second device's old still fixes, overruled fixes, clocks ahead and late drives")
   func theGeneratorReachesTheClasses() {
     var random = PropertyRandom(seed: PropertyCampaign.baseSeed)
-    var seen = (notNewerOtherDevice: 0, overruled: 0, tookOverMoving: 0, clockAhead: 0, lateDriveFeedOnly: 0, sameMillisecond: 0)
+    var seen = (
+      notNewerOtherDevice: 0, overruled: 0, tookOverMoving: 0, clockAhead: 0, lateDriveFeedOnly: 0,
+      sameMillisecond: 0
+    )
     for _ in 0..<150 {
       let s = ServerScenario.generate(&random)
       var door = FrontDoorModel()
@@ -173,12 +189,15 @@ struct PersonGatePropertyTests {
           if fix.timeMilliseconds > received + 60_000 { seen.clockAhead += 1 }
           times["\(fix.user) \(fix.timeMilliseconds)", default: []].insert(fix.device)
         }
-        seen.tookOverMoving += through.filter { f in
-          before[f.user].map { $0.device != f.device && f.activity != .still } ?? false
-        }.count
+        seen.tookOverMoving +=
+          through.filter { f in
+            before[f.user].map { $0.device != f.device && f.activity != .still } ?? false
+          }.count
       }
       seen.sameMillisecond += times.values.filter { $0.count > 1 }.count
-      for a in ScenarioRun.play(s).speedAlerts where a.reasons.contains(.lateUpload) { seen.lateDriveFeedOnly += 1 }
+      for a in ScenarioRun.play(s).speedAlerts where a.reasons.contains(.lateUpload) {
+        seen.lateDriveFeedOnly += 1
+      }
     }
     #expect(
       seen.notNewerOtherDevice > 50 && seen.overruled > 50 && seen.tookOverMoving > 20 && seen.clockAhead > 20

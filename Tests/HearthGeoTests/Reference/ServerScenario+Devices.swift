@@ -52,7 +52,9 @@ extension ServerScenario {
       /// is received; a tablet's timer (`windowEnd`) sends later when the
       /// scenario has no fixed receipt delay.
       func receipt(after newest: Int64, windowEnd: Int64? = nil) -> Int64 {
-        let sent = options.receiptDelayMilliseconds.map { newest + $0 } ?? (windowEnd ?? newest) + Int64(r.int(500, 5_000))
+        let sent =
+          options.receiptDelayMilliseconds.map { newest + $0 } ?? (windowEnd ?? newest)
+          + Int64(r.int(500, 5_000))
         return sent + (late && r.chance(0.15) ? Int64(r.int(16, 60)) * 60_000 : 0)
       }
       if r.chance(0.5) {  // the home tablet
@@ -75,7 +77,8 @@ extension ServerScenario {
           let c = coordinate(east: home.east + r.double(-5, 5), north: home.north + r.double(-5, 5))
           batch.append(
             Fix(
-              timeMilliseconds: t + skew, latitudeDegrees: c.latitudeDegrees, longitudeDegrees: c.longitudeDegrees,
+              timeMilliseconds: t + skew, latitudeDegrees: c.latitudeDegrees,
+              longitudeDegrees: c.longitudeDegrees,
               horizontalAccuracyMeters: r.double(8, 30), speedMetersPerSecond: 0, activity: .still,
               device: DeviceID(user.rawValue * 10 + 3), user: user))
           t += every
@@ -99,7 +102,9 @@ extension ServerScenario {
         var start = 0
         while start < carried.count {
           var end = min(carried.count, start + r.int(1, 20))
-          while end > start + 1 && carried[end - 1].real - carried[start].real > options.maximumUploadSpanMilliseconds {
+          while end > start + 1
+            && carried[end - 1].real - carried[start].real > options.maximumUploadSpanMilliseconds
+          {
             end -= 1
           }
           uploads.append((receipt(after: carried[end - 1].real), carried[start..<end].map(\.fix)))

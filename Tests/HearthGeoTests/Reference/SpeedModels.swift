@@ -93,7 +93,8 @@ enum SpeedModel {
               if suppressed.contains(key) { reasons.append(.cooldownEnded) }
               // The stretch as far as this batch shows it.
               var newest = track[track.count - 1]
-              for next in ordered[(k + 1)...] where next.user == person && next.timeMilliseconds > newest.timeMilliseconds {
+              for next in ordered[(k + 1)...]
+              where next.user == person && next.timeMilliseconds > newest.timeMilliseconds {
                 guard let pair = agreed(newest, next), !pair.loose, pair.speed > limit else { break }
                 newest = next
               }
