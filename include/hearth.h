@@ -630,6 +630,17 @@ typedef struct hearth_event {
 /** What the last batch or tick produced: events, and fixes inserted (new) and duplicate. */
 int32_t hearth_ingest_count(const hearth_ingest *ingest, int64_t *events, int64_t *inserted, int64_t *duplicates);
 
+/**
+ * Of the last batch's new fixes (inserted), those kept from the engines
+ * (ABI 1.2; SPEC §1: geofences, speed rules and trips follow the person, so
+ * only a fix that takes the person's presence row reaches them): *not_newer
+ * not newer than the row (a second device's old fixes, an upload overtaken
+ * by a newer one), *overruled a `still` fix from a second device while the
+ * holder was fresh at receipt. The rest of inserted reached the engines.
+ * Either pointer may be NULL; 0 after a tick. O(1).
+ */
+int32_t hearth_ingest_kept(const hearth_ingest *ingest, int64_t *not_newer, int64_t *overruled);
+
 /** Copies the events, in the order kind by kind as listed above (capacity ≥ count, else HEARTH_ERROR_CAPACITY). */
 int32_t hearth_ingest_events(const hearth_ingest *ingest, int64_t capacity, hearth_event *out);
 

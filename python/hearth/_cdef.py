@@ -272,6 +272,7 @@ typedef struct hearth_event {
   double value;
 } hearth_event;
 int32_t hearth_ingest_count(const hearth_ingest *ingest, int64_t *events, int64_t *inserted, int64_t *duplicates);
+int32_t hearth_ingest_kept(const hearth_ingest *ingest, int64_t *not_newer, int64_t *overruled);
 int32_t hearth_ingest_events(const hearth_ingest *ingest, int64_t capacity, hearth_event *out);
 int32_t hearth_ingest_events_json(const hearth_ingest *ingest, hearth_bytes **out);
 int32_t hearth_ingest_save(const hearth_ingest *ingest, hearth_bytes **out);

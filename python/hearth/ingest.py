@@ -50,20 +50,24 @@ class Ingest:
     def _events(self) -> pd.DataFrame:
         n, inserted, duplicates = ffi.new("int64_t *"), ffi.new("int64_t *"), ffi.new("int64_t *")
         raise_for(lib.hearth_ingest_count(self._handle, n, inserted, duplicates), self._handle)
+        not_newer, overruled = ffi.new("int64_t *"), ffi.new("int64_t *")
+        raise_for(lib.hearth_ingest_kept(self._handle, not_newer, overruled), self._handle)
         records = ffi.new("hearth_event[]", max(1, n[0]))
         raise_for(lib.hearth_ingest_events(self._handle, n[0], records), self._handle)
         raw = np.frombuffer(ffi.buffer(records, n[0] * ffi.sizeof("hearth_event")), dtype=_EVENT_DTYPE).copy()
         frame = pd.DataFrame({name: raw[name] for name in _EVENT_FIELDS})
         frame["kind"] = pd.Categorical.from_codes(frame["kind"], categories=list(EVENT_KINDS.values()))
-        frame.attrs.update(inserted=inserted[0], duplicates=duplicates[0])
+        frame.attrs.update(inserted=inserted[0], duplicates=duplicates[0], not_newer=not_newer[0], overruled=overruled[0])
         return frame
 
     def ingest(self, fixes, received_ms: int) -> pd.DataFrame:
         """One uploaded batch (a DataFrame with time_ms, latitude_deg,
         longitude_deg, horizontal_accuracy_m and optional speed_mps, …, user,
         device), received at `received_ms`: the events it produced, one row
-        each (kind, code, announced, user, …; `attrs` has inserted and
-        duplicates). A schema error refuses the batch: SchemaError, state unchanged."""
+        each (kind, code, announced, user, …; `attrs` has inserted,
+        duplicates, and of the inserted fixes those kept from the engines
+        because they did not take the person's presence row: not_newer and
+        overruled). A schema error refuses the batch: SchemaError, state unchanged."""
         batch = FixBatch(fixes)
         raise_for(lib.hearth_ingest_batch(self._handle, batch.struct, int(received_ms)), self._handle)
         return self._events()

@@ -51,6 +51,24 @@ def test_a_retried_upload_changes_nothing():
     assert len(again) == 0
 
 
+def test_fixes_that_do_not_take_the_presence_row_are_counted_and_move_nothing():
+    # The phone walks away from home; a home tablet (device 2) then sends
+    # `still` fixes at home: its old ones (not newer than the phone's row)
+    # and a new one while the phone is fresh (overruled). Neither brings
+    # the person home again.
+    pipeline = hearth.Ingest([HOME], {42: [7]})
+    replay(pipeline, history())
+    newest = int(history().time_ms.max())
+    tablet = walk(newest - 90_000, 52.52, 52.52, 3, step_ms=60_000)
+    tablet["device"] = np.uint32(2)
+    tablet["speed_mps"] = 0.0
+    tablet["activity"] = np.uint8(1)  # HEARTH_ACTIVITY_STILL
+    events = pipeline.ingest(tablet, newest + 61_000)
+    assert events.attrs["inserted"] == 3
+    assert events.attrs["not_newer"] == 2 and events.attrs["overruled"] == 1
+    assert not (events.kind == "geofence").any()
+
+
 def test_saved_state_restored_gives_the_same_future():
     fixes = history()
     a = hearth.Ingest([HOME], {42: [7]})

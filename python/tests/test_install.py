@@ -24,4 +24,4 @@ def test_pip_builds_a_platform_wheel_that_carries_the_library(tmp_path):
     code = "import hearth, os; print(hearth._ffi._library_path()); print(hearth.ABI_VERSION)"
     env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(tmp_path / "site")}
     out = run(sys.executable, "-c", code, env=env, cwd=tmp_path).stdout.decode().split()
-    assert out[0] == str(tmp_path / "site" / "hearth" / "libhearth.so") and int(out[1]) == 0x010100
+    assert out[0] == str(tmp_path / "site" / "hearth" / "libhearth.so") and int(out[1]) == 0x010200

@@ -261,6 +261,16 @@ final class IngestHandle: Handle {
   return h.succeed()
 }
 
+@c public func hearth_ingest_kept(
+  _ ingest: OpaquePointer?, _ not_newer: UnsafeMutablePointer<Int64>?,
+  _ overruled: UnsafeMutablePointer<Int64>?
+) -> Int32 {
+  guard let h = Handle.from(ingest, as: IngestHandle.self) else { return wrongHandle(ingest) }
+  not_newer?.pointee = Int64(h.output.notNewer)
+  overruled?.pointee = Int64(h.output.overruled)
+  return h.succeed()
+}
+
 @c public func hearth_ingest_events(
   _ ingest: OpaquePointer?, _ capacity: Int64, _ out: UnsafeMutablePointer<hearth_event>?
 ) -> Int32 {

@@ -270,7 +270,8 @@ enum GeoCommands {
     let rejected = result.rejectedByReason.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
     console.err(
       "replayed \(history.fixes.count) fixes in \(result.uploadCount) uploads to \(result.clockMilliseconds ?? 0) ms: "
-        + "\(result.refusedUploads) uploads refused (schema), \(result.duplicates) duplicates, rejected "
+        + "\(result.refusedUploads) uploads refused (schema), \(result.duplicates) duplicates, "
+        + "kept from the engines \(result.notNewer) not newer and \(result.overruled) overruled, rejected "
         + (rejected.isEmpty ? "none" : rejected.joined(separator: ", "))
         + (history.rowProblems.isEmpty ? "" : "; \(history.rowProblems.count) rows of the history unreadable")
     )

@@ -4,6 +4,11 @@
 /// segmentation. Every stage is the library's own engine; this type only
 /// wires them in the order a server runs them and keeps their state together.
 ///
+/// The engines follow the person, not each device (SPEC §1 "one person,
+/// several devices"): a new fix reaches them only if it takes the person's
+/// presence row; the others are stored and counted by reason
+/// (``IngestOutput/notNewer``, ``IngestOutput/overruled``).
+///
 /// The same code serves `hearth geo replay` (a recorded history against a
 /// places file) and the benchmark's ingest workload, so what is measured is
 /// what is shipped.
@@ -39,7 +44,8 @@ public struct IngestPipeline: Sendable {
   /// Takes one uploaded batch received at `receivedAtMilliseconds` (the
   /// server clock). A schema error refuses the whole batch and changes no
   /// state; otherwise every fix is accounted for in the output (accepted and
-  /// new, duplicate, or rejected with its reason), and after the batch every
+  /// new, duplicate, or rejected with its reason; a new one passed to the
+  /// engines or kept from them with its reason), and after the batch every
   /// engine's clock moves to the receipt time for everybody, as
   /// ``advance(to:state:)`` does (a pending departure or sudden stop of a
   /// person who sent nothing is decided by the next batch of anyone).
@@ -82,63 +88,67 @@ public struct IngestPipeline: Sendable {
     let inserted = dedupe.insertedIndices
     output.inserted = inserted.count
 
-    // Presence decides whose word counts: a `still` fix from a second device
-    // (a tablet at home) while the holder's position is fresh moves nothing,
-    // here or in the engines below; late fixes go on (each engine has its
-    // own rule for them). Presence sees each person's fixes in upload order,
-    // as a live server would (a person's row depends on their fixes alone).
+    // One person, several devices (SPEC §1): geofences, trips and the
+    // speed rules follow the person, so a fix reaches the engines only if
+    // it takes the person's presence row. The rule is decided here, once,
+    // for every engine. A fix kept out is stored (it is no duplicate) and
+    // counted by reason: not newer than the row, which is the newest fix
+    // the engines have evaluated for the person (a second device's batch of
+    // old fixes, a phone's upload overtaken by a newer one), or a `still`
+    // fix from a second device while the holder is fresh on the server's
+    // clock (a tablet at home while the phone is out). Presence takes each
+    // person's new fixes in time order, fixes of one millisecond in
+    // `Presence.sameTimeRank` order, so neither the row nor what reaches
+    // the engines depends on the order within the upload.
     //
     // A server batch interleaves many phones. The engines give the same
     // events either way (a test says so), but they pay per run of a
     // person's fixes (a state lookup, a sort check) and the shared
     // vectorised neighbour speeds are only of use between a person's own
-    // consecutive fixes; so the batch is put in order of person, then time,
-    // device and position in the batch. One sort of packed (person,
-    // position) keys groups the people in upload order; then one table
-    // lookup per person, and a sort by time only of a run that needs it.
-    // (Positions fit 32 bits: a batch of 2³² fixes would not fit in memory.)
+    // consecutive fixes; so the batch is put in order of person, then
+    // time. One sort of packed (person, position) keys groups the people
+    // in upload order; then one table lookup per person, and a sort by
+    // time only of a run that needs it. (Positions fit 32 bits: a batch of
+    // 2³² fixes would not fit in memory.)
     var keys = inserted.map { UInt64(batch.user[$0].rawValue) << 32 | UInt64(UInt32(truncatingIfNeeded: $0)) }
     keys.sort()
     func position(_ key: UInt64) -> Int { Int(key & 0xFFFF_FFFF) }
     var order: [Int] = []
     order.reserveCapacity(keys.count)
-    var frames: [(index: Int, frame: ApproximateFix)] = []
-    var run: [(time: Int64, tie: UInt64)] = []
+    var run: [(time: Int64, rank: UInt64, index: Int)] = []
     var start = 0
     while start < keys.count {
       let user = batch.user[position(keys[start])]
       var end = start + 1
       while end < keys.count && batch.user[position(keys[end])] == user { end += 1 }
-      let slot = state.people.position(of: user, inserting: IngestState.Person())
       run.empty()
       var ordered = true
       for k in start..<end {
         let index = position(keys[k])
-        let fix = batch[index]
-        let (decision, frame) = state.people.values[slot].advance(with: fix, projection)
+        let entry = (
+          time: batch.timeMilliseconds[index],
+          rank: Presence.sameTimeRank(activity: batch.activity[index], device: batch.device[index]),
+          index: index
+        )
+        if let last = run.last, !((last.time, last.rank) < (entry.time, entry.rank)) { ordered = false }
+        run.append(entry)
+      }
+      if !ordered { run.sort { ($0.time, $0.rank) < ($1.time, $1.rank) } }
+      let slot = state.people.position(of: user, inserting: IngestState.Person())
+      for entry in run {
+        let (decision, frame) = state.people.values[slot].advance(
+          with: batch[entry.index], receivedAtMilliseconds: now, projection)
         switch decision {
         case .advanced:
           output.presenceAdvanced += 1
-          if let frame { frames.append((index, frame)) }
-        case .kept(.stillWhileHolderFresh):
-          output.overruled += 1
-          continue
-        case .kept(.notNewer): break
+          order.append(entry.index)
+          if let frame { output.sharedFrames.append(frame) }
+        case .kept(.notNewer): output.notNewer += 1
+        case .kept(.stillWhileHolderFresh): output.overruled += 1
         }
-        // Ties in time: device, then position in the batch.
-        let entry = (
-          fix.timeMilliseconds, UInt64(fix.device.rawValue) << 32 | UInt64(UInt32(truncatingIfNeeded: index))
-        )
-        if let last = run.last, !(last < entry) { ordered = false }
-        run.append(entry)
       }
-      if !ordered { run.sort { $0 < $1 } }
-      for entry in run { order.append(Int(entry.tie & 0xFFFF_FFFF)) }
       start = end
     }
-    // Viewers' frames in upload order, as presence met them.
-    frames.sort { $0.index < $1.index }
-    output.sharedFrames = frames.map(\.frame)
     guard !order.isEmpty else { return output }
     let fixes =
       order.count == batch.count && order.elementsEqual(0..<batch.count) ? batch : batch.selecting(order)
@@ -205,12 +215,12 @@ public struct IngestState: Sendable, Hashable, Codable {
     /// The last approximate frame the person's viewers received.
     public var sharedFrame: ApproximateFix?
 
-    /// Presence advanced with `fix`; the projected frame when it advanced
-    /// and the viewers' frame changed (a new cell or time slot).
-    mutating func advance(with fix: Fix, _ projection: PrivacyProjection) -> (
-      PresenceDecision, ApproximateFix?
-    ) {
-      let decision = presence.advance(with: fix)
+    /// Presence advanced with `fix` received at `now`; the projected frame
+    /// when it advanced and the viewers' frame changed (a new cell or time slot).
+    mutating func advance(
+      with fix: Fix, receivedAtMilliseconds now: Int64, _ projection: PrivacyProjection
+    ) -> (PresenceDecision, ApproximateFix?) {
+      let decision = presence.advance(with: fix, receivedAtMilliseconds: now)
       guard decision.didAdvance else { return (decision, nil) }
       let frame = projection.project(fix)
       guard projection.changed(from: sharedFrame, to: frame) else { return (decision, nil) }
@@ -239,14 +249,24 @@ public struct IngestOutput: Sendable {
   public var duplicates = 0
   /// `still` re-reports of the fix that holds a presence row: the row became `still`.
   public var stillAdopted = 0
-  /// New fixes stored and passed to the engines.
+  /// New fixes stored: `presenceAdvanced + notNewer + overruled`.
   public var inserted = 0
-  /// New fixes that moved a person's presence row forwards.
+  /// New fixes that moved a person's presence row forwards: exactly the
+  /// fixes passed to the engines (geofences, speed alert, sudden stop, trips).
   public var presenceAdvanced = 0
+  /// New fixes not newer than the person's presence row, which is the
+  /// newest fix the person's engines already evaluated (a second device's
+  /// batch of old fixes, an upload overtaken by a newer one; of two
+  /// devices' fixes at one millisecond, the one that did not take the
+  /// row): stored, but kept from the engines (SPEC §1, §3).
+  public var notNewer = 0
   /// New `still` fixes from a second device while the presence holder was
-  /// fresh: stored, but not passed to the engines.
+  /// fresh on the server's clock: stored, but kept from the engines (SPEC §1).
   public var overruled = 0
-  /// Approximate frames that changed for viewers (a new cell or time slot).
+  /// New fixes stored but kept from the engines: `notNewer + overruled`.
+  public var keptFromEngines: Int { notNewer + overruled }
+  /// Approximate frames that changed for viewers (a new cell or time slot),
+  /// in the order presence took the fixes: person by person, in time order.
   public var sharedFrames: [ApproximateFix] = []
   public var geofenceEvents: [GeofenceEvent] = []
   public var speedAlerts: [SpeedAlertEvent] = []

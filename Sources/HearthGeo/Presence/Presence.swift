@@ -91,15 +91,24 @@ public struct Presence: Sendable, Hashable, Codable {
     return true
   }
 
-  /// Offers `fix` (of this person) to the row.
+  /// Offers `fix` (of this person), received by the server at
+  /// `receivedAtMilliseconds`, to the row.
   ///
-  /// The row only moves forwards in time. A `still` fix from one device does
-  /// not take the row from another device whose position is not stale, judged
-  /// at the incoming fix's time (so a replay decides exactly as the live
-  /// server did); any other newer fix takes it.
+  /// The row only moves forwards in time: a fix not strictly newer than
+  /// the row is kept out, whichever device sent it. A `still` fix from one
+  /// device does not take the row from another device whose position is
+  /// not stale; staleness is the holder's age on the server's clock at the
+  /// receipt (SPEC §1), never the gap to the incoming fix's own time, so a
+  /// device whose clock runs ahead cannot make a fresh holder look stale.
+  /// Any other newer fix takes the row. A replay with the same receipt
+  /// times decides exactly as the live server did.
+  ///
+  /// Offer a batch's fixes in time order (``IngestPipeline`` does, with
+  /// ``sameTimeRank(activity:device:)`` for fixes of the same
+  /// millisecond), so the row does not depend on the order within the upload.
   /// - Complexity: O(1).
   @discardableResult
-  public mutating func advance(with fix: Fix) -> PresenceDecision {
+  public mutating func advance(with fix: Fix, receivedAtMilliseconds: Int64) -> PresenceDecision {
     guard let current = row else {
       row = PresenceRow(fix: fix)
       return .advanced(.firstFix)
@@ -112,7 +121,7 @@ public struct Presence: Sendable, Hashable, Codable {
       decision = .advanced(.otherDeviceMoving)
     } else if rules.isStale(
       fixTimeMilliseconds: current.timeMilliseconds, activity: current.activity,
-      nowMilliseconds: fix.timeMilliseconds)
+      nowMilliseconds: receivedAtMilliseconds)
     {
       decision = .advanced(.holderStale)
     } else {
@@ -120,5 +129,18 @@ public struct Presence: Sendable, Hashable, Codable {
     }
     if decision.didAdvance { row = PresenceRow(fix: fix) }
     return decision
+  }
+
+  /// The order in which one person's fixes of one batch are offered: by
+  /// time, then by this rank: at the same millisecond a fix on the move
+  /// (not `still`) before a `still` one, then by device id. Of two devices'
+  /// fixes at one millisecond the first offered takes the row and the
+  /// other is not newer, so the rank makes the winner independent of the
+  /// upload order: the moving device, as a device on the move takes the
+  /// row (SPEC §1), else the lower device id. Fixes are unique on (person,
+  /// device, time) after dedupe, so (time, rank) orders them totally. O(1).
+  @inline(__always)
+  public static func sameTimeRank(activity: Activity, device: DeviceID) -> UInt64 {
+    (activity == .still ? 1 << 32 : 0) | UInt64(device.rawValue)
   }
 }

@@ -17,7 +17,8 @@ public struct SpeedAlertRules: Sendable, Hashable, Codable {
   public var minimumOverMilliseconds: Int64 = 15_000
   /// At most one alert per circle in this long, ms.
   public var cooldownMilliseconds: Int64 = 30 * 60_000
-  /// A drive uploaded late goes to the feed only (the one definition, per person).
+  /// A drive uploaded late goes to the feed only (the one definition,
+  /// applied to the stretch that made the alert; see ``SpeedAlertEngine``).
   public var late = LateUploadRule()
   public var agreed = AgreedSpeedRules()
 
@@ -38,7 +39,8 @@ public struct SpeedAlertEvent: Sendable, Hashable, Codable {
     case cooldown
     /// Announced once the circle's cooldown ended, still over the limit.
     case cooldownEnded
-    /// The drive was uploaded late.
+    /// The drive was uploaded late: the stretch's newest fix in the upload
+    /// was more than 15 min old when the server received it.
     case lateUpload
   }
   public var person: UserID
@@ -90,8 +92,16 @@ public struct SpeedAlertState: Sendable, Hashable, Codable {
 /// back by the cooldown is said once as `suppressed`, and announced (reason
 /// `cooldownEnded`) at its first later fix still over the limit once the
 /// cooldown has ended. Loose pairs (``AgreedSpeedRules``) never count as
-/// over the limit. A person's fixes uploaded late (``LateUploadRule``, per
-/// person) go to the feed only.
+/// over the limit.
+///
+/// A drive uploaded late goes to the feed only (``LateUploadRule``). The
+/// lateness belongs to the stretch that made the alert: the newest of its
+/// own fixes in the upload that decided it (the stretch as far as this
+/// upload shows it, past the fix that made it long enough) more than
+/// 15 min old at receipt. Never the upload's or the person's newest fix: a
+/// drive from hours ago followed in its upload by one fresh fix is feed
+/// only, and a stretch still over the limit at a fresh fix is timely
+/// however old the fix that first made it long enough.
 ///
 /// Stream and batch are one code path (`process` on any batch); fixes not
 /// newer than the person's previous fix are skipped (idempotent replay).
@@ -147,7 +157,7 @@ public struct SpeedAlertEngine: Sendable {
     }
     guard shared else {
       for (person, run) in runs {
-        var walker = Walker(self, person, run, fixes, now, &state)
+        var walker = Walker(self, person, run, now, &state)
         for i in run { walker.step(i, batch, &state, &events) }
         walker.store(&state)
       }
@@ -157,7 +167,7 @@ public struct SpeedAlertEngine: Sendable {
     var walkers: [UserID: Walker] = [:]
     var order: [Int] = []
     for (person, run) in runs {
-      if walkers[person] == nil { walkers[person] = Walker(self, person, run, fixes, now, &state) }
+      if walkers[person] == nil { walkers[person] = Walker(self, person, run, now, &state) }
       order += run
     }
     order.sort {
@@ -175,20 +185,22 @@ public struct SpeedAlertEngine: Sendable {
   private struct Walker {
     let engine: SpeedAlertEngine
     let person: UserID
-    let late: Bool
+    /// The end of the person's run of fixes in the batch.
+    let runEnd: Int
+    /// The batch's receipt, ms.
+    let now: Int64
     var circles: [(circle: CircleID, limit: Double, key: UInt64, run: SpeedAlertState.Run?)] = []
     var previous: TrackPoint?
     var previousIndex = Int.min  // where `previous` sits in this batch (not here yet)
 
     init(
-      _ engine: SpeedAlertEngine, _ person: UserID, _ run: Range<Int>, _ fixes: FixColumns, _ now: Int64,
+      _ engine: SpeedAlertEngine, _ person: UserID, _ run: Range<Int>, _ now: Int64,
       _ state: inout SpeedAlertState
     ) {
       self.engine = engine
       self.person = person
-      var newest = Int64.min
-      for i in run { newest = max(newest, fixes.timeMilliseconds[i]) }
-      late = engine.rules.late.isLate(newestFixMilliseconds: newest, receivedAtMilliseconds: now)
+      runEnd = run.upperBound
+      self.now = now
       for circle in engine.circlesOfPerson[person] ?? [] {
         guard let limit = engine.limits[circle]?.metersPerSecond else { continue }
         let key = SpeedAlertState.key(person, circle)
@@ -217,14 +229,40 @@ public struct SpeedAlertEngine: Sendable {
           circles[c].run ?? .init(start: before.time, end: current.time, fastest: speed, verdict: .open)
         stretch.end = current.time
         stretch.fastest = max(stretch.fastest, speed)
+        let limit = circles[c].limit
         if stretch.verdict != .done && stretch.end - stretch.start >= engine.rules.minimumOverMilliseconds,
           let event = engine.decide(
-            person, circles[c].circle, &stretch, limit: circles[c].limit, late: late, state: &state)
+            person, circles[c].circle, &stretch, limit: limit,
+            late: { newestOfStretch(from: current, at: i, over: limit, batch) }, receivedAtMilliseconds: now,
+            state: &state)
         {
           events.append(event)
         }
         circles[c].run = stretch
       }
+    }
+
+    /// The time of the stretch's newest fix in this batch: from the fix at
+    /// `i`, on through the person's later fixes while each next pair is
+    /// still over `limit` (fixes not newer than the one before are skipped,
+    /// as `step` skips them). Asked only when a decision is announced or
+    /// fed, so O(the stretch's fixes) once per alert.
+    private func newestOfStretch(
+      from current: TrackPoint, at i: Int, over limit: Double, _ batch: AgreedSpeedBatch
+    ) -> Int64 {
+      var (before, beforeIndex) = (current, i)
+      var j = i + 1
+      while j < runEnd {
+        let next = TrackPoint(batch.fixes, j)
+        if next.time > before.time {
+          guard let (speed, loose) = batch.speed(from: before, at: beforeIndex, to: next, at: j), !loose,
+            speed > limit
+          else { break }
+          (before, beforeIndex) = (next, j)
+        }
+        j += 1
+      }
+      return before.time
     }
 
     func store(_ state: inout SpeedAlertState) {
@@ -249,10 +287,12 @@ public struct SpeedAlertEngine: Sendable {
 
   /// A stretch has been over the limit long enough: announce it, or say why
   /// not (a stretch held by the cooldown is said once, then waits for the
-  /// cooldown to end; nil while it waits).
+  /// cooldown to end; nil while it waits). `newestOfStretch`: the time of
+  /// the stretch's newest fix in the upload, asked only when the cooldown
+  /// does not hold the stretch back.
   fileprivate func decide(
-    _ person: UserID, _ circle: CircleID, _ run: inout SpeedAlertState.Run, limit: Double, late: Bool,
-    state: inout SpeedAlertState
+    _ person: UserID, _ circle: CircleID, _ run: inout SpeedAlertState.Run, limit: Double,
+    late newestOfStretch: () -> Int64, receivedAtMilliseconds now: Int64, state: inout SpeedAlertState
   ) -> SpeedAlertEvent? {
     var reasons: [SpeedAlertEvent.Reason] = [.overLimitLongEnough]
     var outcome = SpeedAlertEvent.Outcome.announced
@@ -264,7 +304,7 @@ public struct SpeedAlertEngine: Sendable {
       run.verdict = .heldByCooldown
     } else {
       if held { reasons.append(.cooldownEnded) }
-      if late {
+      if rules.late.isLate(newestFixMilliseconds: newestOfStretch(), receivedAtMilliseconds: now) {
         reasons.append(.lateUpload)
         outcome = .feedOnly
       }

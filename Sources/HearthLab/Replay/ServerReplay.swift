@@ -49,6 +49,10 @@ public struct ServerReplay: Sendable {
     public var problems: [String] = []
     public var rejectedByReason: [String: Int] = [:]
     public var duplicates: Int { outputs.map(\.duplicates).reduce(0, +) }
+    /// New fixes kept from the engines, by reason (``IngestOutput/notNewer``,
+    /// ``IngestOutput/overruled``), summed over the uploads.
+    public var notNewer: Int { outputs.map(\.notNewer).reduce(0, +) }
+    public var overruled: Int { outputs.map(\.overruled).reduce(0, +) }
     /// The server clock at the end, ms since the epoch.
     public var clockMilliseconds: Int64?
   }

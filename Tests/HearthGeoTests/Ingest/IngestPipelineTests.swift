@@ -219,13 +219,15 @@ import struct HearthSim.SeededGenerator
   }
 }
 
-/// The pipeline groups a batch by person before presence sees it (one
-/// table lookup per person); presence and the viewers' frames must stay
-/// what they are fix by fix in upload order.
+/// The pipeline groups a batch by person and offers each person's fixes to
+/// presence in time order (one table lookup per person); presence, the
+/// viewers' frames and the counts must be what they are fix by fix in that
+/// order, whatever the order of the upload.
 @Suite struct IngestPresenceOrderTests {
   @Test(
-    "presence counts and shared frames equal a fix-by-fix model in upload order, on shuffled mixed batches")
-  func presenceInUploadOrder() {
+    "presence counts and shared frames equal a fix-by-fix model in time order per person, on shuffled mixed batches"
+  )
+  func presenceInTimeOrderPerPerson() {
     var random = SeededGenerator(seed: 5)
     let pipeline = IngestPipeline(places: [], circlesOfPerson: [:])
     var seen = (frames: 0, overruled: 0, notNewer: 0)
@@ -254,20 +256,29 @@ import struct HearthSim.SeededGenerator
         var frames: [ApproximateFix] = []
         var advanced = 0
         var overruled = 0
-        for index in inserted.sorted() {
-          let (decision, frame) = model[batch.user[index], default: IngestState.Person()].advance(
-            with: batch[index], pipeline.projection)
+        var notNewer = 0
+        let offered = inserted.map { batch[$0] }.sorted {
+          (
+            $0.user, $0.timeMilliseconds, Presence.sameTimeRank(activity: $0.activity, device: $0.device)
+          ) < ($1.user, $1.timeMilliseconds, Presence.sameTimeRank(activity: $1.activity, device: $1.device))
+        }
+        for fix in offered {
+          let (decision, frame) = model[fix.user, default: IngestState.Person()].advance(
+            with: fix, receivedAtMilliseconds: now, pipeline.projection)
           switch decision {
           case .advanced:
             advanced += 1
             if let frame { frames.append(frame) }
           case .kept(.stillWhileHolderFresh): overruled += 1
-          case .kept(.notNewer): seen.notNewer += 1
+          case .kept(.notNewer): notNewer += 1
           }
         }
         let output = pipeline.ingest(batch, receivedAtMilliseconds: now, state: &state)
         #expect(output.sharedFrames == frames)
-        #expect(output.presenceAdvanced == advanced && output.overruled == overruled)
+        #expect(
+          output.presenceAdvanced == advanced && output.overruled == overruled && output.notNewer == notNewer)
+        #expect(output.inserted == advanced + overruled + notNewer)
+        seen.notNewer += notNewer
         #expect(state.people == model)
         seen.frames += frames.count
         seen.overruled += overruled

@@ -88,11 +88,11 @@ struct ModelPropertyTests {
         },
         check: { s in
           var presence = Presence()
-          var offered: [Fix] = []
-          for (_, fixes) in Self.batches(s) {
+          var offered: [(fix: Fix, received: Int64)] = []
+          for (received, fixes) in Self.batches(s) {
             for fix in fixes {
-              presence.advance(with: fix)
-              offered.append(fix)
+              presence.advance(with: fix, receivedAtMilliseconds: received)
+              offered.append((fix, received))
               let model = PresenceModel.presence(offered)
               if presence.row != model.map(PresenceRow.init(fix:)) {
                 return "after \(ServerScenario.describe(fix)): engine \(String(describing: presence.row)), model \(String(describing: model))"

@@ -157,6 +157,12 @@ struct PipelinePropertyTests {
     options.shuffled = false
     options.maximumUploadSpanMilliseconds = 5 * 60_000
     options.receiptDelayMilliseconds = 0
+    // Whether a second device's `still` fix takes the row depends on the
+    // holder's age at the receipt (SPEC §1), so receiving part of an upload
+    // earlier is another history once a holder nears 15 min (the campaign
+    // found it: both right). Issue 28's several-device histories are held
+    // to the models behind the front door instead (PersonGatePropertyTests).
+    options.devices = false
     expectPass(
       PropertyCheck.run(
         "splits", cases: Self.cases(200), generator: PropertyRandom.init(seed:),

@@ -87,6 +87,10 @@ struct ServerScenario: CustomStringConvertible, Shrinkable {
     /// with no accuracy. Off, the draws are exactly those of the other
     /// properties (their cases do not change).
     var tripShapes = false
+    /// Issue 28's histories (ServerScenario+Devices.swift): a home tablet's
+    /// batches of old `still` fixes, a carried second device, each on its
+    /// own clock and cadence, and late drives uploaded with a fresh fix.
+    var devices = true
   }
 
   static func generate(_ r: inout PropertyRandom, options: Options = Options()) -> ServerScenario {
@@ -143,6 +147,9 @@ struct ServerScenario: CustomStringConvertible, Shrinkable {
         }
         start = end
       }
+    }
+    if options.devices {
+      uploads += otherDevicesUploads(fixes.map(\.fix), options: options, seed: r.state)
     }
     uploads.sort { $0.received < $1.received }
     var steps: [Step] = []

@@ -38,7 +38,10 @@ enum SpeedModel {
   /// The speed alert over batches: `batches` in the order received, each
   /// with its receipt time; every person's fixes are taken in time order
   /// within a batch, a fix no newer than the person's last accepted one is
-  /// skipped. Returns the decisions in the order the engine makes them
+  /// skipped. An alert is late (feed only) when the newest fix of its
+  /// stretch in the batch that decided it (the over-limit pairs going on
+  /// past the deciding fix, within that batch) was more than 15 min old at
+  /// receipt. Returns the decisions in the order the engine makes them
   /// (per batch, people ascending).
   static func speedAlerts(
     _ batches: [(received: Int64, fixes: [Fix])], limits: [CircleID: SpeedLimit],
@@ -52,18 +55,12 @@ enum SpeedModel {
     for batch in batches {
       // The cooldown goes to the earliest stretch: a batch is taken in time
       // order across people.
-      var late: [UserID: Bool] = [:]
-      for person in Set(batch.fixes.map(\.user)) {
-        let newest = batch.fixes.filter { $0.user == person }.map(\.timeMilliseconds).max() ?? .min
-        late[person] = batch.received - newest > 15 * 60_000
-      }
       let ordered = batch.fixes.enumerated().sorted {
         ($0.element.timeMilliseconds, $0.element.user, $0.offset) < ($1.element.timeMilliseconds, $1.element.user, $1.offset)
       }.map(\.element)
       do {
-        for fix in ordered {
+        for (k, fix) in ordered.enumerated() {
           let person = fix.user
-          let late = late[person] ?? false
           guard fix.timeMilliseconds > (accepted[person]?.last?.timeMilliseconds ?? .min) else { continue }
           accepted[person, default: []].append(fix)
           let track = accepted[person] ?? []
@@ -94,7 +91,14 @@ enum SpeedModel {
               outcome = .suppressed
             } else {
               if suppressed.contains(key) { reasons.append(.cooldownEnded) }
-              if late {
+              // The stretch as far as this batch shows it.
+              var newest = track[track.count - 1]
+              for next in ordered[(k + 1)...]
+              where next.user == person && next.timeMilliseconds > newest.timeMilliseconds {
+                guard let pair = agreed(newest, next), !pair.loose, pair.speed > limit else { break }
+                newest = next
+              }
+              if batch.received - newest.timeMilliseconds > 15 * 60_000 {
                 reasons.append(.lateUpload)
                 outcome = .feedOnly
               }
@@ -141,19 +145,21 @@ enum PresenceModel {
     return (0..<k).contains { justified($0) && now < history[$0].now + 30 * 60_000 }
   }
 
-  /// Presence over fixes offered in order: the newest fix wins unless it
-  /// is `still`, from another device than the holder's, and the holder's
-  /// fix is not stale at the new fix's time (15 min; 35 min after `still`).
-  static func presence(_ offered: [Fix]) -> Fix? {
+  /// Presence over fixes offered in order, each with the time the server
+  /// received it: the newest fix wins unless it is `still`, from another
+  /// device than the holder's, and the holder's fix is not stale when the
+  /// new one is received (its age on the server's clock: 15 min; 35 min
+  /// after `still`).
+  static func presence(_ offered: [(fix: Fix, received: Int64)]) -> Fix? {
     var holder: Fix?
-    for fix in offered {
+    for (fix, received) in offered {
       guard let current = holder else {
         holder = fix
         continue
       }
       guard fix.timeMilliseconds > current.timeMilliseconds else { continue }
       let limit: Int64 = current.activity == .still ? 35 * 60_000 : 15 * 60_000
-      let stale = fix.timeMilliseconds - current.timeMilliseconds > limit
+      let stale = received - current.timeMilliseconds > limit
       if fix.device == current.device || fix.activity != .still || stale { holder = fix }
     }
     return holder

@@ -128,47 +128,8 @@ struct TripPropertyTests {
         }))
   }
 
-  /// The fixes of an upload that reach the pipeline's engines, by the
-  /// SPEC §1 front door read plainly: validation (5 min ahead, 7 days old,
-  /// an accuracy that is a finite non-negative number), dedupe on (user,
-  /// device, time), and presence (a `still` fix of a second device while
-  /// the holder is fresh moves nothing, `PresenceModel`'s rule), in the
-  /// order the pipeline hands a batch to its engines.
-  struct FrontDoor {
-    var seen = Set<String>()
-    var holders: [UserID: Fix] = [:]
-
-    mutating func forwarded(_ fixes: [Fix], received: Int64) -> [Fix] {
-      var out: [Fix] = []
-      for fix in fixes {
-        let t = fix.timeMilliseconds
-        guard t - received <= 5 * 60_000, received - t <= 7 * 86_400_000,
-          fix.horizontalAccuracyMeters >= 0, fix.horizontalAccuracyMeters.isFinite,
-          seen.insert("\(fix.user) \(fix.device) \(t)").inserted
-        else { continue }
-        guard let holder = holders[fix.user] else {
-          holders[fix.user] = fix
-          out.append(fix)
-          continue
-        }
-        if t > holder.timeMilliseconds {
-          let limit: Int64 = holder.activity == .still ? 35 * 60_000 : 15 * 60_000
-          guard fix.device == holder.device || fix.activity != .still || t - holder.timeMilliseconds > limit
-          else {
-            continue  // overruled
-          }
-          holders[fix.user] = fix
-        }
-        out.append(fix)
-      }
-      // The engines take a batch by person, time, device, then upload
-      // order (so of two phones at one millisecond, the lower device id).
-      return out.enumerated().sorted {
-        ($0.element.user, $0.element.timeMilliseconds, $0.element.device, $0.offset)
-          < ($1.element.user, $1.element.timeMilliseconds, $1.element.device, $1.offset)
-      }.map(\.element)
-    }
-  }
+  /// The pipeline's front door (Reference/FrontDoorModel.swift).
+  typealias FrontDoor = FrontDoorModel
 
   @Test("the pipeline's trips equal the model's after every upload and tick; names and notices too")
   func pipelineTripsAgreeWithTheModel() {
