@@ -151,7 +151,7 @@ class Incident {
   }
 
   static restore(state) {
-    return new Incident(new native.Incident(state));
+    return new Incident(new native.Incident(state instanceof ArrayBuffer ? new Uint8Array(state) : state));
   }
 
   check(now_ms, input, options = {}) {

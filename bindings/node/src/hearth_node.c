@@ -410,16 +410,9 @@ static bool convert_element(napi_env env, napi_value item, element e, const char
  */
 static bool read_column(napi_env env, napi_value value, const char *name, element e, bool convertible, bool keep,
                         holder *h, void **data, size_t *length) {
-  bool typed = false;
-  napi_is_typedarray(env, value, &typed);
-  if (typed) {
-    napi_typedarray_type type;
-    napi_value buffer;
-    size_t offset;
-    if (napi_get_typedarray_info(env, value, &type, length, data, &buffer, &offset) != napi_ok) {
-      throw_napi_failure(env);
-      return false;
-    }
+  napi_typedarray_type type;
+  /* One Node-API call when it is a typed array (the per-call path); it fails, throwing nothing, when not. */
+  if (napi_get_typedarray_info(env, value, &type, length, data, NULL, NULL) == napi_ok) {
     if (type != element_typedarray(e)) {
       throw_type(env, "%s: expected a %s", name, element_array_name(e));
       return false;
@@ -705,6 +698,7 @@ typedef enum job_kind {
 
 typedef struct job {
   job_kind kind;
+  bool on_heap; /* async jobs; a synchronous call keeps its job on the stack */
   napi_async_work work;
   napi_deferred deferred;
   napi_ref result; /* what the promise resolves to (the output arrays), if set */
@@ -745,7 +739,7 @@ static void job_free(napi_env env, job *j) {
   free(j->mapping);
   free(j->configuration);
   free(j->file_name);
-  free(j);
+  if (j->on_heap) free(j);
 }
 
 /* Runs the detector over a recording as `hearth impact detect` does and keeps
@@ -842,10 +836,16 @@ static void job_complete(napi_env env, napi_status status, void *data) {
   job_free(env, j);
 }
 
-static job *new_job(napi_env env, job_kind kind) {
-  job *j = calloc(1, sizeof *j);
-  if (!j) napi_throw_error(env, NULL, "out of memory");
-  else j->kind = kind;
+/* An async call's job (on the heap, freed when it completes), or `local`
+   zeroed for a synchronous one (no allocation on the per-call path). */
+static job *new_job(napi_env env, job_kind kind, bool async, job *local) {
+  job *j = async ? calloc(1, sizeof *j) : memset(local, 0, sizeof *local);
+  if (!j) {
+    napi_throw_error(env, NULL, "out of memory");
+    return NULL;
+  }
+  j->kind = kind;
+  j->on_heap = async;
   return j;
 }
 
@@ -883,7 +883,7 @@ static const char *const pair_names[4] = {"lat1_deg", "lon1_deg", "lat2_deg", "l
 static napi_value distances_common(napi_env env, napi_callback_info info, bool async) {
   call c;
   if (!read_call(env, info, &c)) return NULL;
-  job *j = new_job(env, JOB_DISTANCES);
+  job local, *j = new_job(env, JOB_DISTANCES, async, &local);
   if (!j) return NULL;
   size_t count = 0;
   for (int k = 0; k < 4; k++) {
@@ -929,7 +929,7 @@ static napi_value distances_async(napi_env env, napi_callback_info info) { retur
 static napi_value distances_from_common(napi_env env, napi_callback_info info, bool async) {
   call c;
   if (!read_call(env, info, &c)) return NULL;
-  job *j = new_job(env, JOB_DISTANCES_FROM);
+  job local, *j = new_job(env, JOB_DISTANCES_FROM, async, &local);
   if (!j) return NULL;
   void *lat = NULL, *lon = NULL, *out_data = NULL;
   size_t count = 0, length = 0;
@@ -1023,7 +1023,7 @@ static napi_value grid_snap_common(napi_env env, napi_callback_info info, bool a
   /* A grid is immutable: any number of snaps may run on it at once. */
   box *b = open_box(env, c.self, "Grid", true);
   if (!b) return NULL;
-  job *j = new_job(env, JOB_SNAP);
+  job local, *j = new_job(env, JOB_SNAP, async, &local);
   if (!j) return NULL;
   void *lat = NULL, *lon = NULL, *ids = NULL, *centre_lat = NULL, *centre_lon = NULL;
   size_t count = 0, length = 0;
@@ -1238,7 +1238,7 @@ static napi_value ingest_batch_common(napi_env env, napi_callback_info info, boo
   if (!read_call(env, info, &c)) return NULL;
   box *b = open_box(env, c.self, "Ingest", false);
   if (!b) return NULL;
-  job *j = new_job(env, JOB_INGEST);
+  job local, *j = new_job(env, JOB_INGEST, async, &local);
   if (!j) return NULL;
   if (!read_fixes(env, c.args[0], async, &j->held, &j->fixes) ||
       !read_int64(env, c.args[1], "received_ms", &j->received_ms)) {
@@ -1440,7 +1440,7 @@ static napi_value incident_save(napi_env env, napi_callback_info info) {
 static napi_value detect_common(napi_env env, napi_callback_info info, bool async) {
   call c;
   if (!read_call(env, info, &c)) return NULL;
-  job *j = new_job(env, JOB_DETECT);
+  job local, *j = new_job(env, JOB_DETECT, async, &local);
   if (!j) return NULL;
   j->path = read_string(env, c.args[0], "path");
   bool ok = j->path != NULL;

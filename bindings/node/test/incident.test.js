@@ -12,7 +12,9 @@ test('check moves the incident; its saved bytes restore to the same future', () 
   assert.equal(first.end, null);
   assert.ok(first.time_ms > VERDICT);
   const state = a.save();
-  const b = hearth.Incident.restore(state);
+  const copy = new ArrayBuffer(state.length);
+  new Uint8Array(copy).set(state);
+  const b = hearth.Incident.restore(copy);
   const steps = [
     [first.time_ms + 1, 'nothing', {}],
     [first.time_ms + 2, 'networkFailure', {}],
