@@ -874,6 +874,21 @@ failed:
   return NULL;
 }
 
+/* Starts `j`, whose promise resolves to `result` (kept alive until then). */
+static napi_value start_resolving(napi_env env, job *j, napi_value result, napi_value self) {
+  if (napi_create_reference(env, result, 1, &j->result) != napi_ok) {
+    job_free(env, j);
+    throw_napi_failure(env);
+    return NULL;
+  }
+  return start_job(env, j, self);
+}
+
+/* The synchronous and the async entry of a call written once as name##_common(env, info, async). */
+#define SYNC_AND_ASYNC(name)                                                                        \
+  static napi_value name(napi_env env, napi_callback_info info) { return name##_common(env, info, false); } \
+  static napi_value name##_async(napi_env env, napi_callback_info info) { return name##_common(env, info, true); }
+
 /* ------------------------------------------------------------------------ */
 /* Great-circle distances                                                   */
 
@@ -906,12 +921,7 @@ static napi_value distances_common(napi_env env, napi_callback_info info, bool a
   j->count = (int64_t)count;
   j->out_f64[0] = out_data;
   if (async) {
-    if (napi_create_reference(env, out, 1, &j->result) != napi_ok) {
-      job_free(env, j);
-      throw_napi_failure(env);
-      return NULL;
-    }
-    return start_job(env, j, NULL);
+    return start_resolving(env, j, out, NULL);
   }
   int32_t status = hearth_distances_m(j->count, j->in[0], j->in[1], j->in[2], j->in[3], j->out_f64[0]);
   job_free(env, j);
@@ -922,8 +932,7 @@ static napi_value distances_common(napi_env env, napi_callback_info info, bool a
   return out;
 }
 
-static napi_value distances(napi_env env, napi_callback_info info) { return distances_common(env, info, false); }
-static napi_value distances_async(napi_env env, napi_callback_info info) { return distances_common(env, info, true); }
+SYNC_AND_ASYNC(distances)
 
 /* distancesFrom(origin_lat_deg, origin_lon_deg, lat_deg, lon_deg, out_m?) → out_m. */
 static napi_value distances_from_common(napi_env env, napi_callback_info info, bool async) {
@@ -948,12 +957,7 @@ static napi_value distances_from_common(napi_env env, napi_callback_info info, b
   j->in[1] = lon;
   j->out_f64[0] = out_data;
   if (async) {
-    if (napi_create_reference(env, out, 1, &j->result) != napi_ok) {
-      job_free(env, j);
-      throw_napi_failure(env);
-      return NULL;
-    }
-    return start_job(env, j, NULL);
+    return start_resolving(env, j, out, NULL);
   }
   int32_t status = hearth_distances_from_m(j->origin_lat_deg, j->origin_lon_deg, j->count, lat, lon, out_data);
   job_free(env, j);
@@ -964,12 +968,7 @@ static napi_value distances_from_common(napi_env env, napi_callback_info info, b
   return out;
 }
 
-static napi_value distances_from(napi_env env, napi_callback_info info) {
-  return distances_from_common(env, info, false);
-}
-static napi_value distances_from_async(napi_env env, napi_callback_info info) {
-  return distances_from_common(env, info, true);
-}
+SYNC_AND_ASYNC(distances_from)
 
 /* trackDistances(lat_deg, lon_deg) → {steps_m, cumulative_m}. */
 static napi_value track_distances(napi_env env, napi_callback_info info) {
@@ -1059,12 +1058,7 @@ static napi_value grid_snap_common(napi_env env, napi_callback_info info, bool a
   j->out_f64[0] = centre_lat;
   j->out_f64[1] = centre_lon;
   if (async) {
-    if (napi_create_reference(env, result, 1, &j->result) != napi_ok) {
-      job_free(env, j);
-      throw_napi_failure(env);
-      return NULL;
-    }
-    return start_job(env, j, c.self);
+    return start_resolving(env, j, result, c.self);
   }
   int32_t status = hearth_grid_snap(b->handle, j->count, lat, lon, ids, centre_lat, centre_lon);
   job_free(env, j);
@@ -1075,10 +1069,7 @@ static napi_value grid_snap_common(napi_env env, napi_callback_info info, bool a
   return result;
 }
 
-static napi_value grid_snap(napi_env env, napi_callback_info info) { return grid_snap_common(env, info, false); }
-static napi_value grid_snap_async(napi_env env, napi_callback_info info) {
-  return grid_snap_common(env, info, true);
-}
+SYNC_AND_ASYNC(grid_snap)
 
 /* grid.project(fixes, min_accuracy_m, slot_ms) → {cell_id, centre_lat_deg, centre_lon_deg, accuracy_m, slot_start_ms} */
 static napi_value grid_project(napi_env env, napi_callback_info info) {
@@ -1260,12 +1251,7 @@ static napi_value ingest_batch_common(napi_env env, napi_callback_info info, boo
   return NULL;
 }
 
-static napi_value ingest_batch(napi_env env, napi_callback_info info) {
-  return ingest_batch_common(env, info, false);
-}
-static napi_value ingest_batch_async(napi_env env, napi_callback_info info) {
-  return ingest_batch_common(env, info, true);
-}
+SYNC_AND_ASYNC(ingest_batch)
 
 static napi_value ingest_tick(napi_env env, napi_callback_info info) {
   call c;
@@ -1468,8 +1454,7 @@ static napi_value detect_common(napi_env env, napi_callback_info info, bool asyn
   return out;
 }
 
-static napi_value detect(napi_env env, napi_callback_info info) { return detect_common(env, info, false); }
-static napi_value detect_async(napi_env env, napi_callback_info info) { return detect_common(env, info, true); }
+SYNC_AND_ASYNC(detect)
 
 /* ------------------------------------------------------------------------ */
 /* The module                                                               */
