@@ -16,8 +16,16 @@ function hearthCommand(...args) {
   return execFileSync(command, args, { encoding: 'utf8', maxBuffer: 1 << 28, stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
+const made = [];
+process.on('exit', () => {
+  for (const folder of made) fs.rmSync(folder, { recursive: true, force: true });
+});
+
+/** A new folder under the system's temporary one, removed when the test file's process exits. */
 function temporaryDirectory(prefix) {
-  return fs.mkdtempSync(path.join(os.tmpdir(), `hearth-node-${prefix}-`));
+  const folder = fs.mkdtempSync(path.join(os.tmpdir(), `hearth-node-${prefix}-`));
+  made.push(folder);
+  return folder;
 }
 
 // A small deterministic random source (a 32-bit xorshift), so every run sees one history.
