@@ -192,6 +192,7 @@ enum BenchCommand {
       + TrackingWorkloads.all(context) + IngestWorkloads.all(context) + ImpactWorkloads.all(context)
       + SimWorkloads.all(context) + PeerWorkloads.all(context) + PythonWorkloads.all(context)
       + GrowthWorkloads.all(context)
+      + BindingPeerWorkloads.all(context)
     guard !options.filters.isEmpty else { return all }
     return all.filter { benchmark in options.filters.contains { benchmark.name.contains($0) } }
   }

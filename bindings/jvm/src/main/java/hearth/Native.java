@@ -1,0 +1,74 @@
+package hearth;
+
+/**
+ * The JNI functions of libhearth_jni (src/main/c/hearth_jni.c), one per C
+ * call of include/hearth.h. Not API: the public classes of this package call
+ * these and own the handles (jlong) they return.
+ *
+ * <p>Loading: {@code System.loadLibrary("hearth_jni")}, which finds
+ * libhearth_jni.so on {@code java.library.path} (desktop) or in the app's
+ * native library folder (Android); libhearth.so is found beside it. The
+ * library's ABI major version is checked once, here.
+ */
+final class Native {
+  private Native() {}
+
+  static {
+    System.loadLibrary("hearth_jni");
+    int loaded = abiVersion();
+    if ((loaded >>> 16) != abiMajor()) {
+      throw new UnsatisfiedLinkError(
+          "libhearth ABI 0x" + Integer.toHexString(loaded) + " is not major version " + abiMajor());
+    }
+  }
+
+  static native int abiVersion();
+
+  /** HEARTH_ABI_VERSION_MAJOR of the header the JNI library was compiled against. */
+  static native int abiMajor();
+
+  static native byte[] statusName(int status);
+
+  static native void release(long handle);
+
+  static native void distances(double[] lat1Deg, double[] lon1Deg, double[] lat2Deg, double[] lon2Deg, double[] outM);
+
+  static native void distancesFrom(
+      double originLatDeg, double originLonDeg, double[] latDeg, double[] lonDeg, double[] outM);
+
+  static native long gridCreate(double cellSizeM);
+
+  static native void gridSnap(
+      long grid, double[] latDeg, double[] lonDeg, long[] cellId, double[] centreLatDeg, double[] centreLonDeg);
+
+  static native long detectorCreate(byte[] configurationJson);
+
+  static native void detectorFeed(
+      long detector,
+      double[] accT, double[] accX, double[] accY, double[] accZ,
+      double[] gyrT, double[] gyrX, double[] gyrY, double[] gyrZ,
+      double[] baroT, double[] baroHpa,
+      double[] fixT, double[] fixSpeed,
+      boolean vehicleGate);
+
+  static native void detectorFinish(long detector);
+
+  static native double[] detectorVerdicts(long detector, long from);
+
+  static native double[] detectorConditions(long detector);
+
+  static native long[] detectorCounters(long detector);
+
+  static native byte[] detectorReport(long detector, byte[] fileName, int format);
+
+  static native byte[] conditionText(int condition, boolean unit);
+
+  static native long incidentCreate(long verdictMs, byte[] account);
+
+  static native long incidentRestore(byte[] state);
+
+  static native long[] incidentCheck(
+      long incident, long nowMs, int input, int httpStatus, int tokensHeld, byte[] account);
+
+  static native byte[] incidentSave(long incident);
+}

@@ -1,0 +1,138 @@
+package hearth;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The detector fed as a phone feeds it: a generated crash (`hearth sim
+ * generate scenario C1`) read from its trace folder and handed over in
+ * one-second batches, against what `hearth impact detect` says of the same
+ * recording.
+ */
+class DetectorTest {
+  @TempDir static Path folder;
+  static Path recording;
+  static double[] accT, accX, accY, accZ, gyrT, gyrX, gyrY, gyrZ, baroT, baroHpa, fixT, fixSpeed;
+
+  @BeforeAll
+  static void generate() throws Exception {
+    recording = folder.resolve("c1");
+    Support.hearth("sim", "generate", "scenario", "C1", "--seed", "2", "--out", recording.toString());
+    Path trace = recording.resolve("trace");
+    int[] w = new int[1];
+    accT = Support.npy(trace.resolve("accelerometer/t.npy"), w);
+    double[] acc = Support.npy(trace.resolve("accelerometer/value.npy"), w);
+    accX = Support.column(acc, 3, 0);
+    accY = Support.column(acc, 3, 1);
+    accZ = Support.column(acc, 3, 2);
+    gyrT = Support.npy(trace.resolve("gyroscope/t.npy"), w);
+    double[] gyr = Support.npy(trace.resolve("gyroscope/value.npy"), w);
+    gyrX = Support.column(gyr, 3, 0);
+    gyrY = Support.column(gyr, 3, 1);
+    gyrZ = Support.column(gyr, 3, 2);
+    baroT = Support.npy(trace.resolve("barometer/t.npy"), w);
+    double[] baro = Support.npy(trace.resolve("barometer/value.npy"), w); // hPa, then relative altitude
+    baroHpa = Support.column(baro, w[0], 0);
+    // Fix times are ms since the epoch; the detector's clock is the recording's, in seconds.
+    String meta = Files.readString(trace.resolve("trace.json"));
+    long origin = Long.parseLong(meta.replaceAll("(?s).*\"timeOriginMilliseconds\":(\\d+).*", "$1"));
+    double[] ms = Support.npy(trace.resolve("fixes/time_ms.npy"), w);
+    fixT = new double[ms.length];
+    for (int i = 0; i < ms.length; i++) fixT[i] = (ms[i] - origin) / 1000.0;
+    fixSpeed = Support.npy(trace.resolve("fixes/speed_mps.npy"), w);
+  }
+
+  static double[] slice(double[] t, double[] v, double from, double to) {
+    int a = 0;
+    while (a < t.length && t[a] < from) a++;
+    int b = a;
+    while (b < t.length && t[b] < to) b++;
+    return Arrays.copyOfRange(v, a, b);
+  }
+
+  /** Feeds the recording in batches of {@code seconds}; returns the verdicts as they came. */
+  static List<Verdict> feed(Detector detector, double seconds) {
+    List<Verdict> all = new ArrayList<>();
+    double end = Math.max(accT[accT.length - 1], fixT[fixT.length - 1]);
+    for (double from = Math.min(accT[0], fixT[0]); from <= end; from += seconds) {
+      double to = from + seconds;
+      SensorBatch batch = new SensorBatch()
+          .accelerometer(slice(accT, accT, from, to), slice(accT, accX, from, to), slice(accT, accY, from, to),
+              slice(accT, accZ, from, to))
+          .gyroscope(slice(gyrT, gyrT, from, to), slice(gyrT, gyrX, from, to), slice(gyrT, gyrY, from, to),
+              slice(gyrT, gyrZ, from, to))
+          .barometer(slice(baroT, baroT, from, to), slice(baroT, baroHpa, from, to))
+          .fixes(slice(fixT, fixT, from, to), slice(fixT, fixSpeed, from, to))
+          .vehicleGate(true);
+      all.addAll(detector.feed(batch));
+    }
+    all.addAll(detector.finish());
+    return all;
+  }
+
+  @Test
+  void verdictsAndExplanationsMatchTheCommand() throws Exception {
+    try (Detector detector = new Detector()) {
+      List<Verdict> verdicts = feed(detector, 1.0);
+      assertEquals(1, verdicts.size());
+      Verdict v = verdicts.get(0);
+      assertEquals(Verdict.Outcome.POSSIBLE_IMPACT, v.outcome);
+      assertTrue(v.usedGps);
+      assertTrue(v.joltG > 4, v.toString());
+      Verdict.Condition jolt = v.conditions.get(0);
+      assertEquals("jolt", jolt.name);
+      assertEquals("m/s²", jolt.unit);
+      assertTrue(jolt.held && jolt.measured > jolt.threshold, jolt.toString());
+      for (Detector.Format format : Detector.Format.values()) {
+        String flag = format.name().toLowerCase(java.util.Locale.ROOT);
+        String expected = Support.hearth("impact", "detect", recording.toString(), "--vehicle-gate", "on", "--format", flag);
+        assertEquals(expected, detector.report(recording.toString(), format), flag);
+      }
+    }
+  }
+
+  @Test
+  void batchCutsDoNotChangeTheVerdicts() {
+    try (Detector a = new Detector(); Detector b = new Detector()) {
+      assertEquals(feed(a, 0.25).toString(), feed(b, 5.0).toString());
+      assertEquals(a.report("x", Detector.Format.JSON), b.report("x", Detector.Format.JSON));
+    }
+  }
+
+  @Test
+  void settingsAreTheConfigurationFilesAndTheLibraryNamesABadOne() {
+    try (Detector strict = new Detector("{\"joltMetersPerSecondSquared\": 400}")) {
+      List<Verdict> none = feed(strict, 1.0);
+      assertTrue(none.isEmpty(), none.toString());
+      assertTrue(strict.report("c1", Detector.Format.TEXT).contains("no jolt"));
+    }
+    HearthException e = assertThrows(HearthException.class, () -> new Detector("{\"joltGee\": 5}"));
+    assertEquals(HearthException.Status.BAD_INPUT, e.status());
+    assertTrue(e.getMessage().contains("unknown setting 'joltGee'"), e.getMessage());
+  }
+
+  @Test
+  void feedingAfterFinishIsTheLibrarysStateError() {
+    try (Detector detector = new Detector()) {
+      detector.finish();
+      HearthException e = assertThrows(HearthException.class, () -> detector.feed(new SensorBatch()));
+      assertEquals(HearthException.Status.STATE, e.status());
+      assertFalse(e.getMessage().isEmpty());
+      assertEquals(0, detector.skippedSamples());
+    }
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> new SensorBatch().barometer(new double[3], new double[2]));
+    assertEquals("barometer hpa has 2 elements but barometer tS has 3", e.getMessage());
+  }
+}
