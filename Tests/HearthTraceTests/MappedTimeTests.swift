@@ -67,6 +67,17 @@ struct MappedTimeTests {
       rejection.location.columnName == "t" && rejection.detail.contains("expected relative-nanoseconds"))
   }
 
+  @Test("regression 2026-12-04: relative nanoseconds down to Int64.min are read, never a trap")
+  func relativeNanosecondsAtInt64Min() throws {
+    let folder = Self.accelerometer(
+      "t,ax,ay,az",
+      ["-9223372036854775808,0,0,9.8", "-9223372036000000001,0,0,9.8", "-1,0,0,9.8", "0,0,0,9.8"],
+      time: #"{"column": "t", "format": "relative-nanoseconds"}"#)
+    let (trace, report) = try Self.read(folder)
+    #expect(report.files[0].rowsRejected == 0)
+    #expect(Self.seconds(trace) == [-9_223_372_036.854775808, -9_223_372_036.000000001, -1e-9, 0])
+  }
+
   @Test("an origin places a relative clock on the wall clock; fixes on it are allowed")
   func origin() throws {
     let folder = TemporaryFolder()

@@ -532,10 +532,11 @@ struct CSVRowConverter {
     case .relative(let s, let secondsPerUnit, let nanoseconds, let placed, let origin):
       let relative: Double
       if nanoseconds {
-        // Whole seconds and the rest apart: exact to the nanosecond for any Int64.
-        let ns = batch.integers[s.batchIndex][i]
-        let whole = floorDivide(ns, 1_000_000_000)
-        relative = Double(whole) + Double(ns - whole * 1_000_000_000) * 1e-9
+        // Whole seconds and the rest apart, both with the time's sign (no
+        // cancellation below 0): exact to the nanosecond for any Int64,
+        // Int64.min included (no product that could overflow).
+        let (whole, rest) = batch.integers[s.batchIndex][i].quotientAndRemainder(dividingBy: 1_000_000_000)
+        relative = Double(whole) + Double(rest) * 1e-9
       } else {
         relative = batch.numbers[s.batchIndex][i] * secondsPerUnit
       }
