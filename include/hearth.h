@@ -139,9 +139,12 @@ int32_t hearth_grid_snap(
 
 /**
  * The approximate-sharing projection of fixes on `grid`: the cell and its
- * centre, accuracy widened to at least min_accuracy_m (NaN becomes it), time
- * floored to its slot of slot_ms (> 0). What a viewer of approximate sharing
- * is sent; speed, heading and activity do not appear. O(n).
+ * centre, accuracy widened to at least min_accuracy_m but never less than the
+ * grid's cell size (750 m on the privacy grid: the floor can be raised, not
+ * lowered; a NaN accuracy becomes the floor), time floored to its slot of
+ * slot_ms. HEARTH_ERROR_ARGUMENT for slot_ms <= 0 or a min_accuracy_m that is
+ * not finite. What a viewer of approximate sharing is sent; speed, heading
+ * and activity do not appear. O(n).
  */
 int32_t hearth_privacy_project(
     const hearth_grid *grid, double min_accuracy_m, int64_t slot_ms, int64_t count,

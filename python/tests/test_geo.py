@@ -83,6 +83,19 @@ def test_the_projection_widens_accuracy_and_floors_time():
     assert list(p.accuracy_m) == [750.0, 800.0, 750.0]
 
 
+def test_the_projection_floor_can_be_raised_never_lowered_or_unset():
+    grid = hearth.Grid(750)
+    one = lambda floor: grid.project(np.array([0], dtype=np.int64), np.array([1.0]), np.array([2.0]), np.array([5.0]), min_accuracy_m=floor)  # noqa: E731
+    assert one(100.0).accuracy_m[0] == 750.0 and one(-1.0).accuracy_m[0] == 750.0
+    assert one(800.0).accuracy_m[0] == 800.0
+    for bad in (float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="min_accuracy_m .* must be a finite number"):
+            one(bad)
+    # A time at Int64's low end has a slot start (the lowest there is), no crash.
+    p = grid.project(np.array([np.iinfo(np.int64).min], dtype=np.int64), np.array([1.0]), np.array([2.0]), np.array([5.0]))
+    assert p.slot_start_ms[0] == (-(2**63) // 300_000 + 1) * 300_000
+
+
 def fixes(times, lat=None, accuracy=None, user=None, activity=None):
     n = len(times)
     frame = {

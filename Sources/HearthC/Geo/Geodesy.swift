@@ -7,7 +7,8 @@ import HearthGeo
 
 @c public func hearth_distances_m(
   _ count: Int64, _ lat1_deg: UnsafePointer<Double>?, _ lon1_deg: UnsafePointer<Double>?,
-  _ lat2_deg: UnsafePointer<Double>?, _ lon2_deg: UnsafePointer<Double>?, _ out_m: UnsafeMutablePointer<Double>?
+  _ lat2_deg: UnsafePointer<Double>?, _ lon2_deg: UnsafePointer<Double>?,
+  _ out_m: UnsafeMutablePointer<Double>?
 ) -> Int32 {
   guarded { () throws(ArgumentError) in
     let n = try checkedCount(count)
@@ -16,7 +17,8 @@ import HearthGeo
     let out = try output(out_m, n, "out_m")
     var span = out.mutableSpan
     GreatCircle.distancesMeters(
-      latitudes1Degrees: a.span, longitudes1Degrees: b.span, latitudes2Degrees: c.span, longitudes2Degrees: d.span,
+      latitudes1Degrees: a.span, longitudes1Degrees: b.span, latitudes2Degrees: c.span,
+      longitudes2Degrees: d.span,
       into: &span)
     return HEARTH_OK
   }
@@ -62,7 +64,9 @@ final class GridHandle: Handle {
   init(_ grid: LatitudeBandGrid) { self.grid = grid }
 }
 
-@c public func hearth_grid_create(_ cell_size_m: Double, _ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
+@c public func hearth_grid_create(_ cell_size_m: Double, _ out: UnsafeMutablePointer<OpaquePointer?>?)
+  -> Int32
+{
   create(out) {
     guard cell_size_m >= 1 && cell_size_m <= 10_000_000 else {
       return FailedHandle.with(
@@ -74,7 +78,8 @@ final class GridHandle: Handle {
 }
 
 @c public func hearth_grid_snap(
-  _ grid: OpaquePointer?, _ count: Int64, _ lat_deg: UnsafePointer<Double>?, _ lon_deg: UnsafePointer<Double>?,
+  _ grid: OpaquePointer?, _ count: Int64, _ lat_deg: UnsafePointer<Double>?,
+  _ lon_deg: UnsafePointer<Double>?,
   _ cell_id: UnsafeMutablePointer<Int64>?, _ centre_lat_deg: UnsafeMutablePointer<Double>?,
   _ centre_lon_deg: UnsafeMutablePointer<Double>?
 ) -> Int32 {
@@ -102,12 +107,19 @@ final class GridHandle: Handle {
 ) -> Int32 {
   guard let h = Handle.from(grid, as: GridHandle.self) else { return wrongHandle(grid) }
   return guarded { () throws(ArgumentError) in
-    guard slot_ms > 0 else { throw ArgumentError(reason: "slot_ms must be positive, not \(slot_ms)") }
+    if let problem = PrivacyProjection.argumentProblem(
+      minimumAccuracyMeters: min_accuracy_m, timeSlotMilliseconds: slot_ms)
+    {
+      throw ArgumentError(reason: "min_accuracy_m \(min_accuracy_m), slot_ms \(slot_ms): \(problem)")
+    }
     let n = try checkedCount(count)
-    let projection = PrivacyProjection(grid: h.grid, minimumAccuracyMeters: min_accuracy_m, timeSlotMilliseconds: slot_ms)
+    let projection = PrivacyProjection(
+      grid: h.grid, minimumAccuracyMeters: min_accuracy_m, timeSlotMilliseconds: slot_ms)
     let (times, accuracy) = (try input(time_ms, n, "time_ms"), try input(accuracy_m, n, "accuracy_m"))
     let (lat, lon) = (try input(lat_deg, n, "lat_deg"), try input(lon_deg, n, "lon_deg"))
-    let (accuracyOut, slots) = (try output(accuracy_out_m, n, "accuracy_out_m"), try output(slot_start_ms, n, "slot_start_ms"))
+    let (accuracyOut, slots) = (
+      try output(accuracy_out_m, n, "accuracy_out_m"), try output(slot_start_ms, n, "slot_start_ms")
+    )
     var ids = try output(cell_id, n, "cell_id").mutableSpan
     var centreLatitudes = try output(centre_lat_deg, n, "centre_lat_deg").mutableSpan
     var centreLongitudes = try output(centre_lon_deg, n, "centre_lon_deg").mutableSpan

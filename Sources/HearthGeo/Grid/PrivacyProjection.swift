@@ -21,11 +21,20 @@ public struct ApproximateFix: Sendable, Hashable, Codable {
 /// never on where in the cell the fix was, on who looks, or on earlier fixes.
 public struct PrivacyProjection: Sendable {
   public let grid: LatitudeBandGrid
-  /// Accuracy reported is at least this, metres. Default 750.
-  public var minimumAccuracyMeters: Double
+  /// Accuracy reported is at least this, metres: the value asked for, but
+  /// never less than the grid's cell (750 m for ``LatitudeBandGrid/privacy``).
+  /// The floor can only be raised: a smaller, negative, NaN or infinite
+  /// request leaves it at the cell size, so no argument can unset it.
+  public let minimumAccuracyMeters: Double
   /// Times are floored to a multiple of this, ms. Default 5 min.
-  public var timeSlotMilliseconds: Int64
+  public let timeSlotMilliseconds: Int64
 
+  /// - Parameters:
+  ///   - minimumAccuracyMeters: the accuracy floor asked for, metres (see
+  ///     ``minimumAccuracyMeters``: raised to the grid's cell size at least).
+  ///   - timeSlotMilliseconds: > 0 (``argumentProblem(minimumAccuracyMeters:timeSlotMilliseconds:)``
+  ///     says why not, for a door to refuse by name).
+  /// - Precondition: `timeSlotMilliseconds > 0`.
   public init(
     grid: LatitudeBandGrid = .privacy,
     minimumAccuracyMeters: Double = 750,
@@ -33,8 +42,20 @@ public struct PrivacyProjection: Sendable {
   ) {
     precondition(timeSlotMilliseconds > 0, "PrivacyProjection: time slot must be positive")
     self.grid = grid
-    self.minimumAccuracyMeters = minimumAccuracyMeters
+    self.minimumAccuracyMeters =
+      minimumAccuracyMeters.isFinite ? max(minimumAccuracyMeters, grid.cellSizeMeters) : grid.cellSizeMeters
     self.timeSlotMilliseconds = timeSlotMilliseconds
+  }
+
+  /// Why these arguments cannot make a projection as asked, or nil: a slot
+  /// that is not positive, or an accuracy floor that is not a finite number
+  /// (a door refuses it by name instead of silently using the cell size). O(1).
+  public static func argumentProblem(minimumAccuracyMeters: Double, timeSlotMilliseconds: Int64) -> String? {
+    if timeSlotMilliseconds <= 0 { return "the time slot must be positive, not \(timeSlotMilliseconds) ms" }
+    if !minimumAccuracyMeters.isFinite {
+      return "the minimum accuracy must be a finite number of metres, not \(minimumAccuracyMeters)"
+    }
+    return nil
   }
 
   /// The projection of one fix. A fix outside the domain (NaN position) gets
@@ -81,10 +102,14 @@ public struct PrivacyProjection: Sendable {
   }
 
   /// The start of the slot containing `timeMilliseconds` (floor, also for
-  /// times before 1970). Exact. O(1).
+  /// times before 1970). Exact. A time in the first slot below Int64.min's
+  /// reach (within one slot of Int64.min, whose floor is not an Int64) gets
+  /// the lowest slot start there is. O(1).
   public func slotStart(of timeMilliseconds: Int64) -> Int64 {
     let (quotient, remainder) = timeMilliseconds.quotientAndRemainder(dividingBy: timeSlotMilliseconds)
-    return (remainder < 0 ? quotient - 1 : quotient) * timeSlotMilliseconds
+    let (start, overflow) = (remainder < 0 ? quotient - 1 : quotient).multipliedReportingOverflow(
+      by: timeSlotMilliseconds)
+    return overflow ? quotient * timeSlotMilliseconds : start
   }
 
   /// The accuracy a viewer is told: at least ``minimumAccuracyMeters``

@@ -59,6 +59,33 @@ struct PrivacyProjectionTests {
     #expect(projection.project(fix(1, 1, time: 7 * slot + 299_999)).timeMilliseconds == 7 * slot)
   }
 
+  @Test("regression 2026-12-04: the 750 m floor can be raised, never lowered or unset by an argument")
+  func floorOnlyRises() {
+    for asked in [Double.nan, .infinity, -.infinity, -1, 0, 100, 749.99] {
+      let p = PrivacyProjection(minimumAccuracyMeters: asked)
+      #expect(p.minimumAccuracyMeters == 750, "\(asked)")
+      #expect(p.project(fix(1, 1, accuracy: 5)).horizontalAccuracyMeters == 750, "\(asked)")
+    }
+    let raised = PrivacyProjection(minimumAccuracyMeters: 750.01)
+    #expect(raised.minimumAccuracyMeters == 750.01 && raised.widenedAccuracy(750) == 750.01)
+    // A coarser grid's floor is its own cell.
+    #expect(PrivacyProjection(grid: LatitudeBandGrid(cellSizeMeters: 5000)).minimumAccuracyMeters == 5000)
+    #expect(PrivacyProjection.argumentProblem(minimumAccuracyMeters: .nan, timeSlotMilliseconds: slot) != nil)
+    #expect(PrivacyProjection.argumentProblem(minimumAccuracyMeters: 750, timeSlotMilliseconds: 0) != nil)
+    #expect(PrivacyProjection.argumentProblem(minimumAccuracyMeters: 750, timeSlotMilliseconds: 1) == nil)
+  }
+
+  @Test("regression 2026-12-04: times at Int64's ends have a slot start, no trap")
+  func timeFloorAtTheEnds() {
+    let lowest = (Int64.min / slot) * slot  // the lowest multiple of the slot there is
+    #expect(projection.slotStart(of: .min) == lowest)
+    #expect(projection.slotStart(of: lowest - 1) == lowest)
+    #expect(projection.slotStart(of: lowest) == lowest)
+    #expect(projection.slotStart(of: lowest + slot) == lowest + slot)
+    #expect(projection.slotStart(of: .max) == (Int64.max / slot) * slot)
+    #expect(projection.project(fix(1, 1, time: .min)).timeMilliseconds == lowest)
+  }
+
   @Test("a new frame only for a new cell or a new five-minute slot")
   func changeTest() {
     let first = projection.project(fix(48.8584, 2.2945, time: 10 * slot))
