@@ -428,7 +428,9 @@ struct GeofenceEngineTests {
   /// side" is judged against the radius, not the band: the fix after the
   /// one inside is beyond the radius, so further from the centre than that
   /// fix (moving away), and the arrival is never announced.
-  @Test("a drive-by at 15 m/s: the next fix a hair beyond the radius cancels, a hair inside waits; 45 m and 500 m places")
+  @Test(
+    "a drive-by at 15 m/s: the next fix a hair beyond the radius cancels, a hair inside waits; 45 m and 500 m places"
+  )
   func aDriveByIsJudgedAgainstTheRadiusNotTheBand() {
     for radius in [45.0, 500] {
       let place = Geofence(id: 1, center: W.home, radiusMeters: radius)
@@ -466,7 +468,9 @@ struct GeofenceEngineTests {
       #expect(summary(events) == ["announced [\"fastArrivalMinutePassed\"]"], "r \(radius)")
       // …or at once when that fix is slower than 5 m/s.
       #expect(
-        summary(drive(next: radius - 0.01, speed: 4.999).1) == [waiting, "announced [\"fastArrivalSlowed\"]"],
+        summary(drive(next: radius - 0.01, speed: 4.999).1) == [
+          waiting, "announced [\"fastArrivalSlowed\"]",
+        ],
         "r \(radius)")
       // Turned back: the next fix out on the near side, closer to the centre
       // than the approach fix but further than the fix inside: moving away

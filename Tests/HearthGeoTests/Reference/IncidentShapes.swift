@@ -53,7 +53,8 @@ extension ServerScenario {
   }
 
   private static func roughStop(
-    _ user: UserID, at here: inout (east: Double, north: Double), time t: inout Int64, _ r: inout PropertyRandom
+    _ user: UserID, at here: inout (east: Double, north: Double), time t: inout Int64,
+    _ r: inout PropertyRandom
   ) -> [Fix] {
     var fixes: [Fix] = []
     let angle = r.double(0, 2 * Double.pi)
@@ -80,7 +81,8 @@ extension ServerScenario {
     let sharpStop = r.chance(0.2)
     let stopAccuracy = sharpStop ? r.double(3, 30) : roughAccuracy(&r)
     fixes.append(
-      fix(user, stop.east, stop.north, t, speed: sharpStop && r.chance(0.7) ? 0 : nil, accuracy: stopAccuracy))
+      fix(user, stop.east, stop.north, t, speed: sharpStop && r.chance(0.7) ? 0 : nil, accuracy: stopAccuracy)
+    )
     let stopTime = t
     let drivesOn = r.chance(0.15)
     for k in 0..<r.int(0, 6) {
@@ -122,7 +124,8 @@ extension ServerScenario {
     // The smallest place most often, the largest next, any now and then.
     let bySize = places.sorted { ($0.radiusMeters, $0.id) < ($1.radiusMeters, $1.id) }
     let pick = r.double(0, 1)
-    let place = pick < 0.45 ? bySize[0] : pick < 0.8 ? bySize[bySize.count - 1] : bySize[r.int(0, bySize.count - 1)]
+    let place =
+      pick < 0.45 ? bySize[0] : pick < 0.8 ? bySize[bySize.count - 1] : bySize[r.int(0, bySize.count - 1)]
     let centre = local(place.center)
     let radius = place.radiusMeters
     let angle = r.double(0, 2 * Double.pi)
@@ -166,7 +169,9 @@ extension ServerScenario {
     t += Int64(((radius + step) / speed * 1000).rounded())
     emit(inside)
     // The next fix: on along the road, or turned back to the near side.
-    t += farSide ? max(1_000, Int64(((nextAlong - inside) / speed * 1000).rounded())) : Int64(r.int(5, 30)) * 1000
+    t +=
+      farSide
+      ? max(1_000, Int64(((nextAlong - inside) / speed * 1000).rounded())) : Int64(r.int(5, 30)) * 1000
     emit(nextAlong)
     // Then on (or back) the way it went.
     let onwards = farSide ? 1.0 : -1.0

@@ -276,7 +276,8 @@ struct SuddenStopModel {
           c.confirmed
           || (!away
             && (fix.speedMetersPerSecond != nil
-              || (fix.horizontalAccuracyMeters <= 250 && seconds * Self.cruising > 50 + fix.horizontalAccuracyMeters)))
+              || (fix.horizontalAccuracyMeters <= 250
+                && seconds * Self.cruising > 50 + fix.horizontalAccuracyMeters)))
         p.candidate = c
       }
     }

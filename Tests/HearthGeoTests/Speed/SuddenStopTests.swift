@@ -249,7 +249,8 @@ struct SuddenStopTests {
     let stop = W.fix(3020, 200 + gap, accuracy: stopAccuracy, speed: stopSpeed)
     fixes.append(stop)
     for a in after {
-      fixes.append(W.fix(a.meters, 200 + gap + a.seconds, accuracy: a.accuracy, speed: a.speed, from: stop.coordinate))
+      fixes.append(
+        W.fix(a.meters, 200 + gap + a.seconds, accuracy: a.accuracy, speed: a.speed, from: stop.coordinate))
     }
     return fixes
   }
@@ -257,7 +258,9 @@ struct SuddenStopTests {
   /// Issue 28 item 4: a stop fix without a speed was confirmed only by a
   /// later fix with a measured speed, which a rough fix never has, so the
   /// two-minute allowance for rough fixes could never raise anything.
-  @Test("rough fixes only after the stop: the stop is confirmed from position; 2 min, 50 m, the disc and its time on both sides")
+  @Test(
+    "rough fixes only after the stop: the stop is confirmed from position; 2 min, 50 m, the disc and its time on both sides"
+  )
   func roughFixesOnlyAfterTheStop() {
     func outcome(_ fixes: [Fix]) -> [[SuddenStopEvent.Reason]] {
       run(fixes, advanceBy: 300_000).filter { $0.outcome != .pending }.map(\.reasons)
@@ -269,7 +272,10 @@ struct SuddenStopTests {
     #expect(outcome(Self.roughStop(gap: 120.001)) == [[.nextFixTooLate]])
     // Too rough to place a street: worse than 50 m. A fix of 50 m after a
     // long gap is sharp enough, and the 40 s rule applies.
-    let at = { (accuracy: Double) in [(60.0, 3.0, 80.0, nil), (120, 3, accuracy, nil), (180, 3, 80, nil)] as [(seconds: Double, meters: Double, accuracy: Double, speed: Double?)] }
+    let at = { (accuracy: Double) in
+      [(60.0, 3.0, 80.0, nil), (120, 3, accuracy, nil), (180, 3, 80, nil)]
+        as [(seconds: Double, meters: Double, accuracy: Double, speed: Double?)]
+    }
     #expect(outcome(Self.roughStop(gap: 60, after: at(50.001))) == raised)
     #expect(outcome(Self.roughStop(gap: 60, after: at(50))) == [[.sharpFixAfterLongGap]])
     #expect(outcome(Self.roughStop(gap: 40, after: at(50))) == raised)
@@ -279,18 +285,26 @@ struct SuddenStopTests {
     // (80 m: 130 m)…
     #expect(outcome(Self.roughStop(gap: 60, after: [(60, 129.99, 80, nil)])) == raised)
     #expect(
-      outcome(Self.roughStop(gap: 60, after: [(60, 130.01, 80, nil)])) == [[.stillForFiveMinutes, .stopNotConfirmed]])
+      outcome(Self.roughStop(gap: 60, after: [(60, 130.01, 80, nil)])) == [
+        [.stillForFiveMinutes, .stopNotConfirmed]
+      ])
     // …late enough that a car still doing 35 km/h would have left that
     // disc: 130 m / (35/3.6 m/s) = 13.3714 s.
     #expect(
-      outcome(Self.roughStop(gap: 60, after: [(13.371, 3, 80, nil)])) == [[.stillForFiveMinutes, .stopNotConfirmed]])
+      outcome(Self.roughStop(gap: 60, after: [(13.371, 3, 80, nil)])) == [
+        [.stillForFiveMinutes, .stopNotConfirmed]
+      ])
     #expect(outcome(Self.roughStop(gap: 60, after: [(13.372, 3, 80, nil)])) == raised)
     // …and no looser than 250 m; of unknown accuracy, never.
     #expect(outcome(Self.roughStop(gap: 30, after: [(60, 3, 250, nil)])) == raised)
     #expect(
-      outcome(Self.roughStop(gap: 30, after: [(60, 3, 250.001, nil)])) == [[.stillForFiveMinutes, .stopNotConfirmed]])
+      outcome(Self.roughStop(gap: 30, after: [(60, 3, 250.001, nil)])) == [
+        [.stillForFiveMinutes, .stopNotConfirmed]
+      ])
     #expect(
-      outcome(Self.roughStop(gap: 30, after: [(60, 3, .nan, nil)])) == [[.stillForFiveMinutes, .stopNotConfirmed]])
+      outcome(Self.roughStop(gap: 30, after: [(60, 3, .nan, nil)])) == [
+        [.stillForFiveMinutes, .stopNotConfirmed]
+      ])
     // No fix after the stop at all: nothing shows it.
     #expect(outcome(Self.roughStop(gap: 60, after: [])) == [[.stillForFiveMinutes, .stopNotConfirmed]])
     // Rough fixes that drive on still move the stop.
