@@ -265,31 +265,7 @@ public struct SuddenStopEngine: Sendable {
       }
     }
     // A pending stop: did anything move, or did a sharp fix spoil a long gap?
-    if var candidate = s.candidate {
-      let disc = rules.movedMeters + point.accuracy
-      let away = GreatCircle.distanceMeters(from: candidate.stop.coordinate, to: point.coordinate) > disc
-      // Moved: a fix faster than "stopped", or two fixes in a row away from
-      // the stop. One far fix that claims to stand still is an outlier.
-      let moving = (point.speed ?? 0) > rules.stoppedMetersPerSecond
-      if moving || (away && candidate.previousAway) {
-        events.append(event(person, .rejected, [.movedWithinFiveMinutes], candidate, point.time))
-        s.candidate = nil
-      } else if candidate.needsRoughFixes && point.accuracy <= rules.roughAccuracyMeters {
-        events.append(event(person, .rejected, [.sharpFixAfterLongGap], candidate, point.time))
-        s.candidate = nil
-      } else {
-        candidate.previousAway = away
-        // Standing at the stop: a measured speed says so; without one the
-        // position does, once a car still cruising would have left the disc.
-        candidate.confirmed =
-          candidate.confirmed
-          || (!away
-            && (point.speed != nil
-              || (point.accuracy <= rules.positionShowsStopAccuracyMeters
-                && Double(point.time - candidate.stop.time) / 1000 * rules.cruisingMetersPerSecond > disc)))
-        s.candidate = candidate
-      }
-    }
+    if s.candidate != nil { watch(point, person, &s, &events) }
     // A new stop after cruising?
     var agreed: (metersPerSecond: Double, loose: Bool)?
     if let last = s.last {
@@ -320,6 +296,43 @@ public struct SuddenStopEngine: Sendable {
     // A loose pair is no cruising reading.
     s.lastAgreed = agreed.flatMap { $0.loose ? nil : $0.metersPerSecond }
     return true
+  }
+
+  /// A later fix against the pending stop: moved, spoilt by a sharp fix
+  /// after a long gap, or standing at it. Kept out of `step` (it runs only
+  /// while a stop waits), which keeps `step` inlined in the per-fix loop:
+  /// written inside it, issue 28's confirmation grew `step` past what the
+  /// optimiser inlines, and Tracking/suddenStop cost 535 instead of 496
+  /// instructions a fix (callgrind); outlined, 495.
+  @inline(never)
+  private func watch(
+    _ point: TrackPoint, _ person: UserID, _ s: inout SuddenStopState.PersonState,
+    _ events: inout [SuddenStopEvent]
+  ) {
+    guard var candidate = s.candidate else { return }
+    let disc = rules.movedMeters + point.accuracy
+    let away = GreatCircle.distanceMeters(from: candidate.stop.coordinate, to: point.coordinate) > disc
+    // Moved: a fix faster than "stopped", or two fixes in a row away from
+    // the stop. One far fix that claims to stand still is an outlier.
+    let moving = (point.speed ?? 0) > rules.stoppedMetersPerSecond
+    if moving || (away && candidate.previousAway) {
+      events.append(event(person, .rejected, [.movedWithinFiveMinutes], candidate, point.time))
+      s.candidate = nil
+    } else if candidate.needsRoughFixes && point.accuracy <= rules.roughAccuracyMeters {
+      events.append(event(person, .rejected, [.sharpFixAfterLongGap], candidate, point.time))
+      s.candidate = nil
+    } else {
+      candidate.previousAway = away
+      // Standing at the stop: a measured speed says so; without one the
+      // position does, once a car still cruising would have left the disc.
+      candidate.confirmed =
+        candidate.confirmed
+        || (!away
+          && (point.speed != nil
+            || (point.accuracy <= rules.positionShowsStopAccuracyMeters
+              && Double(point.time - candidate.stop.time) / 1000 * rules.cruisingMetersPerSecond > disc)))
+      s.candidate = candidate
+    }
   }
 
   private func consider(
