@@ -8,7 +8,9 @@ public struct SuddenStopRules: Sendable, Hashable, Codable {
   public var nextFixWithinMilliseconds: Int64 = 40_000
   /// …or this long when every fix after the stop is too rough to place a street.
   public var roughNextFixWithinMilliseconds: Int64 = 120_000
-  /// Too rough to place a street: accuracy worse than this, m.
+  /// Too rough to place a street: accuracy worse than this (or unknown), m.
+  /// After a stop fix later than `nextFixWithinMilliseconds`, any fix this
+  /// sharp or sharper rejects the stop (`sharpFixAfterLongGap`).
   public var roughAccuracyMeters = 50.0
   /// Fixes this close (Live, 1 Hz) show the slowing: the speed must drop at
   /// this rate or more on average, m/s².
@@ -18,7 +20,23 @@ public struct SuddenStopRules: Sendable, Hashable, Codable {
   public var stillForMilliseconds: Int64 = 5 * 60_000
   /// Moved: two fixes in a row this far from the stop (plus their accuracy),
   /// m, or one fix faster than `stoppedMetersPerSecond`.
+  ///
+  /// The same disc says where a later fix *stands at the stop* (what a stop
+  /// fix without a measured speed needs, else `stopNotConfirmed`): within
+  /// `movedMeters` + its own accuracy of the stop fix, and either with a
+  /// measured speed (at most `stoppedMetersPerSecond`, or it would have
+  /// rejected the stop) or, without one — every rough fix, whose zero is
+  /// unmeasured (SPEC §1) — late enough that a car still doing
+  /// `cruisingMetersPerSecond` from the stop fix would have left that disc:
+  /// seconds since the stop × `cruisingMetersPerSecond` > `movedMeters` +
+  /// accuracy (80 m: 130 m, after 13.37 s), and no looser than
+  /// `positionShowsStopAccuracyMeters`.
   public var movedMeters = 50.0
+  /// A fix without a measured speed shows the car standing at the stop from
+  /// its position only when at least this sharp, m (250: the accuracy SPEC
+  /// §5 trusts to say they drove on; a looser disc would take in a car that
+  /// rolled on for hundreds of metres). Unknown accuracy never shows it.
+  public var positionShowsStopAccuracyMeters = 250.0
   /// Places: only the first 200 m of a radius count, plus a 40 m edge.
   public var placeRadiusCapMeters = 200.0
   public var placeEdgeMeters = 40.0
@@ -56,7 +74,8 @@ public struct SuddenStopEvent: Sendable, Hashable, Codable {
     case gentleStopOnLive
     case onceAnHour
     case droveOn
-    /// The stop fix had no measured speed and no later fix stood at the stop.
+    /// The stop fix had no measured speed and no later fix stood at the stop
+    /// (``SuddenStopRules/movedMeters`` says what standing there is).
     case stopNotConfirmed
   }
   public var person: UserID
@@ -81,7 +100,8 @@ public struct SuddenStopState: Sendable, Hashable, Codable {
     var needsRoughFixes: Bool
     /// The previous fix lay away from the stop (but claimed to stand still).
     var previousAway = false
-    /// A later fix stood at the stop (needed when the stop fix had no speed).
+    /// A later fix stood at the stop (needed when the stop fix had no speed;
+    /// ``SuddenStopRules/movedMeters`` says what standing there is).
     var confirmed = false
   }
   struct PersonState: Sendable, Hashable, Codable {
@@ -120,7 +140,9 @@ public struct SuddenStopState: Sendable, Hashable, Codable {
 /// the slowing shows in fixes of its own, the speed must drop from the last
 /// cruising fix at ≥ 4.5 m/s² on average); (3) nothing moves for 5 min;
 /// (4) not inside a place or within 40 m of its edge (only the first 200 m
-/// of a radius count). Heartbeat fixes are ignored as fixes, but their time
+/// of a radius count). A stop fix without a measured speed (every rough
+/// fix: SPEC §1) counts once a later fix stands at the stop, which a rough
+/// fix shows from its position (``SuddenStopRules/movedMeters``). Heartbeat fixes are ignored as fixes, but their time
 /// moves the person's clock (a phone that only sends heartbeats after a
 /// crash still has its five minutes counted). Loose pairs
 /// (``AgreedSpeedRules``) never count as cruising. Once an hour per person;
@@ -243,25 +265,7 @@ public struct SuddenStopEngine: Sendable {
       }
     }
     // A pending stop: did anything move, or did a sharp fix spoil a long gap?
-    if var candidate = s.candidate {
-      let away =
-        GreatCircle.distanceMeters(from: candidate.stop.coordinate, to: point.coordinate)
-        > rules.movedMeters + point.accuracy
-      // Moved: a fix faster than "stopped", or two fixes in a row away from
-      // the stop. One far fix that claims to stand still is an outlier.
-      let moving = (point.speed ?? 0) > rules.stoppedMetersPerSecond
-      if moving || (away && candidate.previousAway) {
-        events.append(event(person, .rejected, [.movedWithinFiveMinutes], candidate, point.time))
-        s.candidate = nil
-      } else if candidate.needsRoughFixes && point.accuracy <= rules.roughAccuracyMeters {
-        events.append(event(person, .rejected, [.sharpFixAfterLongGap], candidate, point.time))
-        s.candidate = nil
-      } else {
-        candidate.previousAway = away
-        candidate.confirmed = candidate.confirmed || (!away && point.speed != nil)
-        s.candidate = candidate
-      }
-    }
+    if s.candidate != nil { watch(point, person, &s, &events) }
     // A new stop after cruising?
     var agreed: (metersPerSecond: Double, loose: Bool)?
     if let last = s.last {
@@ -292,6 +296,43 @@ public struct SuddenStopEngine: Sendable {
     // A loose pair is no cruising reading.
     s.lastAgreed = agreed.flatMap { $0.loose ? nil : $0.metersPerSecond }
     return true
+  }
+
+  /// A later fix against the pending stop: moved, spoilt by a sharp fix
+  /// after a long gap, or standing at it. Kept out of `step` (it runs only
+  /// while a stop waits), which keeps `step` inlined in the per-fix loop:
+  /// written inside it, issue 28's confirmation grew `step` past what the
+  /// optimiser inlines, and Tracking/suddenStop cost 535 instead of 496
+  /// instructions a fix (callgrind); outlined, 495.
+  @inline(never)
+  private func watch(
+    _ point: TrackPoint, _ person: UserID, _ s: inout SuddenStopState.PersonState,
+    _ events: inout [SuddenStopEvent]
+  ) {
+    guard var candidate = s.candidate else { return }
+    let disc = rules.movedMeters + point.accuracy
+    let away = GreatCircle.distanceMeters(from: candidate.stop.coordinate, to: point.coordinate) > disc
+    // Moved: a fix faster than "stopped", or two fixes in a row away from
+    // the stop. One far fix that claims to stand still is an outlier.
+    let moving = (point.speed ?? 0) > rules.stoppedMetersPerSecond
+    if moving || (away && candidate.previousAway) {
+      events.append(event(person, .rejected, [.movedWithinFiveMinutes], candidate, point.time))
+      s.candidate = nil
+    } else if candidate.needsRoughFixes && point.accuracy <= rules.roughAccuracyMeters {
+      events.append(event(person, .rejected, [.sharpFixAfterLongGap], candidate, point.time))
+      s.candidate = nil
+    } else {
+      candidate.previousAway = away
+      // Standing at the stop: a measured speed says so; without one the
+      // position does, once a car still cruising would have left the disc.
+      candidate.confirmed =
+        candidate.confirmed
+        || (!away
+          && (point.speed != nil
+            || (point.accuracy <= rules.positionShowsStopAccuracyMeters
+              && Double(point.time - candidate.stop.time) / 1000 * rules.cruisingMetersPerSecond > disc)))
+      s.candidate = candidate
+    }
   }
 
   private func consider(

@@ -423,6 +423,62 @@ struct GeofenceEngineTests {
     #expect(W.summary(open.feed([W.fix(300, 4_441)])) == ["departure announced 1"])
   }
 
+  /// Issue 28 item 5: driving past a place at 15 m/s, one fix inside and the
+  /// next outside the radius but inside the 40 m leaving band. "Out the far
+  /// side" is judged against the radius, not the band: the fix after the
+  /// one inside is beyond the radius, so further from the centre than that
+  /// fix (moving away), and the arrival is never announced.
+  @Test(
+    "a drive-by at 15 m/s: the next fix a hair beyond the radius cancels, a hair inside waits; 45 m and 500 m places"
+  )
+  func aDriveByIsJudgedAgainstTheRadiusNotTheBand() {
+    for radius in [45.0, 500] {
+      let place = Geofence(id: 1, center: W.home, radiusMeters: radius)
+      /// Approach from the west at 15 m/s, a fix halfway to the centre's
+      /// east, then the next fix `next` metres east (negative: west).
+      func drive(next: Double, speed: Double = 15) -> (W, [GeofenceEvent]) {
+        var w = W([place])
+        let inside = radius / 2
+        let tInside = (radius + 100 + inside) / 15
+        var events = w.feed([W.fix(radius + 100, 0, bearing: 270, speed: 15)])
+        events += w.feed([W.fix(inside, tInside, speed: 15)])
+        events += w.feed([
+          W.fix(abs(next), tInside + abs(next - inside) / 15, bearing: next < 0 ? 270 : 90, speed: speed)
+        ])
+        return (w, events)
+      }
+      func summary(_ events: [GeofenceEvent]) -> [String] {
+        events.map { "\($0.outcome.rawValue) \($0.reasons.map(\.rawValue))" }
+      }
+      let waiting = "pending [\"fastArrivalWaiting\"]"
+      let drovePast = "cancelled [\"drovePast\"]"
+      // A hair beyond the radius on the far side, in the band, at its edge: never announced.
+      for next in [radius + 0.01, radius + 20, radius + 39.99, radius + 40.01] {
+        var (w, events) = drive(next: next)
+        events += w.engine.advance(to: W.t0 + 3_600_000, state: &w.state)
+        #expect(summary(events) == [waiting, drovePast], "r \(radius), next \(next)")
+        #expect(w.state.placesInside(UserID(1)).isEmpty, "r \(radius), next \(next)")
+      }
+      // A hair inside: still waiting; announced when the minute is up…
+      var (w, events) = drive(next: radius - 0.01)
+      #expect(summary(events) == [waiting], "r \(radius)")
+      let entered = W.t0 + Int64(((radius + 100 + radius / 2) / 15 * 1000).rounded())
+      #expect(w.engine.advance(to: entered + 59_999, state: &w.state).isEmpty, "r \(radius)")
+      events = w.engine.advance(to: entered + 60_000, state: &w.state)
+      #expect(summary(events) == ["announced [\"fastArrivalMinutePassed\"]"], "r \(radius)")
+      // …or at once when that fix is slower than 5 m/s.
+      #expect(
+        summary(drive(next: radius - 0.01, speed: 4.999).1) == [
+          waiting, "announced [\"fastArrivalSlowed\"]",
+        ],
+        "r \(radius)")
+      // Turned back: the next fix out on the near side, closer to the centre
+      // than the approach fix but further than the fix inside: moving away
+      // from the place too, never announced.
+      #expect(summary(drive(next: -(radius + 50)).1) == [waiting, drovePast], "r \(radius)")
+    }
+  }
+
   /// Item 16: a drive-by with two inside fixes at 15 m/s announced the arrival.
   @Test("a drive-by with two inside fixes at 15 m/s announces nothing if it goes out within the minute")
   func aDriveByWithTwoInsideFixesAnnouncesNothing() {

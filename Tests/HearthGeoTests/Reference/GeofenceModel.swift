@@ -112,6 +112,8 @@ struct GeofenceModel {
           }
         }
       } else if let arrival = m.arrival {
+        // Out the far side is judged against the radius, not the band
+        // (issue 28 item 5): beyond it, the fix is further out than the one inside.
         if !inside {
           m.arrival = nil
           m.inside = false

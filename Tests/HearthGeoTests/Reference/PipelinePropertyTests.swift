@@ -298,11 +298,26 @@ extension PipelinePropertyTests {
   func theGeneratorReachesTheRules() {
     var reasons = Set<String>()
     var random = PropertyRandom(seed: PropertyCampaign.baseSeed)
-    for _ in 0..<200 {
-      let run = ScenarioRun.play(ServerScenario.generate(&random))
+    // 400: a stop raised from rough fixes comes about 2 times in 100 histories.
+    for _ in 0..<400 {
+      let scenario = ServerScenario.generate(&random)
+      let run = ScenarioRun.play(scenario)
       for e in run.geofenceEvents { reasons.insert("geofence \(e.kind) \(e.outcome)") ; e.reasons.forEach { reasons.insert("\($0)") } }
+      // Issue 28: drive-bys of the smallest and the largest places.
+      for e in run.geofenceEvents where e.reasons.contains(.drovePast) {
+        if let place = scenario.places.first(where: { $0.id == e.place }) {
+          reasons.insert("drovePast r=\(place.radiusMeters)")
+        }
+      }
       for e in run.speedAlerts { reasons.insert("speed \(e.outcome)") }
-      for e in run.suddenStops { reasons.insert("stop \(e.outcome)") }
+      for e in run.suddenStops {
+        reasons.insert("stop \(e.outcome)")
+        for reason in e.reasons { reasons.insert("stop \(reason)") }
+        // Issue 28: raised from a rough stop fix (worse than 50 m, or unknown).
+        if e.outcome == .raised && !(e.accuracyMeters <= 50) {
+          reasons.insert("stop raised from a rough fix")
+        }
+      }
       for t in run.trips.segments where t.isTrip { reasons.insert("trip") }
       for u in run.uploads where !u.output.rejections.isEmpty || u.output.duplicates > 0 { reasons.insert("duplicates or rejections") }
     }
@@ -311,6 +326,9 @@ extension PipelinePropertyTests {
       "geofence departure cancelled", "geofence arrival feedOnly", "returnedSoon", "lateBatch", "fastArrivalSlowed",
       "drovePast", "secondFixClear", "minuteWithoutReturn", "speed announced", "stop pending", "stop raised", "trip",
       "duplicates or rejections",
+      // Issue 28.
+      "drovePast r=45.0", "drovePast r=500.0", "stop raised from a rough fix", "stop sharpFixAfterLongGap",
+      "stop nextFixTooLate", "stop stopNotConfirmed", "stop movedWithinFiveMinutes",
     ] {
       #expect(reasons.contains(wanted), "never reached: \(wanted)")
     }

@@ -101,7 +101,7 @@ struct ServerScenario: CustomStringConvertible, Shrinkable {
         Geofence(
           id: PlaceID(UInt32(k + 1)), circle: CircleID(UInt32(r.int(1, circleCount))),
           center: coordinate(east: r.double(-1500, 1500), north: r.double(-1500, 1500)),
-          radiusMeters: [40.0, 80, 100, 150, 300][r.int(0, 4)]))
+          radiusMeters: [40.0, 45, 80, 100, 150, 300, 500][r.int(0, 6)]))
     }
     var circlesOfPerson: [UserID: [CircleID]] = [:]
     var limits: [CircleID: SpeedLimit] = [:]
@@ -258,7 +258,11 @@ struct ServerScenario: CustomStringConvertible, Shrinkable {
           }
         }
         here = target
-      default:  // a crash: a fast stop, then heartbeats or nothing
+      default:  // a crash: a fast stop, then heartbeats or nothing (or, issue 28, IncidentShapes.swift)
+        if let shaped = incidentPiece(user, places: places, at: &here, time: &t, &r) {
+          fixes += shaped
+          continue
+        }
         t += 10_000
         emit(here.east + 150, here.north, speed: 18, accuracy: 8, activity: .automotive)
         t += Int64(r.int(1, 45)) * 1000

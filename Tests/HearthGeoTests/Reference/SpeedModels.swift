@@ -275,7 +275,15 @@ struct SuddenStopModel {
         p.candidate = nil
       } else {
         c.previousAway = away
-        c.confirmed = c.confirmed || (!away && fix.speedMetersPerSecond != nil)
+        // Standing at the stop (issue 28 item 4): a measured speed, or the
+        // position once a car still doing 35 km/h would have left the disc.
+        let seconds = Double(t - c.stop.timeMilliseconds) / 1000
+        c.confirmed =
+          c.confirmed
+          || (!away
+            && (fix.speedMetersPerSecond != nil
+              || (fix.horizontalAccuracyMeters <= 250
+                && seconds * Self.cruising > 50 + fix.horizontalAccuracyMeters)))
         p.candidate = c
       }
     }

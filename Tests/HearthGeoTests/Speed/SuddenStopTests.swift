@@ -234,6 +234,103 @@ struct SuddenStopTests {
     #expect(batch == chunks && a == c)
   }
 
+  /// Cruising east at 15 m/s (sharp fixes every 10 s) to 3 km, then a stop
+  /// fix `gap` s later and the fixes after it, each `(seconds after the
+  /// stop fix, metres from it, accuracy, speed)`; the stop fix and the
+  /// fixes after it default to what a phone that lost its GPS sends: rough
+  /// (80 m) and without a speed (SPEC §1: a zero that loose is unmeasured).
+  static func roughStop(
+    gap: Double, stopAccuracy: Double = 80, stopSpeed: Double? = nil,
+    after: [(seconds: Double, meters: Double, accuracy: Double, speed: Double?)] = (1...4).map {
+      (Double($0) * 60, 3, 80, nil)
+    }
+  ) -> [Fix] {
+    var fixes = (0...20).map { W.fix(Double($0) * 150, Double($0) * 10, accuracy: 8, speed: 15) }
+    let stop = W.fix(3020, 200 + gap, accuracy: stopAccuracy, speed: stopSpeed)
+    fixes.append(stop)
+    for a in after {
+      fixes.append(
+        W.fix(a.meters, 200 + gap + a.seconds, accuracy: a.accuracy, speed: a.speed, from: stop.coordinate))
+    }
+    return fixes
+  }
+
+  /// Issue 28 item 4: a stop fix without a speed was confirmed only by a
+  /// later fix with a measured speed, which a rough fix never has, so the
+  /// two-minute allowance for rough fixes could never raise anything.
+  @Test(
+    "rough fixes only after the stop: the stop is confirmed from position; 2 min, 50 m, the disc and its time on both sides"
+  )
+  func roughFixesOnlyAfterTheStop() {
+    func outcome(_ fixes: [Fix]) -> [[SuddenStopEvent.Reason]] {
+      run(fixes, advanceBy: 300_000).filter { $0.outcome != .pending }.map(\.reasons)
+    }
+    let raised: [[SuddenStopEvent.Reason]] = [[.cruisedThenStopped, .stillForFiveMinutes]]
+    // Within 40 s, and up to 2 min when every fix after the stop is rough.
+    #expect(outcome(Self.roughStop(gap: 30)) == raised)
+    #expect(outcome(Self.roughStop(gap: 120)) == raised)
+    #expect(outcome(Self.roughStop(gap: 120.001)) == [[.nextFixTooLate]])
+    // Too rough to place a street: worse than 50 m. A fix of 50 m after a
+    // long gap is sharp enough, and the 40 s rule applies.
+    let at = { (accuracy: Double) in
+      [(60.0, 3.0, 80.0, nil), (120, 3, accuracy, nil), (180, 3, 80, nil)]
+        as [(seconds: Double, meters: Double, accuracy: Double, speed: Double?)]
+    }
+    #expect(outcome(Self.roughStop(gap: 60, after: at(50.001))) == raised)
+    #expect(outcome(Self.roughStop(gap: 60, after: at(50))) == [[.sharpFixAfterLongGap]])
+    #expect(outcome(Self.roughStop(gap: 40, after: at(50))) == raised)
+    // A sharp stop fix with a measured zero needs no confirmation.
+    #expect(outcome(Self.roughStop(gap: 90, stopAccuracy: 8, stopSpeed: 0, after: [])) == raised)
+    // Standing at the stop: within 50 m + its accuracy of the stop fix
+    // (80 m: 130 m)…
+    #expect(outcome(Self.roughStop(gap: 60, after: [(60, 129.99, 80, nil)])) == raised)
+    #expect(
+      outcome(Self.roughStop(gap: 60, after: [(60, 130.01, 80, nil)])) == [
+        [.stillForFiveMinutes, .stopNotConfirmed]
+      ])
+    // …late enough that a car still doing 35 km/h would have left that
+    // disc: 130 m / (35/3.6 m/s) = 13.3714 s.
+    #expect(
+      outcome(Self.roughStop(gap: 60, after: [(13.371, 3, 80, nil)])) == [
+        [.stillForFiveMinutes, .stopNotConfirmed]
+      ])
+    #expect(outcome(Self.roughStop(gap: 60, after: [(13.372, 3, 80, nil)])) == raised)
+    // …and no looser than 250 m; of unknown accuracy, never.
+    #expect(outcome(Self.roughStop(gap: 30, after: [(60, 3, 250, nil)])) == raised)
+    #expect(
+      outcome(Self.roughStop(gap: 30, after: [(60, 3, 250.001, nil)])) == [
+        [.stillForFiveMinutes, .stopNotConfirmed]
+      ])
+    #expect(
+      outcome(Self.roughStop(gap: 30, after: [(60, 3, .nan, nil)])) == [
+        [.stillForFiveMinutes, .stopNotConfirmed]
+      ])
+    // No fix after the stop at all: nothing shows it.
+    #expect(outcome(Self.roughStop(gap: 60, after: [])) == [[.stillForFiveMinutes, .stopNotConfirmed]])
+    // Rough fixes that drive on still move the stop.
+    #expect(
+      outcome(Self.roughStop(gap: 30, after: [(30, 450, 80, nil), (60, 900, 80, nil), (90, 1350, 80, nil)]))
+        == [[.movedWithinFiveMinutes]])
+  }
+
+  /// Issue 28 item 4, last round's rule kept: network fixes alone never cruise.
+  @Test("network fixes without a speed, however far apart, do not invent the cruise before a rough stop")
+  func networkFixesDoNotInventACruise() {
+    // 150 m estimates 400 m apart every 10 s (40 m/s on the raw ground), then a rough stop.
+    var fixes = (0...20).map { W.fix(Double($0) * 400, Double($0) * 10, accuracy: 150, speed: nil) }
+    let stop = W.fix(8020, 230, accuracy: 80, speed: nil)
+    fixes.append(stop)
+    fixes += (1...4).map { W.fix(3, 230 + Double($0) * 60, accuracy: 80, speed: nil, from: stop.coordinate) }
+    #expect(run(fixes, advanceBy: 300_000).isEmpty)
+    // The same stop after a measured cruise is raised.
+    fixes[19].speedMetersPerSecond = 15
+    fixes[20].speedMetersPerSecond = 15
+    fixes[19].horizontalAccuracyMeters = 8
+    fixes[20].horizontalAccuracyMeters = 8
+    fixes[20].timeMilliseconds = fixes[19].timeMilliseconds + 26_667  // 400 m at 15 m/s
+    #expect(run(fixes, advanceBy: 300_000).contains { $0.outcome == .raised })
+  }
+
   /// Issue 15 item 19: the Live test only had a car that stopped in one fix.
   @Test("Live: a car that sheds its speed over several fixes is judged from its last cruising fix")
   func liveStopThatSlowsOverSeveralFixes() {
