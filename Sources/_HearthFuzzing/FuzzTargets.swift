@@ -126,13 +126,39 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         precondition(Set(places.map(\.geofence.id)).count == places.count, "ids unique")
       }
     case .ingestState:
-      _ = try? JSONDecoder().decode(IngestState.self, from: Data(bytes))
+      // What restore does: decode, audit against the pipeline; a state that
+      // passes must then take a batch and a clock advance without a trap.
+      guard var state = try? JSONDecoder().decode(IngestState.self, from: Data(bytes)),
+        state.problems(under: Self.fuzzPipeline).isEmpty
+      else { return }
+      _ = Self.fuzzPipeline.ingest(Self.fuzzBatch, receivedAtMilliseconds: 1_700_000_600_000, state: &state)
+      _ = Self.fuzzPipeline.advance(to: 1_700_003_600_000, state: &state)
     case .incidentState:
       _ = try? JSONDecoder().decode(IncidentState.self, from: Data(bytes))
     case .impactConfiguration:
       _ = try? JSONDecoder().decode(ImpactConfiguration.self, from: Data(bytes))
     }
   }
+
+  /// The pipeline a fuzzed saved state is restored into: one place, one
+  /// circle with a speed limit (coarse cells: cheap to build).
+  static let fuzzPipeline = IngestPipeline(
+    places: [
+      Geofence(
+        id: 1, circle: 1, center: Coordinate(latitudeDegrees: 48.137, longitudeDegrees: 11.575),
+        radiusMeters: 100)
+    ],
+    circlesOfPerson: [UserID(1): [1]], speedLimits: [1: SpeedLimit(kilometersPerHour: 50)],
+    cellSizeMeters: 5_000)
+
+  /// Two people's fixes, a minute apart, driving away from the place.
+  static let fuzzBatch = FixColumns(
+    (0..<20).map { i in
+      Fix(
+        timeMilliseconds: 1_700_000_000_000 + Int64(i) * 30_000, latitudeDegrees: 48.137 + Double(i) * 0.001,
+        longitudeDegrees: 11.575, horizontalAccuracyMeters: 8, speedMetersPerSecond: 20, headingDegrees: nil,
+        altitudeMeters: nil, user: UserID(UInt32(1 + i % 2)))
+    })
 
   /// A mapping using every target and a clock, for `mappedFiles`.
   public static let mixedMapping = """

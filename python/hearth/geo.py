@@ -82,13 +82,16 @@ class Grid:
         a, b, c = column(lat, "lat"), column(lon, "lon"), column(accuracy_m, "accuracy_m")
         n = same_length(time_ms=t, lat=a, lon=b, accuracy_m=c)
         ids, clat, clon, acc, slot = (np.empty(n, dtype=np.int64), np.empty(n), np.empty(n), np.empty(n), np.empty(n, dtype=np.int64))
-        raise_for(
-            lib.hearth_privacy_project(
-                self._handle, float(min_accuracy_m), int(slot_ms), n, pointer(t, "int64_t"), pointer(a, "double"),
-                pointer(b, "double"), pointer(c, "double"), out_pointer(ids, "int64_t"), out_pointer(clat, "double"),
-                out_pointer(clon, "double"), out_pointer(acc, "double"), out_pointer(slot, "int64_t"),
-            )
+        # The grid is shared between threads and keeps no message: the
+        # library's one refusal here is its arguments (hearth.h).
+        status = lib.hearth_privacy_project(
+            self._handle, float(min_accuracy_m), int(slot_ms), n, pointer(t, "int64_t"), pointer(a, "double"),
+            pointer(b, "double"), pointer(c, "double"), out_pointer(ids, "int64_t"), out_pointer(clat, "double"),
+            out_pointer(clon, "double"), out_pointer(acc, "double"), out_pointer(slot, "int64_t"),
         )
+        if status == lib.HEARTH_ERROR_ARGUMENT:
+            raise ValueError(f"min_accuracy_m {min_accuracy_m}, slot_ms {slot_ms}: refused (slot_ms must be positive and min_accuracy_m a finite number)")
+        raise_for(status)
         return pd.DataFrame({"cell_id": ids, "centre_lat_deg": clat, "centre_lon_deg": clon, "accuracy_m": acc, "slot_start_ms": slot})
 
 

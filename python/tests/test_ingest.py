@@ -1,5 +1,7 @@
 """The ingest path through the ABI: events, ticks, state saved and restored."""
 
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -87,6 +89,28 @@ def test_bad_state_bytes_change_nothing():
     before = pipeline.save()
     with pytest.raises(hearth.BadInputError, match="not a saved ingest state"):
         pipeline.restore(b"{not state")
+    assert pipeline.save() == before
+
+
+def test_a_hand_edited_state_is_refused_with_the_path_and_changes_nothing():
+    pipeline = hearth.Ingest([HOME], {42: [7]})
+    replay(pipeline, history().iloc[:30])
+    before = pipeline.save()
+    state = json.loads(before)
+    # A time set to Int64.min (used to trap at the next batch), and a version
+    # this library does not read.
+    log = state["dedupe"]["devices"][1]
+    log["times"][0] = -(2**63)
+    with pytest.raises(hearth.BadInputError, match=r"dedupe\.devices\[1\]\.times\[0\]: time -9223372036854775808 ms is outside 1900–2200"):
+        pipeline.restore(json.dumps(state).encode())
+    state = json.loads(before)
+    state["formatVersion"] = 1
+    with pytest.raises(hearth.BadInputError, match="format version 1; this library reads version 2"):
+        pipeline.restore(json.dumps(state).encode())
+    # Into a pipeline without the state's places: the place is named.
+    bare = hearth.Ingest([], {})
+    with pytest.raises(hearth.BadInputError, match="place 1 is not one of the pipeline's places"):
+        bare.restore(before)
     assert pipeline.save() == before
 
 

@@ -359,9 +359,17 @@ final class IngestHandle: Handle {
     let decoder = JSONDecoder()
     decoder.nonConformingFloatDecodingStrategy = .convertFromString(
       positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
-    guard let restored = try? decoder.decode(SavedIngest.self, from: Data(bytes)) else {
+    let restored: SavedIngest
+    do { restored = try decoder.decode(SavedIngest.self, from: Data(bytes)) } catch {
       return h.fail(
-        HEARTH_ERROR_BAD_INPUT, "not a saved ingest state (\(size) bytes); the state is unchanged")
+        HEARTH_ERROR_BAD_INPUT,
+        "not a saved ingest state (\(size) bytes): \(DecodingProblem(error)); the state is unchanged")
+    }
+    let problems = restored.state.problems(under: h.pipeline)
+    guard problems.isEmpty else {
+      return h.fail(
+        HEARTH_ERROR_BAD_INPUT,
+        "saved ingest state refused: \(problems.joined(separator: "; ")); the state is unchanged")
     }
     h.state = restored.state
     h.names = restored.names

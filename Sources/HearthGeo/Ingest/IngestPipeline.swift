@@ -237,6 +237,45 @@ public struct IngestState: Sendable, Hashable, Codable {
   public var suddenStops = SuddenStopState()
   public var trips = TripSegmenterState()
   public init() {}
+
+  enum CodingKeys: String, CodingKey {
+    case formatVersion, dedupe, people, geofences, speedAlerts, suddenStops, trips
+  }
+
+  /// Decodes a state written by this format version (``formatVersion``);
+  /// another version, or none, is refused by name. The values are checked
+  /// against a pipeline by ``problems(under:)``.
+  public init(from decoder: any Decoder) throws {
+    let c = try decoder.container(keyedBy: CodingKeys.self)
+    let version = try c.decodeIfPresent(Int.self, forKey: .formatVersion)
+    guard version == Self.formatVersion else {
+      throw DecodingError.dataCorrupted(
+        .init(
+          codingPath: [CodingKeys.formatVersion],
+          debugDescription: version.map {
+            "a saved ingest state of format version \($0); this library reads version \(Self.formatVersion)"
+          }
+            ?? "a saved ingest state without a format version (written before versions, or not a saved state); this library reads version \(Self.formatVersion)"
+        ))
+    }
+    dedupe = try c.decode(DedupeIndex.self, forKey: .dedupe)
+    people = try c.decode([UserID: Person].self, forKey: .people)
+    geofences = try c.decode(GeofenceState.self, forKey: .geofences)
+    speedAlerts = try c.decode(SpeedAlertState.self, forKey: .speedAlerts)
+    suddenStops = try c.decode(SuddenStopState.self, forKey: .suddenStops)
+    trips = try c.decode(TripSegmenterState.self, forKey: .trips)
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    var c = encoder.container(keyedBy: CodingKeys.self)
+    try c.encode(Self.formatVersion, forKey: .formatVersion)
+    try c.encode(dedupe, forKey: .dedupe)
+    try c.encode(people, forKey: .people)
+    try c.encode(geofences, forKey: .geofences)
+    try c.encode(speedAlerts, forKey: .speedAlerts)
+    try c.encode(suddenStops, forKey: .suddenStops)
+    try c.encode(trips, forKey: .trips)
+  }
 }
 
 /// What one batch (or one clock advance) produced.

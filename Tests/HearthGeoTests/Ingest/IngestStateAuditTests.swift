@@ -1,0 +1,156 @@
+import Foundation
+import Testing
+import _HearthTestSupport
+
+@testable import HearthGeo
+
+/// A saved ingest state is versioned and checked before a pipeline computes
+/// with it: a state edited by hand is refused with the path of the bad
+/// value, never accepted into a trap at the next batch.
+@Suite struct IngestStateAuditTests {
+  static let encoder: JSONEncoder = {
+    let e = JSONEncoder()
+    e.outputFormatting = [.sortedKeys]
+    e.nonConformingFloatEncodingStrategy = .convertToString(
+      positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+    return e
+  }()
+  static let decoder: JSONDecoder = {
+    let d = JSONDecoder()
+    d.nonConformingFloatDecodingStrategy = .convertFromString(
+      positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+    return d
+  }()
+
+  /// A scenario played half way (its pipeline, the state, the rest of its steps).
+  static func halfWay(seed: UInt64) -> (IngestPipeline, IngestState, [ServerScenario.Step]) {
+    var random = PropertyRandom(seed: seed)
+    let scenario = ServerScenario.generate(&random)
+    let pipeline = ScenarioRun.pipeline(scenario, places: scenario.places)
+    var state = IngestState()
+    let half = scenario.steps.count / 2
+    for step in scenario.steps.prefix(half) {
+      switch step {
+      case .upload(let received, let fixes):
+        _ = pipeline.ingest(FixColumns(fixes), receivedAtMilliseconds: received, state: &state)
+      case .tick(let now): _ = pipeline.advance(to: now, state: &state)
+      case .saveRestore, .edit: break
+      }
+    }
+    return (pipeline, state, Array(scenario.steps.dropFirst(half)))
+  }
+
+  @Test("states the engines write pass the audit and carry the format version")
+  func realStatesPass() throws {
+    for seed in 0..<UInt64(PropertyCampaign.cases(default: 40)) {
+      let (pipeline, state, _) = Self.halfWay(seed: PropertyCampaign.baseSeed &+ seed)
+      #expect(state.problems(under: pipeline).isEmpty, "seed \(seed): \(state.problems(under: pipeline))")
+      let saved = try Self.encoder.encode(state)
+      let object = try #require(try JSONSerialization.jsonObject(with: saved) as? [String: Any])
+      #expect(object["formatVersion"] as? Int == IngestState.formatVersion)
+      #expect(try Self.decoder.decode(IngestState.self, from: saved) == state)
+    }
+  }
+
+  @Test("a state of another format version, or of none, is refused by name")
+  func version() throws {
+    let saved = try Self.encoder.encode(IngestState())
+    var object = try #require(try JSONSerialization.jsonObject(with: saved) as? [String: Any])
+    object["formatVersion"] = IngestState.formatVersion - 1
+    let old = try JSONSerialization.data(withJSONObject: object)
+    #expect { try Self.decoder.decode(IngestState.self, from: old) } throws: {
+      "\($0)".contains(
+        "format version \(IngestState.formatVersion - 1); this library reads version \(IngestState.formatVersion)"
+      )
+    }
+    object["formatVersion"] = nil
+    let none = try JSONSerialization.data(withJSONObject: object)
+    #expect { try Self.decoder.decode(IngestState.self, from: none) } throws: {
+      "\($0)".contains("without a format version")
+    }
+  }
+
+  @Test("a state restored into a pipeline without its places names the place")
+  func unknownPlace() throws {
+    for seed in 0..<UInt64(20) {
+      let (pipeline, state, _) = Self.halfWay(seed: seed)
+      guard !state.geofences.people.isEmpty,
+        state.geofences.people.values.contains(where: { !$0.records.isEmpty })
+      else { continue }
+      let bare = IngestPipeline(places: [], circlesOfPerson: [:], speedLimits: [:], cellSizeMeters: 5_000)
+      let problems = state.problems(under: bare)
+      #expect(problems.contains { $0.contains("is not one of the pipeline's places") }, "\(problems)")
+      #expect(state.problems(under: pipeline).isEmpty)
+      return
+    }
+    Issue.record("no generated state had a place record")
+  }
+
+  /// Every number of `object` (a decoded JSON tree) with its path.
+  static func numbers(_ value: Any, _ path: [Any] = []) -> [[Any]] {
+    if let d = value as? [String: Any] { return d.keys.sorted().flatMap { numbers(d[$0]!, path + [$0]) } }
+    if let a = value as? [Any] { return a.enumerated().flatMap { numbers($1, path + [$0]) } }
+    if value is NSNumber, !(value is Bool) || "\(type(of: value))".contains("Number") { return [path] }
+    return []
+  }
+
+  static func replacing(_ value: Any, at path: ArraySlice<Any>, with new: Any) -> Any {
+    guard let key = path.first else { return new }
+    if var d = value as? [String: Any], let k = key as? String, let inner = d[k] {
+      d[k] = replacing(inner, at: path.dropFirst(), with: new)
+      return d
+    }
+    if var a = value as? [Any], let i = key as? Int, a.indices.contains(i) {
+      a[i] = replacing(a[i], at: path.dropFirst(), with: new)
+      return a
+    }
+    return value
+  }
+
+  @Test("single-value edits of a saved state: refused with a path, or computed with without a trap")
+  func handEdits() throws {
+    let extremes: [Any] = [Int64.min, Int64.max, -1, 0, 1e308, -1e308, Int64.min + 1]
+    var refused = 0
+    var accepted = 0
+    for seed in 0..<UInt64(PropertyCampaign.cases(default: 6)) {
+      let (pipeline, state, rest) = Self.halfWay(seed: PropertyCampaign.baseSeed &+ 1000 &+ seed)
+      let tree = try JSONSerialization.jsonObject(with: try Self.encoder.encode(state))
+      var random = PropertyRandom(seed: seed)
+      let leaves = Self.numbers(tree)
+      for _ in 0..<min(leaves.count, 60) {
+        let path = leaves[random.int(0, leaves.count - 1)]
+        let value = extremes[random.int(0, extremes.count - 1)]
+        let edited = Self.replacing(tree, at: path[...], with: value)
+        guard let data = try? JSONSerialization.data(withJSONObject: edited),
+          var restored = try? Self.decoder.decode(IngestState.self, from: data),
+          restored.problems(under: pipeline).isEmpty
+        else {
+          refused += 1
+          continue
+        }
+        accepted += 1
+        if ProcessInfo.processInfo.environment["HEARTH_AUDIT_TRACE"] != nil {
+          FileHandle.standardError.write(Data("accepted edit: seed \(seed) \(path) = \(value)\n".utf8))
+        }
+        // Accepted: the rest of the history runs (a trap here fails the run).
+        for step in rest {
+          switch step {
+          case .upload(let received, let fixes):
+            _ = pipeline.ingest(FixColumns(fixes), receivedAtMilliseconds: received, state: &restored)
+          case .tick(let now): _ = pipeline.advance(to: now, state: &restored)
+          case .saveRestore, .edit: break
+          }
+        }
+      }
+    }
+    #expect(refused > 0 && accepted > 0, "refused \(refused), accepted \(accepted)")
+  }
+
+  @Test("the fuzz seed is a state this library writes (its format version, every engine)")
+  func fuzzSeed() throws {
+    let seed = TestPaths.repositoryRoot.appendingPathComponent("Tests/Fuzz/Corpus/ingestState/seed-state")
+    let state = try JSONDecoder().decode(IngestState.self, from: Data(contentsOf: seed))
+    #expect(!state.geofences.people.isEmpty && state.dedupe.count == 12)
+  }
+
+}
