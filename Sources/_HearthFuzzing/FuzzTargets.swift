@@ -24,6 +24,9 @@ import HearthTrace
 public enum FuzzTarget: String, CaseIterable, Sendable {
   case csv, sensorLogger, phyphox, gpx, npy, traj, mapping, mappedFiles, traceFolder, comma2k19, places
   case ingestState, incidentState, impactConfiguration
+  /// The column door against the file door: the same values as columns
+  /// (`ColumnTrace`) and as a trace folder must keep and reject alike.
+  case columns
 
   /// Between the files of one input (folder targets).
   public static let separator: [UInt8] = [0x1E, 0x1D]
@@ -137,7 +140,77 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
       _ = try? JSONDecoder().decode(IncidentState.self, from: Data(bytes))
     case .impactConfiguration:
       _ = try? JSONDecoder().decode(ImpactConfiguration.self, from: Data(bytes))
+    case .columns:
+      Self.columnsAgainstFolder(bytes, scratch)
     }
+  }
+
+  /// The input as doubles (8 bytes each, the rest dropped) dealt into
+  /// streams: accelerometer and gyroscope rows of 4, barometer and
+  /// activity rows of 2, fix rows of 4 (time ms, latitude, longitude,
+  /// accuracy). Read through ``ColumnTrace`` and through a trace folder
+  /// written with the same values, the kept samples and each stream's
+  /// counts by reason must agree.
+  static func columnsAgainstFolder(_ bytes: [UInt8], _ scratch: FuzzScratch) {
+    let values: [Double] = bytes.withUnsafeBytes { raw in
+      stride(from: 0, to: raw.count - 7, by: 8).map { raw.loadUnaligned(fromByteOffset: $0, as: Double.self) }
+    }
+    guard !values.isEmpty else { return }
+    let rows = values.count / 16
+    func take(_ stream: Int, _ width: Int) -> [[Double]] {
+      (0..<rows).map { r in (0..<width).map { values[(r * 16 + stream + $0) % values.count] } }
+    }
+    var raw = Trace(metadata: TraceMetadata(format: "columns"))
+    var columns = ColumnTrace(metadata: raw.metadata)
+    let a = take(0, 4)
+    let g = take(4, 4)
+    let b = take(8, 2)
+    let act = take(10, 2)
+    let f = take(12, 4)
+    raw.accelerometer = AccelerationStream(
+      samples: VectorStream(seconds: a.map { $0[0] }, x: a.map { $0[1] }, y: a.map { $0[2] }, z: a.map { $0[3] }),
+      content: .includesGravity)
+    raw.gyroscope = VectorStream(seconds: g.map { $0[0] }, x: g.map { $0[1] }, y: g.map { $0[2] }, z: g.map { $0[3] })
+    raw.barometer = PressureStream(seconds: b.map { $0[0] }, hectopascals: b.map { $0[1] })
+    columns.append(.accelerometer, seconds: a.map { $0[0] }, x: a.map { $0[1] }, y: a.map { $0[2] }, z: a.map { $0[3] })
+    columns.append(.gyroscope, seconds: g.map { $0[0] }, x: g.map { $0[1] }, y: g.map { $0[2] }, z: g.map { $0[3] })
+    columns.append(.barometer, seconds: b.map { $0[0] }, x: b.map { $0[1] }, y: [Double]?.none, z: [Double]?.none)
+    // Activities: whole codes 0–5 as the folder's JSON can hold them (the
+    // others are the folder's JSON's problem, not the rows').
+    let codes = act.map { (seconds: $0[0], code: Double(UInt8(truncatingIfNeeded: Int64(bitPattern: $0[1].bitPattern)) % 8)) }
+    raw.activities = codes.compactMap { c in
+      Activity(rawValue: UInt8(c.code)).map { ActivitySample(seconds: c.seconds, activity: $0) }
+    }
+    columns.append(
+      .activities, seconds: raw.activities.map(\.seconds), x: raw.activities.map { Double($0.activity.rawValue) },
+      y: [Double]?.none, z: [Double]?.none)
+    let fixes = FixColumns(
+      f.map { r in
+        Fix(
+          timeMilliseconds: Int64(exactly: r[0].rounded(.towardZero)) ?? 0, latitudeDegrees: r[1], longitudeDegrees: r[2],
+          horizontalAccuracyMeters: r[3], speedMetersPerSecond: nil, headingDegrees: nil, altitudeMeters: nil)
+      })
+    raw.fixes = fixes
+    columns.append(fixes: fixes)
+    let folder = scratch.folder("columns", files: [], parts: [])
+    try? FileManager.default.removeItem(atPath: folder)
+    guard (try? TraceFolder.write(raw, to: folder)) != nil, let (expected, folderReport) = try? TraceFolder.read(folder)
+    else { return }
+    let (trace, report) = columns.read()
+    for name in ["accelerometer", "gyroscope", "barometer", "fixes"] {
+      let mine = report.files.first { $0.file == name }
+      let theirs = folderReport.files.first { $0.file == name }
+      precondition(
+        mine?.rowsKept == theirs?.rowsKept && mine?.rejectedByReason == theirs?.rejectedByReason,
+        "\(name): columns and folder disagree")
+    }
+    // Activity times go through the folder's JSON, which does not give every
+    // decimal back to the last bit: compared by count.
+    var (mine, theirs) = (trace, expected)
+    precondition(mine.activities.count == theirs.activities.count, "columns and folder keep different activities")
+    (mine.activities, theirs.activities) = ([], [])
+    mine.metadata = theirs.metadata
+    precondition(mine.matches(theirs), "columns and folder keep different samples")
   }
 
   /// The pipeline a fuzzed saved state is restored into: one place, one
