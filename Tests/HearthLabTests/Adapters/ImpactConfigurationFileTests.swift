@@ -54,4 +54,16 @@ struct ImpactConfigurationFileTests {
     #expect(c.joltMetersPerSecondSquared == 5 * 9.80665 && c.pressureRiseHectopascals == 3)
     #expect(c.spinRadiansPerSecond == 9 && c.freeFallSeconds == ImpactConfiguration().freeFallSeconds)
   }
+
+  @Test("a threshold outside its setting's domain is named by the door's own name and value, with the setting's range")
+  func thresholdProblemsNameTheFlag() {
+    let given = ImpactThresholds(joltG: -4, spinRadiansPerSecond: 3, freeFallSeconds: -1)
+    let found = given.problems(over: ImpactConfiguration()) { "--" + $0.rawValue }
+    #expect(found.count == 2, "\(found)")
+    #expect(found.first?.hasPrefix("--joltG -4: joltMetersPerSecondSquared: ") == true, "\(found)")
+    #expect(found.first?.contains("(0, 627.6256] m/s²") == true, "\(found)")
+    #expect(found.last == "--freeFallSeconds -1: freeFallSeconds: -1 s is outside [0, ∞) s", "\(found)")
+    #expect(ImpactThresholds(joltG: 64, freeFallSeconds: 0).problems(over: ImpactConfiguration()) { $0.rawValue }.isEmpty)
+    #expect(ImpactThresholds(joltG: 64.000_001).problems(over: ImpactConfiguration()) { $0.rawValue }.count == 1)
+  }
 }
