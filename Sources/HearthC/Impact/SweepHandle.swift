@@ -41,7 +41,7 @@ struct SweepSpec {
       throw bad("not a JSON object")
     }
     if let unknown = keys.keys.sorted().first(where: { !Self.keys.contains($0) }) {
-      throw bad("unknown key '\(unknown.prefix(80))' (known: \(Self.keys.sorted().joined(separator: ", ")))")
+      throw bad(JSONKeys.unknown(unknown, known: Array(Self.keys)))
     }
     let given: Given
     do { given = try JSONDecoder().decode(Given.self, from: data) } catch {
@@ -61,7 +61,8 @@ struct SweepSpec {
       return values
     }
     let lists: [ImpactThresholds.Setting: [Double]?] = [
-      .joltG: given.jolt_g, .spinRadiansPerSecond: given.spin_rad_s, .pressureRiseHectopascals: given.pressure_hpa,
+      .joltG: given.jolt_g, .spinRadiansPerSecond: given.spin_rad_s,
+      .pressureRiseHectopascals: given.pressure_hpa,
       .movingMetersPerSecond: given.moving_m_s, .freeFallSeconds: given.free_fall_s,
     ]
     for setting in ImpactThresholds.Setting.allCases {

@@ -18,7 +18,8 @@ public enum ImpactConfigurationFile {
   ///   `TraceError.malformed` naming the key and why when it is not a
   ///   configuration.
   public static func read(path: String) throws -> ImpactConfiguration {
-    guard FileManager.default.isReadableFile(atPath: path), let data = FileManager.default.contents(atPath: path)
+    guard FileManager.default.isReadableFile(atPath: path),
+      let data = FileManager.default.contents(atPath: path)
     else { throw TraceError.io(path: path, reason: "cannot read the configuration file") }
     return try decode(data, name: path)
   }
@@ -28,7 +29,9 @@ public enum ImpactConfigurationFile {
   public static func decode(
     _ data: Data, name: String, over base: ImpactConfiguration = ImpactConfiguration()
   ) throws -> ImpactConfiguration {
-    func bad(_ reason: String) -> TraceError { .malformed(SourceLocation(file: name, line: 0), reason: reason) }
+    func bad(_ reason: String) -> TraceError {
+      .malformed(SourceLocation(file: name, line: 0), reason: reason)
+    }
     let given: [String: Setting]
     do { given = try JSONDecoder().decode([String: Setting].self, from: data) } catch {
       throw bad("not a JSON object of detector settings, each a number")
@@ -39,7 +42,7 @@ public enum ImpactConfigurationFile {
     }
     for key in given.keys.sorted() {
       guard merged[key] != nil else {
-        throw bad("unknown setting '\(key.prefix(80))' (known: \(merged.keys.sorted().joined(separator: ", ")))")
+        throw bad(JSONKeys.unknown(key, known: Array(merged.keys), what: "setting"))
       }
       guard case .number(let value) = given[key], value.isFinite else {
         throw bad("'\(key)' must be a finite number")
@@ -47,13 +50,18 @@ public enum ImpactConfigurationFile {
       merged[key] = .number(value)
     }
     func decoded(_ settings: [String: Setting]) -> ImpactConfiguration? {
-      (try? JSONEncoder().encode(settings)).flatMap { try? JSONDecoder().decode(ImpactConfiguration.self, from: $0) }
+      (try? JSONEncoder().encode(settings)).flatMap {
+        try? JSONDecoder().decode(ImpactConfiguration.self, from: $0)
+      }
     }
     if let configuration = decoded(merged) { return configuration }
     // A value outside its domain: the configuration's own decoder names it.
     if let json = try? JSONEncoder().encode(merged) {
-      do { _ = try JSONDecoder().decode(ImpactConfiguration.self, from: json) } catch DecodingError.dataCorrupted(let context)
-      where context.debugDescription.hasPrefix("invalid impact configuration") {
+      do {
+        _ = try JSONDecoder().decode(ImpactConfiguration.self, from: json)
+      } catch DecodingError.dataCorrupted(let context)
+        where context.debugDescription.hasPrefix("invalid impact configuration")
+      {
         throw bad(context.debugDescription)
       } catch {}
     }
