@@ -192,7 +192,11 @@ public enum BuiltExecutable {
     let reader = Thread { errData.set(err.fileHandleForReading.readDataToEndOfFile()) }
     reader.start()
     let o: Data
-    if case .captured = standardOutput { o = out.fileHandleForReading.readDataToEndOfFile() } else { o = Data() }
+    if case .captured = standardOutput {
+      o = out.fileHandleForReading.readDataToEndOfFile()
+    } else {
+      o = Data()
+    }
     process.waitUntilExit()
     let e = errData.waitForValue()
     return Run(
@@ -228,4 +232,12 @@ public enum BuiltExecutable {
       return value ?? Data()
     }
   }
+}
+
+/// What `body` threw, in words ("\(error)"); `accepted` when it threw nothing.
+public func thrownText(_ body: () throws -> Void, accepted: String = "accepted") -> String {
+  do {
+    try body()
+    return accepted
+  } catch { return "\(error)" }
 }
