@@ -40,14 +40,18 @@ struct DoorCommandTests {
   func detectThresholdOutOfDomain(flag: [String], named: String, range: String) throws {
     let run = try Self.hearth(["impact", "detect", Self.scenario.path + "/trace"] + flag)
     #expect(run.status == 2, "exit \(run.status): \(run.err.prefix(400))")
-    #expect(run.err.contains("usage error") && run.err.contains(named) && run.err.contains(range), "\(run.err)")
+    #expect(
+      run.err.contains("usage error") && run.err.contains(named) && run.err.contains(range), "\(run.err)")
     #expect(run.err.split(separator: "\n").count == 1, "\(run.err)")
   }
 
   @Test("impact detect: the edges of the domains are taken (--jolt-g 64, --spin 0, --free-fall 0)")
   func detectThresholdOnTheEdge() throws {
     let run = try Self.hearth(
-      ["impact", "detect", Self.scenario.path + "/trace", "--jolt-g", "64", "--spin", "0", "--free-fall", "0"])
+      [
+        "impact", "detect", Self.scenario.path + "/trace", "--jolt-g", "64", "--spin", "0", "--free-fall",
+        "0",
+      ])
     #expect(run.status == 0, "exit \(run.status): \(run.err.prefix(400))")
   }
 
@@ -84,5 +88,20 @@ struct OutputFailureCommandTests {
   @Test("the exit status of a failed write is in the help's table of exit codes")
   func exitCodeIsDocumented() {
     #expect(run(["--help"]).out.contains("74 the output could not be written"))
+  }
+}
+
+@Suite("hearth data: a folder of which only Metadata.csv was read is bad input (issue 29.12)")
+struct SideFileCommandTests {
+  @Test("data inspect and data convert exit 3 when only a side file of the folder could be read")
+  func onlyMetadataIsBadInput() {
+    let folder = TemporaryFolder()
+    folder.write(
+      "Metadata.csv", "version,device name,recording time,platform\n1.0,phone,2024-05-01_10-00-00,ios\n")
+    folder.write("Accelerometer.csv", "")
+    let inspect = run(["data", "inspect", folder.path])
+    #expect(inspect.code == 3 && inspect.err.contains("no stream has a sample"), "\(inspect)")
+    let convert = run(["data", "convert", folder.path, "--to", "gpx", "--out", folder.path("out.gpx")])
+    #expect(convert.code == 3 && convert.err.contains("no stream has a sample"), "\(convert)")
   }
 }

@@ -28,8 +28,11 @@ struct ImpactConfigurationTests {
     #expect(keys.count == 48)
     for key in keys where key != "stayStoppedMinimumFixes" {
       #expect(
-        ["Seconds", "MetersPerSecond", "MetersPerSecondSquared", "RadiansPerSecond", "Hectopascals", "Fraction", "Hertz"]
-          .contains { key.hasSuffix($0) }, "\(key) has no unit")
+        [
+          "Seconds", "MetersPerSecond", "MetersPerSecondSquared", "RadiansPerSecond", "Hectopascals",
+          "Fraction", "Hertz",
+        ]
+        .contains { key.hasSuffix($0) }, "\(key) has no unit")
     }
     #expect(try JSONDecoder().decode(ImpactConfiguration.self, from: data) == c)
     #expect(try Self.decode("{}") == c)
@@ -38,7 +41,8 @@ struct ImpactConfigurationTests {
     #expect(try Self.decode(#"{"spinRadiansPerSecond": 4.5}"#) == spin)
   }
 
-  @Test("decoding refuses an unknown key (a typo would run the default) and an out-of-domain value, naming it")
+  @Test(
+    "decoding refuses an unknown key (a typo would run the default) and an out-of-domain value, naming it")
   func refusals() {
     #expect(throws: DecodingError.self) { try Self.decode(#"{"spinRadiansPerSecnd": 4}"#) }
     for (json, name) in [
@@ -87,7 +91,9 @@ struct ImpactThresholdDomainTests {
     return c.problems
   }
 
-  @Test("the jolt is in (0, 64 g]: both sides of 0 and of 64 g; −4 g, 1e308 g, ∞ and NaN are refused naming the range")
+  @Test(
+    "the jolt is in (0, 64 g]: both sides of 0 and of 64 g; −4 g, 1e308 g, ∞ and NaN are refused naming the range"
+  )
   func joltDomain() {
     #expect(ImpactConfiguration.maximumJoltMetersPerSecondSquared == 64 * Self.g)
     #expect(Self.problems { $0.joltMetersPerSecondSquared = 64 * Self.g }.isEmpty)
@@ -101,7 +107,9 @@ struct ImpactThresholdDomainTests {
     }
   }
 
-  @Test("spin, pressure rise, moving speed and free fall are ≥ 0 and finite: 0 is taken, the next value below is refused naming [0, ∞)")
+  @Test(
+    "spin, pressure rise, moving speed and free fall are ≥ 0 and finite: 0 is taken, the next value below is refused naming [0, ∞)"
+  )
   func nonNegativeThresholds() {
     let settings: [(String, WritableKeyPath<ImpactConfiguration, Double>, String)] = [
       ("spinRadiansPerSecond", \.spinRadiansPerSecond, "rad/s"),

@@ -60,7 +60,7 @@ def test_an_unreadable_recording_is_reported_and_left_out(tmp_path):
 
 
 def test_a_bad_spec_is_named():
-    with pytest.raises(hearth.BadInputError, match="unknown key 'jolts'"):
+    with pytest.raises(hearth.BadInputError, match="unknown key 'jolts' \\(nearest known: 'jolt_g'"):
         hearth.SweepPlan('{"jolts": [1]}')
     with pytest.raises(hearth.BadInputError, match="'seeds'"):
         hearth.SweepPlan('{"seeds": 0}')

@@ -15,7 +15,9 @@ struct Console: Sendable {
   var progress: (@Sendable (String) -> Void)?
 
   static let standard: Console = {
-    let redraw: @Sendable (String) -> Void = { line in _ = write(all: "\r\u{1B}[K" + line, to: STDERR_FILENO) }
+    let redraw: @Sendable (String) -> Void = { line in
+      _ = write(all: "\r\u{1B}[K" + line, to: STDERR_FILENO)
+    }
     return Console(
       out: { line in
         if let failure = write(all: line + "\n", to: STDOUT_FILENO) { outputFailed(failure) }

@@ -181,7 +181,9 @@ extension ImpactConfiguration {
       count(supportedGyroscopeHertz, -spinFromSeconds),
       count(supportedBarometerHertz, -pressureBaselineFromSeconds),
       count(supportedFixHertz, incident + max(-movingFromSeconds, currentFixAgeSeconds)),
-      count(1 / vibrationBinSeconds, incident + max(-vibrationMovingFromSeconds, -vibrationMovingAtJoltFromSeconds))
+      count(
+        1 / vibrationBinSeconds,
+        incident + max(-vibrationMovingFromSeconds, -vibrationMovingAtJoltFromSeconds))
     )
   }
 
@@ -223,7 +225,8 @@ extension ImpactConfiguration {
 
     /// Finite and within the interval.
     func contains(_ value: Double) -> Bool {
-      value.isFinite && (lowerOpen ? value > lower : value >= lower) && (upperOpen ? value < upper : value <= upper)
+      value.isFinite && (lowerOpen ? value > lower : value >= lower)
+        && (upperOpen ? value < upper : value <= upper)
     }
 
     /// "(0, 60] s", "[0, ∞) m/s".
@@ -288,7 +291,10 @@ extension ImpactConfiguration {
       ("lateDataSeconds", lateDataSeconds, .closed(0, 30, "s")),
       ("suppressionSeconds", suppressionSeconds, .nonNegative("s")),
       ("maximumAbsoluteTimeSeconds", maximumAbsoluteTimeSeconds, .positive("s")),
-      ("maximumAccelerationMetersPerSecondSquared", maximumAccelerationMetersPerSecondSquared, .positive("m/s²")),
+      (
+        "maximumAccelerationMetersPerSecondSquared", maximumAccelerationMetersPerSecondSquared,
+        .positive("m/s²")
+      ),
       ("maximumRotationRadiansPerSecond", maximumRotationRadiansPerSecond, .positive("rad/s")),
       ("minimumPressureHectopascals", minimumPressureHectopascals, .finite("hPa")),
       ("maximumPressureHectopascals", maximumPressureHectopascals, .finite("hPa")),
@@ -361,7 +367,8 @@ extension ImpactConfiguration {
 
 extension ImpactConfiguration: Codable {
   enum CodingKeys: String, CodingKey, CaseIterable {
-    case gravityTimeConstantSeconds, vibrationTimeConstantSeconds, vibrationBinSeconds, clipMetersPerSecondSquared
+    case gravityTimeConstantSeconds, vibrationTimeConstantSeconds, vibrationBinSeconds,
+      clipMetersPerSecondSquared
     case joltMetersPerSecondSquared, joltPeakWindowSeconds, joltChainSeconds
     case currentFixAgeSeconds, movingMedianMetersPerSecond, movingFromSeconds, movingToSeconds
     case movingAtJoltMetersPerSecond, movingAtJoltToSeconds
@@ -371,10 +378,12 @@ extension ImpactConfiguration: Codable {
     case vibrationStoppedFraction, vibrationStopEarliestStartSeconds, vibrationStopLatestStartSeconds
     case vibrationStopWindowSeconds
     case spinRadiansPerSecond, spinFromSeconds, spinToSeconds
-    case pressureRiseHectopascals, pressureAfterSeconds, pressureBaselineFromSeconds, pressureBaselineToSeconds
+    case pressureRiseHectopascals, pressureAfterSeconds, pressureBaselineFromSeconds,
+      pressureBaselineToSeconds
     case freeFallMetersPerSecondSquared, freeFallSeconds, freeFallEndsBeforeJoltSeconds
     case verdictDeadlineSeconds, lateDataSeconds, suppressionSeconds
-    case maximumAbsoluteTimeSeconds, maximumAccelerationMetersPerSecondSquared, maximumRotationRadiansPerSecond
+    case maximumAbsoluteTimeSeconds, maximumAccelerationMetersPerSecondSquared,
+      maximumRotationRadiansPerSecond
     case minimumPressureHectopascals, maximumPressureHectopascals, maximumSpeedMetersPerSecond
     case supportedGyroscopeHertz, supportedBarometerHertz, supportedFixHertz
   }
@@ -397,7 +406,8 @@ extension ImpactConfiguration: Codable {
       throw DecodingError.dataCorrupted(
         .init(
           codingPath: decoder.codingPath,
-          debugDescription: "unknown impact configuration key(s): \(unknown.sorted().joined(separator: ", "))"))
+          debugDescription: "unknown impact configuration key(s): \(unknown.sorted().joined(separator: ", "))"
+        ))
     }
     let c = try decoder.container(keyedBy: CodingKeys.self)
     var v = ImpactConfiguration()
@@ -420,7 +430,9 @@ extension ImpactConfiguration: Codable {
     try read(.stoppedMetersPerSecond, &v.stoppedMetersPerSecond)
     try read(.restWithinSeconds, &v.restWithinSeconds)
     try read(.stayStoppedSeconds, &v.stayStoppedSeconds)
-    if let n = try c.decodeIfPresent(Int.self, forKey: .stayStoppedMinimumFixes) { v.stayStoppedMinimumFixes = n }
+    if let n = try c.decodeIfPresent(Int.self, forKey: .stayStoppedMinimumFixes) {
+      v.stayStoppedMinimumFixes = n
+    }
     try read(.vibrationMovingMetersPerSecondSquared, &v.vibrationMovingMetersPerSecondSquared)
     try read(.vibrationMovingFromSeconds, &v.vibrationMovingFromSeconds)
     try read(.vibrationMovingToSeconds, &v.vibrationMovingToSeconds)
