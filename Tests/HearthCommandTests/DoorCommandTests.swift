@@ -55,6 +55,17 @@ struct DoorCommandTests {
     #expect(run.status == 0, "exit \(run.status): \(run.err.prefix(400))")
   }
 
+  @Test(
+    "sim evaluate impact: a threshold flag outside its domain is a usage error (exit 2) before any scenario runs"
+  )
+  func evaluateThresholdOutOfDomain() throws {
+    let run = try Self.hearth([
+      "sim", "evaluate", "impact", "--seeds", "1", "--hours", "1", "--free-fall", "-1",
+    ])
+    #expect(run.status == 2, "exit \(run.status): \(run.err.prefix(400))")
+    #expect(run.err.contains("--free-fall -1: freeFallSeconds: -1 s is outside [0, ∞) s"), "\(run.err)")
+  }
+
   @Test("impact sweep: a list value outside its domain is a usage error (exit 2) before any trace runs")
   func sweepThresholdOutOfDomain() throws {
     for (flag, named) in [
