@@ -586,8 +586,8 @@ int32_t hearth_sweep_write(const hearth_sweep *sweep, const char *folder, int64_
  *    "places_file": "places.geojson",       (GeoJSON as `hearth geo replay --places`)
  *    "circles_of_person": {"42": [7]},      (user id → its circles)
  *    "speed_limits_kmh": {"7": 50}}         (circle → limit; none: no speed alerts)
- * Places and circles are fixed for the handle's life (this version of the ABI
- * has no reconfiguration between batches).
+ * Places, circle memberships and speed limits may be changed between batches
+ * with hearth_ingest_reconfigure (ABI 1.1), which keeps the state.
  */
 int32_t hearth_ingest_create(const char *description_json, hearth_ingest **out);
 

@@ -235,7 +235,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
 
   /// A mapping using every target and a clock, for `mappedFiles`.
   public static let mixedMapping = """
-    {"name": "fuzz", "clock": {"file": "clock.csv", "epoch": {"column": "utc", "format": "epoch-milliseconds"},
+    {"name": "fuzz", "units": "SI", "clock": {"file": "clock.csv", "epoch": {"column": "utc", "format": "epoch-milliseconds"},
       "relative": {"column": "t", "format": "relative-seconds"}},
      "files": [
       {"file": "imu.csv", "time": {"column": "t", "format": "relative-seconds"},

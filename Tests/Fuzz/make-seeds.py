@@ -54,7 +54,7 @@ device_csv = '"property","value"\n"deviceModel","X"\n"deviceBrand","Y"\n'
 gps = '"Time (s)","Latitude (°)","Longitude (°)","Height (m)","Velocity (m/s)","Direction (°)","Horizontal Accuracy (m)"\n0,48,2,100,1,90,5\n1,95,2,100,1,90,5\n'
 write("phyphox", "seed-folder", join(phy, time_csv, device_csv, gps))
 
-mapping = '{"name":"m","files":[{"file":"a.csv","time":{"column":"t","format":"epoch-seconds"},"accelerometer":{"x":{"column":"x","unit":"g"},"y":{"column":"y","unit":"g"},"z":{"column":"z","unit":"g"}}},{"file":"b.csv","time":{"column":"t","format":"iso8601"},"fixes":{"latitude":{"column":"lat"},"longitude":{"column":"lon"}}}]}'
+mapping = '{"name":"m","units":"SI","files":[{"file":"a.csv","time":{"column":"t","format":"epoch-seconds"},"accelerometer":{"x":{"column":"x","unit":"g"},"y":{"column":"y","unit":"g"},"z":{"column":"z","unit":"g"}}},{"file":"b.csv","time":{"column":"t","format":"iso8601"},"fixes":{"latitude":{"column":"lat"},"longitude":{"column":"lon"}}}]}'
 write("mapping", "seed-two-files", join(mapping, "t,x,y,z\n1700000000,0,0,1\n1700000000.02,0,0,1.01\n", "t,lat,lon\n2023-11-14T22:13:20Z,48,2\n2023-11-14T22:13:21+01:00,48.1,2\n"))
 
 imu = "t,ax,ay,az,gx,gy,gz,p,h,v\n0,0,0,9.8,0,0,0,101.3,0,36\n0.02,0,0,9.8,10,0,0,101.3,0,36\n"

@@ -19,7 +19,7 @@ struct ReadingFlagsTests {
     folder.write(
       "mapping.json",
       """
-      {"name": "flags", "files": [{"file": "accel.csv", "time": \(time),
+      {"name": "flags", "units": "SI", "files": [{"file": "accel.csv", "time": \(time),
         "accelerometer": {"x": {"column": "ax"}, "y": {"column": "ay"}, "z": {"column": "az"}}}]}
       """)
     return folder
@@ -146,7 +146,7 @@ struct ReadingFlagsTests {
     folder.write(
       "mapping.json",
       """
-      {"name": "apart", "files": [
+      {"name": "apart", "units": "SI", "files": [
         {"file": "accel.csv", "time": {"column": "t", "format": "epoch-seconds"},
          "accelerometer": {"x": {"column": "ax"}, "y": {"column": "ay"}, "z": {"column": "az"}, "content": "excludesGravity"}},
         {"file": "gravity.csv", "time": {"column": "t", "format": "epoch-seconds"},
@@ -256,7 +256,7 @@ struct ReadingFlagsTests {
     clock.write(
       "mapping.json",
       """
-      {"name": "clock", "files": [{"file": "accel.csv", "time": {"column": "t", "format": "relative-seconds"},
+      {"name": "clock", "units": "SI", "files": [{"file": "accel.csv", "time": {"column": "t", "format": "relative-seconds"},
         "accelerometer": {"x": {"column": "ax"}, "y": {"column": "ay"}, "z": {"column": "az"}}}],
        "clock": {"file": "clock.csv", "epoch": {"column": "utc_ms", "format": "epoch-milliseconds"},
                  "relative": {"column": "boot_s", "format": "relative-seconds"}}}

@@ -28,8 +28,11 @@ struct ImpactConfigurationTests {
     #expect(keys.count == 48)
     for key in keys where key != "stayStoppedMinimumFixes" {
       #expect(
-        ["Seconds", "MetersPerSecond", "MetersPerSecondSquared", "RadiansPerSecond", "Hectopascals", "Fraction", "Hertz"]
-          .contains { key.hasSuffix($0) }, "\(key) has no unit")
+        [
+          "Seconds", "MetersPerSecond", "MetersPerSecondSquared", "RadiansPerSecond", "Hectopascals",
+          "Fraction", "Hertz",
+        ]
+        .contains { key.hasSuffix($0) }, "\(key) has no unit")
     }
     #expect(try JSONDecoder().decode(ImpactConfiguration.self, from: data) == c)
     #expect(try Self.decode("{}") == c)
@@ -38,7 +41,8 @@ struct ImpactConfigurationTests {
     #expect(try Self.decode(#"{"spinRadiansPerSecond": 4.5}"#) == spin)
   }
 
-  @Test("decoding refuses an unknown key (a typo would run the default) and an out-of-domain value, naming it")
+  @Test(
+    "decoding refuses an unknown key (a typo would run the default) and an out-of-domain value, naming it")
   func refusals() {
     #expect(throws: DecodingError.self) { try Self.decode(#"{"spinRadiansPerSecnd": 4}"#) }
     for (json, name) in [
@@ -74,5 +78,75 @@ struct ImpactConfigurationTests {
     big.spinFromSeconds = -60
     #expect(big.problems.isEmpty)
     #expect(big.ringCapacities.gyroscope < 400_000)
+  }
+}
+
+@Suite("Impact configuration: each threshold a door can set has a domain, refused by name with its range")
+struct ImpactThresholdDomainTests {
+  static let g = ImpactConfiguration.standardGravity
+
+  static func problems(_ edit: (inout ImpactConfiguration) -> Void) -> [String] {
+    var c = ImpactConfiguration()
+    edit(&c)
+    return c.problems
+  }
+
+  @Test(
+    "the jolt is in (0, 64 g]: both sides of 0 and of 64 g; −4 g, 1e308 g, ∞ and NaN are refused naming the range"
+  )
+  func joltDomain() {
+    #expect(ImpactConfiguration.maximumJoltMetersPerSecondSquared == 64 * Self.g)
+    #expect(Self.problems { $0.joltMetersPerSecondSquared = 64 * Self.g }.isEmpty)
+    #expect(Self.problems { $0.joltMetersPerSecondSquared = .leastNonzeroMagnitude }.isEmpty)
+    for bad in [(64 * Self.g).nextUp, 0, -4 * Self.g, 1e308 * Self.g, .infinity, .nan] {
+      let found = Self.problems { $0.joltMetersPerSecondSquared = bad }
+      #expect(found.count == 1, "\(bad): \(found)")
+      #expect(
+        found.first?.hasPrefix("joltMetersPerSecondSquared: ") == true
+          && found.first?.contains("is outside (0, 627.6256] m/s²") == true, "\(found)")
+    }
+  }
+
+  @Test(
+    "spin, pressure rise, moving speed and free fall are ≥ 0 and finite: 0 is taken, the next value below is refused naming [0, ∞)"
+  )
+  func nonNegativeThresholds() {
+    let settings: [(String, WritableKeyPath<ImpactConfiguration, Double>, String)] = [
+      ("spinRadiansPerSecond", \.spinRadiansPerSecond, "rad/s"),
+      ("pressureRiseHectopascals", \.pressureRiseHectopascals, "hPa"),
+      ("movingMedianMetersPerSecond", \.movingMedianMetersPerSecond, "m/s"),
+      ("freeFallSeconds", \.freeFallSeconds, "s"),
+    ]
+    for (name, path, unit) in settings {
+      #expect(Self.problems { $0[keyPath: path] = 0 }.isEmpty, "\(name) 0")
+      #expect(Self.problems { $0[keyPath: path] = 1e300 }.isEmpty, "\(name) 1e300")
+      for bad in [-Double.leastNonzeroMagnitude, -1, .infinity, .nan] {
+        let found = Self.problems { $0[keyPath: path] = bad }
+        let text = ImpactConfiguration.settingText(bad)
+        #expect(found == ["\(name): \(text) \(unit) is outside [0, ∞) \(unit)"], "\(found)")
+      }
+    }
+  }
+
+  @Test("every setting's message names it and its range, whatever the value (a non-finite one too)")
+  func everyMessageNamesItsRange() throws {
+    let keys = try #require(
+      JSONSerialization.jsonObject(with: JSONEncoder().encode(ImpactConfiguration())) as? [String: Any]
+    ).keys
+    for key in keys where key != "stayStoppedMinimumFixes" {
+      let json = Data(#"{"\#(key)": -1e300}"#.utf8)
+      do {
+        _ = try JSONDecoder().decode(ImpactConfiguration.self, from: json)
+        // −1e300 is in the domain of the pressure bounds only.
+        #expect(key == "minimumPressureHectopascals", "\(key) took -1e300")
+      } catch let DecodingError.dataCorrupted(context) {
+        #expect(context.debugDescription.contains(key), "\(context.debugDescription)")
+        #expect(
+          context.debugDescription.contains("is outside") || context.debugDescription.contains("must be"),
+          "\(context.debugDescription)")
+      } catch {
+        Issue.record("\(key): \(error)")
+      }
+    }
   }
 }

@@ -20,7 +20,7 @@ struct MappedTimeTests {
     folder.write(
       "mapping.json",
       """
-      {"name": "test", "files": [{"file": "accel.csv", "time": \(time),
+      {"name": "test", "units": "SI", "files": [{"file": "accel.csv", "time": \(time),
         "accelerometer": {"x": {"column": "ax"}, "y": {"column": "ay"}, "z": {"column": "az"}}}\(extraFiles)]}
       """)
     return folder
@@ -85,7 +85,7 @@ struct MappedTimeTests {
     folder.write(
       "mapping.json",
       """
-      {"name": "t", "files": [{"file": "gps.csv",
+      {"name": "t", "units": "SI", "files": [{"file": "gps.csv",
         "time": {"column": "t_ns", "format": "relative-nanoseconds", "origin": "2024-05-01T10:00:00+02:00"},
         "fixes": {"latitude": {"column": "lat"}, "longitude": {"column": "lon"}}}]}
       """)
@@ -97,7 +97,7 @@ struct MappedTimeTests {
     folder.write(
       "mapping.json",
       """
-      {"name": "t", "files": [{"file": "gps.csv", "time": {"column": "t_ns", "format": "relative-nanoseconds"},
+      {"name": "t", "units": "SI", "files": [{"file": "gps.csv", "time": {"column": "t_ns", "format": "relative-nanoseconds"},
         "fixes": {"latitude": {"column": "lat"}, "longitude": {"column": "lon"}}}]}
       """)
     let refused = Self.failure { _ = try Self.read(folder) }
@@ -344,7 +344,7 @@ struct MappedTimeTests {
       folder.write(
         "mapping.json",
         """
-        {"name": "t", "files": [
+        {"name": "t", "units": "SI", "files": [
           {"file": "accel.csv", "time": {"column": "t", "format": "relative-seconds"},
            "accelerometer": {"x": {"column": "ax"}, "y": {"column": "ay"}, "z": {"column": "az"}, "content": "excludesGravity"}},
           {"file": "gravity.csv", "time": {"column": "t", "format": "relative-seconds"},
@@ -392,7 +392,7 @@ struct MappedTimeTests {
     folder.write(
       "mapping.json",
       """
-      {"name": "t", "files": [
+      {"name": "t", "units": "SI", "files": [
         {"file": "clock.csv", "time": {"column": "clock", "format": "time-of-day", "date": "2024-06-30"},
          "accelerometer": {"x": {"column": "ax"}, "y": {"column": "ay"}, "z": {"column": "az"}}},
         {"file": "uptime.csv", "time": {"column": "t_ns", "format": "relative-nanoseconds", "origin": "2024-06-29T20:59:00Z"},

@@ -167,7 +167,7 @@ struct TraceStreamTests {
     mapped.write(
       "mapping.json",
       """
-      {"name": "mixed", "files": [{"file": "imu.csv", "time": {"column": "t", "format": "epoch-seconds"},
+      {"name": "mixed", "units": "SI", "files": [{"file": "imu.csv", "time": {"column": "t", "format": "epoch-seconds"},
         "accelerometer": {"x": {"column": "ax", "unit": "m/s^2"}, "y": {"column": "ay"}, "z": {"column": "az"}},
         "fixes": {"latitude": {"column": "lat"}, "longitude": {"column": "lon"}}}]}
       """)

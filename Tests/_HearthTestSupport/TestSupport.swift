@@ -147,30 +147,56 @@ public enum BuiltExecutable {
       .first { FileManager.default.isExecutableFile(atPath: $0) }
   }
 
+  /// Where a run's standard output goes.
+  public enum Output: Sendable {
+    /// Collected into ``Run/out``.
+    case captured
+    /// Written to the file at this path (`/dev/full`: every write fails).
+    case file(String)
+    /// A pipe whose reading end is closed before the run starts, with
+    /// SIGPIPE ignored: every write fails with EPIPE.
+    case closedPipe
+  }
+
   /// Runs product `name` with `arguments`, killed after `timeLimitSeconds`,
   /// its address space capped at `memoryLimitMegabytes` when given (an
   /// allocation beyond it fails: the process ends instead of exhausting the
-  /// machine).
+  /// machine), its standard output going to `standardOutput`.
   /// - Throws: when the product was not built or cannot be started.
   public static func run(
-    _ name: String, _ arguments: [String], timeLimitSeconds: Int = 120, memoryLimitMegabytes: Int? = nil
+    _ name: String, _ arguments: [String], timeLimitSeconds: Int = 120, memoryLimitMegabytes: Int? = nil,
+    standardOutput: Output = .captured
   ) throws -> Run {
     guard let path = path(name) else { throw ExecutableMissing(name: name) }
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/bin/bash")
     let limit = memoryLimitMegabytes.map { "ulimit -v \($0 * 1024); " } ?? ""
+    let ignorePipe = if case .closedPipe = standardOutput { "trap '' PIPE; " } else { "" }
     process.arguments =
-      ["-c", "\(limit)exec timeout -s KILL \(timeLimitSeconds) \"$0\" \"$@\"", path] + arguments
+      ["-c", "\(limit)\(ignorePipe)exec timeout -s KILL \(timeLimitSeconds) \"$0\" \"$@\"", path] + arguments
     let out = Pipe()
     let err = Pipe()
-    process.standardOutput = out
+    switch standardOutput {
+    case .captured: process.standardOutput = out
+    case .file(let file):
+      guard let handle = FileHandle(forWritingAtPath: file) else { throw CannotOpen(path: file) }
+      process.standardOutput = handle
+    case .closedPipe:
+      try out.fileHandleForReading.close()
+      process.standardOutput = out
+    }
     process.standardError = err
     try process.run()
     // Read both pipes while the child runs (a full pipe would stall it).
     let errData = LockedData()
     let reader = Thread { errData.set(err.fileHandleForReading.readDataToEndOfFile()) }
     reader.start()
-    let o = out.fileHandleForReading.readDataToEndOfFile()
+    let o: Data
+    if case .captured = standardOutput {
+      o = out.fileHandleForReading.readDataToEndOfFile()
+    } else {
+      o = Data()
+    }
     process.waitUntilExit()
     let e = errData.waitForValue()
     return Run(
@@ -183,6 +209,11 @@ public enum BuiltExecutable {
     public var description: String {
       "no built \(name) beside the test bundle (swift build --build-tests builds it)"
     }
+  }
+
+  public struct CannotOpen: Error, CustomStringConvertible {
+    public var path: String
+    public var description: String { "cannot open \(path) for writing" }
   }
 
   private final class LockedData: @unchecked Sendable {
@@ -201,4 +232,12 @@ public enum BuiltExecutable {
       return value ?? Data()
     }
   }
+}
+
+/// What `body` threw, in words ("\(error)"); `accepted` when it threw nothing.
+public func thrownText(_ body: () throws -> Void, accepted: String = "accepted") -> String {
+  do {
+    try body()
+    return accepted
+  } catch { return "\(error)" }
 }

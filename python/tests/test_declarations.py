@@ -108,3 +108,17 @@ def test_the_comparison_sees_a_changed_parameter_type():
     assert signature(a, "hearth_x") == signature(b, "hearth_x")
     assert signature(a, "hearth_x") != signature(c, "hearth_x")
     assert signature("void hearth_y(const hearth_grid *grid, hearth_grid **out)", "hearth_y") == signature("void hearth_y(void * _Nullable grid, void * _Nullable * _Nullable out_)", "hearth_y")
+
+
+def test_the_docs_say_places_can_be_changed_between_batches():
+    """Issue 29.12: hearth_ingest_reconfigure exists (ABI 1.1); neither the header nor the guide
+    may still say that places are fixed for a handle's life."""
+    header = (ROOT / "include" / "hearth.h").read_text()
+    guide = (ROOT / "docs" / "guides" / "c-abi.md").read_text()
+    create = header[header.index("A pipeline (every engine"):header.index("int32_t hearth_ingest_create")]
+    assert "hearth_ingest_reconfigure" in create
+    for text in (header, guide):
+        flat = " ".join(text.split())
+        assert "no reconfiguration between batches" not in flat
+        assert "places are fixed per handle" not in flat
+        assert "fixed for the handle's life" not in flat

@@ -1,6 +1,7 @@
 """The detector, its configuration and the incident lifecycle through the ABI:
 the same output as `hearth impact detect`, whatever the chunking."""
 
+import dataclasses
 import json
 
 import numpy as np
@@ -131,3 +132,17 @@ def test_the_incident_lifecycle_asks_raises_and_survives_a_restart():
     assert hearth.Incident(0, "me").check(10, "signedIn", account="other") == {"action": "finished", "end": "otherAccount"}
     with pytest.raises(hearth.BadInputError, match="not a saved incident"):
         hearth.Incident.restore(b"\x00garbage")
+
+
+@pytest.mark.parametrize("thresholds, named", [
+    (dict(jolt_g=-4), r"joltMetersPerSecondSquared: -39\.2266 m/s² is outside \(0, 627\.6256\] m/s²"),
+    (dict(jolt_g=0), r"joltMetersPerSecondSquared: 0 m/s² is outside \(0, 627\.6256\] m/s²"),
+    (dict(spin_rad_s=-1), r"spinRadiansPerSecond: -1 rad/s is outside \[0, ∞\) rad/s"),
+    (dict(free_fall_s=-1), r"freeFallSeconds: -1 s is outside \[0, ∞\) s"),
+])
+def test_a_detector_threshold_outside_its_domain_is_refused_naming_the_setting_and_its_range(thresholds, named):
+    config = hearth.ImpactConfig().with_thresholds(**thresholds)
+    with pytest.raises(hearth.BadInputError, match=named):
+        hearth.Detector(config)
+    with pytest.raises(hearth.BadInputError, match=named):
+        hearth.ImpactConfig.from_json(json.dumps(dataclasses.asdict(config)))

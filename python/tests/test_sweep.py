@@ -60,9 +60,25 @@ def test_an_unreadable_recording_is_reported_and_left_out(tmp_path):
 
 
 def test_a_bad_spec_is_named():
-    with pytest.raises(hearth.BadInputError, match="unknown key 'jolts'"):
+    with pytest.raises(hearth.BadInputError, match="unknown key 'jolts' \\(nearest known: 'jolt_g'"):
         hearth.SweepPlan('{"jolts": [1]}')
     with pytest.raises(hearth.BadInputError, match="'seeds'"):
         hearth.SweepPlan('{"seeds": 0}')
     with pytest.raises(hearth.HearthError, match="not merged"):
         hearth.SweepResult(hearth.SweepPlan("{}")).export("sweep.csv")
+
+
+@pytest.mark.parametrize("grid, named", [
+    ({"jolt_g": [4, -4]}, r"jolt_g -4: joltMetersPerSecondSquared: -39\.2266 m/s² is outside \(0, 627\.6256\] m/s²"),
+    ({"jolt_g": [0]}, r"jolt_g 0: joltMetersPerSecondSquared: 0 m/s² is outside \(0, "),
+    ({"jolt_g": [1e308]}, r"jolt_g 1e\+308: joltMetersPerSecondSquared: ∞ m/s² is outside \(0, "),
+    ({"spin_rad_s": [-1]}, r"spin_rad_s -1: spinRadiansPerSecond: -1 rad/s is outside \[0, ∞\) rad/s"),
+    ({"pressure_hpa": [-1]}, r"pressure_hpa -1: pressureRiseHectopascals: -1 hPa is outside \[0, ∞\) hPa"),
+    ({"moving_m_s": [-1]}, r"moving_m_s -1: movingMedianMetersPerSecond: -1 m/s is outside \[0, ∞\) m/s"),
+    ({"free_fall_s": [-1]}, r"free_fall_s -1: freeFallSeconds: -1 s is outside \[0, ∞\) s"),
+])
+def test_a_plan_with_a_threshold_outside_its_domain_is_refused_whole_before_any_task(grid, named):
+    with pytest.raises(hearth.BadInputError, match=named):
+        hearth.SweepPlan(hearth.spec(grid=grid, seeds=1, hours=0))
+    with pytest.raises(hearth.BadInputError, match=named):
+        hearth.sweep(grid=grid, seeds=1, hours=0)

@@ -41,7 +41,7 @@ struct SweepSpec {
       throw bad("not a JSON object")
     }
     if let unknown = keys.keys.sorted().first(where: { !Self.keys.contains($0) }) {
-      throw bad("unknown key '\(unknown.prefix(80))' (known: \(Self.keys.sorted().joined(separator: ", ")))")
+      throw bad(JSONKeys.unknown(unknown, known: Array(Self.keys)))
     }
     let given: Given
     do { given = try JSONDecoder().decode(Given.self, from: data) } catch {
@@ -60,11 +60,17 @@ struct SweepSpec {
       }
       return values
     }
-    grid.joltG = try list("jolt_g", given.jolt_g) ?? grid.joltG
-    grid.spinRadiansPerSecond = try list("spin_rad_s", given.spin_rad_s) ?? grid.spinRadiansPerSecond
-    grid.pressureHectopascals = try list("pressure_hpa", given.pressure_hpa) ?? grid.pressureHectopascals
-    grid.movingMetersPerSecond = try list("moving_m_s", given.moving_m_s) ?? grid.movingMetersPerSecond
-    grid.freeFallSeconds = try list("free_fall_s", given.free_fall_s) ?? grid.freeFallSeconds
+    let lists: [ImpactThresholds.Setting: [Double]?] = [
+      .joltG: given.jolt_g, .spinRadiansPerSecond: given.spin_rad_s,
+      .pressureRiseHectopascals: given.pressure_hpa,
+      .movingMetersPerSecond: given.moving_m_s, .freeFallSeconds: given.free_fall_s,
+    ]
+    for setting in ImpactThresholds.Setting.allCases {
+      grid[setting] = try list(Self.key(setting), lists[setting] ?? nil) ?? grid[setting]
+    }
+    // The whole plan is checked before any task runs.
+    let problems = grid.problems(name: Self.key)
+    guard problems.isEmpty else { throw bad(problems.joined(separator: "; ")) }
     if let seeds = given.seeds {
       guard ImpactSweep.seedsRange.contains(seeds) else {
         throw bad(
@@ -87,6 +93,17 @@ struct SweepSpec {
         throw bad("'vehicle_gate' must be recording, on or off")
       }
       gate = policy
+    }
+  }
+
+  /// The spec's key of each swept list.
+  static func key(_ setting: ImpactThresholds.Setting) -> String {
+    switch setting {
+    case .joltG: "jolt_g"
+    case .spinRadiansPerSecond: "spin_rad_s"
+    case .pressureRiseHectopascals: "pressure_hpa"
+    case .movingMetersPerSecond: "moving_m_s"
+    case .freeFallSeconds: "free_fall_s"
     }
   }
 

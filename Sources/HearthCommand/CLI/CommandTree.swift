@@ -1,6 +1,10 @@
 import Foundation
 import HearthTrace
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// Where a command writes: results to `out` (stdout), diagnostics to `err`
 /// (stderr). Tests pass closures that collect the text.
 struct Console: Sendable {
@@ -12,13 +16,45 @@ struct Console: Sendable {
 
   static let standard: Console = {
     let redraw: @Sendable (String) -> Void = { line in
-      FileHandle.standardError.write(Data(("\r\u{1B}[K" + line).utf8))
+      _ = write(all: "\r\u{1B}[K" + line, to: STDERR_FILENO)
     }
     return Console(
-      out: { FileHandle.standardOutput.write(Data(($0 + "\n").utf8)) },
-      err: { FileHandle.standardError.write(Data(($0 + "\n").utf8)) },
+      out: { line in
+        if let failure = write(all: line + "\n", to: STDOUT_FILENO) { outputFailed(failure) }
+      },
+      err: { line in _ = write(all: line + "\n", to: STDERR_FILENO) },
       progress: isatty(STDERR_FILENO) == 1 ? redraw : nil)
   }()
+
+  /// Writes all of `text` to `descriptor`, resuming after a signal or a
+  /// partial write; nil when written, else the `errno` of the failed write.
+  /// (FileHandle's write traps on a failure instead.)
+  static func write(all text: String, to descriptor: Int32) -> Int32? {
+    var bytes = Array(text.utf8)
+    return bytes.withUnsafeMutableBytes { buffer -> Int32? in
+      var done = 0
+      while done < buffer.count {
+        let n = Glibc.write(descriptor, buffer.baseAddress! + done, buffer.count - done)
+        if n > 0 {
+          done += n
+        } else if n < 0 && errno == EINTR {
+          continue
+        } else {
+          return n < 0 ? errno : EIO
+        }
+      }
+      return nil
+    }
+  }
+
+  /// A result that could not be written (a full disk, a closed pipe with
+  /// SIGPIPE ignored): one line on stderr, and the process ends with
+  /// ``HearthCommand/outputFailedStatus`` (the rest of the output would be
+  /// lost too; a script must not take a cut result for a whole one).
+  static func outputFailed(_ code: Int32) -> Never {
+    _ = write(all: "hearth: cannot write the output: \(String(cString: strerror(code)))\n", to: STDERR_FILENO)
+    exit(HearthCommand.outputFailedStatus)
+  }
 
   /// A progress callback drawing `label [#####-----] done/total` at most
   /// once per percent (nil when quiet).
@@ -47,10 +83,14 @@ struct Command: Sendable {
 }
 
 /// `hearth`: the dispatcher. Exit codes (docs/decisions/0006): 0 ok; 1
-/// findings; 2 usage error; 3 bad input. Every reader error (`TraceError`)
-/// and I/O failure reaches 3 here, one way: commands let them propagate.
+/// findings; 2 usage error; 3 bad input; 74 the output could not be
+/// written. Every reader error (`TraceError`) and I/O failure reaches 3
+/// here, one way: commands let them propagate.
 enum HearthCommand {
   static let version = "hearth 0.4.0"
+  /// The exit status when standard output cannot be written: 74, sysexits'
+  /// EX_IOERR (distinct from every status a run that wrote its output ends with).
+  static let outputFailedStatus: Int32 = 74
   static let commands: [Command] = SimCommands.all + GeoCommands.all + ImpactCommands.all + DataCommands.all
 
   static func main(_ given: [String], console: Console = .standard) -> Int32 {
@@ -116,7 +156,8 @@ enum HearthCommand {
       lines += [
         "", "  --version  print the version (also: hearth version)",
         "  --help     this text, or a command's (also: -h, hearth help <command>)", "",
-        "exit codes: 0 ok, 1 findings (a possible impact reported), 2 usage error, 3 bad input",
+        "exit codes: 0 ok, 1 findings (a possible impact reported), 2 usage error, 3 bad input,",
+        "            74 the output could not be written (a full disk, a closed pipe)",
       ]
     }
     return lines.joined(separator: "\n")

@@ -18,11 +18,24 @@ enum ImpactCommands {
     "config", "jolt-g", "spin", "pressure", "moving", "free-fall",
   ]
 
+  /// The flag of each threshold a person sets (`--jolt-g` …).
+  static func flag(_ setting: ImpactThresholds.Setting) -> String {
+    switch setting {
+    case .joltG: "--jolt-g"
+    case .spinRadiansPerSecond: "--spin"
+    case .pressureRiseHectopascals: "--pressure"
+    case .movingMetersPerSecond: "--moving"
+    case .freeFallSeconds: "--free-fall"
+    }
+  }
+
   static let configurationHelp = """
     Detector settings: --config FILE (JSON; any subset of the settings,
     e.g. the picked-configuration.json an `impact sweep --out` writes),
     then these flags over it, in SPEC §9's units: --jolt-g G, --spin RAD/S,
     --pressure HPA (rise), --moving M/S (median speed before), --free-fall S.
+    A value outside its setting's range (the jolt in (0, 64] g, the others
+    0 or more) is a usage error naming the flag and the range.
     """
 
   static let detect = Command(
@@ -121,6 +134,8 @@ enum ImpactCommands {
       joltG: try value("jolt-g"), spinRadiansPerSecond: try value("spin"),
       pressureRiseHectopascals: try value("pressure"), movingMetersPerSecond: try value("moving"),
       freeFallSeconds: try value("free-fall"))
+    let problems = thresholds.problems(over: base, name: flag)
+    guard problems.isEmpty else { throw CLIError.usage(problems.joined(separator: "; ")) }
     return thresholds.applied(to: base)
   }
 
@@ -182,26 +197,26 @@ enum ImpactCommands {
       "seeds", "hours", "vehicle-gate", "out", "pick",
     ])
   ) { arguments, console in
-    func list(_ name: String, _ fallback: Double) throws(CLIError) -> [Double] {
-      guard let text = arguments.options[name] else { return [fallback] }
+    func list(_ flag: String, _ fallback: Double) throws(CLIError) -> [Double] {
+      guard let text = arguments.options[String(flag.dropFirst(2))] else { return [fallback] }
       var values: [Double] = []
       for part in text.split(separator: ",") {
         guard let v = Double(part.trimmingCharacters(in: .whitespaces)), v.isFinite else {
-          throw CLIError.usage("--\(name): cannot read '\(part)' as a number")
+          throw CLIError.usage("\(flag): cannot read '\(part)' as a number")
         }
         values.append(v)
       }
-      guard !values.isEmpty else { throw CLIError.usage("--\(name) needs at least one value") }
+      guard !values.isEmpty else { throw CLIError.usage("\(flag) needs at least one value") }
       return values
     }
     let base =
       try arguments.options["config"].map(ImpactConfigurationFile.read(path:)) ?? ImpactConfiguration()
     var grid = ImpactSweep.Grid(base: base)
-    grid.joltG = try list("jolt-g", base.joltMetersPerSecondSquared / ImpactConfiguration.standardGravity)
-    grid.spinRadiansPerSecond = try list("spin", base.spinRadiansPerSecond)
-    grid.pressureHectopascals = try list("pressure", base.pressureRiseHectopascals)
-    grid.movingMetersPerSecond = try list("moving", base.movingMedianMetersPerSecond)
-    grid.freeFallSeconds = try list("free-fall", base.freeFallSeconds)
+    for setting in ImpactThresholds.Setting.allCases {
+      grid[setting] = try list(flag(setting), setting.value(in: base))
+    }
+    let problems = grid.problems(name: flag)
+    guard problems.isEmpty else { throw CLIError.usage(problems.joined(separator: "; ")) }
     let seeds: UInt64 = try arguments.value("seeds", default: 5)
     let hours: Double = try arguments.value("hours", default: 100)
     guard ImpactSweep.seedsRange.contains(seeds), ImpactSweep.hoursRange.contains(hours) else {

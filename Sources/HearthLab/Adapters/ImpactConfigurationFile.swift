@@ -18,7 +18,8 @@ public enum ImpactConfigurationFile {
   ///   `TraceError.malformed` naming the key and why when it is not a
   ///   configuration.
   public static func read(path: String) throws -> ImpactConfiguration {
-    guard FileManager.default.isReadableFile(atPath: path), let data = FileManager.default.contents(atPath: path)
+    guard FileManager.default.isReadableFile(atPath: path),
+      let data = FileManager.default.contents(atPath: path)
     else { throw TraceError.io(path: path, reason: "cannot read the configuration file") }
     return try decode(data, name: path)
   }
@@ -28,7 +29,9 @@ public enum ImpactConfigurationFile {
   public static func decode(
     _ data: Data, name: String, over base: ImpactConfiguration = ImpactConfiguration()
   ) throws -> ImpactConfiguration {
-    func bad(_ reason: String) -> TraceError { .malformed(SourceLocation(file: name, line: 0), reason: reason) }
+    func bad(_ reason: String) -> TraceError {
+      .malformed(SourceLocation(file: name, line: 0), reason: reason)
+    }
     let given: [String: Setting]
     do { given = try JSONDecoder().decode([String: Setting].self, from: data) } catch {
       throw bad("not a JSON object of detector settings, each a number")
@@ -39,7 +42,7 @@ public enum ImpactConfigurationFile {
     }
     for key in given.keys.sorted() {
       guard merged[key] != nil else {
-        throw bad("unknown setting '\(key.prefix(80))' (known: \(merged.keys.sorted().joined(separator: ", ")))")
+        throw bad(JSONKeys.unknown(key, known: Array(merged.keys), what: "setting"))
       }
       guard case .number(let value) = given[key], value.isFinite else {
         throw bad("'\(key)' must be a finite number")
@@ -47,13 +50,18 @@ public enum ImpactConfigurationFile {
       merged[key] = .number(value)
     }
     func decoded(_ settings: [String: Setting]) -> ImpactConfiguration? {
-      (try? JSONEncoder().encode(settings)).flatMap { try? JSONDecoder().decode(ImpactConfiguration.self, from: $0) }
+      (try? JSONEncoder().encode(settings)).flatMap {
+        try? JSONDecoder().decode(ImpactConfiguration.self, from: $0)
+      }
     }
     if let configuration = decoded(merged) { return configuration }
     // A value outside its domain: the configuration's own decoder names it.
     if let json = try? JSONEncoder().encode(merged) {
-      do { _ = try JSONDecoder().decode(ImpactConfiguration.self, from: json) } catch DecodingError.dataCorrupted(let context)
-      where context.debugDescription.hasPrefix("invalid impact configuration") {
+      do {
+        _ = try JSONDecoder().decode(ImpactConfiguration.self, from: json)
+      } catch DecodingError.dataCorrupted(let context)
+        where context.debugDescription.hasPrefix("invalid impact configuration")
+      {
         throw bad(context.debugDescription)
       } catch {}
     }
@@ -105,8 +113,48 @@ public enum ImpactConfigurationFile {
 
 /// The thresholds a person sets on the command line, in SPEC §9's units (g
 /// for the jolt, rad/s, hPa, m/s, s); each one given replaces the
-/// configuration's value.
+/// configuration's value. The same five settings a sweep grid lists.
 public struct ImpactThresholds: Sendable, Hashable {
+  /// One of the five thresholds, in its door unit.
+  public enum Setting: String, Sendable, Hashable, CaseIterable {
+    case joltG, spinRadiansPerSecond, pressureRiseHectopascals, movingMetersPerSecond, freeFallSeconds
+
+    /// The configuration's value of this setting, in the setting's unit (g for the jolt).
+    public func value(in c: ImpactConfiguration) -> Double {
+      switch self {
+      case .joltG: c.joltMetersPerSecondSquared / ImpactConfiguration.standardGravity
+      case .spinRadiansPerSecond: c.spinRadiansPerSecond
+      case .pressureRiseHectopascals: c.pressureRiseHectopascals
+      case .movingMetersPerSecond: c.movingMedianMetersPerSecond
+      case .freeFallSeconds: c.freeFallSeconds
+      }
+    }
+
+    /// Sets `value` (in the setting's unit) in `c`. O(1).
+    public func set(_ value: Double, in c: inout ImpactConfiguration) {
+      switch self {
+      case .joltG: c.joltMetersPerSecondSquared = value * ImpactConfiguration.standardGravity
+      case .spinRadiansPerSecond: c.spinRadiansPerSecond = value
+      case .pressureRiseHectopascals: c.pressureRiseHectopascals = value
+      case .movingMetersPerSecond: c.movingMedianMetersPerSecond = value
+      case .freeFallSeconds: c.freeFallSeconds = value
+      }
+    }
+
+    /// What `value` for this setting over `base` breaks, each line prefixed
+    /// with the door's `name` for it and the value as given
+    /// ("--jolt-g -4: joltMetersPerSecondSquared: … is outside (0, …] m/s²"):
+    /// the lines of ``ImpactConfiguration/problems`` the value adds. O(1).
+    public func problems(_ value: Double, over base: ImpactConfiguration, name: String) -> [String] {
+      var c = base
+      set(value, in: &c)
+      let before = Set(base.problems)
+      return c.problems.filter { !before.contains($0) }.map {
+        "\(name) \(ImpactConfiguration.settingText(value)): \($0)"
+      }
+    }
+  }
+
   public var joltG: Double?
   public var spinRadiansPerSecond: Double?
   public var pressureRiseHectopascals: Double?
@@ -124,14 +172,36 @@ public struct ImpactThresholds: Sendable, Hashable {
     self.freeFallSeconds = freeFallSeconds
   }
 
+  /// The value given for `setting`, nil when none.
+  public subscript(setting: Setting) -> Double? {
+    switch setting {
+    case .joltG: joltG
+    case .spinRadiansPerSecond: spinRadiansPerSecond
+    case .pressureRiseHectopascals: pressureRiseHectopascals
+    case .movingMetersPerSecond: movingMetersPerSecond
+    case .freeFallSeconds: freeFallSeconds
+    }
+  }
+
   /// `configuration` with the given thresholds set. O(1).
   public func applied(to configuration: ImpactConfiguration) -> ImpactConfiguration {
     var c = configuration
-    if let joltG { c.joltMetersPerSecondSquared = joltG * ImpactConfiguration.standardGravity }
-    if let spinRadiansPerSecond { c.spinRadiansPerSecond = spinRadiansPerSecond }
-    if let pressureRiseHectopascals { c.pressureRiseHectopascals = pressureRiseHectopascals }
-    if let movingMetersPerSecond { c.movingMedianMetersPerSecond = movingMetersPerSecond }
-    if let freeFallSeconds { c.freeFallSeconds = freeFallSeconds }
+    for setting in Setting.allCases { if let value = self[setting] { setting.set(value, in: &c) } }
     return c
+  }
+
+  /// What the given thresholds break over `base` (empty: ``applied(to:)``
+  /// gives a configuration the detector takes when `base` is one), each
+  /// line named by `name` (the door's own name for the setting: a flag, a
+  /// key) and the value given. O(1).
+  public func problems(over base: ImpactConfiguration, name: (Setting) -> String) -> [String] {
+    var out: [String] = []
+    for setting in Setting.allCases {
+      if let value = self[setting] { out += setting.problems(value, over: base, name: name(setting)) }
+    }
+    let applied = applied(to: base)
+    // A rule between two of them (none today) shows on the whole.
+    if out.isEmpty && !applied.problems.isEmpty { out = applied.problems }
+    return out
   }
 }

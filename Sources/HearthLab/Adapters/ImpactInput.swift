@@ -217,14 +217,26 @@ public struct ImpactFeed: Sendable {
     return Self.rateWarnings { times[$0].flatMap(medianRateHz) }
   }
 
+  /// `value` in 3 significant digits, or as many more as it takes to print
+  /// a number still below `limit` (4.999 Hz as "4.999", not "5", under 5 Hz).
+  static func digits(_ value: Double, below limit: Double) -> String {
+    for precision in 3...17 {
+      let text = String(format: "%.\(precision)g", value)
+      if let shown = Double(text), shown < limit { return text }
+    }
+    return "\(value)"
+  }
+
   /// The warnings for the median rates (Hz) `rate` gives by stream name
   /// ("accelerometer", "gyroscope", "barometer"; nil when unknown).
   static func rateWarnings(_ rate: (String) -> Double?) -> [String] {
     var out: [String] = []
     func check(_ name: String, _ minimum: Double, _ what: String) {
-      if let rate = rate(name), rate < minimum {
+      // A relative 1e-9 below the minimum: a rate computed from float
+      // stamps exactly at the minimum (steps of 0.2 s ± an ulp) is at it.
+      if let rate = rate(name), rate < minimum * (1 - 1e-9) {
         out.append(
-          "the \(name) runs at \(String(format: "%.3g", rate)) Hz (under \(Int(minimum)) Hz): it cannot show \(what)"
+          "the \(name) runs at \(Self.digits(rate, below: minimum)) Hz (under \(Int(minimum)) Hz): it cannot show \(what)"
         )
       }
     }

@@ -37,24 +37,61 @@ public enum ImpactSweep {
       freeFallSeconds = [base.freeFallSeconds]
     }
 
+    /// The values listed for `setting`.
+    public subscript(setting: ImpactThresholds.Setting) -> [Double] {
+      get {
+        switch setting {
+        case .joltG: joltG
+        case .spinRadiansPerSecond: spinRadiansPerSecond
+        case .pressureRiseHectopascals: pressureHectopascals
+        case .movingMetersPerSecond: movingMetersPerSecond
+        case .freeFallSeconds: freeFallSeconds
+        }
+      }
+      set {
+        switch setting {
+        case .joltG: joltG = newValue
+        case .spinRadiansPerSecond: spinRadiansPerSecond = newValue
+        case .pressureRiseHectopascals: pressureHectopascals = newValue
+        case .movingMetersPerSecond: movingMetersPerSecond = newValue
+        case .freeFallSeconds: freeFallSeconds = newValue
+        }
+      }
+    }
+
+    /// Every combination, the jolt outermost, the free fall innermost.
     public var combinations: [ImpactConfiguration] {
-      var out: [ImpactConfiguration] = []
-      for j in joltG {
-        for s in spinRadiansPerSecond {
-          for p in pressureHectopascals {
-            for m in movingMetersPerSecond {
-              for f in freeFallSeconds {
-                var c = base
-                c.joltMetersPerSecondSquared = j * ImpactConfiguration.standardGravity
-                c.spinRadiansPerSecond = s
-                c.pressureRiseHectopascals = p
-                c.movingMedianMetersPerSecond = m
-                c.freeFallSeconds = f
-                out.append(c)
-              }
-            }
+      var out = [base]
+      for setting in ImpactThresholds.Setting.allCases {
+        out = out.flatMap { c in
+          self[setting].map { value in
+            var next = c
+            setting.set(value, in: &next)
+            return next
           }
         }
+      }
+      return out
+    }
+
+    /// What is wrong with the grid (empty: every combination, and the
+    /// extraction pass's configuration, is one the detector takes): the
+    /// base's problems, an empty list, and each listed value that breaks
+    /// ``ImpactConfiguration/problems`` over the base, named by `name` (the
+    /// door's name for the list) and the value. The rule checks each swept
+    /// setting on its own (no rule ties two of them), so checking each value
+    /// over the base judges every combination; a test holds that on random
+    /// grids. Doors call it before any task runs. O(values listed).
+    public func problems(name: (ImpactThresholds.Setting) -> String = \.rawValue) -> [String] {
+      let bad = base.problems
+      guard bad.isEmpty else { return bad.map { "base: " + $0 } }
+      var out: [String] = []
+      for setting in ImpactThresholds.Setting.allCases {
+        guard !self[setting].isEmpty else {
+          out.append("\(name(setting)): needs at least one value")
+          continue
+        }
+        for value in self[setting] { out += setting.problems(value, over: base, name: name(setting)) }
       }
       return out
     }

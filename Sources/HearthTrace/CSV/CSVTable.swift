@@ -39,7 +39,7 @@ struct CSVTable {
         var counts: [CSVColumnRequest.Kind: Int] = [:]
         requested = [:]
         for want in wants {
-          guard let index = Self.index(of: want.names, in: header) else {
+          guard let index = try Self.index(of: want.names, in: header, file: displayName) else {
             if want.required {
               throw TraceError.malformed(
                 SourceLocation(file: displayName, line: 1),
@@ -90,13 +90,32 @@ struct CSVTable {
     return (table, report)
   }
 
-  /// Index of the first of `names` in `header`: exact, then ignoring case.
-  static func index(of names: [String], in header: [String]) -> Int? {
-    for name in names {
-      if let i = header.firstIndex(of: name) { return i }
+  /// Index of the first of `names` in `header`: exact, then ignoring case;
+  /// nil when none is there.
+  /// - Throws: `TraceError.malformed` naming both columns when the name
+  ///   found is carried by two (two exact matches, or two ignoring case with
+  ///   no exact one): which of them is meant cannot be known, and taking the
+  ///   first would read the wrong values in silence. A duplicate the reader
+  ///   does not ask for is harmless. O(names · header).
+  static func index(of names: [String], in header: [String], file: String) throws -> Int? {
+    func unique(_ matches: (String) -> Bool, _ name: String) throws -> Int? {
+      guard let first = header.firstIndex(where: matches) else { return nil }
+      if let second = header[(first + 1)...].firstIndex(where: matches) {
+        throw TraceError.malformed(
+          SourceLocation(
+            file: file, line: 1, column: second + 1, columnName: Excerpt.of(header[second], bytes: 80)),
+          reason:
+            "columns \(first + 1) and \(second + 1) are both named '\(Excerpt.of(name, bytes: 80))': which one to read is unknown"
+        )
+      }
+      return first
     }
     for name in names {
-      if let i = header.firstIndex(where: { $0.lowercased() == name.lowercased() }) { return i }
+      if let i = try unique({ $0 == name }, name) { return i }
+    }
+    for name in names {
+      let lower = name.lowercased()
+      if let i = try unique({ $0.lowercased() == lower }, name) { return i }
     }
     return nil
   }
@@ -115,7 +134,7 @@ struct CSVTable {
         var requests: [CSVColumnRequest] = []
         var counts: [CSVColumnRequest.Kind: Int] = [:]
         for want in wants {
-          guard let index = Self.index(of: want.names, in: header) else { continue }
+          guard let index = try Self.index(of: want.names, in: header, file: displayName) else { continue }
           guard !requests.contains(where: { $0.index == index }) else { continue }
           requests.append(CSVColumnRequest(index: index, kind: want.kind))
           order.append((want, counts[want.kind, default: 0]))

@@ -35,7 +35,11 @@ import HearthGeo
 public struct ColumnMapping: Sendable, Hashable, Codable {
   public struct Column: Sendable, Hashable, Codable {
     public var column: String
+    /// The values' unit (through ``Quantity``); required for every quantity
+    /// unless the mapping's ``ColumnMapping/units`` is "SI".
     public var unit: String?
+
+    enum CodingKeys: String, CodingKey, CaseIterable { case column, unit }
   }
   /// Where a file's times come from.
   ///
@@ -66,7 +70,7 @@ public struct ColumnMapping: Sendable, Hashable, Codable {
     /// clock, as an epoch column would put it.
     public var origin: String?
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
       case column, format, date, timezone, origin
       case rateHertz = "rate_hz"
     }
@@ -89,6 +93,8 @@ public struct ColumnMapping: Sendable, Hashable, Codable {
     public var y: Column
     public var z: Column
     public var content: AccelerationContent?
+
+    enum CodingKeys: String, CodingKey, CaseIterable { case x, y, z, content }
   }
   public struct Fixes: Sendable, Hashable, Codable {
     public var latitude: Column
@@ -97,10 +103,16 @@ public struct ColumnMapping: Sendable, Hashable, Codable {
     public var speed: Column?
     public var heading: Column?
     public var altitude: Column?
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+      case latitude, longitude, horizontalAccuracy, speed, heading, altitude
+    }
   }
   public struct Barometer: Sendable, Hashable, Codable {
     public var pressure: Column
     public var relativeAltitude: Column?
+
+    enum CodingKeys: String, CodingKey, CaseIterable { case pressure, relativeAltitude }
   }
   public struct File: Sendable, Hashable, Codable {
     public var file: String
@@ -111,27 +123,49 @@ public struct ColumnMapping: Sendable, Hashable, Codable {
     public var gyroscope: Vector?
     public var barometer: Barometer?
     public var scalars: [String: Column]?
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+      case file, time, fixes, accelerometer, gravity, gyroscope, barometer, scalars
+    }
   }
   public struct Clock: Sendable, Hashable, Codable {
     public var file: String
     public var epoch: Time
     public var relative: Time
+
+    enum CodingKeys: String, CodingKey, CaseIterable { case file, epoch, relative }
   }
 
   public var name: String
   public var files: [File]
   public var clock: Clock?
+  /// "SI": a quantity mapped with no `unit` is in the unit the trace stores
+  /// it in (``Quantity/storedUnit``: m/s², rad/s, hPa, m/s, m, degrees).
+  /// Without it every quantity names its unit: a missing one is an error,
+  /// never a silent guess (36 km/h read as 36 m/s).
+  public var units: String?
+
+  enum CodingKeys: String, CodingKey, CaseIterable { case name, files, clock, units }
+
+  /// The only value of ``units``.
+  public static let siUnits = "SI"
 
   /// Largest mapping file read, bytes.
   static let maximumFileBytes = 1 << 20
 
   /// Loads a mapping from a JSON file.
   /// - Throws: `TraceError.io` (missing, not a regular file, over 1 MiB);
-  ///   `.malformed` with the decoder's reason (shortened).
+  ///   `.malformed` naming where and why: an unknown key (with the known
+  ///   key nearest it), a quantity with no unit (without `"units": "SI"`), a
+  ///   missing or mistyped field.
   public static func load(path: String) throws -> ColumnMapping {
     let bytes = try RegularFile.read(path, limit: maximumFileBytes)
     do {
       return try JSONDecoder().decode(ColumnMapping.self, from: Data(bytes))
+    } catch let error as DecodingError {
+      throw TraceError.malformed(
+        SourceLocation(file: path, line: 1),
+        reason: "not a column mapping: \(Excerpt.of(JSONKeys.describe(error), bytes: 400))")
     } catch {
       throw TraceError.malformed(
         SourceLocation(file: path, line: 1),
@@ -159,6 +193,7 @@ public struct ColumnMapping: Sendable, Hashable, Codable {
   /// on the relative clock even where its time names the epoch column, and
   /// a step of the epoch column is in the clock file's report (SPEC §9).
   func recording(folder: String, options: ReadOptions) throws -> Recording {
+    try checkUnits()
     var recording = Recording(
       metadata: TraceMetadata(format: "csv-mapping:\(Excerpt.of(name, bytes: 120))"), files: [],
       options: options)
@@ -183,18 +218,21 @@ public struct ColumnMapping: Sendable, Hashable, Codable {
     recording.metadata.timeOriginMilliseconds = origin
     var mapped: [String: String] = [:]  // stream → file
     for file in files {
-      let plan = try self.plan(
-        file, folder: folder, origin: origin, relativeClockKnown: relativeClockKnown, options: options)
-      for target in plan.targets {
-        let stream = target.name
-        if let earlier = mapped.updateValue(file.file, forKey: stream) {
-          throw TraceError.unsupported(
-            SourceLocation(file: Excerpt.of(file.file, bytes: 120), line: 0),
-            reason: "\(stream) is mapped by both \(Excerpt.of(earlier, bytes: 120)) and this file")
+      for (part, name) in file.parts {
+        let plan = try self.plan(
+          part, folder: folder, origin: origin, relativeClockKnown: relativeClockKnown, options: options,
+          name: name)
+        for target in plan.targets {
+          let stream = target.name
+          if let earlier = mapped.updateValue(file.file, forKey: stream) {
+            throw TraceError.unsupported(
+              SourceLocation(file: Excerpt.of(file.file, bytes: 120), line: 0),
+              reason: "\(stream) is mapped by both \(Excerpt.of(earlier, bytes: 120)) and this file")
+          }
         }
+        recording.files.append(plan)
       }
       recording.metadata.sourceFiles.append(file.file)
-      recording.files.append(plan)
     }
     return recording
   }
@@ -291,7 +329,11 @@ public struct ColumnMapping: Sendable, Hashable, Codable {
       reading = .timeOfDay(column, day: day, zone: zone)
     default: throw refuse("time format '\(Excerpt.of(format, bytes: 40))'")
     }
-    let words = format + (local && zone != nil ? " (local times in \(zone?.name ?? ""))" : "")
+    // The format as a rejection names it, with the shape a time of day
+    // takes (a logger's "10:00:00:1234" shows what differs).
+    let words =
+      (format == "time-of-day" ? "time-of-day hh:mm:ss[.fff]" : format)
+      + (local && zone != nil ? " in \(zone?.name ?? "")" : "")
     return .mapped(
       .init(reading: reading, placedMilliseconds: placed, originMilliseconds: origin, format: words))
   }
@@ -339,12 +381,13 @@ public struct ColumnMapping: Sendable, Hashable, Codable {
   }
 
   /// One mapped file's plan. `timeOnly`: no streams, keys in ms (to find the origin).
+  /// `name`: the file's name in its report and errors (the file's own by default).
   func plan(
     _ file: File, folder: String, origin: Int64?, relativeClockKnown: Bool, options: ReadOptions,
-    timeOnly: Bool = false
+    timeOnly: Bool = false, name: String? = nil
   ) throws -> RecordingFile {
     let path = try Self.path(of: file.file, in: folder)
-    let name = file.file
+    let name = name ?? file.file
     // The clock's own file carries the relative clock on every row: it is
     // placed on it, whatever wall-clock column the file's time names (SPEC §9).
     var time = file.time
@@ -441,26 +484,167 @@ public struct ColumnMapping: Sendable, Hashable, Codable {
   }
 }
 
-extension ColumnMapping.File {
-  /// Every numeric column the file maps, keyed "target.field".
-  var columns: [(String, ColumnMapping.Column)] {
-    var out: [(String, ColumnMapping.Column)] = []
-    if let f = fixes {
-      out.append(("fixes.latitude", f.latitude))
-      out.append(("fixes.longitude", f.longitude))
-      if let c = f.horizontalAccuracy { out.append(("fixes.horizontalAccuracy", c)) }
-      if let c = f.speed { out.append(("fixes.speed", c)) }
-      if let c = f.heading { out.append(("fixes.heading", c)) }
-      if let c = f.altitude { out.append(("fixes.altitude", c)) }
+// Every object of a mapping is read strictly: an unknown key is an error
+// naming it and the nearest known key (a typo such as "unti" would
+// otherwise be dropped and its meaning lost).
+
+extension ColumnMapping {
+  public init(from decoder: any Decoder) throws {
+    let c = try decoder.strictContainer(keyedBy: CodingKeys.self)
+    name = try c.decode(String.self, forKey: .name)
+    files = try c.decode([File].self, forKey: .files)
+    clock = try c.decodeIfPresent(Clock.self, forKey: .clock)
+    units = try c.decodeIfPresent(String.self, forKey: .units)
+    if let units, units != Self.siUnits {
+      throw DecodingError.dataCorrupted(
+        .init(
+          codingPath: [CodingKeys.units],
+          debugDescription:
+            "'\(Excerpt.of(units, bytes: 40))': the only value is \"\(Self.siUnits)\" (quantities with no unit are in the units the trace stores)"
+        ))
     }
-    for (prefix, v) in [("accelerometer", accelerometer), ("gravity", gravity), ("gyroscope", gyroscope)] {
-      if let v { out += [("\(prefix).x", v.x), ("\(prefix).y", v.y), ("\(prefix).z", v.z)] }
+  }
+
+  /// Refuses a quantity mapped with no unit unless ``units`` is "SI": a
+  /// value in km/h or g must never be read as m/s or m/s² by default.
+  /// - Throws: `TraceError.unsupported` naming the file, the column and the field.
+  func checkUnits() throws {
+    guard units != Self.siUnits else { return }
+    for file in files {
+      for (field, column, quantity) in file.columns where column.unit == nil {
+        guard let quantity else { continue }  // a scalar may have no unit
+        throw TraceError.unsupported(
+          SourceLocation(
+            file: Excerpt.of(file.file, bytes: 120), line: 1, columnName: Excerpt.of(column.column, bytes: 80)
+          ),
+          reason:
+            "\(field) has no \"unit\": give its unit (\(quantity.storedUnit) or another unit of \(quantity.rawValue)), or \"units\": \"\(Self.siUnits)\" at the top of the mapping to read every quantity without one in SI"
+        )
+      }
+    }
+  }
+}
+
+extension ColumnMapping.Column {
+  public init(from decoder: any Decoder) throws {
+    let c = try decoder.strictContainer(keyedBy: CodingKeys.self)
+    column = try c.decode(String.self, forKey: .column)
+    unit = try c.decodeIfPresent(String.self, forKey: .unit)
+  }
+}
+
+extension ColumnMapping.Time {
+  public init(from decoder: any Decoder) throws {
+    let c = try decoder.strictContainer(keyedBy: CodingKeys.self)
+    self.init(
+      column: try c.decodeIfPresent(String.self, forKey: .column),
+      format: try c.decodeIfPresent(String.self, forKey: .format),
+      date: try c.decodeIfPresent(String.self, forKey: .date),
+      timezone: try c.decodeIfPresent(String.self, forKey: .timezone),
+      rateHertz: try c.decodeIfPresent(Double.self, forKey: .rateHertz),
+      origin: try c.decodeIfPresent(String.self, forKey: .origin))
+  }
+}
+
+extension ColumnMapping.Vector {
+  public init(from decoder: any Decoder) throws {
+    let c = try decoder.strictContainer(keyedBy: CodingKeys.self)
+    x = try c.decode(ColumnMapping.Column.self, forKey: .x)
+    y = try c.decode(ColumnMapping.Column.self, forKey: .y)
+    z = try c.decode(ColumnMapping.Column.self, forKey: .z)
+    content = try c.decodeIfPresent(AccelerationContent.self, forKey: .content)
+  }
+}
+
+extension ColumnMapping.Fixes {
+  public init(from decoder: any Decoder) throws {
+    let c = try decoder.strictContainer(keyedBy: CodingKeys.self)
+    latitude = try c.decode(ColumnMapping.Column.self, forKey: .latitude)
+    longitude = try c.decode(ColumnMapping.Column.self, forKey: .longitude)
+    horizontalAccuracy = try c.decodeIfPresent(ColumnMapping.Column.self, forKey: .horizontalAccuracy)
+    speed = try c.decodeIfPresent(ColumnMapping.Column.self, forKey: .speed)
+    heading = try c.decodeIfPresent(ColumnMapping.Column.self, forKey: .heading)
+    altitude = try c.decodeIfPresent(ColumnMapping.Column.self, forKey: .altitude)
+  }
+}
+
+extension ColumnMapping.Barometer {
+  public init(from decoder: any Decoder) throws {
+    let c = try decoder.strictContainer(keyedBy: CodingKeys.self)
+    pressure = try c.decode(ColumnMapping.Column.self, forKey: .pressure)
+    relativeAltitude = try c.decodeIfPresent(ColumnMapping.Column.self, forKey: .relativeAltitude)
+  }
+}
+
+extension ColumnMapping.File {
+  public init(from decoder: any Decoder) throws {
+    let c = try decoder.strictContainer(keyedBy: CodingKeys.self)
+    file = try c.decode(String.self, forKey: .file)
+    time = try c.decode(ColumnMapping.Time.self, forKey: .time)
+    fixes = try c.decodeIfPresent(ColumnMapping.Fixes.self, forKey: .fixes)
+    accelerometer = try c.decodeIfPresent(ColumnMapping.Vector.self, forKey: .accelerometer)
+    gravity = try c.decodeIfPresent(ColumnMapping.Vector.self, forKey: .gravity)
+    gyroscope = try c.decodeIfPresent(ColumnMapping.Vector.self, forKey: .gyroscope)
+    barometer = try c.decodeIfPresent(ColumnMapping.Barometer.self, forKey: .barometer)
+    scalars = try c.decodeIfPresent([String: ColumnMapping.Column].self, forKey: .scalars)
+  }
+}
+
+extension ColumnMapping.Clock {
+  public init(from decoder: any Decoder) throws {
+    let c = try decoder.strictContainer(keyedBy: CodingKeys.self)
+    file = try c.decode(String.self, forKey: .file)
+    epoch = try c.decode(ColumnMapping.Time.self, forKey: .epoch)
+    relative = try c.decode(ColumnMapping.Time.self, forKey: .relative)
+  }
+}
+
+extension ColumnMapping.File {
+  /// The file as it is read, with the name of each part in its report: the
+  /// file itself, or, when it maps fixes beside sensors, its sensors and
+  /// then its fixes ("imu.csv (fixes)"), each read on its own pass. A
+  /// sensor row carries the last fix again at the sensor rate, and the
+  /// fixes part drops those repeats by the repeated-fix rule of a fix file
+  /// (``DuplicateRule/sameKeyOrSameFix``) while every sensor row is kept.
+  var parts: [(file: ColumnMapping.File, name: String)] {
+    guard let fixes,
+      accelerometer != nil || gravity != nil || gyroscope != nil || barometer != nil || scalars != nil
+    else { return [(self, file)] }
+    var sensors = self
+    sensors.fixes = nil
+    let fixesOnly = ColumnMapping.File(file: file, time: time, fixes: fixes)
+    return [(sensors, file), (fixesOnly, file + " (fixes)")]
+  }
+
+  /// Every numeric column the file maps, keyed "target.field", with its
+  /// quantity (nil for a scalar, whose unit may be none).
+  var columns: [(field: String, column: ColumnMapping.Column, quantity: Quantity?)] {
+    var out: [(String, ColumnMapping.Column, Quantity?)] = []
+    if let f = fixes {
+      out.append(("fixes.latitude", f.latitude, .angle))
+      out.append(("fixes.longitude", f.longitude, .angle))
+      if let c = f.horizontalAccuracy { out.append(("fixes.horizontalAccuracy", c, .length)) }
+      if let c = f.speed { out.append(("fixes.speed", c, .speed)) }
+      if let c = f.heading { out.append(("fixes.heading", c, .angle)) }
+      if let c = f.altitude { out.append(("fixes.altitude", c, .length)) }
+    }
+    for (prefix, v, quantity) in [
+      ("accelerometer", accelerometer, Quantity.acceleration), ("gravity", gravity, .acceleration),
+      ("gyroscope", gyroscope, .angularRate),
+    ] {
+      if let v {
+        out += [
+          ("\(prefix).x", v.x, quantity), ("\(prefix).y", v.y, quantity), ("\(prefix).z", v.z, quantity),
+        ]
+      }
     }
     if let b = barometer {
-      out.append(("barometer.pressure", b.pressure))
-      if let c = b.relativeAltitude { out.append(("barometer.relativeAltitude", c)) }
+      out.append(("barometer.pressure", b.pressure, .pressure))
+      if let c = b.relativeAltitude { out.append(("barometer.relativeAltitude", c, .length)) }
     }
-    for (name, c) in (scalars ?? [:]).sorted(by: { $0.key < $1.key }) { out.append(("scalar.\(name)", c)) }
+    for (name, c) in (scalars ?? [:]).sorted(by: { $0.key < $1.key }) {
+      out.append(("scalar.\(name)", c, nil))
+    }
     return out
   }
 }

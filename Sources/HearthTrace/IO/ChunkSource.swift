@@ -24,8 +24,15 @@ struct ChunkSource {
   /// The file's size when it was opened, bytes.
   let fileBytes: Int
 
+  /// - Throws: also `TraceError.unsupported` for a file in UTF-16 or UTF-32
+  ///   (``TextEncoding``): every reader takes UTF-8 text.
   init(path: String, displayName: String, maximumLineBytes: Int) throws {
-    descriptor = try RegularFile.open(path, displayName: displayName)
+    let descriptor = try RegularFile.open(path, displayName: displayName)
+    do { try TextEncoding.requireUTF8(descriptor, name: displayName) } catch {
+      _ = Glibc.close(descriptor)
+      throw error
+    }
+    self.descriptor = descriptor
     name = displayName
     var status = stat()
     fileBytes = fstat(descriptor, &status) == 0 ? Int(status.st_size) : chunkBytes

@@ -86,3 +86,45 @@ extension RegularFile {
     return Array(head.prefix(max(0, n)))
   }
 }
+
+/// Text in an encoding the readers do not take: every text format is read
+/// as UTF-8 (ASCII included), and a UTF-16 or UTF-32 file read so fails in
+/// a misleading way (a column "missing", XML "not quoted", every line "not a
+/// trajectory"). The byte doors (``ChunkSource``, format recognition) refuse
+/// it by name instead.
+enum TextEncoding {
+  /// What is wrong with a file starting with `head` (its first bytes, 64 are
+  /// plenty), nil when it may be UTF-8: a UTF-16 or UTF-32 byte-order mark,
+  /// or ASCII text written as UTF-16 without one (every other byte zero in
+  /// the first 64, the rest not all zero). O(|head|).
+  static func problem(_ head: [UInt8]) -> String? {
+    func starts(_ mark: [UInt8]) -> Bool { head.starts(with: mark) }
+    let advice = ": save it as UTF-8"
+    if starts([0xFF, 0xFE, 0, 0]) || starts([0, 0, 0xFE, 0xFF]) { return "UTF-32 text" + advice }
+    if starts([0xFF, 0xFE]) { return "UTF-16 text (little-endian, byte-order mark FF FE)" + advice }
+    if starts([0xFE, 0xFF]) { return "UTF-16 text (big-endian, byte-order mark FE FF)" + advice }
+    let n = min(head.count, 64) / 2 * 2
+    guard n >= 4 else { return nil }
+    let even = stride(from: 0, to: n, by: 2).map { head[$0] }
+    let odd = stride(from: 1, to: n, by: 2).map { head[$0] }
+    if odd.allSatisfy({ $0 == 0 }) && even.contains(where: { $0 != 0 }) {
+      return "UTF-16 text (little-endian, no byte-order mark)" + advice
+    }
+    if even.allSatisfy({ $0 == 0 }) && odd.contains(where: { $0 != 0 }) {
+      return "UTF-16 text (big-endian, no byte-order mark)" + advice
+    }
+    return nil
+  }
+
+  /// Refuses the open file `descriptor` (named `name`) when ``problem(_:)``
+  /// finds its start in another encoding; reads its first 64 bytes with
+  /// `pread` (the position is left as it was).
+  /// - Throws: `TraceError.unsupported` naming the file and the encoding.
+  static func requireUTF8(_ descriptor: Int32, name: String) throws {
+    var head = [UInt8](repeating: 0, count: 64)
+    let n = head.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, 64, 0) }
+    if let problem = problem(Array(head.prefix(max(0, n)))) {
+      throw TraceError.unsupported(SourceLocation(file: name, line: 1), reason: problem)
+    }
+  }
+}

@@ -50,7 +50,12 @@ public enum TraceImport {
     case "traj": return .tracktable
     case "csv":
       if hasMapping { return .columnMapping }
-      let head = String(decoding: try RegularFile.prefix(path, bytes: 256), as: UTF8.self)
+      let bytes = try RegularFile.prefix(path, bytes: 256)
+      // A phyphox CSV saved as UTF-16 is named as that, not "not recognised".
+      if let problem = TextEncoding.problem(bytes) {
+        throw TraceError.unsupported(SourceLocation(file: path, line: 1), reason: problem)
+      }
+      let head = String(decoding: bytes, as: UTF8.self)
       return head.hasPrefix("\"Time (s)\"") || head.hasPrefix("Time (s)") ? .phyphox : nil
     default: return nil
     }

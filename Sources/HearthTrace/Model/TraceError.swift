@@ -171,19 +171,24 @@ public struct ImportReport: Sendable, Hashable, Codable {
   /// every row rejected (or there was no file).
   public var nothingKept: Bool { files.allSatisfy { $0.rowsKept == 0 } }
 
-  /// Throws when ``nothingKept``: a recording nothing could be read from is
-  /// bad input, not an empty result.
+  /// Throws when ``nothingKept``, or when no stream got a sample (no
+  /// ``streamSpans``: only a side file such as Sensor Logger's Metadata.csv
+  /// or a mapping's clock kept rows; an activity log alone is no recording
+  /// either): a recording nothing could be read from is bad input, not an
+  /// empty result. For the report of a read (whole or streamed), which
+  /// carries its spans.
   /// - Throws: `TraceError.malformed` naming `path` and what happened to each file.
   public func requireSomethingKept(path: String) throws {
-    guard nothingKept else { return }
+    guard nothingKept || streamSpans.isEmpty else { return }
     let why = files.prefix(5).map { file in
       "\(file.file): "
         + (file.skippedBecause.map { "skipped (\(Excerpt.of($0, bytes: 120)))" }
-          ?? "\(file.rowsRead) rows read, none kept")
+          ?? "\(file.rowsRead) rows read, \(file.rowsKept == 0 ? "none" : "\(file.rowsKept)") kept")
     }
     throw TraceError.malformed(
       SourceLocation(file: path, line: 0),
-      reason: "nothing could be read" + (why.isEmpty ? ": no file" : ": " + why.joined(separator: "; "))
+      reason: "nothing could be read" + (nothingKept ? "" : " (no stream has a sample)")
+        + (why.isEmpty ? ": no file" : ": " + why.joined(separator: "; "))
         + (files.count > 5 ? "; and \(files.count - 5) more files" : ""))
   }
 

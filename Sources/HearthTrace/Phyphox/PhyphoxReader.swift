@@ -119,10 +119,20 @@ public enum PhyphoxReader {
     typealias Column = CSVRowSpec.Column
     let header = try CSVHeader.read(path: path, displayName: name, options: options)
     var columns: [String: (Column, Double)] = [:]  // lower-case name → (header column, factor)
+    var positions: [String: Int] = [:]  // lower-case name → its header column
     var units: [String] = []
     for (index, field) in header.enumerated() {
       let (columnName, unit) = splitHeader(field)
-      guard let quantity = quantity(of: columnName), columns[columnName.lowercased()] == nil else { continue }
+      guard let quantity = quantity(of: columnName) else { continue }
+      if let first = positions.updateValue(index, forKey: columnName.lowercased()) {
+        // One quantity in two columns (two units, or the same name twice):
+        // which to read is unknown.
+        throw TraceError.malformed(
+          SourceLocation(file: name, line: 1, column: index + 1, columnName: Excerpt.of(field, bytes: 80)),
+          reason:
+            "columns \(first + 1) and \(index + 1) are both '\(Excerpt.of(columnName, bytes: 80))': which one to read is unknown"
+        )
+      }
       var factor = 1.0
       if let unit {
         guard let f = quantity.factor(from: unit) else {

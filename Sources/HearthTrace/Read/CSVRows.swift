@@ -254,7 +254,7 @@ struct CSVRowConverter {
       -> Slot?
     {
       guard let column else { return nil }
-      guard let index = CSVTable.index(of: column.names, in: header) else {
+      guard let index = try CSVTable.index(of: column.names, in: header, file: file) else {
         if column.required {
           throw TraceError.malformed(
             SourceLocation(file: file, line: 1),
@@ -411,7 +411,11 @@ struct CSVRowConverter {
       }
       guard let rowTime = try rowTime(batch, i, line: line) else {
         let (slot, text) = badTime(batch, i)
-        try reject(.badTime, slot, timeFormat.map { "'\(text)': expected \($0)" } ?? text)
+        // The value gives way so that the expected format stays whole
+        // within a rejection's 64 characters.
+        let room = max(8, 62 - (timeFormat?.count ?? 0) - 12)
+        let shown = text.count > room ? String(text.prefix(room - 1)) + "…" : text
+        try reject(.badTime, slot, timeFormat.map { "'\(shown)': expected \($0)" } ?? text)
         continue
       }
       if let (reason, slot, detail) = problem(batch, i, rowTime) {

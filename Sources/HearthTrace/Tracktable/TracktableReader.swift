@@ -36,6 +36,7 @@ public enum TracktableReader {
     defer { lines.close() }
     var report = FileReport(file: name)
     var trajectories: [Trajectory] = []
+    var devices = DeviceTable()
     while let next = try lines.next() {
       switch next {
       case .tooLong(let number):
@@ -45,7 +46,7 @@ public enum TracktableReader {
         guard !bytes.isEmpty else { continue }
         let text = String(decoding: bytes, as: UTF8.self)
         if let trajectory = try trajectory(
-          text, line: number, name: name, report: &report, strict: options.strict)
+          text, line: number, name: name, devices: &devices, report: &report, strict: options.strict)
         {
           trajectories.append(trajectory)
         }
@@ -55,9 +56,33 @@ public enum TracktableReader {
     return (trajectories, report)
   }
 
+  /// The device of each object id in a file, and the fix times each device
+  /// already has: two ships never share a device, a fix repeated on a
+  /// later line is a duplicate there too.
+  struct DeviceTable {
+    private var owners: [UInt32: String] = [:]
+    private var times: [UInt32: Set<Int64>] = [:]
+
+    /// The device of `objectID`: the id itself when it is a whole number
+    /// that fits a device id (an AIS MMSI), else its stable hash; nil when
+    /// that device already belongs to another object id (its owner given).
+    mutating func device(of objectID: Substring) -> (device: UInt32, takenBy: String?) {
+      let device = UInt32(objectID) ?? stableHash(String(objectID))
+      if let owner = owners[device] { return (device, owner == objectID ? nil : owner) }
+      owners[device] = String(objectID)
+      return (device, nil)
+    }
+
+    /// Records a kept fix's time; false when the device already has a fix then.
+    mutating func keep(_ device: UInt32, milliseconds: Int64) -> Bool {
+      times[device, default: []].insert(milliseconds).inserted
+    }
+  }
+
   /// One line's trajectory, or nil when the line is rejected (as `reject` records).
   private static func trajectory(
-    _ text: String, line: Int, name: String, report: inout FileReport, strict: Bool
+    _ text: String, line: Int, name: String, devices: inout DeviceTable, report: inout FileReport,
+    strict: Bool
   ) throws -> Trajectory? {
     func reject(_ reason: RowRejection.Reason, _ detail: String, _ line: Int, _ rows: Int) throws {
       try report.reject(reason, detail, line: line, rows: rows, strict: strict)
@@ -87,14 +112,31 @@ public enum TracktableReader {
     }
     var block = RowBlock(columnCount: FixLayout.columnCount)
     block.reserveCapacity(pointCount)
-    let objectID = hasID == 1 && pointCount > 0 ? String(body[body.startIndex]) : String(fields[1])
-    let device = Double(UInt32(truncatingIfNeeded: UInt64(objectID) ?? UInt64(stableHash(objectID))))
+    let objectID = hasID == 1 && pointCount > 0 ? body[body.startIndex] : fields[1]
+    let (deviceID, takenBy) = devices.device(of: objectID)
+    if let takenBy {
+      // Interning never merges two ships: the later id loses its line.
+      try reject(
+        .outOfRange,
+        "'\(Excerpt.of(takenBy, bytes: 16))' has device \(deviceID); '\(Excerpt.of(String(objectID), bytes: 16))' is another ship",
+        line, max(1, pointCount))
+      return nil
+    }
+    let device = Double(deviceID)
     var k = body.startIndex
     for _ in 0..<pointCount {
+      let idField = body[k]
       let timeField = body[k + hasID]
       let lonField = body[k + hasID + 1]
       let latField = body[k + hasID + 2]
       k += stride
+      guard hasID == 0 || idField == objectID else {
+        try reject(
+          .outOfRange,
+          "a point of '\(Excerpt.of(String(idField), bytes: 16))' in the trajectory of '\(Excerpt.of(String(objectID), bytes: 16))'",
+          line, 1)
+        continue
+      }
       guard let time = ISOTime.milliseconds(timeField), ReadingBounds.fixMilliseconds.contains(time) else {
         try reject(.badTime, Excerpt.of(String(timeField), bytes: 60), line, 1)
         continue
@@ -112,11 +154,20 @@ public enum TracktableReader {
         at: 0)
       block.columns[FixLayout.device][block.count - 1] = device
     }
-    block.finish(rule: .sameKey, report: &report)
+    // The repeated-fix rule of every fix file (keys in ms), then a fix at a
+    // time an earlier line of this ship already gave.
+    block.finish(rule: .sameKeyOrSameFix, keysPerSecond: 1000, report: &report)
     var fixes = FixColumns()
     fixes.reserveCapacity(block.count)
-    for i in 0..<block.count { fixes.append(FixLayout.fix(block, i, at: 0)) }
-    return Trajectory(objectID: Excerpt.of(objectID, bytes: 80), fixes: fixes)
+    for i in 0..<block.count {
+      let fix = FixLayout.fix(block, i, at: 0)
+      guard devices.keep(deviceID, milliseconds: fix.timeMilliseconds) else {
+        report.rejectDuplicate(line: block.lines[i])
+        continue
+      }
+      fixes.append(fix)
+    }
+    return Trajectory(objectID: Excerpt.of(String(objectID), bytes: 80), fixes: fixes)
   }
 
   /// A decimal number (no hex, no nan or inf), or nil.

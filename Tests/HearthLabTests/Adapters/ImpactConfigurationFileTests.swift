@@ -28,7 +28,9 @@ struct ImpactConfigurationFileTests {
     #expect(text.contains("\"pressureRiseHectopascals\" : 1.25") && text.hasSuffix("}\n"))
   }
 
-  @Test("a typo, a string, a boolean, a fraction where a count is wanted or a non-object is an error naming the key")
+  @Test(
+    "a typo, a string, a boolean, a fraction where a count is wanted or a non-object is an error naming the key"
+  )
   func refusals() {
     func reason(_ text: String) -> String {
       do {
@@ -36,13 +38,18 @@ struct ImpactConfigurationFileTests {
         return "accepted"
       } catch { return "\(error)" }
     }
-    #expect(reason("{\"spinRadianPerSecond\": 3}").contains("unknown setting 'spinRadianPerSecond'"))
-    #expect(reason("{\"spinRadiansPerSecond\": \"3\"}").contains("'spinRadiansPerSecond' must be a finite number"))
+    #expect(
+      reason("{\"spinRadianPerSecond\": 3}").contains(
+        "unknown setting 'spinRadianPerSecond' (nearest known: 'spinRadiansPerSecond'; known: "))
+    #expect(
+      reason("{\"spinRadiansPerSecond\": \"3\"}").contains("'spinRadiansPerSecond' must be a finite number"))
     #expect(reason("{\"spinRadiansPerSecond\": true}").contains("must be a finite number"))
     #expect(reason("{\"stayStoppedMinimumFixes\": 3.5}").contains("stayStoppedMinimumFixes"))
     #expect(reason("{\"stayStoppedMinimumFixes\": 3}") == "accepted")
     #expect(reason("[1, 2]").contains("not a JSON object"))
-    #expect(reason("{\"spinRadiansPerSecond\": 1e400}").contains("not a JSON object") || reason("{\"spinRadiansPerSecond\": 1e400}").contains("finite"))
+    #expect(
+      reason("{\"spinRadiansPerSecond\": 1e400}").contains("not a JSON object")
+        || reason("{\"spinRadiansPerSecond\": 1e400}").contains("finite"))
     #expect(throws: TraceError.self) { try ImpactConfigurationFile.read(path: "/nonexistent/c.json") }
   }
 
@@ -53,5 +60,22 @@ struct ImpactConfigurationFileTests {
     let c = ImpactThresholds(joltG: 5, pressureRiseHectopascals: 3).applied(to: base)
     #expect(c.joltMetersPerSecondSquared == 5 * 9.80665 && c.pressureRiseHectopascals == 3)
     #expect(c.spinRadiansPerSecond == 9 && c.freeFallSeconds == ImpactConfiguration().freeFallSeconds)
+  }
+
+  @Test(
+    "a threshold outside its setting's domain is named by the door's own name and value, with the setting's range"
+  )
+  func thresholdProblemsNameTheFlag() {
+    let given = ImpactThresholds(joltG: -4, spinRadiansPerSecond: 3, freeFallSeconds: -1)
+    let found = given.problems(over: ImpactConfiguration()) { "--" + $0.rawValue }
+    #expect(found.count == 2, "\(found)")
+    #expect(found.first?.hasPrefix("--joltG -4: joltMetersPerSecondSquared: ") == true, "\(found)")
+    #expect(found.first?.contains("(0, 627.6256] m/s²") == true, "\(found)")
+    #expect(found.last == "--freeFallSeconds -1: freeFallSeconds: -1 s is outside [0, ∞) s", "\(found)")
+    #expect(
+      ImpactThresholds(joltG: 64, freeFallSeconds: 0).problems(over: ImpactConfiguration()) { $0.rawValue }
+        .isEmpty)
+    #expect(
+      ImpactThresholds(joltG: 64.000_001).problems(over: ImpactConfiguration()) { $0.rawValue }.count == 1)
   }
 }

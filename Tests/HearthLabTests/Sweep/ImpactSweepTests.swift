@@ -1,8 +1,8 @@
 import Foundation
 import HearthImpact
+import HearthSim
 import Testing
 
-import HearthSim
 @testable import HearthLab
 
 @Suite("Threshold sweep: judging again from measured values equals running the detector")
@@ -101,7 +101,9 @@ struct ImpactSweepTests {
 
   var crashScenarios: Int { ScenarioCatalogue.all.count { $0.expected != .silent } }
 
-  @Test("a sweep over a base configuration: every combination keeps the base's other settings, the featured one is nearest the base")
+  @Test(
+    "a sweep over a base configuration: every combination keeps the base's other settings, the featured one is nearest the base"
+  )
   func baseConfiguration() {
     var base = ImpactConfiguration()
     base.spinRadiansPerSecond = 5
@@ -113,9 +115,53 @@ struct ImpactSweepTests {
     #expect(ImpactSweep.nearestToHandSet(grid.combinations, base) == 1)
   }
 
+  @Test(
+    "a grid value outside its setting's domain is named with its list and value; an empty list and a bad base too"
+  )
+  func gridProblemsNameTheValue() {
+    var grid = ImpactSweep.Grid()
+    #expect(grid.problems().isEmpty)
+    grid.joltG = [3.5, -4, 0]
+    grid.spinRadiansPerSecond = [3.5, -1]
+    grid.freeFallSeconds = []
+    let found = grid.problems { "list " + $0.rawValue }
+    #expect(found.count == 4, "\(found)")
+    #expect(found[0].hasPrefix("list joltG -4: joltMetersPerSecondSquared: "), "\(found)")
+    #expect(
+      found[1].hasPrefix("list joltG 0: joltMetersPerSecondSquared: 0 m/s² is outside (0, "), "\(found)")
+    #expect(
+      found[2] == "list spinRadiansPerSecond -1: spinRadiansPerSecond: -1 rad/s is outside [0, ∞) rad/s")
+    #expect(found[3] == "list freeFallSeconds: needs at least one value")
+    var base = ImpactConfiguration()
+    base.lateDataSeconds = -1
+    #expect(ImpactSweep.Grid(base: base).problems().first?.hasPrefix("base: lateDataSeconds: ") == true)
+  }
+
+  @Test(
+    "checking each swept value alone over the base judges every combination: random grids agree with the whole product"
+  )
+  func gridProblemsCoverEveryCombination() {
+    var random = SeededGenerator(seed: 29)
+    let pool: [Double] = [-1, 0, 0.5, 4, 64, 65, 1e308, .nan]
+    for _ in 0..<200 {
+      var grid = ImpactSweep.Grid()
+      for setting in ImpactThresholds.Setting.allCases {
+        grid[setting] = (0..<Int.random(in: 1...3, using: &random)).map { _ in
+          pool.randomElement(using: &random)!
+        }
+      }
+      let whole = grid.combinations.contains { !$0.problems.isEmpty }
+      #expect(grid.problems().isEmpty == !whole, "\(grid)")
+      if grid.problems().isEmpty {
+        #expect(ImpactSweep.extractionConfiguration(grid).problems.isEmpty)
+      }
+    }
+  }
+
   @Test("panels of generated driving are named by the injected event at the jolt")
   func panelNames() {
-    let event = DriveMix.MixEvent(atSeconds: 900, driveIndex: 3, driveSeconds: 340.2, kind: "pothole", expected: .silent)
+    let event = DriveMix.MixEvent(
+      atSeconds: 900, driveIndex: 3, driveSeconds: 340.2, kind: "pothole", expected: .silent)
     let trace = ImpactSweep.SweptTrace(
       source: .init(name: "drive 3", kind: .drive, hours: 0.5), verdicts: [], excerpts: [], events: [event])
     #expect(trace.name(at: 341) == "drive 3, pothole at 340.2 s")

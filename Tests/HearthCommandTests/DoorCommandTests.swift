@@ -1,0 +1,118 @@
+import Foundation
+import Testing
+import _HearthTestSupport
+
+/// The built `hearth` given settings outside their domains and an output that
+/// cannot be written (issue 29): each ends with one named line and its exit
+/// status, never a trap. In a separate process, under the issue's limits
+/// (1 GB, 60 s), so a trap fails one test instead of the test run.
+@Suite("hearth: every door refuses what the files refuse, by name")
+struct DoorCommandTests {
+  static let limits = (seconds: 60, megabytes: 1024)
+
+  /// A generated crash scenario's trace folder (it reports a possible impact).
+  static let scenario: TemporaryFolder = {
+    let folder = TemporaryFolder()
+    _ = run(["sim", "generate", "scenario", "C1", "--out", folder.path])
+    return folder
+  }()
+
+  static func hearth(_ words: [String], standardOutput: BuiltExecutable.Output = .captured) throws
+    -> BuiltExecutable.Run
+  {
+    try BuiltExecutable.run(
+      "hearth", words, timeLimitSeconds: limits.seconds, memoryLimitMegabytes: limits.megabytes,
+      standardOutput: standardOutput)
+  }
+
+  @Test(
+    "impact detect: a threshold flag outside its setting's domain is a usage error (exit 2) naming the flag, the setting and its range",
+    arguments: [
+      (["--jolt-g", "-4"], "--jolt-g -4: joltMetersPerSecondSquared: ", "(0, 627.6256] m/s²"),
+      (["--jolt-g", "0"], "--jolt-g 0: joltMetersPerSecondSquared: ", "(0, 627.6256] m/s²"),
+      (["--jolt-g", "1e308"], "--jolt-g 1e+308: joltMetersPerSecondSquared: ", "(0, 627.6256] m/s²"),
+      (["--jolt-g", "64.001"], "--jolt-g 64.001: joltMetersPerSecondSquared: ", "(0, 627.6256] m/s²"),
+      (["--spin", "-1"], "--spin -1: spinRadiansPerSecond: -1 rad/s", "[0, ∞) rad/s"),
+      (["--pressure", "-1"], "--pressure -1: pressureRiseHectopascals: -1 hPa", "[0, ∞) hPa"),
+      (["--moving", "-1"], "--moving -1: movingMedianMetersPerSecond: -1 m/s", "[0, ∞) m/s"),
+      (["--free-fall", "-1"], "--free-fall -1: freeFallSeconds: -1 s", "[0, ∞) s"),
+    ])
+  func detectThresholdOutOfDomain(flag: [String], named: String, range: String) throws {
+    let run = try Self.hearth(["impact", "detect", Self.scenario.path + "/trace"] + flag)
+    #expect(run.status == 2, "exit \(run.status): \(run.err.prefix(400))")
+    #expect(
+      run.err.contains("usage error") && run.err.contains(named) && run.err.contains(range), "\(run.err)")
+    #expect(run.err.split(separator: "\n").count == 1, "\(run.err)")
+  }
+
+  @Test("impact detect: the edges of the domains are taken (--jolt-g 64, --spin 0, --free-fall 0)")
+  func detectThresholdOnTheEdge() throws {
+    let run = try Self.hearth(
+      [
+        "impact", "detect", Self.scenario.path + "/trace", "--jolt-g", "64", "--spin", "0", "--free-fall",
+        "0",
+      ])
+    #expect(run.status == 0, "exit \(run.status): \(run.err.prefix(400))")
+  }
+
+  @Test(
+    "sim evaluate impact: a threshold flag outside its domain is a usage error (exit 2) before any scenario runs"
+  )
+  func evaluateThresholdOutOfDomain() throws {
+    let run = try Self.hearth([
+      "sim", "evaluate", "impact", "--seeds", "1", "--hours", "1", "--free-fall", "-1",
+    ])
+    #expect(run.status == 2, "exit \(run.status): \(run.err.prefix(400))")
+    #expect(run.err.contains("--free-fall -1: freeFallSeconds: -1 s is outside [0, ∞) s"), "\(run.err)")
+  }
+
+  @Test("impact sweep: a list value outside its domain is a usage error (exit 2) before any trace runs")
+  func sweepThresholdOutOfDomain() throws {
+    for (flag, named) in [
+      (["--jolt-g", "4,-4"], "--jolt-g -4: joltMetersPerSecondSquared: "),
+      (["--spin", "3.5,-1"], "--spin -1: spinRadiansPerSecond: -1 rad/s is outside [0, ∞) rad/s"),
+    ] {
+      let run = try Self.hearth(["impact", "sweep", "--seeds", "1", "--hours", "0"] + flag)
+      #expect(run.status == 2, "\(flag): exit \(run.status): \(run.err.prefix(400))")
+      #expect(run.err.contains("usage error") && run.err.contains(named), "\(run.err)")
+      #expect(run.out.isEmpty)
+    }
+  }
+}
+
+@Suite("hearth: a result that cannot be written ends the run with one line and exit 74")
+struct OutputFailureCommandTests {
+  @Test(
+    "standard output on /dev/full or a closed pipe (SIGPIPE ignored): exit 74 and one line on stderr, never a trap",
+    arguments: [["sim", "list"], ["--help"], ["impact", "detect", "SCENARIO", "--format", "json"]])
+  func outputCannotBeWritten(words: [String]) throws {
+    let words = words.map { $0 == "SCENARIO" ? DoorCommandTests.scenario.path + "/trace" : $0 }
+    for output in [BuiltExecutable.Output.file("/dev/full"), .closedPipe] {
+      let run = try DoorCommandTests.hearth(words, standardOutput: output)
+      #expect(run.status == 74, "\(words) to \(output): exit \(run.status): \(run.err.prefix(400))")
+      let lines = run.err.split(separator: "\n")
+      #expect(lines.last?.hasPrefix("hearth: cannot write the output: ") == true, "\(run.err.prefix(400))")
+      #expect(!run.err.contains("Fatal error") && !run.err.contains("0x"), "\(run.err.prefix(400))")
+    }
+  }
+
+  @Test("the exit status of a failed write is in the help's table of exit codes")
+  func exitCodeIsDocumented() {
+    #expect(run(["--help"]).out.contains("74 the output could not be written"))
+  }
+}
+
+@Suite("hearth data: a folder of which only Metadata.csv was read is bad input (issue 29.12)")
+struct SideFileCommandTests {
+  @Test("data inspect and data convert exit 3 when only a side file of the folder could be read")
+  func onlyMetadataIsBadInput() {
+    let folder = TemporaryFolder()
+    folder.write(
+      "Metadata.csv", "version,device name,recording time,platform\n1.0,phone,2024-05-01_10-00-00,ios\n")
+    folder.write("Accelerometer.csv", "")
+    let inspect = run(["data", "inspect", folder.path])
+    #expect(inspect.code == 3 && inspect.err.contains("no stream has a sample"), "\(inspect)")
+    let convert = run(["data", "convert", folder.path, "--to", "gpx", "--out", folder.path("out.gpx")])
+    #expect(convert.code == 3 && convert.err.contains("no stream has a sample"), "\(convert)")
+  }
+}
