@@ -171,7 +171,10 @@ struct CommandTests {
       crash.out.contains("possibleImpact at 39.9")
         && crash.out.contains("pressureRise held (9.48 hPa vs 2 hPa)"), "\(crash.out)")
     #expect(crash.out.contains("jolt held (17.02 g (166.9 m/s²) vs 4.00 g (39.2 m/s²))"), "\(crash.out)")
-    #expect(crash.err.contains("vehicle gate recording: 0 switches from its activity stream"), "\(crash.err)")
+    #expect(
+      crash.err.contains("vehicle gate recording: off until its activity stream says automotive; 1 switch"),
+      "\(crash.err)")
+    #expect(!crash.out.contains("vehicle gate off"), "on from the first sample: no note")
     let door = run(["impact", "detect", folder.path("n7/trace"), "--format", "csv"])
     #expect(door.code == 0, "\(door.err)")
     let rows = door.out.split(separator: "\n")

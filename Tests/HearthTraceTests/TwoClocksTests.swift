@@ -260,7 +260,7 @@ struct TwoClocksTests {
     folder.write(
       "mapping.json",
       """
-      {"name": "clocked", "clock": {"file": "gnss.csv",
+      {"name": "clocked", "units": "SI", "clock": {"file": "gnss.csv",
          "epoch": {"column": "utc_ms", "format": "epoch-milliseconds"},
          "relative": {"column": "t_boot_s", "format": "relative-seconds"}},
        "files": [

@@ -115,6 +115,9 @@ public struct ImpactStream: Sendable {
   /// false means the recording is not one the detector can read.
   public var hasAccelerometer: Bool { accelerometerCount > 0 }
 
+  /// The first accelerometer sample's time, s on the trace's clock (nil before one arrived).
+  public var firstSampleSeconds: Double? { origin }
+
   /// The gate as the whole feed's ``VehicleGateTimeline`` says it.
   public var gate: VehicleGateTimeline {
     var gate = timeline
@@ -253,6 +256,8 @@ extension Sample3 {
 public struct ImpactReplay: Sendable {
   public var verdicts: [ImpactVerdict]
   public var gate: VehicleGateTimeline
+  /// The first accelerometer sample's time, s on the trace's clock.
+  public var firstSampleSeconds: Double
   public var hoursWithData: Double
   public var peakAccelerationG: Double
   public var rateWarnings: [String]
@@ -291,7 +296,8 @@ public struct ImpactReplay: Sendable {
           + (why.isEmpty ? "" : ": " + why.joined(separator: "; ")))
     }
     return ImpactReplay(
-      verdicts: verdicts, gate: feed.gate, hoursWithData: feed.hoursWithData,
+      verdicts: verdicts, gate: feed.gate, firstSampleSeconds: feed.firstSampleSeconds ?? 0,
+      hoursWithData: feed.hoursWithData,
       peakAccelerationG: feed.peakAccelerationG, rateWarnings: feed.rateWarnings,
       gravityWarning: feed.gravityWarning,
       report: report)

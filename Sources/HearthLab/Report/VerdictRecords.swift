@@ -30,13 +30,28 @@ public struct VerdictRecords: Sendable {
     self.init(
       file: file, hours: replay.hoursWithData, peakG: replay.peakAccelerationG, verdicts: replay.verdicts,
       configuration: configuration)
-    let gate = replay.gate
-    if !gate.initiallyOn || gate.switches.contains(where: { !$0.isOn }) {
-      let off = gate.switches.filter { !$0.isOn }.map { String(format: "%.1f s", $0.seconds) }
-      gateNote =
-        "vehicle gate off " + (gate.initiallyOn ? "from " + off.joined(separator: ", ") : "from the start")
-        + " (\(gate.source)): jolts while it is off are not judged"
+    gateNote = Self.gateNote(replay.gate, firstSampleSeconds: replay.firstSampleSeconds)
+  }
+
+  /// When the gate was off over the recording, in words (nil when it was on
+  /// throughout): off until the first in-vehicle reading when that comes
+  /// after the first sample, or throughout when none comes, and from each
+  /// switch off.
+  static func gateNote(_ gate: VehicleGateTimeline, firstSampleSeconds: Double) -> String? {
+    let f = { (t: Double) in String(format: "%.1f s", t) }
+    var spans: [String] = []
+    if !gate.initiallyOn {
+      if let on = gate.switches.first(where: \.isOn) {
+        if on.seconds > firstSampleSeconds { spans.append("until \(f(on.seconds))") }
+      } else {
+        spans.append("throughout")
+      }
     }
+    let offs = gate.switches.filter { !$0.isOn }.map { f($0.seconds) }
+    if !offs.isEmpty { spans.append("from " + offs.joined(separator: ", ")) }
+    guard !spans.isEmpty else { return nil }
+    return "vehicle gate off " + spans.joined(separator: " and ")
+      + " (\(gate.source)): jolts while it is off are not judged"
   }
 
   init(
