@@ -17,6 +17,8 @@ enum BenchCommand {
                                              region callgrind counts (used by --metric instructions)
            hearth-bench stream-csv FILE      stream a CSV (every column as a number),
                                              print rows kept/rejected (memory check)
+           hearth-bench touch-memory MIB     allocate MIB MiB, touch every page, free it
+                                             (a known peak for checking the child-memory measurement)
 
     options:
       --filter TEXT         only benchmarks whose name contains TEXT (repeatable)
@@ -61,6 +63,7 @@ enum BenchCommand {
     case compare(baseline: String, current: String, Options)
     case measure(String, Options)
     case streamCSV(String)
+    case touchMemory(Int)
     case help
   }
 
@@ -75,6 +78,12 @@ enum BenchCommand {
     if verb == "stream-csv" {
       guard rest.count == 1 else { throw BenchError.usage("stream-csv takes one file") }
       return .streamCSV(rest.first!)
+    }
+    if verb == "touch-memory" {
+      guard rest.count == 1, let mebibytes = Int(rest.first!), mebibytes >= 0 else {
+        throw BenchError.usage("touch-memory takes a whole number of MiB")
+      }
+      return .touchMemory(mebibytes)
     }
     if verb == "report" {
       guard (1...2).contains(rest.count) else { throw BenchError.usage("report takes one or two JSON files") }
@@ -164,6 +173,9 @@ enum BenchCommand {
         print(
           "rows read \(report.rowsRead), kept \(report.rowsKept), rejected \(report.rowsRejected) (batches \(rows))"
         )
+        return 0
+      case .touchMemory(let mebibytes):
+        print("touched \(ChildMemory.touch(mebibytes: mebibytes)) pages")
         return 0
       case .compare(let baseline, let current, let options):
         return try compare(baseline: baseline, current: current, options)

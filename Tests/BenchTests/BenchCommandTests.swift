@@ -22,8 +22,10 @@ struct BenchCommandTests {
     #expect(try BenchCommand.parse([]) == .run(BenchCommand.Options()))
     #expect(try BenchCommand.parse(["report", "a.json", "b.json"]) == .report(["a.json", "b.json"]))
     #expect(try BenchCommand.parse(["list", "--help"]) == .help)
+    #expect(try BenchCommand.parse(["touch-memory", "100"]) == .touchMemory(100))
     for bad in [
       ["--repetitions", "0"], ["--scale", "2"], ["--bogus", "1"], ["--json"], ["frobnicate"], ["report"],
+      ["touch-memory"], ["touch-memory", "-1"], ["touch-memory", "1.5"],
     ] {
       #expect(throws: BenchError.self, "\(bad)") { try BenchCommand.parse(bad) }
     }

@@ -73,6 +73,13 @@ struct BenchContext {
   var datasetsDirectory: String
   /// Where generated workload files are cached between runs.
   var dataCache: String = BenchContext.repositoryRoot + "/.build/bench-data"
+  /// The hearth-bench executable child processes run (`measure`): this one,
+  /// unless a test runs the workloads from elsewhere.
+  var executable: String = BenchContext.currentExecutable
+
+  /// The running executable's path (/proc/self/exe, else argv[0]).
+  static let currentExecutable: String =
+    (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
 
   /// The checkout this binary was built from (for Scripts/ and the caches).
   static let repositoryRoot: String = {

@@ -149,8 +149,8 @@ enum TraceWorkloads {
 
   /// Streams a generated Sensor Logger export of about 1 GB (at scale 1) the
   /// way `hearth data inspect` and `hearth impact detect` do, each in a
-  /// child process (`hearth-bench measure` of this benchmark) whose peak
-  /// resident memory `wait4` reports. The export is written at run time to a
+  /// child process (`hearth-bench measure` of this benchmark) that reports
+  /// its own peak resident memory (`ChildMemory`). The export is written at run time to a
   /// temporary folder and deleted once measured.
   private static func streamRecording(_ context: BenchContext) -> Benchmark {
     let rows = context.scaled(12_000_000)
@@ -175,10 +175,9 @@ enum TraceWorkloads {
         var failure: String?
         func measure(_ mode: String) {
           do {
-            let (status, kilobytes) = try spawnMeasuring(
-              name, mode: mode, folder: folder, scale: context.scale)
-            if status != 0 { failure = "the \(mode) child exited with \(status)" }
-            peaks[mode] = max(peaks[mode] ?? 0, Double(kilobytes) / 1024)
+            let child = try spawnMeasuring(name, mode: mode, folder: folder, context: context)
+            if child.status != 0 { failure = "the \(mode) child exited with \(child.status)" }
+            peaks[mode] = max(peaks[mode] ?? 0, Double(child.peakKibibytes) / 1024)
           } catch {
             failure = "\(error)"
           }
@@ -242,36 +241,20 @@ enum TraceWorkloads {
   }
 
   /// Runs `hearth-bench measure NAME` with the stream mode in its
-  /// environment; its exit status and peak RSS in KiB.
-  private static func spawnMeasuring(_ name: String, mode: String, folder: String, scale: Double) throws -> (
-    Int32, Int
-  ) {
-    let executable =
-      (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-      ?? CommandLine.arguments[0]
+  /// environment; its exit status and its own peak resident set in KiB.
+  private static func spawnMeasuring(_ name: String, mode: String, folder: String, context: BenchContext)
+    throws -> ChildMemory.Measured
+  {
     let out = FileManager.default.temporaryDirectory.appendingPathComponent(
       "hearth-bench-stream-\(getpid()).json"
     ).path
     defer { try? FileManager.default.removeItem(atPath: out) }
-    let arguments = [executable, "measure", name, "--out", out, "--scale", "\(scale)"]
     var environment = ProcessInfo.processInfo.environment
     environment["HEARTH_BENCH_STREAM"] = mode
     environment["HEARTH_BENCH_STREAM_FOLDER"] = folder
-    let argv = arguments.map { strdup($0) } + [nil]
-    let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-    defer {
-      for pointer in argv + envp { free(pointer) }
-    }
-    var pid: pid_t = 0
-    let spawned = posix_spawn(&pid, executable, nil, nil, argv, envp)
-    guard spawned == 0 else {
-      throw BenchError.io("posix_spawn \(executable): \(String(cString: strerror(spawned)))")
-    }
-    var status: Int32 = 0
-    var usage = rusage()
-    while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
-    let exited = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
-    return (exited, Int(usage.ru_maxrss))
+    return try ChildMemory.run(
+      context.executable, ["measure", name, "--out", out, "--scale", "\(context.scale)"],
+      environment: environment)
   }
 
   /// A Sensor Logger export of `rows` accelerometer rows at 100 Hz, half as
