@@ -34,7 +34,8 @@ enum BenchCommand {
       --reference-source F  the C reference source (default: next to the sources)
       --cc COMPILER         C compiler for the reference (default: $CC or gcc)
       --build-label TEXT    how this binary was built, recorded in the results
-    exit status: 0 ok, 1 a result check failed or the gate found a regression,
+    exit status: 0 ok, 1 a benchmark failed its result check or could not run
+                 (recorded, the others still run) or the gate found a regression,
                  2 usage error or debug build
     """
 
@@ -233,14 +234,10 @@ enum BenchCommand {
       let context = BenchContext(
         reference: reference, scale: options.scale, datasetsDirectory: options.datasets)
       let runner = Runner(repetitions: options.repetitions, isNativeBuild: isNative) { printError($0) }
-      var results: [BenchmarkResult] = []
-      for benchmark in selected(options, context) {
-        printError("running \(benchmark.name) …")
-        if options.metric == "instructions" {
-          results.append(try InstructionCounter.result(benchmark, options: options))
-        } else {
-          results.append(try runner.run(benchmark, context: context))
-        }
+      let results = runEach(selected(options, context)) { benchmark in
+        options.metric == "instructions"
+          ? try InstructionCounter.result(benchmark, options: options)
+          : try runner.run(benchmark, context: context)
       }
       let run = BenchmarkRun(
         date: ISO8601DateFormatter().string(from: Date()),
@@ -250,23 +247,67 @@ enum BenchCommand {
           kind: isNative ? "native" : "portable", label: options.buildLabel, cpuFeatures: features,
           cReference: referenceNote, cCompiler: compilerVersion),
         results: results)
-      print(Report.table(run))
-      var paths = options.jsonPath.map { [$0] } ?? []
-      if let name = options.saveBaseline { paths.append(baselinePath(name)) }
-      for path in paths {
-        try FileManager.default.createDirectory(
-          atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        try Report.encode(run).write(to: URL(fileURLWithPath: path))
-        printError("wrote \(path)")
-      }
-      if let path = options.exportAction {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        try encoder.encode(Gate.actionEntries(run)).write(to: URL(fileURLWithPath: path))
-        printError("wrote \(path)")
-      }
-      return 0
+      return try finish(run, options)
     #endif
+  }
+
+  /// Runs each benchmark in turn with `measure`. A failed result check, or
+  /// an error while preparing or measuring one benchmark, becomes that
+  /// benchmark's result (`failed`, nothing timed) and the rest still run.
+  static func runEach(_ benchmarks: [Benchmark], measure: (Benchmark) throws -> BenchmarkResult)
+    -> [BenchmarkResult]
+  {
+    benchmarks.map { benchmark in
+      printError("running \(benchmark.name) …")
+      do {
+        return try measure(benchmark)
+      } catch {
+        let why =
+          if case BenchError.checkFailed(_, let message) = error {
+            "result check failed: \(message)"
+          } else {
+            "could not run: \(error)"
+          }
+        printError("hearth-bench: \(benchmark.name): \(why)")
+        return BenchmarkResult(
+          name: benchmark.name, unit: "ns/\(benchmark.itemUnit)", value: 0, spread: 0,
+          itemCount: benchmark.itemCount, repetitions: 0, check: why, failed: true)
+      }
+    }
+  }
+
+  /// Prints the table and writes the files `options` asks for; a run with a
+  /// failed benchmark is written to --json but not saved as a baseline.
+  /// Returns the exit status: 1 when a benchmark failed, else 0.
+  static func finish(_ run: BenchmarkRun, _ options: Options) throws -> Int32 {
+    print(Report.table(run))
+    let failed = run.results.filter { $0.failed == true }.map(\.name)
+    var paths = options.jsonPath.map { [$0] } ?? []
+    if let name = options.saveBaseline {
+      if failed.isEmpty {
+        paths.append(baselinePath(name))
+      } else {
+        printError("hearth-bench: not saved as baseline \(name): a benchmark failed")
+      }
+    }
+    for path in paths {
+      try FileManager.default.createDirectory(
+        atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+      try Report.encode(run).write(to: URL(fileURLWithPath: path))
+      printError("wrote \(path)")
+    }
+    if let path = options.exportAction {
+      let encoder = JSONEncoder()
+      encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+      try encoder.encode(Gate.actionEntries(run)).write(to: URL(fileURLWithPath: path))
+      printError("wrote \(path)")
+    }
+    guard failed.isEmpty else {
+      printError(
+        "hearth-bench: \(failed.count) of \(run.results.count) failed: \(failed.joined(separator: ", "))")
+      return 1
+    }
+    return 0
   }
 
   /// A saved baseline's file (bench/baselines/NAME.json in the checkout).
@@ -298,7 +339,7 @@ enum BenchCommand {
     let summary = Gate.markdown(rows, baseline: old, current: new)
     print(summary, terminator: "")
     if let path = options.markdown { try summary.write(toFile: path, atomically: true, encoding: .utf8) }
-    return rows.contains { $0.status == .regression } ? 1 : 0
+    return rows.contains { $0.status == .regression || $0.status == .failed } ? 1 : 0
   }
 
   /// The child side of `--metric instructions`: prepare, one untimed run

@@ -62,6 +62,73 @@ struct BenchCommandTests {
   }
 }
 
+/// Issue 27: one benchmark's failed check stopped the whole run with no JSON.
+@Suite("a failed benchmark does not stop the run")
+struct FailedBenchmarkTests {
+  static func benchmark(_ name: String, _ verification: Verification, prepareFails: Bool = false) -> Benchmark
+  {
+    Benchmark(
+      name: name, itemCount: 10, itemUnit: "item", targets: .none, note: "",
+      prepare: { _ in
+        if prepareFails { throw BenchError.io("cannot read the input") }
+        return PreparedBenchmark(itemCount: 10, subject: {}, reference: nil, verify: { verification })
+      })
+  }
+
+  static func run(_ results: [BenchmarkResult]) -> BenchmarkRun {
+    BenchmarkRun(
+      date: "2026-12-03T00:00:00Z", commit: "abc1234",
+      machine: MachineInfo(cpu: "test", cores: 2, memoryGiB: 24, os: "linux"),
+      build: BuildInfo(kind: "portable", label: "", cpuFeatures: [], cReference: "", cCompiler: ""),
+      results: results)
+  }
+
+  @Test("a failed check and a failed preparation are recorded; the rest run; the JSON is written; exit 1")
+  func failuresAreRecorded() throws {
+    let benchmarks = [
+      Self.benchmark("Test/wrong/answer", .failed("off by one")),
+      Self.benchmark("Test/right/answer", .passed("all 10 agree")),
+      Self.benchmark("Test/missing/input", .passed("unused"), prepareFails: true),
+      Self.benchmark("Test/right/again", .passed("all 10 agree")),
+    ]
+    let context = BenchContext(reference: nil, scale: 1, datasetsDirectory: "")
+    let runner = Runner(repetitions: 2, isNativeBuild: false) { _ in }
+    let results = BenchCommand.runEach(benchmarks) { try runner.run($0, context: context) }
+    #expect(results.map(\.name) == benchmarks.map(\.name))
+    #expect(results.map { $0.failed ?? false } == [true, false, true, false])
+    #expect(results[0].check == "result check failed: off by one")
+    #expect(results[0].repetitions == 0 && results[0].value == 0)
+    #expect(results[2].check == "could not run: cannot read the input")
+    #expect(results[1].repetitions == 2 && results[1].check == "all 10 agree")
+
+    let run = Self.run(results)
+    let table = Report.table(run)
+    #expect(
+      table.contains("FAILED") && table.contains("Test/wrong/answer: result check failed: off by one"),
+      "\(table)")
+    #expect(
+      Report.comparison(native: run, portable: run).contains(
+        "Test/missing/input: could not run: cannot read the input"))
+
+    let folder = TemporaryFolder()
+    var options = BenchCommand.Options()
+    options.jsonPath = folder.path + "/out/run.json"
+    let baseline = "test-failed-run-\(UUID().uuidString)"
+    options.saveBaseline = baseline
+    defer { try? FileManager.default.removeItem(atPath: BenchCommand.baselinePath(baseline)) }
+    #expect(try BenchCommand.finish(run, options) == 1)
+    let written = try Report.decode(Data(contentsOf: URL(fileURLWithPath: options.jsonPath!)))
+    #expect(written == run)
+    #expect(
+      !FileManager.default.fileExists(atPath: BenchCommand.baselinePath(baseline)),
+      "a run with a failed check is not saved as a baseline")
+
+    let passing = Self.run([results[1], results[3]])
+    options.saveBaseline = nil
+    #expect(try BenchCommand.finish(passing, options) == 0)
+  }
+}
+
 /// Every workload, run at a tiny scale against the C reference: the result
 /// checks that guard the timings must pass (they compare Swift and C output).
 @Suite("hearth-bench workloads agree with the C reference")

@@ -28,6 +28,10 @@ struct BenchmarkResult: Codable, Equatable {
   var targetValue: Double? = nil
   /// Further figures (name with unit → value), compared like `value`.
   var metrics: [String: Double]? = nil
+  /// True when the result check failed or the benchmark could not run:
+  /// `check` says why, nothing was timed (`value` 0, no repetitions).
+  /// Absent when it passed.
+  var failed: Bool? = nil
 
   /// True when there is a target and the result meets every one of them.
   var meetsTarget: Bool? {
