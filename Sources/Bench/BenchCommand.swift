@@ -19,6 +19,10 @@ enum BenchCommand {
                                              print rows kept/rejected (memory check)
            hearth-bench touch-memory MIB     allocate MIB MiB, touch every page, free it
                                              (a known peak for checking the child-memory measurement)
+           hearth-bench stream-recording inspect|detect FOLDER ROWS
+                                             stream a recording once as `hearth data inspect` or
+                                             `impact detect` do; exit 1 unless ROWS accelerometer
+                                             rows came through (the streaming check's child)
 
     options:
       --filter TEXT         only benchmarks whose name contains TEXT (repeatable)
@@ -30,6 +34,11 @@ enum BenchCommand {
       --export-action PATH  also write {name, unit, value} entries for CI benchmark actions
       --repetitions N       timed repetitions per benchmark (default 5)
       --scale X             workload size factor (default 1; CI smoke runs use less)
+      --long                also the long benchmarks: Peers/ and Python/ (side by side with
+                            Python libraries and the Python package; Python/ needs
+                            Scripts/build-libhearth), Growth/ (cost curves), and the
+                            streaming memory check on a 1.7 GB recording (12 M rows)
+                            instead of 143 MB (1 M rows); about an hour more per build
       --datasets DIR        real datasets folder (default ../shared/datasets)
       --reference-source F  the C reference source (default: next to the sources)
       --cc COMPILER         C compiler for the reference (default: $CC or gcc)
@@ -44,6 +53,8 @@ enum BenchCommand {
     var jsonPath: String?
     var repetitions = 5
     var scale = 1.0
+    /// `--long`: the long benchmarks too (`longFamilies`, `BenchContext.long`).
+    var long = false
     var datasets = "../shared/datasets"
     var referenceSource: String?
     var compiler = ProcessInfo.processInfo.environment["CC"] ?? "gcc"
@@ -65,6 +76,7 @@ enum BenchCommand {
     case measure(String, Options)
     case streamCSV(String)
     case touchMemory(Int)
+    case streamRecording(mode: String, folder: String, rows: Int)
     case help
   }
 
@@ -81,10 +93,18 @@ enum BenchCommand {
       return .streamCSV(rest.first!)
     }
     if verb == "touch-memory" {
-      guard rest.count == 1, let mebibytes = Int(rest.first!), mebibytes >= 0 else {
+      guard rest.count == 1, let mebibytes = rest.first.flatMap({ Int($0) }), mebibytes >= 0 else {
         throw BenchError.usage("touch-memory takes a whole number of MiB")
       }
       return .touchMemory(mebibytes)
+    }
+    if verb == "stream-recording" {
+      let words = Array(rest)
+      guard words.count == 3, ["inspect", "detect"].contains(words[0]), let rows = Int(words[2]), rows >= 0
+      else {
+        throw BenchError.usage("stream-recording takes inspect|detect, a folder and the rows expected")
+      }
+      return .streamRecording(mode: words[0], folder: words[1], rows: rows)
     }
     if verb == "report" {
       guard (1...2).contains(rest.count) else { throw BenchError.usage("report takes one or two JSON files") }
@@ -101,6 +121,10 @@ enum BenchCommand {
     var options = Options()
     while let flag = rest.popFirst() {
       if flag == "--help" || flag == "-h" { return .help }
+      if flag == "--long" {
+        options.long = true
+        continue
+      }
       guard let value = rest.popFirst() else { throw BenchError.usage("\(flag) needs a value") }
       switch flag {
       case "--filter": options.filters.append(value)
@@ -175,6 +199,13 @@ enum BenchCommand {
           "rows read \(report.rowsRead), kept \(report.rowsKept), rejected \(report.rowsRejected) (batches \(rows))"
         )
         return 0
+      case .streamRecording(let mode, let folder, let rows):
+        let counted = try TraceWorkloads.streamOnce(mode: mode, folder: folder)
+        guard counted == rows else {
+          printError("hearth-bench: \(mode): \(counted) of \(rows) accelerometer rows")
+          return 1
+        }
+        return 0
       case .touchMemory(let mebibytes):
         print("touched \(ChildMemory.touch(mebibytes: mebibytes)) pages")
         return 0
@@ -183,7 +214,8 @@ enum BenchCommand {
       case .measure(let name, let options):
         return try measure(name, options)
       case .list(let options):
-        let context = BenchContext(reference: nil, scale: options.scale, datasetsDirectory: options.datasets)
+        let context = BenchContext(
+          reference: nil, scale: options.scale, long: options.long, datasetsDirectory: options.datasets)
         for benchmark in selected(options, context) { print(benchmark.name) }
         return 0
       case .run(let options):
@@ -199,14 +231,29 @@ enum BenchCommand {
     }
   }
 
-  static func selected(_ options: Options, _ context: BenchContext) -> [Benchmark] {
-    let all =
-      GeoWorkloads.all(context) + FenceWorkloads.all(context) + TraceWorkloads.all(context)
+  /// Every benchmark, whatever `--long` says.
+  static func all(_ context: BenchContext) -> [Benchmark] {
+    GeoWorkloads.all(context) + FenceWorkloads.all(context) + TraceWorkloads.all(context)
       + TrackingWorkloads.all(context) + IngestWorkloads.all(context) + ImpactWorkloads.all(context)
       + SimWorkloads.all(context) + PeerWorkloads.all(context) + PythonWorkloads.all(context)
       + GrowthWorkloads.all(context)
-    guard !options.filters.isEmpty else { return all }
-    return all.filter { benchmark in options.filters.contains { benchmark.name.contains($0) } }
+  }
+
+  /// The families that run only with `--long`: side-by-side timings against
+  /// Python libraries and the Python package (context, no target; the
+  /// package needs `Scripts/build-libhearth`) and the cost-growth curves.
+  /// With them (and the 1.7 GB streaming check) a run of one build took
+  /// ≈ 45 min on this shared 2-core machine; without, ≈ 10 (issue 27).
+  static let longFamilies = ["Peers/", "Python/", "Growth/"]
+
+  /// The benchmarks `run` and `list` take: without `--long`, none of
+  /// `longFamilies`; then those whose name contains a `--filter` text.
+  static func selected(_ options: Options, _ context: BenchContext) -> [Benchmark] {
+    let candidates = all(context).filter { benchmark in
+      options.long || !longFamilies.contains { benchmark.name.hasPrefix($0) }
+    }
+    guard !options.filters.isEmpty else { return candidates }
+    return candidates.filter { benchmark in options.filters.contains { benchmark.name.contains($0) } }
   }
 
   static func run(_ options: Options) throws -> Int32 {
@@ -232,8 +279,13 @@ enum BenchCommand {
         printError("hearth-bench: warning: no C reference, ratios omitted: \(error)")
       }
       let context = BenchContext(
-        reference: reference, scale: options.scale, datasetsDirectory: options.datasets)
+        reference: reference, scale: options.scale, long: options.long, datasetsDirectory: options.datasets)
       let runner = Runner(repetitions: options.repetitions, isNativeBuild: isNative) { printError($0) }
+      if !options.long {
+        printError(
+          "hearth-bench: without --long: no \(longFamilies.joined(separator: ", ")) benchmarks, and the streaming check on \(TraceWorkloads.streamRows(long: false) / 1_000_000) M rows instead of \(TraceWorkloads.streamRows(long: true) / 1_000_000) M"
+        )
+      }
       let results = runEach(selected(options, context)) { benchmark in
         options.metric == "instructions"
           ? try InstructionCounter.result(benchmark, options: options)
@@ -345,8 +397,9 @@ enum BenchCommand {
   /// The child side of `--metric instructions`: prepare, one untimed run
   /// and the check, then one run inside the counted region.
   static func measure(_ name: String, _ options: Options) throws -> Int32 {
-    let context = BenchContext(reference: nil, scale: options.scale, datasetsDirectory: options.datasets)
-    guard let benchmark = selected(Options(), context).first(where: { $0.name == name }) else {
+    let context = BenchContext(
+      reference: nil, scale: options.scale, long: options.long, datasetsDirectory: options.datasets)
+    guard let benchmark = all(context).first(where: { $0.name == name }) else {
       throw BenchError.usage("no benchmark named \(name)")
     }
     let prepared = try benchmark.prepare(context)

@@ -23,13 +23,52 @@ struct BenchCommandTests {
     #expect(try BenchCommand.parse(["report", "a.json", "b.json"]) == .report(["a.json", "b.json"]))
     #expect(try BenchCommand.parse(["list", "--help"]) == .help)
     #expect(try BenchCommand.parse(["touch-memory", "100"]) == .touchMemory(100))
+    var long = BenchCommand.Options()
+    long.long = true
+    long.filters = ["stream"]
+    #expect(try BenchCommand.parse(["--long", "--filter", "stream"]) == .run(long))
+    #expect(try BenchCommand.parse(["list", "--filter", "stream", "--long"]) == .list(long))
+    #expect(
+      try BenchCommand.parse(["stream-recording", "detect", "/tmp/x", "120"])
+        == .streamRecording(mode: "detect", folder: "/tmp/x", rows: 120))
     for bad in [
       ["--repetitions", "0"], ["--scale", "2"], ["--bogus", "1"], ["--json"], ["frobnicate"], ["report"],
       ["touch-memory"], ["touch-memory", "-1"], ["touch-memory", "1.5"],
+      ["stream-recording", "inspect", "/tmp/x"], ["stream-recording", "convert", "/tmp/x", "1"],
+      ["stream-recording", "inspect", "/tmp/x", "-1"],
     ] {
       #expect(throws: BenchError.self, "\(bad)") { try BenchCommand.parse(bad) }
     }
     #expect(BenchCommand.main(["--bogus", "x"]) == 2)
+  }
+
+  @Test(
+    "without --long: no Peers/, Python/ or Growth/ benchmark and the streaming check on 1 M rows; with it, all and 12 M (issue 27)"
+  )
+  func longRun() {
+    func names(_ long: Bool, filters: [String] = []) -> [String] {
+      var options = BenchCommand.Options()
+      options.long = long
+      options.filters = filters
+      let context = BenchContext(reference: nil, scale: 1, long: long, datasetsDirectory: "")
+      return BenchCommand.selected(options, context).map(\.name)
+    }
+    let short = names(false)
+    let long = names(true)
+    let context = BenchContext(reference: nil, scale: 1, long: true, datasetsDirectory: "")
+    #expect(long == BenchCommand.all(context).map(\.name))
+    for family in ["Peers/", "Python/", "Growth/"] {
+      #expect(!short.contains { $0.hasPrefix(family) } && long.contains { $0.hasPrefix(family) }, "\(family)")
+    }
+    #expect(short.contains("Geo/haversine/city-10M") && short.contains("Ingest/pipeline/days-250"))
+    #expect(
+      short.filter { !$0.hasPrefix("Trace/streamRecording/") }
+        == long.filter {
+          !BenchCommand.longFamilies.contains(where: $0.hasPrefix) && !$0.hasPrefix("Trace/streamRecording/")
+        })
+    #expect(short.contains("Trace/streamRecording/sensor-logger-1M-rows"))
+    #expect(long.contains("Trace/streamRecording/sensor-logger-12M-rows"))
+    #expect(names(false, filters: ["Growth/"]).isEmpty && !names(true, filters: ["Growth/"]).isEmpty)
   }
 
   @Test("benchmark names are stable Area/operation/workload and unique")

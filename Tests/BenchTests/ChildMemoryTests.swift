@@ -51,19 +51,23 @@ struct ChildMemoryTests {
     }
   }
 
-  @Test("the streaming benchmark's figures are its children's own peaks, the parent holding 400 MiB")
-  func streamingChildren() throws {
+  @Test(
+    "the streaming benchmark's figures are its children's own peaks, the parent holding 400 MiB (default and --long)",
+    arguments: [false, true])
+  func streamingChildren(long: Bool) throws {
     let bytes = 400 << 20
     let hold = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 4096)
     defer { hold.deallocate() }
     for offset in stride(from: 0, to: bytes, by: 4096) {
       hold.storeBytes(of: 1, toByteOffset: offset, as: UInt8.self)
     }
-    var context = BenchContext(reference: nil, scale: 0.001, datasetsDirectory: "")
+    var context = BenchContext(reference: nil, scale: 0.001, long: long, datasetsDirectory: "")
     context.executable = try Self.benchExecutable()
     let benchmark = try #require(
       TraceWorkloads.all(context).first { $0.name.hasPrefix("Trace/streamRecording/") })
-    let result = try Runner(repetitions: 1, isNativeBuild: false) { _ in }.run(benchmark, context: context)
+    #expect(benchmark.itemCount == (long ? 12_000 : 1_000))
+    let result = try Runner(repetitions: 3, isNativeBuild: false) { _ in }.run(benchmark, context: context)
+    #expect(result.repetitions == 1, "timed once: the memory is the check")
     for key in ["peakRSSMegabytesInspect", "peakRSSMegabytesDetect"] {
       let peak = try #require(result.metrics?[key], "\(key)")
       // A Swift process's own pages (≈ 20–40 MiB here), far below the parent's 400 MiB.

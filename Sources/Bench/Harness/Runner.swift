@@ -66,6 +66,7 @@ struct Runner {
     var subjectSeconds: [Double] = []
     var referenceSeconds: [Double] = []
     var ratios: [Double] = []
+    let repetitions = min(repetitions, benchmark.maxRepetitions ?? repetitions)
     for repetition in 0..<repetitions {
       // Alternate the order so neither side always runs on a warmer machine.
       var s = 0.0
