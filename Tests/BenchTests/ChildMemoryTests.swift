@@ -74,4 +74,27 @@ struct ChildMemoryTests {
       #expect(peak > 8 && peak < 128, "\(key) \(peak) MiB")
     }
   }
+
+  /// Seen once: the two cases above, run in parallel, shared one export
+  /// folder (named by the process id), and one deleted it under the other.
+  @Test("two streaming checks prepared in one process keep their own exports")
+  func separateExports() throws {
+    var context = BenchContext(reference: nil, scale: 0.001, datasetsDirectory: "")
+    context.executable = try Self.benchExecutable()
+    let benchmark = try #require(
+      TraceWorkloads.all(context).first { $0.name.hasPrefix("Trace/streamRecording/") })
+    let first = try benchmark.prepare(context)
+    let second = try benchmark.prepare(context)
+    func passes(_ prepared: PreparedBenchmark) -> Bool {
+      prepared.subject()
+      let verdict = prepared.verify()
+      _ = prepared.metrics?()  // removes the export
+      if case .passed = verdict { return true }
+      Issue.record("\(verdict)")
+      return false
+    }
+    let firstPassed = passes(first)
+    let secondPassed = passes(second)
+    #expect(firstPassed && secondPassed)
+  }
 }

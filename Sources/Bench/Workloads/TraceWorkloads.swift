@@ -168,7 +168,7 @@ enum TraceWorkloads {
       referenceName: "none", maxRepetitions: 1,
       prepare: { context in
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
-          "hearth-bench-stream-\(getpid())"
+          "hearth-bench-stream-\(getpid())-\(UUID().uuidString)"
         ).path
         let bytes: Int
         do { bytes = try writeSensorLoggerExport(folder, rows: rows) } catch {
