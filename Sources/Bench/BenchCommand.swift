@@ -38,7 +38,8 @@ enum BenchCommand {
                             Python libraries and the Python package; Python/ needs
                             Scripts/build-libhearth), Growth/ (cost curves), and the
                             streaming memory check on a 1.7 GB recording (12 M rows)
-                            instead of 143 MB (1 M rows); about an hour more per build
+                            instead of 143 MB (1 M rows); about 12 min more per build
+                            on a shared 2-core machine
       --datasets DIR        real datasets folder (default ../shared/datasets)
       --reference-source F  the C reference source (default: next to the sources)
       --cc COMPILER         C compiler for the reference (default: $CC or gcc)
@@ -242,8 +243,8 @@ enum BenchCommand {
   /// The families that run only with `--long`: side-by-side timings against
   /// Python libraries and the Python package (context, no target; the
   /// package needs `Scripts/build-libhearth`) and the cost-growth curves.
-  /// With them (and the 1.7 GB streaming check) a run of one build took
-  /// ≈ 45 min on this shared 2-core machine; without, ≈ 10 (issue 27).
+  /// On this shared 2-core machine they took 9.5 min of a portable run, the
+  /// rest of it 5–6 min (issue 27, docs/benchmarks.md "Running").
   static let longFamilies = ["Peers/", "Python/", "Growth/"]
 
   /// The benchmarks `run` and `list` take: without `--long`, none of
