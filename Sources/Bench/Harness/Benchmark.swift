@@ -80,8 +80,8 @@ struct BenchContext {
   var datasetsDirectory: String
   /// Where generated workload files are cached between runs.
   var dataCache: String = BenchContext.repositoryRoot + "/.build/bench-data"
-  /// The hearth-bench executable child processes run (`measure`): this one,
-  /// unless a test runs the workloads from elsewhere.
+  /// The hearth-bench executable the streaming check's children run
+  /// (`stream-recording`): this one, unless a test runs the workloads.
   var executable: String = BenchContext.currentExecutable
 
   /// The running executable's path (/proc/self/exe, else argv[0]).
