@@ -17,6 +17,12 @@ enum BenchCommand {
                                              region callgrind counts (used by --metric instructions)
            hearth-bench stream-csv FILE      stream a CSV (every column as a number),
                                              print rows kept/rejected (memory check)
+           hearth-bench touch-memory MIB     allocate MIB MiB, touch every page, free it
+                                             (a known peak for checking the child-memory measurement)
+           hearth-bench stream-recording inspect|detect FOLDER ROWS
+                                             stream a recording once as `hearth data inspect` or
+                                             `impact detect` do; exit 1 unless ROWS accelerometer
+                                             rows came through (the streaming check's child)
 
     options:
       --filter TEXT         only benchmarks whose name contains TEXT (repeatable)
@@ -28,11 +34,18 @@ enum BenchCommand {
       --export-action PATH  also write {name, unit, value} entries for CI benchmark actions
       --repetitions N       timed repetitions per benchmark (default 5)
       --scale X             workload size factor (default 1; CI smoke runs use less)
+      --long                also the long benchmarks: Peers/ and Python/ (side by side with
+                            Python libraries and the Python package; Python/ needs
+                            Scripts/build-libhearth), Growth/ (cost curves), and the
+                            streaming memory check on a 1.7 GB recording (12 M rows)
+                            instead of 143 MB (1 M rows); about 12 min more per build
+                            on a shared 2-core machine
       --datasets DIR        real datasets folder (default ../shared/datasets)
       --reference-source F  the C reference source (default: next to the sources)
       --cc COMPILER         C compiler for the reference (default: $CC or gcc)
       --build-label TEXT    how this binary was built, recorded in the results
-    exit status: 0 ok, 1 a result check failed or the gate found a regression,
+    exit status: 0 ok, 1 a benchmark failed its result check or could not run
+                 (recorded, the others still run) or the gate found a regression,
                  2 usage error or debug build
     """
 
@@ -41,6 +54,8 @@ enum BenchCommand {
     var jsonPath: String?
     var repetitions = 5
     var scale = 1.0
+    /// `--long`: the long benchmarks too (`longFamilies`, `BenchContext.long`).
+    var long = false
     var datasets = "../shared/datasets"
     var referenceSource: String?
     var compiler = ProcessInfo.processInfo.environment["CC"] ?? "gcc"
@@ -61,6 +76,8 @@ enum BenchCommand {
     case compare(baseline: String, current: String, Options)
     case measure(String, Options)
     case streamCSV(String)
+    case touchMemory(Int)
+    case streamRecording(mode: String, folder: String, rows: Int)
     case help
   }
 
@@ -75,6 +92,20 @@ enum BenchCommand {
     if verb == "stream-csv" {
       guard rest.count == 1 else { throw BenchError.usage("stream-csv takes one file") }
       return .streamCSV(rest.first!)
+    }
+    if verb == "touch-memory" {
+      guard rest.count == 1, let mebibytes = rest.first.flatMap({ Int($0) }), mebibytes >= 0 else {
+        throw BenchError.usage("touch-memory takes a whole number of MiB")
+      }
+      return .touchMemory(mebibytes)
+    }
+    if verb == "stream-recording" {
+      let words = Array(rest)
+      guard words.count == 3, ["inspect", "detect"].contains(words[0]), let rows = Int(words[2]), rows >= 0
+      else {
+        throw BenchError.usage("stream-recording takes inspect|detect, a folder and the rows expected")
+      }
+      return .streamRecording(mode: words[0], folder: words[1], rows: rows)
     }
     if verb == "report" {
       guard (1...2).contains(rest.count) else { throw BenchError.usage("report takes one or two JSON files") }
@@ -91,6 +122,10 @@ enum BenchCommand {
     var options = Options()
     while let flag = rest.popFirst() {
       if flag == "--help" || flag == "-h" { return .help }
+      if flag == "--long" {
+        options.long = true
+        continue
+      }
       guard let value = rest.popFirst() else { throw BenchError.usage("\(flag) needs a value") }
       switch flag {
       case "--filter": options.filters.append(value)
@@ -165,12 +200,23 @@ enum BenchCommand {
           "rows read \(report.rowsRead), kept \(report.rowsKept), rejected \(report.rowsRejected) (batches \(rows))"
         )
         return 0
+      case .streamRecording(let mode, let folder, let rows):
+        let counted = try TraceWorkloads.streamOnce(mode: mode, folder: folder)
+        guard counted == rows else {
+          printError("hearth-bench: \(mode): \(counted) of \(rows) accelerometer rows")
+          return 1
+        }
+        return 0
+      case .touchMemory(let mebibytes):
+        print("touched \(ChildMemory.touch(mebibytes: mebibytes)) pages")
+        return 0
       case .compare(let baseline, let current, let options):
         return try compare(baseline: baseline, current: current, options)
       case .measure(let name, let options):
         return try measure(name, options)
       case .list(let options):
-        let context = BenchContext(reference: nil, scale: options.scale, datasetsDirectory: options.datasets)
+        let context = BenchContext(
+          reference: nil, scale: options.scale, long: options.long, datasetsDirectory: options.datasets)
         for benchmark in selected(options, context) { print(benchmark.name) }
         return 0
       case .run(let options):
@@ -186,15 +232,31 @@ enum BenchCommand {
     }
   }
 
-  static func selected(_ options: Options, _ context: BenchContext) -> [Benchmark] {
-    let all =
-      GeoWorkloads.all(context) + FenceWorkloads.all(context) + TraceWorkloads.all(context)
+  /// Every benchmark, whatever `--long` says.
+  static func all(_ context: BenchContext) -> [Benchmark] {
+    GeoWorkloads.all(context) + FenceWorkloads.all(context) + TraceWorkloads.all(context)
       + TrackingWorkloads.all(context) + IngestWorkloads.all(context) + ImpactWorkloads.all(context)
       + SimWorkloads.all(context) + PeerWorkloads.all(context) + PythonWorkloads.all(context)
       + GrowthWorkloads.all(context)
       + BindingPeerWorkloads.all(context)
-    guard !options.filters.isEmpty else { return all }
-    return all.filter { benchmark in options.filters.contains { benchmark.name.contains($0) } }
+  }
+
+  /// The families that run only with `--long`: side-by-side timings against
+  /// Python libraries, the Python package and the Node and JVM bindings
+  /// (context, no target; they need `Scripts/build-libhearth` and
+  /// `Scripts/build-bindings`) and the cost-growth curves.
+  /// On this shared 2-core machine they took 9.5 min of a portable run, the
+  /// rest of it 5–6 min (issue 27, docs/benchmarks.md "Running").
+  static let longFamilies = ["Peers/", "Python/", "Bindings/", "Growth/"]
+
+  /// The benchmarks `run` and `list` take: without `--long`, none of
+  /// `longFamilies`; then those whose name contains a `--filter` text.
+  static func selected(_ options: Options, _ context: BenchContext) -> [Benchmark] {
+    let candidates = all(context).filter { benchmark in
+      options.long || !longFamilies.contains { benchmark.name.hasPrefix($0) }
+    }
+    guard !options.filters.isEmpty else { return candidates }
+    return candidates.filter { benchmark in options.filters.contains { benchmark.name.contains($0) } }
   }
 
   static func run(_ options: Options) throws -> Int32 {
@@ -220,16 +282,21 @@ enum BenchCommand {
         printError("hearth-bench: warning: no C reference, ratios omitted: \(error)")
       }
       let context = BenchContext(
-        reference: reference, scale: options.scale, datasetsDirectory: options.datasets)
+        reference: reference, scale: options.scale, long: options.long, datasetsDirectory: options.datasets)
       let runner = Runner(repetitions: options.repetitions, isNativeBuild: isNative) { printError($0) }
-      var results: [BenchmarkResult] = []
-      for benchmark in selected(options, context) {
-        printError("running \(benchmark.name) …")
-        if options.metric == "instructions" {
-          results.append(try InstructionCounter.result(benchmark, options: options))
-        } else {
-          results.append(try runner.run(benchmark, context: context))
-        }
+      let benchmarks = selected(options, context)
+      var everything = options
+      everything.long = true
+      let leftOut = selected(everything, context).count - benchmarks.count
+      if leftOut > 0 {
+        printError(
+          "hearth-bench: \(leftOut) benchmarks of \(longFamilies.joined(separator: ", ")) left out; --long runs them (and streams \(TraceWorkloads.streamRows(long: true) / 1_000_000) M rows instead of \(TraceWorkloads.streamRows(long: false) / 1_000_000) M)"
+        )
+      }
+      let results = runEach(benchmarks) { benchmark in
+        options.metric == "instructions"
+          ? try InstructionCounter.result(benchmark, options: options)
+          : try runner.run(benchmark, context: context)
       }
       let run = BenchmarkRun(
         date: ISO8601DateFormatter().string(from: Date()),
@@ -239,23 +306,67 @@ enum BenchCommand {
           kind: isNative ? "native" : "portable", label: options.buildLabel, cpuFeatures: features,
           cReference: referenceNote, cCompiler: compilerVersion),
         results: results)
-      print(Report.table(run))
-      var paths = options.jsonPath.map { [$0] } ?? []
-      if let name = options.saveBaseline { paths.append(baselinePath(name)) }
-      for path in paths {
-        try FileManager.default.createDirectory(
-          atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        try Report.encode(run).write(to: URL(fileURLWithPath: path))
-        printError("wrote \(path)")
-      }
-      if let path = options.exportAction {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        try encoder.encode(Gate.actionEntries(run)).write(to: URL(fileURLWithPath: path))
-        printError("wrote \(path)")
-      }
-      return 0
+      return try finish(run, options)
     #endif
+  }
+
+  /// Runs each benchmark in turn with `measure`. A failed result check, or
+  /// an error while preparing or measuring one benchmark, becomes that
+  /// benchmark's result (`failed`, nothing timed) and the rest still run.
+  static func runEach(_ benchmarks: [Benchmark], measure: (Benchmark) throws -> BenchmarkResult)
+    -> [BenchmarkResult]
+  {
+    benchmarks.map { benchmark in
+      printError("running \(benchmark.name) …")
+      do {
+        return try measure(benchmark)
+      } catch {
+        let why =
+          if case BenchError.checkFailed(_, let message) = error {
+            "result check failed: \(message)"
+          } else {
+            "could not run: \(error)"
+          }
+        printError("hearth-bench: \(benchmark.name): \(why)")
+        return BenchmarkResult(
+          name: benchmark.name, unit: "ns/\(benchmark.itemUnit)", value: 0, spread: 0,
+          itemCount: benchmark.itemCount, repetitions: 0, check: why, failed: true)
+      }
+    }
+  }
+
+  /// Prints the table and writes the files `options` asks for; a run with a
+  /// failed benchmark is written to --json but not saved as a baseline.
+  /// Returns the exit status: 1 when a benchmark failed, else 0.
+  static func finish(_ run: BenchmarkRun, _ options: Options) throws -> Int32 {
+    print(Report.table(run))
+    let failed = run.results.filter { $0.failed == true }.map(\.name)
+    var paths = options.jsonPath.map { [$0] } ?? []
+    if let name = options.saveBaseline {
+      if failed.isEmpty {
+        paths.append(baselinePath(name))
+      } else {
+        printError("hearth-bench: not saved as baseline \(name): a benchmark failed")
+      }
+    }
+    for path in paths {
+      try FileManager.default.createDirectory(
+        atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+      try Report.encode(run).write(to: URL(fileURLWithPath: path))
+      printError("wrote \(path)")
+    }
+    if let path = options.exportAction {
+      let encoder = JSONEncoder()
+      encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+      try encoder.encode(Gate.actionEntries(run)).write(to: URL(fileURLWithPath: path))
+      printError("wrote \(path)")
+    }
+    guard failed.isEmpty else {
+      printError(
+        "hearth-bench: \(failed.count) of \(run.results.count) failed: \(failed.joined(separator: ", "))")
+      return 1
+    }
+    return 0
   }
 
   /// A saved baseline's file (bench/baselines/NAME.json in the checkout).
@@ -287,14 +398,15 @@ enum BenchCommand {
     let summary = Gate.markdown(rows, baseline: old, current: new)
     print(summary, terminator: "")
     if let path = options.markdown { try summary.write(toFile: path, atomically: true, encoding: .utf8) }
-    return rows.contains { $0.status == .regression } ? 1 : 0
+    return rows.contains { $0.status == .regression || $0.status == .failed } ? 1 : 0
   }
 
   /// The child side of `--metric instructions`: prepare, one untimed run
   /// and the check, then one run inside the counted region.
   static func measure(_ name: String, _ options: Options) throws -> Int32 {
-    let context = BenchContext(reference: nil, scale: options.scale, datasetsDirectory: options.datasets)
-    guard let benchmark = selected(Options(), context).first(where: { $0.name == name }) else {
+    let context = BenchContext(
+      reference: nil, scale: options.scale, long: options.long, datasetsDirectory: options.datasets)
+    guard let benchmark = all(context).first(where: { $0.name == name }) else {
       throw BenchError.usage("no benchmark named \(name)")
     }
     let prepared = try benchmark.prepare(context)

@@ -8,5 +8,6 @@ import _HearthShims
   import Glibc
 #endif
 
+ChildMemory.reportAtExitIfAsked()
 let exitCode = BenchCommand.main(Array(CommandLine.arguments.dropFirst()))
 exit(exitCode)

@@ -22,12 +22,53 @@ struct BenchCommandTests {
     #expect(try BenchCommand.parse([]) == .run(BenchCommand.Options()))
     #expect(try BenchCommand.parse(["report", "a.json", "b.json"]) == .report(["a.json", "b.json"]))
     #expect(try BenchCommand.parse(["list", "--help"]) == .help)
+    #expect(try BenchCommand.parse(["touch-memory", "100"]) == .touchMemory(100))
+    var long = BenchCommand.Options()
+    long.long = true
+    long.filters = ["stream"]
+    #expect(try BenchCommand.parse(["--long", "--filter", "stream"]) == .run(long))
+    #expect(try BenchCommand.parse(["list", "--filter", "stream", "--long"]) == .list(long))
+    #expect(
+      try BenchCommand.parse(["stream-recording", "detect", "/tmp/x", "120"])
+        == .streamRecording(mode: "detect", folder: "/tmp/x", rows: 120))
     for bad in [
       ["--repetitions", "0"], ["--scale", "2"], ["--bogus", "1"], ["--json"], ["frobnicate"], ["report"],
+      ["touch-memory"], ["touch-memory", "-1"], ["touch-memory", "1.5"],
+      ["stream-recording", "inspect", "/tmp/x"], ["stream-recording", "convert", "/tmp/x", "1"],
+      ["stream-recording", "inspect", "/tmp/x", "-1"],
     ] {
       #expect(throws: BenchError.self, "\(bad)") { try BenchCommand.parse(bad) }
     }
     #expect(BenchCommand.main(["--bogus", "x"]) == 2)
+  }
+
+  @Test(
+    "without --long: no Peers/, Python/ or Growth/ benchmark and the streaming check on 1 M rows; with it, all and 12 M (issue 27)"
+  )
+  func longRun() {
+    func names(_ long: Bool, filters: [String] = []) -> [String] {
+      var options = BenchCommand.Options()
+      options.long = long
+      options.filters = filters
+      let context = BenchContext(reference: nil, scale: 1, long: long, datasetsDirectory: "")
+      return BenchCommand.selected(options, context).map(\.name)
+    }
+    let short = names(false)
+    let long = names(true)
+    let context = BenchContext(reference: nil, scale: 1, long: true, datasetsDirectory: "")
+    #expect(long == BenchCommand.all(context).map(\.name))
+    for family in ["Peers/", "Python/", "Growth/"] {
+      #expect(!short.contains { $0.hasPrefix(family) } && long.contains { $0.hasPrefix(family) }, "\(family)")
+    }
+    #expect(short.contains("Geo/haversine/city-10M") && short.contains("Ingest/pipeline/days-250"))
+    #expect(
+      short.filter { !$0.hasPrefix("Trace/streamRecording/") }
+        == long.filter {
+          !BenchCommand.longFamilies.contains(where: $0.hasPrefix) && !$0.hasPrefix("Trace/streamRecording/")
+        })
+    #expect(short.contains("Trace/streamRecording/sensor-logger-1M-rows"))
+    #expect(long.contains("Trace/streamRecording/sensor-logger-12M-rows"))
+    #expect(names(false, filters: ["Growth/"]).isEmpty && !names(true, filters: ["Growth/"]).isEmpty)
   }
 
   @Test("benchmark names are stable Area/operation/workload and unique")
@@ -57,6 +98,73 @@ struct BenchCommandTests {
     slow.results[0].ratio = 0.9
     #expect(Report.comparison(native: slow, portable: run).contains("MISSED"))
     #expect(result.meetsTarget == true)
+  }
+}
+
+/// Issue 27: one benchmark's failed check stopped the whole run with no JSON.
+@Suite("a failed benchmark does not stop the run")
+struct FailedBenchmarkTests {
+  static func benchmark(_ name: String, _ verification: Verification, prepareFails: Bool = false) -> Benchmark
+  {
+    Benchmark(
+      name: name, itemCount: 10, itemUnit: "item", targets: .none, note: "",
+      prepare: { _ in
+        if prepareFails { throw BenchError.io("cannot read the input") }
+        return PreparedBenchmark(itemCount: 10, subject: {}, reference: nil, verify: { verification })
+      })
+  }
+
+  static func run(_ results: [BenchmarkResult]) -> BenchmarkRun {
+    BenchmarkRun(
+      date: "2026-12-03T00:00:00Z", commit: "abc1234",
+      machine: MachineInfo(cpu: "test", cores: 2, memoryGiB: 24, os: "linux"),
+      build: BuildInfo(kind: "portable", label: "", cpuFeatures: [], cReference: "", cCompiler: ""),
+      results: results)
+  }
+
+  @Test("a failed check and a failed preparation are recorded; the rest run; the JSON is written; exit 1")
+  func failuresAreRecorded() throws {
+    let benchmarks = [
+      Self.benchmark("Test/wrong/answer", .failed("off by one")),
+      Self.benchmark("Test/right/answer", .passed("all 10 agree")),
+      Self.benchmark("Test/missing/input", .passed("unused"), prepareFails: true),
+      Self.benchmark("Test/right/again", .passed("all 10 agree")),
+    ]
+    let context = BenchContext(reference: nil, scale: 1, datasetsDirectory: "")
+    let runner = Runner(repetitions: 2, isNativeBuild: false) { _ in }
+    let results = BenchCommand.runEach(benchmarks) { try runner.run($0, context: context) }
+    #expect(results.map(\.name) == benchmarks.map(\.name))
+    #expect(results.map { $0.failed ?? false } == [true, false, true, false])
+    #expect(results[0].check == "result check failed: off by one")
+    #expect(results[0].repetitions == 0 && results[0].value == 0)
+    #expect(results[2].check == "could not run: cannot read the input")
+    #expect(results[1].repetitions == 2 && results[1].check == "all 10 agree")
+
+    let run = Self.run(results)
+    let table = Report.table(run)
+    #expect(
+      table.contains("FAILED") && table.contains("Test/wrong/answer: result check failed: off by one"),
+      "\(table)")
+    #expect(
+      Report.comparison(native: run, portable: run).contains(
+        "Test/missing/input: could not run: cannot read the input"))
+
+    let folder = TemporaryFolder()
+    var options = BenchCommand.Options()
+    options.jsonPath = folder.path + "/out/run.json"
+    let baseline = "test-failed-run-\(UUID().uuidString)"
+    options.saveBaseline = baseline
+    defer { try? FileManager.default.removeItem(atPath: BenchCommand.baselinePath(baseline)) }
+    #expect(try BenchCommand.finish(run, options) == 1)
+    let written = try Report.decode(Data(contentsOf: URL(fileURLWithPath: options.jsonPath!)))
+    #expect(written == run)
+    #expect(
+      !FileManager.default.fileExists(atPath: BenchCommand.baselinePath(baseline)),
+      "a run with a failed check is not saved as a baseline")
+
+    let passing = Self.run([results[1], results[3]])
+    options.saveBaseline = nil
+    #expect(try BenchCommand.finish(passing, options) == 0)
   }
 }
 

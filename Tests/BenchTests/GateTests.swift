@@ -89,6 +89,35 @@ struct GateTests {
     #expect(BenchCommand.main(["compare", folder.path("base.json")] + t) == 2)
   }
 
+  @Test(
+    "a failed benchmark in the current run fails the gate; one failed in the baseline counts as new (issue 27)"
+  )
+  func failedBenchmarks() throws {
+    var failed = Self.result("Geo/a/x", 0, metrics: nil)
+    failed.failed = true
+    failed.check = "result check failed: off by one"
+    failed.repetitions = 0
+    let good = Self.run([Self.result("Geo/a/x", 100, metrics: ["batchP99Microseconds": 200])])
+    let bad = Self.run([failed])
+    let rows = Gate.compare(baseline: good, current: bad, thresholds: Self.thresholds)
+    #expect(rows.map(\.status) == [.failed], "\(rows)")
+    #expect(rows.first?.metric == "check")
+    let text = Gate.markdown(rows, baseline: good, current: bad)
+    #expect(text.hasPrefix("### hearth-bench gate: 1 failed check(s)"), "\(text)")
+    #expect(text.contains("**check failed**"))
+    let back = Gate.compare(baseline: bad, current: good, thresholds: Self.thresholds)
+    #expect(back.allSatisfy { $0.status == .new }, "\(back)")
+    #expect(Gate.actionEntries(bad).isEmpty, "nothing was measured")
+
+    let folder = TemporaryFolder()
+    try Report.encode(good).write(to: URL(fileURLWithPath: folder.path("good.json")))
+    try Report.encode(bad).write(to: URL(fileURLWithPath: folder.path("bad.json")))
+    try JSONEncoder().encode(Self.thresholds).write(to: URL(fileURLWithPath: folder.path("t.json")))
+    let t = ["--thresholds", folder.path("t.json")]
+    #expect(BenchCommand.main(["compare", folder.path("good.json"), folder.path("bad.json")] + t) == 1)
+    #expect(BenchCommand.main(["compare", folder.path("bad.json"), folder.path("good.json")] + t) == 0)
+  }
+
   @Test("the committed thresholds file and CI baseline read back")
   func committedFiles() throws {
     let root = BenchContext.repositoryRoot

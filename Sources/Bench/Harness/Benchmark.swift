@@ -18,6 +18,9 @@ struct Benchmark {
   var referenceName = "C"
   /// An absolute ceiling in ns per item (issue targets such as "≤ 10 ns per fix").
   var maxNanosecondsPerItem: Double? = nil
+  /// At most this many timed repetitions, whatever `--repetitions` asks
+  /// (a long check whose time is context, not a target).
+  var maxRepetitions: Int? = nil
   /// Builds the inputs and returns the runnable subject and reference. Called
   /// just before the benchmark runs, so only one workload is in memory at once.
   var prepare: (BenchContext) throws -> PreparedBenchmark
@@ -69,10 +72,21 @@ struct BenchContext {
   var reference: CReference?
   /// Scale factor for workload sizes (1 = the documented sizes; smaller for smoke runs).
   var scale: Double
+  /// `--long`: the long checks at their full size (the streaming memory
+  /// check on 12 M rows instead of 1 M). Off by default, so `Scripts/bench`
+  /// stays under half an hour on a shared 2-core machine.
+  var long = false
   /// Where the shared real datasets are (../shared/datasets by default).
   var datasetsDirectory: String
   /// Where generated workload files are cached between runs.
   var dataCache: String = BenchContext.repositoryRoot + "/.build/bench-data"
+  /// The hearth-bench executable the streaming check's children run
+  /// (`stream-recording`): this one, unless a test runs the workloads.
+  var executable: String = BenchContext.currentExecutable
+
+  /// The running executable's path (/proc/self/exe, else argv[0]).
+  static let currentExecutable: String =
+    (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
 
   /// The checkout this binary was built from (for Scripts/ and the caches).
   static let repositoryRoot: String = {

@@ -40,6 +40,7 @@ enum Gate {
     enum Status: String {
       case ok, regression, improved, new, missing
       case notGated = "not gated"
+      case failed = "check failed"
     }
     var benchmark: String
     /// "time", "instructions" or a workload figure's name.
@@ -61,16 +62,30 @@ enum Gate {
     unit.hasPrefix("instructions/") ? "instructions" : "time"
   }
 
-  /// Every metric of every benchmark in either run.
+  /// Every metric of every benchmark in either run. A benchmark that failed
+  /// in the current run is one `.failed` row (metric "check"); one that
+  /// failed in the baseline measured nothing, so its current figures are new.
   static func compare(baseline: BenchmarkRun, current: BenchmarkRun, thresholds: Thresholds) -> [Row] {
     func metrics(_ r: BenchmarkResult) -> [(String, String, Double)] {
       [(kind(ofUnit: r.unit), r.unit, r.value)]
         + (r.metrics ?? [:]).sorted { $0.key < $1.key }.map { ($0.key, "", $0.value) }
     }
-    let old = Dictionary(baseline.results.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
-    let new = Dictionary(current.results.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+    func measured(_ run: BenchmarkRun) -> [String: BenchmarkResult] {
+      Dictionary(
+        run.results.filter { $0.failed != true }.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+    }
+    let old = measured(baseline)
+    let new = measured(current)
+    let failed = Set(current.results.filter { $0.failed == true }.map(\.name))
     var rows: [Row] = []
-    for name in Set(old.keys).union(new.keys).sorted() {
+    for name in Set(old.keys).union(new.keys).union(failed).sorted() {
+      if failed.contains(name) {
+        rows.append(
+          Row(
+            benchmark: name, metric: "check", unit: "", baseline: nil, current: nil, limit: nil,
+            status: .failed))
+        continue
+      }
       let a = old[name].map(metrics) ?? []
       let b = new[name].map(metrics) ?? []
       for metric in Set(a.map(\.0) + b.map(\.0)).sorted() {
@@ -100,9 +115,16 @@ enum Gate {
 
   /// A markdown summary for a CI log or a pull-request comment.
   static func markdown(_ rows: [Row], baseline: BenchmarkRun, current: BenchmarkRun) -> String {
-    let regressions = rows.filter { $0.status == .regression }
+    let regressions = rows.filter { $0.status == .regression }.count
+    let failed = rows.filter { $0.status == .failed }.count
+    let verdict =
+      [
+        regressions > 0 ? "\(regressions) regression(s)" : nil,
+        failed > 0 ? "\(failed) failed check(s)" : nil,
+      ]
+      .compactMap { $0 }.joined(separator: ", ")
     var lines = [
-      "### hearth-bench gate: \(regressions.isEmpty ? "passed" : "\(regressions.count) regression(s)")",
+      "### hearth-bench gate: \(verdict.isEmpty ? "passed" : verdict)",
       "",
       "Baseline \(baseline.commit) (\(baseline.date)) against \(current.commit) (\(current.date)) on \(current.machine.cpu), \(current.build.kind) build. Smaller is better; a metric fails when it grows by more than its limit.",
       "",
@@ -116,7 +138,9 @@ enum Gate {
     for row in rows {
       let change = row.change.map { String(format: "%+.1f %%", $0 * 100) } ?? "–"
       let limit = row.limit.map { String(format: "%.1f %%", $0 * 100) } ?? "–"
-      let mark = row.status == .regression ? "**regression**" : row.status.rawValue
+      let mark =
+        row.status == .regression || row.status == .failed
+        ? "**\(row.status.rawValue)**" : row.status.rawValue
       let unit = row.unit.isEmpty ? "" : " (\(row.unit))"
       lines.append(
         "| \(row.benchmark) | \(row.metric)\(unit) | \(number(row.baseline)) | \(number(row.current)) | \(change) | \(limit) | \(mark) |"
@@ -127,7 +151,8 @@ enum Gate {
 
   /// The JSON shape CI benchmark actions take ("customSmallerIsBetter" of
   /// github-action-benchmark and the like): an array of {name, unit, value}
-  /// with an optional range; one entry per metric.
+  /// with an optional range; one entry per metric of each benchmark that
+  /// did not fail.
   struct ActionEntry: Codable, Equatable {
     var name: String
     var unit: String
@@ -136,7 +161,7 @@ enum Gate {
   }
 
   static func actionEntries(_ run: BenchmarkRun) -> [ActionEntry] {
-    run.results.flatMap { r -> [ActionEntry] in
+    run.results.filter { $0.failed != true }.flatMap { r -> [ActionEntry] in
       [
         ActionEntry(
           name: r.name, unit: r.unit, value: r.value,

@@ -47,9 +47,7 @@ enum InstructionCounter {
     defer { try? FileManager.default.removeItem(atPath: folder) }
     let callgrindFile = folder + "/callgrind.out"
     let childFile = folder + "/child.json"
-    let executable =
-      (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-      ?? CommandLine.arguments[0]
+    let executable = BenchContext.currentExecutable
     // Dictionary and Set iteration orders are seeded per process unless this
     // is set; with it, the same binary on the same input repeats exactly.
     setenv("SWIFT_DETERMINISTIC_HASHING", "1", 1)

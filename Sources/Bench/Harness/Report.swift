@@ -57,7 +57,10 @@ enum Report {
     lines.append("")
     let header = ["benchmark", "items", "Swift", "MB/s", "reference", "Swift/ref", "target", "spread"]
     let rows = run.results.map { result -> [String] in
-      [
+      if result.failed == true {
+        return [result.name, "\(result.itemCount)", "FAILED", "-", "-", "-", "-", "-"]
+      }
+      return [
         result.name, "\(result.itemCount)", "\(number(result.value)) \(result.unit)",
         result.megabytesPerSecond.map { String(format: "%.0f", $0) } ?? "-",
         result.referenceValue.map { "\(result.referenceName ?? "C") \(number($0))" } ?? "-",
@@ -68,7 +71,16 @@ enum Report {
     }
     lines.append(contentsOf: align([header] + rows))
     lines += figures(run.results)
+    lines += failures(run.results, heading: "failed (nothing timed):")
     return lines.joined(separator: "\n")
+  }
+
+  /// The benchmarks that failed, each with why, under `heading`; nothing
+  /// when none failed.
+  static func failures(_ results: [BenchmarkResult], heading: String) -> [String] {
+    let failed = results.filter { $0.failed == true }
+    guard !failed.isEmpty else { return [] }
+    return ["", heading] + failed.map { "  \($0.name): \($0.check)" }
   }
 
   /// The workloads' own figures under the table: throughput for per-fix
@@ -108,22 +120,26 @@ enum Report {
     let portableByName = Dictionary(portable.results.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
     let rows = native.results.map { result -> [String] in
       let other = portableByName[result.name]
+      let nativeFailed = result.failed == true
+      let portableFailed = other?.failed == true
       return [
         result.name, result.unit,
         result.referenceValue.map { "\(result.referenceName ?? "C") \(number($0))" } ?? "-",
-        number(result.value),
+        nativeFailed ? "FAILED" : number(result.value),
         result.megabytesPerSecond.map { String(format: "%.0f", $0) } ?? "-",
         result.ratio.map(ratio) ?? "-",
-        targetCell(result),
-        other.map { number($0.value) } ?? "-",
+        nativeFailed ? "-" : targetCell(result),
+        portableFailed ? "FAILED" : other.map { number($0.value) } ?? "-",
         other?.ratio.map(ratio) ?? "-",
-        other.map { targetCell($0) } ?? "-",
+        portableFailed ? "-" : other.map { targetCell($0) } ?? "-",
       ]
     }
     lines.append(contentsOf: align([header] + rows))
     lines += figures(native.results).map {
       $0.replacingOccurrences(of: "workload figures:", with: "workload figures (native):")
     }
+    lines += failures(native.results, heading: "failed in the native build (nothing timed):")
+    lines += failures(portable.results, heading: "failed in the portable build (nothing timed):")
     return lines.joined(separator: "\n")
   }
 

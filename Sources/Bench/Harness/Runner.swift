@@ -28,6 +28,10 @@ struct BenchmarkResult: Codable, Equatable {
   var targetValue: Double? = nil
   /// Further figures (name with unit → value), compared like `value`.
   var metrics: [String: Double]? = nil
+  /// True when the result check failed or the benchmark could not run:
+  /// `check` says why, nothing was timed (`value` 0, no repetitions).
+  /// Absent when it passed.
+  var failed: Bool? = nil
 
   /// True when there is a target and the result meets every one of them.
   var meetsTarget: Bool? {
@@ -62,6 +66,7 @@ struct Runner {
     var subjectSeconds: [Double] = []
     var referenceSeconds: [Double] = []
     var ratios: [Double] = []
+    let repetitions = min(repetitions, benchmark.maxRepetitions ?? repetitions)
     for repetition in 0..<repetitions {
       // Alternate the order so neither side always runs on a warmer machine.
       var s = 0.0
