@@ -2,6 +2,7 @@ import CHearth
 import Foundation
 import HearthGeo
 import HearthLab
+import HearthRuntime
 import HearthTrace
 
 /// The description `hearth_ingest_create` reads.

@@ -2,6 +2,7 @@ import CHearth
 import Foundation
 import HearthImpact
 import HearthLab
+import HearthRuntime
 import HearthTrace
 
 /// A detector, the verdicts it completed, and what `impact detect` reports

@@ -2,6 +2,7 @@ import CHearth
 import Foundation
 import HearthImpact
 import HearthLab
+import HearthRuntime
 import HearthTrace
 
 /// What `hearth impact sweep` is asked, as a JSON object (every key optional).

@@ -2,6 +2,7 @@ import CHearth
 import Foundation
 import HearthGeo
 import HearthLab
+import HearthRuntime
 import HearthTrace
 
 /// A recording: read through `TraceImport` (immutable), or built from

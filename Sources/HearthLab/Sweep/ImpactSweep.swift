@@ -1,6 +1,7 @@
 import Foundation
 import HearthImpact
 import HearthLinearAlgebra
+import HearthRuntime
 import HearthSim
 
 /// A grid of detector thresholds over the scenario catalogue and hours of

@@ -1,21 +1,11 @@
 import HearthGeo
 import HearthImpact
-import HearthSim
 import HearthTrace
 
-// The one bridge from recordings and generated drives to `ImpactDetector`.
-// Sensor times stay in seconds on the trace's clock; fix times are converted
-// from epoch milliseconds with the trace's origin.
-
-extension SensorBatch {
-  /// This simulator batch for `ImpactDetector` (`originMilliseconds`: the drive's start).
-  public func impactBatch(originMilliseconds: Int64) -> ImpactBatch {
-    ImpactBatch(
-      accelerometer: accelerometer.samples3, gyroscope: gyroscope.samples3,
-      barometer: zip(barometer.seconds, barometer.hectopascals).map { Sample1($0, $1) },
-      fixes: fixes.speedSamples(originMilliseconds: originMilliseconds), vehicleGate: vehicleGate)
-  }
-}
+// The one bridge from recordings to `ImpactDetector` (generated drives reach
+// it through HearthLab's `SensorBatch.impactBatch`, over the same fix
+// conversion). Sensor times stay in seconds on the trace's clock; fix times
+// are converted from epoch milliseconds with the trace's origin.
 
 /// How a replayed recording sets the detector's vehicle gate (SPEC §9: the
 /// detector runs only while the OS classifier says "in a vehicle").
@@ -369,7 +359,7 @@ struct BatchGrid: Sendable, Hashable {
 }
 
 extension VectorStream {
-  var samples3: [Sample3] { seconds.indices.map { Sample3(seconds[$0], x[$0], y[$0], z[$0]) } }
+  package var samples3: [Sample3] { seconds.indices.map { Sample3(seconds[$0], x[$0], y[$0], z[$0]) } }
 
   /// This stream stably sorted by time (NaN first); itself when already sorted.
   func inTimeOrder() -> VectorStream {
@@ -422,7 +412,7 @@ extension FixColumns {
   /// (seconds since the origin, speed m/s; −1 when unmeasured). A fix whose
   /// time lies beyond Int64's reach of the origin cannot be on the sensors'
   /// clock and is left out.
-  func speedSamples(originMilliseconds: Int64) -> [Sample1] {
+  package func speedSamples(originMilliseconds: Int64) -> [Sample1] {
     (0..<count).compactMap { i in
       let (delta, overflow) = timeMilliseconds[i].subtractingReportingOverflow(originMilliseconds)
       guard !overflow else { return nil }

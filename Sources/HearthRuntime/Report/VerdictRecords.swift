@@ -85,11 +85,11 @@ public struct VerdictRecords: Sendable {
   /// Empty cells where nothing was measured.
   public var csv: [String] {
     func cell(_ v: Double) -> String { v.isFinite ? "\(v)" : "" }
-    let name = SweepExport.quoted(file)
+    let name = CSVField.quoted(file)
     guard !verdicts.isEmpty else {
       let peak = peakG * ImpactConfiguration.standardGravity
       return [
-        "\(name),,,noJolt,,\(cell(peakG)),jolt,false,\(cell(peak)),\(cell(configuration.joltMetersPerSecondSquared)),m/s²,\(SweepExport.quoted("peak total |a| (gravity included)" + (gateNote.map { "; " + $0 } ?? "")))"
+        "\(name),,,noJolt,,\(cell(peakG)),jolt,false,\(cell(peak)),\(cell(configuration.joltMetersPerSecondSquared)),m/s²,\(CSVField.quoted("peak total |a| (gravity included)" + (gateNote.map { "; " + $0 } ?? "")))"
       ]
     }
     return verdicts.flatMap { v in
@@ -99,7 +99,7 @@ public struct VerdictRecords: Sendable {
           name, cell(v.joltSeconds), cell(v.decidedSeconds), v.outcome.rawValue,
           v.usedGPS ? "gps" : "vibration",
           cell(joltG), c.name.rawValue, String(c.held), cell(c.measured), cell(c.threshold),
-          ImpactUnits.unit(c.name), SweepExport.quoted(c.note),
+          ImpactUnits.unit(c.name), CSVField.quoted(c.note),
         ].joined(separator: ",")
       }
     }

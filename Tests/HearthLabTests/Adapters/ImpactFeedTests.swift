@@ -1,6 +1,7 @@
 import HearthGeo
 import HearthImpact
 import HearthLab
+import HearthRuntime
 import HearthSim
 import HearthTrace
 import Testing

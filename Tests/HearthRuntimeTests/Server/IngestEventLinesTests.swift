@@ -4,7 +4,7 @@ import HearthSim
 import HearthTrace
 import Testing
 
-@testable import HearthLab
+@testable import HearthRuntime
 
 @Suite("IngestEventLines and ServerReplay")
 struct IngestEventLinesTests {
