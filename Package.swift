@@ -20,8 +20,13 @@ let package = Package(
     .library(name: "HearthSim", targets: ["HearthSim"]),
     .library(name: "HearthLab", targets: ["HearthLab"]),
     /// libhearth: the C ABI (include/hearth.h). Scripts/build-libhearth links
-    /// it self-contained as libhearth.so (docs/guides/c-abi.md).
+    /// it self-contained as libhearth.so (docs/guides/c-abi.md): the runtime,
+    /// no simulator, no evaluation, no BLAS.
     .library(name: "HearthC", type: .dynamic, targets: ["HearthC"]),
+    /// libhearth_lab: the whole ABI with the threshold sweep (its scenario
+    /// catalogue, drive mixes and logistic model), linked as libhearth_lab.so
+    /// beside libhearth.so.
+    .library(name: "HearthCLab", type: .dynamic, targets: ["HearthCLab"]),
     .executable(name: "hearth", targets: ["HearthCommand"]),
     .executable(name: "hearth-bench", targets: ["Bench"]),
     .executable(name: "hearth-fuzz", targets: ["HearthFuzz"]),
@@ -78,10 +83,13 @@ let package = Package(
     /// include/hearth.h, the hand-written header, as a module: the Swift side
     /// writes the header's own structs and constants.
     .target(name: "CHearth", path: "include", publicHeadersPath: "."),
-    /// The `@c` functions of hearth.h over the libraries; no policy of its own.
+    /// The `@c` functions of hearth.h over the runtime; no policy of its own.
+    .target(name: "HearthC", dependencies: ["CHearth", "HearthGeo", "HearthTrace", "HearthImpact", "HearthRuntime"]),
+    /// The sweep's `@c` functions (hearth.h's sweep section) over HearthLab,
+    /// on HearthC's handles: libhearth_lab.so is libhearth plus the sweep.
     .target(
-      name: "HearthC",
-      dependencies: ["CHearth", "HearthGeo", "HearthTrace", "HearthImpact", "HearthRuntime", "HearthLab"]),
+      name: "HearthCLab",
+      dependencies: ["CHearth", "HearthC", "HearthImpact", "HearthTrace", "HearthRuntime", "HearthLab"]),
 
     // MARK: Executables
 

@@ -1,7 +1,6 @@
 import CHearth
 import Foundation
 import HearthGeo
-import HearthLab
 import HearthRuntime
 import HearthTrace
 

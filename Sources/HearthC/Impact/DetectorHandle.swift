@@ -1,7 +1,6 @@
 import CHearth
 import Foundation
 import HearthImpact
-import HearthLab
 import HearthRuntime
 import HearthTrace
 

@@ -1,7 +1,6 @@
 import CHearth
 import Foundation
 import HearthGeo
-import HearthLab
 import HearthRuntime
 import HearthTrace
 
@@ -9,7 +8,7 @@ import HearthTrace
 /// columns by `hearth_trace_create` and the append functions (ABI 1.1),
 /// kept as a `ColumnTrace` and read through the readers' row checks the
 /// first time it is used after an append (TraceBuilder.swift).
-final class TraceHandle: Handle {
+package final class TraceHandle: Handle {
   /// Built from columns: the append functions add to it. Nil when read from a file.
   private var built: ColumnTrace?
   /// The recording and its report (for a built one: the columns read, up to
@@ -37,7 +36,7 @@ final class TraceHandle: Handle {
   var isBuilt: Bool { built != nil }
 
   /// The recording as the readers' checks leave it.
-  var trace: Trace { settled().trace }
+  package var trace: Trace { settled().trace }
   /// What was read, kept and rejected, per file or appended stream.
   var report: ImportReport { settled().report }
 
