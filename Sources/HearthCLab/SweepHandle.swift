@@ -232,7 +232,10 @@ final class SweepPlan {
   }
   guard let name = string(name) else { return handOutFailure(out, HEARTH_ERROR_ARGUMENT, "name is NULL") }
   do {
-    let extraction = ImpactSweep.extract(try h.value.recording(t.trace, name: name), grid: h.value.spec.grid)
+    // Read without keeping it on the trace: tasks run concurrently on one trace.
+    let whole = try t.snapshot().get()
+    let extraction = ImpactSweep.extract(
+      try h.value.recording(whole.trace, name: name), grid: h.value.spec.grid)
     return handOutBytes(out, try extraction.encoded())
   } catch {
     return handOutFailure(out, HEARTH_ERROR_BAD_INPUT, "\(error)")

@@ -199,7 +199,7 @@ public enum ImpactSweep {
     public init(name: String, feed: ImpactFeed) {
       self.name = name
       self.feed = feed
-      self.hours = feed.hoursWithData()
+      self.hours = feed.statistics.hoursWithData
     }
   }
 

@@ -166,61 +166,15 @@ public struct ImpactFeed: Sendable {
     originSeconds = origin
   }
 
-  /// Hours the accelerometer recorded: the sum of its sample steps, a step
-  /// longer than `pauseSeconds` counting as a pause, not as recorded time. O(n).
-  public func hoursWithData(pauseSeconds: Double = 1) -> Double {
-    var seconds = 0.0
-    let t = accelerometer.seconds
-    for i in t.indices.dropFirst() {
-      let step = t[i] - t[i - 1]
-      if step > 0 && step <= pauseSeconds { seconds += step }
-    }
-    return seconds / 3600
-  }
-
-  /// The largest total |a| (gravity included) of the accelerometer, g. O(n).
-  public var peakAccelerationG: Double {
-    var peak = 0.0
+  /// Hours with data, peak |a| and rates of the samples this feed hands the
+  /// detector (``RecordingStatistics``: the same numbers ``ImpactSession``
+  /// counts from the batches). O(n) expected.
+  public var statistics: RecordingStatistics {
+    var out = RecordingStatistics()
     let a = accelerometer
-    for i in 0..<a.count {
-      let m = (a.x[i] * a.x[i] + a.y[i] * a.y[i] + a.z[i] * a.z[i]).squareRoot()
-      if m > peak { peak = m }
-    }
-    return peak / ImpactConfiguration.standardGravity
-  }
-
-  /// Warnings for streams too slow to show what the detector measures: an
-  /// accelerometer under 20 Hz cannot resolve a 60–150 ms crash pulse, a
-  /// gyroscope under 5 Hz can miss the spin of a 1 s window, a barometer
-  /// under 2 Hz the rise within 2 s. Rates are the median sample rate. O(n log n).
-  public var rateWarnings: [String] {
-    func medianRateHz(_ t: [Double]) -> Double? {
-      guard t.count >= 3 else { return nil }
-      var steps = zip(t.dropFirst(), t).map { $0 - $1 }.filter { $0 > 0 }
-      guard !steps.isEmpty else { return nil }
-      steps.sort()
-      return 1 / steps[steps.count / 2]
-    }
-    let times = [
-      "accelerometer": accelerometer.seconds, "gyroscope": gyroscope.seconds, "barometer": barometer.seconds,
-    ]
-    return Self.rateWarnings { times[$0].flatMap(medianRateHz) }
-  }
-
-  /// The warnings for the median rates (Hz) `rate` gives by stream name
-  /// ("accelerometer", "gyroscope", "barometer"; nil when unknown).
-  static func rateWarnings(_ rate: (String) -> Double?) -> [String] {
-    var out: [String] = []
-    func check(_ name: String, _ minimum: Double, _ what: String) {
-      if let rate = rate(name), rate < minimum {
-        out.append(
-          "the \(name) runs at \(String(format: "%.3g", rate)) Hz (under \(Int(minimum)) Hz): it cannot show \(what)"
-        )
-      }
-    }
-    check("accelerometer", 20, "a 60–150 ms crash pulse; jolts will be missed or understated")
-    check("gyroscope", 5, "a spin within the impact's window reliably")
-    check("barometer", 2, "a pressure rise within 2 s reliably")
+    for i in 0..<a.count { out.addAccelerometer(seconds: a.seconds[i], x: a.x[i], y: a.y[i], z: a.z[i]) }
+    for t in gyroscope.seconds { out.add(.gyroscope, seconds: t) }
+    for t in barometer.seconds { out.add(.barometer, seconds: t) }
     return out
   }
 

@@ -19,19 +19,14 @@ public struct VerdictRecords: Sendable {
   /// result then says so, because jolts while it was off were not judged.
   public var gateNote: String?
 
-  public init(file: String, feed: ImpactFeed, verdicts: [ImpactVerdict], configuration: ImpactConfiguration) {
+  /// The records of the verdicts a session reached so far, with its hours,
+  /// peak and, when it was fed a recording whose gate was off for part of
+  /// it, the note saying so (the same for every door).
+  public init(file: String, session: ImpactSession) {
     self.init(
-      file: file, hours: feed.hoursWithData(), peakG: feed.peakAccelerationG, verdicts: verdicts,
-      configuration: configuration)
-  }
-
-  /// The records of a recording streamed through the detector (``ImpactReplay``).
-  public init(file: String, replay: ImpactReplay, configuration: ImpactConfiguration) {
-    self.init(
-      file: file, hours: replay.hoursWithData, peakG: replay.peakAccelerationG, verdicts: replay.verdicts,
-      configuration: configuration)
-    let gate = replay.gate
-    if !gate.initiallyOn || gate.switches.contains(where: { !$0.isOn }) {
+      file: file, verdicts: session.verdicts, configuration: session.configuration,
+      hours: session.statistics.hoursWithData, peakG: session.statistics.peakAccelerationG)
+    if let gate = session.gate, !gate.initiallyOn || gate.switches.contains(where: { !$0.isOn }) {
       let off = gate.switches.filter { !$0.isOn }.map { String(format: "%.1f s", $0.seconds) }
       gateNote =
         "vehicle gate off " + (gate.initiallyOn ? "from " + off.joined(separator: ", ") : "from the start")
@@ -39,18 +34,14 @@ public struct VerdictRecords: Sendable {
     }
   }
 
-  init(
-    file: String, hours: Double, peakG: Double, verdicts: [ImpactVerdict], configuration: ImpactConfiguration
-  ) {
-    self.file = file
-    self.verdicts = verdicts
-    self.configuration = configuration
-    self.hours = hours
-    self.peakG = peakG
+  /// The records of a recording streamed through the detector (``ImpactReplay``).
+  /// `configuration` is the one the replay ran under.
+  public init(file: String, replay: ImpactReplay, configuration: ImpactConfiguration) {
+    self.init(file: file, session: replay.session)
   }
 
-  /// Records from a detector fed directly rather than from a feed: `hours`
-  /// with data and the peak total |a| (g) of the accelerometer samples fed.
+  /// Records from verdicts and what was measured beside them: `hours`
+  /// with data and the peak total |a| (g) of the accelerometer samples.
   public init(
     file: String, verdicts: [ImpactVerdict], configuration: ImpactConfiguration, hours: Double, peakG: Double
   ) {
