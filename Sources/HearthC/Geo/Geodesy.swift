@@ -64,7 +64,7 @@ final class GridHandle: Handle {
 
 @c public func hearth_grid_create(_ cell_size_m: Double, _ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
   create(out) {
-    guard cell_size_m >= 1 && cell_size_m <= 10_000_000 else {
+    guard LatitudeBandGrid.cellSizeRangeMeters.contains(cell_size_m) else {
       return FailedHandle.with(
         HEARTH_ERROR_ARGUMENT, "cell_size_m must be between 1 m and 10 000 km, not \(cell_size_m)")
     }
