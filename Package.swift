@@ -84,7 +84,8 @@ let package = Package(
     /// writes the header's own structs and constants.
     .target(name: "CHearth", path: "include", publicHeadersPath: "."),
     /// The `@c` functions of hearth.h over the runtime; no policy of its own.
-    .target(name: "HearthC", dependencies: ["CHearth", "HearthGeo", "HearthTrace", "HearthImpact", "HearthRuntime"]),
+    .target(
+      name: "HearthC", dependencies: ["CHearth", "HearthGeo", "HearthTrace", "HearthImpact", "HearthRuntime"]),
     /// The sweep's `@c` functions (hearth.h's sweep section) over HearthLab,
     /// on HearthC's handles: libhearth_lab.so is libhearth plus the sweep.
     .target(

@@ -268,7 +268,8 @@ private func files(_ h: SweepHandle, picked: Int?) -> Result<[(name: String, con
     return .failure(Fault(HEARTH_ERROR_STATE, "the sweep is not merged yet"))
   }
   do {
-    return .success(try SweepExport.files(result, configurations: h.value.spec.grid.combinations, picked: picked))
+    return .success(
+      try SweepExport.files(result, configurations: h.value.spec.grid.combinations, picked: picked))
   } catch {
     return .failure(Fault(HEARTH_ERROR_ARGUMENT, "\(error)"))
   }
@@ -311,7 +312,8 @@ struct Fault: Error {
   guard let result = h.value.result else { return h.fail(HEARTH_ERROR_STATE, "the sweep is not merged yet") }
   do {
     try SweepExport.write(
-      result, configurations: h.value.spec.grid.combinations, picked: picked < 0 ? nil : Int(picked), to: folder)
+      result, configurations: h.value.spec.grid.combinations, picked: picked < 0 ? nil : Int(picked),
+      to: folder)
     return h.succeed()
   } catch {
     return h.fail(

@@ -26,7 +26,8 @@ package func input<T>(_ pointer: UnsafePointer<T>?, _ count: Int, _ name: String
 }
 
 /// `count` writable elements at `pointer`.
-package func output<T>(_ pointer: UnsafeMutablePointer<T>?, _ count: Int, _ name: String) throws(ArgumentError)
+package func output<T>(_ pointer: UnsafeMutablePointer<T>?, _ count: Int, _ name: String)
+  throws(ArgumentError)
   -> UnsafeMutableBufferPointer<T>
 {
   guard count > 0 else { return UnsafeMutableBufferPointer(start: nil, count: 0) }

@@ -95,12 +95,16 @@ package final class FailedHandle: Handle {
 }
 
 /// The bytes in a new bytes handle, stored in `*out`.
-package func handOutBytes(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ bytes: some Collection<UInt8>) -> Int32 {
+package func handOutBytes(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ bytes: some Collection<UInt8>)
+  -> Int32
+{
   BytesHandle(bytes).handOut(out, HEARTH_OK)
 }
 
 /// A failed bytes handle carrying `text`, stored in `*out`.
-package func handOutFailure(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ status: Int32, _ text: String) -> Int32 {
+package func handOutFailure(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ status: Int32, _ text: String)
+  -> Int32
+{
   let handle = BytesHandle()
   return handle.handOut(out, handle.fail(status, text))
 }

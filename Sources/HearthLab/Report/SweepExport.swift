@@ -76,7 +76,8 @@ public enum SweepExport {
         lines.append(
           prefix + ","
             + [
-              CSVField.quoted(source.name), source.kind.rawValue, source.scenarioID ?? "", source.seed.map(String.init) ?? "",
+              CSVField.quoted(source.name), source.kind.rawValue, source.scenarioID ?? "",
+              source.seed.map(String.init) ?? "",
               expected, cell(source.hours), String(reports), asExpected ? "true" : "false",
             ].joined(separator: ","))
       }
@@ -105,7 +106,8 @@ public enum SweepExport {
       let s = result.sources[j.source]
       lines.append(
         ([
-          CSVField.quoted(s.name), s.kind.rawValue, s.scenarioID ?? "", s.seed.map(String.init) ?? "", cell(j.joltSeconds),
+          CSVField.quoted(s.name), s.kind.rawValue, s.scenarioID ?? "", s.seed.map(String.init) ?? "",
+          cell(j.joltSeconds),
           cell(j.decidedSeconds), j.usedGPS ? "gps" : "vibration", cell(j.joltG),
         ] + conditionOrder.map { cell(j.measured[$0.rawValue]) } + [
           j.stoppedAfter ? "1" : "0", j.isCrash ? "1" : "0",
