@@ -1,7 +1,6 @@
 import Foundation
 import HearthGeo
 import HearthRuntime
-import HearthSim
 import HearthTrace
 import Testing
 import _HearthTestSupport
@@ -52,24 +51,9 @@ struct IngestSessionTests {
     #expect(across.contains("id 1 is used twice"))
   }
 
-  /// A generated day as the server received it.
-  static func day() -> (places: [NamedPlace], history: ReplayHistory) {
-    let day = DayGenerator.generate(seed: 3)
-    let places = day.places.map {
-      NamedPlace(
-        geofence: Geofence(id: PlaceID(UInt32($0.id)), center: $0.center, radiusMeters: $0.radiusMeters),
-        name: $0.name)
-    }
-    var history = ReplayHistory(fixes: day.fixesInArrivalOrder)
-    history.receivedAtMilliseconds = day.uploads.flatMap { u in
-      Array(repeating: u.receivedMilliseconds, count: u.fixes.count)
-    }
-    return (places, history)
-  }
-
   @Test("saved and restored mid-history (the memory with the state), a session names the same trips")
   func savedMemory() throws {
-    let (places, history) = Self.day()
+    let (places, history) = IngestEventLinesTests.day()
     let replay = ServerReplay(places: places.map(\.geofence), people: Set(history.fixes.user))
     let uploads = ServerUploads.cut(
       history.fixes, receivedAtMilliseconds: history.receivedAtMilliseconds, policy: replay.settings.uploads)
@@ -106,7 +90,7 @@ struct IngestSessionTests {
 
   @Test("`geo replay`'s schedule over a session == the session driven upload by upload")
   func replayIsSessions() throws {
-    let (places, history) = Self.day()
+    let (places, history) = IngestEventLinesTests.day()
     var settings = ServerReplay.Settings()
     settings.tickMilliseconds = 10 * 60_000
     let replay = ServerReplay(
