@@ -16,11 +16,17 @@ let package = Package(
     .library(name: "HearthLinearAlgebra", targets: ["HearthLinearAlgebra"]),
     .library(name: "HearthTrace", targets: ["HearthTrace"]),
     .library(name: "HearthImpact", targets: ["HearthImpact"]),
+    .library(name: "HearthRuntime", targets: ["HearthRuntime"]),
     .library(name: "HearthSim", targets: ["HearthSim"]),
     .library(name: "HearthLab", targets: ["HearthLab"]),
     /// libhearth: the C ABI (include/hearth.h). Scripts/build-libhearth links
-    /// it self-contained as libhearth.so (docs/guides/c-abi.md).
+    /// it self-contained as libhearth.so (docs/guides/c-abi.md): the runtime,
+    /// no simulator, no evaluation, no BLAS.
     .library(name: "HearthC", type: .dynamic, targets: ["HearthC"]),
+    /// libhearth_lab: the whole ABI with the threshold sweep (its scenario
+    /// catalogue, drive mixes and logistic model), linked as libhearth_lab.so
+    /// beside libhearth.so.
+    .library(name: "HearthCLab", type: .dynamic, targets: ["HearthCLab"]),
     .executable(name: "hearth", targets: ["HearthCommand"]),
     .executable(name: "hearth-bench", targets: ["Bench"]),
     .executable(name: "hearth-fuzz", targets: ["HearthFuzz"]),
@@ -46,6 +52,15 @@ let package = Package(
 
     .target(name: "HearthTrace", dependencies: ["HearthGeo"]),
 
+    // MARK: Runtime (what a server or a tracker links)
+
+    /// The engines put to work on real input, the same for every door: the
+    /// one streaming feed from a recording (or columns) to the detector, the
+    /// vehicle gate, the configuration file, verdict records and their
+    /// text/JSON/CSV forms, the server schedule and its event lines. No
+    /// simulator, no evaluation, no BLAS (docs/architecture.md).
+    .target(name: "HearthRuntime", dependencies: ["HearthGeo", "HearthTrace", "HearthImpact"]),
+
     // MARK: Generators (pure and seeded; no I/O)
 
     /// Labelled synthetic traces: sensor drives with the scenario catalogue,
@@ -59,23 +74,30 @@ let package = Package(
     /// against real recordings, and the generated datasets on disk.
     .target(
       name: "HearthLab",
-      dependencies: ["HearthGeo", "HearthTrace", "HearthImpact", "HearthSim", "HearthLinearAlgebra"]),
+      dependencies: [
+        "HearthGeo", "HearthTrace", "HearthImpact", "HearthRuntime", "HearthSim", "HearthLinearAlgebra",
+      ]),
 
     // MARK: The C ABI (libhearth)
 
     /// include/hearth.h, the hand-written header, as a module: the Swift side
     /// writes the header's own structs and constants.
     .target(name: "CHearth", path: "include", publicHeadersPath: "."),
-    /// The `@c` functions of hearth.h over the libraries; no policy of its own.
+    /// The `@c` functions of hearth.h over the runtime; no policy of its own.
     .target(
-      name: "HearthC", dependencies: ["CHearth", "HearthGeo", "HearthTrace", "HearthImpact", "HearthLab"]),
+      name: "HearthC", dependencies: ["CHearth", "HearthGeo", "HearthTrace", "HearthImpact", "HearthRuntime"]),
+    /// The sweep's `@c` functions (hearth.h's sweep section) over HearthLab,
+    /// on HearthC's handles: libhearth_lab.so is libhearth plus the sweep.
+    .target(
+      name: "HearthCLab",
+      dependencies: ["CHearth", "HearthC", "HearthImpact", "HearthTrace", "HearthRuntime", "HearthLab"]),
 
     // MARK: Executables
 
     /// hearth: the command researchers and operators run on their files.
     .executableTarget(
       name: "HearthCommand",
-      dependencies: ["HearthGeo", "HearthTrace", "HearthImpact", "HearthSim", "HearthLab"]),
+      dependencies: ["HearthGeo", "HearthTrace", "HearthImpact", "HearthRuntime", "HearthSim", "HearthLab"]),
 
     /// Benchmark-only C: the heap allocation counter (replaces malloc in the
     /// executables that link it) and the region callgrind counts.
@@ -86,8 +108,8 @@ let package = Package(
     .executableTarget(
       name: "Bench",
       dependencies: [
-        "HearthGeo", "HearthTrace", "HearthImpact", "HearthSim", "HearthLab", "HearthLinearAlgebra",
-        "_HearthShims",
+        "HearthGeo", "HearthTrace", "HearthImpact", "HearthRuntime", "HearthSim", "HearthLab",
+        "HearthLinearAlgebra", "_HearthShims",
         "_HearthBenchSupport",
       ],
       exclude: ["Reference"]
@@ -110,9 +132,13 @@ let package = Package(
       dependencies: ["HearthTrace", "HearthSim", "_HearthFuzzing", "_HearthTestSupport"]),
     .testTarget(name: "HearthImpactTests", dependencies: ["HearthImpact"]),
     .testTarget(name: "HearthSimTests", dependencies: ["HearthSim", "_HearthTestSupport"]),
-    .testTarget(name: "HearthLabTests", dependencies: ["HearthLab", "_HearthTestSupport"]),
+    // HearthSim for test input only (the scenario catalogue's drives).
     .testTarget(
-      name: "HearthCommandTests", dependencies: ["HearthCommand", "HearthLab", "_HearthTestSupport"]),
+      name: "HearthRuntimeTests", dependencies: ["HearthRuntime", "HearthSim", "_HearthTestSupport"]),
+    .testTarget(name: "HearthLabTests", dependencies: ["HearthLab", "HearthRuntime", "_HearthTestSupport"]),
+    .testTarget(
+      name: "HearthCommandTests",
+      dependencies: ["HearthCommand", "HearthLab", "HearthRuntime", "_HearthTestSupport"]),
     .testTarget(name: "BenchTests", dependencies: ["Bench", "_HearthTestSupport"]),
   ]
 )

@@ -29,6 +29,15 @@
  * hearth_sweep_run_task and hearth_sweep_run_trace may be called concurrently
  * on one plan.
  *
+ * LIBRARIES. libhearth.so provides every function here except the threshold
+ * sweep (hearth_sweep_*): the engines and the runtime a server or a tracker
+ * links, with no simulator and no BLAS/LAPACK. libhearth_lab.so, built beside
+ * it, provides every function here, the sweep included (it carries the
+ * scenario catalogue, the drive generator and the logistic model over
+ * OpenBLAS/LAPACKE). Each is self-contained with its own handles: a handle is
+ * used with the library that made it (a sweep takes traces made by
+ * libhearth_lab.so). A process may load both.
+ *
  * LOADING. The library starts worker threads of the Swift runtime that live
  * until the process exits, so it is linked to stay mapped (-z nodelete):
  * dlclose() leaves it loaded. Load it once per process.
@@ -522,6 +531,7 @@ int32_t hearth_incident_restore(const uint8_t *state, int64_t size, hearth_incid
 
 /* ------------------------------------------------------------------------ */
 /* The threshold sweep, in tasks (docs/guides/c-abi.md)                     */
+/* In libhearth_lab.so only (see LIBRARIES above).                          */
 
 /**
  * A sweep plan from a JSON object: {"base": {settings}, "jolt_g": [..],

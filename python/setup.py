@@ -1,10 +1,11 @@
-"""Builds libhearth.so with the Swift toolchain and ships it inside the package.
+"""Builds libhearth.so and libhearth_lab.so with the Swift toolchain and ships them inside the package.
 
 `pip install ./python` runs this: build_py calls Scripts/build-libhearth (a
-release `swift build` of the HearthC product, self-contained) in the
-checkout this folder belongs to (or HEARTH_SOURCE_ROOT), copies the library
-next to the Python modules, and the wheel is tagged for this platform (cffi
-ABI mode: any CPython 3, one OS and architecture).
+release `swift build` of the HearthC and HearthCLab products, self-contained)
+in the checkout this folder belongs to (or HEARTH_SOURCE_ROOT), copies both
+libraries next to the Python modules (the lab library is opened for sweeps
+only), and the wheel is tagged for this platform (cffi ABI mode: any CPython
+3, one OS and architecture).
 """
 
 import os
@@ -32,6 +33,7 @@ class BuildWithLibrary(build_py):
             library = root / library
         out.mkdir(parents=True, exist_ok=True)
         shutil.copy2(library, out / "libhearth.so")
+        shutil.copy2(library.parent / "libhearth_lab.so", out / "libhearth_lab.so")
 
 
 class PlatformWheel(bdist_wheel):

@@ -1,5 +1,6 @@
 import Foundation
 import HearthLab
+import HearthRuntime
 import Testing
 import _HearthTestSupport
 

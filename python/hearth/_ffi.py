@@ -8,6 +8,13 @@ parallelises `sweep`, `haversine` on chunks, …).
 The library is found, in order: the HEARTH_LIBRARY environment variable (a
 path to libhearth.so), the copy installed inside this package, and
 ../.build/libhearth/libhearth.so beside a source checkout.
+
+The threshold sweep lives in a second library, libhearth_lab.so (the whole
+ABI plus the sweep, with the scenario catalogue and OpenBLAS/LAPACKE), loaded
+on the first sweep only (`lab()`): HEARTH_LAB_LIBRARY, else beside the
+libhearth.so that was loaded, else the places above. Each library has its own
+handles: a handle one made is used with that one only (`created`,
+`take_bytes` and `raise_for` take the library as `library=`).
 """
 
 from __future__ import annotations
@@ -24,25 +31,45 @@ ffi = cffi.FFI()
 ffi.cdef(CDEF)
 
 
-def _library_path() -> str:
-    given = os.environ.get("HEARTH_LIBRARY")
+def _library_path(name: str = "libhearth.so", variable: str = "HEARTH_LIBRARY", beside: str | None = None) -> str:
+    given = os.environ.get(variable)
     if given:
         return given
     here = Path(__file__).resolve().parent
-    for candidate in (here / "libhearth.so", here.parent.parent / ".build" / "libhearth" / "libhearth.so"):
+    candidates = [Path(beside).parent / name] if beside else []
+    candidates += [here / name, here.parent.parent / ".build" / "libhearth" / name]
+    for candidate in candidates:
         if candidate.exists():
             return str(candidate)
     raise ImportError(
-        "libhearth.so not found: install the package (pip install ./python), run Scripts/build-libhearth "
-        "in a checkout, or set HEARTH_LIBRARY to the library's path"
+        f"{name} not found: install the package (pip install ./python), run Scripts/build-libhearth "
+        f"in a checkout, or set {variable} to the library's path"
     )
 
 
-lib = ffi.dlopen(_library_path())
-
 ABI_MAJOR = 1
-if lib.hearth_abi_version() >> 16 != ABI_MAJOR:
-    raise ImportError(f"libhearth ABI {lib.hearth_abi_version():#x} is not major version {ABI_MAJOR}")
+
+
+def _open(path: str):
+    library = ffi.dlopen(path)
+    if library.hearth_abi_version() >> 16 != ABI_MAJOR:
+        raise ImportError(f"{path}: ABI {library.hearth_abi_version():#x} is not major version {ABI_MAJOR}")
+    return library
+
+
+_LIBRARY_PATH = _library_path()
+lib = _open(_LIBRARY_PATH)
+_lab = None
+
+
+def lab():
+    """libhearth_lab.so, opened on first use: the library the threshold sweep
+    runs in (hearth_sweep_*), and the one whose trace handles a sweep takes.
+    Raises ImportError when it cannot be found."""
+    global _lab
+    if _lab is None:
+        _lab = _open(_library_path("libhearth_lab.so", "HEARTH_LAB_LIBRARY", beside=_LIBRARY_PATH))
+    return _lab
 
 
 class HearthError(Exception):
@@ -63,11 +90,13 @@ class SchemaError(HearthError, ValueError):
     """An ingest batch refused whole (SPEC §1: a latitude or longitude out of range or not finite)."""
 
 
-def raise_for(status: int, handle=ffi.NULL) -> None:
-    """Raises the exception for a failed status, with the handle's message."""
+def raise_for(status: int, handle=ffi.NULL, *, library=None) -> None:
+    """Raises the exception for a failed status, with the handle's message
+    (read through `library`, the one that made the handle; libhearth by default)."""
     if status == lib.HEARTH_OK:
         return
-    message = ffi.string(lib.hearth_last_error(handle)).decode("utf-8", "replace") if handle != ffi.NULL else ""
+    library = library or lib
+    message = ffi.string(library.hearth_last_error(handle)).decode("utf-8", "replace") if handle != ffi.NULL else ""
     if status == lib.HEARTH_ERROR_ARGUMENT:
         raise ValueError(message or "invalid argument")
     if status == lib.HEARTH_ERROR_BAD_INPUT:
@@ -77,21 +106,24 @@ def raise_for(status: int, handle=ffi.NULL) -> None:
     raise HearthError(status, message)
 
 
-def created(function, *arguments):
-    """Calls a create function (the last argument its `**out`) and returns the
-    handle, owned by Python (released when collected); raises with the
-    library's reason when it failed (the failed handle is released)."""
+def created(function, *arguments, library=None):
+    """Calls a create function (the last argument its `**out`) of `library`
+    (libhearth by default) and returns the handle, owned by Python (released
+    by that library when collected); raises with the library's reason when
+    it failed (the failed handle is released)."""
+    library = library or lib
     out = ffi.new(ffi.typeof(function).args[-1])
     status = function(*arguments, out)
-    handle = ffi.gc(out[0], lib.hearth_release) if out[0] != ffi.NULL else ffi.NULL
-    raise_for(status, handle)
+    handle = ffi.gc(out[0], library.hearth_release) if out[0] != ffi.NULL else ffi.NULL
+    raise_for(status, handle, library=library)
     return handle
 
 
-def take_bytes(function, *arguments) -> bytes:
-    """Calls a function that hands out a hearth_bytes and returns its contents."""
-    handle = created(function, *arguments)
-    return bytes(ffi.buffer(lib.hearth_bytes_data(handle), lib.hearth_bytes_size(handle)))
+def take_bytes(function, *arguments, library=None) -> bytes:
+    """Calls a function of `library` that hands out a hearth_bytes and returns its contents."""
+    library = library or lib
+    handle = created(function, *arguments, library=library)
+    return bytes(ffi.buffer(library.hearth_bytes_data(handle), library.hearth_bytes_size(handle)))
 
 
 def text(value: str | os.PathLike | None):

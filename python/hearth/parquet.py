@@ -214,11 +214,13 @@ class ArrowTrace:
                 with pa.OSFile(str(folder / f"{stream}.arrow"), "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
                     writer.write_table(table, max_chunksize=row_group_rows)
 
-    def handle(self):
-        """The recording as a library trace handle (hearth_trace_create, one
+    def handle(self, library=None):
+        """The recording as a trace handle of `library` (libhearth by default;
+        a sweep passes the lab library it runs in): hearth_trace_create, one
         hearth_trace_append per Arrow chunk and stream, the chunks' own
-        buffers passed in place). Records any chunk it had to copy in `copies`."""
-        handle = created(lib.hearth_trace_create, text(json.dumps(self.metadata)))
+        buffers passed in place. Records any chunk it had to copy in `copies`."""
+        library = library or lib
+        handle = created(library.hearth_trace_create, text(json.dumps(self.metadata)), library=library)
         for stream, table in self.tables.items():
             names = [name for name, _, _ in STREAMS[stream] if name in table.column_names]
             for batch in table.select(names).to_batches():
@@ -227,7 +229,7 @@ class ArrowTrace:
                     from .geo import FixBatch
 
                     fixes = FixBatch(views)
-                    raise_for(lib.hearth_trace_append_fixes(handle, fixes.struct), handle)
+                    raise_for(library.hearth_trace_append_fixes(handle, fixes.struct), handle, library=library)
                     continue
                 if stream == "activities":
                     # The ABI takes codes as doubles: the one conversion (a
@@ -236,7 +238,7 @@ class ArrowTrace:
                 columns = list(views.values())
                 n = len(columns[0])
                 pointers = [pointer(c, "double") for c in columns] + [ffi.NULL] * (4 - len(columns))
-                raise_for(lib.hearth_trace_append(handle, _SENSOR[stream], n, *pointers), handle)
+                raise_for(library.hearth_trace_append(handle, _SENSOR[stream], n, *pointers), handle, library=library)
         return handle
 
     def _view(self, array, stream: str, name: str) -> np.ndarray:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from ._ffi import BadInputError, created, ffi, lib, raise_for, take_bytes, text
+from ._ffi import BadInputError, created, ffi, lab, lib, raise_for, take_bytes, text
 from .impact import _configuration_json
 
 _GRID_KEYS = ("jolt_g", "spin_rad_s", "pressure_hpa", "moving_m_s", "free_fall_s")
@@ -57,27 +57,31 @@ def run_task(spec_json: str, index: int) -> bytes:
 
 
 class SweepPlan:
-    """A sweep plan in the library: its tasks and, once merged, its result."""
+    """A sweep plan in the lab library (libhearth_lab.so, `_ffi.lab`): its
+    tasks and, once merged, its result."""
 
     def __init__(self, spec_json: str):
         self.spec = spec_json
-        self._handle = created(lib.hearth_sweep_plan, text(spec_json))
+        self._lab = lab()
+        self._handle = created(self._lab.hearth_sweep_plan, text(spec_json), library=self._lab)
 
     def __len__(self) -> int:
         count = ffi.new("int64_t *")
-        raise_for(lib.hearth_sweep_task_count(self._handle, count), self._handle)
+        raise_for(self._lab.hearth_sweep_task_count(self._handle, count), self._handle, library=self._lab)
         return count[0]
 
     def run_task(self, index: int) -> bytes:
         """Runs task `index` (safe from several threads at once on one plan)."""
-        return take_bytes(lib.hearth_sweep_run_task, self._handle, int(index))
+        return take_bytes(self._lab.hearth_sweep_run_task, self._handle, int(index), library=self._lab)
 
-    def run_trace(self, trace_handle, name: str) -> bytes:
-        """A recording given as a library trace handle (hearth.parquet builds
-        one from Arrow chunks) through this plan's extraction, as the
+    def run_trace(self, trace, name: str) -> bytes:
+        """A recording held in memory through this plan's extraction, as the
         recording task `name` would run it; place the bytes where that
-        recording stands in the task order when merging."""
-        return take_bytes(lib.hearth_sweep_run_trace, self._handle, trace_handle, text(name))
+        recording stands in the task order when merging. `trace`: an object
+        with `handle(library)` (hearth.parquet's ArrowTrace builds one from
+        Arrow chunks), or a trace handle the lab library made."""
+        handle = trace.handle(self._lab) if hasattr(trace, "handle") else trace
+        return take_bytes(self._lab.hearth_sweep_run_trace, self._handle, handle, text(name), library=self._lab)
 
     def merge(self, extractions: list[bytes], failures: list[str] = ()) -> "SweepResult":
         """Every combination judged over the extractions, given in task order
@@ -87,7 +91,7 @@ class SweepPlan:
         for i, b in enumerate(keep):
             pointers[i] = b
         sizes = ffi.new("int64_t[]", [len(e) for e in extractions] or [0])
-        raise_for(lib.hearth_sweep_merge(self._handle, len(extractions), pointers, sizes), self._handle)
+        raise_for(self._lab.hearth_sweep_merge(self._handle, len(extractions), pointers, sizes), self._handle, library=self._lab)
         return SweepResult(self, list(failures))
 
 
@@ -116,7 +120,7 @@ class SweepResult:
         """One of the files `impact sweep --out` writes, byte for byte."""
         if name not in self._EXPORTS:
             raise ValueError(f"export: one of {', '.join(self._EXPORTS)}, not {name!r}")
-        return take_bytes(lib.hearth_sweep_export, self.plan._handle, self._EXPORTS[name])
+        return take_bytes(self.plan._lab.hearth_sweep_export, self.plan._handle, self._EXPORTS[name], library=self.plan._lab)
 
     def _frame(self, name: str) -> pd.DataFrame:
         return pd.read_csv(io.BytesIO(self.export(name)))
@@ -139,7 +143,7 @@ class SweepResult:
 
     def write(self, folder: str | os.PathLike, pick: int | None = None) -> None:
         """Writes every file of `impact sweep --out FOLDER [--pick N]`."""
-        raise_for(lib.hearth_sweep_write(self.plan._handle, text(os.fspath(folder)), -1 if pick is None else int(pick)), self.plan._handle)
+        raise_for(self.plan._lab.hearth_sweep_write(self.plan._handle, text(os.fspath(folder)), -1 if pick is None else int(pick)), self.plan._handle, library=self.plan._lab)
 
     def _repr_html_(self) -> str:
         table = self.table

@@ -26,22 +26,28 @@ CHILD = textwrap.dedent(
     import numpy as np
     sys.path.insert(0, sys.argv[1])
     import hearth
-    from hearth._ffi import created, ffi, lib, pointer, raise_for, take_bytes, text
+    from hearth._ffi import created, ffi, lab, lib, pointer, raise_for, take_bytes, text
     from hearth.sweep import SweepPlan, spec
 
     case = json.load(sys.stdin)
-    handle = created(lib.hearth_trace_create, text(json.dumps(case["metadata"])))
     t = np.ascontiguousarray(case["t_s"], dtype=np.float64)
     x = np.zeros_like(t)
     z = np.full_like(t, 9.81)
     z[len(z) // 2] = 80.0  # a jolt
-    raise_for(lib.hearth_trace_append(handle, lib.HEARTH_STREAM_ACCELEROMETER, len(t), pointer(t, "double"),
-                                      pointer(x, "double"), pointer(x, "double"), pointer(z, "double")), handle)
+
+    def build(library):
+        # The same recording in either library (a handle is used with the library that made it).
+        handle = created(library.hearth_trace_create, text(json.dumps(case["metadata"])), library=library)
+        raise_for(library.hearth_trace_append(handle, lib.HEARTH_STREAM_ACCELEROMETER, len(t), pointer(t, "double"),
+                                              pointer(x, "double"), pointer(x, "double"), pointer(z, "double")), handle, library=library)
+        return handle
+
+    handle = build(lib)
     detector = hearth.Detector()
     raise_for(lib.hearth_detector_feed_trace(detector._handle, handle, lib.HEARTH_GATE_ON), detector._handle)
     detector.finish()
     plan = SweepPlan(spec(grid={"jolt_g": [4]}, seeds=1, hours=0))
-    extraction = plan.run_trace(handle, "columns")
+    extraction = plan.run_trace(build(lab()), "columns")
     info = json.loads(take_bytes(lib.hearth_trace_info, handle))
     print(json.dumps({"verdicts": len(detector.verdicts()), "extraction_bytes": len(extraction), "info": info}))
     """

@@ -76,12 +76,17 @@ def test_every_declaration_of_the_header_is_in_the_cdef_verbatim():
     assert len(h_functions) >= 50
 
 
-def generated_header(tmp_path) -> str:
+def generated_header(tmp_path, module: str) -> str:
+    """The header the compiler writes for the @c functions of `module`
+    (HearthC: libhearth; HearthCLab: the sweep libhearth_lab.so adds)."""
     release = subprocess.run(["swift", "build", "-c", "release", "--scratch-path", ".build/libhearth-build", "--show-bin-path"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
-    out = tmp_path / "generated.h"
-    sources = sorted(str(p) for p in (ROOT / "Sources" / "HearthC").rglob("*.swift"))
+    out = tmp_path / f"{module}.h"
+    sources = sorted(str(p) for p in (ROOT / "Sources" / module).rglob("*.swift"))
     maps = [f"{release}/CHearth.build/module.modulemap", f"{release}/_HearthShims.build/module.modulemap", str(ROOT / "Sources" / "CBLAS" / "module.modulemap"), str(ROOT / "Sources" / "CLAPACKE" / "module.modulemap")]
-    command = ["swiftc", "-typecheck", "-parse-as-library", "-module-name", "HearthC", *sources, "-I", f"{release}/Modules"]
+    # The modules share `package` declarations (HearthCLab builds on HearthC's
+    # handles) under the package name SwiftPM gave the build (the checkout's).
+    package = re.search(r'"-package-name","([^"]+)"', (ROOT / ".build" / "libhearth-build" / "release.yaml").read_text()).group(1)
+    command = ["swiftc", "-typecheck", "-parse-as-library", "-module-name", module, "-package-name", package, *sources, "-I", f"{release}/Modules"]
     for m in maps:
         command += ["-Xcc", f"-fmodule-map-file={m}"]
     command += ["-emit-clang-header-path", str(out)]
@@ -90,12 +95,16 @@ def generated_header(tmp_path) -> str:
 
 
 def test_the_hand_written_header_matches_the_one_the_compiler_generates(tmp_path):
-    generated = generated_header(tmp_path)
-    # The @c functions use the header's own structs: the generated header includes it.
-    assert re.search(r"#include <[^>]*include/hearth\.h>", generated)
+    theirs = {}
+    for module in ("HearthC", "HearthCLab"):
+        generated = generated_header(tmp_path, module)
+        # libhearth's @c functions use the header's own structs: the generated header includes it.
+        assert module != "HearthC" or re.search(r"#include <[^>]*include/hearth\.h>", generated)
+        functions = {k: v for k, v in declarations(generated).items() if "SWIFT" not in k}
+        # The lab library adds the sweep and nothing else; libhearth has no sweep.
+        assert all(k.startswith("hearth_sweep_") == (module == "HearthCLab") for k in functions), module
+        theirs.update(functions)
     ours = declarations((ROOT / "include" / "hearth.h").read_text())
-    theirs = declarations(generated)
-    theirs = {k: v for k, v in theirs.items() if "SWIFT" not in k}
     assert sorted(ours) == sorted(theirs), "functions differ: " + str(set(ours) ^ set(theirs))
     for name in ours:
         assert signature(ours[name], name) == signature(theirs[name], name), name

@@ -146,3 +146,28 @@ def test_a_detector_threshold_outside_its_domain_is_refused_naming_the_setting_a
         hearth.Detector(config)
     with pytest.raises(hearth.BadInputError, match=named):
         hearth.ImpactConfig.from_json(json.dumps(dataclasses.asdict(config)))
+
+
+def test_a_recording_whose_vehicle_gate_closes_reports_as_the_command_does(command, tmp_path):
+    # Quiet driving whose classifier says automotive, then walking from 40 s:
+    # the command's quiet line says the gate was off (until the classifier said automotive at 0.5 s, and from 40 s); so must the library's.
+    from hearth._ffi import created, ffi, lib, pointer, raise_for, text
+
+    t = np.arange(0, 60, 0.02)
+    rng = np.random.default_rng(3)
+    x, y = rng.uniform(-0.2, 0.2, len(t)), rng.uniform(-0.2, 0.2, len(t))
+    z = 9.81 + rng.uniform(-0.2, 0.2, len(t))
+    handle = created(lib.hearth_trace_create, text('{"format": "columns"}'))
+    raise_for(lib.hearth_trace_append(handle, lib.HEARTH_STREAM_ACCELEROMETER, len(t), *(pointer(c, "double") for c in (t, x, y, z))), handle)
+    when, codes = np.array([0.5, 40.0]), np.array([5.0, 2.0])
+    raise_for(lib.hearth_trace_append(handle, lib.HEARTH_STREAM_ACTIVITIES, 2, pointer(when, "double"), pointer(codes, "double"), ffi.NULL, ffi.NULL), handle)
+    folder = tmp_path / "gate"
+    raise_for(lib.hearth_trace_write(handle, text(str(folder))), handle)
+    for format in ("text", "json", "csv"):
+        theirs = run(command, "impact", "detect", "--format", format, folder).stdout.decode()
+        assert "vehicle gate off until 0.5 s and from 40.0 s" in theirs
+        assert hearth.report(folder, format=format) == theirs
+    # The recording built from columns, fed as it is, reports the same.
+    detector = hearth.Detector()
+    raise_for(lib.hearth_detector_feed_trace(detector._handle, handle, lib.HEARTH_GATE_RECORDING), detector._handle)
+    assert detector.finish().report(str(folder), "text") == run(command, "impact", "detect", folder).stdout.decode()

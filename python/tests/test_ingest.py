@@ -139,6 +139,22 @@ def test_a_bad_description_is_named():
         hearth.Ingest([dict(HOME, radius_m=-1)])
 
 
+def test_inline_places_follow_the_places_file_s_rules(tmp_path):
+    # One reader of places whichever way they come: the 100 km cap, and an id
+    # given once (inline, in the file, or across the two).
+    hearth.Ingest([dict(HOME, radius_m=100_000.0)])
+    with pytest.raises(hearth.BadInputError, match="places\\[0\\].*100000 m"):
+        hearth.Ingest([dict(HOME, radius_m=100_000.001)])
+    with pytest.raises(hearth.BadInputError, match="places\\[1\\].*id 1 is used twice"):
+        hearth.Ingest([HOME, dict(HOME, latitude_deg=52.6)])
+    path = tmp_path / "places.geojson"
+    path.write_text('{"type": "FeatureCollection", "features": [{"type": "Feature", "id": 1, "geometry": '
+                    '{"type": "Point", "coordinates": [13.4, 52.5]}, "properties": {"radiusMeters": 50}}]}')
+    hearth.Ingest(places_file=path)
+    with pytest.raises(hearth.BadInputError, match="id 1 is used twice"):
+        hearth.Ingest([HOME], places_file=path)
+
+
 def test_reconfigure_keeps_the_state_and_drops_what_a_removed_place_left_waiting():
     fixes = history()
     same = hearth.Ingest([HOME], {42: [7]})

@@ -174,7 +174,7 @@ def test_appends_check_their_columns_and_reject_what_is_no_activity_code_as_a_fo
 
 
 def test_a_sweep_task_on_a_recording_with_no_accelerometer_names_it():
-    handle = created(lib.hearth_trace_create, text("{}"))
     plan = hearth.SweepPlan(hearth.spec([], {"jolt_g": [4]}, seeds=1, hours=0))
+    handle = created(plan._lab.hearth_trace_create, text("{}"), library=plan._lab)
     with pytest.raises(hearth.BadInputError, match="quiet: .*no accelerometer with gravity"):
         plan.run_trace(handle, "quiet")

@@ -1,6 +1,7 @@
 import Foundation
 import HearthGeo
 import HearthLab
+import HearthRuntime
 import HearthSim
 import HearthTrace
 

@@ -68,7 +68,7 @@ final class GridHandle: Handle {
   -> Int32
 {
   create(out) {
-    guard cell_size_m >= 1 && cell_size_m <= 10_000_000 else {
+    guard LatitudeBandGrid.cellSizeRangeMeters.contains(cell_size_m) else {
       return FailedHandle.with(
         HEARTH_ERROR_ARGUMENT, "cell_size_m must be between 1 m and 10 000 km, not \(cell_size_m)")
     }
@@ -117,21 +117,16 @@ final class GridHandle: Handle {
       grid: h.grid, minimumAccuracyMeters: min_accuracy_m, timeSlotMilliseconds: slot_ms)
     let (times, accuracy) = (try input(time_ms, n, "time_ms"), try input(accuracy_m, n, "accuracy_m"))
     let (lat, lon) = (try input(lat_deg, n, "lat_deg"), try input(lon_deg, n, "lon_deg"))
-    let (accuracyOut, slots) = (
-      try output(accuracy_out_m, n, "accuracy_out_m"), try output(slot_start_ms, n, "slot_start_ms")
-    )
+    var accuracyOut = try output(accuracy_out_m, n, "accuracy_out_m").mutableSpan
+    var slots = try output(slot_start_ms, n, "slot_start_ms").mutableSpan
     var ids = try output(cell_id, n, "cell_id").mutableSpan
     var centreLatitudes = try output(centre_lat_deg, n, "centre_lat_deg").mutableSpan
     var centreLongitudes = try output(centre_lon_deg, n, "centre_lon_deg").mutableSpan
-    // The position part is the grid's snap (what `project` does per fix);
-    // accuracy and time go through the projection's own rules.
-    h.grid.snap(
-      latitudesDegrees: lat.span, longitudesDegrees: lon.span, cellIDs: &ids,
-      centreLatitudesDegrees: &centreLatitudes, centreLongitudesDegrees: &centreLongitudes)
-    for i in 0..<n {
-      accuracyOut[i] = projection.widenedAccuracy(accuracy[i])
-      slots[i] = projection.slotStart(of: times[i])
-    }
+    projection.project(
+      timesMilliseconds: times.span, latitudesDegrees: lat.span, longitudesDegrees: lon.span,
+      accuraciesMeters: accuracy.span, cellIDs: &ids, centreLatitudesDegrees: &centreLatitudes,
+      centreLongitudesDegrees: &centreLongitudes, accuraciesOutMeters: &accuracyOut,
+      slotStartsMilliseconds: &slots)
     return HEARTH_OK
   }
 }

@@ -1,121 +1,26 @@
 import CHearth
 import Foundation
 import HearthGeo
-import HearthLab
+import HearthRuntime
 import HearthTrace
 
-/// The description `hearth_ingest_create` reads.
-struct IngestDescription: Decodable {
-  struct Place: Decodable {
-    var id: UInt32
-    var circle: UInt32?
-    var name: String?
-    var latitude_deg: Double
-    var longitude_deg: Double
-    var radius_m: Double
-  }
-  var places: [Place]?
-  var places_file: String?
-  var circles_of_person: [String: [UInt32]]?
-  var speed_limits_kmh: [String: Double]?
-
-  /// The pipeline it describes, and its places.
-  /// - Throws: `TraceError.malformed` naming the key and why; the places file's own errors.
-  func pipeline() throws -> (IngestPipeline, [NamedPlace]) {
-    func bad(_ reason: String) -> TraceError {
-      .malformed(SourceLocation(file: "ingest description", line: 0), reason: reason)
-    }
-    var named: [NamedPlace] = []
-    for (i, p) in (places ?? []).enumerated() {
-      guard abs(p.latitude_deg) <= 90, abs(p.longitude_deg) <= 180, p.radius_m > 0, p.radius_m.isFinite else {
-        throw bad(
-          "places[\(i)]: latitude_deg in [-90, 90], longitude_deg in [-180, 180] and radius_m > 0 needed")
-      }
-      named.append(
-        NamedPlace(
-          geofence: Geofence(
-            id: PlaceID(p.id), circle: CircleID(p.circle ?? 0),
-            center: Coordinate(latitudeDegrees: p.latitude_deg, longitudeDegrees: p.longitude_deg),
-            radiusMeters: p.radius_m),
-          name: p.name))
-    }
-    if let path = places_file { named += try PlacesFile.read(path: path) }
-    var circles: [UserID: [CircleID]] = [:]
-    for (key, value) in circles_of_person ?? [:] {
-      guard let user = UInt32(key) else {
-        throw bad("circles_of_person: '\(key.prefix(40))' is not a user id")
-      }
-      circles[UserID(user)] = value.sorted().map(CircleID.init(rawValue:))
-    }
-    var limits: [CircleID: SpeedLimit] = [:]
-    for (key, kmh) in speed_limits_kmh ?? [:] {
-      guard let circle = UInt32(key), kmh > 0, kmh.isFinite else {
-        throw bad("speed_limits_kmh: '\(key.prefix(40))' must be a circle id with a positive limit")
-      }
-      limits[CircleID(circle)] = SpeedLimit(kilometersPerHour: kmh)
-    }
-    return (
-      IngestPipeline(places: named.map(\.geofence), circlesOfPerson: circles, speedLimits: limits), named
-    )
-  }
-}
-
-/// What `hearth_ingest_save` writes: the pipeline's state with the trip
-/// names' memory beside its keys (`tripNames`), so bytes saved before ABI
-/// 1.2 (the state alone) restore, with nothing remembered.
-struct SavedIngest: Codable {
-  var state: IngestState
-  var names: TripNaming.Memory
-
-  init(state: IngestState, names: TripNaming.Memory) {
-    self.state = state
-    self.names = names
-  }
-
-  enum CodingKeys: String, CodingKey { case tripNames }
-
-  init(from decoder: any Decoder) throws {
-    state = try IngestState(from: decoder)
-    names =
-      try decoder.container(keyedBy: CodingKeys.self).decodeIfPresent(
-        TripNaming.Memory.self, forKey: .tripNames)
-      ?? TripNaming.Memory()
-  }
-
-  func encode(to encoder: any Encoder) throws {
-    try state.encode(to: encoder)
-    var c = encoder.container(keyedBy: CodingKeys.self)
-    try c.encode(names, forKey: .tripNames)
-  }
-}
-
-/// A pipeline, its state, and the output of the last batch or tick.
+/// The runtime's ingest session (pipeline, state, the trip names' memory,
+/// the last output and its names) and the header's records of that output.
 final class IngestHandle: Handle {
-  var pipeline: IngestPipeline
-  /// `hearth_ingest_events_json`'s lines: every record, diagnostics first, place names.
-  var lines: IngestEventLines
-  var state = IngestState()
-  /// The geofence events trips still open may be named from (saved with the state).
-  var names = TripNaming.Memory()
-  var output = IngestOutput()
-  /// The SPEC §7 names of the output's segments, in order.
-  var tripNames: [TripNaming.Ends] = []
+  var session: IngestSession
   /// The output's typed records (built once per batch).
   var events: [hearth_event] = []
   /// Both ends of each trip record, in order.
   var tripRecords: [hearth_trip_names] = []
 
-  init(_ pipeline: IngestPipeline, places: [NamedPlace]) {
-    self.pipeline = pipeline
-    lines = IngestEventLines(places: places, diagnostics: true)
+  init(_ session: IngestSession) {
+    self.session = session
   }
 
-  func take(_ output: IngestOutput) {
-    self.output = output
-    tripNames = names.name(
-      output.trips.segments, events: output.geofenceEvents, fence: pipeline.geofences, trips: state.trips)
-    events = Self.records(output, tripNames: tripNames)
-    tripRecords = Self.tripRecords(events: events, tripNames: tripNames)
+  /// The header's records of the session's last output.
+  func recordOutput() {
+    events = Self.records(session.output, tripNames: session.tripNames)
+    tripRecords = Self.tripRecords(events: events, tripNames: session.tripNames)
   }
 
   /// The header's record of each trip's names; `event` is the index of the
@@ -210,23 +115,18 @@ final class IngestHandle: Handle {
   }
 }
 
+/// The description in `json` (NULL or "": the empty one), or why not.
+private func description(_ json: UnsafePointer<CChar>?) -> Result<IngestDescription, Error> {
+  Result { try IngestDescription.decode(string(json) ?? "") }
+}
+
 @c public func hearth_ingest_create(
   _ description_json: UnsafePointer<CChar>?, _ out: UnsafeMutablePointer<OpaquePointer?>?
 ) -> Int32 {
   create(out) {
-    let text = string(description_json) ?? ""
-    do {
-      let description = try JSONDecoder().decode(
-        IngestDescription.self, from: Data((text.isEmpty ? "{}" : text).utf8))
-      let (pipeline, places) = try description.pipeline()
-      return (IngestHandle(pipeline, places: places), HEARTH_OK)
-    } catch let error as TraceError {
-      return FailedHandle.with(HEARTH_ERROR_BAD_INPUT, "\(error)")
-    } catch {
-      return FailedHandle.with(
-        HEARTH_ERROR_BAD_INPUT,
-        "ingest description: not a description of places and circles (places, places_file, circles_of_person, speed_limits_kmh)"
-      )
+    switch description(description_json) {
+    case .success(let d): return (IngestHandle(IngestSession(d)), HEARTH_OK)
+    case .failure(let error): return FailedHandle.with(HEARTH_ERROR_BAD_INPUT, "\(error)")
     }
   }
 }
@@ -238,15 +138,17 @@ final class IngestHandle: Handle {
   return guarded(h) { () throws(ArgumentError) in
     guard let fixes else { throw ArgumentError(reason: "fixes is NULL") }
     let batch = try FixColumns(fixes.pointee)
-    h.take(h.pipeline.ingest(batch, receivedAtMilliseconds: received_ms, state: &h.state))
-    if let error = h.output.schemaError { return h.fail(HEARTH_ERROR_SCHEMA, error.description) }
+    h.session.ingest(batch, receivedAtMilliseconds: received_ms)
+    h.recordOutput()
+    if let error = h.session.output.schemaError { return h.fail(HEARTH_ERROR_SCHEMA, error.description) }
     return h.succeed()
   }
 }
 
 @c public func hearth_ingest_tick(_ ingest: OpaquePointer?, _ now_ms: Int64) -> Int32 {
   guard let h = Handle.from(ingest, as: IngestHandle.self) else { return wrongHandle(ingest) }
-  h.take(h.pipeline.advance(to: now_ms, state: &h.state))
+  h.session.advance(to: now_ms)
+  h.recordOutput()
   return h.succeed()
 }
 
@@ -256,8 +158,8 @@ final class IngestHandle: Handle {
 ) -> Int32 {
   guard let h = Handle.from(ingest, as: IngestHandle.self) else { return wrongHandle(ingest) }
   events?.pointee = Int64(h.events.count)
-  inserted?.pointee = Int64(h.output.inserted)
-  duplicates?.pointee = Int64(h.output.duplicates)
+  inserted?.pointee = Int64(h.session.output.inserted)
+  duplicates?.pointee = Int64(h.session.output.duplicates)
   return h.succeed()
 }
 
@@ -266,8 +168,8 @@ final class IngestHandle: Handle {
   _ overruled: UnsafeMutablePointer<Int64>?
 ) -> Int32 {
   guard let h = Handle.from(ingest, as: IngestHandle.self) else { return wrongHandle(ingest) }
-  not_newer?.pointee = Int64(h.output.notNewer)
-  overruled?.pointee = Int64(h.output.overruled)
+  not_newer?.pointee = Int64(h.session.output.notNewer)
+  overruled?.pointee = Int64(h.session.output.overruled)
   return h.succeed()
 }
 
@@ -289,7 +191,7 @@ final class IngestHandle: Handle {
   _ ingest: OpaquePointer?, _ out: UnsafeMutablePointer<OpaquePointer?>?
 ) -> Int32 {
   guard let h = Handle.from(ingest, as: IngestHandle.self) else { return wrongHandle(ingest) }
-  do { return handOutBytes(out, text(try h.lines.lines(h.output, tripNames: h.tripNames))) } catch {
+  do { return handOutBytes(out, text(try h.session.lines(diagnostics: true))) } catch {
     return handOutFailure(out, HEARTH_ERROR_BAD_INPUT, "cannot encode an event: \(error)")
   }
 }
@@ -312,41 +214,24 @@ final class IngestHandle: Handle {
   _ ingest: OpaquePointer?, _ description_json: UnsafePointer<CChar>?, _ dropped: UnsafeMutablePointer<Int64>?
 ) -> Int32 {
   guard let h = Handle.from(ingest, as: IngestHandle.self) else { return wrongHandle(ingest) }
-  let text = string(description_json) ?? ""
-  let pipeline: IngestPipeline
-  let places: [NamedPlace]
-  do {
-    let description = try JSONDecoder().decode(
-      IngestDescription.self, from: Data((text.isEmpty ? "{}" : text).utf8))
-    (pipeline, places) = try description.pipeline()
-  } catch let error as TraceError {
-    return h.fail(HEARTH_ERROR_BAD_INPUT, "\(error); the pipeline is unchanged")
-  } catch {
-    return h.fail(
-      HEARTH_ERROR_BAD_INPUT,
-      "ingest description: not a description of places and circles (places, places_file, circles_of_person, speed_limits_kmh); the pipeline is unchanged"
-    )
+  switch description(description_json) {
+  case .failure(let error): return h.fail(HEARTH_ERROR_BAD_INPUT, "\(error); the pipeline is unchanged")
+  case .success(let d):
+    let report = h.session.reconfigure(d)
+    h.recordOutput()
+    dropped?.pointee = Int64(
+      report.droppedPlaceRecords + report.droppedPendingDepartures + report.droppedPendingArrivals
+        + report.droppedSpeedStretches)
+    return h.succeed()
   }
-  let report = pipeline.adopt(&h.state)
-  h.pipeline = pipeline
-  h.lines = IngestEventLines(places: places, diagnostics: true)
-  h.take(IngestOutput())
-  dropped?.pointee = Int64(
-    report.droppedPlaceRecords + report.droppedPendingDepartures + report.droppedPendingArrivals
-      + report.droppedSpeedStretches)
-  return h.succeed()
 }
 
 @c public func hearth_ingest_save(_ ingest: OpaquePointer?, _ out: UnsafeMutablePointer<OpaquePointer?>?)
   -> Int32
 {
   guard let h = Handle.from(ingest, as: IngestHandle.self) else { return wrongHandle(ingest) }
-  let encoder = JSONEncoder()
-  encoder.outputFormatting = [.sortedKeys]
-  encoder.nonConformingFloatEncodingStrategy = .convertToString(
-    positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
-  do { return handOutBytes(out, try encoder.encode(SavedIngest(state: h.state, names: h.names))) } catch {
-    return handOutFailure(out, HEARTH_ERROR_BAD_INPUT, "cannot encode the state: \(error)")
+  do { return handOutBytes(out, try h.session.saved()) } catch {
+    return handOutFailure(out, HEARTH_ERROR_BAD_INPUT, "\(error)")
   }
 }
 
@@ -356,24 +241,10 @@ final class IngestHandle: Handle {
   guard let h = Handle.from(ingest, as: IngestHandle.self) else { return wrongHandle(ingest) }
   return guarded(h) { () throws(ArgumentError) in
     let bytes = try input(state, try checkedCount(size, "size"), "state")
-    let decoder = JSONDecoder()
-    decoder.nonConformingFloatDecodingStrategy = .convertFromString(
-      positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
-    let restored: SavedIngest
-    do { restored = try decoder.decode(SavedIngest.self, from: Data(bytes)) } catch {
-      return h.fail(
-        HEARTH_ERROR_BAD_INPUT,
-        "not a saved ingest state (\(size) bytes): \(DecodingProblem(error)); the state is unchanged")
+    do { try h.session.restore(Data(bytes)) } catch {
+      return h.fail(HEARTH_ERROR_BAD_INPUT, "\(error)")
     }
-    let problems = restored.state.problems(under: h.pipeline)
-    guard problems.isEmpty else {
-      return h.fail(
-        HEARTH_ERROR_BAD_INPUT,
-        "saved ingest state refused: \(problems.joined(separator: "; ")); the state is unchanged")
-    }
-    h.state = restored.state
-    h.names = restored.names
-    h.take(IngestOutput())
+    h.recordOutput()
     return h.succeed()
   }
 }

@@ -1,48 +1,20 @@
 import CHearth
 import Foundation
 import HearthImpact
-import HearthLab
+import HearthRuntime
 import HearthTrace
 
-/// A detector, the verdicts it completed, and what `impact detect` reports
-/// beside them for a quiet recording: the hours with data and the peak |a|
-/// of every accelerometer sample fed (the same sums `ImpactFeed` makes, in
-/// the same order, so the report is the command's byte for byte).
+/// A detector: the runtime's session (the detector, its verdicts, and what
+/// the report says beside them, counted there for every door, so the
+/// report is the command's byte for byte).
 final class DetectorHandle: Handle {
-  let configuration: ImpactConfiguration
-  var detector: ImpactDetector
-  var verdicts: [ImpactVerdict] = []
-  var finished = false
-  private var recordedSeconds = 0.0
-  private var lastAccelerometerSeconds: Double?
-  private var peakMetersPerSecondSquared = 0.0
+  var session: ImpactSession
 
   init(configuration: ImpactConfiguration) {
-    self.configuration = configuration
-    detector = ImpactDetector(configuration: configuration)
+    session = ImpactSession(configuration: configuration)
   }
 
-  /// Feeds one batch, accumulating hours and peak as `ImpactFeed.hoursWithData`
-  /// and `peakAccelerationG` do (a step over 1 s is a pause).
-  func feed(_ batch: ImpactBatch) {
-    for s in batch.accelerometer {
-      if let last = lastAccelerometerSeconds {
-        let step = s.seconds - last
-        if step > 0 && step <= 1 { recordedSeconds += step }
-      }
-      lastAccelerometerSeconds = s.seconds
-      let m = (s.x * s.x + s.y * s.y + s.z * s.z).squareRoot()
-      if m > peakMetersPerSecondSquared { peakMetersPerSecondSquared = m }
-    }
-    verdicts += detector.process(batch)
-  }
-
-  func records(file: String) -> VerdictRecords {
-    VerdictRecords(
-      file: file, verdicts: verdicts, configuration: configuration, hours: recordedSeconds / 3600,
-      peakG: peakMetersPerSecondSquared / ImpactConfiguration.standardGravity)
-  }
-
+  var verdicts: [ImpactVerdict] { session.verdicts }
   var conditionCount: Int { verdicts.reduce(0) { $0 + $1.conditions.count } }
 }
 
@@ -134,7 +106,9 @@ let conditionNames: [ImpactCondition.Name] = [
 /// The detector behind `pointer`, ready to be fed.
 private func feedable(_ pointer: OpaquePointer?) -> (DetectorHandle?, Int32) {
   guard let h = Handle.from(pointer, as: DetectorHandle.self) else { return (nil, wrongHandle(pointer)) }
-  guard !h.finished else { return (nil, h.fail(HEARTH_ERROR_STATE, "the detector was finished; create a new one")) }
+  guard !h.session.isFinished else {
+    return (nil, h.fail(HEARTH_ERROR_STATE, "the detector was finished; create a new one"))
+  }
   return (h, HEARTH_OK)
 }
 
@@ -143,7 +117,7 @@ private func feedable(_ pointer: OpaquePointer?) -> (DetectorHandle?, Int32) {
   guard let h = handle else { return status }
   return guarded(h) { () throws(ArgumentError) in
     guard let batch else { throw ArgumentError(reason: "batch is NULL") }
-    h.feed(try ImpactBatch(batch.pointee))
+    h.session.feed(try ImpactBatch(batch.pointee))
     return h.succeed()
   }
 }
@@ -165,18 +139,20 @@ func gatePolicy(_ code: Int32) -> VehicleGatePolicy? {
     return h.fail(HEARTH_ERROR_ARGUMENT, "trace is not a readable trace handle")
   }
   guard let policy = gatePolicy(gate) else { return h.fail(HEARTH_ERROR_ARGUMENT, "unknown vehicle gate \(gate)") }
-  guard let feed = ImpactFeed(trace: t.trace, gate: policy) else {
-    return h.fail(HEARTH_ERROR_BAD_INPUT, "no accelerometer with gravity (nor a gravity stream to add back)")
+  // Streamed, as `impact detect` streams it: a file read again from its
+  // path, columns through the readers' checks, in bounded memory.
+  do {
+    try h.session.feed(t.stream(), name: t.name, gate: policy)
+    return h.succeed()
+  } catch {
+    return h.fail(HEARTH_ERROR_BAD_INPUT, "\(error)")
   }
-  for batch in feed.batches() { h.feed(batch) }
-  return h.succeed()
 }
 
 @c public func hearth_detector_finish(_ detector: OpaquePointer?) -> Int32 {
   let (handle, status) = feedable(detector)
   guard let h = handle else { return status }
-  h.verdicts += h.detector.finish()
-  h.finished = true
+  h.session.finish()
   return h.succeed()
 }
 
@@ -248,8 +224,8 @@ extension ImpactVerdict.Outcome {
   _ jolts_gate_off: UnsafeMutablePointer<Int64>?
 ) -> Int32 {
   guard let h = Handle.from(detector, as: DetectorHandle.self) else { return wrongHandle(detector) }
-  skipped_samples?.pointee = Int64(h.detector.counters.skippedSamples)
-  jolts_gate_off?.pointee = Int64(h.detector.counters.joltsGateOff)
+  skipped_samples?.pointee = Int64(h.session.detector.counters.skippedSamples)
+  jolts_gate_off?.pointee = Int64(h.session.detector.counters.joltsGateOff)
   return h.succeed()
 }
 
@@ -261,7 +237,7 @@ func text(_ lines: [String]) -> [UInt8] { Array(lines.map { $0 + "\n" }.joined()
   _ out: UnsafeMutablePointer<OpaquePointer?>?
 ) -> Int32 {
   guard let h = Handle.from(detector, as: DetectorHandle.self) else { return wrongHandle(detector) }
-  let records = h.records(file: string(file_name) ?? "-")
+  let records = h.session.records(file: string(file_name) ?? "-")
   do {
     switch format {
     case HEARTH_FORMAT_TEXT: return handOutBytes(out, text(records.text))

@@ -5,18 +5,19 @@ import CHearth
 // check the kernels run on the caller's memory without a copy.
 
 /// Why an argument was refused (the status is always HEARTH_ERROR_ARGUMENT).
-struct ArgumentError: Error {
-  var reason: String
+package struct ArgumentError: Error {
+  package var reason: String
+  package init(reason: String) { self.reason = reason }
 }
 
 /// The count as an `Int`, refusing a negative one.
-func checkedCount(_ count: Int64, _ name: String = "count") throws(ArgumentError) -> Int {
+package func checkedCount(_ count: Int64, _ name: String = "count") throws(ArgumentError) -> Int {
   guard count >= 0 else { throw ArgumentError(reason: "\(name) is negative (\(count))") }
   return Int(count)
 }
 
 /// `count` elements at `pointer` (an empty buffer for a count of 0).
-func input<T>(_ pointer: UnsafePointer<T>?, _ count: Int, _ name: String) throws(ArgumentError)
+package func input<T>(_ pointer: UnsafePointer<T>?, _ count: Int, _ name: String) throws(ArgumentError)
   -> UnsafeBufferPointer<T>
 {
   guard count > 0 else { return UnsafeBufferPointer(start: nil, count: 0) }
@@ -25,7 +26,8 @@ func input<T>(_ pointer: UnsafePointer<T>?, _ count: Int, _ name: String) throws
 }
 
 /// `count` writable elements at `pointer`.
-func output<T>(_ pointer: UnsafeMutablePointer<T>?, _ count: Int, _ name: String) throws(ArgumentError)
+package func output<T>(_ pointer: UnsafeMutablePointer<T>?, _ count: Int, _ name: String)
+  throws(ArgumentError)
   -> UnsafeMutableBufferPointer<T>
 {
   guard count > 0 else { return UnsafeMutableBufferPointer(start: nil, count: 0) }
@@ -34,20 +36,20 @@ func output<T>(_ pointer: UnsafeMutablePointer<T>?, _ count: Int, _ name: String
 }
 
 /// An optional input column: nil when NULL.
-func optionalInput<T>(_ pointer: UnsafePointer<T>?, _ count: Int) -> UnsafeBufferPointer<T>? {
+package func optionalInput<T>(_ pointer: UnsafePointer<T>?, _ count: Int) -> UnsafeBufferPointer<T>? {
   pointer.map { UnsafeBufferPointer(start: $0, count: count) }
 }
 
 /// Runs `body`, turning an argument error into HEARTH_ERROR_ARGUMENT (on
 /// `handle` when there is one).
-func guarded(_ handle: Handle? = nil, _ body: () throws(ArgumentError) -> Int32) -> Int32 {
+package func guarded(_ handle: Handle? = nil, _ body: () throws(ArgumentError) -> Int32) -> Int32 {
   do { return try body() } catch {
     return handle?.fail(HEARTH_ERROR_ARGUMENT, error.reason) ?? HEARTH_ERROR_ARGUMENT
   }
 }
 
 /// A C string as a Swift string (nil for NULL).
-func string(_ pointer: UnsafePointer<CChar>?) -> String? {
+package func string(_ pointer: UnsafePointer<CChar>?) -> String? {
   pointer.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: strlenOf($0)), as: UTF8.self) }
 }
 

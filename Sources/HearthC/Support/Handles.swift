@@ -6,19 +6,20 @@ import CHearth
 // call on the handle). Nothing here is global: each call works on the
 // handle it is given, and the status constants are the header's own.
 
-/// The base of every handle: the message of the last call.
-class Handle {
+/// The base of every handle: the message of the last call. `package`: the
+/// lab library (HearthCLab) builds its handles on it.
+package class Handle {
   /// The last call's error message (NUL-terminated, owned here), nil after a success.
   private var storage: UnsafeMutablePointer<CChar>?
 
   deinit { storage?.deallocate() }
 
   /// What `hearth_last_error` returns: valid until the next call on the handle.
-  final var message: UnsafePointer<CChar> { storage.map { UnsafePointer($0) } ?? cText("") }
+  package final var message: UnsafePointer<CChar> { storage.map { UnsafePointer($0) } ?? cText("") }
 
   /// Records a failure and returns its status.
   @discardableResult
-  final func fail(_ status: Int32, _ text: String) -> Int32 {
+  package final func fail(_ status: Int32, _ text: String) -> Int32 {
     let utf8 = text.utf8CString
     let copy = UnsafeMutablePointer<CChar>.allocate(capacity: utf8.count)
     utf8.withUnsafeBufferPointer { copy.initialize(from: $0.baseAddress!, count: utf8.count) }
@@ -28,7 +29,7 @@ class Handle {
   }
 
   /// Clears the message and returns `HEARTH_OK`.
-  final func succeed() -> Int32 {
+  package final func succeed() -> Int32 {
     storage?.deallocate()
     storage = nil
     return HEARTH_OK
@@ -37,13 +38,13 @@ class Handle {
 
 /// A constant C string from a literal: the literal's own bytes in the binary
 /// (NUL-terminated by the compiler), no storage of ours.
-func cText(_ text: StaticString) -> UnsafePointer<CChar> {
+package func cText(_ text: StaticString) -> UnsafePointer<CChar> {
   UnsafeRawPointer(text.utf8Start).assumingMemoryBound(to: CChar.self)
 }
 
 /// Bytes the library produced, owned by the handle (one allocation, so the
 /// pointer `hearth_bytes_data` returns stays valid until release).
-final class BytesHandle: Handle {
+package final class BytesHandle: Handle {
   let base: UnsafeMutablePointer<UInt8>
   let count: Int
   init(_ contents: some Collection<UInt8> = [UInt8]()) {
@@ -56,17 +57,17 @@ final class BytesHandle: Handle {
 
 extension Handle {
   /// The opaque pointer C holds: one retain, released by `hearth_release`.
-  var retainedPointer: OpaquePointer { OpaquePointer(Unmanaged.passRetained(self).toOpaque()) }
+  package var retainedPointer: OpaquePointer { OpaquePointer(Unmanaged.passRetained(self).toOpaque()) }
 
   /// The handle behind `pointer` if it is a `T` (nil for NULL or another kind).
-  static func from<T: Handle>(_ pointer: OpaquePointer?, as _: T.Type = T.self) -> T? {
+  package static func from<T: Handle>(_ pointer: OpaquePointer?, as _: T.Type = T.self) -> T? {
     guard let pointer else { return nil }
     return Unmanaged<Handle>.fromOpaque(UnsafeRawPointer(pointer)).takeUnretainedValue() as? T
   }
 
   /// Stores `self` in `*out` (when out is not NULL) and returns `status`:
   /// how every create function hands back a handle, failed or not.
-  func handOut(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ status: Int32) -> Int32 {
+  package func handOut(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ status: Int32) -> Int32 {
     guard let out else { return HEARTH_ERROR_ARGUMENT }
     out.pointee = retainedPointer
     return status
@@ -75,7 +76,7 @@ extension Handle {
 
 /// Hands a new handle to `*out`: `make` either returns it ready (OK) or a
 /// failed handle already carrying its message and status.
-func create(
+package func create(
   _ out: UnsafeMutablePointer<OpaquePointer?>?, _ make: () -> (Handle, Int32)
 ) -> Int32 {
   guard let out else { return HEARTH_ERROR_ARGUMENT }
@@ -86,31 +87,43 @@ func create(
 
 /// A handle that failed to create: it answers only `hearth_last_error` and
 /// `hearth_release`; every other call on it is `HEARTH_ERROR_STATE`.
-final class FailedHandle: Handle {
-  static func with(_ status: Int32, _ text: String) -> (Handle, Int32) {
+package final class FailedHandle: Handle {
+  package static func with(_ status: Int32, _ text: String) -> (Handle, Int32) {
     let handle = FailedHandle()
     return (handle, handle.fail(status, text))
   }
 }
 
 /// The bytes in a new bytes handle, stored in `*out`.
-func handOutBytes(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ bytes: some Collection<UInt8>) -> Int32 {
+package func handOutBytes(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ bytes: some Collection<UInt8>)
+  -> Int32
+{
   BytesHandle(bytes).handOut(out, HEARTH_OK)
 }
 
 /// A failed bytes handle carrying `text`, stored in `*out`.
-func handOutFailure(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ status: Int32, _ text: String) -> Int32 {
+package func handOutFailure(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ status: Int32, _ text: String)
+  -> Int32
+{
   let handle = BytesHandle()
   return handle.handOut(out, handle.fail(status, text))
 }
 
 /// The status a call on a handle that failed to create, or on NULL, or on
 /// a handle of another kind, returns.
-func wrongHandle(_ pointer: OpaquePointer?) -> Int32 {
+package func wrongHandle(_ pointer: OpaquePointer?) -> Int32 {
   guard let pointer else { return HEARTH_ERROR_ARGUMENT }
   let handle = Unmanaged<Handle>.fromOpaque(UnsafeRawPointer(pointer)).takeUnretainedValue()
   return handle is FailedHandle
     ? HEARTH_ERROR_STATE : handle.fail(HEARTH_ERROR_ARGUMENT, "a handle of another kind was passed")
+}
+
+/// A handle of another module of the package carrying its own state (a
+/// class outside this module cannot subclass ``Handle``): the lab library's
+/// sweep plan.
+package final class ValueHandle<Value: AnyObject>: Handle {
+  package let value: Value
+  package init(_ value: Value) { self.value = value }
 }
 
 // MARK: Exported

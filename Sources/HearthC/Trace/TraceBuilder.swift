@@ -152,8 +152,9 @@ private func appendable(_ pointer: OpaquePointer?) -> (TraceHandle?, Int32) {
 @c public func hearth_trace_write(_ trace: OpaquePointer?, _ folder: UnsafePointer<CChar>?) -> Int32 {
   guard let h = Handle.from(trace, as: TraceHandle.self) else { return wrongHandle(trace) }
   guard let folder = string(folder) else { return h.fail(HEARTH_ERROR_ARGUMENT, "folder is NULL") }
+  guard let whole = h.whole() else { return HEARTH_ERROR_BAD_INPUT }
   do {
-    try TraceFolder.write(h.trace, to: folder)
+    try TraceFolder.write(whole.trace, to: folder)
     return h.succeed()
   } catch {
     return h.fail(HEARTH_ERROR_BAD_INPUT, "\(error)")

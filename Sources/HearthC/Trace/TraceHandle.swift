@@ -1,64 +1,128 @@
 import CHearth
 import Foundation
 import HearthGeo
-import HearthLab
+import HearthRuntime
 import HearthTrace
 
-/// A recording: read through `TraceImport` (immutable), or built from
-/// columns by `hearth_trace_create` and the append functions (ABI 1.1),
-/// kept as a `ColumnTrace` and read through the readers' row checks the
-/// first time it is used after an append (TraceBuilder.swift).
-final class TraceHandle: Handle {
-  /// Built from columns: the append functions add to it. Nil when read from a file.
-  private var built: ColumnTrace?
-  /// The recording and its report (for a built one: the columns read, up to
-  /// the last append).
-  private var contents: (trace: Trace, report: ImportReport)?
-  /// The accelerometer with gravity added back, computed once, when the
-  /// file kept gravity apart (otherwise the stream itself is the detector's).
-  private var gravityAdded: VectorStream?
+/// A recording: opened from a path through `TraceImport` (immutable), or
+/// built from columns by `hearth_trace_create` and the append functions
+/// (ABI 1.1), kept as a `ColumnTrace` (TraceBuilder.swift).
+///
+/// Nothing is held whole until something needs the whole recording (its
+/// samples, fixes, info, a trace folder, a sweep): then it is read through
+/// the readers' row checks once and kept, until the next append. Feeding a
+/// detector never needs it: the recording is streamed (``stream()``), a file
+/// read again from its path, in bounded memory.
+package final class TraceHandle: Handle {
+  private enum Source {
+    /// Opened from `path` (`hearth_trace_read`): `stream` reads it in time order.
+    case file(path: String, stream: TraceStream)
+    /// Built from columns: the append functions add to it.
+    case columns(ColumnTrace)
+  }
 
-  init(trace: Trace, report: ImportReport) {
-    contents = (trace, report)
-    built = nil
-    gravityAdded =
-      trace.accelerometer?.content == .excludesGravity
-      ? trace.accelerationIncludingGravity() ?? VectorStream() : nil
+  /// The recording read whole: its trace, its report (for a built one: the
+  /// columns read, up to the last append), and the accelerometer as the
+  /// detector sees it (gravity added back when the file kept it apart).
+  package struct Contents: Sendable {
+    package var trace: Trace
+    package var report: ImportReport
+    package var acceleration: VectorStream
+  }
+
+  private var source: Source
+  /// Read on first use; nil again after an append.
+  private var contents: Result<Contents, ReadFailure>?
+
+  /// Why a recording could not be read whole (the message names the file).
+  package struct ReadFailure: Error, CustomStringConvertible {
+    package var description: String
+  }
+
+  /// A recording opened from `path` (read when first used).
+  init(path: String, stream: TraceStream) {
+    source = .file(path: path, stream: stream)
   }
 
   /// An empty recording to append to; its accelerometer includes gravity.
   init(metadata: TraceMetadata) {
-    built = ColumnTrace(metadata: metadata)
-    contents = nil
-    gravityAdded = nil
+    source = .columns(ColumnTrace(metadata: metadata))
   }
 
-  var isBuilt: Bool { built != nil }
+  var isBuilt: Bool {
+    if case .columns = source { return true }
+    return false
+  }
 
-  /// The recording as the readers' checks leave it.
-  var trace: Trace { settled().trace }
-  /// What was read, kept and rejected, per file or appended stream.
-  var report: ImportReport { settled().report }
+  /// The recording's name in errors: its path, or the built recording's format.
+  package var name: String {
+    switch source {
+    case .file(let path, _): path
+    case .columns(let columns): columns.metadata.format
+    }
+  }
 
-  private func settled() -> (trace: Trace, report: ImportReport) {
-    if let contents { return contents }
-    let read = built?.read() ?? (Trace(metadata: TraceMetadata(format: "columns")), ImportReport())
-    contents = read
-    return read
+  /// The recording in time order, chunk by chunk, through the readers'
+  /// checks: what the detector is fed (the whole recording is not needed).
+  package func stream() -> TraceStream {
+    switch source {
+    case .file(_, let stream): stream
+    case .columns(let columns): columns.stream()
+    }
+  }
+
+  /// The recording read whole, kept for the next calls, or why it cannot be read.
+  func settled() -> Result<Contents, ReadFailure> {
+    let result = contents ?? read()
+    contents = result
+    return result
+  }
+
+  /// The recording read whole, kept for the next calls; nil when it cannot
+  /// be read, the reason on the handle (HEARTH_ERROR_BAD_INPUT).
+  func whole() -> Contents? {
+    switch settled() {
+    case .success(let c): return c
+    case .failure(let failure):
+      fail(HEARTH_ERROR_BAD_INPUT, failure.description)
+      return nil
+    }
+  }
+
+  /// The recording read whole without keeping it (what is kept is used):
+  /// for callers that run concurrently on one handle and may only read it
+  /// (`hearth_sweep_run_trace`).
+  package func snapshot() -> Result<Contents, ReadFailure> { contents ?? read() }
+
+  private func read() -> Result<Contents, ReadFailure> {
+    let trace: Trace
+    let report: ImportReport
+    switch source {
+    case .file(let path, let stream):
+      do { (trace, report) = try stream.readAll() } catch {
+        let text = "\(error)"
+        return .failure(ReadFailure(description: text.contains(path) ? text : "\(path): \(text)"))
+      }
+    case .columns(let columns): (trace, report) = columns.read()
+    }
+    let acceleration =
+      trace.accelerometer?.content == .excludesGravity
+      ? trace.accelerationIncludingGravity() ?? VectorStream()
+      : trace.accelerometer?.samples ?? VectorStream()
+    return .success(Contents(trace: trace, report: report, acceleration: acceleration))
   }
 
   /// Changes the columns of a built recording (the next use reads them again).
   func appending(_ change: (inout ColumnTrace) throws(ArgumentError) -> Void) throws(ArgumentError) {
-    guard var columns = built else { return }
-    built = nil
-    defer { built = columns }
+    guard case .columns(var columns) = source else { return }
+    source = .columns(ColumnTrace(metadata: columns.metadata))  // keep `columns` uniquely referenced
+    defer { source = .columns(columns) }
     contents = nil
     try change(&columns)
   }
+}
 
-  /// The accelerometer as the detector sees it (gravity included).
-  var acceleration: VectorStream { gravityAdded ?? trace.accelerometer?.samples ?? VectorStream() }
-
+extension TraceHandle.Contents {
   /// The samples of a sensor stream as (t, x, y, z) columns; nil for an unknown stream.
   func columns(_ stream: Int32) -> (t: [Double], x: [Double], y: [Double], z: [Double])? {
     switch stream {
@@ -88,8 +152,10 @@ final class TraceHandle: Handle {
       return FailedHandle.with(HEARTH_ERROR_BAD_INPUT, "\(path): no such file or folder")
     }
     do {
-      let (trace, report) = try TraceImport.read(path: path, mappingPath: string(mapping_path))
-      return (TraceHandle(trace: trace, report: report), HEARTH_OK)
+      // Opened: the format recognised, the files planned; the rows are read
+      // (and checked) when the recording is first used.
+      let stream = try TraceImport.stream(path: path, mappingPath: string(mapping_path))
+      return (TraceHandle(path: path, stream: stream), HEARTH_OK)
     } catch {
       let text = "\(error)"
       return FailedHandle.with(HEARTH_ERROR_BAD_INPUT, text.contains(path) ? text : "\(path): \(text)")
@@ -102,7 +168,8 @@ final class TraceHandle: Handle {
 ) -> Int32 {
   guard let h = Handle.from(trace, as: TraceHandle.self) else { return wrongHandle(trace) }
   guard let count else { return h.fail(HEARTH_ERROR_ARGUMENT, "count is NULL") }
-  guard let n = h.count(stream) else { return h.fail(HEARTH_ERROR_ARGUMENT, "unknown stream \(stream)") }
+  guard let whole = h.whole() else { return HEARTH_ERROR_BAD_INPUT }
+  guard let n = whole.count(stream) else { return h.fail(HEARTH_ERROR_ARGUMENT, "unknown stream \(stream)") }
   count.pointee = Int64(n)
   return h.succeed()
 }
@@ -112,8 +179,9 @@ final class TraceHandle: Handle {
   _ x: UnsafeMutablePointer<Double>?, _ y: UnsafeMutablePointer<Double>?, _ z: UnsafeMutablePointer<Double>?
 ) -> Int32 {
   guard let h = Handle.from(trace, as: TraceHandle.self) else { return wrongHandle(trace) }
+  guard let whole = h.whole() else { return HEARTH_ERROR_BAD_INPUT }
   return guarded(h) { () throws(ArgumentError) in
-    guard let columns = h.columns(stream) else {
+    guard let columns = whole.columns(stream) else {
       throw ArgumentError(reason: "unknown sensor stream \(stream) (fixes: hearth_trace_fixes)")
     }
     let n = columns.t.count
@@ -143,10 +211,11 @@ final class TraceHandle: Handle {
 ) -> Int32 {
   guard let h = Handle.from(trace, as: TraceHandle.self) else { return wrongHandle(trace) }
   guard let out else { return h.fail(HEARTH_ERROR_ARGUMENT, "out is NULL") }
-  guard capacity >= h.trace.fixes.count else {
-    return h.fail(HEARTH_ERROR_CAPACITY, "capacity \(capacity) < \(h.trace.fixes.count) fixes")
+  guard let fixes = h.whole()?.trace.fixes else { return HEARTH_ERROR_BAD_INPUT }
+  guard capacity >= fixes.count else {
+    return h.fail(HEARTH_ERROR_CAPACITY, "capacity \(capacity) < \(fixes.count) fixes")
   }
-  h.trace.fixes.write(to: out.pointee)
+  fixes.write(to: out.pointee)
   return h.succeed()
 }
 
@@ -182,20 +251,26 @@ struct TraceInfo: Encodable {
   -> Int32
 {
   guard let h = Handle.from(trace, as: TraceHandle.self) else { return wrongHandle(trace) }
-  let feed = ImpactFeed(trace: h.trace, gate: .recording)
-  let m = h.trace.metadata
+  let whole: TraceHandle.Contents
+  switch h.settled() {
+  case .success(let c): whole = c
+  case .failure(let failure): return handOutFailure(out, HEARTH_ERROR_BAD_INPUT, failure.description)
+  }
+  // The figures the detector's report gives for these samples (RecordingStatistics).
+  let statistics = ImpactFeed(trace: whole.trace, gate: .recording)?.statistics
+  let m = whole.trace.metadata
   let info = TraceInfo(
     format: m.format, platform: m.platform.rawValue, device: m.device, sourceFiles: m.sourceFiles,
     timeOriginMs: m.timeOriginMilliseconds,
-    files: h.report.files.map {
+    files: whole.report.files.map {
       TraceInfo.File(
         file: $0.file, rowsRead: $0.rowsRead, rowsKept: $0.rowsKept, rowsRejected: $0.rowsRejected,
         rejectedByReason: Dictionary(
           uniqueKeysWithValues: $0.rejectedByReason.map { ($0.key.rawValue, $0.value) }),
         firstRejections: $0.rejections.prefix(5).map { "\($0)" })
     },
-    rateWarnings: feed?.rateWarnings ?? [], timeWarnings: h.report.timeWarnings,
-    hoursWithData: feed?.hoursWithData())
+    rateWarnings: statistics?.rateWarnings ?? [], timeWarnings: whole.report.timeWarnings,
+    hoursWithData: statistics?.hoursWithData)
   do { return handOutBytes(out, try JSONOutput.encode(info)) } catch {
     return handOutFailure(out, HEARTH_ERROR_BAD_INPUT, "\(error)")
   }

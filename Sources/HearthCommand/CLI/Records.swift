@@ -1,5 +1,6 @@
 import Foundation
 import HearthLab
+import HearthRuntime
 import HearthTrace
 
 /// `--format text|json|csv`, the same word in every command that prints records.
@@ -41,7 +42,7 @@ struct Record {
       case .integer(let v): "\(v)"
       case .unsigned(let v): "\(v)"
       case .number(let v): v.isFinite ? "\(v)" : ""
-      case .text(let v): SweepExport.quoted(v)
+      case .text(let v): CSVField.quoted(v)
       case .bool(let v): "\(v)"
       case .missing: ""
       }

@@ -1,6 +1,7 @@
 import Foundation
 import HearthGeo
 import HearthLab
+import HearthRuntime
 import HearthTrace
 
 /// `hearth geo …`: the location rules on a recorded trace.

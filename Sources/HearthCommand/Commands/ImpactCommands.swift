@@ -1,6 +1,7 @@
 import Foundation
 import HearthImpact
 import HearthLab
+import HearthRuntime
 import HearthSim
 import HearthTrace
 

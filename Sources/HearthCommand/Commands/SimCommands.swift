@@ -1,5 +1,6 @@
 import Foundation
 import HearthLab
+import HearthRuntime
 import HearthSim
 import HearthTrace
 
@@ -30,7 +31,7 @@ enum SimCommands {
         )
       case .csv:
         console.out(
-          [s.id, s.expected.rawValue, s.decidingGate, s.name, s.summary].map(SweepExport.quoted).joined(
+          [s.id, s.expected.rawValue, s.decidingGate, s.name, s.summary].map(CSVField.quoted).joined(
             separator: ","))
       case .json:
         console.out(String(decoding: try JSONOutput.encode(ScenarioRecord(s)), as: UTF8.self))

@@ -98,12 +98,16 @@ public struct LatitudeBandGrid: Sendable {
   /// The reverse-geocoder cache grid of SPEC §2: cells of about 100 m.
   public static let geocoderCache = LatitudeBandGrid(cellSizeMeters: 100)
 
+  /// The cell sizes a grid can be built for, metres: 1 m to 10 000 km (a
+  /// door checks a size it is handed against this before building one).
+  public static let cellSizeRangeMeters: ClosedRange<Double> = 1...10_000_000
+
   /// Builds the grid for a nominal cell size.
-  /// - Precondition: `cellSizeMeters` between 1 m and 10 000 km.
+  /// - Precondition: `cellSizeMeters` within ``cellSizeRangeMeters``.
   /// - Complexity: O(πR / s) polynomial cosines (26 687 for 750 m).
   public init(cellSizeMeters: Double) {
     precondition(
-      cellSizeMeters >= 1 && cellSizeMeters <= 10_000_000,
+      Self.cellSizeRangeMeters.contains(cellSizeMeters),
       "LatitudeBandGrid: cell size must be between 1 m and 10 000 km")
     let radius = GreatCircle.earthMeanRadiusMeters
     let rows = max(2, Int((Double.pi * radius / cellSizeMeters).rounded()))

@@ -73,24 +73,59 @@ public struct PrivacyProjection: Sendable {
   }
 
   /// Projects a whole batch; element i equals `project(batch[i])`.
-  /// - Complexity: O(n): one vectorised grid snap over the columns plus one
-  ///   pass to assemble the values.
+  /// - Complexity: O(n): the column projection below plus one pass to
+  ///   assemble the values.
   public func project(_ batch: FixColumns) -> [ApproximateFix] {
     let n = batch.count
-    var ids: [Int64] = []
-    var latitudes: [Double] = []
-    var longitudes: [Double] = []
-    grid.snap(
-      latitudesDegrees: batch.latitudeDegrees, longitudesDegrees: batch.longitudeDegrees,
-      cellIDs: &ids, centreLatitudesDegrees: &latitudes, centreLongitudesDegrees: &longitudes)
+    var ids = [Int64](repeating: 0, count: n)
+    var latitudes = [Double](repeating: 0, count: n)
+    var longitudes = [Double](repeating: 0, count: n)
+    var accuracies = [Double](repeating: 0, count: n)
+    var slots = [Int64](repeating: 0, count: n)
+    var idSpan = ids.mutableSpan
+    var latitudeSpan = latitudes.mutableSpan
+    var longitudeSpan = longitudes.mutableSpan
+    var accuracySpan = accuracies.mutableSpan
+    var slotSpan = slots.mutableSpan
+    project(
+      timesMilliseconds: batch.timeMilliseconds.span, latitudesDegrees: batch.latitudeDegrees.span,
+      longitudesDegrees: batch.longitudeDegrees.span, accuraciesMeters: batch.horizontalAccuracyMeters.span,
+      cellIDs: &idSpan, centreLatitudesDegrees: &latitudeSpan, centreLongitudesDegrees: &longitudeSpan,
+      accuraciesOutMeters: &accuracySpan, slotStartsMilliseconds: &slotSpan)
     return (0..<n).map { i in
       ApproximateFix(
         cell: GridCell(rawValue: ids[i]),
         coordinate: Coordinate(latitudeDegrees: latitudes[i], longitudeDegrees: longitudes[i]),
-        horizontalAccuracyMeters: widenedAccuracy(batch.horizontalAccuracyMeters[i]),
-        timeMilliseconds: slotStart(of: batch.timeMilliseconds[i]),
-        device: batch.device[i],
+        horizontalAccuracyMeters: accuracies[i], timeMilliseconds: slots[i], device: batch.device[i],
         user: batch.user[i])
+    }
+  }
+
+  /// The projection of fixes given as columns, written into the caller's
+  /// columns (no allocation): for fix i, its cell and the cell's centre
+  /// (``GridCell/none`` and NaN outside the domain), its accuracy widened
+  /// (``widenedAccuracy(_:)``) and its time floored to its slot
+  /// (``slotStart(of:)``) — what ``project(_:)-(Fix)`` gives, column by
+  /// column. What the C ABI's `hearth_privacy_project` runs on the caller's
+  /// arrays.
+  /// - Precondition: every span has the same count.
+  /// - Complexity: O(n): one vectorised grid snap, one pass.
+  public func project(
+    timesMilliseconds: Span<Int64>, latitudesDegrees: Span<Double>, longitudesDegrees: Span<Double>,
+    accuraciesMeters: Span<Double>, cellIDs: inout MutableSpan<Int64>,
+    centreLatitudesDegrees: inout MutableSpan<Double>, centreLongitudesDegrees: inout MutableSpan<Double>,
+    accuraciesOutMeters: inout MutableSpan<Double>, slotStartsMilliseconds: inout MutableSpan<Int64>
+  ) {
+    let n = timesMilliseconds.count
+    precondition(
+      accuraciesMeters.count == n && accuraciesOutMeters.count == n && slotStartsMilliseconds.count == n,
+      "project: every span must have the same count")
+    grid.snap(
+      latitudesDegrees: latitudesDegrees, longitudesDegrees: longitudesDegrees, cellIDs: &cellIDs,
+      centreLatitudesDegrees: &centreLatitudesDegrees, centreLongitudesDegrees: &centreLongitudesDegrees)
+    for i in 0..<n {
+      accuraciesOutMeters[i] = widenedAccuracy(accuraciesMeters[i])
+      slotStartsMilliseconds[i] = slotStart(of: timesMilliseconds[i])
     }
   }
 

@@ -1,5 +1,6 @@
 import Foundation
 import HearthImpact
+import HearthRuntime
 import HearthSim
 import HearthTrace
 

@@ -1,5 +1,6 @@
 import Foundation
 import HearthImpact
+import HearthRuntime
 import HearthSim
 import HearthTrace
 
@@ -20,13 +21,6 @@ public enum SweepExport {
   static func cell(_ v: Double?) -> String {
     guard let v, v.isFinite else { return "" }
     return "\(v)"
-  }
-
-  /// `s` as one CSV field: quoted (quotes doubled) when it holds a comma,
-  /// quote or line break. O(n).
-  public static func quoted(_ s: String) -> String {
-    s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" })
-      ? "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : s
   }
 
   static let thresholdColumns = ["jolt_g", "spin_rad_s", "pressure_hpa", "moving_m_s", "free_fall_s"]
@@ -82,7 +76,8 @@ public enum SweepExport {
         lines.append(
           prefix + ","
             + [
-              quoted(source.name), source.kind.rawValue, source.scenarioID ?? "", source.seed.map(String.init) ?? "",
+              CSVField.quoted(source.name), source.kind.rawValue, source.scenarioID ?? "",
+              source.seed.map(String.init) ?? "",
               expected, cell(source.hours), String(reports), asExpected ? "true" : "false",
             ].joined(separator: ","))
       }
@@ -111,7 +106,8 @@ public enum SweepExport {
       let s = result.sources[j.source]
       lines.append(
         ([
-          quoted(s.name), s.kind.rawValue, s.scenarioID ?? "", s.seed.map(String.init) ?? "", cell(j.joltSeconds),
+          CSVField.quoted(s.name), s.kind.rawValue, s.scenarioID ?? "", s.seed.map(String.init) ?? "",
+          cell(j.joltSeconds),
           cell(j.decidedSeconds), j.usedGPS ? "gps" : "vibration", cell(j.joltG),
         ] + conditionOrder.map { cell(j.measured[$0.rawValue]) } + [
           j.stoppedAfter ? "1" : "0", j.isCrash ? "1" : "0",

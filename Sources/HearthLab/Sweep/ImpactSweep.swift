@@ -1,6 +1,7 @@
 import Foundation
 import HearthImpact
 import HearthLinearAlgebra
+import HearthRuntime
 import HearthSim
 
 /// A grid of detector thresholds over the scenario catalogue and hours of
@@ -235,7 +236,7 @@ public enum ImpactSweep {
     public init(name: String, feed: ImpactFeed) {
       self.name = name
       self.feed = feed
-      self.hours = feed.hoursWithData()
+      self.hours = feed.statistics.hoursWithData
     }
   }
 

@@ -1,4 +1,5 @@
 import HearthImpact
+import HearthRuntime
 
 /// How a combination is judged from the single extraction pass: its
 /// reports with the 60 s suppression, the row of counts, and the panels.

@@ -11,7 +11,12 @@ public struct NamedPlace: Sendable, Hashable, Codable {
   }
 }
 
-/// Reads a places file: a GeoJSON FeatureCollection of Point features, each
+/// Reads a places file, and holds the rules every place obeys whichever way
+/// it comes (a file, or an ingest description's inline places: the C ABI's
+/// `hearth_ingest_create`): a position within the WGS84 ranges, a radius
+/// above 0 and at most ``Geofence/maximumRadiusMeters``, an id given once.
+///
+/// The file is a GeoJSON FeatureCollection of Point features, each
 /// with a `radiusMeters` property (> 0 and at most
 /// ``Geofence/maximumRadiusMeters``, 100 km) and optionally `name`, `circle`
 /// (a non-negative integer, default 0) and a numeric feature `id` (default:
@@ -35,6 +40,42 @@ public enum PlacesFile {
     }
     return try parse(Data(bytes), file: path)
   }
+
+  /// What is wrong with a place, by the rules above.
+  public enum Problem: Sendable, Hashable {
+    /// The centre is outside the WGS84 ranges (or not a number).
+    case position(latitudeDegrees: Double, longitudeDegrees: Double)
+    /// The radius is not above 0, not finite, or beyond the cap.
+    case radius(Double)
+
+    /// Why, in words.
+    public var reason: String {
+      switch self {
+      case .position(let latitude, let longitude):
+        "position (\(longitude), \(latitude)) is outside the WGS84 ranges"
+      case .radius(let r) where r > 0 && r.isFinite:
+        "radius \(r) m is beyond the \(Int(Geofence.maximumRadiusMeters)) m a place may have"
+      case .radius(let r): "radius \(r) m is not a positive number of metres"
+      }
+    }
+  }
+
+  /// The first rule a place with this centre and radius breaks, nil when
+  /// it breaks none. O(1).
+  public static func problem(latitudeDegrees: Double, longitudeDegrees: Double, radiusMeters: Double)
+    -> Problem?
+  {
+    guard (-90...90).contains(latitudeDegrees), (-180...180).contains(longitudeDegrees) else {
+      return .position(latitudeDegrees: latitudeDegrees, longitudeDegrees: longitudeDegrees)
+    }
+    guard radiusMeters > 0, radiusMeters.isFinite, radiusMeters <= Geofence.maximumRadiusMeters else {
+      return .radius(radiusMeters)
+    }
+    return nil
+  }
+
+  /// Why a list of places is refused when `id` comes a second time.
+  public static func usedTwice(_ id: PlaceID) -> String { "id \(id.rawValue) is used twice" }
 
   /// The same from bytes (`file` names the source in errors).
   public static func parse(_ data: Data, file: String) throws(TraceError) -> [NamedPlace] {
@@ -60,16 +101,17 @@ public enum PlacesFile {
         position.count >= 2, let longitude = (position[0] as? NSNumber)?.doubleValue,
         let latitude = (position[1] as? NSNumber)?.doubleValue
       else { throw fail(n, "geometry", "expected a Point with [longitude, latitude]") }
-      guard (-90...90).contains(latitude), (-180...180).contains(longitude) else {
-        throw fail(n, "geometry", "position (\(longitude), \(latitude)) is outside the WGS84 ranges")
-      }
       let properties = feature["properties"] as? [String: Any] ?? [:]
-      guard let radius = (properties["radiusMeters"] as? NSNumber)?.doubleValue, radius > 0, radius.isFinite
-      else { throw fail(n, "radiusMeters", "needs a positive radiusMeters property") }
-      guard radius <= Geofence.maximumRadiusMeters else {
-        throw fail(
-          n, "radiusMeters",
-          "radiusMeters \(radius) is beyond the \(Int(Geofence.maximumRadiusMeters)) m a place may have")
+      guard let radius = (properties["radiusMeters"] as? NSNumber)?.doubleValue else {
+        throw fail(n, "radiusMeters", "needs a positive radiusMeters property")
+      }
+      if let problem = Self.problem(
+        latitudeDegrees: latitude, longitudeDegrees: longitude, radiusMeters: radius)
+      {
+        switch problem {
+        case .position: throw fail(n, "geometry", problem.reason)
+        case .radius: throw fail(n, "radiusMeters", problem.reason)
+        }
       }
       var circle: UInt32 = 0
       if let value = properties["circle"] {
@@ -86,7 +128,7 @@ public enum PlacesFile {
         }
         id = UInt32(number)
       }
-      guard ids.insert(id).inserted else { throw fail(n, "id", "id \(id) is used twice") }
+      guard ids.insert(id).inserted else { throw fail(n, "id", Self.usedTwice(PlaceID(id))) }
       places.append(
         NamedPlace(
           geofence: Geofence(

@@ -79,6 +79,31 @@ public struct ColumnTrace: Sendable {
   /// The recording the columns make, every row checked, with its report.
   /// - Complexity: O(n log n) in the rows (the time ordering).
   public func read(options: ReadOptions = ReadOptions()) -> (Trace, ImportReport) {
+    let recording = recording(options)
+    // Nothing is fatal or strict unless the options say so: a stream that
+    // cannot be read is reported as skipped, and the others are kept.
+    do { return try recording.readWhole() } catch {
+      var report = ImportReport()
+      report.files = [
+        FileReport(
+          skipped: "columns", because: error as? TraceError ?? .io(path: "columns", reason: "\(error)"))
+      ]
+      return (Trace(metadata: metadata), report)
+    }
+  }
+
+  /// The same recording in time order, chunk by chunk (``TraceStream``),
+  /// through the same row checks: what a consumer that streams (the
+  /// detector's feed) reads, whether the recording came from a file or from
+  /// columns. Concatenating the chunks gives ``read(options:)``'s trace.
+  /// - Complexity: as ``TraceStream/forEachChunk(samples:_:)``, over the
+  ///   columns held here.
+  public func stream(options: ReadOptions = ReadOptions()) -> TraceStream {
+    TraceStream(recording: recording(options))
+  }
+
+  /// The columns as a recording of trace-folder files, one per stream.
+  private func recording(_ options: ReadOptions) -> Recording {
     var recording = Recording(metadata: metadata, files: [], options: options)
     if !fixes.isEmpty { recording.files.append(fixesFile(options)) }
     for stream in Stream.allCases {
@@ -106,16 +131,7 @@ public struct ColumnTrace: Sendable {
           TraceFolder.activitiesFile(name, pairs: Array(zip(t, v[0])), options: options))
       }
     }
-    // Nothing is fatal or strict unless the options say so: a stream that
-    // cannot be read is reported as skipped, and the others are kept.
-    do { return try recording.readWhole() } catch {
-      var report = ImportReport()
-      report.files = [
-        FileReport(
-          skipped: "columns", because: error as? TraceError ?? .io(path: "columns", reason: "\(error)"))
-      ]
-      return (Trace(metadata: metadata), report)
-    }
+    return recording
   }
 
   /// Columns of equal length as one row-major array.

@@ -1,6 +1,7 @@
 import HearthGeo
 import HearthImpact
 import HearthLab
+import HearthRuntime
 import HearthSim
 import HearthTrace
 import Testing
@@ -70,7 +71,7 @@ struct ImpactFeedTests {
       #expect(t.max()! - t.min()! < 0.25)
     }
     // Hours with data: 4 s + 4 s, the five-hour pause left out.
-    #expect(abs(feed.hoursWithData() * 3600 - (3.98 + 3.98)) < 1e-6)
+    #expect(abs(feed.statistics.hoursWithData * 3600 - (3.98 + 3.98)) < 1e-6)
   }
 
   @Test("replayed in phone-sized batches, a recording gets the verdicts of the phone's own batches")

@@ -1,6 +1,7 @@
 import Foundation
 import HearthImpact
 import HearthSim
+import HearthRuntime
 import Testing
 
 @testable import HearthLab

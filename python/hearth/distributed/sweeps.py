@@ -87,7 +87,7 @@ def _extract(spec_json: str, index: int, arrow) -> bytes:
 
     trace = arrow if isinstance(arrow, ArrowTrace) else ArrowTrace.read(arrow)
     name = arrow if isinstance(arrow, str) else trace.name
-    return plan.run_trace(trace.handle(), name)
+    return plan.run_trace(trace, name)
 
 
 def run(spec_json: str, index: int, name: str, arrow=None, time_limit_s: float | None = None) -> Outcome:

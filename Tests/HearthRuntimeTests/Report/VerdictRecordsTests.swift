@@ -2,7 +2,7 @@ import HearthGeo
 import HearthTrace
 import Testing
 
-@testable import HearthLab
+@testable import HearthRuntime
 
 @Suite("The vehicle gate's note in a recording's verdict records")
 struct VerdictRecordsTests {

@@ -18,8 +18,9 @@ import HearthTrace
 /// chunk says gravity is complete (``TraceChunk/gravityComplete``) they take
 /// the last gravity sample at once, as the whole feed does, and
 /// ``gravityWarning`` says how much of the accelerometer gravity missed. The gate's
-/// words (``VehicleGateTimeline/source``), the hours with data, the peak and
-/// the rate warnings are known at ``finish()``.
+/// words (``VehicleGateTimeline/source``) are known at ``finish()``; the hours
+/// with data, the peak and the rate warnings are counted from the batches
+/// handed out (``RecordingStatistics``, by ``ImpactSession``).
 public struct ImpactStream: Sendable {
   public let policy: VehicleGatePolicy
   public let batchSeconds: Double
@@ -46,12 +47,8 @@ public struct ImpactStream: Sendable {
   // The gate, built as activities arrive.
   private var timeline: VehicleGateTimeline
   private var activityCount = 0
-  // What the whole feed would say.
+  // Accelerometer samples (with gravity) accepted.
   private var accelerometerCount = 0
-  private var lastAccelerometer: Double?
-  private var secondsWithData = 0.0
-  private var peak = 0.0
-  private var steps: [String: (last: Double?, count: Int, intervals: IntervalCounter)] = [:]
 
   public init(gate policy: VehicleGatePolicy, batchSeconds: Double = 0.25) {
     self.policy = policy
@@ -87,14 +84,10 @@ public struct ImpactStream: Sendable {
         waitingSpan = (min(waitingSpan.first, first), max(waitingSpan.last, last))
       }
     }
-    if let g = t.gyroscope {
-      gyroscope.append(seconds: g.seconds, x: g.x, y: g.y, z: g.z)
-      count("gyroscope", g.seconds)
-    }
+    if let g = t.gyroscope { gyroscope.append(seconds: g.seconds, x: g.x, y: g.y, z: g.z) }
     if let b = t.barometer {
       barometer.append(
         seconds: b.seconds, hectopascals: b.hectopascals, relativeAltitudeMeters: b.relativeAltitudeMeters)
-      count("barometer", b.seconds)
     }
     fixes += t.fixes.speedSamples(originMilliseconds: originMilliseconds)
     for sample in t.activities { gate(sample) }
@@ -123,20 +116,6 @@ public struct ImpactStream: Sendable {
     var gate = timeline
     if policy == .recording { gate.describe(activities: activityCount) }
     return gate
-  }
-
-  /// Hours the accelerometer recorded (steps of at most `pauseSeconds` = 1 s).
-  public var hoursWithData: Double { secondsWithData / 3600 }
-
-  /// The largest total |a| (gravity included), g.
-  public var peakAccelerationG: Double { peak / ImpactConfiguration.standardGravity }
-
-  /// ``ImpactFeed/rateWarnings`` from the streamed samples.
-  public var rateWarnings: [String] {
-    ImpactFeed.rateWarnings { name in
-      guard let s = steps[name], s.count >= 3, s.intervals.count > 0 else { return nil }
-      return s.intervals.value(atRank: s.intervals.count / 2).map { 1 / $0 }
-    }
   }
 
   /// Seconds of gravity-free accelerometer samples outside the gravity
@@ -168,24 +147,7 @@ public struct ImpactStream: Sendable {
   private mutating func accept(_ sample: Sample3) {
     accelerometer.append(seconds: sample.seconds, x: sample.x, y: sample.y, z: sample.z)
     if origin == nil { origin = sample.seconds }
-    if let last = lastAccelerometer {
-      let step = sample.seconds - last
-      if step > 0 && step <= 1 { secondsWithData += step }
-    }
-    lastAccelerometer = sample.seconds
     accelerometerCount += 1
-    peak = max(peak, sample.magnitude3)
-    count("accelerometer", [sample.seconds])
-  }
-
-  private mutating func count(_ name: String, _ times: [Double]) {
-    var s = steps[name] ?? (nil, 0, IntervalCounter())
-    for t in times {
-      if let last = s.last, t - last > 0 { s.intervals.add(t - last) }
-      s.last = t
-      s.count += 1
-    }
-    steps[name] = s
   }
 
   /// Adds gravity, interpolated by time, to every waiting sample that a
@@ -248,58 +210,37 @@ public struct ImpactStream: Sendable {
   }
 }
 
-extension Sample3 {
-  var magnitude3: Double { (x * x + y * y + z * z).squareRoot() }
-}
-
-/// A recording through the detector as it streams.
+/// A recording streamed through a fresh detector and finished: what
+/// `impact detect` prints for it (``ImpactSession`` keeps it all).
 public struct ImpactReplay: Sendable {
-  public var verdicts: [ImpactVerdict]
-  public var gate: VehicleGateTimeline
-  /// The first accelerometer sample's time, s on the trace's clock.
-  public var firstSampleSeconds: Double
-  public var hoursWithData: Double
-  public var peakAccelerationG: Double
-  public var rateWarnings: [String]
-  /// When gravity (a separate stream) missed part of the accelerometer's
-  /// span: ``ImpactStream/gravityWarning``.
-  public var gravityWarning: String?
+  /// The detector's session after the whole recording.
+  public var session: ImpactSession
   public var report: ImportReport
 
-  /// Streams `stream` through a fresh detector configured by `configuration`.
-  /// - Throws: the readers' errors; `TraceError.malformed` when no
-  ///   accelerometer sample with gravity reached the detector (none in the
-  ///   recording, every row rejected, or gravity-free with no gravity
-  ///   stream): bad input, never "no jolt".
+  public var verdicts: [ImpactVerdict] { session.verdicts }
+  /// The gate the recording set (``VehicleGateTimeline/source`` says how).
+  public var gate: VehicleGateTimeline { session.gate ?? VehicleGateTimeline(policy: .on, activities: []) }
+  /// The first accelerometer sample's time, s on the trace's clock.
+  public var firstSampleSeconds: Double { session.firstSampleSeconds ?? 0 }
+  public var hoursWithData: Double { session.statistics.hoursWithData }
+  public var peakAccelerationG: Double { session.statistics.peakAccelerationG }
+  public var rateWarnings: [String] { session.statistics.rateWarnings }
+  /// When gravity (a separate stream) missed part of the accelerometer's
+  /// span: ``ImpactStream/gravityWarning``.
+  public var gravityWarning: String? { session.gravityWarning }
+
+  /// Streams `stream` through a fresh detector configured by `configuration`
+  /// (``ImpactSession/feed(_:name:gate:)``), then finishes it.
+  /// - Throws: as ``ImpactSession/feed(_:name:gate:)``.
   /// - Complexity: two passes over the recording (``TraceStream``); memory
   ///   independent of its length.
   public static func run(
     _ stream: TraceStream, path: String, gate policy: VehicleGatePolicy,
     configuration: ImpactConfiguration = ImpactConfiguration()
   ) throws -> ImpactReplay {
-    var feed = ImpactStream(gate: policy)
-    var detector = ImpactDetector(configuration: configuration)
-    var verdicts: [ImpactVerdict] = []
-    let report = try stream.forEachChunk { chunk in
-      for batch in feed.add(chunk) { verdicts += detector.process(batch) }
-    }
-    for batch in feed.finish() { verdicts += detector.process(batch) }
-    verdicts += detector.finish()
-    guard feed.hasAccelerometer else {
-      let accelerometer = report.files.filter { $0.file.lowercased().contains("accel") }
-      // Each file's whole accounting: rejections by reason and why a file
-      // was skipped (a unit problem, a FIFO), not only its counts.
-      let why = accelerometer.map(\.summary)
-      throw TraceError.malformed(
-        SourceLocation(file: path, line: 0),
-        reason: "no accelerometer with gravity (nor a gravity stream to add back)"
-          + (why.isEmpty ? "" : ": " + why.joined(separator: "; ")))
-    }
-    return ImpactReplay(
-      verdicts: verdicts, gate: feed.gate, firstSampleSeconds: feed.firstSampleSeconds ?? 0,
-      hoursWithData: feed.hoursWithData,
-      peakAccelerationG: feed.peakAccelerationG, rateWarnings: feed.rateWarnings,
-      gravityWarning: feed.gravityWarning,
-      report: report)
+    var session = ImpactSession(configuration: configuration)
+    let report = try session.feed(stream, name: path, gate: policy)
+    session.finish()
+    return ImpactReplay(session: session, report: report)
   }
 }

@@ -1,5 +1,5 @@
 import HearthGeo
-import HearthLab
+import HearthRuntime
 import HearthTrace
 import Testing
 
@@ -14,7 +14,7 @@ struct RateWarningTests {
     var gyroscope = VectorStream()
     for i in 0..<50 { gyroscope.append(seconds: Double(i) / gyroscopeHertz, x: 0, y: 0, z: 0) }
     trace.gyroscope = gyroscope
-    return try #require(ImpactFeed(trace: trace, gate: .on)).rateWarnings
+    return try #require(ImpactFeed(trace: trace, gate: .on)).statistics.rateWarnings
   }
 
   @Test(

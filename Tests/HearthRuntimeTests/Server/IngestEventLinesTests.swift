@@ -4,12 +4,12 @@ import HearthSim
 import HearthTrace
 import Testing
 
-@testable import HearthLab
+@testable import HearthRuntime
 
 @Suite("IngestEventLines and ServerReplay")
 struct IngestEventLinesTests {
-  /// A generated day replayed as the server received it, with its places named.
-  static func replayedDay(seed: UInt64 = 3) -> (places: [NamedPlace], result: ServerReplay.Result) {
+  /// A generated day as the server received it: its named places and its history.
+  static func day(seed: UInt64 = 3) -> (places: [NamedPlace], history: ReplayHistory) {
     let day = DayGenerator.generate(seed: seed)
     let places = day.places.map {
       NamedPlace(
@@ -20,6 +20,12 @@ struct IngestEventLinesTests {
     history.receivedAtMilliseconds = day.uploads.flatMap { u in
       Array(repeating: u.receivedMilliseconds, count: u.fixes.count)
     }
+    return (places, history)
+  }
+
+  /// A generated day replayed as the server received it, with its places named.
+  static func replayedDay(seed: UInt64 = 3) -> (places: [NamedPlace], result: ServerReplay.Result) {
+    let (places, history) = day(seed: seed)
     var state = IngestState()
     let result = ServerReplay(places: places.map(\.geofence), people: Set(history.fixes.user)).run(
       history, state: &state)

@@ -4,7 +4,7 @@ import HearthTrace
 import Testing
 import _HearthTestSupport
 
-@testable import HearthLab
+@testable import HearthRuntime
 
 /// SPEC §7 names on the trip lines `hearth geo replay` and
 /// `hearth_ingest_events_json` print: the start from the fence's records

@@ -5,7 +5,7 @@ import HearthTrace
 import Testing
 import _HearthTestSupport
 
-@testable import HearthLab
+@testable import HearthRuntime
 
 /// The 250 ms cutter (``ImpactFeed/Batches``): it ends on any times, hands
 /// every sample out once, and the detector reaches the verdicts of one batch.

@@ -19,18 +19,16 @@ public struct VerdictRecords: Sendable {
   /// result then says so, because jolts while it was off were not judged.
   public var gateNote: String?
 
-  public init(file: String, feed: ImpactFeed, verdicts: [ImpactVerdict], configuration: ImpactConfiguration) {
+  /// The records of the verdicts a session reached so far, with its hours,
+  /// peak and, when it was fed a recording whose gate was off for part of
+  /// it, the note saying so (the same for every door).
+  public init(file: String, session: ImpactSession) {
     self.init(
-      file: file, hours: feed.hoursWithData(), peakG: feed.peakAccelerationG, verdicts: verdicts,
-      configuration: configuration)
-  }
-
-  /// The records of a recording streamed through the detector (``ImpactReplay``).
-  public init(file: String, replay: ImpactReplay, configuration: ImpactConfiguration) {
-    self.init(
-      file: file, hours: replay.hoursWithData, peakG: replay.peakAccelerationG, verdicts: replay.verdicts,
-      configuration: configuration)
-    gateNote = Self.gateNote(replay.gate, firstSampleSeconds: replay.firstSampleSeconds)
+      file: file, verdicts: session.verdicts, configuration: session.configuration,
+      hours: session.statistics.hoursWithData, peakG: session.statistics.peakAccelerationG)
+    if let gate = session.gate {
+      gateNote = Self.gateNote(gate, firstSampleSeconds: session.firstSampleSeconds ?? 0)
+    }
   }
 
   /// When the gate was off over the recording, in words (nil when it was on
@@ -54,18 +52,14 @@ public struct VerdictRecords: Sendable {
       + " (\(gate.source)): jolts while it is off are not judged"
   }
 
-  init(
-    file: String, hours: Double, peakG: Double, verdicts: [ImpactVerdict], configuration: ImpactConfiguration
-  ) {
-    self.file = file
-    self.verdicts = verdicts
-    self.configuration = configuration
-    self.hours = hours
-    self.peakG = peakG
+  /// The records of a recording streamed through the detector (``ImpactReplay``).
+  /// `configuration` is the one the replay ran under.
+  public init(file: String, replay: ImpactReplay, configuration: ImpactConfiguration) {
+    self.init(file: file, session: replay.session)
   }
 
-  /// Records from a detector fed directly rather than from a feed: `hours`
-  /// with data and the peak total |a| (g) of the accelerometer samples fed.
+  /// Records from verdicts and what was measured beside them: `hours`
+  /// with data and the peak total |a| (g) of the accelerometer samples.
   public init(
     file: String, verdicts: [ImpactVerdict], configuration: ImpactConfiguration, hours: Double, peakG: Double
   ) {
@@ -100,11 +94,11 @@ public struct VerdictRecords: Sendable {
   /// Empty cells where nothing was measured.
   public var csv: [String] {
     func cell(_ v: Double) -> String { v.isFinite ? "\(v)" : "" }
-    let name = SweepExport.quoted(file)
+    let name = CSVField.quoted(file)
     guard !verdicts.isEmpty else {
       let peak = peakG * ImpactConfiguration.standardGravity
       return [
-        "\(name),,,noJolt,,\(cell(peakG)),jolt,false,\(cell(peak)),\(cell(configuration.joltMetersPerSecondSquared)),m/s²,\(SweepExport.quoted("peak total |a| (gravity included)" + (gateNote.map { "; " + $0 } ?? "")))"
+        "\(name),,,noJolt,,\(cell(peakG)),jolt,false,\(cell(peak)),\(cell(configuration.joltMetersPerSecondSquared)),m/s²,\(CSVField.quoted("peak total |a| (gravity included)" + (gateNote.map { "; " + $0 } ?? "")))"
       ]
     }
     return verdicts.flatMap { v in
@@ -114,7 +108,7 @@ public struct VerdictRecords: Sendable {
           name, cell(v.joltSeconds), cell(v.decidedSeconds), v.outcome.rawValue,
           v.usedGPS ? "gps" : "vibration",
           cell(joltG), c.name.rawValue, String(c.held), cell(c.measured), cell(c.threshold),
-          ImpactUnits.unit(c.name), SweepExport.quoted(c.note),
+          ImpactUnits.unit(c.name), CSVField.quoted(c.note),
         ].joined(separator: ",")
       }
     }

@@ -1,7 +1,9 @@
 import CHearth
 import Foundation
+import HearthC
 import HearthImpact
 import HearthLab
+import HearthRuntime
 import HearthTrace
 
 /// What `hearth impact sweep` is asked, as a JSON object (every key optional).
@@ -157,9 +159,12 @@ enum JSONValue: Codable {
   }
 }
 
+/// The handle of a sweep plan.
+typealias SweepHandle = ValueHandle<SweepPlan>
+
 /// A sweep plan (immutable: tasks run concurrently on it) and, once merged,
 /// its result.
-final class SweepHandle: Handle {
+final class SweepPlan {
   let spec: SweepSpec
   let generated: [ImpactSweep.Task]
   var result: ImpactSweep.Result?
@@ -196,7 +201,7 @@ final class SweepHandle: Handle {
   _ spec_json: UnsafePointer<CChar>?, _ out: UnsafeMutablePointer<OpaquePointer?>?
 ) -> Int32 {
   create(out) {
-    do { return (SweepHandle(try SweepSpec(json: string(spec_json) ?? "")), HEARTH_OK) } catch {
+    do { return (SweepHandle(SweepPlan(try SweepSpec(json: string(spec_json) ?? ""))), HEARTH_OK) } catch {
       return FailedHandle.with(HEARTH_ERROR_BAD_INPUT, "\(error)")
     }
   }
@@ -207,7 +212,7 @@ final class SweepHandle: Handle {
 {
   guard let h = Handle.from(sweep, as: SweepHandle.self) else { return wrongHandle(sweep) }
   guard let count else { return HEARTH_ERROR_ARGUMENT }
-  count.pointee = Int64(h.taskCount)
+  count.pointee = Int64(h.value.taskCount)
   return HEARTH_OK
 }
 
@@ -219,12 +224,12 @@ final class SweepHandle: Handle {
   guard let h = Handle.from(sweep, as: SweepHandle.self) else {
     return handOutFailure(out, HEARTH_ERROR_ARGUMENT, "sweep is not a sweep plan")
   }
-  guard index >= 0 && index < h.taskCount else {
+  guard index >= 0 && index < h.value.taskCount else {
     return handOutFailure(
-      out, HEARTH_ERROR_ARGUMENT, "task \(index) of \(h.taskCount) (0…\(h.taskCount - 1))")
+      out, HEARTH_ERROR_ARGUMENT, "task \(index) of \(h.value.taskCount) (0…\(h.value.taskCount - 1))")
   }
   do {
-    let trace = ImpactSweep.extract(try h.task(Int(index)), grid: h.spec.grid)
+    let trace = ImpactSweep.extract(try h.value.task(Int(index)), grid: h.value.spec.grid)
     return handOutBytes(out, try trace.encoded())
   } catch {
     return handOutFailure(out, HEARTH_ERROR_BAD_INPUT, "\(error)")
@@ -244,7 +249,10 @@ final class SweepHandle: Handle {
   }
   guard let name = string(name) else { return handOutFailure(out, HEARTH_ERROR_ARGUMENT, "name is NULL") }
   do {
-    let extraction = ImpactSweep.extract(try h.recording(t.trace, name: name), grid: h.spec.grid)
+    // Read without keeping it on the trace: tasks run concurrently on one trace.
+    let whole = try t.snapshot().get()
+    let extraction = ImpactSweep.extract(
+      try h.value.recording(whole.trace, name: name), grid: h.value.spec.grid)
     return handOutBytes(out, try extraction.encoded())
   } catch {
     return handOutFailure(out, HEARTH_ERROR_BAD_INPUT, "\(error)")
@@ -266,18 +274,19 @@ final class SweepHandle: Handle {
         return h.fail(HEARTH_ERROR_BAD_INPUT, "extraction \(i): \(error)")
       }
     }
-    h.result = ImpactSweep.assemble(traces, grid: h.spec.grid, seeds: 1...h.spec.seeds)
+    h.value.result = ImpactSweep.assemble(traces, grid: h.value.spec.grid, seeds: 1...h.value.spec.seeds)
     return h.succeed()
   }
 }
 
 /// The merged result's files, or the status saying why there are none.
 private func files(_ h: SweepHandle, picked: Int?) -> Result<[(name: String, contents: Data)], Fault> {
-  guard let result = h.result else {
+  guard let result = h.value.result else {
     return .failure(Fault(HEARTH_ERROR_STATE, "the sweep is not merged yet"))
   }
   do {
-    return .success(try SweepExport.files(result, configurations: h.spec.grid.combinations, picked: picked))
+    return .success(
+      try SweepExport.files(result, configurations: h.value.spec.grid.combinations, picked: picked))
   } catch {
     return .failure(Fault(HEARTH_ERROR_ARGUMENT, "\(error)"))
   }
@@ -317,10 +326,11 @@ struct Fault: Error {
 {
   guard let h = Handle.from(sweep, as: SweepHandle.self) else { return wrongHandle(sweep) }
   guard let folder = string(folder) else { return h.fail(HEARTH_ERROR_ARGUMENT, "folder is NULL") }
-  guard let result = h.result else { return h.fail(HEARTH_ERROR_STATE, "the sweep is not merged yet") }
+  guard let result = h.value.result else { return h.fail(HEARTH_ERROR_STATE, "the sweep is not merged yet") }
   do {
     try SweepExport.write(
-      result, configurations: h.spec.grid.combinations, picked: picked < 0 ? nil : Int(picked), to: folder)
+      result, configurations: h.value.spec.grid.combinations, picked: picked < 0 ? nil : Int(picked),
+      to: folder)
     return h.succeed()
   } catch {
     return h.fail(

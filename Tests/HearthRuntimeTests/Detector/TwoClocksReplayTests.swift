@@ -1,7 +1,7 @@
 import Foundation
 import HearthGeo
 import HearthImpact
-import HearthLab
+import HearthRuntime
 import HearthSim
 import HearthTrace
 import Testing

@@ -1,21 +1,11 @@
 import HearthGeo
 import HearthImpact
-import HearthSim
 import HearthTrace
 
-// The one bridge from recordings and generated drives to `ImpactDetector`.
-// Sensor times stay in seconds on the trace's clock; fix times are converted
-// from epoch milliseconds with the trace's origin.
-
-extension SensorBatch {
-  /// This simulator batch for `ImpactDetector` (`originMilliseconds`: the drive's start).
-  public func impactBatch(originMilliseconds: Int64) -> ImpactBatch {
-    ImpactBatch(
-      accelerometer: accelerometer.samples3, gyroscope: gyroscope.samples3,
-      barometer: zip(barometer.seconds, barometer.hectopascals).map { Sample1($0, $1) },
-      fixes: fixes.speedSamples(originMilliseconds: originMilliseconds), vehicleGate: vehicleGate)
-  }
-}
+// The one bridge from recordings to `ImpactDetector` (generated drives reach
+// it through HearthLab's `SensorBatch.impactBatch`, over the same fix
+// conversion). Sensor times stay in seconds on the trace's clock; fix times
+// are converted from epoch milliseconds with the trace's origin.
 
 /// How a replayed recording sets the detector's vehicle gate (SPEC §9: the
 /// detector runs only while the OS classifier says "in a vehicle").
@@ -176,73 +166,15 @@ public struct ImpactFeed: Sendable {
     originSeconds = origin
   }
 
-  /// Hours the accelerometer recorded: the sum of its sample steps, a step
-  /// longer than `pauseSeconds` counting as a pause, not as recorded time. O(n).
-  public func hoursWithData(pauseSeconds: Double = 1) -> Double {
-    var seconds = 0.0
-    let t = accelerometer.seconds
-    for i in t.indices.dropFirst() {
-      let step = t[i] - t[i - 1]
-      if step > 0 && step <= pauseSeconds { seconds += step }
-    }
-    return seconds / 3600
-  }
-
-  /// The largest total |a| (gravity included) of the accelerometer, g. O(n).
-  public var peakAccelerationG: Double {
-    var peak = 0.0
+  /// Hours with data, peak |a| and rates of the samples this feed hands the
+  /// detector (``RecordingStatistics``: the same numbers ``ImpactSession``
+  /// counts from the batches). O(n) expected.
+  public var statistics: RecordingStatistics {
+    var out = RecordingStatistics()
     let a = accelerometer
-    for i in 0..<a.count {
-      let m = (a.x[i] * a.x[i] + a.y[i] * a.y[i] + a.z[i] * a.z[i]).squareRoot()
-      if m > peak { peak = m }
-    }
-    return peak / ImpactConfiguration.standardGravity
-  }
-
-  /// Warnings for streams too slow to show what the detector measures: an
-  /// accelerometer under 20 Hz cannot resolve a 60–150 ms crash pulse, a
-  /// gyroscope under 5 Hz can miss the spin of a 1 s window, a barometer
-  /// under 2 Hz the rise within 2 s. Rates are the median sample rate. O(n log n).
-  public var rateWarnings: [String] {
-    func medianRateHz(_ t: [Double]) -> Double? {
-      guard t.count >= 3 else { return nil }
-      var steps = zip(t.dropFirst(), t).map { $0 - $1 }.filter { $0 > 0 }
-      guard !steps.isEmpty else { return nil }
-      steps.sort()
-      return 1 / steps[steps.count / 2]
-    }
-    let times = [
-      "accelerometer": accelerometer.seconds, "gyroscope": gyroscope.seconds, "barometer": barometer.seconds,
-    ]
-    return Self.rateWarnings { times[$0].flatMap(medianRateHz) }
-  }
-
-  /// `value` in 3 significant digits, or as many more as it takes to print
-  /// a number still below `limit` (4.999 Hz as "4.999", not "5", under 5 Hz).
-  static func digits(_ value: Double, below limit: Double) -> String {
-    for precision in 3...17 {
-      let text = String(format: "%.\(precision)g", value)
-      if let shown = Double(text), shown < limit { return text }
-    }
-    return "\(value)"
-  }
-
-  /// The warnings for the median rates (Hz) `rate` gives by stream name
-  /// ("accelerometer", "gyroscope", "barometer"; nil when unknown).
-  static func rateWarnings(_ rate: (String) -> Double?) -> [String] {
-    var out: [String] = []
-    func check(_ name: String, _ minimum: Double, _ what: String) {
-      // A relative 1e-9 below the minimum: a rate computed from float
-      // stamps exactly at the minimum (steps of 0.2 s ± an ulp) is at it.
-      if let rate = rate(name), rate < minimum * (1 - 1e-9) {
-        out.append(
-          "the \(name) runs at \(Self.digits(rate, below: minimum)) Hz (under \(Int(minimum)) Hz): it cannot show \(what)"
-        )
-      }
-    }
-    check("accelerometer", 20, "a 60–150 ms crash pulse; jolts will be missed or understated")
-    check("gyroscope", 5, "a spin within the impact's window reliably")
-    check("barometer", 2, "a pressure rise within 2 s reliably")
+    for i in 0..<a.count { out.addAccelerometer(seconds: a.seconds[i], x: a.x[i], y: a.y[i], z: a.z[i]) }
+    for t in gyroscope.seconds { out.add(.gyroscope, seconds: t) }
+    for t in barometer.seconds { out.add(.barometer, seconds: t) }
     return out
   }
 
@@ -381,7 +313,7 @@ struct BatchGrid: Sendable, Hashable {
 }
 
 extension VectorStream {
-  var samples3: [Sample3] { seconds.indices.map { Sample3(seconds[$0], x[$0], y[$0], z[$0]) } }
+  package var samples3: [Sample3] { seconds.indices.map { Sample3(seconds[$0], x[$0], y[$0], z[$0]) } }
 
   /// This stream stably sorted by time (NaN first); itself when already sorted.
   func inTimeOrder() -> VectorStream {
@@ -434,7 +366,7 @@ extension FixColumns {
   /// (seconds since the origin, speed m/s; −1 when unmeasured). A fix whose
   /// time lies beyond Int64's reach of the origin cannot be on the sensors'
   /// clock and is left out.
-  func speedSamples(originMilliseconds: Int64) -> [Sample1] {
+  package func speedSamples(originMilliseconds: Int64) -> [Sample1] {
     (0..<count).compactMap { i in
       let (delta, overflow) = timeMilliseconds[i].subtractingReportingOverflow(originMilliseconds)
       guard !overflow else { return nil }

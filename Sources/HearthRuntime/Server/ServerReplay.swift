@@ -39,7 +39,7 @@ public struct ServerReplay: Sendable {
     /// One output per upload and per tick, in the server's order.
     public var outputs: [IngestOutput] = []
     /// The SPEC §7 names of each output's segments (`tripNames[k][i]` for
-    /// `outputs[k].trips.segments[i]`), from `TripNaming.Memory`.
+    /// `outputs[k].trips.segments[i]`), from the session's `TripNaming.Memory`.
     public var tripNames: [[TripNaming.Ends]] = []
     public var uploadCount = 0
     /// Uploads refused whole (schema).
@@ -74,20 +74,21 @@ public struct ServerReplay: Sendable {
   }
 
   /// Replays `history` from `state`, naming trips from this run's geofence
-  /// events only (a fresh `TripNaming.Memory`).
+  /// events only (a fresh session of this replay's pipeline).
   public func run(_ history: ReplayHistory, state: inout IngestState) -> Result {
-    var names = TripNaming.Memory()
-    return run(history, state: &state, names: &names)
+    var session = IngestSession(pipeline: pipeline, state: state)
+    let result = run(history, session: &session)
+    state = session.state
+    return result
   }
 
-  /// Replays `history` from `state`; each output's trips are named through
-  /// `names` (the memory kept with `state`).
+  /// Replays `history` through `session` (its pipeline, state and the memory
+  /// its trips are named from) on the server's schedule: each upload at its
+  /// receipt, the timer between.
   /// - Complexity: O(fixes) through the pipeline plus at most
   ///   `idleTickingMilliseconds / tickMilliseconds` advances per gap between
   ///   receipts.
-  public func run(_ history: ReplayHistory, state: inout IngestState, names: inout TripNaming.Memory)
-    -> Result
-  {
+  public func run(_ history: ReplayHistory, session: inout IngestSession) -> Result {
     let uploads = ServerUploads.cut(
       history.fixes, receivedAtMilliseconds: history.receivedAtMilliseconds, policy: settings.uploads)
     var result = Result()
@@ -96,10 +97,7 @@ public struct ServerReplay: Sendable {
     var clock: Int64?
     func take(_ output: IngestOutput) {
       result.outputs.append(output)
-      result.tripNames.append(
-        names.name(
-          output.trips.segments, events: output.geofenceEvents, fence: pipeline.geofences, trips: state.trips)
-      )
+      result.tripNames.append(session.tripNames)
     }
     func ticks(upTo end: Int64) {
       guard var t = clock else { return }
@@ -107,13 +105,12 @@ public struct ServerReplay: Sendable {
       let stop = overflow ? end : min(end, limit)
       while t < stop, stop.subtractingReportingOverflow(t).partialValue > tick {
         t += tick
-        take(pipeline.advance(to: t, state: &state))
+        take(session.advance(to: t))
       }
     }
     for (k, upload) in uploads.enumerated() {
       ticks(upTo: upload.receivedAtMilliseconds)
-      let output = pipeline.ingest(
-        upload.fixes, receivedAtMilliseconds: upload.receivedAtMilliseconds, state: &state)
+      let output = session.ingest(upload.fixes, receivedAtMilliseconds: upload.receivedAtMilliseconds)
       clock = upload.receivedAtMilliseconds
       let at = "upload \(k + 1) (received \(upload.receivedAtMilliseconds) ms)"
       if let error = output.schemaError {
@@ -129,7 +126,7 @@ public struct ServerReplay: Sendable {
     }
     if let until = settings.untilMilliseconds, let now = clock, until > now {
       ticks(upTo: until)
-      take(pipeline.advance(to: until, state: &state))
+      take(session.advance(to: until))
       clock = until
     }
     result.clockMilliseconds = clock

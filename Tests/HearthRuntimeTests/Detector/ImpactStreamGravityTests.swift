@@ -1,6 +1,6 @@
 import Foundation
 import HearthImpact
-import HearthLab
+import HearthRuntime
 import HearthTrace
 import Testing
 import _HearthTestSupport

@@ -1,0 +1,112 @@
+import Foundation
+import HearthGeo
+import HearthTrace
+
+/// What an ingest pipeline is built from: places, who is in which circle,
+/// and each circle's speed limit, as the JSON description the C ABI's
+/// `hearth_ingest_create` and `hearth_ingest_reconfigure` take (and Python's
+/// `hearth.describe` writes):
+///
+///     {"places": [{"id": 1, "circle": 7, "name": "Home", "latitude_deg": 52.52,
+///                  "longitude_deg": 13.405, "radius_m": 120}],
+///      "places_file": "places.geojson",
+///      "circles_of_person": {"42": [7]},
+///      "speed_limits_kmh": {"7": 50}}
+///
+/// Every key is optional. Places given inline and places read from
+/// `places_file` obey the same rules (``PlacesFile/problem(latitudeDegrees:longitudeDegrees:radiusMeters:)``:
+/// WGS84 centre, radius above 0 and at most 100 km; ids given once across
+/// both), so no door can build a pipeline a places file would refuse.
+public struct IngestDescription: Sendable {
+  /// Every place, inline ones first, then the file's.
+  public var places: [NamedPlace]
+  public var circlesOfPerson: [UserID: [CircleID]]
+  public var speedLimits: [CircleID: SpeedLimit]
+
+  public init(
+    places: [NamedPlace] = [], circlesOfPerson: [UserID: [CircleID]] = [:],
+    speedLimits: [CircleID: SpeedLimit] = [:]
+  ) {
+    self.places = places
+    self.circlesOfPerson = circlesOfPerson
+    self.speedLimits = speedLimits
+  }
+
+  /// The keys as JSON spells them.
+  private struct Given: Decodable {
+    struct Place: Decodable {
+      var id: UInt32
+      var circle: UInt32?
+      var name: String?
+      var latitude_deg: Double
+      var longitude_deg: Double
+      var radius_m: Double
+    }
+    var places: [Place]?
+    var places_file: String?
+    var circles_of_person: [String: [UInt32]]?
+    var speed_limits_kmh: [String: Double]?
+  }
+
+  /// The description in `text` ("" is the empty description); reads
+  /// `places_file` when it names one.
+  /// - Throws: `TraceError.malformed` naming the key (and the place, by its
+  ///   index in `places`) and why; the places file's own errors.
+  /// - Complexity: O(size of the text and of the places file).
+  public static func decode(_ text: String) throws -> IngestDescription {
+    func bad(_ reason: String) -> TraceError {
+      .malformed(SourceLocation(file: "ingest description", line: 0), reason: reason)
+    }
+    let given: Given
+    do { given = try JSONDecoder().decode(Given.self, from: Data((text.isEmpty ? "{}" : text).utf8)) } catch {
+      throw bad(
+        "not a description of places and circles (places, places_file, circles_of_person, speed_limits_kmh)")
+    }
+    var description = IngestDescription()
+    var ids = Set<PlaceID>()
+    for (i, p) in (given.places ?? []).enumerated() {
+      if let problem = PlacesFile.problem(
+        latitudeDegrees: p.latitude_deg, longitudeDegrees: p.longitude_deg, radiusMeters: p.radius_m)
+      {
+        throw bad("places[\(i)]: \(problem.reason) (latitude_deg, longitude_deg, radius_m)")
+      }
+      guard ids.insert(PlaceID(p.id)).inserted else {
+        throw bad("places[\(i)]: \(PlacesFile.usedTwice(PlaceID(p.id)))")
+      }
+      description.places.append(
+        NamedPlace(
+          geofence: Geofence(
+            id: PlaceID(p.id), circle: CircleID(p.circle ?? 0),
+            center: Coordinate(latitudeDegrees: p.latitude_deg, longitudeDegrees: p.longitude_deg),
+            radiusMeters: p.radius_m),
+          name: p.name))
+    }
+    if let path = given.places_file {
+      for place in try PlacesFile.read(path: path) {
+        guard ids.insert(place.geofence.id).inserted else {
+          throw bad(
+            "places_file \(path): \(PlacesFile.usedTwice(place.geofence.id)) (inline and in the file)")
+        }
+        description.places.append(place)
+      }
+    }
+    for (key, value) in given.circles_of_person ?? [:] {
+      guard let user = UInt32(key) else {
+        throw bad("circles_of_person: '\(key.prefix(40))' is not a user id")
+      }
+      description.circlesOfPerson[UserID(user)] = value.sorted().map(CircleID.init(rawValue:))
+    }
+    for (key, kmh) in given.speed_limits_kmh ?? [:] {
+      guard let circle = UInt32(key), kmh > 0, kmh.isFinite else {
+        throw bad("speed_limits_kmh: '\(key.prefix(40))' must be a circle id with a positive limit")
+      }
+      description.speedLimits[CircleID(circle)] = SpeedLimit(kilometersPerHour: kmh)
+    }
+    return description
+  }
+
+  /// The pipeline the description makes.
+  public var pipeline: IngestPipeline {
+    IngestPipeline(places: places.map(\.geofence), circlesOfPerson: circlesOfPerson, speedLimits: speedLimits)
+  }
+}
