@@ -80,7 +80,7 @@ struct ImpactSessionTests {
     #expect(session.verdicts.isEmpty)
     #expect(
       line.contains(
-        "; vehicle gate off from the start (recording: off until its activity stream says automotive; 2 switches)"
+        "; vehicle gate off until 0.5 s and from 40.0 s (recording: off until its activity stream says automotive; 2 switches)"
       ))
     var forced = ImpactSession()
     try forced.feed(built.stream(), name: "quiet", gate: .on)
@@ -155,7 +155,7 @@ struct RecordingStatisticsTests {
     #expect(warnings(.barometer, step: 0.500_001).count == 1)
     #expect(warnings(.gyroscope, step: 0.2).isEmpty)
     #expect(
-      warnings(.gyroscope, step: 0.200_001).first?.contains("gyroscope runs at 5 Hz (under 5 Hz)") == true)
+      warnings(.gyroscope, step: 0.200_001).first?.contains("gyroscope runs at 4.99998 Hz (under 5 Hz)") == true)
     #expect(accelerometer((0..<10).map { Double($0) / 20 }).rateWarnings.isEmpty)
     #expect(accelerometer((0..<10).map { Double($0) * 0.050_001 }).rateWarnings.count == 1)
     // Fewer than 3 samples: no rate to judge.
