@@ -224,3 +224,18 @@ def test_no_module_of_the_package_retypes_a_code_of_the_header():
 def test_the_retyping_check_sees_a_table_of_codes():
     assert retyped_constants('NAMED_BY = {0: None, 1: "fence"}') and retyped_constants("x = [f(i) for i in range(11)]")
     assert not retyped_constants('GATES = {"on": lib.HEARTH_GATE_ON}') and not retyped_constants("range(len(x))")
+
+
+def test_every_handle_type_states_its_ownership_lifetime_and_threads():
+    """Issue 30.4: the header says, for each opaque handle, who owns it, how long it
+    and what it hands out live, and from which threads it may be used."""
+    header = (ROOT / "include" / "hearth.h").read_text()
+    opaque = re.findall(r"typedef struct (hearth_\w+) \1;", header)
+    assert set(opaque) == HANDLES
+    for name in opaque:
+        before = header[: header.index(f"typedef struct {name} {name};")].rstrip()
+        assert before.endswith("*/"), f"{name}: no comment right above its typedef"
+        comment = " ".join(before[before.rindex("/**"):].replace("*", " ").split())
+        for label in ("Ownership:", "Lifetime:", "Threads:"):
+            assert label in comment, f"{name}: its comment says nothing under {label}"
+        assert "hearth_release" in comment, name
