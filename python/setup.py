@@ -15,6 +15,8 @@ build fails) and, when the process has a terminal, as one updating line on
 the terminal itself (pip without -v shows nothing else; set
 HEARTH_BUILD_PROGRESS=0 to turn that off). A failed build ends with the
 compiler's error lines and the path of the whole log, not a traceback.
+HEARTH_PREBUILT=FOLDER takes the libraries from a folder Scripts/build-libhearth
+already filled instead of building them.
 """
 
 import collections
@@ -102,7 +104,14 @@ class BuildWithLibrary(build_py):
         if not script.exists():
             raise SystemExit(f"hearth: {script} not found; set HEARTH_SOURCE_ROOT to the Hearth checkout")
         out = Path(self.build_lib) / "hearth"
-        library = build_library(script, root / ".build" / "libhearth", root / ".build" / "libhearth-build.log")
+        prebuilt = os.environ.get("HEARTH_PREBUILT")
+        if prebuilt:
+            # A folder Scripts/build-libhearth already filled (Scripts/build-wheel --from): no second build.
+            library = Path(prebuilt) / "libhearth.so"
+            if not library.exists():
+                raise SystemExit(f"hearth: HEARTH_PREBUILT={prebuilt} has no libhearth.so (run Scripts/build-libhearth)")
+        else:
+            library = build_library(script, root / ".build" / "libhearth", root / ".build" / "libhearth-build.log")
         if not library.is_absolute():
             library = root / library
         out.mkdir(parents=True, exist_ok=True)

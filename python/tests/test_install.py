@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, run
+from conftest import LIBRARY, ROOT, run
 
 #: An environment with neither the Swift toolchain nor the checkout in sight.
 BARE = {"PATH": "/usr/bin:/bin", "HOME": os.environ.get("HOME", "/tmp"), "LANG": "C.UTF-8"}
@@ -22,12 +22,12 @@ BARE = {"PATH": "/usr/bin:/bin", "HOME": os.environ.get("HOME", "/tmp"), "LANG":
 @pytest.fixture(scope="session")
 def wheel(tmp_path_factory) -> Path:
     """The manylinux wheel: HEARTH_WHEEL when Scripts/test built it already
-    (once per run), else built here by Scripts/build-wheel."""
+    (once per run), else built here by Scripts/build-wheel from the library under test."""
     given = os.environ.get("HEARTH_WHEEL")
     if given:
         return Path(given)
     out = tmp_path_factory.mktemp("wheel")
-    built = run(ROOT / "Scripts" / "build-wheel", out, check_codes=(0,))
+    built = run(ROOT / "Scripts" / "build-wheel", "--from", LIBRARY.parent, out, check_codes=(0,))
     return Path(built.stdout.decode().split()[-1])
 
 
