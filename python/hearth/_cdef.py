@@ -19,6 +19,7 @@ Pure Python, no cffi: `constants()` gives the header's integer constants and
 
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import Path
 
@@ -80,14 +81,20 @@ def cdef(header: str) -> str:
     return "\n".join(out) + "\n"
 
 
-def constants(header: str) -> dict[str, int]:
-    """Every integer `#define HEARTH_*` of the header, name → value."""
+@functools.lru_cache(maxsize=4)
+def _constants(header: str) -> tuple[tuple[str, int], ...]:
     found = {}
     for line in cdef(header).splitlines():
         constant = _CONSTANT.match(line)
         if constant:
             found[constant.group(1)] = int(constant.group(2), 0)
-    return found
+    return tuple(found.items())
+
+
+def constants(header: str) -> dict[str, int]:
+    """Every integer `#define HEARTH_*` of the header, name → value (parsed
+    once per header text: the package asks for several families at import)."""
+    return dict(_constants(header))
 
 
 def _camel(words: str) -> str:
