@@ -74,14 +74,17 @@ def test_the_wheel_installs_into_a_fresh_venv_with_no_index_and_works_with_no_to
         "print(hearth._ffi._LIBRARY_PATH)\n"
         "print(hearth._cdef.header_path())\n"
         "print(hearth.haversine(np.zeros(1), np.zeros(1), np.zeros(1), np.ones(1))[0])\n"
+        "print(hearth._ffi._lab is None)\n"
         "lab = hearth._ffi.lab()\n"
         "print(lab.hearth_abi_version() >> 16 == hearth._ffi.ABI_MAJOR)\n"
+        "print(hearth._ffi._library_path('libhearth_lab.so', 'HEARTH_LAB_LIBRARY', hearth._ffi._LIBRARY_PATH))\n"
     )
     out = run(python, "-c", code, env=BARE, cwd=tmp_path, check_codes=(0,)).stdout.decode().split("\n")
     site = venv / "lib" / f"python{sys.version_info.major}.{sys.version_info.minor}" / "site-packages" / "hearth"
     assert out[0] == str(site / "__init__.py") and out[1] == str(site / "libhearth.so") and out[2] == str(site / "hearth.h")
     assert abs(float(out[3]) - 111195.08) < 0.01
-    assert out[4] == "True"
+    # The lab library is not opened on import, and is found beside libhearth.so.
+    assert out[4] == "True" and out[5] == "True" and out[6] == str(site / "libhearth_lab.so")
     # The lab library loads the vendored OpenBLAS, not a system copy.
     resolved = run("ldd", site / "libhearth_lab.so", env=BARE).stdout.decode()
     assert re.search(r"libopenblas\S*\.so\S* => \S*/hearth\.libs/", resolved), resolved
