@@ -24,10 +24,9 @@
  *
  * THREADS. Functions without a handle are thread-safe. A handle may be used
  * from any thread but from one thread at a time: using one handle from two
- * threads at once is a misuse with undefined results. Two documented
- * exceptions: a hearth_grid is immutable after creation (share it freely), and
- * hearth_sweep_run_task and hearth_sweep_run_trace may be called concurrently
- * on one plan.
+ * threads at once is a misuse with undefined results. The exceptions (a
+ * grid, bytes, a trace being fed, a sweep's tasks) and each handle's
+ * ownership and lifetime are stated at its type under HANDLES below.
  *
  * LIBRARIES. libhearth.so provides every function here except the threshold
  * sweep (hearth_sweep_*): the engines and the runtime a server or a tracker
@@ -82,13 +81,100 @@ uint32_t hearth_abi_version(void);
 /** A short constant name for a status ("ok", "argument", "bad input", …); "unknown" otherwise. */
 const char *hearth_status_name(int32_t status);
 
+/*
+ * HANDLES. Each opaque type below states its ownership, lifetime and thread
+ * safety. What holds for all of them:
+ * - A handle is made by a function that stores it in an `out` parameter
+ *   (a failed one included), and from then on it is the caller's: the
+ *   caller passes it to hearth_release exactly once, after its last use.
+ *   Using a handle after its release, or releasing it twice, is undefined.
+ * - The library keeps no pointer to a handle it is handed: a handle passed
+ *   to a call (a trace to a detector or a sweep) is read during that call
+ *   only, so handles may be released in any order. Nothing made by one
+ *   library (libhearth.so, libhearth_lab.so) is passed to the other.
+ * - A pointer a handle gives out lives as long as said where it is given
+ *   (hearth_last_error: until the next call on that handle or its release;
+ *   hearth_bytes_data: until the bytes' release).
+ * - Unless its entry says more, a handle may be used from any thread but
+ *   from one thread at a time (the caller serialises the calls; each call
+ *   may change the handle, if only its last error).
+ */
+
+/**
+ * Bytes the library produced: text, JSON, CSV, saved state, a sweep
+ * extraction. Made by every function with a `hearth_bytes **out`.
+ * Ownership: the caller's; release with hearth_release.
+ * Lifetime: a copy, independent of the handle it came from (which may be
+ * released first); hearth_bytes_data stays valid until this handle's release.
+ * Threads: immutable once made: any number of threads may read it at once.
+ */
 typedef struct hearth_bytes hearth_bytes;
+/**
+ * A latitude-band grid (hearth_grid_create).
+ * Ownership: the caller's; release with hearth_release.
+ * Lifetime: independent of every other handle.
+ * Threads: immutable after creation: hearth_grid_snap and
+ * hearth_privacy_project may use one grid from any number of threads at once
+ * (their errors are in the status only, never on the grid).
+ */
 typedef struct hearth_grid hearth_grid;
+/**
+ * An index of stored fix keys (hearth_dedupe_create).
+ * Ownership: the caller's; release with hearth_release.
+ * Lifetime: independent of every other handle; holds no caller array.
+ * Threads: one thread at a time (hearth_dedupe_insert changes it).
+ */
 typedef struct hearth_dedupe hearth_dedupe;
+/**
+ * A recording (hearth_trace_read, hearth_trace_create).
+ * Ownership: the caller's; release with hearth_release.
+ * Lifetime: independent of every other handle; one opened from a path reads
+ * that path again when fed or first read whole, so the files must stay in
+ * place until its release. Appended columns are copied during the call.
+ * Threads: one thread at a time, with one exception: while no other call on
+ * it runs, hearth_detector_feed_trace (each with its own detector) and
+ * hearth_sweep_run_trace may read one trace from several threads at once.
+ * hearth_trace_count, _samples, _fixes, _info and _write keep what they read
+ * in the handle, and _append changes it: those are never concurrent.
+ */
 typedef struct hearth_trace hearth_trace;
+/**
+ * A crash detector and the verdicts it completed (hearth_detector_create).
+ * Ownership: the caller's; release with hearth_release.
+ * Lifetime: independent of every other handle (a fed trace may be released
+ * right after hearth_detector_feed_trace returns).
+ * Threads: one thread at a time (feeding changes it).
+ */
 typedef struct hearth_detector hearth_detector;
+/**
+ * One incident's lifecycle (hearth_incident_create, hearth_incident_restore).
+ * Ownership: the caller's; release with hearth_release.
+ * Lifetime: independent of every other handle and of the bytes it was
+ * restored from (read during the call).
+ * Threads: one thread at a time (hearth_incident_check changes it).
+ */
 typedef struct hearth_incident hearth_incident;
+/**
+ * A threshold sweep plan and, after hearth_sweep_merge, its result
+ * (hearth_sweep_plan; libhearth_lab.so only).
+ * Ownership: the caller's; release with hearth_release.
+ * Lifetime: independent of every other handle: the extractions merged and
+ * the traces run are read during the call only.
+ * Threads: hearth_sweep_task_count, hearth_sweep_run_task and
+ * hearth_sweep_run_trace may be called on one plan from any number of
+ * threads at once (their errors go on the bytes they make). hearth_sweep_merge,
+ * _export and _write are one thread at a time and never while a task runs.
+ */
 typedef struct hearth_sweep hearth_sweep;
+/**
+ * A server ingest pipeline and its state (hearth_ingest_create).
+ * Ownership: the caller's; release with hearth_release.
+ * Lifetime: independent of every other handle; a places_file named in the
+ * description is read during create or reconfigure only. The events of the
+ * last batch or tick stay in the handle until the next batch or tick.
+ * Threads: one thread at a time (every batch and tick changes it; a server
+ * with several pipelines runs each on its own thread or serialises them).
+ */
 typedef struct hearth_ingest hearth_ingest;
 
 /**

@@ -4,8 +4,10 @@
  * prints. The proof that plain C links the maths; the test suite compiles it
  * with gcc and compares its output with the command's.
  *
- *   gcc -std=c11 -Wall -Wextra -Werror -I include examples/c/replay.c \
- *       -L .build/libhearth -lhearth -Wl,-rpath,'$ORIGIN' -o replay
+ *   Scripts/install-libhearth --prefix /opt/hearth
+ *   gcc -std=c11 -Wall -Wextra -Werror examples/c/replay.c \
+ *       $(PKG_CONFIG_PATH=/opt/hearth/lib/pkgconfig pkg-config --cflags --libs hearth) \
+ *       -Wl,-rpath,/opt/hearth/lib -o replay
  *   ./replay [--format text|json|csv] [--config FILE] [--ingest] PATH...
  *
  * Exit status as the command's: 0 nothing reported, 1 a possible impact was

@@ -25,7 +25,7 @@ from pathlib import Path
 import cffi
 import numpy as np
 
-from ._cdef import CDEF
+from ._cdef import CDEF, HEADER, constants
 
 ffi = cffi.FFI()
 ffi.cdef(CDEF)
@@ -47,7 +47,8 @@ def _library_path(name: str = "libhearth.so", variable: str = "HEARTH_LIBRARY", 
     )
 
 
-ABI_MAJOR = 1
+#: The ABI major version this package was written for: the header's HEARTH_ABI_VERSION_MAJOR.
+ABI_MAJOR = constants(HEADER)["HEARTH_ABI_VERSION_MAJOR"]
 
 
 def _open(path: str):

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ._codes import DEDUPE_OUTCOMES, FIELD_NAMES, REJECTION_NAMES
 from ._ffi import column, created, ffi, lib, out_pointer, pointer, raise_for, same_length
 
 
@@ -153,9 +154,6 @@ class FixBatch:
             setattr(self.struct, field, pointer(values, _CTYPES[values.dtype.type]))
 
 
-REJECTION_NAMES = {0: "accepted", 1: "inFuture", 2: "tooOld", 3: "accuracyMissing"}
-
-
 def validate(fixes, now_ms: int, *, max_future_ms: int = 300_000, max_age_ms: int = 7 * 86_400_000) -> pd.Series:
     """SPEC §1 validation against the server clock `now_ms`: per fix
     "accepted", "inFuture", "tooOld" or "accuracyMissing". A latitude or
@@ -168,7 +166,7 @@ def validate(fixes, now_ms: int, *, max_future_ms: int = 300_000, max_age_ms: in
     if status == lib.HEARTH_ERROR_SCHEMA:
         from ._ffi import SchemaError
 
-        field = {0: "time", 1: "latitude", 2: "longitude", 3: "horizontalAccuracy"}[schema.field]
+        field = FIELD_NAMES[schema.field]
         reason = "not a finite number" if schema.reason == lib.HEARTH_SCHEMA_NOT_FINITE else "outside its range"
         raise SchemaError(status, f"fix {schema.index}: {field} {schema.value} is {reason}; batch refused")
     raise_for(status)
@@ -187,7 +185,7 @@ class Dedupe:
         batch = FixBatch(fixes)
         outcome = np.empty(batch.count, dtype=np.int32)
         raise_for(lib.hearth_dedupe_insert(self._handle, batch.struct, out_pointer(outcome, "int32_t")), self._handle)
-        return pd.Series(pd.Categorical.from_codes(outcome, categories=["inserted", "duplicate", "stillAdopted"]), name="dedupe")
+        return pd.Series(pd.Categorical.from_codes(outcome, categories=list(DEDUPE_OUTCOMES.values())), name="dedupe")
 
     def __len__(self) -> int:
         count = ffi.new("int64_t *")

@@ -11,6 +11,10 @@ from typing import Iterable
 import numpy as np
 import pandas as pd
 
+from ._codes import ACTIONS as _ACTIONS
+from ._codes import CONDITIONS
+from ._codes import ENDS as _ENDS
+from ._codes import OUTCOMES as _OUTCOMES
 from ._ffi import column, created, ffi, lib, pointer, raise_for, same_length, take_bytes, text
 
 STANDARD_GRAVITY = 9.80665  # m/s² per g
@@ -107,8 +111,6 @@ def _configuration_json(config) -> bytes | None:
 
 _GATES = {"recording": lib.HEARTH_GATE_RECORDING, "on": lib.HEARTH_GATE_ON, "off": lib.HEARTH_GATE_OFF}
 _FORMATS = {"text": lib.HEARTH_FORMAT_TEXT, "json": lib.HEARTH_FORMAT_JSON, "csv": lib.HEARTH_FORMAT_CSV}
-_OUTCOMES = {0: "possibleImpact", 1: "silent", 2: "suppressed"}
-CONDITIONS = [ffi.string(lib.hearth_condition_name(i)).decode() for i in range(11)]
 UNITS = {name: ffi.string(lib.hearth_condition_unit(i)).decode() for i, name in enumerate(CONDITIONS)}
 
 
@@ -276,8 +278,6 @@ _INPUTS = {
     "uploadSucceeded": lib.HEARTH_INPUT_UPLOAD_SUCCEEDED,
     "signedIn": lib.HEARTH_INPUT_SIGNED_IN,
 }
-_ACTIONS = {0: "none", 1: "ask", 2: "send", 3: "waitUntil", 4: "finished"}
-_ENDS = {0: "dismissed", 1: "delivered", 2: "refused", 3: "droppedAfterAnHour", 4: "otherAccount"}
 
 
 class Incident:

@@ -9,11 +9,10 @@ import json
 import numpy as np
 import pandas as pd
 
+from ._codes import EVENT_KINDS, NAMED_BY
 from ._ffi import created, ffi, lib, raise_for, take_bytes, text
 from .geo import FixBatch
 
-EVENT_KINDS = {0: "rejected", 1: "sharedFrame", 2: "geofence", 3: "speedAlert", 4: "suddenStop", 5: "trip", 6: "stay"}
-NAMED_BY = {0: None, 1: "fence", 2: "placeAt"}
 _EVENT_FIELDS = ("kind", "code", "announced", "user", "device", "circle", "place", "index", "time_ms", "end_ms", "cell_id", "latitude_deg", "longitude_deg", "value")
 
 

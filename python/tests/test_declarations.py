@@ -1,12 +1,17 @@
-"""The three spellings of the ABI agree: hearth.h (hand-written, documented),
+"""The ABI is spelled once: hearth.h (hand-written, documented) agrees with
 the header the Swift compiler generates from the @c functions, and the
-Python cdef (hand-written)."""
+Python cdef is derived from hearth.h (hearth/_cdef.py), never retyped."""
 
+import ast
 import re
 import subprocess
 
+import cffi
+import pytest
+
 from conftest import ROOT
 
+from hearth import _cdef
 from hearth._cdef import CDEF
 
 HANDLES = {"hearth_bytes", "hearth_grid", "hearth_dedupe", "hearth_trace", "hearth_detector", "hearth_incident", "hearth_sweep", "hearth_ingest"}
@@ -62,6 +67,7 @@ def signature(declaration: str, name: str) -> tuple[str, tuple[str, ...]]:
 
 def test_every_declaration_of_the_header_is_in_the_cdef_verbatim():
     header = (ROOT / "include" / "hearth.h").read_text()
+    assert _cdef.header_path() == ROOT / "include" / "hearth.h"
     cdef = CDEF
     def items(raw):
         text = " ".join(strip_comments(raw).split())
@@ -131,3 +137,105 @@ def test_the_docs_say_places_can_be_changed_between_batches():
         assert "no reconfiguration between batches" not in flat
         assert "places are fixed per handle" not in flat
         assert "fixed for the handle's life" not in flat
+
+
+def test_a_declaration_added_to_the_header_reaches_python_with_no_edit():
+    """Another branch adds an ingest function, a struct and a constant to
+    hearth.h only: the derived cdef has them, and cffi binds them."""
+    header = (ROOT / "include" / "hearth.h").read_text()
+    added = header.replace(
+        "#ifdef __cplusplus\n}",
+        "/** A new call (a comment cffi must not see). */\n"
+        "#define HEARTH_EVENT_SOMETHING_NEW 7 /* a new kind */\n"
+        "typedef struct hearth_ingest_extra { int64_t fixes; double seconds; } hearth_ingest_extra;\n"
+        "int32_t hearth_ingest_something(hearth_ingest *ingest, const hearth_fixes *fixes,\n"
+        "    hearth_ingest_extra *out);\n\n#ifdef __cplusplus\n}",
+    )
+    assert added != header
+    ffi = cffi.FFI()
+    ffi.cdef(_cdef.cdef(added))
+    assert "hearth_ingest_something" in _cdef.cdef(added)
+    assert ffi.sizeof("hearth_ingest_extra") == 16
+    assert ffi.typeof("int32_t(*)(hearth_ingest *, const hearth_fixes *, hearth_ingest_extra *)")
+    assert _cdef.constants(added)["HEARTH_EVENT_SOMETHING_NEW"] == 7
+    assert _cdef.codes("HEARTH_EVENT_", added)[7] == "somethingNew"
+    # And the unchanged header gives exactly today's cdef (the two differ by the addition only).
+    assert _cdef.cdef(header) == CDEF
+
+
+def test_a_constant_cffi_cannot_bind_is_refused_not_dropped():
+    header = (ROOT / "include" / "hearth.h").read_text().replace(
+        "#define HEARTH_OK 0", "#define HEARTH_OK 0\n#define HEARTH_TIMEOUT_S 2.5")
+    with pytest.raises(ValueError, match="HEARTH_TIMEOUT_S"):
+        _cdef.cdef(header)
+
+
+def test_preprocessing_drops_the_guard_the_includes_and_the_cplusplus_wrapper():
+    out = _cdef.cdef((ROOT / "include" / "hearth.h").read_text())
+    assert "#ifndef" not in out and "#include" not in out and 'extern "C"' not in out and "HEARTH_H" not in out
+    assert "/*" not in out and "//" not in out
+    # Every line left is a constant or C: the full header's declarations, minus its prose.
+    assert len(_cdef.constants(out)) == len(re.findall(r"^#define HEARTH_\w+ \S", (ROOT / "include" / "hearth.h").read_text(), re.M))
+
+
+@pytest.mark.parametrize("prefix", ["HEARTH_FIX_", "HEARTH_FIELD_", "HEARTH_DEDUPE_", "HEARTH_OUTCOME_", "HEARTH_ACTION_", "HEARTH_END_", "HEARTH_EVENT_", "HEARTH_CONDITION_"])
+def test_each_table_of_names_is_the_header_s_family_counted_from_zero(prefix):
+    """Frames build categoricals from these tables by position: codes 0, 1, … with no gap."""
+    table = _cdef.codes(prefix)
+    assert list(table) == list(range(len(table)))
+    header = (ROOT / "include" / "hearth.h").read_text()
+    assert len(table) == len(re.findall(rf"^#define {prefix}\w+ ", header, re.M))
+
+
+def test_the_names_python_gives_codes_are_the_ones_it_always_gave():
+    from hearth import _codes
+
+    assert _codes.EVENT_KINDS == {0: "rejected", 1: "sharedFrame", 2: "geofence", 3: "speedAlert", 4: "suddenStop", 5: "trip", 6: "stay"}
+    assert _codes.NAMED_BY == {0: None, 1: "fence", 2: "placeAt"}
+    assert _codes.REJECTION_NAMES == {0: "accepted", 1: "inFuture", 2: "tooOld", 3: "accuracyMissing"}
+    assert _codes.FIELD_NAMES == {0: "time", 1: "latitude", 2: "longitude", 3: "horizontalAccuracy"}
+    assert _codes.DEDUPE_OUTCOMES == {0: "inserted", 1: "duplicate", 2: "stillAdopted"}
+    assert _codes.OUTCOMES == {0: "possibleImpact", 1: "silent", 2: "suppressed"}
+    assert _codes.ACTIONS == {0: "none", 1: "ask", 2: "send", 3: "waitUntil", 4: "finished"}
+    assert _codes.ENDS == {0: "dismissed", 1: "delivered", 2: "refused", 3: "droppedAfterAnHour", 4: "otherAccount"}
+    assert len(_codes.CONDITIONS) == 11 and _codes.CONDITIONS[0] == "jolt"
+
+
+def retyped_constants(source: str) -> list[str]:
+    """Spots of a module where a code of the header is written as a bare
+    number: a dict literal keyed by integers, or range(<integer>) over codes
+    (as `hearth_condition_name(i) for i in range(11)` was)."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Dict) and node.keys and all(isinstance(k, ast.Constant) and type(k.value) is int for k in node.keys):
+            found.append(f"line {node.lineno}: a dict keyed by integers")
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "range" and len(node.args) == 1 \
+                and isinstance(node.args[0], ast.Constant) and type(node.args[0].value) is int:
+            found.append(f"line {node.lineno}: range({node.args[0].value})")
+    return found
+
+
+def test_no_module_of_the_package_retypes_a_code_of_the_header():
+    offenders = {str(p.relative_to(ROOT)): retyped_constants(p.read_text()) for p in sorted((ROOT / "python" / "hearth").rglob("*.py"))}
+    assert {k: v for k, v in offenders.items() if v} == {}
+    assert len(offenders) >= 10
+
+
+def test_the_retyping_check_sees_a_table_of_codes():
+    assert retyped_constants('NAMED_BY = {0: None, 1: "fence"}') and retyped_constants("x = [f(i) for i in range(11)]")
+    assert not retyped_constants('GATES = {"on": lib.HEARTH_GATE_ON}') and not retyped_constants("range(len(x))")
+
+
+def test_every_handle_type_states_its_ownership_lifetime_and_threads():
+    """Issue 30.4: the header says, for each opaque handle, who owns it, how long it
+    and what it hands out live, and from which threads it may be used."""
+    header = (ROOT / "include" / "hearth.h").read_text()
+    opaque = re.findall(r"typedef struct (hearth_\w+) \1;", header)
+    assert set(opaque) == HANDLES
+    for name in opaque:
+        before = header[: header.index(f"typedef struct {name} {name};")].rstrip()
+        assert before.endswith("*/"), f"{name}: no comment right above its typedef"
+        comment = " ".join(before[before.rindex("/**"):].replace("*", " ").split())
+        for label in ("Ownership:", "Lifetime:", "Threads:"):
+            assert label in comment, f"{name}: its comment says nothing under {label}"
+        assert "hearth_release" in comment, name

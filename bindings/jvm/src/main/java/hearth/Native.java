@@ -7,7 +7,8 @@ package hearth;
  *
  * <p>Loading: {@code System.loadLibrary("hearth_jni")}, which finds
  * libhearth_jni.so on {@code java.library.path} (desktop) or in the app's
- * native library folder (Android); libhearth.so is found beside it. The
+ * native library folder (Android); libhearth is found beside it under the soname
+ * it records (libhearth.so.1 on the desktop, libhearth.so on Android). The
  * library's ABI major version is checked once, here.
  */
 final class Native {
