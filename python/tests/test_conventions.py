@@ -234,10 +234,18 @@ def test_a_configuration_file_keeps_the_library_s_keys():
 # MARK: the typed, documented surface
 
 
+def public_names():
+    """The package's public names, and hearth.parquet's (an optional module of its own)."""
+    for name in hearth.__all__:
+        yield name, getattr(hearth, name)
+    for name, obj in vars(hearth.parquet).items():
+        if not name.startswith("_") and getattr(obj, "__module__", None) == "hearth.parquet":
+            yield f"parquet.{name}", obj
+
+
 def public_callables():
     """Every public function and public method of a public class, by qualified name."""
-    for name in hearth.__all__:
-        obj = getattr(hearth, name)
+    for name, obj in public_names():
         if inspect.isfunction(obj):
             yield name, obj
         elif inspect.isclass(obj) and not issubclass(obj, BaseException):
@@ -254,7 +262,8 @@ def documentation(name: str, function) -> str:
     """What help() shows for it: a constructor's is its class's docstring (and its own, if any)."""
     doc = inspect.getdoc(function) or ""
     if name.endswith(".__init__"):
-        doc = (inspect.getdoc(getattr(hearth, name.split(".")[0])) or "") + "\n" + (function.__doc__ or "")
+        owner = dict(public_names())[name.rsplit(".", 1)[0]]
+        doc = (inspect.getdoc(owner) or "") + "\n" + (function.__doc__ or "")
     return doc
 
 
