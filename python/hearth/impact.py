@@ -246,6 +246,10 @@ class ImpactConfig:
         return dataclasses.replace(self, **changes)
 
 
+ImpactConfig.__doc__ += "\n    Fields (unit; the configuration file's key; meaning):\n\n" + "".join(
+    f"    {f.name} ({f.metadata['unit']}; {f.metadata['setting']}): {f.metadata['doc']}\n" for f in dataclasses.fields(ImpactConfig)
+)
+
 #: A configuration: an ImpactConfig, a dict of settings by the file's keys, a JSON text or a file's path (None: the defaults).
 ConfigLike = Union[ImpactConfig, dict, str, os.PathLike, None]
 

@@ -307,3 +307,5 @@ def test_every_public_callable_documents_units_and_shows_an_example():
 def test_help_shows_the_class_s_units_and_example():
     doc = inspect.getdoc(hearth.ImpactConfig)
     assert "_mps2 m/s²" in doc and ">>> " in doc
+    for f in dataclasses.fields(hearth.ImpactConfig):
+        assert f"{f.name} ({f.metadata['unit']}; {f.metadata['setting']}): {f.metadata['doc']}" in doc, f.name
