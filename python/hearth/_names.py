@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 import pandas as pd
 
 # Unit words at the end of a library key → the suffix; longest first, so
@@ -70,9 +71,18 @@ def flat_name(path: str) -> str:
     return "_".join(snake(p) for p in parts)
 
 
-def utc(ms) -> pd.Series | pd.DatetimeIndex:
-    """Milliseconds since the Unix epoch as UTC datetimes at the package's one resolution (ns)."""
-    return pd.to_datetime(ms, unit="ms", utc=True).astype(DATETIME)
+#: The milliseconds a datetime64[ns] can hold (1677-09-21 … 2262-04-11); beyond them NaT.
+DATETIME_RANGE_MS = (-9_223_372_036_854, 9_223_372_036_854)
+
+
+def utc(ms) -> pd.DatetimeIndex:
+    """Milliseconds since the Unix epoch (integers) as UTC datetimes at the
+    package's one resolution (ns); a time outside DATETIME_RANGE_MS (an
+    int64 extreme, a year past 2262) is NaT, its milliseconds stay as they are. O(n)."""
+    values = np.asarray(ms, dtype=np.int64).reshape(-1)
+    inside = (values >= DATETIME_RANGE_MS[0]) & (values <= DATETIME_RANGE_MS[1])
+    out = pd.DatetimeIndex(pd.to_datetime(np.where(inside, values, 0), unit="ms", utc=True)).astype(DATETIME)
+    return out.where(inside) if not inside.all() else out
 
 
 def with_datetimes(frame: pd.DataFrame, *, zero_is_unused: bool = False) -> pd.DataFrame:
@@ -82,7 +92,7 @@ def with_datetimes(frame: pd.DataFrame, *, zero_is_unused: bool = False) -> pd.D
     events leave a field a kind does not use at 0) and becomes NaT. Changes
     `frame` in place and returns it. O(rows × such columns)."""
     for name in [c for c in frame.columns if c.endswith("_ms") and pd.api.types.is_integer_dtype(frame[c])]:
-        when = utc(frame[name])
+        when = pd.Series(utc(frame[name].to_numpy()), index=frame.index)
         if zero_is_unused:
             when = when.where(frame[name] != 0)
         frame.insert(frame.columns.get_loc(name) + 1, name[: -len("_ms")], when)

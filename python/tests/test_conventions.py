@@ -160,6 +160,24 @@ def test_the_parquet_layout_and_the_sweep_grid_follow_the_rule():
     assert not problems, "\n".join(problems)
 
 
+@pytest.mark.parametrize("ms, shown", [
+    (-9_223_372_036_854, "1677-09-21 00:12:43.146000+00:00"), (-9_223_372_036_855, "NaT"),
+    (9_223_372_036_854, "2262-04-11 23:47:16.854000+00:00"), (9_223_372_036_855, "NaT"),
+    (np.iinfo(np.int64).min, "NaT"), (np.iinfo(np.int64).max, "NaT"), (0, "1970-01-01 00:00:00+00:00"),
+])
+def test_a_time_beyond_the_datetime_s_range_is_nat_and_keeps_its_milliseconds(ms, shown):
+    from hearth._names import with_datetimes
+
+    frame = with_datetimes(pd.DataFrame({"time_ms": np.array([ms, 1_700_000_000_000], dtype=np.int64)}))
+    assert str(frame.time[0]) == shown and str(frame.time.dtype) == DATETIME and frame.time_ms[0] == ms
+    assert str(frame.time[1]) == "2023-11-14 22:13:20+00:00"  # the rest of the column as it is
+
+
+def test_a_slot_at_int64_s_low_end_has_no_datetime_and_no_crash():
+    fix = hearth.Grid().project(np.array([np.iinfo(np.int64).min, 0], dtype=np.int64), [1.0, 1.0], [2.0, 2.0], [5.0, 5.0])
+    assert fix.slot_start.isna().tolist() == [True, False] and fix.slot_start_ms[0] == (-(2**63) // 300_000 + 1) * 300_000
+
+
 def test_old_grid_keys_still_work_with_a_warning():
     with pytest.warns(DeprecationWarning, match="'spin_rad_s' is now 'spin_radps'"):
         old = hearth.spec(grid={"spin_rad_s": [3]}, seeds=1, hours=0)
