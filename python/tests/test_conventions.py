@@ -285,6 +285,20 @@ def documentation(name: str, function) -> str:
     return doc
 
 
+# Parameter names outside the rule on purpose: coordinates passed by position
+# (degrees, as every docstring says), file paths, and a private handle.
+PARAMETER_EXCEPTIONS = {"lat", "lon", "lat0", "lon0", "lat1", "lon1", "lat2", "lon2", "path", "_handle"}
+
+
+def test_every_public_parameter_follows_the_rule():
+    problems = []
+    for name, function in public_callables():
+        for parameter in inspect.signature(function).parameters:
+            if parameter not in ("self", "cls") and parameter not in PARAMETER_EXCEPTIONS:
+                problems += check_name(parameter, name)
+    assert not problems, "\n".join(problems)
+
+
 def test_the_package_says_it_is_typed():
     assert (Path(hearth.__file__).parent / "py.typed").is_file()
 
