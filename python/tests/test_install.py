@@ -19,6 +19,7 @@ def test_pip_builds_a_platform_wheel_that_carries_the_library(tmp_path):
         names = wheel.namelist()
         assert "hearth/libhearth.so" in names and "hearth/libhearth_lab.so" in names and "hearth/_cdef.py" in names
         assert "hearth/parquet.py" in names and "hearth/distributed/fleet.py" in names
+        assert "hearth/py.typed" in names  # PEP 561: type checkers read the package's hints
         wheel.extractall(tmp_path / "site")
     # The installed package finds its own copy of the library.
     code = (
