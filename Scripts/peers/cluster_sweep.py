@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT / "python"))
 os.environ.setdefault("HEARTH_LIBRARY", str(ROOT / ".build" / "libhearth" / "libhearth.so"))
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-GRID = {"jolt_g": [3.5, 4, 5], "spin_rad_s": [3, 3.5]}
+GRID = {"jolt_g": [3.5, 4, 5], "spin_radps": [3, 3.5]}
 
 
 def cluster(workers):

@@ -9,17 +9,25 @@ import numpy as np
 import pandas as pd
 
 from ._codes import DEDUPE_OUTCOMES, FIELD_NAMES, REJECTION_NAMES
+from ._names import with_datetimes
+from ._types import Column, Fixes
 from ._ffi import column, created, ffi, lib, out_pointer, pointer, raise_for, same_length
 
 
-def haversine(lat1, lon1, lat2, lon2) -> np.ndarray:
+def haversine(lat1: Column, lon1: Column, lat2: Column, lon2: Column) -> np.ndarray:
     """Great-circle distances between corresponding points, metres.
 
     Degrees in (latitude in [-90, 90], longitude in [-180, 180]); a spherical
     Earth of mean radius 6 371 008.8 m; within 0.5 mm of a correctly rounded
     haversine, NaN for NaN or out-of-range input. O(n), no copy of the inputs.
     Raises ValueError for arrays of another dtype than float64, not 1-D, not
-    contiguous, or of different lengths."""
+    contiguous, or of different lengths.
+
+    Example (Berlin to Paris):
+
+    >>> haversine(np.array([52.52]), np.array([13.405]), np.array([48.8566]), np.array([2.3522])).round(1)
+    array([877464.5])
+    """
     a, b, c, d = (column(v, n) for v, n in ((lat1, "lat1"), (lon1, "lon1"), (lat2, "lat2"), (lon2, "lon2")))
     n = same_length(lat1=a, lon1=b, lat2=c, lon2=d)
     out = np.empty(n)
@@ -32,8 +40,14 @@ def haversine(lat1, lon1, lat2, lon2) -> np.ndarray:
     return out
 
 
-def distances_from(lat0: float, lon0: float, lat, lon) -> np.ndarray:
-    """Distances from one point (degrees) to many, metres (as `haversine`)."""
+def distances_from(lat0: float, lon0: float, lat: Column, lon: Column) -> np.ndarray:
+    """Distances from one point (degrees) to many, metres (as `haversine`). O(n).
+
+    Example:
+
+    >>> distances_from(0.0, 0.0, np.array([0.0, 1.0]), np.array([1.0, 0.0])).round(1)
+    array([111195.1, 111195.1])
+    """
     a, b = column(lat, "lat"), column(lon, "lon")
     n = same_length(lat=a, lon=b)
     out = np.empty(n)
@@ -41,10 +55,18 @@ def distances_from(lat0: float, lon0: float, lat, lon) -> np.ndarray:
     return out
 
 
-def track_distances(lat, lon) -> tuple[np.ndarray, np.ndarray]:
-    """Step lengths and cumulative path length along a track, metres:
-    steps[0] = 0, steps[i] from point i-1 to i; cumulative is a compensated
-    running sum (NaN from a bad point on)."""
+def track_distances(lat: Column, lon: Column) -> tuple[np.ndarray, np.ndarray]:
+    """Step lengths and cumulative path length along a track, metres, from
+    latitudes and longitudes in degrees: steps[0] = 0, steps[i] from point
+    i-1 to i; cumulative is a compensated running sum (NaN from a bad point
+    on). O(n).
+
+    Example:
+
+    >>> steps, total = track_distances(np.array([0.0, 0.0, 0.0]), np.array([0.0, 1.0, 2.0]))
+    >>> total.round(1)
+    array([     0. , 111195.1, 222390.2])
+    """
     a, b = column(lat, "lat"), column(lon, "lon")
     n = same_length(lat=a, lon=b)
     steps, cumulative = np.empty(n), np.empty(n)
@@ -56,13 +78,27 @@ class Grid:
     """A latitude-band grid of cells of about `cell_size_m` (750 m: the
     privacy grid of SPEC §2). Immutable; safe to share between threads."""
 
-    def __init__(self, cell_size_m: float = 750.0):
+    def __init__(self, cell_size_m: float = 750.0) -> None:
+        """A grid of cells about `cell_size_m` metres on a side.
+
+        Example:
+
+        >>> Grid(1000.0).cell_size_m
+        1000.0
+        """
         self.cell_size_m = float(cell_size_m)
         self._handle = created(lib.hearth_grid_create, self.cell_size_m)
 
-    def snap(self, lat, lon) -> pd.DataFrame:
-        """Each point's cell: columns cell_id (row << 32 | column; -1 for NaN or
-        out of range), centre_lat_deg, centre_lon_deg. O(n)."""
+    def snap(self, lat: Column, lon: Column) -> pd.DataFrame:
+        """Each point's cell (latitude and longitude in degrees): columns
+        cell_id (row << 32 | column; -1 for NaN or out of range),
+        centre_lat_deg, centre_lon_deg. O(n).
+
+        Example:
+
+        >>> Grid(750.0).snap([52.52], [13.405]).cell_id.tolist()
+        [90752658981926]
+        """
         a, b = column(lat, "lat"), column(lon, "lon")
         n = same_length(lat=a, lon=b)
         ids, clat, clon = np.empty(n, dtype=np.int64), np.empty(n), np.empty(n)
@@ -74,11 +110,21 @@ class Grid:
         )
         return pd.DataFrame({"cell_id": ids, "centre_lat_deg": clat, "centre_lon_deg": clon})
 
-    def project(self, time_ms, lat, lon, accuracy_m, *, min_accuracy_m: float = 750.0, slot_ms: int = 300_000) -> pd.DataFrame:
-        """What a viewer of approximate sharing sees: the cell and its centre,
+    def project(self, time_ms: Column, lat: Column, lon: Column, accuracy_m: Column, *, min_accuracy_m: float = 750.0, slot_ms: int = 300_000) -> pd.DataFrame:
+        """What a viewer of approximate sharing sees of fixes at `time_ms`
+        (ms since the epoch, int64), `lat`/`lon` (degrees), `accuracy_m`
+        (metres): the cell and its centre,
         accuracy widened to at least `min_accuracy_m`, time floored to its
         slot of `slot_ms` (columns cell_id, centre_lat_deg, centre_lon_deg,
-        accuracy_m, slot_start_ms). Speed, heading and activity do not appear."""
+        accuracy_m, slot_start_ms and its UTC datetime slot_start). Speed,
+        heading and activity do not appear. O(n).
+
+        Example:
+
+        >>> Grid().project(np.array([1_700_000_123_456]), [52.52], [13.405], [5.0])[["accuracy_m", "slot_start"]]
+           accuracy_m                slot_start
+        0       750.0 2023-11-14 22:15:00+00:00
+        """
         t = column(time_ms, "time_ms", np.int64)
         a, b, c = column(lat, "lat"), column(lon, "lon"), column(accuracy_m, "accuracy_m")
         n = same_length(time_ms=t, lat=a, lon=b, accuracy_m=c)
@@ -93,14 +139,22 @@ class Grid:
         if status == lib.HEARTH_ERROR_ARGUMENT:
             raise ValueError(f"min_accuracy_m {min_accuracy_m}, slot_ms {slot_ms}: refused (slot_ms must be positive and min_accuracy_m a finite number)")
         raise_for(status)
-        return pd.DataFrame({"cell_id": ids, "centre_lat_deg": clat, "centre_lon_deg": clon, "accuracy_m": acc, "slot_start_ms": slot})
+        return with_datetimes(pd.DataFrame({"cell_id": ids, "centre_lat_deg": clat, "centre_lon_deg": clon, "accuracy_m": acc, "slot_start_ms": slot}))
 
 
 _privacy_grid: Grid | None = None
 
 
-def snap(lat, lon) -> pd.DataFrame:
-    """`Grid(750).snap(lat, lon)`: the privacy grid's cell of every point."""
+def snap(lat: Column, lon: Column) -> pd.DataFrame:
+    """`Grid(750).snap(lat, lon)`: the privacy grid's cell of every point
+    (degrees in; cell_id, centre_lat_deg, centre_lon_deg out). O(n).
+
+    Example:
+
+    >>> snap([52.52], [13.405])
+              cell_id  centre_lat_deg  centre_lon_deg
+    0  90752658981926       52.522202       13.402309
+    """
     global _privacy_grid
     if _privacy_grid is None:
         _privacy_grid = Grid(750.0)
@@ -134,7 +188,7 @@ class FixBatch:
     kept alive with the struct. Column names with units as `read_trace`
     gives them; the first four are required."""
 
-    def __init__(self, fixes):
+    def __init__(self, fixes: Fixes) -> None:
         self.columns = {}
         n = None
         for name, (field, dtype, required) in _FIX_COLUMNS.items():
@@ -154,11 +208,20 @@ class FixBatch:
             setattr(self.struct, field, pointer(values, _CTYPES[values.dtype.type]))
 
 
-def validate(fixes, now_ms: int, *, max_future_ms: int = 300_000, max_age_ms: int = 7 * 86_400_000) -> pd.Series:
-    """SPEC §1 validation against the server clock `now_ms`: per fix
-    "accepted", "inFuture", "tooOld" or "accuracyMissing". A latitude or
-    longitude out of range refuses the whole batch: SchemaError naming the
-    first offending fix and field."""
+def validate(fixes: Fixes, now_ms: int, *, max_future_ms: int = 300_000, max_age_ms: int = 7 * 86_400_000) -> pd.Series:
+    """SPEC §1 validation against the server clock `now_ms` (ms since the
+    epoch): per fix "accepted", "inFuture" (more than `max_future_ms` ms
+    ahead), "tooOld" (more than `max_age_ms` ms behind) or
+    "accuracyMissing". A latitude or longitude out of range refuses the
+    whole batch: SchemaError naming the first offending fix and field. O(n).
+
+    Example:
+
+    >>> fixes = {"time_ms": [1_000_000, 2_000_000], "latitude_deg": [52.5, 52.5], "longitude_deg": [13.4, 13.4],
+    ...          "horizontal_accuracy_m": [5.0, float("nan")]}
+    >>> validate(fixes, now_ms=1_500_000).tolist()
+    ['accepted', 'inFuture']
+    """
     batch = FixBatch(fixes)
     verdict = np.empty(batch.count, dtype=np.int32)
     schema = ffi.new("hearth_schema_error *")
@@ -178,16 +241,34 @@ class Dedupe:
     "inserted", "duplicate" or "stillAdopted" (a duplicate re-reporting
     `still`). Retrying a batch changes nothing."""
 
-    def __init__(self):
+    def __init__(self) -> None:
+        """An empty store.
+
+        Example:
+
+        >>> len(Dedupe())
+        0
+        """
         self._handle = created(lib.hearth_dedupe_create)
 
-    def insert(self, fixes) -> pd.Series:
+    def insert(self, fixes: Fixes) -> pd.Series:
+        """Each fix's outcome (keys user, device, time_ms in ms since the epoch). O(n log n).
+
+        Example:
+
+        >>> store = Dedupe()
+        >>> fixes = {"time_ms": [1_000, 1_000], "latitude_deg": [52.5, 52.5], "longitude_deg": [13.4, 13.4],
+        ...          "horizontal_accuracy_m": [5.0, 5.0]}
+        >>> store.insert(fixes).tolist()
+        ['inserted', 'duplicate']
+        """
         batch = FixBatch(fixes)
         outcome = np.empty(batch.count, dtype=np.int32)
         raise_for(lib.hearth_dedupe_insert(self._handle, batch.struct, out_pointer(outcome, "int32_t")), self._handle)
         return pd.Series(pd.Categorical.from_codes(outcome, categories=list(DEDUPE_OUTCOMES.values())), name="dedupe")
 
     def __len__(self) -> int:
+        """How many fixes are stored."""
         count = ffi.new("int64_t *")
         raise_for(lib.hearth_dedupe_count(self._handle, count), self._handle)
         return count[0]

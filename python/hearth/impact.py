@@ -6,7 +6,7 @@ import dataclasses
 import io
 import json
 import os
-from typing import Iterable
+from typing import Any, Iterable, Union
 
 import numpy as np
 import pandas as pd
@@ -15,6 +15,7 @@ from ._codes import ACTIONS as _ACTIONS
 from ._codes import CONDITIONS
 from ._codes import ENDS as _ENDS
 from ._codes import OUTCOMES as _OUTCOMES
+from ._types import Stream, Trace, Traces
 from ._ffi import column, created, ffi, lib, pointer, raise_for, same_length, take_bytes, text
 
 STANDARD_GRAVITY = 9.80665  # m/s² per g
@@ -22,81 +23,246 @@ STANDARD_GRAVITY = 9.80665  # m/s² per g
 # MARK: the configuration
 
 
-def _library_defaults() -> dict:
+def _library_defaults() -> dict[str, float]:
+    """Every setting the library has, by its key in the configuration file
+    (camelCase, the unit spelt out), with its default value."""
     return json.loads(take_bytes(lib.hearth_configuration_json, ffi.NULL))
 
 
-class _ConfigMethods:
-    """Reading and writing the command's JSON configuration file."""
+_DEFAULTS = _library_defaults()
+
+
+def _setting(key: str, unit: str, doc: str, kind: type = float) -> Any:
+    """One field of ImpactConfig: the library's setting `key` (its default),
+    its unit as a symbol, and what it means."""
+    if key not in _DEFAULTS:
+        raise ImportError(f"libhearth has no detector setting {key!r}: the library and hearth.ImpactConfig disagree (ABI {lib.hearth_abi_version():#x})")
+    return dataclasses.field(default=kind(_DEFAULTS[key]), metadata={"setting": key, "unit": unit, "doc": doc})
+
+
+@dataclasses.dataclass(frozen=True)
+class ImpactConfig:
+    """The possible-impact detector's settings (SPEC §9), one field per setting
+    of the library's configuration, in the package's naming rule (snake_case,
+    the unit as the name's last part: _mps2 m/s², _mps m/s, _radps rad/s,
+    _hpa hPa, _s seconds, _hz Hz). Defaults are the library's own. A window
+    written `…_from_s` / `…_to_s` is an offset from the jolt at t (negative:
+    before it). Frozen: `with_thresholds` or `dataclasses.replace` make a
+    changed copy; every value is checked by the library (BadInputError naming
+    the setting and its range) when a detector or sweep is built from it.
+
+    On disk the configuration is the command's JSON file (`--config`, the
+    sweep's picked-configuration.json), whose keys are the library's names
+    (`jolt_mps2` is `joltMetersPerSecondSquared`): `to_json`, `write`,
+    `from_json` and `read` translate. `ImpactConfig.settings()` lists each
+    field with its key, unit, default and meaning.
+
+    Example:
+
+    >>> config = ImpactConfig(jolt_mps2=5 * 9.80665, spin_radps=3.0)
+    >>> round(config.jolt_g, 3), config.spin_radps, config.free_fall_s
+    (5.0, 3.0, 0.12)
+    """
+
+    # Features
+    gravity_time_constant_s: float = _setting("gravityTimeConstantSeconds", "s", "time constant of the slow gravity estimate a jolt is measured against")
+    vibration_time_constant_s: float = _setting("vibrationTimeConstantSeconds", "s", "time constant of the high-pass that leaves the road vibration")
+    vibration_bin_s: float = _setting("vibrationBinSeconds", "s", "length of one vibration RMS bin")
+    clip_mps2: float = _setting("clipMetersPerSecondSquared", "m/s²", "an axis reading at or beyond this is taken as clipped (the sensor saturated)")
+    # D1 jolt
+    jolt_mps2: float = _setting("joltMetersPerSecondSquared", "m/s²", "peak dynamic acceleration (gravity removed) that is a jolt")
+    jolt_peak_window_s: float = _setting("joltPeakWindowSeconds", "s", "jolt samples this soon after the first belong to its peak")
+    jolt_chain_s: float = _setting("joltChainSeconds", "s", "a jolt this soon after the previous one joins its incident")
+    # D2, D3, D5 moving before and stopped after, from GPS
+    current_fix_age_s: float = _setting("currentFixAgeSeconds", "s", "a fix at most this old at the jolt is current")
+    moving_median_mps: float = _setting("movingMedianMetersPerSecond", "m/s", "median speed before the jolt that counts as moving")
+    moving_from_s: float = _setting("movingFromSeconds", "s", "start of the moving-before window (offset from the jolt)")
+    moving_to_s: float = _setting("movingToSeconds", "s", "end of the moving-before window (offset from the jolt)")
+    moving_at_jolt_mps: float = _setting("movingAtJoltMetersPerSecond", "m/s", "speed of the last current fix that counts as still moving at the jolt")
+    moving_at_jolt_to_s: float = _setting("movingAtJoltToSeconds", "s", "latest fix looked at for the speed at the jolt (offset from the jolt)")
+    stopped_mps: float = _setting("stoppedMetersPerSecond", "m/s", "speed at or under which the car is stopped")
+    rest_within_s: float = _setting("restWithinSeconds", "s", "the first stopped fix must come this soon after the jolt")
+    stay_stopped_s: float = _setting("stayStoppedSeconds", "s", "how long after the rest every fix must stay stopped")
+    stay_stopped_minimum_fixes: int = _setting("stayStoppedMinimumFixes", "count", "fixes needed in that time to decide by GPS", int)
+    # D4, D6 moving before and stopped after, from vibration
+    vibration_moving_mps2: float = _setting("vibrationMovingMetersPerSecondSquared", "m/s²", "median vertical vibration RMS that counts as moving")
+    vibration_moving_from_s: float = _setting("vibrationMovingFromSeconds", "s", "start of the vibration moving-before window (offset from the jolt)")
+    vibration_moving_to_s: float = _setting("vibrationMovingToSeconds", "s", "end of the vibration moving-before window (offset from the jolt)")
+    vibration_moving_at_jolt_from_s: float = _setting("vibrationMovingAtJoltFromSeconds", "s", "start of the vibration moving-at-jolt window (offset from the jolt)")
+    vibration_moving_at_jolt_to_s: float = _setting("vibrationMovingAtJoltToSeconds", "s", "end of the vibration moving-at-jolt window (offset from the jolt)")
+    vibration_stopped_fraction: float = _setting("vibrationStoppedFraction", "fraction", "stopped after: a window's median RMS at most this share of the one before")
+    vibration_stop_earliest_start_s: float = _setting("vibrationStopEarliestStartSeconds", "s", "earliest start of the stopped-after window (offset from the jolt)")
+    vibration_stop_latest_start_s: float = _setting("vibrationStopLatestStartSeconds", "s", "latest start of the stopped-after window (offset from the jolt)")
+    vibration_stop_window_s: float = _setting("vibrationStopWindowSeconds", "s", "length of the stopped-after window")
+    # D7, D8 corroboration, D9 free fall
+    spin_radps: float = _setting("spinRadiansPerSecond", "rad/s", "peak rotation rate around the jolt that corroborates it")
+    spin_from_s: float = _setting("spinFromSeconds", "s", "start of the spin window (offset from the jolt)")
+    spin_to_s: float = _setting("spinToSeconds", "s", "end of the spin window (offset from the jolt)")
+    pressure_rise_hpa: float = _setting("pressureRiseHectopascals", "hPa", "cabin pressure rise over the baseline that corroborates the jolt")
+    pressure_after_s: float = _setting("pressureAfterSeconds", "s", "the rise is the maximum up to this long after the jolt")
+    pressure_baseline_from_s: float = _setting("pressureBaselineFromSeconds", "s", "start of the pressure baseline window (offset from the jolt)")
+    pressure_baseline_to_s: float = _setting("pressureBaselineToSeconds", "s", "end of the pressure baseline window (offset from the jolt)")
+    free_fall_mps2: float = _setting("freeFallMetersPerSecondSquared", "m/s²", "|a| below this is free fall (the phone dropped)")
+    free_fall_s: float = _setting("freeFallSeconds", "s", "free fall at least this long vetoes the spin")
+    free_fall_ends_before_jolt_s: float = _setting("freeFallEndsBeforeJoltSeconds", "s", "the free fall must end at most this long before the jolt")
+    # D10, D11 deciding and suppressing
+    verdict_deadline_s: float = _setting("verdictDeadlineSeconds", "s", "a verdict is reached at the latest this long after the jolt (plus late data)")
+    late_data_s: float = _setting("lateDataSeconds", "s", "a stream is complete up to a time once any stream is this far past it")
+    suppression_s: float = _setting("suppressionSeconds", "s", "jolts this soon after a reported impact are suppressed")
+    # input bounds: a sample beyond them is rejected and counted
+    maximum_absolute_time_s: float = _setting("maximumAbsoluteTimeSeconds", "s", "a sample time beyond ± this is bad")
+    maximum_acceleration_mps2: float = _setting("maximumAccelerationMetersPerSecondSquared", "m/s²", "an accelerometer axis beyond ± this is a glitch")
+    maximum_rotation_radps: float = _setting("maximumRotationRadiansPerSecond", "rad/s", "a gyroscope axis beyond ± this is a glitch or a marker")
+    minimum_pressure_hpa: float = _setting("minimumPressureHectopascals", "hPa", "a pressure below this is a glitch or another unit")
+    maximum_pressure_hpa: float = _setting("maximumPressureHectopascals", "hPa", "a pressure above this is a glitch or another unit")
+    maximum_speed_mps: float = _setting("maximumSpeedMetersPerSecond", "m/s", "a GPS speed above this is impossible")
+    # rates the windows are kept for
+    supported_gyroscope_hz: float = _setting("supportedGyroscopeHertz", "Hz", "gyroscope rate the windows keep every sample of")
+    supported_barometer_hz: float = _setting("supportedBarometerHertz", "Hz", "barometer rate the windows keep every sample of")
+    supported_fix_hz: float = _setting("supportedFixHertz", "Hz", "fix rate the windows keep every sample of")
 
     @classmethod
-    def from_json(cls, text_or_bytes) -> "ImpactConfig":
-        """The configuration in a JSON object of settings (any subset; the
-        rest keep their defaults). An unknown setting or a non-number raises
-        BadInputError naming it, exactly as `--config` does."""
+    def settings(cls) -> pd.DataFrame:
+        """One row per field: field, setting (the key in the configuration
+        file), unit, default and meaning.
+
+        Example:
+
+        >>> table = ImpactConfig.settings().set_index("field")
+        >>> table.loc["spin_radps", "setting"], table.loc["spin_radps", "unit"]
+        ('spinRadiansPerSecond', 'rad/s')
+        """
+        rows = [{"field": f.name, "setting": f.metadata["setting"], "unit": f.metadata["unit"], "default": f.default, "meaning": f.metadata["doc"]}
+                for f in dataclasses.fields(cls)]
+        return pd.DataFrame(rows)
+
+    def to_settings(self) -> dict[str, float]:
+        """The settings by the configuration file's keys (camelCase, units
+        spelt out), as the command and the C ABI read them.
+
+        Example:
+
+        >>> ImpactConfig(spin_radps=3.0).to_settings()["spinRadiansPerSecond"]
+        3.0
+        """
+        return {f.metadata["setting"]: getattr(self, f.name) for f in dataclasses.fields(self)}
+
+    @classmethod
+    def from_settings(cls, settings: dict[str, float]) -> "ImpactConfig":
+        """A configuration from settings by the file's keys (every key the
+        library has; `from_json` takes any subset). Unknown keys raise ValueError.
+
+        Example:
+
+        >>> ImpactConfig.from_settings({"freeFallSeconds": 0.2}).free_fall_s
+        0.2
+        """
+        names = {f.metadata["setting"]: f for f in dataclasses.fields(cls)}
+        unknown = sorted(set(settings) - set(names))
+        if unknown:
+            raise ValueError(f"settings: unknown keys {unknown} (the configuration file's keys: {', '.join(sorted(names))})")
+        return cls(**{names[k].name: int(v) if names[k].type in (int, "int") else float(v) for k, v in settings.items()})
+
+    @classmethod
+    def from_json(cls, text_or_bytes: str | bytes) -> "ImpactConfig":
+        """The configuration in a JSON object of settings by the file's keys
+        (any subset; the rest keep their defaults). An unknown setting or a
+        non-number raises BadInputError naming it, exactly as `--config` does.
+
+        Example:
+
+        >>> ImpactConfig.from_json('{"spinRadiansPerSecond": 3}').spin_radps
+        3.0
+        """
         raw = text_or_bytes.decode() if isinstance(text_or_bytes, bytes) else text_or_bytes
-        full = json.loads(take_bytes(lib.hearth_configuration_json, text(raw)))
-        return cls(**full)
+        return cls.from_settings(json.loads(take_bytes(lib.hearth_configuration_json, text(raw))))
 
     @classmethod
     def read(cls, path: str | os.PathLike) -> "ImpactConfig":
-        """The configuration file at `path` (what `impact sweep --out` writes as picked-configuration.json)."""
+        """The configuration file at `path` (what `impact sweep --out` writes
+        as picked-configuration.json); bad settings raise BadInputError.
+
+        Example:
+
+        >>> ImpactConfig().write("/tmp/hearth-doctest-config.json")
+        >>> ImpactConfig.read("/tmp/hearth-doctest-config.json") == ImpactConfig()
+        True
+        """
         with open(path, "rb") as f:
             return cls.from_json(f.read())
 
     def to_json(self) -> str:
-        """Every setting, keys sorted, one per line: byte-identical to the
-        file the command writes for the same settings."""
-        return take_bytes(lib.hearth_configuration_json, text(json.dumps(dataclasses.asdict(self)))).decode()
+        """Every setting by the file's keys, sorted, one per line:
+        byte-identical to the file the command writes for the same settings.
+
+        Example:
+
+        >>> print(ImpactConfig().to_json().splitlines()[1])
+          "clipMetersPerSecondSquared" : 152.003075,
+        """
+        return take_bytes(lib.hearth_configuration_json, text(json.dumps(self.to_settings()))).decode()
 
     def write(self, path: str | os.PathLike) -> None:
+        """Writes `to_json()` to `path` (what `impact detect --config` reads).
+
+        Example:
+
+        >>> ImpactConfig(free_fall_s=0.2).write("/tmp/hearth-doctest-config.json")
+        """
         with open(path, "w", encoding="utf-8") as f:
             f.write(self.to_json())
 
     @property
     def jolt_g(self) -> float:
-        """The jolt threshold in g (the file holds m/s²)."""
-        return self.joltMetersPerSecondSquared / STANDARD_GRAVITY
+        """The jolt threshold in g (standard gravity, 9.80665 m/s²); the setting is `jolt_mps2`.
 
-    def with_thresholds(self, *, jolt_g=None, spin_rad_s=None, pressure_hpa=None, moving_m_s=None, free_fall_s=None):
-        """A copy with the command's threshold flags applied (--jolt-g, --spin, --pressure, --moving, --free-fall)."""
-        changes = {}
+        Example:
+
+        >>> ImpactConfig().jolt_g
+        4.0
+        """
+        return self.jolt_mps2 / STANDARD_GRAVITY
+
+    def with_thresholds(self, *, jolt_g: float | None = None, spin_radps: float | None = None, pressure_hpa: float | None = None,
+                        moving_mps: float | None = None, free_fall_s: float | None = None) -> "ImpactConfig":
+        """A copy with the command's threshold flags applied: `jolt_g` in g
+        (--jolt-g), `spin_radps` in rad/s (--spin), `pressure_hpa` in hPa
+        (--pressure), `moving_mps` in m/s (--moving), `free_fall_s` in
+        seconds (--free-fall). None keeps the value.
+
+        Example:
+
+        >>> config = ImpactConfig().with_thresholds(jolt_g=5, spin_radps=3)
+        >>> round(config.jolt_mps2, 5), config.spin_radps
+        (49.03325, 3)
+        """
+        changes: dict[str, float] = {}
         if jolt_g is not None:
-            changes["joltMetersPerSecondSquared"] = jolt_g * STANDARD_GRAVITY
-        if spin_rad_s is not None:
-            changes["spinRadiansPerSecond"] = spin_rad_s
+            changes["jolt_mps2"] = jolt_g * STANDARD_GRAVITY
+        if spin_radps is not None:
+            changes["spin_radps"] = spin_radps
         if pressure_hpa is not None:
-            changes["pressureRiseHectopascals"] = pressure_hpa
-        if moving_m_s is not None:
-            changes["movingMedianMetersPerSecond"] = moving_m_s
+            changes["pressure_rise_hpa"] = pressure_hpa
+        if moving_mps is not None:
+            changes["moving_median_mps"] = moving_mps
         if free_fall_s is not None:
-            changes["freeFallSeconds"] = free_fall_s
+            changes["free_fall_s"] = free_fall_s
         return dataclasses.replace(self, **changes)
 
 
-def _make_config_class():
-    # The fields are the library's own settings, read from it at import: a
-    # setting renamed or added in the library appears here without an edit.
-    defaults = _library_defaults()
-    fields = [(key, type(value), dataclasses.field(default=value)) for key, value in defaults.items()]
-    cls = dataclasses.make_dataclass("ImpactConfig", fields, bases=(_ConfigMethods,), frozen=True)
-    cls.__module__ = __name__
-    cls.__doc__ = (
-        "The detector's settings as the command's JSON configuration file has them "
-        "(units in every name: MetersPerSecondSquared, RadiansPerSecond, Hectopascals, Seconds). "
-        "Fields: " + ", ".join(defaults) + "."
-    )
-    return cls
+ImpactConfig.__doc__ += "\n    Fields (unit; the configuration file's key; meaning):\n\n" + "".join(
+    f"    {f.name} ({f.metadata['unit']}; {f.metadata['setting']}): {f.metadata['doc']}\n" for f in dataclasses.fields(ImpactConfig)
+)
+
+#: A configuration: an ImpactConfig, a dict of settings by the file's keys, a JSON text or a file's path (None: the defaults).
+ConfigLike = Union[ImpactConfig, dict, str, os.PathLike, None]
 
 
-ImpactConfig = _make_config_class()
-
-
-def _configuration_json(config) -> bytes | None:
+def _configuration_json(config: ConfigLike) -> str | None:
     if config is None:
         return None
     if isinstance(config, ImpactConfig):
-        return json.dumps(dataclasses.asdict(config))
+        return json.dumps(config.to_settings())
     if isinstance(config, dict):
         return json.dumps(config)
     if isinstance(config, (str, os.PathLike)) and os.path.exists(config):
@@ -112,6 +278,14 @@ def _configuration_json(config) -> bytes | None:
 _GATES = {"recording": lib.HEARTH_GATE_RECORDING, "on": lib.HEARTH_GATE_ON, "off": lib.HEARTH_GATE_OFF}
 _FORMATS = {"text": lib.HEARTH_FORMAT_TEXT, "json": lib.HEARTH_FORMAT_JSON, "csv": lib.HEARTH_FORMAT_CSV}
 UNITS = {name: ffi.string(lib.hearth_condition_unit(i)).decode() for i, name in enumerate(CONDITIONS)}
+
+
+def _example_accelerometer() -> pd.DataFrame:
+    """30 s at 50 Hz lying still, with one 5.1 g knock at 10 s (the docstrings' examples)."""
+    t = np.arange(0, 30, 0.02)
+    z = np.full_like(t, 9.81)
+    z[500] = 60.0
+    return pd.DataFrame({"t_s": t, "x_mps2": np.zeros_like(t), "y_mps2": np.zeros_like(t), "z_mps2": z})
 
 
 def _stream(data, names: tuple[str, ...], label: str) -> list[np.ndarray]:
@@ -137,17 +311,32 @@ class Detector:
 
     `config`: an ImpactConfig, a dict of settings, a JSON string or the path
     of a configuration file (None: the defaults). Verdicts depend only on the
-    data, not on how it is cut into batches (fixes less than 2 s late)."""
+    data, not on how it is cut into batches (fixes less than 2 s late).
 
-    def __init__(self, config=None):
+    Example (`_example_accelerometer`: 30 s still, a 5.1 g knock at 10 s):
+
+    >>> Detector().feed(_example_accelerometer()).finish().verdicts()
+      outcome  jolt_time_s  decided_time_s moving_from    jolt_g
+    0  silent         10.0            20.0   vibration  5.117956
+    """
+
+    def __init__(self, config: ConfigLike = None) -> None:
         self._handle = created(lib.hearth_detector_create, text(_configuration_json(config)))
 
-    def feed(self, accelerometer=None, gyroscope=None, barometer=None, fixes=None, *, vehicle_gate: bool = True) -> "Detector":
+    def feed(self, accelerometer: Stream = None, gyroscope: Stream = None, barometer: Stream = None, fixes: Stream = None, *,
+             vehicle_gate: bool = True) -> "Detector":
         """One batch: accelerometer (t_s, x_mps2, y_mps2, z_mps2; gravity
         included), gyroscope (t_s, x_radps, y_radps, z_radps), barometer
         (t_s, pressure_hpa), fixes (t_s, speed_mps; negative or NaN =
         unmeasured), each a DataFrame with those columns or a tuple of float64
-        arrays; times in seconds on one clock. The arrays are read in place."""
+        arrays; times in seconds on one clock. The arrays are read in place.
+        `vehicle_gate`: whether the phone is in a vehicle for this batch.
+
+        Example:
+
+        >>> len(Detector().feed(_example_accelerometer()).verdicts())   # undecided until 20 s of data
+        1
+        """
         acc = _stream(accelerometer, ("t_s", "x_mps2", "y_mps2", "z_mps2"), "accelerometer")
         gyr = _stream(gyroscope, ("t_s", "x_radps", "y_radps", "z_radps"), "gyroscope")
         bar = _stream(barometer, ("t_s", "pressure_hpa"), "barometer")
@@ -165,10 +354,16 @@ class Detector:
         raise_for(lib.hearth_detector_feed(self._handle, b), self._handle)
         return self
 
-    def feed_trace(self, trace, *, vehicle_gate: str = "recording") -> "Detector":
+    def feed_trace(self, trace: Trace, *, vehicle_gate: str = "recording") -> "Detector":
         """A whole recording (a path or what read_trace returned) as `hearth
         impact detect` feeds it: 250 ms batches, the vehicle gate from the
-        recording's activity stream ("recording"), or "on" / "off"."""
+        recording's activity stream ("recording"), or "on" / "off".
+
+        Example:
+
+        >>> Detector().feed_trace("../shared/datasets/phone-drop-freefall/raw_data/fall_1").finish().verdicts().outcome.tolist()
+        ['silent']
+        """
         if vehicle_gate not in _GATES:
             raise ValueError(f"vehicle_gate must be recording, on or off, not {vehicle_gate!r}")
         path = getattr(trace, "path", trace)
@@ -177,7 +372,13 @@ class Detector:
         return self
 
     def finish(self) -> "Detector":
-        """Decides an open incident with the data there are (the end of a recording)."""
+        """Decides an open incident with the data there are (the end of a recording).
+
+        Example:
+
+        >>> Detector().feed(_example_accelerometer()[:600]).finish().verdicts().outcome.tolist()
+        ['silent']
+        """
         raise_for(lib.hearth_detector_finish(self._handle), self._handle)
         return self
 
@@ -187,8 +388,15 @@ class Detector:
         return v[0], c[0]
 
     def verdicts(self) -> pd.DataFrame:
-        """One row per verdict so far: outcome, jolt_time_s, decided_time_s,
-        moving_from (gps or vibration), jolt_g."""
+        """One row per verdict so far: outcome, jolt_time_s and
+        decided_time_s (seconds on the data's clock), moving_from (gps or
+        vibration), jolt_g (the jolt's peak in g).
+
+        Example:
+
+        >>> Detector().feed(_example_accelerometer()).verdicts().jolt_g.round(2).tolist()
+        [5.12]
+        """
         n, _ = self._counts()
         records = ffi.new("hearth_verdict[]", max(n, 1))
         raise_for(lib.hearth_detector_verdicts(self._handle, n, records), self._handle)
@@ -205,7 +413,15 @@ class Detector:
 
     def conditions(self) -> pd.DataFrame:
         """One row per verdict and condition: verdict (row of verdicts()),
-        condition, held, measured, threshold, unit (NaN: nothing measured)."""
+        condition, held, measured and threshold in the row's `unit` (NaN:
+        nothing measured).
+
+        Example:
+
+        >>> Detector().feed(_example_accelerometer()).conditions()[["condition", "measured", "unit"]].head(1)
+          condition  measured  unit
+        0      jolt     50.19  m/s²
+        """
         _, n = self._counts()
         records = ffi.new("hearth_condition[]", max(n, 1))
         raise_for(lib.hearth_detector_conditions(self._handle, n, records), self._handle)
@@ -221,16 +437,29 @@ class Detector:
             }
         )
 
-    def counters(self) -> dict:
+    def counters(self) -> dict[str, int]:
         """Samples skipped (a bad time, an impossible value, or not newer than their
-        stream's last) and jolts seen with the gate off."""
+        stream's last) and jolts seen with the gate off.
+
+        Example:
+
+        >>> Detector().feed(_example_accelerometer(), vehicle_gate=False).counters()
+        {'skipped_samples': 0, 'jolts_gate_off': 1}
+        """
         skipped, gate_off = ffi.new("int64_t *"), ffi.new("int64_t *")
         raise_for(lib.hearth_detector_counters(self._handle, skipped, gate_off), self._handle)
         return {"skipped_samples": skipped[0], "jolts_gate_off": gate_off[0]}
 
     def report(self, file: str = "-", format: str = "text") -> str:
         """What `hearth impact detect --format FORMAT` prints for this recording
-        (text, json = JSON Lines, csv with its header), byte for byte."""
+        (text, json = JSON Lines, csv with its header), byte for byte; times
+        in seconds, accelerations in g and m/s².
+
+        Example:
+
+        >>> print(Detector().feed(_example_accelerometer()).finish().report("knock").split(", moving")[0])
+        knock: silent at 10.00 s, decided at 20.00 s
+        """
         if format not in _FORMATS:
             raise ValueError(f"format must be text, json or csv, not {format!r}")
         return take_bytes(lib.hearth_detector_report, self._handle, text(file), _FORMATS[format]).decode()
@@ -242,10 +471,17 @@ def _paths(traces) -> list:
     return list(traces)
 
 
-def report(traces, config=None, *, vehicle_gate: str = "recording", format: str = "text") -> str:
+def report(traces: Traces, config: ConfigLike = None, *, vehicle_gate: str = "recording", format: str = "text") -> str:
     """The text `hearth impact detect PATH... --format FORMAT` prints on stdout
-    for these recordings (one CSV header for all). A recording that cannot
-    be read raises BadInputError naming it."""
+    for these recordings (one CSV header for all; times in seconds,
+    accelerations in g and m/s²). A recording that cannot be read raises
+    BadInputError naming it.
+
+    Example:
+
+    >>> print(report("../shared/datasets/phone-drop-freefall/raw_data/fall_1").split(", moving")[0])
+    ../shared/datasets/phone-drop-freefall/raw_data/fall_1: silent at 4.65 s, decided at 14.00 s
+    """
     out = []
     for i, trace in enumerate(_paths(traces)):
         name = os.fspath(getattr(trace, "path", trace))
@@ -256,12 +492,21 @@ def report(traces, config=None, *, vehicle_gate: str = "recording", format: str 
     return "".join(out)
 
 
-def detect(traces, config=None, *, vehicle_gate: str = "recording") -> pd.DataFrame:
+def detect(traces: Traces, config: ConfigLike = None, *, vehicle_gate: str = "recording") -> pd.DataFrame:
     """The detector on recordings (paths, or what read_trace returned): one row
     per verdict and condition, exactly the rows of `hearth impact detect
     --format csv` (file, jolt_time_s, decided_time_s, outcome, moving_from,
     jolt_g, condition, held, measured, threshold, unit, note); a recording
-    with no jolt has one row, outcome noJolt, measured = its peak |a|."""
+    with no jolt has one row, outcome noJolt, measured = its peak |a|.
+    Times in seconds on the recording's clock; `measured` and `threshold` in
+    the row's `unit`.
+
+    Example:
+
+    >>> detect("../shared/datasets/phone-drop-freefall/raw_data/fall_1")[["outcome", "jolt_time_s", "jolt_g"]].head(1)
+      outcome  jolt_time_s    jolt_g
+    0  silent     4.650604  16.61719
+    """
     return pd.read_csv(io.StringIO(report(traces, config, vehicle_gate=vehicle_gate, format="csv")), keep_default_na=False, na_values={"jolt_time_s": [""], "decided_time_s": [""], "jolt_g": [""], "measured": [""], "threshold": [""]})
 
 
@@ -282,13 +527,30 @@ _INPUTS = {
 
 class Incident:
     """What happens after a possible-impact verdict (SPEC §10): call `check`
-    whenever the app runs; it says what to do. Times in ms since the epoch."""
+    whenever the app runs; it says what to do. Times in ms since the epoch.
 
-    def __init__(self, verdict_ms: int, account: str, *, _handle=None):
+    Example:
+
+    >>> incident = Incident(1_000, "me")          # a verdict at 1 s past the epoch
+    >>> incident.check(1_000)
+    {'action': 'ask', 'time_ms': 31000}
+    """
+
+    def __init__(self, verdict_ms: int, account: str, *, _handle: Any = None) -> None:
         self._handle = _handle if _handle is not None else created(lib.hearth_incident_create, int(verdict_ms), text(account))
 
-    def check(self, now_ms: int, input: str = "nothing", *, http_status: int = 0, tokens_held: bool = False, account: str | None = None) -> dict:
-        """{"action": none|ask|send|waitUntil|finished, "time_ms": …, "end": …}."""
+    def check(self, now_ms: int, input: str = "nothing", *, http_status: int = 0, tokens_held: bool = False, account: str | None = None) -> dict[str, Any]:
+        """What to do at `now_ms` (ms since the epoch) after `input` (one of
+        nothing, dismissed, alertNow, delivered, networkFailure, http,
+        firewallPage, uploadSucceeded, signedIn): {"action":
+        none|ask|send|waitUntil|finished, "time_ms": … (ms since the epoch),
+        "end": …}.
+
+        Example:
+
+        >>> Incident(1_000, "me").check(2_000, "dismissed")
+        {'action': 'finished', 'end': 'dismissed'}
+        """
         if input not in _INPUTS:
             raise ValueError(f"input must be one of {', '.join(_INPUTS)}, not {input!r}")
         action = ffi.new("hearth_incident_action *")
@@ -304,11 +566,23 @@ class Incident:
         return out
 
     def save(self) -> bytes:
-        """The state as bytes (it survives a process kill)."""
+        """The state as bytes (it survives a process kill).
+
+        Example:
+
+        >>> Incident.restore(Incident(1_000, "me").save()).check(1_000)
+        {'action': 'ask', 'time_ms': 31000}
+        """
         return take_bytes(lib.hearth_incident_save, self._handle)
 
     @classmethod
     def restore(cls, state: bytes) -> "Incident":
-        """An incident from saved bytes; bad bytes raise BadInputError."""
+        """An incident from saved bytes; bad bytes raise BadInputError.
+
+        Example:
+
+        >>> Incident.restore(Incident(1_000, "me").save()).check(31_001)["action"]
+        'send'
+        """
         buffer = ffi.from_buffer("uint8_t[]", state)
         return cls(0, "", _handle=created(lib.hearth_incident_restore, buffer, len(state)))

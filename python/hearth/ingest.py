@@ -5,20 +5,33 @@ sudden-stop check and trips, with the state saved and restored as bytes."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator, Mapping
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from ._codes import EVENT_KINDS, NAMED_BY
 from ._ffi import created, ffi, lib, raise_for, take_bytes, text
+from ._names import flat_name, with_datetimes
+from ._types import Circles, Fixes, PathLike, Places
 from .geo import FixBatch
 
 _EVENT_FIELDS = ("kind", "code", "announced", "user", "device", "circle", "place", "index", "time_ms", "end_ms", "cell_id", "latitude_deg", "longitude_deg", "value")
 
 
-def describe(places=None, circles=None, *, speed_limits_kmh=None, places_file=None) -> str:
+def describe(places: Places = None, circles: Circles = None, *, speed_limits_kmh: Mapping[int, float] | None = None,
+             places_file: PathLike | None = None) -> str:
     """The JSON description `hearth_ingest_create` reads (docs/guides/c-abi.md),
-    keys sorted: what a pipeline is built from, in any process."""
+    keys sorted: what a pipeline is built from, in any process. Places'
+    latitude_deg/longitude_deg in degrees and radius_m in metres;
+    `speed_limits_kmh` circle → limit in km/h.
+
+    Example:
+
+    >>> describe(circles={42: [7]}, speed_limits_kmh={7: 50})
+    '{"circles_of_person": {"42": [7]}, "places": [], "speed_limits_kmh": {"7": 50.0}}'
+    """
     if isinstance(places, pd.DataFrame):
         places = places.to_dict("records")
     description = {
@@ -36,11 +49,22 @@ class Ingest:
 
     `places`: a DataFrame or list of dicts with id, circle, latitude_deg,
     longitude_deg, radius_m (name optional); `circles`: user id → the circles
-    they are in; `speed_limits_kmh`: circle → limit (none: no speed alerts).
+    they are in; `speed_limits_kmh`: circle → limit in km/h (none: no speed alerts).
     `places_file`: a GeoJSON places file as `hearth geo replay --places` reads.
-    `description`: the JSON `describe` makes of these, given instead of them."""
+    `description`: the JSON `describe` makes of these, given instead of them.
 
-    def __init__(self, places=None, circles=None, *, speed_limits_kmh=None, places_file=None, description=None):
+    Example:
+
+    >>> home = {"id": 1, "circle": 7, "name": "Home", "latitude_deg": 52.52, "longitude_deg": 13.405, "radius_m": 100.0}
+    >>> pipeline = Ingest([home], {42: [7]})
+    >>> fixes = pd.DataFrame({"time_ms": [1_700_000_000_000], "latitude_deg": [52.52], "longitude_deg": [13.405],
+    ...                       "horizontal_accuracy_m": [10.0], "user": np.array([42], dtype=np.uint32)})
+    >>> pipeline.ingest(fixes, received_ms=1_700_000_001_000).kind.tolist()   # the first fix: a frame, and at home
+    ['sharedFrame', 'geofence']
+    """
+
+    def __init__(self, places: Places = None, circles: Circles = None, *, speed_limits_kmh: Mapping[int, float] | None = None,
+                 places_file: PathLike | None = None, description: str | None = None) -> None:
         if description is None:
             description = describe(places, circles, speed_limits_kmh=speed_limits_kmh, places_file=places_file)
         self.description = description
@@ -56,23 +80,42 @@ class Ingest:
         raw = np.frombuffer(ffi.buffer(records, n[0] * ffi.sizeof("hearth_event")), dtype=_EVENT_DTYPE).copy()
         frame = pd.DataFrame({name: raw[name] for name in _EVENT_FIELDS})
         frame["kind"] = pd.Categorical.from_codes(frame["kind"], categories=list(EVENT_KINDS.values()))
+        with_datetimes(frame, zero_is_unused=True)
         frame.attrs.update(inserted=inserted[0], duplicates=duplicates[0], not_newer=not_newer[0], overruled=overruled[0])
         return frame
 
-    def ingest(self, fixes, received_ms: int) -> pd.DataFrame:
+    def ingest(self, fixes: Fixes, received_ms: int) -> pd.DataFrame:
         """One uploaded batch (a DataFrame with time_ms, latitude_deg,
         longitude_deg, horizontal_accuracy_m and optional speed_mps, …, user,
         device), received at `received_ms`: the events it produced, one row
-        each (kind, code, announced, user, …; `attrs` has inserted,
+        each (kind, code, announced, user, …, time_ms and end_ms with their
+        UTC datetimes time and end, NaT where the kind leaves them unused;
+        `attrs` has inserted,
         duplicates, and of the inserted fixes those kept from the engines
         because they did not take the person's presence row: not_newer and
-        overruled). A schema error refuses the batch: SchemaError, state unchanged."""
+        overruled). Times in ms since the epoch. A schema error refuses the
+        batch: SchemaError, state unchanged.
+
+        Example:
+
+        >>> fixes = pd.DataFrame({"time_ms": [1_700_000_000_000], "latitude_deg": [52.52], "longitude_deg": [13.405],
+        ...                       "horizontal_accuracy_m": [10.0]})
+        >>> Ingest().ingest(fixes, received_ms=1_700_000_001_000).attrs["inserted"]
+        1
+        """
         batch = FixBatch(fixes)
         raise_for(lib.hearth_ingest_batch(self._handle, batch.struct, int(received_ms)), self._handle)
         return self._events()
 
     def tick(self, now_ms: int) -> pd.DataFrame:
-        """The server's timer: clocks moved to `now_ms` with no fixes; what that decided."""
+        """The server's timer: clocks moved to `now_ms` (ms since the epoch)
+        with no fixes; what that decided (events as `ingest` gives them).
+
+        Example:
+
+        >>> len(Ingest().tick(1_700_000_000_000))
+        0
+        """
         raise_for(lib.hearth_ingest_tick(self._handle, int(now_ms)), self._handle)
         return self._events()
 
@@ -85,7 +128,13 @@ class Ingest:
         name), start_distance_m (to that place's centre, placeAt only, else
         NaN), end_place, end_named_by ("fence": the last arrival not left
         again; None). A place of an unnamed end is <NA>. The names the trip
-        lines of `events_json` carry."""
+        lines of `events_json` carry.
+
+        Example:
+
+        >>> Ingest().trip_names().columns.tolist()[:3]
+        ['event', 'start_place', 'start_named_by']
+        """
         n = ffi.new("int64_t *")
         raise_for(lib.hearth_ingest_count(self._handle, n, ffi.NULL, ffi.NULL), self._handle)
         records = ffi.new("hearth_event[]", max(1, n[0]))
@@ -105,16 +154,34 @@ class Ingest:
             "end_named_by": pd.array([NAMED_BY[r.end_named_by] for r in rows], dtype=object),
         })
 
-    def events_json(self) -> list[dict]:
-        """The last batch's or tick's events with every field (outcome, reasons, place names)."""
+    def events_json(self) -> list[dict[str, Any]]:
+        """The last batch's or tick's events with every field (outcome,
+        reasons, place names), as the library's JSON lines have them (keys
+        camelCase with units spelt out: timeMilliseconds).
+
+        Example:
+
+        >>> pipeline = Ingest()
+        >>> _ = pipeline.ingest({"time_ms": [0], "latitude_deg": [52.5], "longitude_deg": [13.4], "horizontal_accuracy_m": [float("nan")]}, 1_000)
+        >>> pipeline.events_json()[0]["value"]["reason"]
+        'accuracyMissing'
+        """
         lines = take_bytes(lib.hearth_ingest_events_json, self._handle).decode().splitlines()
         return [json.loads(line) for line in lines]
 
-    def reconfigure(self, places=None, circles=None, *, speed_limits_kmh=None, places_file=None, description=None) -> int:
+    def reconfigure(self, places: Places = None, circles: Circles = None, *, speed_limits_kmh: Mapping[int, float] | None = None,
+                    places_file: PathLike | None = None, description: str | None = None) -> int:
         """Places, circles or limits edited between batches (same arguments as
         the constructor): the state is kept, pending work about removed places
         and left circles is dropped; returns how many such items were dropped.
-        A bad description raises BadInputError and changes nothing."""
+        A bad description raises BadInputError and changes nothing. Limits in
+        km/h, places in degrees and metres, as for the constructor.
+
+        Example:
+
+        >>> Ingest(circles={42: [7]}).reconfigure(circles={42: [7]}, speed_limits_kmh={7: 50})
+        0
+        """
         if description is None:
             description = describe(places, circles, speed_limits_kmh=speed_limits_kmh, places_file=places_file)
         dropped = ffi.new("int64_t *")
@@ -123,11 +190,25 @@ class Ingest:
         return dropped[0]
 
     def save(self) -> bytes:
-        """Every engine's state as bytes (a restored pipeline gives the same future outputs)."""
+        """Every engine's state as bytes (a restored pipeline gives the same future outputs).
+
+        Example:
+
+        >>> pipeline = Ingest()
+        >>> pipeline.restore(Ingest().save())
+        """
         return take_bytes(lib.hearth_ingest_save, self._handle)
 
     def restore(self, state: bytes) -> None:
-        """Replaces the state with saved bytes; bad bytes raise BadInputError and change nothing."""
+        """Replaces the state with saved bytes; bad bytes raise BadInputError and change nothing.
+
+        Example:
+
+        >>> Ingest().restore(b"not a state")
+        Traceback (most recent call last):
+        ...
+        hearth._ffi.BadInputError: ...
+        """
         raise_for(lib.hearth_ingest_restore(self._handle, ffi.from_buffer("uint8_t[]", state), len(state)), self._handle)
 
 
@@ -140,7 +221,7 @@ def _event_dtype() -> np.dtype:
 _EVENT_DTYPE = _event_dtype()
 
 
-def upload_bounds(times_ms: np.ndarray, *, batch: int = 200, span_ms: int = 300_000):
+def upload_bounds(times_ms: np.ndarray, *, batch: int = 200, span_ms: int = 300_000) -> Iterator[tuple[int, int, int]]:
     """The uploads rule of `uploads` on one phone's fix times (in the order
     recorded): yields (start, end, received_ms) row ranges. O(n)."""
     clock = None
@@ -155,23 +236,44 @@ def upload_bounds(times_ms: np.ndarray, *, batch: int = 200, span_ms: int = 300_
         start = end
 
 
-def uploads(fixes: pd.DataFrame, *, batch: int = 200, span_ms: int = 300_000):
+def uploads(fixes: pd.DataFrame, *, batch: int = 200, span_ms: int = 300_000) -> Iterator[tuple[pd.DataFrame, int]]:
     """A recorded history cut into the uploads it would have arrived in, as
     `hearth geo replay` cuts it: at most `batch` fixes spanning at most
-    `span_ms`, each received a second after its newest fix (never earlier
-    than the previous upload). Yields (fixes, received_ms)."""
+    `span_ms` ms, each received a second after its newest fix (never earlier
+    than the previous upload). Yields (fixes, received_ms), times in ms
+    since the epoch.
+
+    Example:
+
+    >>> history = pd.DataFrame({"time_ms": np.arange(5, dtype=np.int64) * 100_000})
+    >>> [(len(part), received) for part, received in uploads(history, span_ms=250_000)]
+    [(3, 201000), (2, 401000)]
+    """
     for start, end, received in upload_bounds(fixes["time_ms"].to_numpy(), batch=batch, span_ms=span_ms):
         yield fixes.iloc[start:end], received
 
 
-def trips(fixes: pd.DataFrame, places=None, circles=None) -> pd.DataFrame:
+def trips(fixes: pd.DataFrame, places: Places = None, circles: Circles = None) -> pd.DataFrame:
     """The trips and stays in a fix history (SPEC §7), replayed through the
     ingest path as `hearth geo replay` does (then two hours on, so open trips
-    close): one row per closed segment or stay, with its summary (start and
-    end times in ms, path in metres, speeds in m/s) and a trip's named ends
-    (value.startPlace, value.startNamedBy, value.startPlaceDistanceMeters,
-    value.endPlace, value.endNamedBy, startPlaceName, placeName), as the
-    replay's lines carry them."""
+    close): one row per closed segment or stay, the replay's JSON lines
+    flattened to the package's column names (python/README.md,
+    "Conventions"): time_ms, type, ended_by, id, is_trip, person, reasons,
+    its summary (start_ms, end_ms, path_m, displacement_m,
+    average_speed_mps, max_agreed_speed_mps, start_latitude_deg, …), a
+    trip's named ends (start_place, start_named_by, start_place_distance_m,
+    end_place, end_named_by, start_place_name, place_name) and, beside each
+    `…_ms`, its UTC datetime (time, start, end).
+
+    Example:
+
+    >>> fixes = pd.DataFrame({"time_ms": np.arange(60, dtype=np.int64) * 30_000 + 1_700_000_000_000,
+    ...                       "latitude_deg": np.linspace(52.52, 52.56, 60), "longitude_deg": np.full(60, 13.405),
+    ...                       "horizontal_accuracy_m": np.full(60, 10.0), "speed_mps": np.full(60, 1.5)})
+    >>> trips(fixes)[["type", "start", "end", "path_m"]]
+       type                     start                       end       path_m
+    0  trip 2023-11-14 22:13:20+00:00 2023-11-14 22:42:50+00:00  4447.803209
+    """
     pipeline = Ingest(places, circles)
     rows = []
     clock = None
@@ -182,4 +284,5 @@ def trips(fixes: pd.DataFrame, places=None, circles=None) -> pd.DataFrame:
     if clock is not None:
         pipeline.tick(clock + 2 * 3_600_000)
         rows += [e for e in pipeline.events_json() if e["type"] in ("trip", "stay")]
-    return pd.json_normalize(rows)
+    frame = pd.json_normalize(rows)
+    return with_datetimes(frame.rename(columns=flat_name))

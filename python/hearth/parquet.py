@@ -50,9 +50,12 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+import pandas as pd
 
+from ._types import PathLike, Trace
 from ._ffi import BadInputError, column, created, ffi, lib, pointer, raise_for, take_bytes, text
 
 try:
@@ -104,7 +107,13 @@ def _bad(message: str) -> BadInputError:
 def schema(stream: str, trace_metadata: dict | None = None) -> pa.Schema:
     """The Arrow schema of one stream's table in the layout, units in the
     field metadata and the schema metadata (`trace_metadata`: format,
-    platform, device, sourceFiles, timeOriginMs)."""
+    platform, device, sourceFiles, timeOriginMs in ms since the epoch).
+
+    Example:
+
+    >>> schema("barometer").field("pressure_hpa").metadata
+    {b'unit': b'hPa'}
+    """
     if stream not in STREAMS:
         raise ValueError(f"stream: one of {', '.join(STREAMS)}, not {stream!r}")
     fields = [pa.field(name, kind, metadata={"unit": unit}) for name, kind, unit in STREAMS[stream]]
@@ -117,8 +126,14 @@ def schema(stream: str, trace_metadata: dict | None = None) -> pa.Schema:
     return pa.schema(fields, metadata=metadata)
 
 
-def is_arrow_trace(path) -> bool:
-    """Whether `path` is a folder in this layout (a stream file in it)."""
+def is_arrow_trace(path: PathLike) -> bool:
+    """Whether `path` is a folder in this layout (a stream file in it).
+
+    Example:
+
+    >>> is_arrow_trace("../shared/datasets/phone-drop-freefall/raw_data/fall_1")
+    False
+    """
     p = Path(os.fspath(path))
     return p.is_dir() and any((p / f"{stream}{suffix}").is_file() for stream in STREAMS for suffix in _SUFFIXES)
 
@@ -129,7 +144,16 @@ class ArrowTrace:
     with where it came from (`metadata`: format, platform, device,
     sourceFiles, timeOriginMs) and its name (the path it was read from).
     Build one from a folder (`read`), from any recording (`from_recording`),
-    or from tables of your own (they are checked against the layout)."""
+    or from tables of your own (they are checked against the layout).
+    Units as the layout has them (module docstring): t_s seconds, x_mps2
+    m/s², time_ms ms since the epoch, ….
+
+    Example:
+
+    >>> trace = ArrowTrace.from_recording("../shared/datasets/phone-drop-freefall/raw_data/fall_1")
+    >>> trace.tables["accelerometer"].column_names
+    ['t_s', 'x_mps2', 'y_mps2', 'z_mps2']
+    """
 
     tables: dict
     metadata: dict = field(default_factory=dict)
@@ -137,18 +161,25 @@ class ArrowTrace:
     #: Chunks that had to be copied on their way to the library (nulls made NaN): (stream, column, rows).
     copies: list = field(default_factory=list)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         for stream, table in self.tables.items():
             if stream not in STREAMS:
                 raise _bad(f"{self.name}: unknown stream {stream!r} (streams: {', '.join(STREAMS)})")
             _check_columns(table.schema, stream, f"{self.name}/{stream}")
 
     @classmethod
-    def read(cls, folder) -> "ArrowTrace":
+    def read(cls, folder: PathLike) -> "ArrowTrace":
         """A folder in the layout: Parquet files read into memory once (their
         pages decoded), Arrow IPC files memory-mapped. Bad input (an unknown
         layout, a column of another type, files that disagree about the
-        recording) raises BadInputError naming the file."""
+        recording) raises BadInputError naming the file.
+
+        Example:
+
+        >>> ArrowTrace.from_recording("../shared/datasets/phone-drop-freefall/raw_data/fall_1").write("/tmp/hearth-doctest-drop")
+        >>> ArrowTrace.read("/tmp/hearth-doctest-drop").tables["accelerometer"].num_rows
+        1748
+        """
         folder = Path(os.fspath(folder))
         tables, metadata, seen_from = {}, None, None
         for stream in STREAMS:
@@ -180,9 +211,17 @@ class ArrowTrace:
         return cls(tables, metadata or {}, os.fspath(folder))
 
     @classmethod
-    def from_recording(cls, recording, *, mapping=None) -> "ArrowTrace":
+    def from_recording(cls, recording: Trace, *, mapping: PathLike | None = None) -> "ArrowTrace":
         """Any recording the library reads (a path, or what `read_trace`
-        returned): every stream as a table in the layout, values bit for bit."""
+        returned; `mapping` the column mapping file of a CSV recording):
+        every stream as a table in the layout, values bit for bit (units as
+        the layout has them).
+
+        Example:
+
+        >>> sorted(ArrowTrace.from_recording("../shared/datasets/phone-drop-freefall/raw_data/fall_1").tables)
+        ['accelerometer']
+        """
         from .trace import read_trace
 
         frames = recording if hasattr(recording, "info") else read_trace(recording, mapping)
@@ -196,11 +235,18 @@ class ArrowTrace:
             tables[stream] = pa.Table.from_arrays(arrays, schema=schema(stream, metadata))
         return cls(tables, metadata, os.fspath(getattr(frames, "path", recording)))
 
-    def write(self, folder, *, format: str = "parquet", row_group_rows: int | None = None) -> None:
+    def write(self, folder: PathLike, *, format: str = "parquet", row_group_rows: int | None = None) -> None:
         """Writes the layout to `folder` (created): `format` "parquet" (zstd
         compressed, `row_group_rows` rows per row group: one Arrow chunk each
         when read back) or "arrow" (Arrow IPC files, uncompressed, for
-        memory-mapping)."""
+        memory-mapping). Units in the schema, as the layout has them.
+
+        Example:
+
+        >>> ArrowTrace.from_recording("../shared/datasets/phone-drop-freefall/raw_data/fall_1").write("/tmp/hearth-doctest-drop-ipc", format="arrow")
+        >>> is_arrow_trace("/tmp/hearth-doctest-drop-ipc")
+        True
+        """
         if format not in ("parquet", "arrow"):
             raise ValueError(f"format: parquet or arrow, not {format!r}")
         folder = Path(os.fspath(folder))
@@ -214,11 +260,19 @@ class ArrowTrace:
                 with pa.OSFile(str(folder / f"{stream}.arrow"), "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
                     writer.write_table(table, max_chunksize=row_group_rows)
 
-    def handle(self, library=None):
+    def handle(self, library: Any = None) -> Any:
         """The recording as a trace handle of `library` (libhearth by default;
         a sweep passes the lab library it runs in): hearth_trace_create, one
         hearth_trace_append per Arrow chunk and stream, the chunks' own
-        buffers passed in place. Records any chunk it had to copy in `copies`."""
+        buffers passed in place. Records any chunk it had to copy in `copies`.
+
+        Example:
+
+        >>> trace = ArrowTrace.from_recording("../shared/datasets/phone-drop-freefall/raw_data/fall_1")
+        >>> _ = trace.handle()
+        >>> trace.copies
+        []
+        """
         library = library or lib
         handle = created(library.hearth_trace_create, text(json.dumps(self.metadata)), library=library)
         for stream, table in self.tables.items():
@@ -255,19 +309,40 @@ class ArrowTrace:
             raise _bad(f"{self.name}/{stream}: column {name} has a null at row {first} (only float columns may have missing values, as NaN)")
         return column(values, f"{stream}.{name}", values.dtype)
 
-    def to_trace_folder(self, folder) -> None:
+    def to_trace_folder(self, folder: PathLike) -> None:
         """Writes the recording as a trace folder (.npy columns and trace.json,
-        the library's own layout; decisions/0004), through the library's writer."""
+        the library's own layout; decisions/0004), through the library's
+        writer; values and units unchanged.
+
+        Example:
+
+        >>> ArrowTrace.from_recording("../shared/datasets/phone-drop-freefall/raw_data/fall_1").to_trace_folder("/tmp/hearth-doctest-drop-folder")
+        >>> from hearth import read_trace
+        >>> len(read_trace("/tmp/hearth-doctest-drop-folder")["accelerometer"])
+        1748
+        """
         handle = self.handle()
         raise_for(lib.hearth_trace_write(handle, text(os.fspath(folder))), handle)
 
-    def info(self) -> dict:
-        """What `hearth_trace_info` says of the recording (hours with data, rate warnings …)."""
+    def info(self) -> dict[str, Any]:
+        """What `hearth_trace_info` says of the recording (hours with data, rate warnings …).
+
+        Example:
+
+        >>> ArrowTrace.from_recording("../shared/datasets/phone-drop-freefall/raw_data/fall_1").info()["format"]
+        'phyphox'
+        """
         return json.loads(take_bytes(lib.hearth_trace_info, self.handle()))
 
     @property
     def hours(self) -> float:
-        """Hours with data (accelerometer steps of at most 1 s), as the sweep counts them."""
+        """Hours with data (accelerometer steps of at most 1 s), as the sweep counts them.
+
+        Example:
+
+        >>> round(ArrowTrace.from_recording("../shared/datasets/phone-drop-freefall/raw_data/fall_1").hours * 3600, 1)   # seconds
+        8.8
+        """
         return float(self.info().get("hoursWithData") or 0.0)
 
 
@@ -294,25 +369,55 @@ def _check_columns(given: pa.Schema, stream: str, where: str) -> None:
             )
 
 
-def read(folder) -> ArrowTrace:
-    """`ArrowTrace.read(folder)`."""
+def read(folder: PathLike) -> ArrowTrace:
+    """`ArrowTrace.read(folder)`: a folder in the layout (units in its schema).
+
+    Example:
+
+    >>> from_trace_folder("../shared/datasets/phone-drop-freefall/raw_data/fall_1", "/tmp/hearth-doctest-drop")
+    ArrowTrace(...)
+    >>> read("/tmp/hearth-doctest-drop").tables["accelerometer"].schema.field("x_mps2").metadata
+    {b'unit': b'm/s\xc2\xb2'}
+    """
     return ArrowTrace.read(folder)
 
 
-def from_trace_folder(source, folder, *, format: str = "parquet", mapping=None, row_group_rows: int | None = None) -> ArrowTrace:
+def from_trace_folder(source: Trace, folder: PathLike, *, format: str = "parquet", mapping: PathLike | None = None,
+                      row_group_rows: int | None = None) -> ArrowTrace:
     """Converts any recording the library reads (a trace folder, Sensor
-    Logger, phyphox, comma2k19, GPX, CSV with a mapping) to the layout in `folder`."""
+    Logger, phyphox, comma2k19, GPX, CSV with a mapping) to the layout in
+    `folder`, units as the layout has them.
+
+    Example:
+
+    >>> from_trace_folder("../shared/datasets/phone-drop-freefall/raw_data/fall_1", "/tmp/hearth-doctest-drop").tables["accelerometer"].num_rows
+    1748
+    """
     trace = ArrowTrace.from_recording(source, mapping=mapping)
     trace.write(folder, format=format, row_group_rows=row_group_rows)
     return trace
 
 
-def to_trace_folder(source, folder) -> None:
-    """Converts a recording in the layout (a folder or an ArrowTrace) to a trace folder."""
+def to_trace_folder(source: "ArrowTrace | PathLike", folder: PathLike) -> None:
+    """Converts a recording in the layout (a folder or an ArrowTrace) to a
+    trace folder, values and units unchanged.
+
+    Example:
+
+    >>> to_trace_folder(ArrowTrace.from_recording("../shared/datasets/phone-drop-freefall/raw_data/fall_1"), "/tmp/hearth-doctest-drop-folder")
+    """
     (source if isinstance(source, ArrowTrace) else ArrowTrace.read(source)).to_trace_folder(folder)
 
 
-def write_table(frame, path) -> None:
+def write_table(frame: pd.DataFrame, path: PathLike) -> None:
     """A DataFrame (a sweep's table, a replay's events) as one Parquet file,
-    zstd-compressed, column types as pandas has them."""
+    zstd-compressed, column types (and their units, in the names) as pandas has them.
+
+    Example:
+
+    >>> import pandas as pd
+    >>> write_table(pd.DataFrame({"distance_m": [1.5]}), "/tmp/hearth-doctest-table.parquet")
+    >>> pq.read_table("/tmp/hearth-doctest-table.parquet").column_names
+    ['distance_m']
+    """
     pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), os.fspath(path), compression="zstd")

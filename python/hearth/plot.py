@@ -2,15 +2,31 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import numpy as np
 
+from .trace import TraceFrames
 
-def plot_verdict(trace, jolt_time_s: float, *, before_s: float = 3.0, after_s: float = 10.0, ax=None, title: str | None = None):
+
+def plot_verdict(trace: TraceFrames, jolt_time_s: float, *, before_s: float = 3.0, after_s: float = 10.0, ax: Sequence[Any] | None = None,
+                 title: str | None = None) -> Any:
     """Acceleration (|a|, g), spin (|ω|, rad/s), pressure (hPa) and GPS speed
     (m/s) from `before_s` before to `after_s` after a jolt at `jolt_time_s`
     (seconds on the recording's clock, as `detect` gives jolt_time_s), one
     panel each, the jolt marked. `trace` is what read_trace returned.
-    Returns the matplotlib Figure."""
+    `ax`: four matplotlib Axes to draw in (None: a new figure). Returns the
+    matplotlib Figure.
+
+    Example:
+
+    >>> import matplotlib; matplotlib.use("Agg")
+    >>> from hearth import read_trace
+    >>> figure = plot_verdict(read_trace("../shared/datasets/phone-drop-freefall/raw_data/fall_1"), 4.65)
+    >>> [a.get_ylabel() for a in figure.axes]
+    ['|a| (g)', '|ω| (rad/s)', 'pressure (hPa)', 'speed (m/s)']
+    """
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(4, 1, sharex=True, figsize=(8, 7)) if ax is None else (ax[0].figure, ax)

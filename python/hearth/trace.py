@@ -8,6 +8,7 @@ import os
 import numpy as np
 import pandas as pd
 
+from ._names import DATETIME, utc
 from ._ffi import created, ffi, lib, out_pointer, raise_for, take_bytes, text
 
 
@@ -22,10 +23,10 @@ class TraceFrames(dict):
 
 def _index(seconds: np.ndarray, origin_ms: int | None) -> pd.Index:
     """Wall-clock times (UTC) when the recording has an origin, else time since its start."""
-    delta = pd.to_timedelta(seconds, unit="s")
+    delta = pd.to_timedelta(seconds, unit="s").as_unit("ns")
     if origin_ms is None:
         return pd.TimedeltaIndex(delta, name="time")
-    return pd.DatetimeIndex(pd.Timestamp(origin_ms, unit="ms", tz="UTC") + delta, name="time")
+    return pd.DatetimeIndex(utc([origin_ms])[0] + delta, name="time").astype(DATETIME)
 
 
 _VECTOR_STREAMS = {
@@ -49,7 +50,20 @@ def read_trace(path: str | os.PathLike, mapping: str | os.PathLike | None = None
       fixes          time_ms, latitude_deg, longitude_deg, horizontal_accuracy_m,
                      speed_mps, heading_deg, altitude_m, activity, source,
                      battery_level, charging, device, user
-    Bad input raises BadInputError naming the file, row and field."""
+    The index is datetime64[ns, UTC] for every stream (so streams merge:
+    `pd.merge_asof(acc, fixes, left_index=True, right_index=True)`).
+    `mapping`: the column mapping file for a CSV recording. Bad input
+    raises BadInputError naming the file, row and field.
+
+    Example:
+
+    >>> drop = read_trace("../shared/datasets/phone-drop-freefall/raw_data/fall_1")
+    >>> drop["accelerometer"].head(2)
+                                              t_s    x_mps2    y_mps2     z_mps2
+    time
+    2024-09-17 18:33:23.927722695+00:00  0.023723 -0.917206  0.378815   9.873459
+    2024-09-17 18:33:23.932727578+00:00  0.028728 -0.989029  0.450638  10.017120
+    """
     handle = created(lib.hearth_trace_read, text(os.fspath(path)), text(None if mapping is None else os.fspath(mapping)))
     info = json.loads(take_bytes(lib.hearth_trace_info, handle))
     origin = info.get("timeOriginMs")
@@ -84,6 +98,6 @@ def read_trace(path: str | os.PathLike, mapping: str | os.PathLike | None = None
         setattr(out, field, out_pointer(columns[name], _CTYPES[dtype]))
     raise_for(lib.hearth_trace_fixes(handle, n, out), handle)
     fixes = pd.DataFrame(columns)
-    fixes.index = pd.DatetimeIndex(pd.to_datetime(columns["time_ms"], unit="ms", utc=True), name="time")
+    fixes.index = pd.DatetimeIndex(utc(columns["time_ms"]), name="time")
     frames["fixes"] = fixes
     return frames

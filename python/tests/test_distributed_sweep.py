@@ -16,7 +16,7 @@ import hearth.distributed as hd
 from conftest import DRIVE, DROP, run
 
 FILES = ["sweep.csv", "outcomes.csv", "jolts.csv", "configurations.json", "sweep.json", "report.html"]
-ARGS = dict(grid={"jolt_g": [4, 5], "spin_rad_s": [3, 3.5]}, seeds=1, hours=0.1)
+ARGS = dict(grid={"jolt_g": [4, 5], "spin_radps": [3, 3.5]}, seeds=1, hours=0.1)
 
 
 @pytest.fixture(scope="module")

@@ -32,7 +32,7 @@ def test_a_quiet_recording_still_gets_a_row(command):
 
 
 def test_a_configuration_changes_the_verdict_as_the_command_s(command, scenario, tmp_path):
-    config = hearth.ImpactConfig().with_thresholds(spin_rad_s=30, pressure_hpa=50)
+    config = hearth.ImpactConfig().with_thresholds(spin_radps=30, pressure_hpa=50)
     path = tmp_path / "c.json"
     config.write(path)
     theirs = run(command, "impact", "detect", "--config", path, scenario).stdout.decode()
@@ -137,7 +137,7 @@ def test_the_incident_lifecycle_asks_raises_and_survives_a_restart():
 @pytest.mark.parametrize("thresholds, named", [
     (dict(jolt_g=-4), r"joltMetersPerSecondSquared: -39\.2266 m/s² is outside \(0, 627\.6256\] m/s²"),
     (dict(jolt_g=0), r"joltMetersPerSecondSquared: 0 m/s² is outside \(0, 627\.6256\] m/s²"),
-    (dict(spin_rad_s=-1), r"spinRadiansPerSecond: -1 rad/s is outside \[0, ∞\) rad/s"),
+    (dict(spin_radps=-1), r"spinRadiansPerSecond: -1 rad/s is outside \[0, ∞\) rad/s"),
     (dict(free_fall_s=-1), r"freeFallSeconds: -1 s is outside \[0, ∞\) s"),
 ])
 def test_a_detector_threshold_outside_its_domain_is_refused_naming_the_setting_and_its_range(thresholds, named):
@@ -145,7 +145,7 @@ def test_a_detector_threshold_outside_its_domain_is_refused_naming_the_setting_a
     with pytest.raises(hearth.BadInputError, match=named):
         hearth.Detector(config)
     with pytest.raises(hearth.BadInputError, match=named):
-        hearth.ImpactConfig.from_json(json.dumps(dataclasses.asdict(config)))
+        hearth.ImpactConfig.from_json(json.dumps(config.to_settings()))
 
 
 def test_a_recording_whose_vehicle_gate_closes_reports_as_the_command_does(command, tmp_path):

@@ -45,7 +45,7 @@ def test_the_wheel_is_manylinux_with_the_libraries_and_their_dependencies_inside
     with zipfile.ZipFile(wheel) as archive:
         names = archive.namelist()
         archive.extractall(tmp_path)
-    for name in ("hearth/libhearth.so", "hearth/libhearth_lab.so", "hearth/hearth.h", "hearth/_cdef.py", "hearth/parquet.py", "hearth/distributed/fleet.py"):
+    for name in ("hearth/libhearth.so", "hearth/libhearth_lab.so", "hearth/hearth.h", "hearth/_cdef.py", "hearth/parquet.py", "hearth/distributed/fleet.py", "hearth/py.typed"):
         assert name in names, name
     needed = max(glibc_needed(tmp_path / "hearth" / "libhearth.so"), glibc_needed(tmp_path / "hearth" / "libhearth_lab.so"))
     assert (int(match.group(1)), int(match.group(2))) == max(needed, (2, 28))

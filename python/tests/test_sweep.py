@@ -10,7 +10,7 @@ import hearth
 from conftest import DRIVE, DROP, run
 
 FILES = ["sweep.csv", "outcomes.csv", "jolts.csv", "configurations.json", "sweep.json", "report.html"]
-ARGS = dict(grid={"jolt_g": [4, 5], "spin_rad_s": [3, 3.5]}, seeds=1, hours=0.1)
+ARGS = dict(grid={"jolt_g": [4, 5], "spin_radps": [3, 3.5]}, seeds=1, hours=0.1)
 
 
 @pytest.fixture(scope="module")
@@ -72,9 +72,9 @@ def test_a_bad_spec_is_named():
     ({"jolt_g": [4, -4]}, r"jolt_g -4: joltMetersPerSecondSquared: -39\.2266 m/s² is outside \(0, 627\.6256\] m/s²"),
     ({"jolt_g": [0]}, r"jolt_g 0: joltMetersPerSecondSquared: 0 m/s² is outside \(0, "),
     ({"jolt_g": [1e308]}, r"jolt_g 1e\+308: joltMetersPerSecondSquared: ∞ m/s² is outside \(0, "),
-    ({"spin_rad_s": [-1]}, r"spin_rad_s -1: spinRadiansPerSecond: -1 rad/s is outside \[0, ∞\) rad/s"),
+    ({"spin_radps": [-1]}, r"spin_rad_s -1: spinRadiansPerSecond: -1 rad/s is outside \[0, ∞\) rad/s"),
     ({"pressure_hpa": [-1]}, r"pressure_hpa -1: pressureRiseHectopascals: -1 hPa is outside \[0, ∞\) hPa"),
-    ({"moving_m_s": [-1]}, r"moving_m_s -1: movingMedianMetersPerSecond: -1 m/s is outside \[0, ∞\) m/s"),
+    ({"moving_mps": [-1]}, r"moving_m_s -1: movingMedianMetersPerSecond: -1 m/s is outside \[0, ∞\) m/s"),
     ({"free_fall_s": [-1]}, r"free_fall_s -1: freeFallSeconds: -1 s is outside \[0, ∞\) s"),
 ])
 def test_a_plan_with_a_threshold_outside_its_domain_is_refused_whole_before_any_task(grid, named):

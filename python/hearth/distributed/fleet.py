@@ -72,6 +72,7 @@ import numpy as np
 import pandas as pd
 
 from .._ffi import BadInputError, SchemaError, ffi, lib, raise_for, take_bytes
+from .._names import with_datetimes
 from ..geo import _FIX_COLUMNS, FixBatch, validate
 from ..ingest import _EVENT_DTYPE, _EVENT_FIELDS, EVENT_KINDS, Ingest, describe, upload_bounds
 from ._backend import Backend, Outcome, Progress, TimeLimitExceeded, print_summary, run_limited, summary, worker_name
@@ -590,6 +591,7 @@ def merge(parts: list[PartitionEvents], step_time: np.ndarray | None = None, upl
     for name in _EVENT_FIELDS:
         frame[name] = records[name][order]
     frame["kind"] = pd.Categorical.from_codes(frame["kind"], categories=list(EVENT_KINDS.values()))
+    with_datetimes(frame, zero_is_unused=True)  # python/README.md, Conventions: as Ingest's events
     frame["json"] = [lines[i] for i in order]
     errors = sorted((int(s), m) for p in parts for s, m in p.schema_errors)
     return frame, pd.DataFrame(errors, columns=["step", "message"])
@@ -648,7 +650,7 @@ def replay(history, places=None, circles=None, client=None, *, speed_limits_kmh=
     table = pd.DataFrame([{
         "partition": p.partition, "people": len(p.users), "fixes": p.fixes, "steps": len(p.steps),
         "resumed_from": by_partition[p.partition].resumed_from if p.partition in by_partition else -1,
-        "worker": outcomes[p.partition].worker, "seconds": outcomes[p.partition].seconds,
+        "worker": outcomes[p.partition].worker, "busy_s": outcomes[p.partition].seconds,
     } for p in plans])
     failed = pd.DataFrame([{"partition": o.index, "kind": o.kind, "reason": o.error,
                             "users": plans[o.index].users.tolist()} for o in ordered if o.kind != "ok"],
@@ -685,5 +687,5 @@ def replay_in_process(history, places=None, circles=None, **options) -> ReplayRe
     events = _replay(plans[0], None, None, None)
     frame, errors = merge([events], _step_times(plans), _step_uploaders(plans))
     table = pd.DataFrame([{"partition": 0, "people": len(plans[0].users), "fixes": plans[0].fixes, "steps": len(plans[0].steps),
-                           "resumed_from": 0, "worker": worker_name(), "seconds": time.perf_counter() - started}])
+                           "resumed_from": 0, "worker": worker_name(), "busy_s": time.perf_counter() - started}])
     return ReplayResult(frame, errors, table, wall_s=time.perf_counter() - started)
