@@ -8,9 +8,9 @@ change that forgets this file fails the suite.
 
 CDEF = """
 #define HEARTH_ABI_VERSION_MAJOR 1
-#define HEARTH_ABI_VERSION_MINOR 2
+#define HEARTH_ABI_VERSION_MINOR 3
 #define HEARTH_ABI_VERSION_PATCH 0
-#define HEARTH_ABI_VERSION 0x010200
+#define HEARTH_ABI_VERSION 0x010300
 uint32_t hearth_abi_version(void);
 #define HEARTH_OK 0
 #define HEARTH_ERROR_ARGUMENT 1
@@ -27,6 +27,7 @@ typedef struct hearth_detector hearth_detector;
 typedef struct hearth_incident hearth_incident;
 typedef struct hearth_sweep hearth_sweep;
 typedef struct hearth_ingest hearth_ingest;
+typedef struct hearth_schedule hearth_schedule;
 const char *hearth_last_error(const void *handle);
 void hearth_release(void *handle);
 const uint8_t *hearth_bytes_data(const hearth_bytes *bytes);
@@ -290,4 +291,30 @@ typedef struct hearth_trip_names {
   double start_distance_m;
 } hearth_trip_names;
 int32_t hearth_ingest_trip_names(const hearth_ingest *ingest, int64_t capacity, hearth_trip_names *out);
+#define HEARTH_ORIGIN_BATCH 0
+#define HEARTH_ORIGIN_CLOCK 1
+int32_t hearth_ingest_origins(const hearth_ingest *ingest, int64_t capacity, int32_t *out);
+typedef struct hearth_schedule_settings {
+  int64_t max_fixes;
+  int64_t max_span_ms;
+  int64_t receipt_delay_ms;
+  int64_t tick_ms;
+  int64_t idle_ticking_ms;
+  int64_t until_ms;
+  int64_t linger_ms;
+} hearth_schedule_settings;
+int32_t hearth_schedule_defaults(hearth_schedule_settings *out);
+int32_t hearth_schedule_create(const hearth_fixes *fixes, const int64_t *received_ms, const hearth_schedule_settings *settings, hearth_schedule **out);
+#define HEARTH_STEP_UPLOAD 0
+#define HEARTH_STEP_TICK 1
+typedef struct hearth_step {
+  int64_t time_ms;
+  int64_t first_row;
+  int64_t row_count;
+  int32_t kind;
+  int32_t refused;
+} hearth_step;
+int32_t hearth_schedule_count(const hearth_schedule *schedule, int64_t *steps, int64_t *rows);
+int32_t hearth_schedule_steps(const hearth_schedule *schedule, int64_t capacity, hearth_step *out);
+int32_t hearth_schedule_rows(const hearth_schedule *schedule, int64_t capacity, int64_t *out);
 """

@@ -255,9 +255,9 @@ enum GeoCommands {
     for problem in history.rowProblems { console.err(problem) }
     guard !history.fixes.isEmpty else { throw CLIError.badInput("the history has no fixes") }
     var settings = ServerReplay.Settings()
-    settings.uploads = ServerUploads.Policy(maximumFixes: batchSize)
-    settings.tickMilliseconds = tickSeconds * 1000
-    settings.untilMilliseconds = until
+    settings.schedule.uploads = ServerUploads.Policy(maximumFixes: batchSize)
+    settings.schedule.tickMilliseconds = tickSeconds * 1000
+    settings.schedule.untilMilliseconds = until
     settings.speedLimitKilometersPerHour = limit > 0 ? limit : nil
     let replay = ServerReplay(
       places: places.map(\.geofence), people: Set(history.fixes.user), settings: settings)

@@ -56,7 +56,7 @@ struct IngestSessionTests {
     let (places, history) = IngestEventLinesTests.day()
     let replay = ServerReplay(places: places.map(\.geofence), people: Set(history.fixes.user))
     let uploads = ServerUploads.cut(
-      history.fixes, receivedAtMilliseconds: history.receivedAtMilliseconds, policy: replay.settings.uploads)
+      history.fixes, receivedAtMilliseconds: history.receivedAtMilliseconds, policy: replay.settings.schedule.uploads)
     var whole = IngestSession(pipeline: replay.pipeline, places: places)
     var resumed = IngestSession(pipeline: replay.pipeline, places: places)
     var forgetful = IngestSession(pipeline: replay.pipeline, places: places)
@@ -92,7 +92,7 @@ struct IngestSessionTests {
   func replayIsSessions() throws {
     let (places, history) = IngestEventLinesTests.day()
     var settings = ServerReplay.Settings()
-    settings.tickMilliseconds = 10 * 60_000
+    settings.schedule.tickMilliseconds = 10 * 60_000
     let replay = ServerReplay(
       places: places.map(\.geofence), people: Set(history.fixes.user), settings: settings)
     var session = IngestSession(pipeline: replay.pipeline, places: places)
