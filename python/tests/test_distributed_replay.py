@@ -20,6 +20,7 @@ import hearth
 import hearth.distributed as hd
 from hearth.distributed import fleet as rp
 from fleet import fleet, reference
+from hearth.ingest import schedule
 
 TYPED = ["step", "kind", "code", "announced", "user", "device", "circle", "place", "index", "time_ms", "end_ms", "cell_id", "latitude_deg", "longitude_deg", "value"]
 SEED = int(os.environ.get("HEARTH_PROPERTY_SEED", "20261202"))
@@ -99,23 +100,30 @@ def test_the_in_process_replay_is_the_plain_reference(world, single):
 
 
 def test_the_single_process_events_already_come_in_the_merge_order(world):
-    # The merge orders by (step, kind, phase, user): within a step and kind a
-    # batch gives the uploader's own events first (phase 0: the uploader's
-    # events before anyone else's), then the clock advance's (phase 1), person
-    # by person. The reference keeps the pipeline's own order, which must
-    # already be that order.
+    # The merge orders by (step, kind, origin, user): within a step and kind
+    # the library gives a batch's own events first (origin 0), then the clock
+    # advance's (origin 1), person by person. The reference keeps the
+    # pipeline's own order, which must already be that order.
+    events, _ = reference(*world)
+    key = list(zip(events.step, events.kind.cat.codes, events.origin, events.user))
+    assert key == sorted(key)
+    assert set(events.origin) == {0, 1}
+
+
+def test_the_uploader_s_own_clock_events_are_told_from_the_batch_s(world):
+    # What the fleet once could only guess: an uploader with a clock event of
+    # a kind at their own upload. The library names each event's origin, so
+    # such an event sorts with the clock's, among the others by id.
     events, _ = reference(*world)
     history, places, circles, limits = world
-    uploader = rp._step_uploaders(rp.plan(history, places, circles, speed_limits_kmh=limits))
-    phase, group, others = [], None, 0
-    for step, kind, user in zip(events.step, events.kind.cat.codes, events.user):
-        if (step, kind) != group:
-            group, others = (step, kind), 0
-        others += user != uploader[step]
-        phase.append(0 if user == uploader[step] and others == 0 else 1)
-    key = list(zip(events.step, events.kind.cat.codes, phase, events.user))
-    assert key == sorted(key)
-    assert 0 in phase and 1 in phase
+    plan = schedule(history, linger_ms=2 * 3_600_000)
+    uploads = plan.steps["kind"] == hearth.ingest.lib.HEARTH_STEP_UPLOAD
+    uploader = np.full(len(plan.steps), -1, np.int64)
+    uploader[uploads] = history.user.to_numpy()[plan.rows[plan.steps["first_row"][uploads]]]
+    own = events[(events.origin == 0)]
+    assert (own.user.astype(np.int64).to_numpy()[own.kind != "rejected"] == uploader[own.step[own.kind != "rejected"]]).all()
+    mine_by_clock = events[(events.origin == 1) & (events.user.astype(np.int64) == uploader[events.step])]
+    assert len(mine_by_clock) > 0, "no uploader has a clock event at their own upload"
 
 
 def test_another_partition_s_upload_advances_everybody_s_clock(world, single):
@@ -124,11 +132,12 @@ def test_another_partition_s_upload_advances_everybody_s_clock(world, single):
     # partition runs the other partitions' uploads as clock advances, so the
     # event lands on the same step as in one process.
     history, places, circles, limits = world
-    uploader = rp._step_uploaders(rp.plan(history, places, circles, speed_limits_kmh=limits))
-    advanced = single.events[(uploader[single.events.step] >= 0) & (single.events.user != uploader[single.events.step])]
+    events, _ = reference(*world)
+    uploads = set(events.step[events.origin == 0])
+    advanced = events[(events.origin == 1) & events.step.isin(uploads)]
     assert len(advanced) > 0, "the fleet has no event decided by another person's upload"
     plans = rp.plan(history, places, circles, speed_limits_kmh=limits, partitions=3)
-    events, _ = rp.merge([rp._replay(p, None, None, None) for p in plans], rp._step_times(plans), rp._step_uploaders(plans))
+    events, _ = rp.merge([rp._replay(p, None, None, None) for p in plans], rp._step_times(plans))
     assert events.equals(single.events)
 
 
@@ -147,7 +156,7 @@ def test_any_valid_partitioning_gives_the_single_process_events(world, single):
         assignment = {u: label[c] for u, c in of.items()}
         plans = rp.plan(history, places, circles, speed_limits_kmh=limits, partitions=assignment)
         parts = [rp._replay(p, None, None, None) for p in plans]
-        events, errors = rp.merge(parts, rp._step_times(plans), rp._step_uploaders(plans))
+        events, errors = rp.merge(parts, rp._step_times(plans))
         assert events.equals(single.events) and errors.equals(single.schema_errors), f"seed {SEED} case {case}: {assignment}"
 
 
@@ -197,7 +206,7 @@ def test_a_partition_resumes_from_its_last_checkpoint(world, single, tmp_path):
     for s, f, a, m in zip(straight, first, again, manifests):
         assert f.resumed_from == 0 and a.resumed_from == m["position"]
         assert a.records.tobytes() == s.records.tobytes() == f.records.tobytes() and a.lines == s.lines
-    assert rp.merge(again, rp._step_times(plans), rp._step_uploaders(plans))[0].equals(single.events)
+    assert rp.merge(again, rp._step_times(plans))[0].equals(single.events)
 
 
 def test_a_checkpoint_of_another_replay_or_a_damaged_one_is_named(world, tmp_path):

@@ -58,6 +58,13 @@ public struct ServerReplay: Sendable {
     self.settings = settings
   }
 
+  /// The pipeline a description makes (its places, circles and limits;
+  /// `settings.speedLimitKilometersPerHour` is not used).
+  public init(_ description: IngestDescription, settings: Settings = Settings()) {
+    pipeline = description.pipeline
+    self.settings = settings
+  }
+
   /// Replays `history` from `state`, naming trips from this run's geofence
   /// events only (a fresh session of this replay's pipeline).
   public func run(_ history: ReplayHistory, state: inout IngestState) -> Result {
