@@ -11,7 +11,8 @@ final class ScheduleHandle: Handle {
   init(_ schedule: ServerSchedule, refused: [Bool]) {
     steps = zip(schedule.steps, refused).map { step, refused in
       hearth_step(
-        time_ms: step.timeMilliseconds, first_row: Int64(step.rows.lowerBound), row_count: Int64(step.rows.count),
+        time_ms: step.timeMilliseconds, first_row: Int64(step.rows.lowerBound),
+        row_count: Int64(step.rows.count),
         kind: step.isUpload ? HEARTH_STEP_UPLOAD : HEARTH_STEP_TICK, refused: refused ? 1 : 0)
     }
     rows = schedule.rows.map(Int64.init)
@@ -22,7 +23,9 @@ extension ServerSchedule.Settings {
   /// The header's settings, each checked (the reason names the field).
   init(_ s: hearth_schedule_settings) throws(ArgumentError) {
     func atLeast(_ value: Int64, _ least: Int64, _ name: String) throws(ArgumentError) -> Int64 {
-      guard value >= least else { throw ArgumentError(reason: "settings.\(name) is \(value), below \(least)") }
+      guard value >= least else {
+        throw ArgumentError(reason: "settings.\(name) is \(value), below \(least)")
+      }
       return value
     }
     self.init()

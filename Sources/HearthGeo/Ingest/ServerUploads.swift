@@ -40,7 +40,8 @@ public enum ServerUploads {
     public var gatherAcrossReceipts: Bool
 
     public init(
-      maximumFixes: Int = 200, maximumSpanMilliseconds: Int64 = 5 * 60_000, receiptDelayMilliseconds: Int64 = 1_000,
+      maximumFixes: Int = 200, maximumSpanMilliseconds: Int64 = 5 * 60_000,
+      receiptDelayMilliseconds: Int64 = 1_000,
       gatherAcrossReceipts: Bool = false
     ) {
       self.maximumFixes = maximumFixes
@@ -59,8 +60,10 @@ public enum ServerUploads {
   public static func cut(
     _ fixes: FixColumns, receivedAtMilliseconds: [Int64]? = nil, policy: Policy = Policy()
   ) -> [Upload] {
-    bounds(timeMilliseconds: fixes.timeMilliseconds, receivedAtMilliseconds: receivedAtMilliseconds, policy: policy)
-      .map { Upload(receivedAtMilliseconds: $0.receivedAtMilliseconds, fixes: fixes.selecting($0.rows)) }
+    bounds(
+      timeMilliseconds: fixes.timeMilliseconds, receivedAtMilliseconds: receivedAtMilliseconds, policy: policy
+    )
+    .map { Upload(receivedAtMilliseconds: $0.receivedAtMilliseconds, fixes: fixes.selecting($0.rows)) }
   }
 
   /// Where ``cut(_:receivedAtMilliseconds:policy:)`` cuts: each upload as a

@@ -109,7 +109,8 @@ public struct IngestDescription: Sendable {
   /// --description` reads; the JSON `hearth_ingest_create` takes).
   /// - Throws: `TraceError.io` when the file cannot be read; as ``decode(_:)``.
   public static func read(path: String) throws -> IngestDescription {
-    guard FileManager.default.isReadableFile(atPath: path), let data = FileManager.default.contents(atPath: path)
+    guard FileManager.default.isReadableFile(atPath: path),
+      let data = FileManager.default.contents(atPath: path)
     else { throw TraceError.io(path: path, reason: "cannot read the ingest description") }
     return try decode(String(decoding: data, as: UTF8.self))
   }

@@ -66,7 +66,8 @@ public struct IngestSession: Sendable {
     return take(output, clockPart: output)
   }
 
-  private mutating func take(_ output: IngestOutput, clockPart: IngestOutput = IngestOutput()) -> IngestOutput {
+  private mutating func take(_ output: IngestOutput, clockPart: IngestOutput = IngestOutput()) -> IngestOutput
+  {
     self.output = output
     self.clockPart = clockPart
     tripNames = names.name(
@@ -131,7 +132,9 @@ public struct IngestSession: Sendable {
     do { restored = try decoder.decode(Saved.self, from: bytes) } catch {
       throw .malformed(
         location,
-        reason: "not a saved ingest state (\(bytes.count) bytes): \(DecodingProblem(error)); the state is unchanged")
+        reason:
+          "not a saved ingest state (\(bytes.count) bytes): \(DecodingProblem(error)); the state is unchanged"
+      )
     }
     let problems = restored.state.problems(under: pipeline)
     guard problems.isEmpty else {

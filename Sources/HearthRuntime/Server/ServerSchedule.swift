@@ -84,7 +84,8 @@ public struct ServerSchedule: Sendable, Hashable {
   /// - Precondition: the columns, and `receivedAtMilliseconds` when given,
   ///   have one entry per fix.
   public init(
-    timeMilliseconds times: [Int64], user: [UserID], device: [DeviceID], receivedAtMilliseconds: [Int64]? = nil,
+    timeMilliseconds times: [Int64], user: [UserID], device: [DeviceID],
+    receivedAtMilliseconds: [Int64]? = nil,
     settings: Settings = Settings()
   ) {
     precondition(user.count == times.count && device.count == times.count, "one user and device per fix")
@@ -105,7 +106,8 @@ public struct ServerSchedule: Sendable, Hashable {
     for positions in phones {
       let receipts = receivedAtMilliseconds.map { r in positions.map { r[$0] } }
       for cut in ServerUploads.bounds(
-        timeMilliseconds: positions.map { times[$0] }, receivedAtMilliseconds: receipts, policy: settings.uploads)
+        timeMilliseconds: positions.map { times[$0] }, receivedAtMilliseconds: receipts,
+        policy: settings.uploads)
       {
         let own = Array(positions[cut.rows])
         uploads.append((cut.receivedAtMilliseconds, own[0], own))
@@ -130,13 +132,18 @@ public struct ServerSchedule: Sendable, Hashable {
     }
     for upload in uploads {
       ticks(upTo: upload.received)
-      steps.append(Step(timeMilliseconds: upload.received, rows: rows.count..<rows.count + upload.rows.count, isUpload: true))
+      steps.append(
+        Step(
+          timeMilliseconds: upload.received, rows: rows.count..<rows.count + upload.rows.count, isUpload: true
+        ))
       rows += upload.rows
       clock = upload.received
     }
     guard let last = clock else { return }
-    let lingered = settings.lingerMilliseconds > 0 ? last.addingReportingOverflow(settings.lingerMilliseconds) : nil
-    let ends = [settings.untilMilliseconds, lingered.map { $0.overflow ? .max : $0.partialValue }].compactMap { $0 }
+    let lingered =
+      settings.lingerMilliseconds > 0 ? last.addingReportingOverflow(settings.lingerMilliseconds) : nil
+    let ends = [settings.untilMilliseconds, lingered.map { $0.overflow ? .max : $0.partialValue }].compactMap
+    { $0 }
     if let end = ends.max(), end > last {
       ticks(upTo: end)
       steps.append(Step(timeMilliseconds: end, rows: rows.count..<rows.count, isUpload: false))

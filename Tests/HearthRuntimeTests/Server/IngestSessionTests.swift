@@ -56,7 +56,8 @@ struct IngestSessionTests {
     let (places, history) = IngestEventLinesTests.day()
     let replay = ServerReplay(places: places.map(\.geofence), people: Set(history.fixes.user))
     let uploads = ServerUploads.cut(
-      history.fixes, receivedAtMilliseconds: history.receivedAtMilliseconds, policy: replay.settings.schedule.uploads)
+      history.fixes, receivedAtMilliseconds: history.receivedAtMilliseconds,
+      policy: replay.settings.schedule.uploads)
     var whole = IngestSession(pipeline: replay.pipeline, places: places)
     var resumed = IngestSession(pipeline: replay.pipeline, places: places)
     var forgetful = IngestSession(pipeline: replay.pipeline, places: places)
@@ -117,7 +118,9 @@ struct IngestSessionTests {
       + o.trips.stays.filter { $0.person == person }.map { "\($0)" }
   }
 
-  @Test("a batch's own events apart from its clock advance's: people replayed apart, others' uploads as ticks, get the same events")
+  @Test(
+    "a batch's own events apart from its clock advance's: people replayed apart, others' uploads as ticks, get the same events"
+  )
   func clockPart() throws {
     // Two generated days, one person each, their uploads interleaved by the schedule.
     let (places, first) = IngestEventLinesTests.day(seed: 3)
@@ -140,7 +143,8 @@ struct IngestSessionTests {
     settings.lingerMilliseconds = 2 * 3_600_000
     let schedule = ServerSchedule(history.fixes, settings: settings)
     var whole = IngestSession(pipeline: pipeline, places: places)
-    var apart = Dictionary(uniqueKeysWithValues: people.map { ($0, IngestSession(pipeline: pipeline, places: places)) })
+    var apart = Dictionary(
+      uniqueKeysWithValues: people.map { ($0, IngestSession(pipeline: pipeline, places: places)) })
     var clockEventsOfOthers = 0
     for step in schedule.steps {
       let batch = history.fixes.selecting(schedule.positions(of: step))

@@ -32,7 +32,8 @@ struct ServerScheduleTests {
   func perPhone() {
     // Person 1 (two devices) and person 2 interleaved, as a log of many phones is.
     let history = Self.columns([
-      Self.fix(Self.t0, user: 1), Self.fix(Self.t0 + 1_000, user: 2), Self.fix(Self.t0 + 2_000, user: 1, device: 9),
+      Self.fix(Self.t0, user: 1), Self.fix(Self.t0 + 1_000, user: 2),
+      Self.fix(Self.t0 + 2_000, user: 1, device: 9),
       Self.fix(Self.t0 + 3_000, user: 1), Self.fix(Self.t0 + 4_000, user: 2),
     ])
     let schedule = ServerSchedule(history, settings: Self.noTicks())
@@ -52,7 +53,9 @@ struct ServerScheduleTests {
     }
   }
 
-  @Test("an upload log: same-millisecond receipts in arrival order, a late upload never before its phone's last, duplicates kept")
+  @Test(
+    "an upload log: same-millisecond receipts in arrival order, a late upload never before its phone's last, duplicates kept"
+  )
   func uploadLog() {
     let history = Self.columns([
       Self.fix(Self.t0, user: 2), Self.fix(Self.t0, user: 1), Self.fix(Self.t0 + 60_000, user: 1),
@@ -63,7 +66,10 @@ struct ServerScheduleTests {
     let schedule = ServerSchedule(history, receivedAtMilliseconds: receipts, settings: Self.noTicks())
     let uploads = schedule.steps.filter(\.isUpload)
     #expect(uploads.map { Array(schedule.positions(of: $0)) } == [[0], [1], [4], [2, 3]])
-    #expect(uploads.map(\.timeMilliseconds) == [Self.t0 + 1_000, Self.t0 + 1_000, Self.t0 + 1_000, Self.t0 + 61_000])
+    #expect(
+      uploads.map(\.timeMilliseconds) == [
+        Self.t0 + 1_000, Self.t0 + 1_000, Self.t0 + 1_000, Self.t0 + 61_000,
+      ])
   }
 
   @Test("the timer: every tick after a receipt, none within a tick of the next; stops after the idle span")
@@ -75,10 +81,12 @@ struct ServerScheduleTests {
       return ServerSchedule(history, settings: settings).steps.map { $0.timeMilliseconds - Self.t0 - 1_000 }
     }
     #expect(times(gap: 120_000) == [0, 60_000, 120_000])  // 2 ticks apart: one tick between
-    #expect(times(gap: 120_001) == [0, 60_000, 120_000, 120_001])  // a tick that lands 1 ms before the receipt
+    // A tick that lands 1 ms before the receipt.
+    #expect(times(gap: 120_001) == [0, 60_000, 120_000, 120_001])
     #expect(times(gap: 60_000) == [0, 60_000])
     settings.idleTickingMilliseconds = 180_000
-    #expect(times(gap: 3_600_000) == [0, 60_000, 120_000, 3_600_000])  // ticks only up to 3 min (the last a tick short)
+    // Ticks only up to 3 min (the last a tick short of it).
+    #expect(times(gap: 3_600_000) == [0, 60_000, 120_000, 3_600_000])
   }
 
   @Test("the end: until and linger, the later wins; none stops at the last receipt")
@@ -103,7 +111,8 @@ struct ServerScheduleTests {
   @Test("refusals: an upload with a latitude out of range is refused whole, the others and ticks are not")
   func refusals() {
     let history = Self.columns([
-      Self.fix(Self.t0, user: 1), Self.fix(Self.t0 + 1_000, user: 2, latitude: 95), Self.fix(Self.t0 + 2_000, user: 2),
+      Self.fix(Self.t0, user: 1), Self.fix(Self.t0 + 1_000, user: 2, latitude: 95),
+      Self.fix(Self.t0 + 2_000, user: 2),
     ])
     let schedule = ServerSchedule(history)
     let refused = schedule.refusals(of: history)
@@ -137,7 +146,8 @@ struct ServerScheduleTests {
     var receipts: [Int64] = []
     for _ in 0..<Int.random(in: 1...60, using: &random) {
       // Times on whole minutes (window edges) or anywhere.
-      let t = Self.t0 + Int64.random(in: 0...40, using: &random) * (Bool.random(using: &random) ? 60_000 : 17_321)
+      let t =
+        Self.t0 + Int64.random(in: 0...40, using: &random) * (Bool.random(using: &random) ? 60_000 : 17_321)
       let user = UInt32.random(in: 1...3, using: &random)
       fixes.append(Self.fix(t, user: user, device: user * 10 + UInt32.random(in: 0...1, using: &random)))
       receipts.append(t + Int64.random(in: 0...3, using: &random) * 60_000)
@@ -177,7 +187,9 @@ struct ServerScheduleTests {
       if let receipts = c.receipts {
         if rows.contains(where: { receipts[$0] != receipts[rows[0]] }) { return "upload \(k) mixes receipts" }
       } else if let first = rows.first, let newest = rows.map({ c.fixes[$0].timeMilliseconds }).max(),
-        step.timeMilliseconds < newest + 1_000 || rows.contains(where: { c.fixes[$0].timeMilliseconds - c.fixes[first].timeMilliseconds > 300_000 })
+        step.timeMilliseconds < newest + 1_000
+          || rows.contains(where: { c.fixes[$0].timeMilliseconds - c.fixes[first].timeMilliseconds > 300_000 }
+          )
       {
         return "upload \(k) received before its newest fix + 1 s, or spans over 5 min"
       }
@@ -187,7 +199,9 @@ struct ServerScheduleTests {
     return nil
   }
 
-  @Test("random histories of several phones: every fix once, one phone per upload in its order, the clock never back")
+  @Test(
+    "random histories of several phones: every fix once, one phone per upload in its order, the clock never back"
+  )
   func property() {
     let failure = PropertyCheck.run(
       "server schedule", cases: PropertyCampaign.cases(default: 200), generator: SeededGenerator.init(seed:),
