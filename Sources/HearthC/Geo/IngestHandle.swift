@@ -197,14 +197,7 @@ private func description(_ json: UnsafePointer<CChar>?) -> Result<IngestDescript
   _ ingest: OpaquePointer?, _ capacity: Int64, _ out: UnsafeMutablePointer<hearth_event>?
 ) -> Int32 {
   guard let h = Handle.from(ingest, as: IngestHandle.self) else { return wrongHandle(ingest) }
-  return guarded(h) { () throws(ArgumentError) in
-    guard try checkedCount(capacity, "capacity") >= h.events.count else {
-      return h.fail(HEARTH_ERROR_CAPACITY, "capacity \(capacity) < \(h.events.count) events")
-    }
-    let records = try output(out, h.events.count, "out")
-    for (i, e) in h.events.enumerated() { records[i] = e }
-    return h.succeed()
-  }
+  return copyOut(h.events, capacity: capacity, to: out, on: h, "events")
 }
 
 @c public func hearth_ingest_events_json(
@@ -220,14 +213,7 @@ private func description(_ json: UnsafePointer<CChar>?) -> Result<IngestDescript
   _ ingest: OpaquePointer?, _ capacity: Int64, _ out: UnsafeMutablePointer<hearth_trip_names>?
 ) -> Int32 {
   guard let h = Handle.from(ingest, as: IngestHandle.self) else { return wrongHandle(ingest) }
-  return guarded(h) { () throws(ArgumentError) in
-    guard try checkedCount(capacity, "capacity") >= h.tripRecords.count else {
-      return h.fail(HEARTH_ERROR_CAPACITY, "capacity \(capacity) < \(h.tripRecords.count) trips")
-    }
-    let records = try output(out, h.tripRecords.count, "out")
-    for (i, r) in h.tripRecords.enumerated() { records[i] = r }
-    return h.succeed()
-  }
+  return copyOut(h.tripRecords, capacity: capacity, to: out, on: h, "trips")
 }
 
 @c public func hearth_ingest_reconfigure(
@@ -273,12 +259,5 @@ private func description(_ json: UnsafePointer<CChar>?) -> Result<IngestDescript
   _ ingest: OpaquePointer?, _ capacity: Int64, _ out: UnsafeMutablePointer<Int32>?
 ) -> Int32 {
   guard let h = Handle.from(ingest, as: IngestHandle.self) else { return wrongHandle(ingest) }
-  return guarded(h) { () throws(ArgumentError) in
-    guard try checkedCount(capacity, "capacity") >= h.origins.count else {
-      return h.fail(HEARTH_ERROR_CAPACITY, "capacity \(capacity) < \(h.origins.count) events")
-    }
-    let values = try output(out, h.origins.count, "out")
-    for (i, o) in h.origins.enumerated() { values[i] = o }
-    return h.succeed()
-  }
+  return copyOut(h.origins, capacity: capacity, to: out, on: h, "events")
 }

@@ -85,26 +85,12 @@ extension ServerSchedule.Settings {
   _ schedule: OpaquePointer?, _ capacity: Int64, _ out: UnsafeMutablePointer<hearth_step>?
 ) -> Int32 {
   guard let h = Handle.from(schedule, as: ScheduleHandle.self) else { return wrongHandle(schedule) }
-  return guarded(h) { () throws(ArgumentError) in
-    guard try checkedCount(capacity, "capacity") >= h.steps.count else {
-      return h.fail(HEARTH_ERROR_CAPACITY, "capacity \(capacity) < \(h.steps.count) steps")
-    }
-    let records = try output(out, h.steps.count, "out")
-    for (i, s) in h.steps.enumerated() { records[i] = s }
-    return h.succeed()
-  }
+  return copyOut(h.steps, capacity: capacity, to: out, on: h, "steps")
 }
 
 @c public func hearth_schedule_rows(
   _ schedule: OpaquePointer?, _ capacity: Int64, _ out: UnsafeMutablePointer<Int64>?
 ) -> Int32 {
   guard let h = Handle.from(schedule, as: ScheduleHandle.self) else { return wrongHandle(schedule) }
-  return guarded(h) { () throws(ArgumentError) in
-    guard try checkedCount(capacity, "capacity") >= h.rows.count else {
-      return h.fail(HEARTH_ERROR_CAPACITY, "capacity \(capacity) < \(h.rows.count) rows")
-    }
-    let positions = try output(out, h.rows.count, "out")
-    for (i, r) in h.rows.enumerated() { positions[i] = r }
-    return h.succeed()
-  }
+  return copyOut(h.rows, capacity: capacity, to: out, on: h, "rows")
 }
