@@ -109,9 +109,9 @@ def test_the_schedule_through_the_c_abi_is_the_command_s(command, tmp_path):
 
 
 def test_bad_schedule_settings_are_refused_by_name():
-    history, *_ = fleet(families=1, per_family=1, bad_upload=False, retried=False)
-    with pytest.raises(hearth.HearthError, match="tick_ms is 0, below 1"):
+    history, *_ = fleet(families=2, per_family=2, bad_upload=False, retried=False)
+    with pytest.raises(ValueError, match="tick_ms is 0, below 1"):
         schedule(history, tick_ms=0)
-    with pytest.raises(hearth.HearthError, match="max_fixes is 0, below 1"):
+    with pytest.raises(ValueError, match="max_fixes is 0, below 1"):
         schedule(history, batch=0)
     assert len(schedule(history, idle_ticking_ms=0).steps) == len(list(hearth.uploads(history)))
