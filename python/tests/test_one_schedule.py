@@ -13,7 +13,7 @@ from distributed import Client, LocalCluster
 import hearth
 import hearth.distributed as hd
 from conftest import run
-from fleet import MINUTE, T0, fleet
+from fleet import MINUTE, fleet
 from hearth._ffi import lib
 from hearth.ingest import schedule
 
