@@ -59,9 +59,9 @@ extern "C" {
 /* Version, status, handles                                                 */
 
 #define HEARTH_ABI_VERSION_MAJOR 1
-#define HEARTH_ABI_VERSION_MINOR 2
+#define HEARTH_ABI_VERSION_MINOR 3
 #define HEARTH_ABI_VERSION_PATCH 0
-#define HEARTH_ABI_VERSION 0x010200
+#define HEARTH_ABI_VERSION 0x010300
 
 /** The loaded library's ABI version, (major << 16) | (minor << 8) | patch. A constant. */
 uint32_t hearth_abi_version(void);
@@ -176,6 +176,7 @@ typedef struct hearth_sweep hearth_sweep;
  * with several pipelines runs each on its own thread or serialises them).
  */
 typedef struct hearth_ingest hearth_ingest;
+typedef struct hearth_schedule hearth_schedule;
 
 /**
  * Why the last call on `handle` failed ("" when it succeeded), naming the
@@ -798,6 +799,96 @@ typedef struct hearth_trip_names {
  * the trip lines of hearth_ingest_events_json and `hearth geo replay`.
  */
 int32_t hearth_ingest_trip_names(const hearth_ingest *ingest, int64_t capacity, hearth_trip_names *out);
+
+/* Where an event of a batch came from (ABI 1.3). */
+#define HEARTH_ORIGIN_BATCH 0 /* the batch's own fixes (rejections, frames, their people's events) */
+#define HEARTH_ORIGIN_CLOCK 1 /* the clock advance to the receipt after the batch, or a tick: decisions that were waiting, anybody's */
+
+/**
+ * Where each event of hearth_ingest_events came from (ABI 1.3), one value per
+ * event in the same order (capacity ≥ the count, else HEARTH_ERROR_CAPACITY):
+ * HEARTH_ORIGIN_BATCH for what the batch's own fixes produced,
+ * HEARTH_ORIGIN_CLOCK for what the clock advance to its receipt time that
+ * follows every accepted batch produced (every event of a tick is
+ * HEARTH_ORIGIN_CLOCK). Within each kind the batch's events come first. A
+ * person's clock events do not depend on whose batch moved the clock, so a
+ * caller that replays people apart (each part sees the others' uploads as
+ * ticks to their receipt) merges exactly with this. The JSON lines of
+ * hearth_ingest_events_json after the schemaError line are the events in the
+ * same order. O(events).
+ */
+int32_t hearth_ingest_origins(const hearth_ingest *ingest, int64_t capacity, int32_t *out);
+
+/* ------------------------------------------------------------------------ */
+/* The server's schedule (ABI 1.3; docs/decisions/0010-one-server-schedule.md) */
+
+/**
+ * How a recorded history is cut into uploads and when the timer ticks; fill
+ * it with hearth_schedule_defaults and change what differs.
+ */
+typedef struct hearth_schedule_settings {
+  /** At most this many fixes per upload (≥ 1; default 200). */
+  int64_t max_fixes;
+  /** Without receipt times: an upload spans at most this long (≥ 0; default 300000). */
+  int64_t max_span_ms;
+  /** Without receipt times: received this long after its newest fix (≥ 0; default 1000). */
+  int64_t receipt_delay_ms;
+  /** The timer, ms (≥ 1; default 60000). */
+  int64_t tick_ms;
+  /** The timer stops this long after a receipt with nothing arriving (≥ 0, 0: no ticks; default 6 h). */
+  int64_t idle_ticking_ms;
+  /** Go on after the last receipt up to this time, ms since the epoch; INT64_MIN: no (the default). */
+  int64_t until_ms;
+  /** Go on this long after the last receipt (≥ 0, 0: no; the default); with until_ms, the later end wins. */
+  int64_t linger_ms;
+} hearth_schedule_settings;
+
+/** The default settings (those of `hearth geo replay`). */
+int32_t hearth_schedule_defaults(hearth_schedule_settings *out);
+
+/**
+ * The server's schedule for a history (`fixes` in the order the history has
+ * them; received_ms: NULL, or one receipt time per fix for an upload log):
+ * each phone's (user, device) fixes cut into the uploads it sent (with
+ * receipt times, wherever the receipt changes; without, at most max_fixes
+ * spanning at most max_span_ms, received receipt_delay_ms after the newest;
+ * never earlier than the phone's previous upload), every upload in order of
+ * receipt (same millisecond: the order of their first fix in the history),
+ * and the timer every tick_ms after a receipt for up to idle_ticking_ms, on
+ * to the end set by until_ms or linger_ms with a last tick there. What
+ * `hearth geo replay` replays. Bad settings are HEARTH_ERROR_ARGUMENT.
+ * O(n log n) plus one step per tick.
+ */
+int32_t hearth_schedule_create(const hearth_fixes *fixes, const int64_t *received_ms, const hearth_schedule_settings *settings, hearth_schedule **out);
+
+#define HEARTH_STEP_UPLOAD 0 /* hearth_ingest_batch of the upload's fixes at time_ms */
+#define HEARTH_STEP_TICK 1   /* hearth_ingest_tick to time_ms */
+
+/** One step of the server, in order. */
+typedef struct hearth_step {
+  /** The receipt time, or the time a tick moves the clock to. */
+  int64_t time_ms;
+  /** The upload's fixes: positions first_row … first_row + row_count − 1 of hearth_schedule_rows (0 for a tick). */
+  int64_t first_row;
+  int64_t row_count;
+  /** HEARTH_STEP_UPLOAD or HEARTH_STEP_TICK. */
+  int32_t kind;
+  /** 1 for an upload the ingest path refuses whole (HEARTH_ERROR_SCHEMA: it moves no clock), else 0. */
+  int32_t refused;
+} hearth_step;
+
+/** How many steps, and how many rows (every fix of the history once). Either pointer may be NULL. */
+int32_t hearth_schedule_count(const hearth_schedule *schedule, int64_t *steps, int64_t *rows);
+
+/** Copies the steps in order (capacity ≥ their number, else HEARTH_ERROR_CAPACITY). */
+int32_t hearth_schedule_steps(const hearth_schedule *schedule, int64_t capacity, hearth_step *out);
+
+/**
+ * Copies the rows: positions (from 0) of the history's fixes, upload after
+ * upload, each upload's in the order its phone sent them (capacity ≥ their
+ * number, else HEARTH_ERROR_CAPACITY).
+ */
+int32_t hearth_schedule_rows(const hearth_schedule *schedule, int64_t capacity, int64_t *out);
 
 #ifdef __cplusplus
 }

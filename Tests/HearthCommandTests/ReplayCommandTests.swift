@@ -194,4 +194,30 @@ struct ReplayCommandTests {
     let missing = try launch(["data", "inspect", "/nonexistent/x.gpx"])
     #expect(missing.0 == 3 && missing.2.contains("/nonexistent/x.gpx"))
   }
+  @Test("--description gives places, circles and limits as the C ABI takes them; with --places it is refused")
+  func description() throws {
+    let folder = TemporaryFolder()
+    #expect(run(["sim", "generate", "day", "--seed", "3", "--out", folder.path("d")]).code == 0)
+    let places = run(["geo", "replay", folder.path("d/trace"), "--places", folder.path("d/places.geojson")])
+    // The generated day's person (user 1) in every circle of the places (all 0), limit 50 km/h: the same lines.
+    let same =
+      #"{"places_file": "\#(folder.path("d/places.geojson"))", "circles_of_person": {"1": [0]}, "speed_limits_kmh": {"0": 50}}"#
+    try same.write(toFile: folder.path("same.json"), atomically: true, encoding: .utf8)
+    let described = run(["geo", "replay", folder.path("d/trace"), "--description", folder.path("same.json")])
+    #expect(described.code == 0 && described.out == places.out && !places.out.isEmpty, "\(described.err)")
+    // No speed limit in the description: no alerts, the rest as before.
+    let unlimited =
+      #"{"places_file": "\#(folder.path("d/places.geojson"))", "circles_of_person": {"1": [0]}}"#
+    try unlimited.write(toFile: folder.path("unlimited.json"), atomically: true, encoding: .utf8)
+    let noAlerts = run([
+      "geo", "replay", folder.path("d/trace"), "--description", folder.path("unlimited.json"),
+    ])
+    #expect(
+      noAlerts.code == 0 && !noAlerts.out.contains(#""speedAlert""#) && places.out.contains(#""speedAlert""#))
+    let both = run([
+      "geo", "replay", folder.path("d/trace"), "--places", folder.path("d/places.geojson"), "--description",
+      folder.path("same.json"),
+    ])
+    #expect(both.code == 2 && both.err.contains("--description"))
+  }
 }

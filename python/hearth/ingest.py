@@ -169,6 +169,38 @@ class Ingest:
         lines = take_bytes(lib.hearth_ingest_events_json, self._handle).decode().splitlines()
         return [json.loads(line) for line in lines]
 
+    def origins(self) -> np.ndarray:
+        """Where each event of the last batch or tick came from (ABI 1.3), one
+        per row of its events in order: lib.HEARTH_ORIGIN_BATCH for what the
+        batch's own fixes produced, lib.HEARTH_ORIGIN_CLOCK for what the clock
+        advance to its receipt produced (all of a tick's)."""
+        n = ffi.new("int64_t *")
+        raise_for(lib.hearth_ingest_count(self._handle, n, ffi.NULL, ffi.NULL), self._handle)
+        out = np.empty(n[0], np.int32)
+        raise_for(lib.hearth_ingest_origins(self._handle, n[0], ffi.cast("int32_t *", ffi.from_buffer(out))), self._handle)
+        return out
+
+    def replay(self, fixes, **schedule_options) -> list[str]:
+        """A recorded history through this pipeline on the server's schedule
+        (`schedule`, whose options these are): each upload as a batch at its
+        receipt, each tick as a tick. Returns every step's event lines in
+        order, as `events_json` writes them (a refused upload's schemaError
+        line, rejected and sharedFrame lines, then the events): the lines
+        `hearth geo replay` prints, with the diagnostics it prints on stderr."""
+        plan = schedule(fixes, **schedule_options)
+        lines = []
+        for step in range(len(plan.steps)):
+            now = int(plan.steps["time_ms"][step])
+            if plan.steps["kind"][step] == lib.HEARTH_STEP_TICK:
+                raise_for(lib.hearth_ingest_tick(self._handle, now), self._handle)
+            else:
+                batch = FixBatch(fixes.iloc[plan.positions(step)])
+                status = lib.hearth_ingest_batch(self._handle, batch.struct, now)
+                if status not in (lib.HEARTH_OK, lib.HEARTH_ERROR_SCHEMA):
+                    raise_for(status, self._handle)
+            lines += event_lines(take_bytes(lib.hearth_ingest_events_json, self._handle))
+        return lines
+
     def reconfigure(self, places: Places = None, circles: Circles = None, *, speed_limits_kmh: Mapping[int, float] | None = None,
                     places_file: PathLike | None = None, description: str | None = None) -> int:
         """Places, circles or limits edited between batches (same arguments as
@@ -212,6 +244,13 @@ class Ingest:
         raise_for(lib.hearth_ingest_restore(self._handle, ffi.from_buffer("uint8_t[]", state), len(state)), self._handle)
 
 
+def event_lines(text: bytes) -> list[str]:
+    """JSON Lines as strings (split on newlines only: a place's name may hold
+    any other line separator)."""
+    lines = text.decode().split("\n")
+    return lines[:-1] if lines and lines[-1] == "" else lines
+
+
 def _event_dtype() -> np.dtype:
     types = {"kind": "i4", "code": "i4", "announced": "i4", "user": "u4", "device": "u4", "circle": "u4", "place": "u4", "index": "i8", "time_ms": "i8", "end_ms": "i8", "cell_id": "i8", "latitude_deg": "f8", "longitude_deg": "f8", "value": "f8"}
     offsets = [ffi.offsetof("hearth_event", name) for name in _EVENT_FIELDS]
@@ -221,68 +260,95 @@ def _event_dtype() -> np.dtype:
 _EVENT_DTYPE = _event_dtype()
 
 
-def upload_bounds(times_ms: np.ndarray, *, batch: int = 200, span_ms: int = 300_000) -> Iterator[tuple[int, int, int]]:
-    """The uploads rule of `uploads` on one phone's fix times (in the order
-    recorded): yields (start, end, received_ms) row ranges. O(n)."""
-    clock = None
-    start = 0
-    while start < len(times_ms):
-        end = start + 1
-        while end < len(times_ms) and end - start < batch and times_ms[end] - times_ms[start] <= span_ms:
-            end += 1
-        newest = int(times_ms[start:end].max()) + 1000
-        clock = newest if clock is None else max(clock, newest)
-        yield start, end, clock
-        start = end
+STEP_DTYPE = np.dtype([("time_ms", "i8"), ("first_row", "i8"), ("row_count", "i8"), ("kind", "i4"), ("refused", "i4")])
 
 
-def uploads(fixes: pd.DataFrame, *, batch: int = 200, span_ms: int = 300_000) -> Iterator[tuple[pd.DataFrame, int]]:
+class Schedule:
+    """The server's schedule of a history, the library's (`hearth_schedule`,
+    docs/decisions/0010-one-server-schedule.md; what `hearth geo replay`
+    replays): `steps`, one row per step in the server's order (time_ms: the
+    receipt or the time a tick moves the clock to; kind: lib.HEARTH_STEP_UPLOAD
+    or lib.HEARTH_STEP_TICK; refused: 1 for an upload the ingest path refuses
+    whole; first_row, row_count: the upload's positions in `rows`), and
+    `rows`, positions (from 0) of the history's fixes, upload after upload."""
+
+    def __init__(self, steps: np.ndarray, rows: np.ndarray):
+        self.steps = steps
+        self.rows = rows
+
+    def positions(self, step: int) -> np.ndarray:
+        """The history's positions of step `step`'s fixes (none for a tick)."""
+        first, count = int(self.steps["first_row"][step]), int(self.steps["row_count"][step])
+        return self.rows[first:first + count]
+
+    @property
+    def is_upload(self) -> np.ndarray:
+        return self.steps["kind"] == lib.HEARTH_STEP_UPLOAD
+
+
+def schedule(fixes, *, batch: int | None = None, span_ms: int | None = None, tick_ms: int | None = None,
+             idle_ticking_ms: int | None = None, until_ms: int | None = None, linger_ms: int | None = None) -> Schedule:
+    """The server's schedule of a recorded history (a DataFrame of fix
+    columns with user and device, in the order the history has them; with a
+    received_ms column, an upload log): each phone's fixes cut into the
+    uploads it sent, every upload in order of receipt, the timer between
+    (hearth.h, hearth_schedule_create). None leaves a setting at the
+    library's default: `batch` fixes per upload (200), `span_ms` an upload
+    spans at most (5 min, without receipts), `tick_ms` the timer (1 min),
+    `idle_ticking_ms` how long it ticks after a receipt with nothing
+    arriving (6 h; 0: no ticks), `until_ms` an end after the last receipt
+    (ms since the epoch), `linger_ms` an end that long after the last
+    receipt. O(n log n) plus one step per tick."""
+    settings = ffi.new("hearth_schedule_settings *")
+    raise_for(lib.hearth_schedule_defaults(settings))
+    for name, value in (("max_fixes", batch), ("max_span_ms", span_ms), ("tick_ms", tick_ms),
+                        ("idle_ticking_ms", idle_ticking_ms), ("until_ms", until_ms), ("linger_ms", linger_ms)):
+        if value is not None:
+            setattr(settings, name, int(value))
+    columns = FixBatch(fixes)
+    receipts = None
+    if "received_ms" in fixes:
+        receipts = np.ascontiguousarray(np.asarray(fixes["received_ms"], dtype=np.int64))
+    received = ffi.NULL if receipts is None else ffi.cast("const int64_t *", ffi.from_buffer(receipts))
+    handle = created(lib.hearth_schedule_create, columns.struct, received, settings)
+    n, m = ffi.new("int64_t *"), ffi.new("int64_t *")
+    raise_for(lib.hearth_schedule_count(handle, n, m), handle)
+    steps = np.empty(n[0], STEP_DTYPE)
+    rows = np.empty(m[0], np.int64)
+    records = ffi.new("hearth_step[]", max(1, n[0]))
+    raise_for(lib.hearth_schedule_steps(handle, n[0], records), handle)
+    raw = np.frombuffer(ffi.buffer(records, n[0] * ffi.sizeof("hearth_step")), dtype=_step_dtype())
+    for name in STEP_DTYPE.names:
+        steps[name] = raw[name]
+    raise_for(lib.hearth_schedule_rows(handle, m[0], ffi.cast("int64_t *", ffi.from_buffer(rows))), handle)
+    return Schedule(steps, rows)
+
+
+def _step_dtype() -> np.dtype:
+    return np.dtype({"names": list(STEP_DTYPE.names), "formats": [STEP_DTYPE.fields[n][0] for n in STEP_DTYPE.names],
+                     "offsets": [ffi.offsetof("hearth_step", n) for n in STEP_DTYPE.names], "itemsize": ffi.sizeof("hearth_step")})
+
+
+def uploads(fixes: pd.DataFrame, *, batch: int | None = None, span_ms: int | None = None):
     """A recorded history cut into the uploads it would have arrived in, as
-    `hearth geo replay` cuts it: at most `batch` fixes spanning at most
-    `span_ms` ms, each received a second after its newest fix (never earlier
-    than the previous upload). Yields (fixes, received_ms), times in ms
-    since the epoch.
-
-    Example:
-
-    >>> history = pd.DataFrame({"time_ms": np.arange(5, dtype=np.int64) * 100_000})
-    >>> [(len(part), received) for part, received in uploads(history, span_ms=250_000)]
-    [(3, 201000), (2, 401000)]
-    """
-    for start, end, received in upload_bounds(fixes["time_ms"].to_numpy(), batch=batch, span_ms=span_ms):
-        yield fixes.iloc[start:end], received
+    `hearth geo replay` cuts it (the library's `schedule`): each phone's
+    fixes in uploads of at most `batch` fixes spanning at most `span_ms`
+    (or, with a received_ms column, one per receipt time), each received a
+    second after its newest fix and never before the phone's previous
+    upload, all in order of receipt. Yields (fixes, received_ms)."""
+    plan = schedule(fixes, batch=batch, span_ms=span_ms, idle_ticking_ms=0)
+    for step in np.flatnonzero(plan.is_upload):
+        yield fixes.iloc[plan.positions(step)], int(plan.steps["time_ms"][step])
 
 
 def trips(fixes: pd.DataFrame, places: Places = None, circles: Circles = None) -> pd.DataFrame:
     """The trips and stays in a fix history (SPEC §7), replayed through the
     ingest path as `hearth geo replay` does (then two hours on, so open trips
-    close): one row per closed segment or stay, the replay's JSON lines
-    flattened to the package's column names (python/README.md,
-    "Conventions"): time_ms, type, ended_by, id, is_trip, person, reasons,
-    its summary (start_ms, end_ms, path_m, displacement_m,
-    average_speed_mps, max_agreed_speed_mps, start_latitude_deg, …), a
-    trip's named ends (start_place, start_named_by, start_place_distance_m,
-    end_place, end_named_by, start_place_name, place_name) and, beside each
-    `…_ms`, its UTC datetime (time, start, end).
-
-    Example:
-
-    >>> fixes = pd.DataFrame({"time_ms": np.arange(60, dtype=np.int64) * 30_000 + 1_700_000_000_000,
-    ...                       "latitude_deg": np.linspace(52.52, 52.56, 60), "longitude_deg": np.full(60, 13.405),
-    ...                       "horizontal_accuracy_m": np.full(60, 10.0), "speed_mps": np.full(60, 1.5)})
-    >>> trips(fixes)[["type", "start", "end", "path_m"]]
-       type                     start                       end       path_m
-    0  trip 2023-11-14 22:13:20+00:00 2023-11-14 22:42:50+00:00  4447.803209
-    """
-    pipeline = Ingest(places, circles)
-    rows = []
-    clock = None
-    for batch, received in uploads(fixes):
-        pipeline.ingest(batch, received)
-        rows += [e for e in pipeline.events_json() if e["type"] in ("trip", "stay")]
-        clock = received
-    if clock is not None:
-        pipeline.tick(clock + 2 * 3_600_000)
-        rows += [e for e in pipeline.events_json() if e["type"] in ("trip", "stay")]
-    frame = pd.json_normalize(rows)
-    return with_datetimes(frame.rename(columns=flat_name))
+    close): one row per closed segment or stay, with its summary (start and
+    end times in ms, path in metres, speeds in m/s) and a trip's named ends
+    (value.startPlace, value.startNamedBy, value.startPlaceDistanceMeters,
+    value.endPlace, value.endNamedBy, startPlaceName, placeName), as the
+    replay's lines carry them."""
+    lines = Ingest(places, circles).replay(fixes, linger_ms=2 * 3_600_000)
+    rows = [event for event in map(json.loads, lines) if event["type"] in ("trip", "stay")]
+    return pd.json_normalize(rows)

@@ -1,12 +1,14 @@
 """A generated fleet history for the replay tests, and the plain reference
-replay: one `hearth.Ingest`, every upload and tick in server order, written
-straight from the rules in hearth/distributed/fleet.py's docs (no
-partitions, no checkpoints, no merge)."""
+replay: one `hearth.Ingest`, every upload and tick of the library's schedule
+in order (no partitions, no checkpoints, no merge)."""
+
+import json
 
 import numpy as np
 import pandas as pd
 
 import hearth
+from hearth.ingest import schedule
 
 T0 = 1_700_000_000_000
 MINUTE = 60_000
@@ -68,34 +70,26 @@ def fleet(seed=7, families=6, per_family=3, *, bad_upload=True, retried=True):
     return history, places, circles, limits
 
 
-def reference(history, places, circles, limits, *, tick_ms=60_000, final_advance_ms=2 * 3_600_000):
-    """The single-process replay read straight off the rules: each phone's
-    fixes in the order recorded cut by `hearth.uploads`, the server taking
-    uploads in order of receipt (ties by user, device, the phone's upload
-    number), a tick at each multiple of `tick_ms` after the uploads received
-    by then, a last advance; one pipeline; events as it returns them."""
-    steps = []
-    for (user, device), phone in history.groupby(["user", "device"], sort=True):
-        for seq, (batch, received) in enumerate(hearth.uploads(phone)):
-            steps.append((received, 0, int(user), int(device), seq, batch))
-    received = [s[0] for s in steps]
-    first = -(-min(received) // tick_ms) * tick_ms
-    ticks = list(range(first, max(received) + 1, tick_ms)) + [max(received) + final_advance_ms]
-    steps += [(t, 1, 0, 0, k, None) for k, t in enumerate(ticks)]
-    steps.sort(key=lambda s: s[:5])
+def reference(history, places, circles, limits, *, final_advance_ms=2 * 3_600_000, **options):
+    """The single-process replay: the library's schedule of the whole history
+    (`hearth.ingest.schedule`, the one `hearth geo replay` runs), one
+    pipeline, every upload and tick in order; events as it returns them,
+    with their origins (the batch's own, 0, or the clock's, 1)."""
+    plan = schedule(history, linger_ms=final_advance_ms, **options)
     pipeline = hearth.Ingest(places, circles, speed_limits_kmh=limits)
     frames, errors = [], []
-    for number, (now, kind, _, _, _, batch) in enumerate(steps):
-        if kind == 1:
+    for number in range(len(plan.steps)):
+        now = int(plan.steps["time_ms"][number])
+        if plan.steps["kind"][number] == hearth.ingest.lib.HEARTH_STEP_TICK:
             out = pipeline.tick(now)
         else:
             try:
-                out = pipeline.ingest(batch, now)
+                out = pipeline.ingest(history.iloc[plan.positions(number)], now)
             except hearth.SchemaError as error:
                 errors.append((number, str(error)))
                 continue
         if len(out):
-            out = out.assign(json=[__import__("json").dumps(e, sort_keys=True) for e in pipeline.events_json()])
+            out = out.assign(json=[json.dumps(e, sort_keys=True) for e in pipeline.events_json()], origin=pipeline.origins())
             out.insert(0, "step", number)
             frames.append(out)
     events = pd.concat(frames, ignore_index=True)

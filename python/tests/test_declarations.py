@@ -14,7 +14,7 @@ from conftest import ROOT
 from hearth import _cdef
 from hearth._cdef import CDEF
 
-HANDLES = {"hearth_bytes", "hearth_grid", "hearth_dedupe", "hearth_trace", "hearth_detector", "hearth_incident", "hearth_sweep", "hearth_ingest"}
+HANDLES = {"hearth_bytes", "hearth_grid", "hearth_dedupe", "hearth_trace", "hearth_detector", "hearth_incident", "hearth_sweep", "hearth_ingest", "hearth_schedule"}
 
 
 def strip_comments(text: str) -> str:

@@ -19,7 +19,8 @@ from distributed import Client, LocalCluster
 import hearth
 import hearth.distributed as hd
 from hearth.distributed import fleet as rp
-from fleet import fleet, reference
+from fleet import MINUTE, T0, fleet, person_day, reference
+from hearth.ingest import schedule
 
 TYPED = ["step", "kind", "code", "announced", "user", "device", "circle", "place", "index", "time_ms", "end_ms", "cell_id", "latitude_deg", "longitude_deg", "value"]
 SEED = int(os.environ.get("HEARTH_PROPERTY_SEED", "20261202"))
@@ -99,23 +100,63 @@ def test_the_in_process_replay_is_the_plain_reference(world, single):
 
 
 def test_the_single_process_events_already_come_in_the_merge_order(world):
-    # The merge orders by (step, kind, phase, user): within a step and kind a
-    # batch gives the uploader's own events first (phase 0: the uploader's
-    # events before anyone else's), then the clock advance's (phase 1), person
-    # by person. The reference keeps the pipeline's own order, which must
-    # already be that order.
+    # The merge orders by (step, kind, origin, user): within a step and kind
+    # the library gives a batch's own events first (origin 0), then the clock
+    # advance's (origin 1), person by person. The reference keeps the
+    # pipeline's own order, which must already be that order.
     events, _ = reference(*world)
-    history, places, circles, limits = world
-    uploader = rp._step_uploaders(rp.plan(history, places, circles, speed_limits_kmh=limits))
-    phase, group, others = [], None, 0
-    for step, kind, user in zip(events.step, events.kind.cat.codes, events.user):
-        if (step, kind) != group:
-            group, others = (step, kind), 0
-        others += user != uploader[step]
-        phase.append(0 if user == uploader[step] and others == 0 else 1)
-    key = list(zip(events.step, events.kind.cat.codes, phase, events.user))
+    key = list(zip(events.step, events.kind.cat.codes, events.origin, events.user))
     assert key == sorted(key)
-    assert 0 in phase and 1 in phase
+    assert set(events.origin) == {0, 1}
+
+
+def ambiguous_history():
+    """The case the merge once had to guess (ABI 1.1): persons 100 and 102, in
+    circles of their own (two partitions), stop after the same drive at the
+    same millisecond; what follows the stop arrives 20 min late, and no timer
+    runs, so both sudden stops are still pending when 102's home tablet sends
+    a `still` fix 6 min later (overruled: 102's phone is fresh). That
+    upload's clock advance raises both stops: the uploader's own clock event
+    and a smaller id's in the other partition, same step, same kind."""
+    places = [{"id": 1, "circle": 1, "name": "A", "latitude_deg": 52.40, "longitude_deg": 13.30, "radius_m": 150.0},
+              {"id": 2, "circle": 2, "name": "B", "latitude_deg": 52.50, "longitude_deg": 13.40, "radius_m": 150.0}]
+    circles = {100: [1], 102: [2]}
+    history = pd.concat([person_day(np.random.default_rng(5), user, 1, home, T0, drive_mps=18.0)
+                         for user, home in ((100, (52.40, 13.30)), (102, (52.50, 13.40)))], ignore_index=True)
+    a = history[history.user == 100]
+    stop = int(a.time_ms[(a.activity == 1) & (a.activity.shift() == 5)].iloc[0])
+    received = (history.time_ms // (2 * MINUTE) + 1) * (2 * MINUTE)
+    received[history.time_ms > stop - 2 * MINUTE] = stop + 1000
+    received[history.time_ms > stop] = stop + 20 * MINUTE
+    history["received_ms"] = received
+    tablet = history[(history.user == 102) & (history.time_ms <= stop)].iloc[-1].copy()
+    tablet["device"], tablet["time_ms"], tablet["received_ms"] = 2, stop + 30_000, stop + 6 * MINUTE
+    tablet["speed_mps"], tablet["activity"] = 0.0, 1
+    history = pd.concat([history, tablet.to_frame().T.astype(history.dtypes)], ignore_index=True)
+    return history.sort_values("received_ms", kind="stable").reset_index(drop=True), places, circles
+
+
+def test_the_uploader_s_own_clock_event_sorts_by_its_origin_not_a_guess():
+    history, places, circles = ambiguous_history()
+    events, _ = reference(history, places, circles, {}, idle_ticking_ms=0)
+    plan = schedule(history, linger_ms=2 * 3_600_000, idle_ticking_ms=0)
+    uploads = plan.steps["kind"] == hearth.ingest.lib.HEARTH_STEP_UPLOAD
+    uploader = np.full(len(plan.steps), -1, np.int64)
+    uploader[uploads] = history.user.to_numpy()[plan.rows[plan.steps["first_row"][uploads]]]
+    stops = events[(events.kind == "suddenStop") & (events.origin == 1)]
+    at = stops[stops.user.astype(np.int64) == uploader[stops.step]].step.unique()
+    both = stops[stops.step.isin(at)]
+    assert list(both.user) == [100, 102] and (uploader[both.step] == 102).all() and (both.announced == 1).all()
+    # The old guess (the uploader's events before anyone else's in its own
+    # partition are the upload's) puts 102 first; the library's origins do not.
+    guessed = sorted(zip(both.user, [0 if u == 102 else 1 for u in both.user]), key=lambda e: (e[1], e[0]))
+    assert [u for u, _ in guessed] == [102, 100]
+    single = hd.replay_in_process(history, places, circles, idle_ticking_ms=0)
+    for n in (1, 2):
+        plans = rp.plan(history, places, circles, partitions=n, idle_ticking_ms=0)
+        merged, _ = rp.merge([rp._replay(p, None, None, None) for p in plans], rp._step_times(plans))
+        assert merged.equals(single.events), n
+    assert [len(p.users) for p in plans] == [1, 1]
 
 
 def test_another_partition_s_upload_advances_everybody_s_clock(world, single):
@@ -124,11 +165,12 @@ def test_another_partition_s_upload_advances_everybody_s_clock(world, single):
     # partition runs the other partitions' uploads as clock advances, so the
     # event lands on the same step as in one process.
     history, places, circles, limits = world
-    uploader = rp._step_uploaders(rp.plan(history, places, circles, speed_limits_kmh=limits))
-    advanced = single.events[(uploader[single.events.step] >= 0) & (single.events.user != uploader[single.events.step])]
+    events, _ = reference(*world)
+    uploads = set(events.step[events.origin == 0])
+    advanced = events[(events.origin == 1) & events.step.isin(uploads)]
     assert len(advanced) > 0, "the fleet has no event decided by another person's upload"
     plans = rp.plan(history, places, circles, speed_limits_kmh=limits, partitions=3)
-    events, _ = rp.merge([rp._replay(p, None, None, None) for p in plans], rp._step_times(plans), rp._step_uploaders(plans))
+    events, _ = rp.merge([rp._replay(p, None, None, None) for p in plans], rp._step_times(plans))
     assert events.equals(single.events)
 
 
@@ -147,7 +189,7 @@ def test_any_valid_partitioning_gives_the_single_process_events(world, single):
         assignment = {u: label[c] for u, c in of.items()}
         plans = rp.plan(history, places, circles, speed_limits_kmh=limits, partitions=assignment)
         parts = [rp._replay(p, None, None, None) for p in plans]
-        events, errors = rp.merge(parts, rp._step_times(plans), rp._step_uploaders(plans))
+        events, errors = rp.merge(parts, rp._step_times(plans))
         assert events.equals(single.events) and errors.equals(single.schema_errors), f"seed {SEED} case {case}: {assignment}"
 
 
@@ -197,7 +239,7 @@ def test_a_partition_resumes_from_its_last_checkpoint(world, single, tmp_path):
     for s, f, a, m in zip(straight, first, again, manifests):
         assert f.resumed_from == 0 and a.resumed_from == m["position"]
         assert a.records.tobytes() == s.records.tobytes() == f.records.tobytes() and a.lines == s.lines
-    assert rp.merge(again, rp._step_times(plans), rp._step_uploaders(plans))[0].equals(single.events)
+    assert rp.merge(again, rp._step_times(plans))[0].equals(single.events)
 
 
 def test_a_checkpoint_of_another_replay_or_a_damaged_one_is_named(world, tmp_path):

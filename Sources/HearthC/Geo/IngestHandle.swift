@@ -12,6 +12,8 @@ final class IngestHandle: Handle {
   var events: [hearth_event] = []
   /// Both ends of each trip record, in order.
   var tripRecords: [hearth_trip_names] = []
+  /// Where each of `events` came from (HEARTH_ORIGIN_*).
+  var origins: [Int32] = []
 
   init(_ session: IngestSession) {
     self.session = session
@@ -21,6 +23,24 @@ final class IngestHandle: Handle {
   func recordOutput() {
     events = Self.records(session.output, tripNames: session.tripNames)
     tripRecords = Self.tripRecords(events: events, tripNames: session.tripNames)
+    origins = Self.origins(events: events, clockPart: session.clockPart)
+  }
+
+  /// Each record's origin: of each kind's records, the last as many as the
+  /// clock part has of that kind are the clock's (``IngestSession/clockPart``).
+  static func origins(events: [hearth_event], clockPart c: IngestOutput) -> [Int32] {
+    let clock: [Int32: Int] = [
+      HEARTH_EVENT_GEOFENCE: c.geofenceEvents.count, HEARTH_EVENT_SPEED_ALERT: c.speedAlerts.count,
+      HEARTH_EVENT_SUDDEN_STOP: c.suddenStops.count, HEARTH_EVENT_TRIP: c.trips.segments.count,
+      HEARTH_EVENT_STAY: c.trips.stays.count, HEARTH_EVENT_REJECTED: c.rejections.count,
+      HEARTH_EVENT_SHARED_FRAME: c.sharedFrames.count,
+    ]
+    var left = [Int32: Int]()
+    for e in events { left[e.kind, default: 0] += 1 }
+    return events.map { e in
+      left[e.kind, default: 0] -= 1
+      return left[e.kind, default: 0] < clock[e.kind, default: 0] ? HEARTH_ORIGIN_CLOCK : HEARTH_ORIGIN_BATCH
+    }
   }
 
   /// The header's record of each trip's names; `event` is the index of the
@@ -177,14 +197,7 @@ private func description(_ json: UnsafePointer<CChar>?) -> Result<IngestDescript
   _ ingest: OpaquePointer?, _ capacity: Int64, _ out: UnsafeMutablePointer<hearth_event>?
 ) -> Int32 {
   guard let h = Handle.from(ingest, as: IngestHandle.self) else { return wrongHandle(ingest) }
-  return guarded(h) { () throws(ArgumentError) in
-    guard try checkedCount(capacity, "capacity") >= h.events.count else {
-      return h.fail(HEARTH_ERROR_CAPACITY, "capacity \(capacity) < \(h.events.count) events")
-    }
-    let records = try output(out, h.events.count, "out")
-    for (i, e) in h.events.enumerated() { records[i] = e }
-    return h.succeed()
-  }
+  return copyOut(h.events, capacity: capacity, to: out, on: h, "events")
 }
 
 @c public func hearth_ingest_events_json(
@@ -200,14 +213,7 @@ private func description(_ json: UnsafePointer<CChar>?) -> Result<IngestDescript
   _ ingest: OpaquePointer?, _ capacity: Int64, _ out: UnsafeMutablePointer<hearth_trip_names>?
 ) -> Int32 {
   guard let h = Handle.from(ingest, as: IngestHandle.self) else { return wrongHandle(ingest) }
-  return guarded(h) { () throws(ArgumentError) in
-    guard try checkedCount(capacity, "capacity") >= h.tripRecords.count else {
-      return h.fail(HEARTH_ERROR_CAPACITY, "capacity \(capacity) < \(h.tripRecords.count) trips")
-    }
-    let records = try output(out, h.tripRecords.count, "out")
-    for (i, r) in h.tripRecords.enumerated() { records[i] = r }
-    return h.succeed()
-  }
+  return copyOut(h.tripRecords, capacity: capacity, to: out, on: h, "trips")
 }
 
 @c public func hearth_ingest_reconfigure(
@@ -247,4 +253,11 @@ private func description(_ json: UnsafePointer<CChar>?) -> Result<IngestDescript
     h.recordOutput()
     return h.succeed()
   }
+}
+
+@c public func hearth_ingest_origins(
+  _ ingest: OpaquePointer?, _ capacity: Int64, _ out: UnsafeMutablePointer<Int32>?
+) -> Int32 {
+  guard let h = Handle.from(ingest, as: IngestHandle.self) else { return wrongHandle(ingest) }
+  return copyOut(h.origins, capacity: capacity, to: out, on: h, "events")
 }

@@ -59,3 +59,19 @@ private func strlenOf(_ pointer: UnsafePointer<CChar>) -> Int {
   while pointer[n] != 0 { n += 1 }
   return n
 }
+
+/// Copies `items` to the caller's array `out` of `capacity` elements, as
+/// every "copies the …" function of the header does: HEARTH_ERROR_CAPACITY
+/// (naming how many `what` there are) when it is too small. O(items).
+package func copyOut<T>(
+  _ items: [T], capacity: Int64, to out: UnsafeMutablePointer<T>?, on handle: Handle, _ what: String
+) -> Int32 {
+  guarded(handle) { () throws(ArgumentError) in
+    guard try checkedCount(capacity, "capacity") >= items.count else {
+      return handle.fail(HEARTH_ERROR_CAPACITY, "capacity \(capacity) < \(items.count) \(what)")
+    }
+    let records = try output(out, items.count, "out")
+    for (i, item) in items.enumerated() { records[i] = item }
+    return handle.succeed()
+  }
+}

@@ -184,8 +184,8 @@ enum GeoCommands {
     summary:
       "replay a recorded history against a places file: geofence events, trips, speed alerts, sudden stops",
     help: """
-      usage: hearth geo replay PATH --places FILE [--mapping FILE [--timezone ZONE] [--rate HZ]]
-                               [--limit-kmh X] [--batch N]
+      usage: hearth geo replay PATH (--places FILE [--limit-kmh X] | --description FILE)
+                               [--mapping FILE [--timezone ZONE] [--rate HZ]] [--batch N]
                                [--tick SECONDS] [--until TIME_MS] [--only WHAT] [--geojson FILE]
 
       Feeds a history through the server's ingest path (validation, dedupe,
@@ -199,9 +199,14 @@ enum GeoCommands {
         (still, walking, running, cycling, automotive, unknown) and source
         (ordinary, heartbeat, park). Rows with the same received_ms are one
         upload, replayed exactly as logged (late, duplicated, from the future);
-      - or any trace `hearth` reads, cut into uploads of at most N fixes
-        (--batch, default 200) spanning at most 5 minutes, each received one
-        second after its newest fix.
+      - or any trace `hearth` reads: each phone's (user, device) fixes cut
+        into uploads of at most N fixes (--batch, default 200) spanning at
+        most 5 minutes, each received one second after its newest fix.
+      Either way a phone uploads only its own fixes and never receives an
+      upload before its previous one; the server takes every phone's uploads
+      in order of receipt (the same millisecond: in the order their first
+      fix comes in PATH). This schedule is the library's, the one Python's
+      hearth.Ingest.replay and hearth.distributed.replay run.
       The server clock moves at every upload's receipt and, between uploads,
       every --tick seconds (default 60) for up to 6 h after a receipt (nothing
       waits longer; then it jumps to the next receipt), so waiting decisions
@@ -223,12 +228,22 @@ enum GeoCommands {
       circle and numeric id), as `hearth sim generate day` writes in
       places.geojson. Every person is in every circle of the file;
       --limit-kmh sets the speed limit of every circle (default 50; 0: none).
+      --description FILE instead gives places, circles and limits as the
+      JSON hearth_ingest_create and Python's hearth.describe take (places,
+      places_file, circles_of_person, speed_limits_kmh).
       \(ReadingFlags.help)
       """,
-    options: ReadingFlags.options.union(["places", "limit-kmh", "batch", "tick", "until", "only", "geojson"])
+    options: ReadingFlags.options.union([
+      "places", "description", "limit-kmh", "batch", "tick", "until", "only", "geojson",
+    ])
   ) { arguments, console in
     guard arguments.positionals.count == 1 else { throw CLIError.usage("geo replay needs one PATH") }
-    let placesPath = try arguments.required("places")
+    let descriptionPath = arguments.options["description"]
+    guard (descriptionPath == nil) != (arguments.options["places"] == nil),
+      descriptionPath == nil || arguments.options["limit-kmh"] == nil
+    else {
+      throw CLIError.usage("geo replay takes --places (with --limit-kmh) or --description, one of them")
+    }
     let limit: Double = try arguments.value("limit-kmh", default: 50)
     let batchSize: Int = try arguments.value("batch", default: 200)
     let tickSeconds: Int64 = try arguments.value("tick", default: 60)
@@ -247,7 +262,8 @@ enum GeoCommands {
         "--only takes announced and types (geofence, speedAlert, suddenStop, trip, stay), comma-separated, not '\(only ?? "")'"
       )
     }
-    let places = try PlacesFile.read(path: placesPath)
+    let description = try descriptionPath.map(IngestDescription.read(path:))
+    let places = try description?.places ?? PlacesFile.read(path: try arguments.required("places"))
     let reading = try ReadingFlags(arguments)
     let history = try ReplayHistory.read(
       path: arguments.positionals[0], mapping: reading.mappingPath, options: reading.options)
@@ -255,12 +271,13 @@ enum GeoCommands {
     for problem in history.rowProblems { console.err(problem) }
     guard !history.fixes.isEmpty else { throw CLIError.badInput("the history has no fixes") }
     var settings = ServerReplay.Settings()
-    settings.uploads = ServerUploads.Policy(maximumFixes: batchSize)
-    settings.tickMilliseconds = tickSeconds * 1000
-    settings.untilMilliseconds = until
+    settings.schedule.uploads = ServerUploads.Policy(maximumFixes: batchSize)
+    settings.schedule.tickMilliseconds = tickSeconds * 1000
+    settings.schedule.untilMilliseconds = until
     settings.speedLimitKilometersPerHour = limit > 0 ? limit : nil
-    let replay = ServerReplay(
-      places: places.map(\.geofence), people: Set(history.fixes.user), settings: settings)
+    let replay =
+      description.map { ServerReplay($0, settings: settings) }
+      ?? ServerReplay(places: places.map(\.geofence), people: Set(history.fixes.user), settings: settings)
     var state = IngestState()
     let result = replay.run(history, state: &state)
     for line in result.problems { console.err(line) }

@@ -55,9 +55,26 @@ public struct IngestPipeline: Sendable {
   public func ingest(
     _ batch: FixColumns, receivedAtMilliseconds now: Int64, state: inout IngestState
   ) -> IngestOutput {
-    var output = take(batch, receivedAtMilliseconds: now, state: &state)
-    if output.schemaError == nil { output.merge(advance(to: now, state: &state)) }
+    var (output, advanced) = ingestParts(batch, receivedAtMilliseconds: now, state: &state)
+    output.merge(advanced)
     return output
+  }
+
+  /// ``ingest(_:receivedAtMilliseconds:state:)`` in its two parts: what the
+  /// batch's own fixes produced (validation, dedupe, presence, frames and
+  /// every engine's events for the people of the batch), and what the clock
+  /// advance to the receipt time after it produced (decisions that were
+  /// waiting, for anybody; empty when the batch was refused whole).
+  /// `ingest` returns the two merged, each kind's batch events first. A
+  /// door that replays people apart (Python's `hearth.distributed`) needs
+  /// them apart: a person's clock events do not depend on whose upload
+  /// moved the clock. Same bounds as `ingest`.
+  public func ingestParts(
+    _ batch: FixColumns, receivedAtMilliseconds now: Int64, state: inout IngestState
+  ) -> (batch: IngestOutput, advance: IngestOutput) {
+    let output = take(batch, receivedAtMilliseconds: now, state: &state)
+    guard output.schemaError == nil else { return (output, IngestOutput()) }
+    return (output, advance(to: now, state: &state))
   }
 
   /// The batch itself, before the clock advance.
@@ -314,7 +331,7 @@ public struct IngestOutput: Sendable {
   public init() {}
 
   /// Appends what a clock advance produced.
-  mutating func merge(_ other: IngestOutput) {
+  public mutating func merge(_ other: IngestOutput) {
     geofenceEvents += other.geofenceEvents
     speedAlerts += other.speedAlerts
     suddenStops += other.suddenStops

@@ -40,7 +40,8 @@ public enum ServerUploads {
     public var gatherAcrossReceipts: Bool
 
     public init(
-      maximumFixes: Int = 200, maximumSpanMilliseconds: Int64 = 5 * 60_000, receiptDelayMilliseconds: Int64 = 1_000,
+      maximumFixes: Int = 200, maximumSpanMilliseconds: Int64 = 5 * 60_000,
+      receiptDelayMilliseconds: Int64 = 1_000,
       gatherAcrossReceipts: Bool = false
     ) {
       self.maximumFixes = maximumFixes
@@ -59,38 +60,53 @@ public enum ServerUploads {
   public static func cut(
     _ fixes: FixColumns, receivedAtMilliseconds: [Int64]? = nil, policy: Policy = Policy()
   ) -> [Upload] {
-    precondition(receivedAtMilliseconds.map { $0.count == fixes.count } ?? true, "one receipt time per fix")
+    bounds(
+      timeMilliseconds: fixes.timeMilliseconds, receivedAtMilliseconds: receivedAtMilliseconds, policy: policy
+    )
+    .map { Upload(receivedAtMilliseconds: $0.receivedAtMilliseconds, fixes: fixes.selecting($0.rows)) }
+  }
+
+  /// Where ``cut(_:receivedAtMilliseconds:policy:)`` cuts: each upload as a
+  /// range of positions in the fixes (given by their times, in arrival
+  /// order) and its receipt time, ms. The form for a caller that keeps the
+  /// fixes elsewhere (``ServerUploads`` per phone in the runtime's schedule).
+  /// - Precondition: `receivedAtMilliseconds`, when given, has one entry per fix.
+  /// - Complexity: O(n). Saturating arithmetic: no time overflows.
+  public static func bounds(
+    timeMilliseconds times: [Int64], receivedAtMilliseconds: [Int64]? = nil, policy: Policy = Policy()
+  ) -> [(rows: Range<Int>, receivedAtMilliseconds: Int64)] {
+    precondition(receivedAtMilliseconds.map { $0.count == times.count } ?? true, "one receipt time per fix")
     let limit = max(1, policy.maximumFixes)
-    var uploads: [Upload] = []
+    var uploads: [(rows: Range<Int>, receivedAtMilliseconds: Int64)] = []
     var clock = Int64.min
     var start = 0
-    while start < fixes.count {
+    while start < times.count {
       var end = start + 1
       var received: Int64
       if let receipts = receivedAtMilliseconds {
         received = receipts[start]
-        while end < fixes.count && end - start < limit
+        while end < times.count && end - start < limit
           && (policy.gatherAcrossReceipts || receipts[end] == receipts[start])
         {
           received = max(received, receipts[end])
           end += 1
         }
       } else {
-        let first = fixes.timeMilliseconds[start]
+        let first = times[start]
         var newest = first
         func withinSpan(_ t: Int64) -> Bool {
           let (span, overflow) = t.subtractingReportingOverflow(first)
           return overflow ? t < first : span <= policy.maximumSpanMilliseconds
         }
-        while end < fixes.count && end - start < limit && withinSpan(fixes.timeMilliseconds[end]) {
-          newest = max(newest, fixes.timeMilliseconds[end])
+        while end < times.count && end - start < limit && withinSpan(times[end]) {
+          newest = max(newest, times[end])
           end += 1
         }
         let delayed = newest.addingReportingOverflow(policy.receiptDelayMilliseconds)
         received = delayed.overflow ? .max : delayed.partialValue
       }
       clock = max(clock, received)
-      uploads.append(Upload(receivedAtMilliseconds: clock, fixes: fixes.selecting(start..<end)))
+      uploads.append((start..<end, clock))
       start = end
     }
     return uploads

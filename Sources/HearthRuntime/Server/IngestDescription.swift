@@ -105,6 +105,16 @@ public struct IngestDescription: Sendable {
     return description
   }
 
+  /// The description in the file at `path` (what `hearth geo replay
+  /// --description` reads; the JSON `hearth_ingest_create` takes).
+  /// - Throws: `TraceError.io` when the file cannot be read; as ``decode(_:)``.
+  public static func read(path: String) throws -> IngestDescription {
+    guard FileManager.default.isReadableFile(atPath: path),
+      let data = FileManager.default.contents(atPath: path)
+    else { throw TraceError.io(path: path, reason: "cannot read the ingest description") }
+    return try decode(String(decoding: data, as: UTF8.self))
+  }
+
   /// The pipeline the description makes.
   public var pipeline: IngestPipeline {
     IngestPipeline(places: places.map(\.geofence), circlesOfPerson: circlesOfPerson, speedLimits: speedLimits)

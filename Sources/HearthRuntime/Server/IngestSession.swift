@@ -24,6 +24,12 @@ public struct IngestSession: Sendable {
   public private(set) var output = IngestOutput()
   /// The SPEC §7 names of `output`'s segments, in order.
   public private(set) var tripNames: [TripNaming.Ends] = []
+  /// The part of `output` the clock advance produced: for a batch, the
+  /// advance to its receipt after its own fixes (``IngestPipeline/ingestParts(_:receivedAtMilliseconds:state:)``);
+  /// for an advance, all of `output`. In `output` each kind's clock events
+  /// come after the batch's own, so the last `clockPart.geofenceEvents.count`
+  /// geofence events of `output` (and so on, kind by kind) are the clock's.
+  public private(set) var clockPart = IngestOutput()
 
   /// A session of `pipeline` from `state` (empty by default).
   public init(
@@ -46,18 +52,24 @@ public struct IngestSession: Sendable {
   /// (the pipeline's bound), plus the naming's O(segments × events).
   @discardableResult
   public mutating func ingest(_ batch: FixColumns, receivedAtMilliseconds: Int64) -> IngestOutput {
-    take(pipeline.ingest(batch, receivedAtMilliseconds: receivedAtMilliseconds, state: &state))
+    var (output, advanced) = pipeline.ingestParts(
+      batch, receivedAtMilliseconds: receivedAtMilliseconds, state: &state)
+    output.merge(advanced)
+    return take(output, clockPart: advanced)
   }
 
   /// Moves every clock to `nowMilliseconds` with no fixes (the server's
   /// timer); its trips named. The pipeline's bound.
   @discardableResult
   public mutating func advance(to nowMilliseconds: Int64) -> IngestOutput {
-    take(pipeline.advance(to: nowMilliseconds, state: &state))
+    let output = pipeline.advance(to: nowMilliseconds, state: &state)
+    return take(output, clockPart: output)
   }
 
-  private mutating func take(_ output: IngestOutput) -> IngestOutput {
+  private mutating func take(_ output: IngestOutput, clockPart: IngestOutput = IngestOutput()) -> IngestOutput
+  {
     self.output = output
+    self.clockPart = clockPart
     tripNames = names.name(
       output.trips.segments, events: output.geofenceEvents, fence: pipeline.geofences, trips: state.trips)
     return output
@@ -120,7 +132,9 @@ public struct IngestSession: Sendable {
     do { restored = try decoder.decode(Saved.self, from: bytes) } catch {
       throw .malformed(
         location,
-        reason: "not a saved ingest state (\(bytes.count) bytes): \(DecodingProblem(error)); the state is unchanged")
+        reason:
+          "not a saved ingest state (\(bytes.count) bytes): \(DecodingProblem(error)); the state is unchanged"
+      )
     }
     let problems = restored.state.problems(under: pipeline)
     guard problems.isEmpty else {

@@ -1,36 +1,21 @@
 import HearthGeo
 import HearthTrace
 
-/// A recorded history through the server's ingest path, upload by upload, as
-/// the server received it, with the server's timer ticking between uploads
-/// (what `hearth geo replay` runs).
+/// A recorded history through the server's ingest path on the server's
+/// schedule (``ServerSchedule``: each phone's uploads in order of receipt,
+/// the timer between them), what `hearth geo replay` runs.
 ///
 /// Everybody in the history is in every circle of the places; one speed
-/// limit for every circle. The clock moves at every upload's receipt and,
-/// between uploads, every `tickMilliseconds`, so waiting decisions and sudden
-/// stops are decided on time when nothing arrives; at the end it stops at
-/// the last receipt, or goes on to `untilMilliseconds`.
+/// limit for every circle.
 ///
-/// Complexity: the pipeline's, O(fixes) plus one advance per tick.
-/// Deterministic: same history and settings, same outputs.
+/// Complexity: the schedule's and the pipeline's, O(fixes log fixes) plus
+/// one advance per tick. Deterministic: same history and settings, same outputs.
 public struct ServerReplay: Sendable {
   public struct Settings: Sendable, Hashable {
-    /// How a history without receipt times is cut into uploads.
-    public var uploads = ServerUploads.Policy(maximumFixes: 200)
-    /// The server's timer between uploads, ms (≥ 1).
-    public var tickMilliseconds: Int64 = 60_000
-    /// Go on ticking after the last receipt up to this time (ms since the epoch).
-    public var untilMilliseconds: Int64?
+    /// How the history is cut into uploads and when the timer ticks.
+    public var schedule = ServerSchedule.Settings()
     /// Every circle's speed limit, km/h; nil: none.
     public var speedLimitKilometersPerHour: Double? = 50
-    /// How long after a receipt the timer keeps ticking when nothing
-    /// arrives, ms; past it the clock jumps to the next receipt (or
-    /// `untilMilliseconds`). Nothing the clock decides waits that long — the
-    /// longest waits are the geofences' 15 min quiet window and 30 min news
-    /// limit, the sudden stop's 5 min, the trips' 5 min idle gap — so the
-    /// events are the same as ticking through, and a history with a gap of
-    /// years costs at most this many ticks per gap, not one per minute of it.
-    public var idleTickingMilliseconds: Int64 = 6 * 3_600_000
     public init() {}
   }
 
@@ -73,6 +58,13 @@ public struct ServerReplay: Sendable {
     self.settings = settings
   }
 
+  /// The pipeline a description makes (its places, circles and limits;
+  /// `settings.speedLimitKilometersPerHour` is not used).
+  public init(_ description: IngestDescription, settings: Settings = Settings()) {
+    pipeline = description.pipeline
+    self.settings = settings
+  }
+
   /// Replays `history` from `state`, naming trips from this run's geofence
   /// events only (a fresh session of this replay's pipeline).
   public func run(_ history: ReplayHistory, state: inout IngestState) -> Result {
@@ -85,34 +77,23 @@ public struct ServerReplay: Sendable {
   /// Replays `history` through `session` (its pipeline, state and the memory
   /// its trips are named from) on the server's schedule: each upload at its
   /// receipt, the timer between.
-  /// - Complexity: O(fixes) through the pipeline plus at most
-  ///   `idleTickingMilliseconds / tickMilliseconds` advances per gap between
-  ///   receipts.
+  /// - Complexity: ``ServerSchedule``'s steps, each through the pipeline.
   public func run(_ history: ReplayHistory, session: inout IngestSession) -> Result {
-    let uploads = ServerUploads.cut(
-      history.fixes, receivedAtMilliseconds: history.receivedAtMilliseconds, policy: settings.uploads)
+    let schedule = ServerSchedule(
+      history.fixes, receivedAtMilliseconds: history.receivedAtMilliseconds, settings: settings.schedule)
     var result = Result()
-    result.uploadCount = uploads.count
-    let tick = max(settings.tickMilliseconds, 1)
-    var clock: Int64?
-    func take(_ output: IngestOutput) {
-      result.outputs.append(output)
-      result.tripNames.append(session.tripNames)
-    }
-    func ticks(upTo end: Int64) {
-      guard var t = clock else { return }
-      let (limit, overflow) = t.addingReportingOverflow(max(settings.idleTickingMilliseconds, 0))
-      let stop = overflow ? end : min(end, limit)
-      while t < stop, stop.subtractingReportingOverflow(t).partialValue > tick {
-        t += tick
-        take(session.advance(to: t))
+    result.uploadCount = schedule.uploadCount
+    var upload = 0
+    for step in schedule.steps {
+      guard step.isUpload else {
+        result.outputs.append(session.advance(to: step.timeMilliseconds))
+        result.tripNames.append(session.tripNames)
+        continue
       }
-    }
-    for (k, upload) in uploads.enumerated() {
-      ticks(upTo: upload.receivedAtMilliseconds)
-      let output = session.ingest(upload.fixes, receivedAtMilliseconds: upload.receivedAtMilliseconds)
-      clock = upload.receivedAtMilliseconds
-      let at = "upload \(k + 1) (received \(upload.receivedAtMilliseconds) ms)"
+      upload += 1
+      let output = session.ingest(
+        history.fixes.selecting(schedule.positions(of: step)), receivedAtMilliseconds: step.timeMilliseconds)
+      let at = "upload \(upload) (received \(step.timeMilliseconds) ms)"
       if let error = output.schemaError {
         result.refusedUploads += 1
         result.problems.append("\(at): \(error)")
@@ -122,14 +103,10 @@ public struct ServerReplay: Sendable {
         result.problems.append(
           "\(at): fix \(r.index): \(r.reason.field.rawValue): \(r.reason.rawValue); fix rejected")
       }
-      take(output)
+      result.outputs.append(output)
+      result.tripNames.append(session.tripNames)
     }
-    if let until = settings.untilMilliseconds, let now = clock, until > now {
-      ticks(upTo: until)
-      take(session.advance(to: until))
-      clock = until
-    }
-    result.clockMilliseconds = clock
+    result.clockMilliseconds = schedule.clockMilliseconds
     return result
   }
 }

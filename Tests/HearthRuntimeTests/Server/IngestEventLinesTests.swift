@@ -185,10 +185,10 @@ struct IngestEventLinesTests {
     }
     let people = Set(history.fixes.user)
     var through = ServerReplay.Settings()
-    through.idleTickingMilliseconds = .max
-    through.untilMilliseconds = (history.receivedAtMilliseconds?.max() ?? 0) + 12 * 3_600_000
+    through.schedule.idleTickingMilliseconds = .max
+    through.schedule.untilMilliseconds = (history.receivedAtMilliseconds?.max() ?? 0) + 12 * 3_600_000
     var bounded = through
-    bounded.idleTickingMilliseconds = 6 * 3_600_000
+    bounded.schedule.idleTickingMilliseconds = 6 * 3_600_000
     var a = IngestState()
     var b = IngestState()
     let all = ServerReplay(places: places, people: people, settings: through).run(history, state: &a)

@@ -56,7 +56,8 @@ struct IngestSessionTests {
     let (places, history) = IngestEventLinesTests.day()
     let replay = ServerReplay(places: places.map(\.geofence), people: Set(history.fixes.user))
     let uploads = ServerUploads.cut(
-      history.fixes, receivedAtMilliseconds: history.receivedAtMilliseconds, policy: replay.settings.uploads)
+      history.fixes, receivedAtMilliseconds: history.receivedAtMilliseconds,
+      policy: replay.settings.schedule.uploads)
     var whole = IngestSession(pipeline: replay.pipeline, places: places)
     var resumed = IngestSession(pipeline: replay.pipeline, places: places)
     var forgetful = IngestSession(pipeline: replay.pipeline, places: places)
@@ -92,7 +93,7 @@ struct IngestSessionTests {
   func replayIsSessions() throws {
     let (places, history) = IngestEventLinesTests.day()
     var settings = ServerReplay.Settings()
-    settings.tickMilliseconds = 10 * 60_000
+    settings.schedule.tickMilliseconds = 10 * 60_000
     let replay = ServerReplay(
       places: places.map(\.geofence), people: Set(history.fixes.user), settings: settings)
     var session = IngestSession(pipeline: replay.pipeline, places: places)
@@ -106,5 +107,69 @@ struct IngestSessionTests {
     }
     #expect(try printed(result) == (try printed(byState)))
     #expect(result.outputs.count > result.uploadCount)  // the timer ticked between uploads
+  }
+  /// One person's events of an output, kind by kind, as strings (equal
+  /// strings, equal events).
+  static func events(of person: UserID, in o: IngestOutput) -> [String] {
+    o.geofenceEvents.filter { $0.person == person }.map { "\($0)" }
+      + o.speedAlerts.filter { $0.person == person }.map { "\($0)" }
+      + o.suddenStops.filter { $0.person == person }.map { "\($0)" }
+      + o.trips.segments.filter { $0.person == person }.map { "\($0)" }
+      + o.trips.stays.filter { $0.person == person }.map { "\($0)" }
+  }
+
+  @Test(
+    "a batch's own events apart from its clock advance's: people replayed apart, others' uploads as ticks, get the same events"
+  )
+  func clockPart() throws {
+    // Two generated days, one person each, their uploads interleaved by the schedule.
+    let (places, first) = IngestEventLinesTests.day(seed: 3)
+    let (_, second) = IngestEventLinesTests.day(seed: 4)
+    var fixes = first.fixes
+    for i in 0..<second.fixes.count {
+      var f = second.fixes[i]
+      (f.user, f.device) = (UserID(2), DeviceID(2))
+      fixes.append(f)
+    }
+    let history = ReplayHistory(fixes: fixes)
+    let people = Set(fixes.user)
+    #expect(people.count == 2)
+    // No speed limit: its cooldown is per circle, the one state two people of
+    // a circle share (why hearth.distributed keeps a circle in one partition).
+    var unlimited = ServerReplay.Settings()
+    unlimited.speedLimitKilometersPerHour = nil
+    let pipeline = ServerReplay(places: places.map(\.geofence), people: people, settings: unlimited).pipeline
+    var settings = ServerSchedule.Settings()
+    settings.lingerMilliseconds = 2 * 3_600_000
+    let schedule = ServerSchedule(history.fixes, settings: settings)
+    var whole = IngestSession(pipeline: pipeline, places: places)
+    var apart = Dictionary(
+      uniqueKeysWithValues: people.map { ($0, IngestSession(pipeline: pipeline, places: places)) })
+    var clockEventsOfOthers = 0
+    for step in schedule.steps {
+      let batch = history.fixes.selecting(schedule.positions(of: step))
+      let uploader = batch.user.first
+      if step.isUpload {
+        whole.ingest(batch, receivedAtMilliseconds: step.timeMilliseconds)
+      } else {
+        whole.advance(to: step.timeMilliseconds)
+      }
+      for person in people {
+        if person == uploader {
+          apart[person]?.ingest(batch, receivedAtMilliseconds: step.timeMilliseconds)
+        } else {
+          apart[person]?.advance(to: step.timeMilliseconds)
+        }
+        let alone = try #require(apart[person])
+        #expect(Self.events(of: person, in: whole.output) == Self.events(of: person, in: alone.output))
+        // What the clock decided for the uploader is in the clock part, as alone.
+        #expect(Self.events(of: person, in: whole.clockPart) == Self.events(of: person, in: alone.clockPart))
+        if person != uploader, step.isUpload {
+          #expect(Self.events(of: person, in: whole.output) == Self.events(of: person, in: whole.clockPart))
+          clockEventsOfOthers += Self.events(of: person, in: whole.clockPart).count
+        }
+      }
+    }
+    #expect(clockEventsOfOthers > 0)  // someone's event was decided by the other's upload
   }
 }

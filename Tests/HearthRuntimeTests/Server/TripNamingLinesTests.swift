@@ -18,7 +18,7 @@ struct TripNamingLinesTests {
     let places = Day.places(cafeMeters: cafeMeters)
     let history = ReplayHistory(fixes: Day.history())
     var settings = ServerReplay.Settings()
-    settings.untilMilliseconds = history.fixes.timeMilliseconds.max()! + 3_600_000
+    settings.schedule.untilMilliseconds = history.fixes.timeMilliseconds.max()! + 3_600_000
     var state = IngestState()
     return ServerReplay(places: places.map(\.geofence), people: [UserID(1)], settings: settings).run(
       history, state: &state)

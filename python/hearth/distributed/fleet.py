@@ -17,38 +17,33 @@ in no circle is a component of their own. Components are spread over the
 partitions largest first (by fixes), each to the lightest partition so far.
 
 THE REPLAY (what a single process does, and so what every partition does for
-its people). Each phone's (user, device) fixes, in the order recorded, are
-cut into the uploads it sent (`hearth.ingest.upload_bounds`: at most
-`batch` fixes spanning at most `span_ms`, received a second after the newest;
-or, when the history has a `received_ms` column, one upload per receipt time).
-The server takes the uploads in order of receipt (ties: user, device, the
-phone's upload number) and runs its timer every `tick_ms` (at multiples of
-`tick_ms` since the epoch; a tick at time T after every upload received by
-T), and finally advances `final_advance_ms` past the last upload so open
-trips close. These steps are numbered once, for the whole fleet. A batch
+its people). The server's schedule is the library's, the one `hearth geo
+replay` and `hearth.Ingest.replay` run (`hearth.ingest.schedule`, hearth.h's
+hearth_schedule_create; docs/decisions/0010-one-server-schedule.md): each
+phone's fixes cut into the uploads it sent, every upload in order of
+receipt, the timer every `tick_ms` after a receipt, and a last advance
+`final_advance_ms` past the last receipt so open trips close. Its steps are
+numbered once, for the whole fleet; Python only partitions them. A batch
 moves every engine's clock to its receipt time for everybody (a pending
 departure, sudden stop or idle trip of someone who sent nothing is decided
 by anyone's upload), so every partition runs every step: its own people's
 uploads as batches, every tick, and every other partition's upload as a
-clock advance to that upload's receipt time (one the server refuses whole,
-a schema error, moves no clock and is left out). One person's events then
+clock advance to that upload's receipt time (one the library marks refused,
+a schema error, moves no clock and is left out). An upload is one phone's,
+so it is one person's and lies in one partition. One person's events then
 depend only on their own uploads, their component's and the clock, so a
 partition's events are exactly that component's events in the
 single-process replay, on the same steps.
 
-THE MERGE. Events are ordered by (step, kind, phase, user), and, within one
-person's events of one kind, phase and step, as their partition produced
-them. Within a step and kind a batch gives the upload's own events first
-(phase 0), then the clock advance's person by person in ascending id
-(phase 1); a tick has only the latter. The upload's events are taken to be
-the uploader's events before anyone else's in its partition's output (the
-tests check that the single-process replay is already in this order). One
-case this cannot tell apart: when the uploader also has a clock-advance
-event of that kind at their own upload, no one of their partition with a
-smaller id has one, and someone of another partition with a smaller id
-does; the uploader's advance event is then placed before that person's
-rather than after. Telling it apart needs the batch's two parts from the
-library separately (a follow-up to ABI 1.1).
+THE MERGE. Events are ordered by (step, kind, origin, user), and, within one
+person's events of one kind, origin and step, as their partition produced
+them. The library says where each event of a batch came from
+(hearth_ingest_origins, ABI 1.3): the batch's own fixes (origin 0, only in
+the uploader's partition) or the clock advance to its receipt that follows
+(origin 1; all of a tick's). Within a step and kind it gives the batch's
+events first, then the clock's person by person in ascending id (a test
+checks the single-process replay against this). So the order is exact: no
+event's place depends on guessing which part it came from.
 
 RESUMING. A partition writes a checkpoint (its state as the library saves it,
 the events so far in chunks, the step reached) every `checkpoint_every_s`
@@ -73,8 +68,8 @@ import pandas as pd
 
 from .._ffi import BadInputError, SchemaError, ffi, lib, raise_for, take_bytes
 from .._names import with_datetimes
-from ..geo import _FIX_COLUMNS, FixBatch, validate
-from ..ingest import _EVENT_DTYPE, _EVENT_FIELDS, EVENT_KINDS, Ingest, describe, upload_bounds
+from ..geo import _FIX_COLUMNS, FixBatch
+from ..ingest import _EVENT_DTYPE, _EVENT_FIELDS, EVENT_KINDS, Ingest, describe, event_lines, schedule
 from ._backend import Backend, Outcome, Progress, TimeLimitExceeded, print_summary, run_limited, summary, worker_name
 
 # MARK: the partitioning rule
@@ -144,7 +139,7 @@ def check_partition(assignment: dict, circles_of_person: dict) -> None:
                 )
 
 
-# MARK: uploads and steps
+# MARK: the history
 
 
 def history_frame(history, mapping=None) -> pd.DataFrame:
@@ -171,82 +166,6 @@ def history_frame(history, mapping=None) -> pd.DataFrame:
     return read_trace(path, mapping)["fixes"].reset_index(drop=True)
 
 
-@dataclass
-class Uploads:
-    """Every phone's uploads: rows `order[start[i]:end[i]]` of the history,
-    received at `received[i]`, from `user[i]`/`device[i]`, the phone's
-    `seq[i]`-th upload."""
-
-    order: np.ndarray
-    start: np.ndarray
-    end: np.ndarray
-    received: np.ndarray
-    user: np.ndarray
-    device: np.ndarray
-    seq: np.ndarray
-
-
-def cut(fixes: pd.DataFrame, *, batch: int = 200, span_ms: int = 300_000) -> Uploads:
-    """The uploads each phone sent: its fixes in the order recorded, cut by
-    `upload_bounds` (or, with a received_ms column, wherever the receipt
-    time changes and at `batch` fixes; never received earlier than the
-    phone's previous upload). O(n log n)."""
-    n = len(fixes)
-    user = fixes["user"].to_numpy(np.uint32) if "user" in fixes else np.zeros(n, np.uint32)
-    device = fixes["device"].to_numpy(np.uint32) if "device" in fixes else np.zeros(n, np.uint32)
-    times = fixes["time_ms"].to_numpy(np.int64)
-    receipts = fixes["received_ms"].to_numpy(np.int64) if "received_ms" in fixes else None
-    order = np.lexsort((np.arange(n), device, user))  # phone by phone, each in the order recorded
-    keys = (user[order].astype(np.uint64) << np.uint64(32)) | device[order].astype(np.uint64)
-    phone_starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]]) if n else np.array([], dtype=np.int64)
-    rows = {"start": [], "end": [], "received": [], "user": [], "device": [], "seq": []}
-    for a, b in zip(phone_starts, np.r_[phone_starts[1:], n]):
-        if receipts is None:
-            bounds = upload_bounds(times[order[a:b]], batch=batch, span_ms=span_ms)
-        else:
-            bounds = _receipt_bounds(receipts[order[a:b]], batch)
-        for seq, (s, e, received) in enumerate(bounds):
-            for name, value in (("start", a + s), ("end", a + e), ("received", received), ("user", user[order[a]]), ("device", device[order[a]]), ("seq", seq)):
-                rows[name].append(value)
-    kinds = {"start": np.int64, "end": np.int64, "received": np.int64, "user": np.uint32, "device": np.uint32, "seq": np.int64}
-    return Uploads(order=order, **{k: np.array(v, dtype=kinds[k]) for k, v in rows.items()})
-
-
-def _receipt_bounds(receipts: np.ndarray, batch: int):
-    clock = None
-    start = 0
-    while start < len(receipts):
-        end = start + 1
-        while end < len(receipts) and end - start < batch and receipts[end] == receipts[start]:
-            end += 1
-        clock = int(receipts[start]) if clock is None else max(clock, int(receipts[start]))
-        yield start, end, clock
-        start = end
-
-
-def schedule(uploads: Uploads, *, tick_ms: int | None = 60_000, final_advance_ms: int | None = 2 * 3_600_000):
-    """The server's steps, numbered for the whole fleet: (step_time_ms,
-    step_upload) with step_upload the upload's index, or −1 for a tick."""
-    received = uploads.received
-    if len(received) == 0:
-        return np.array([], np.int64), np.array([], np.int64)
-    ticks = []
-    if tick_ms:
-        first = -(-int(received.min()) // tick_ms) * tick_ms
-        ticks = list(range(first, int(received.max()) + 1, tick_ms))
-    if final_advance_ms is not None:
-        ticks.append(int(received.max()) + int(final_advance_ms))
-    ticks = np.array(ticks, dtype=np.int64)
-    k = len(received)
-    time_ms = np.r_[received, ticks]
-    kind = np.r_[np.zeros(k, np.int8), np.ones(len(ticks), np.int8)]
-    user = np.r_[uploads.user.astype(np.int64), np.zeros(len(ticks), np.int64)]
-    device = np.r_[uploads.device.astype(np.int64), np.zeros(len(ticks), np.int64)]
-    seq = np.r_[uploads.seq, np.arange(len(ticks))]
-    order = np.lexsort((seq, device, user, kind, time_ms))
-    return time_ms[order], np.where(order < k, order, -1).astype(np.int64)
-
-
 # MARK: one partition
 
 
@@ -255,9 +174,8 @@ class PartitionPlan:
     """What a partition task replays: its people's fixes upload after upload
     (`columns`, contiguous), and its steps (`steps`: global step numbers,
     `bounds`: the upload's rows in `columns` or (−1, −1) for a clock
-    advance (a tick, or another partition's upload), `uploader`: the user
-    whose upload the step is (−1 for a tick),
-    `times`: the step's server clock). `fingerprint` names the replay and
+    advance (a tick, or another partition's upload), `times`: the step's
+    server clock). `fingerprint` names the replay and
     partition, so a checkpoint of another replay is never resumed."""
 
     partition: int
@@ -266,7 +184,6 @@ class PartitionPlan:
     steps: np.ndarray
     bounds: np.ndarray
     times: np.ndarray
-    uploader: np.ndarray
     description: str
     fingerprint: str
 
@@ -278,29 +195,25 @@ class PartitionPlan:
 _PACKED = np.dtype([(name, _EVENT_DTYPE.fields[name][0]) for name in _EVENT_FIELDS])
 
 
-def _take_events(handle) -> tuple[np.ndarray, list[str]]:
-    """The last batch's or tick's events: typed records and their JSON lines."""
+def _take_events(handle) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """The last batch's or tick's events: typed records, their origins
+    (lib.HEARTH_ORIGIN_*) and their JSON lines."""
     n = ffi.new("int64_t *")
     raise_for(lib.hearth_ingest_count(handle, n, ffi.NULL, ffi.NULL), handle)
     if n[0] == 0:
-        return np.empty(0, _PACKED), []
+        return np.empty(0, _PACKED), np.empty(0, np.int32), []
     records = ffi.new("hearth_event[]", n[0])
     raise_for(lib.hearth_ingest_events(handle, n[0], records), handle)
     raw = np.frombuffer(ffi.buffer(records, n[0] * ffi.sizeof("hearth_event")), dtype=_EVENT_DTYPE)
     packed = np.empty(n[0], _PACKED)
     for name in _EVENT_FIELDS:
         packed[name] = raw[name]
-    lines = _lines(take_bytes(lib.hearth_ingest_events_json, handle))
+    origins = np.empty(n[0], np.int32)
+    raise_for(lib.hearth_ingest_origins(handle, n[0], ffi.cast("int32_t *", ffi.from_buffer(origins))), handle)
+    lines = event_lines(take_bytes(lib.hearth_ingest_events_json, handle))
     if len(lines) != n[0]:
         raise AssertionError(f"{len(lines)} JSON lines for {n[0]} events")
-    return packed, lines
-
-
-def _lines(text: bytes) -> list[str]:
-    """JSON Lines as strings (split on newlines only: a place's name may hold
-    any other line separator)."""
-    lines = text.decode().split("\n")
-    return lines[:-1] if lines and lines[-1] == "" else lines
+    return packed, origins, lines
 
 
 class Checkpoints:
@@ -310,7 +223,7 @@ class Checkpoints:
     checkpoint). The manifest is replaced last, atomically, so a worker that
     dies mid-write leaves the previous checkpoint whole."""
 
-    LAYOUT = "hearth-replay-checkpoint/2"  # 2: positions count every step of the fleet (other partitions' uploads as clock advances)
+    LAYOUT = "hearth-replay-checkpoint/3"  # 3: each event's origin kept (the library's, ABI 1.3); the library's schedule
 
     def __init__(self, folder, plan: PartitionPlan):
         self.path = Path(folder) / f"partition-{plan.partition:04d}"
@@ -318,7 +231,7 @@ class Checkpoints:
         self.chunks = 0
 
     def load(self):
-        """(position, state bytes, records, steps, lines, schema errors) of the
+        """(position, state bytes, records, steps, origins, lines, schema errors) of the
         last checkpoint, or None. A checkpoint of another replay, or damaged,
         raises BadInputError naming it."""
         manifest_path = self.path / "manifest.json"
@@ -328,12 +241,13 @@ class Checkpoints:
             manifest = json.loads(manifest_path.read_text())
             if manifest.get("layout") != self.LAYOUT or manifest.get("fingerprint") != self.fingerprint:
                 raise BadInputError(lib.HEARTH_ERROR_BAD_INPUT, f"{manifest_path}: a checkpoint of another replay (remove it, or give another checkpoint_dir)")
-            records, steps, lines, errors = [], [], [], []
+            records, steps, origins, lines, errors = [], [], [], [], []
             for k in range(int(manifest["chunks"])):
                 with np.load(self.path / f"chunk-{k:06d}.npz", allow_pickle=False) as chunk:
                     records.append(chunk["records"])
                     steps.append(chunk["steps"])
-                    lines += _lines(chunk["lines"].tobytes())
+                    origins.append(chunk["origins"])
+                    lines += event_lines(chunk["lines"].tobytes())
                     errors += json.loads(chunk["errors"].tobytes().decode() or "[]")
             state = (self.path / f"state-{int(manifest['chunks']) - 1:06d}.bin").read_bytes()
         except BadInputError:
@@ -342,14 +256,14 @@ class Checkpoints:
             raise BadInputError(lib.HEARTH_ERROR_BAD_INPUT, f"{self.path}: damaged checkpoint ({error})") from None
         self.chunks = int(manifest["chunks"])
         cat = lambda parts, dtype: np.concatenate(parts) if parts else np.empty(0, dtype)  # noqa: E731
-        return int(manifest["position"]), state, cat(records, _PACKED), cat(steps, np.int64), lines, errors
+        return int(manifest["position"]), state, cat(records, _PACKED), cat(steps, np.int64), cat(origins, np.int32), lines, errors
 
-    def save(self, position: int, state: bytes, records: np.ndarray, steps: np.ndarray, lines: list, errors: list) -> None:
+    def save(self, position: int, state: bytes, records: np.ndarray, steps: np.ndarray, origins: np.ndarray, lines: list, errors: list) -> None:
         """Events since the last checkpoint, the state after step `position` − 1."""
         self.path.mkdir(parents=True, exist_ok=True)
         k = self.chunks
         text = "".join(line + "\n" for line in lines).encode()
-        np.savez(self.path / f"chunk-{k:06d}.npz", records=records, steps=steps,
+        np.savez(self.path / f"chunk-{k:06d}.npz", records=records, steps=steps, origins=origins,
                  lines=np.frombuffer(text, np.uint8), errors=np.frombuffer(json.dumps(errors).encode(), np.uint8))
         (self.path / f"state-{k:06d}.bin").write_bytes(state)
         manifest = {"layout": self.LAYOUT, "fingerprint": self.fingerprint, "position": position, "chunks": k + 1,
@@ -365,12 +279,13 @@ class Checkpoints:
 
 @dataclass
 class PartitionEvents:
-    """A partition's output: events (typed records with their global step
-    and JSON lines), schema errors (step, message), where it resumed from."""
+    """A partition's output: events (typed records with their global step,
+    origin and JSON lines), schema errors (step, message), where it resumed from."""
 
     partition: int
     records: np.ndarray
     steps: np.ndarray
+    origins: np.ndarray
     lines: list
     schema_errors: list
     resumed_from: int
@@ -381,14 +296,14 @@ def _replay(plan: PartitionPlan, checkpoint_dir, every_steps, every_s) -> Partit
     pipeline = Ingest(description=plan.description)
     store = Checkpoints(checkpoint_dir, plan) if checkpoint_dir is not None else None
     loaded = store.load() if store is not None else None
-    done_records, done_steps, done_lines, done_errors = [], [], [], []
+    done = {"records": [], "steps": [], "origins": [], "lines": [], "errors": []}
     position = 0
     if loaded is not None:
-        position, state, records, steps, lines, errors = loaded
+        position, state, records, steps, origins, lines, errors = loaded
         pipeline.restore(state)
-        done_records, done_steps, done_lines, done_errors = [records], [steps], lines, errors
+        done = {"records": [records], "steps": [steps], "origins": [origins], "lines": lines, "errors": errors}
     resumed_from = position
-    new_records, new_steps, new_lines, new_errors = [], [], [], []
+    new = {"records": [], "steps": [], "origins": [], "lines": [], "errors": []}
     last_saved, since = time.monotonic(), 0
     handle = pipeline._handle
     for i in range(position, len(plan.steps)):
@@ -401,46 +316,31 @@ def _replay(plan: PartitionPlan, checkpoint_dir, every_steps, every_s) -> Partit
             try:
                 raise_for(lib.hearth_ingest_batch(handle, batch.struct, now), handle)
             except SchemaError as error:  # the upload refused whole, the state unchanged (SPEC §1)
-                new_errors.append([step, str(error)])
+                new["errors"].append([step, str(error)])
                 refused = True
-        records, lines = (np.empty(0, _PACKED), []) if refused else _take_events(handle)
-        if len(records):
-            new_records.append(records)
-            new_steps.append(np.full(len(records), step, np.int64))
-            new_lines += lines
+        if not refused:
+            records, origins, lines = _take_events(handle)
+            if len(records):
+                new["records"].append(records)
+                new["steps"].append(np.full(len(records), step, np.int64))
+                new["origins"].append(origins)
+                new["lines"] += lines
         since += 1
         due = (every_steps is not None and since >= every_steps) or (every_s is not None and time.monotonic() - last_saved >= every_s)
         if store is not None and due and i + 1 < len(plan.steps):
-            chunk = _cat(new_records, _PACKED), _cat(new_steps, np.int64)
-            store.save(i + 1, pipeline.save(), *chunk, new_lines, new_errors)
-            done_records.append(chunk[0])
-            done_steps.append(chunk[1])
-            done_lines += new_lines
-            done_errors += new_errors
-            new_records, new_steps, new_lines, new_errors = [], [], [], []
+            chunk = _cat(new["records"], _PACKED), _cat(new["steps"], np.int64), _cat(new["origins"], np.int32)
+            store.save(i + 1, pipeline.save(), *chunk, new["lines"], new["errors"])
+            for name, part in zip(("records", "steps", "origins"), chunk):
+                done[name].append(part)
+            done["lines"] += new["lines"]
+            done["errors"] += new["errors"]
+            new = {"records": [], "steps": [], "origins": [], "lines": [], "errors": []}
             last_saved, since = time.monotonic(), 0
     return PartitionEvents(
-        plan.partition, _cat(done_records + new_records, _PACKED), _cat(done_steps + new_steps, np.int64),
-        done_lines + new_lines, done_errors + new_errors, resumed_from, len(plan.steps) - position,
+        plan.partition, _cat(done["records"] + new["records"], _PACKED), _cat(done["steps"] + new["steps"], np.int64),
+        _cat(done["origins"] + new["origins"], np.int32), done["lines"] + new["lines"], done["errors"] + new["errors"],
+        resumed_from, len(plan.steps) - position,
     )
-
-
-def _phases(part: PartitionEvents, uploader: np.ndarray | None) -> np.ndarray:
-    """0 for an event of the upload itself, 1 for one of the clock advance
-    after it (or of a tick). Within one step and kind a batch gives the
-    uploader's own events first, then the advance's, person by person in
-    ascending id; so the uploader's events before the first event of anyone
-    else are the upload's."""
-    n = len(part.steps)
-    if uploader is None or n == 0:
-        return np.ones(n, np.int64)
-    mine = part.records["user"].astype(np.int64) == uploader[part.steps]
-    kinds = part.records["kind"]
-    starts = np.flatnonzero(np.r_[True, (part.steps[1:] != part.steps[:-1]) | (kinds[1:] != kinds[:-1])])
-    group = np.cumsum(np.isin(np.arange(n), starts)) - 1
-    others = np.cumsum(~mine)
-    before = others - np.r_[0, others][starts][group]  # others up to and including this event, in its group
-    return np.where(mine & (before == 0), 0, 1).astype(np.int64)
 
 
 def _cat(parts, dtype):
@@ -499,30 +399,20 @@ class ReplayResult:
         write_table(self.partitions, os.path.join(folder, "partitions.parquet"))
 
 
-def _refused(uploads: Uploads, columns: dict) -> np.ndarray:
-    """Per upload: True when the server refuses it whole (a schema error,
-    SPEC §1), which leaves every clock where it was. O(fixes)."""
-    out = np.zeros(len(uploads.received), bool)
-    for u in range(len(out)):
-        rows = uploads.order[uploads.start[u]:uploads.end[u]]
-        try:
-            validate({name: values[rows] for name, values in columns.items()}, int(uploads.received[u]))
-        except SchemaError:
-            out[u] = True
-    return out
-
-
 def plan(history, places=None, circles=None, *, speed_limits_kmh=None, places_file=None, partitions: int | dict = 1,
-         tick_ms: int | None = 60_000, final_advance_ms: int | None = 2 * 3_600_000, batch: int = 200,
-         span_ms: int = 300_000, mapping=None) -> list[PartitionPlan]:
+         tick_ms: int | None = None, idle_ticking_ms: int | None = None, final_advance_ms: int | None = 2 * 3_600_000,
+         batch: int | None = None, span_ms: int | None = None, mapping=None) -> list[PartitionPlan]:
     """The replay cut into partition plans (see the module's rules).
     `partitions`: how many (components spread by `partition`), or an explicit
-    user → partition mapping (checked by `check_partition`)."""
+    user → partition mapping (checked by `check_partition`). `tick_ms`,
+    `idle_ticking_ms`, `batch`, `span_ms`: the library's schedule settings
+    (`hearth.ingest.schedule`; None: its defaults); `final_advance_ms`: its
+    `linger_ms` (None: stop at the last receipt)."""
     fixes = history_frame(history, mapping).reset_index(drop=True)
     description = describe(places, circles, speed_limits_kmh=speed_limits_kmh, places_file=places_file)
     circles_of_person = {int(u): [int(c) for c in cs] for u, cs in (circles or {}).items()}
-    uploads = cut(fixes, batch=batch, span_ms=span_ms)
-    step_time, step_upload = schedule(uploads, tick_ms=tick_ms, final_advance_ms=final_advance_ms)
+    server = schedule(fixes, batch=batch, span_ms=span_ms, tick_ms=tick_ms, idle_ticking_ms=idle_ticking_ms,
+                      linger_ms=final_advance_ms)
     users, counts = np.unique(fixes["user"].to_numpy(np.uint32) if "user" in fixes else np.zeros(len(fixes), np.uint32), return_counts=True)
     per_user = {int(u): int(c) for u, c in zip(users, counts)}
     if isinstance(partitions, dict):
@@ -536,30 +426,31 @@ def plan(history, places=None, circles=None, *, speed_limits_kmh=None, places_fi
         assignment = partition(per_user, circles_of_person, int(partitions))
         count = int(partitions)
     columns = {name: fixes[name].to_numpy(dtype) for name, (_, dtype, _) in _FIX_COLUMNS.items() if name in fixes}
-    upload_partition = np.array([assignment[int(u)] for u in uploads.user], dtype=np.int64)
-    refused = _refused(uploads, columns)
-    is_upload = step_upload >= 0
-    of_step = np.maximum(step_upload, 0)
-    step_uploader = np.where(is_upload, uploads.user[of_step].astype(np.int64), -1)
+    steps = server.steps
+    is_upload = server.is_upload
+    refused = steps["refused"] != 0
+    # An upload is one phone's: its first fix names the person, and so the partition.
+    user = columns["user"] if "user" in columns else np.zeros(len(fixes), np.uint32)
+    step_partition = np.full(len(steps), -1, np.int64)
+    step_partition[is_upload] = [assignment[int(u)] for u in user[server.rows[steps["first_row"][is_upload]]]]
     identity = hashlib.sha256(description.encode())
     for name in sorted(columns):
         identity.update(name.encode())
         identity.update(np.ascontiguousarray(columns[name]).tobytes())
-    identity.update(step_time.tobytes())
-    identity.update(step_upload.tobytes())
+    identity.update(steps.tobytes())
+    identity.update(server.rows.tobytes())
     plans = []
     for p in range(count):
         # Its own uploads as batches; every tick, and every other partition's
         # upload the server took (not refused), as a clock advance to its
         # receipt time: a batch advances everybody's clock.
-        own = is_upload & (upload_partition[of_step] == p)
-        steps = np.flatnonzero(own | ~is_upload | (is_upload & ~refused[of_step])).astype(np.int64)
-        rows, bounds, filled = [], np.full((len(steps), 2), -1, np.int64), 0
-        for i, step in enumerate(steps):
+        own = is_upload & (step_partition == p)
+        taken_steps = np.flatnonzero(own | ~is_upload | ~refused).astype(np.int64)
+        rows, bounds, filled = [], np.full((len(taken_steps), 2), -1, np.int64), 0
+        for i, step in enumerate(taken_steps):
             if not own[step]:
                 continue
-            u = step_upload[step]
-            picked = uploads.order[uploads.start[u]:uploads.end[u]]
+            picked = server.positions(step)
             rows.append(picked)
             bounds[i] = (filled, filled + len(picked))
             filled += len(picked)
@@ -569,22 +460,21 @@ def plan(history, places=None, circles=None, *, speed_limits_kmh=None, places_fi
         plans.append(PartitionPlan(
             partition=p, users=np.array(sorted(u for u, q in assignment.items() if q == p), dtype=np.uint32),
             columns={name: np.ascontiguousarray(values[taken]) for name, values in columns.items()},
-            steps=steps, bounds=bounds, times=step_time[steps], uploader=step_uploader[steps], description=description,
+            steps=taken_steps, bounds=bounds, times=steps["time_ms"][taken_steps], description=description,
             fingerprint=fingerprint.hexdigest(),
         ))
     return plans
 
 
-def merge(parts: list[PartitionEvents], step_time: np.ndarray | None = None, uploader: np.ndarray | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+def merge(parts: list[PartitionEvents], step_time: np.ndarray | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The partitions' events in the single-process order (step, kind, the
-    upload's own events first, user, then as produced), and their schema
-    errors in step order. `uploader`: each step's uploading user (−1 for a
-    tick); None treats every step as a tick."""
+    batch's own events before the clock's, user, then as produced; the
+    origins are the library's), and their schema errors in step order."""
     records = _cat([p.records for p in parts], _PACKED)
     steps = _cat([p.steps for p in parts], np.int64)
     lines = [line for p in parts for line in p.lines]
-    phase = _cat([_phases(p, uploader) for p in parts], np.int64)
-    order = np.lexsort((records["user"], phase, records["kind"], steps))  # stable: ties keep the partition's own order
+    origin = _cat([p.origins for p in parts], np.int32)
+    order = np.lexsort((records["user"], origin, records["kind"], steps))  # stable: ties keep the partition's own order
     frame = pd.DataFrame({"step": steps[order]})
     if step_time is not None:
         frame["step_time_ms"] = step_time[frame["step"].to_numpy()] if len(frame) else np.empty(0, np.int64)
@@ -598,8 +488,9 @@ def merge(parts: list[PartitionEvents], step_time: np.ndarray | None = None, upl
 
 
 def replay(history, places=None, circles=None, client=None, *, speed_limits_kmh=None, places_file=None,
-           partitions: int | dict | None = None, tick_ms: int | None = 60_000, final_advance_ms: int | None = 2 * 3_600_000,
-           batch: int = 200, span_ms: int = 300_000, mapping=None, checkpoint_dir=None,
+           partitions: int | dict | None = None, tick_ms: int | None = None, idle_ticking_ms: int | None = None,
+           final_advance_ms: int | None = 2 * 3_600_000, batch: int | None = None, span_ms: int | None = None,
+           mapping=None, checkpoint_dir=None,
            checkpoint_every_steps: int | None = None, checkpoint_every_s: float | None = 30.0,
            time_limit_s: float | None = None, progress=True, n_workers: int | None = None) -> ReplayResult:
     """A recorded fleet history through the ingest path, partitioned on a
@@ -609,8 +500,8 @@ def replay(history, places=None, circles=None, client=None, *, speed_limits_kmh=
     `places_file`: as `hearth.Ingest`. `client`: as `hearth.distributed.sweep`
     (None: a LocalCluster here; an address; a Client; an Executor).
     `partitions`: how many (default: twice the workers), or a user →
-    partition mapping. `tick_ms`, `final_advance_ms`, `batch`, `span_ms`: the
-    server's timer and the uploads rule (module docs). `checkpoint_dir`: a
+    partition mapping. `tick_ms`, `idle_ticking_ms`, `final_advance_ms`,
+    `batch`, `span_ms`: the server's schedule (`plan`; the library's rules). `checkpoint_dir`: a
     folder every worker can reach (a shared file system on a cluster; None:
     a temporary folder here, removed afterwards, which serves a LocalCluster
     or a process pool); checkpoints every `checkpoint_every_s` s or
@@ -625,7 +516,8 @@ def replay(history, places=None, circles=None, client=None, *, speed_limits_kmh=
         with Backend(client, n_workers=n_workers) as backend:
             count = partitions if partitions is not None else 2 * max(1, backend.workers)
             plans = plan(history, places, circles, speed_limits_kmh=speed_limits_kmh, places_file=places_file, partitions=count,
-                         tick_ms=tick_ms, final_advance_ms=final_advance_ms, batch=batch, span_ms=span_ms, mapping=mapping)
+                         tick_ms=tick_ms, idle_ticking_ms=idle_ticking_ms, final_advance_ms=final_advance_ms, batch=batch,
+                         span_ms=span_ms, mapping=mapping)
             step_time = _step_times(plans)
             started = time.perf_counter()
             tracker = Progress("hearth replay", len(plans), progress, unit="fixes", dashboard=backend.dashboard)
@@ -645,7 +537,7 @@ def replay(history, places=None, circles=None, client=None, *, speed_limits_kmh=
             shutil.rmtree(folder, ignore_errors=True)
     ordered = [outcomes[p.partition] for p in plans]
     done = [o.data for o in ordered if o.kind == "ok"]
-    events, errors = merge(done, step_time, _step_uploaders(plans))
+    events, errors = merge(done, step_time)
     by_partition = {e.partition: e for e in done}
     table = pd.DataFrame([{
         "partition": p.partition, "people": len(p.users), "fixes": p.fixes, "steps": len(p.steps),
@@ -670,22 +562,13 @@ def _step_times(plans: list[PartitionPlan]) -> np.ndarray:
     return out
 
 
-def _step_uploaders(plans: list[PartitionPlan]) -> np.ndarray:
-    """The uploading user of every global step (−1 for a tick)."""
-    size = max((int(p.steps.max()) + 1 for p in plans if len(p.steps)), default=0)
-    out = np.full(size, -1, np.int64)
-    for p in plans:
-        out[p.steps] = np.maximum(out[p.steps], p.uploader)
-    return out
-
-
 def replay_in_process(history, places=None, circles=None, **options) -> ReplayResult:
     """The single-process replay: one pipeline, every person, every step in
     order (`replay`'s options, without the cluster's). What `replay` equals."""
     plans = plan(history, places, circles, partitions=1, **options)
     started = time.perf_counter()
     events = _replay(plans[0], None, None, None)
-    frame, errors = merge([events], _step_times(plans), _step_uploaders(plans))
+    frame, errors = merge([events], _step_times(plans))
     table = pd.DataFrame([{"partition": 0, "people": len(plans[0].users), "fixes": plans[0].fixes, "steps": len(plans[0].steps),
                            "resumed_from": 0, "worker": worker_name(), "busy_s": time.perf_counter() - started}])
     return ReplayResult(frame, errors, table, wall_s=time.perf_counter() - started)
