@@ -11,8 +11,8 @@ import Foundation
 /// lower device id); a fix goes on only if it takes the person's row: it is
 /// newer than the row, and it is not a `still` fix from another device than
 /// the holder's while the holder is fresh at the receipt (15 min; 35 min
-/// after `still`). Kept-out fixes are counted by reason, as the pipeline
-/// counts them.
+/// after `still`, also when a re-report of the holder's fix said `still`).
+/// Kept-out fixes are counted by reason, as the pipeline counts them.
 struct FrontDoorModel {
   var seen = Set<String>()
   var holders: [UserID: Fix] = [:]
@@ -26,9 +26,19 @@ struct FrontDoorModel {
     for fix in fixes {
       let t = fix.timeMilliseconds
       guard t - received <= 5 * 60_000, received - t <= 7 * 86_400_000,
-        fix.horizontalAccuracyMeters >= 0, fix.horizontalAccuracyMeters.isFinite,
-        seen.insert("\(fix.user) \(fix.device) \(t)").inserted
+        fix.horizontalAccuracyMeters >= 0, fix.horizontalAccuracyMeters.isFinite
       else { continue }
+      guard seen.insert("\(fix.user) \(fix.device) \(t)").inserted else {
+        // SPEC §1 dedupe: a re-report saying `still` adopts it; when the
+        // holder is that very fix it goes stale at 35 min from now on.
+        if fix.activity == .still, var holder = holders[fix.user], holder.device == fix.device,
+          holder.timeMilliseconds == t
+        {
+          holder.activity = .still
+          holders[fix.user] = holder
+        }
+        continue
+      }
       new.append(fix)
     }
     func order(_ f: Fix) -> (UInt32, Int64, Int, UInt32) {
