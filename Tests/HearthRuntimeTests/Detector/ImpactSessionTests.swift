@@ -70,12 +70,13 @@ struct ImpactSessionTests {
     "each verdict's record lists its unmet conditions from the library's rule; met reads one way for every condition"
   )
   func unmetAndMet() throws {
-    for id in ["C1", "N9", "N3"] {
+    var outcomes: Set<String> = []
+    for id in ["C1", "C9", "C4b", "N3", "N9"] {
       var session = ImpactSession()
       try session.feed(try columns(try scenario(id, seed: 3)).stream(), name: id, gate: .on)
       session.finish()
       let records = session.records(file: id).records
-      #expect(!session.verdicts.isEmpty)
+      outcomes.formUnion(records.map(\.outcome))
       for (v, r) in zip(session.verdicts, records) {
         let unmet = v.unmetConditions(under: session.configuration).map(\.rawValue)
         #expect(r.unmet == unmet, "\(id)")
@@ -88,6 +89,7 @@ struct ImpactSessionTests {
         #expect(r.recordingEnded == nil, "\(id): the whole recording was there")
       }
     }
+    #expect(outcomes.isSuperset(of: ["possibleImpact", "silent"]), "\(outcomes)")
   }
 
   @Test(
