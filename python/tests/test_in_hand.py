@@ -76,10 +76,19 @@ def test_the_distributed_sweep_takes_edited_frames_too(drop):
     with_threads = hearth.sweep([cropped, DRIVE], **ARGS)
     from concurrent.futures import ThreadPoolExecutor
 
+    from concurrent.futures import ProcessPoolExecutor
+
     with ThreadPoolExecutor(2) as pool:
         distributed = hd.sweep([cropped, DRIVE], client=pool, **ARGS)
     assert distributed.export("sweep.csv") == with_threads.export("sweep.csv")
     assert distributed.export("jolts.csv") == with_threads.export("jolts.csv")
+    # Pickled to other processes, the edited frames go as they are.
+    with ProcessPoolExecutor(2) as pool:
+        in_processes = hd.sweep([cropped, DRIVE], client=pool, **ARGS)
+        executor = hearth.sweep([cropped, DRIVE], executor=pool, **ARGS)
+    for other in (in_processes, executor):
+        assert other.export("sweep.csv") == with_threads.export("sweep.csv")
+        assert other.export("jolts.csv") == with_threads.export("jolts.csv")
 
 
 def test_a_csv_file_with_a_mapping_as_the_command_has_it(tmp_path):
