@@ -90,29 +90,27 @@ def plot_verdict(trace, jolt_time_s: float | None = None, *, verdict=None, confi
         if words:
             axis.set_title(words, fontsize=8, loc="left")
 
-    acc = trace.get("accelerometer")
-    if acc is None or len(acc) == 0:
-        missing(axes[0], "accelerometer", "|a| (g)")
-    else:
-        acc, t = window(acc)
-        axes[0].plot(t, np.sqrt(acc.x_mps2**2 + acc.y_mps2**2 + acc.z_mps2**2) / STANDARD_GRAVITY, lw=0.8)
-        jolt = threshold("jolt")
-        if jolt is not None:
-            axes[0].axhline(jolt / STANDARD_GRAVITY, color="tab:red", lw=0.8, ls=":", label=f"jolt threshold {jolt / STANDARD_GRAVITY:.3g} g")
-            axes[0].legend(loc="upper right", fontsize=7)
-        panel(axes[0], "acceleration", "|a| (g)")
+    def rule(axis, value, label, color="tab:red"):
+        """The threshold as a dotted line with its label (nothing when the verdict has none)."""
+        if value is not None:
+            axis.axhline(value, color=color, lw=0.8, ls=":", label=label)
+            axis.legend(loc="upper right", fontsize=7)
 
-    gyr = trace.get("gyroscope")
-    if gyr is None or len(gyr) == 0:
-        missing(axes[1], "gyroscope", "|ω| (rad/s)")
-    else:
-        gyr, t = window(gyr)
-        axes[1].plot(t, np.sqrt(gyr.x_radps**2 + gyr.y_radps**2 + gyr.z_radps**2), lw=0.8, color="tab:orange")
-        spin = threshold("spin")
-        if spin is not None:
-            axes[1].axhline(spin, color="tab:red", lw=0.8, ls=":", label=f"spin threshold {spin:.3g} rad/s")
-            axes[1].legend(loc="upper right", fontsize=7)
-        panel(axes[1], "spin", "|ω| (rad/s)")
+    # The two vector streams: |a| in g against the jolt, |ω| in rad/s against the spin.
+    for axis, stream, unit, scale, label, key, condition, color in (
+        (axes[0], "accelerometer", "mps2", STANDARD_GRAVITY, "|a| (g)", "acceleration", "jolt", "tab:blue"),
+        (axes[1], "gyroscope", "radps", 1.0, "|ω| (rad/s)", "spin", "spin", "tab:orange"),
+    ):
+        frame = trace.get(stream)
+        if frame is None or len(frame) == 0:
+            missing(axis, stream, label)
+            continue
+        frame, t = window(frame)
+        magnitude = np.sqrt(frame[f"x_{unit}"] ** 2 + frame[f"y_{unit}"] ** 2 + frame[f"z_{unit}"] ** 2) / scale
+        axis.plot(t, magnitude, lw=0.8, color=color)
+        value = threshold(condition)
+        rule(axis, None if value is None else value / scale, f"{condition} threshold {(value or 0) / scale:.3g} {label.split('(')[1][:-1]}")
+        panel(axis, key, label)
 
     bar = trace.get("barometer")
     if bar is None or len(bar) == 0:
@@ -123,9 +121,7 @@ def plot_verdict(trace, jolt_time_s: float | None = None, *, verdict=None, confi
         rise = threshold("pressureRise")
         before = bar.pressure_hpa.to_numpy()[t < 0]
         if rise is not None and len(before):
-            line = float(np.median(before)) + rise
-            axes[2].axhline(line, color="tab:red", lw=0.8, ls=":", label=f"pre-jolt median + {rise:.3g} hPa")
-            axes[2].legend(loc="upper right", fontsize=7)
+            rule(axes[2], float(np.median(before)) + rise, f"pre-jolt median + {rise:.3g} hPa")
         panel(axes[2], "pressure", "pressure (hPa)")
 
     fixes = trace.get("fixes")
@@ -137,18 +133,20 @@ def plot_verdict(trace, jolt_time_s: float | None = None, *, verdict=None, confi
         keep = (fix_t >= lo) & (fix_t <= hi)
         axes[3].plot(fix_t[keep] - jolt_time_s, fixes["speed_mps"].to_numpy()[keep], "o-", ms=3, lw=0.8, color="tab:red")
         moving = threshold("movingBeforeGPS")
-        if moving is not None:
-            axes[3].axhline(moving, color="0.3", lw=0.8, ls=":", label=f"moving {moving:.3g} m/s")
-            axes[3].legend(loc="upper right", fontsize=7)
+        rule(axes[3], moving, f"moving {moving or 0:.3g} m/s", color="0.3")
         panel(axes[3], "speed", "speed (m/s)")
     axes[3].set_xlabel("time from the jolt (s)")
     for a in axes:
         a.axvline(0, color="k", lw=0.6, ls="--")
-    outcome = "" if rows.empty else f" — {rows.outcome.iloc[0]}"
+    words = [] if rows.empty else [rows.outcome.iloc[0]]
     unmet = rows.unmet.iloc[0] if not rows.empty and "unmet" in rows else ()
     if unmet:
-        outcome += f" (unmet: {', '.join(unmet)})"
-    fig.suptitle(title or f"{getattr(trace, 'path', 'recording')}: jolt at {jolt_time_s:.2f} s{outcome}", fontsize=9)
+        words.append(f"unmet: {', '.join(unmet)}")
+    ended = rows.recording_ended.iloc[0] if not rows.empty and "recording_ended" in rows else ""
+    if ended:
+        words.append(ended)
+    heading = f"{getattr(trace, 'path', 'recording')}: jolt at {jolt_time_s:.2f} s"
+    fig.suptitle(title or "\n".join([heading, *words]), fontsize=8)
     fig.tight_layout()
     if ax is None:
         plt.close(fig)  # the notebook shows the returned figure once, not also as pyplot's open figure
