@@ -10,6 +10,11 @@
       per worker, the scheduling overhead per task (wall clock less the
       workers' busy time and the merge, per task, and a Dask round trip of an
       empty task) against the work of one hour of recording.
+  cluster_sweep.py compare HOURS [--repeat 3]
+      One and two workers side by side on HOURS of the plan's own generated
+      driving (no files, no command needed), the order alternating: wall
+      clock, the workers' and the client's CPU time, tasks per worker, the
+      load average, and the ratio.
   cluster_sweep.py bench HOURS WORKERS
       hearth-bench's reference (Python/distributed/*): a sweep of HOURS of
       generated driving (the plan's own drives, no files) on a LocalCluster
@@ -47,16 +52,29 @@ def cluster(workers):
     return c, client
 
 
-def timed_sweep(traces, workers, **kwargs):
+def _cpu_s():
+    """This process's CPU time, s (user + system, all its threads)."""
+    return time.process_time()
+
+
+def timed_sweep(traces, workers, cpu=None, **kwargs):
+    """The sweep's result, its wall-clock seconds and an empty task's round
+    trip; `cpu` (a dict), when given, gets the CPU seconds the workers and
+    the client spent on the sweep ("workers", "client")."""
     import hearth.distributed as hd
 
     c, client = cluster(workers)
     try:
         # Warm the workers (the library loaded, the plan made) on a small sweep first.
         hd.sweep([], {"jolt_g": [4]}, client=client, seeds=1, hours=0, progress=False)
+        before, client_before = client.run(_cpu_s), _cpu_s()
         started = time.perf_counter()
         result = hd.sweep(traces, GRID, client=client, progress=False, **kwargs)
         wall = time.perf_counter() - started
+        after, client_after = client.run(_cpu_s), _cpu_s()
+        if cpu is not None:
+            cpu["workers"] = sum(after[w] - before[w] for w in after if w in before)
+            cpu["client"] = client_after - client_before
         empty = round_trip(client)
     finally:
         client.close()
@@ -149,6 +167,28 @@ def measure(args):
             shutil.rmtree(folder, ignore_errors=True)
 
 
+def compare(hours, repeat):
+    """One and two workers side by side on HOURS of the plan's own generated
+    driving (no files), the order alternating: wall clock, CPU time, tasks
+    per worker and the load average at each run."""
+    import statistics
+
+    ratios = []
+    for r in range(repeat):
+        walls = {}
+        for workers in ((1, 2) if r % 2 == 0 else (2, 1)):
+            cpu = {}
+            load = os.getloadavg()[0]
+            result, wall, _ = timed_sweep([], workers, cpu=cpu, seeds=1, hours=hours)
+            walls[workers] = wall
+            tasks = result.summary.set_index("worker").drop("all").tasks.tolist()
+            print(f"run {r + 1}, {workers} worker(s): {wall:.2f} s wall, {cpu['workers']:.2f} s CPU on the workers, "
+                  f"{cpu['client']:.2f} s on the client; tasks per worker {tasks}; load average {load:.1f}", flush=True)
+        ratios.append(walls[1] / walls[2])
+        print(f"run {r + 1}: 1 worker / 2 workers {ratios[-1]:.2f}x", flush=True)
+    print(f"ratios {', '.join(f'{x:.2f}' for x in ratios)}; median {statistics.median(ratios):.2f}x (target >= 1.8)")
+
+
 def bench(hours, workers):
     _, wall, _ = timed_sweep([], workers, seeds=1, hours=hours)
     print(f"{wall} sweep {hours}h {workers}workers")
@@ -162,12 +202,17 @@ def main():
     m.add_argument("--seed", type=int, default=1)
     m.add_argument("--keep")
     m.add_argument("--repeat", type=int, default=3)
+    cmp = sub.add_parser("compare")
+    cmp.add_argument("hours", type=float)
+    cmp.add_argument("--repeat", type=int, default=3)
     b = sub.add_parser("bench")
     b.add_argument("hours", type=float)
     b.add_argument("workers", type=int)
     args = parser.parse_args()
     if args.what == "measure":
         measure(args)
+    elif args.what == "compare":
+        compare(args.hours, args.repeat)
     else:
         bench(args.hours, args.workers)
 

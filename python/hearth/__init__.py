@@ -18,7 +18,7 @@ docs/guides/distributed.md for clusters.
 
 from ._ffi import BadInputError, HearthError, SchemaError, lib as _lib
 from .geo import Dedupe, Grid, distances_from, haversine, snap, track_distances, validate
-from .impact import Detector, ImpactConfig, Incident, detect, report
+from .impact import BadRecordingWarning, Detector, ImpactConfig, Incident, detect, report
 from .ingest import Ingest, describe, trips, uploads
 from .plot import plot_verdict
 from .sweep import SweepPlan, SweepResult, run_task, spec, sweep
@@ -28,7 +28,7 @@ ABI_VERSION = _lib.hearth_abi_version()
 __version__ = "0.1.0"
 
 __all__ = [
-    "BadInputError", "Dedupe", "Detector", "Grid", "HearthError", "ImpactConfig", "Incident", "Ingest",
+    "BadInputError", "BadRecordingWarning", "Dedupe", "Detector", "Grid", "HearthError", "ImpactConfig", "Incident", "Ingest",
     "SchemaError", "SweepPlan", "SweepResult", "describe", "detect", "distances_from", "haversine", "plot_verdict",
     "read_trace", "report", "run_task", "snap", "spec", "sweep", "track_distances", "trips", "uploads", "validate",
 ]

@@ -14,21 +14,45 @@ from ._types import Column, Fixes
 from ._ffi import column, created, ffi, lib, out_pointer, pointer, raise_for, same_length
 
 
-def haversine(lat1: Column, lon1: Column, lat2: Column, lon2: Column) -> np.ndarray:
+def _index_of(*values):
+    """The pandas index of the first Series or DataFrame among `values` (None
+    when there is none): results keep it, so they align with the input."""
+    for v in values:
+        if isinstance(v, (pd.Series, pd.DataFrame)):
+            return v.index
+    return None
+
+
+def _broadcast(named: dict) -> list[np.ndarray]:
+    """Arrays as `column` takes them; a scalar (a Python or numpy number, a
+    0-d array) repeated to the arrays' common length, as numpy broadcasts."""
+    lengths = {len(v) for v in named.values() if np.ndim(v) > 0}
+    n = lengths.pop() if len(lengths) == 1 else None
+    out = []
+    for name, v in named.items():
+        if np.ndim(v) == 0 and n is not None:
+            v = np.full(n, float(v))
+        out.append(column(v, name))
+    return out
+
+
+def haversine(lat1: Column | float, lon1: Column | float, lat2: Column | float, lon2: Column | float) -> np.ndarray | pd.Series:
     """Great-circle distances between corresponding points, metres.
 
     Degrees in (latitude in [-90, 90], longitude in [-180, 180]); a spherical
     Earth of mean radius 6 371 008.8 m; within 0.5 mm of a correctly rounded
     haversine, NaN for NaN or out-of-range input. O(n), no copy of the inputs.
-    Raises ValueError for arrays of another dtype than float64, not 1-D, not
-    contiguous, or of different lengths.
+    A scalar broadcasts against the arrays (one point against many); a
+    pandas Series gives a Series on its index. Raises ValueError for arrays
+    of another dtype than float64, not 1-D, not contiguous, or of different
+    lengths.
 
     Example (Berlin to Paris):
 
     >>> haversine(np.array([52.52]), np.array([13.405]), np.array([48.8566]), np.array([2.3522])).round(1)
     array([877464.5])
     """
-    a, b, c, d = (column(v, n) for v, n in ((lat1, "lat1"), (lon1, "lon1"), (lat2, "lat2"), (lon2, "lon2")))
+    a, b, c, d = _broadcast({"lat1": lat1, "lon1": lon1, "lat2": lat2, "lon2": lon2})
     n = same_length(lat1=a, lon1=b, lat2=c, lon2=d)
     out = np.empty(n)
     raise_for(
@@ -37,7 +61,8 @@ def haversine(lat1: Column, lon1: Column, lat2: Column, lon2: Column) -> np.ndar
             out_pointer(out, "double"),
         )
     )
-    return out
+    index = _index_of(lat1, lon1, lat2, lon2)
+    return out if index is None else pd.Series(out, index=index, name="distance_m")
 
 
 def distances_from(lat0: float, lon0: float, lat: Column, lon: Column) -> np.ndarray:
@@ -92,7 +117,9 @@ class Grid:
     def snap(self, lat: Column, lon: Column) -> pd.DataFrame:
         """Each point's cell (latitude and longitude in degrees): columns
         cell_id (row << 32 | column; -1 for NaN or out of range),
-        centre_lat_deg, centre_lon_deg. O(n).
+        centre_lat_deg, centre_lon_deg, on the index of `lat` (or `lon`)
+        when it is a pandas Series, so `frame["cell_id"] = snap(frame.lat,
+        frame.lon)["cell_id"]` aligns row for row. O(n).
 
         Example:
 
@@ -108,7 +135,7 @@ class Grid:
                 out_pointer(clat, "double"), out_pointer(clon, "double"),
             )
         )
-        return pd.DataFrame({"cell_id": ids, "centre_lat_deg": clat, "centre_lon_deg": clon})
+        return pd.DataFrame({"cell_id": ids, "centre_lat_deg": clat, "centre_lon_deg": clon}, index=_index_of(lat, lon))
 
     def project(self, time_ms: Column, lat: Column, lon: Column, accuracy_m: Column, *, min_accuracy_m: float = 750.0, slot_ms: int = 300_000) -> pd.DataFrame:
         """What a viewer of approximate sharing sees of fixes at `time_ms`
@@ -139,7 +166,8 @@ class Grid:
         if status == lib.HEARTH_ERROR_ARGUMENT:
             raise ValueError(f"min_accuracy_m {min_accuracy_m}, slot_ms {slot_ms}: refused (slot_ms must be positive and min_accuracy_m a finite number)")
         raise_for(status)
-        return with_datetimes(pd.DataFrame({"cell_id": ids, "centre_lat_deg": clat, "centre_lon_deg": clon, "accuracy_m": acc, "slot_start_ms": slot}))
+        return with_datetimes(pd.DataFrame({"cell_id": ids, "centre_lat_deg": clat, "centre_lon_deg": clon, "accuracy_m": acc, "slot_start_ms": slot},
+                                            index=_index_of(time_ms, lat, lon, accuracy_m)))
 
 
 _privacy_grid: Grid | None = None
@@ -208,11 +236,37 @@ class FixBatch:
             setattr(self.struct, field, pointer(values, _CTYPES[values.dtype.type]))
 
 
-def validate(fixes: Fixes, now_ms: int, *, max_future_ms: int = 300_000, max_age_ms: int = 7 * 86_400_000) -> pd.Series:
+def milliseconds(now_ms: int | pd.Timestamp, name: str = "now_ms") -> int:
+    """A time as ms since the Unix epoch: an integer as it is, a tz-aware
+    `pandas.Timestamp` or `datetime` converted (floored to the millisecond).
+    A naive one (no time zone) is refused with ValueError naming `name`:
+    whether it meant UTC or local time cannot be told.
+
+    Example:
+
+    >>> milliseconds(pd.Timestamp("2026-12-04 12:00", tz="UTC"))
+    1796385600000
+    """
+    if isinstance(now_ms, (int, np.integer)) and not isinstance(now_ms, bool):
+        return int(now_ms)
+    import datetime
+
+    if isinstance(now_ms, (pd.Timestamp, datetime.datetime, np.datetime64)):
+        stamp = pd.Timestamp(now_ms)
+        if stamp.tzinfo is None:
+            raise ValueError(f"{name}: {stamp} has no time zone; give a tz-aware time (e.g. pd.Timestamp(..., tz='UTC')) or ms since the epoch")
+        return int(stamp.value // 1_000_000)
+    if isinstance(now_ms, float) and now_ms.is_integer():
+        return int(now_ms)
+    raise ValueError(f"{name}: ms since the epoch (an integer) or a tz-aware Timestamp, not {now_ms!r}")
+
+
+def validate(fixes: Fixes, now_ms: int | pd.Timestamp, *, max_future_ms: int = 300_000, max_age_ms: int = 7 * 86_400_000) -> pd.Series:
     """SPEC §1 validation against the server clock `now_ms` (ms since the
-    epoch): per fix "accepted", "inFuture" (more than `max_future_ms` ms
-    ahead), "tooOld" (more than `max_age_ms` ms behind) or
-    "accuracyMissing". A latitude or longitude out of range refuses the
+    epoch, or a tz-aware pandas Timestamp; a naive one is refused): per fix
+    "accepted", "inFuture" (more than `max_future_ms` ms ahead), "tooOld"
+    (more than `max_age_ms` ms behind) or "accuracyMissing", on the index of
+    `fixes` when it is a DataFrame. A latitude or longitude out of range refuses the
     whole batch: SchemaError naming the first offending fix and field. O(n).
 
     Example:
@@ -225,7 +279,7 @@ def validate(fixes: Fixes, now_ms: int, *, max_future_ms: int = 300_000, max_age
     batch = FixBatch(fixes)
     verdict = np.empty(batch.count, dtype=np.int32)
     schema = ffi.new("hearth_schema_error *")
-    status = lib.hearth_validate(batch.struct, int(now_ms), int(max_future_ms), int(max_age_ms), out_pointer(verdict, "int32_t"), schema)
+    status = lib.hearth_validate(batch.struct, milliseconds(now_ms), int(max_future_ms), int(max_age_ms), out_pointer(verdict, "int32_t"), schema)
     if status == lib.HEARTH_ERROR_SCHEMA:
         from ._ffi import SchemaError
 
@@ -233,7 +287,7 @@ def validate(fixes: Fixes, now_ms: int, *, max_future_ms: int = 300_000, max_age
         reason = "not a finite number" if schema.reason == lib.HEARTH_SCHEMA_NOT_FINITE else "outside its range"
         raise SchemaError(status, f"fix {schema.index}: {field} {schema.value} is {reason}; batch refused")
     raise_for(status)
-    return pd.Series(pd.Categorical.from_codes(verdict, categories=list(REJECTION_NAMES.values())), name="validation")
+    return pd.Series(pd.Categorical.from_codes(verdict, categories=list(REJECTION_NAMES.values())), name="validation", index=_index_of(fixes))
 
 
 class Dedupe:

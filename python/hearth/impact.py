@@ -6,6 +6,7 @@ import dataclasses
 import io
 import json
 import os
+import warnings
 from typing import Any, Iterable, Union
 
 import numpy as np
@@ -16,7 +17,8 @@ from ._codes import CONDITIONS
 from ._codes import ENDS as _ENDS
 from ._codes import OUTCOMES as _OUTCOMES
 from ._types import Stream, Trace, Traces
-from ._ffi import column, created, ffi, lib, pointer, raise_for, same_length, take_bytes, text
+from ._ffi import BadInputError, column, created, ffi, lib, pointer, raise_for, same_length, take_bytes, text
+from .trace import recording_name, trace_handle
 
 STANDARD_GRAVITY = 9.80665  # m/s² per g
 
@@ -306,6 +308,24 @@ def _stream(data, names: tuple[str, ...], label: str) -> list[np.ndarray]:
     return arrays
 
 
+def _fix_seconds(fixes, origin_ms=None):
+    """Fixes as (t_s, speed_mps): a frame with t_s as it is; the fixes frame
+    `read_trace` gives (time_ms, ms since the epoch) on the recording's clock,
+    t_s = (time_ms − its time origin) / 1000 as the library converts them
+    (the origin from the frame's attrs["timeOriginMs"], which read_trace
+    sets, or `origin_ms`); a tuple of arrays as it is."""
+    if not isinstance(fixes, pd.DataFrame) or "t_s" in fixes.columns or "time_ms" not in fixes.columns:
+        return fixes
+    origin = fixes.attrs.get("timeOriginMs") if origin_ms is None else origin_ms
+    if origin is None:
+        raise ValueError(
+            "fixes: a time_ms column with no time origin to put it on the sensors' clock "
+            "(a recording without a wall-clock origin; pass a frame with t_s, seconds on the sensors' clock)"
+        )
+    t = column(fixes["time_ms"], "fixes.time_ms", np.int64)
+    return pd.DataFrame({"t_s": (t - np.int64(origin)).astype(np.float64) / 1000.0, "speed_mps": column(fixes["speed_mps"], "fixes.speed_mps")})
+
+
 class Detector:
     """The phone's possible-impact detector, fed batch by batch.
 
@@ -331,6 +351,9 @@ class Detector:
         unmeasured), each a DataFrame with those columns or a tuple of float64
         arrays; times in seconds on one clock. The arrays are read in place.
         `vehicle_gate`: whether the phone is in a vehicle for this batch.
+        `fixes` may also be the fixes frame `read_trace` gives (time_ms,
+        speed_mps): its times are put on the sensors' clock with the
+        recording's time origin, as `hearth impact detect` does.
 
         Example:
 
@@ -340,7 +363,7 @@ class Detector:
         acc = _stream(accelerometer, ("t_s", "x_mps2", "y_mps2", "z_mps2"), "accelerometer")
         gyr = _stream(gyroscope, ("t_s", "x_radps", "y_radps", "z_radps"), "gyroscope")
         bar = _stream(barometer, ("t_s", "pressure_hpa"), "barometer")
-        fix = _stream(fixes, ("t_s", "speed_mps"), "fixes")
+        fix = _stream(_fix_seconds(fixes), ("t_s", "speed_mps"), "fixes")
         b = ffi.new("hearth_sensor_batch *")
         b.accelerometer_count = len(acc[0])
         b.accelerometer_t_s, b.accelerometer_x_mps2, b.accelerometer_y_mps2, b.accelerometer_z_mps2 = (pointer(a, "double") for a in acc)
@@ -354,10 +377,15 @@ class Detector:
         raise_for(lib.hearth_detector_feed(self._handle, b), self._handle)
         return self
 
-    def feed_trace(self, trace: Trace, *, vehicle_gate: str = "recording") -> "Detector":
-        """A whole recording (a path or what read_trace returned) as `hearth
-        impact detect` feeds it: 250 ms batches, the vehicle gate from the
-        recording's activity stream ("recording"), or "on" / "off".
+    def feed_trace(self, trace: Trace, *, vehicle_gate: str = "recording", mapping: str | None = None) -> "Detector":
+        """A whole recording as `hearth impact detect` feeds it: 250 ms
+        batches, the vehicle gate from the recording's activity stream
+        ("recording"), or "on" / "off". `trace`: the data as held (what
+        read_trace returned, as edited: a cropped frame is the cropped
+        recording; an ArrowTrace or a dict of Arrow tables; a Parquet/Arrow
+        folder) or a path the library reads (`mapping`: a CSV column
+        mapping file, as the command's --mapping). Nothing is read again
+        from disk for data in hand (`hearth.trace.trace_handle`).
 
         Example:
 
@@ -366,8 +394,7 @@ class Detector:
         """
         if vehicle_gate not in _GATES:
             raise ValueError(f"vehicle_gate must be recording, on or off, not {vehicle_gate!r}")
-        path = getattr(trace, "path", trace)
-        handle = created(lib.hearth_trace_read, text(os.fspath(path)), ffi.NULL)
+        handle = trace_handle(trace, mapping=mapping)
         raise_for(lib.hearth_detector_feed_trace(self._handle, handle, _GATES[vehicle_gate]), self._handle)
         return self
 
@@ -465,49 +492,118 @@ class Detector:
         return take_bytes(lib.hearth_detector_report, self._handle, text(file), _FORMATS[format]).decode()
 
 
-def _paths(traces) -> list:
-    if isinstance(traces, (str, os.PathLike)) or hasattr(traces, "path"):
+def _recordings(traces) -> list:
+    """One recording (a path, frames, Arrow tables) or a list of them."""
+    if isinstance(traces, (str, os.PathLike, dict)) or hasattr(traces, "tables"):
         return [traces]
     return list(traces)
 
 
-def report(traces: Traces, config: ConfigLike = None, *, vehicle_gate: str = "recording", format: str = "text") -> str:
+def _records(traces, config, vehicle_gate: str, mapping, progress, formats: tuple[str, ...]):
+    """Each recording through its own detector: (name, {format: text}) for
+    those read, and the failures (BadInputError naming the recording).
+    A bad recording among good ones is named in a warning and left out,
+    the rest kept (as `hearth impact detect` reports it and goes on); when
+    every recording fails, the first failure is raised."""
+    from ._progress import Progress
+
+    items = _recordings(traces)
+    done, failures = [], []
+    tracker = Progress("hearth detect", len(items), progress, unit="recordings", delay_s=1.0)
+    for trace in items:
+        name = recording_name(trace)
+        try:
+            detector = Detector(config).feed_trace(trace, vehicle_gate=vehicle_gate, mapping=mapping).finish()
+            done.append((name, {f: detector.report(name, f) for f in formats}))
+            tracker.step(1.0)
+        except BadInputError as error:
+            failures.append(error)
+            tracker.step(1.0, failed=True)
+    tracker.close()
+    if failures and not done:
+        raise failures[0]
+    for error in failures:
+        warnings.warn(f"left out: {error}", BadRecordingWarning, stacklevel=3)
+    return done, [str(e) for e in failures]
+
+
+class BadRecordingWarning(UserWarning):
+    """A recording among several could not be read: named, left out, the rest kept."""
+
+
+def report(traces: Traces, config: ConfigLike = None, *, vehicle_gate: str = "recording", format: str = "text", mapping: str | None = None, progress: bool | Any = True) -> str:
     """The text `hearth impact detect PATH... --format FORMAT` prints on stdout
-    for these recordings (one CSV header for all; times in seconds,
-    accelerations in g and m/s²). A recording that cannot be read raises
-    BadInputError naming it.
+    for these recordings (one CSV header for all). `traces`: one recording
+    or a list: paths (`mapping` for CSV files), what read_trace returned (as
+    edited), ArrowTrace values or Parquet/Arrow folders. A recording that
+    cannot be read is named in a BadRecordingWarning and left out (raised
+    when it is the only one, or every one). `progress`: True shows the
+    recordings done once the work has taken a second (stderr, or an
+    updating line in Jupyter), False nothing, a callable gets the
+    `hearth._progress.Progress` after each recording.
 
     Example:
 
     >>> print(report("../shared/datasets/phone-drop-freefall/raw_data/fall_1").split(", moving")[0])
     ../shared/datasets/phone-drop-freefall/raw_data/fall_1: silent at 4.65 s, decided at 14.00 s
     """
+    if format not in _FORMATS:
+        raise ValueError(f"format must be text, json or csv, not {format!r}")
+    done, _ = _records(traces, config, vehicle_gate, mapping, progress, (format,))
     out = []
-    for i, trace in enumerate(_paths(traces)):
-        name = os.fspath(getattr(trace, "path", trace))
-        body = Detector(config).feed_trace(name, vehicle_gate=vehicle_gate).finish().report(name, format)
+    for i, (_, texts) in enumerate(done):
+        body = texts[format]
         if format == "csv" and i > 0:
             body = body.split("\n", 1)[1]
         out.append(body)
     return "".join(out)
 
 
-def detect(traces: Traces, config: ConfigLike = None, *, vehicle_gate: str = "recording") -> pd.DataFrame:
-    """The detector on recordings (paths, or what read_trace returned): one row
-    per verdict and condition, exactly the rows of `hearth impact detect
-    --format csv` (file, jolt_time_s, decided_time_s, outcome, moving_from,
-    jolt_g, condition, held, measured, threshold, unit, note); a recording
-    with no jolt has one row, outcome noJolt, measured = its peak |a|.
-    Times in seconds on the recording's clock; `measured` and `threshold` in
-    the row's `unit`.
+_NA = {"jolt_time_s": [""], "decided_time_s": [""], "jolt_g": [""], "measured": [""], "threshold": [""]}
 
-    Example:
 
-    >>> detect("../shared/datasets/phone-drop-freefall/raw_data/fall_1")[["outcome", "jolt_time_s", "jolt_g"]].head(1)
-      outcome  jolt_time_s    jolt_g
-    0  silent     4.650604  16.61719
+def detect(traces: Traces, config: ConfigLike = None, *, vehicle_gate: str = "recording", mapping: str | None = None, progress: bool | Any = True) -> pd.DataFrame:
+    """The detector on recordings: one row per verdict and condition, the rows
+    of `hearth impact detect --format csv` (file, jolt_time_s,
+    decided_time_s, outcome, moving_from, jolt_g, condition, held, measured,
+    threshold, unit, note); a recording with no jolt has one row, outcome
+    noJolt, measured = its peak |a|. Then, from the library's verdict records
+    (the command's --format json), the answers as data:
+
+      verdict          the verdict's number within its recording (0, 1, …;
+                       -1 on a recording's noJolt row)
+      met              True when this condition does not stand in the way of
+                       a report: read the same way for every condition (held
+                       for the jolt; a free fall seen, held, is met=False only
+                       when nothing else corroborated)
+      unmet            the verdict's conditions that failed, in SPEC §9 order
+                       (a tuple; empty for a report or a suppressed verdict)
+      recording_ended  a note when the recording ended before every window
+                       the verdict reads was complete (else "")
+
+    `traces`, `mapping`, `progress` and bad recordings: as `report`; the
+    names of recordings left out are in `frame.attrs["failures"]`.
+
     """
-    return pd.read_csv(io.StringIO(report(traces, config, vehicle_gate=vehicle_gate, format="csv")), keep_default_na=False, na_values={"jolt_time_s": [""], "decided_time_s": [""], "jolt_g": [""], "measured": [""], "threshold": [""]})
+    done, failures = _records(traces, config, vehicle_gate, mapping, progress, ("csv", "json"))
+    frames = []
+    for _, texts in done:
+        frame = pd.read_csv(io.StringIO(texts["csv"]), keep_default_na=False, na_values=_NA)
+        records = [json.loads(line) for line in texts["json"].splitlines() if line.strip()]
+        verdict, met, unmet, ended = [], [], [], []
+        for i, record in enumerate(records):
+            conditions = record.get("conditions") or [{"met": False}]  # noJolt: one row, the jolt not met
+            for c in conditions:
+                verdict.append(i if record["outcome"] != "noJolt" else -1)
+                met.append(bool(c["met"]))
+                unmet.append(tuple(record.get("unmet") or ()))
+                ended.append(record.get("recordingEnded") or "")
+        if len(met) != len(frame):
+            raise AssertionError(f"the library's CSV has {len(frame)} rows and its JSON {len(met)} conditions")
+        frames.append(frame.assign(verdict=verdict, met=met, unmet=unmet, recording_ended=ended))
+    out = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+    out.attrs["failures"] = failures
+    return out
 
 
 # MARK: the incident lifecycle
@@ -536,26 +632,31 @@ class Incident:
     {'action': 'ask', 'time_ms': 31000}
     """
 
-    def __init__(self, verdict_ms: int, account: str, *, _handle: Any = None) -> None:
-        self._handle = _handle if _handle is not None else created(lib.hearth_incident_create, int(verdict_ms), text(account))
+    def __init__(self, verdict_ms: int | pd.Timestamp, account: str, *, _handle: Any = None) -> None:
+        from .geo import milliseconds
 
-    def check(self, now_ms: int, input: str = "nothing", *, http_status: int = 0, tokens_held: bool = False, account: str | None = None) -> dict[str, Any]:
+        self._handle = _handle if _handle is not None else created(lib.hearth_incident_create, milliseconds(verdict_ms, "verdict_ms"), text(account))
+
+    def check(self, now_ms: int | pd.Timestamp, input: str = "nothing", *, http_status: int = 0, tokens_held: bool = False, account: str | None = None) -> dict[str, Any]:
         """What to do at `now_ms` (ms since the epoch) after `input` (one of
         nothing, dismissed, alertNow, delivered, networkFailure, http,
         firewallPage, uploadSucceeded, signedIn): {"action":
         none|ask|send|waitUntil|finished, "time_ms": … (ms since the epoch),
-        "end": …}.
+        "end": …}. `now_ms` may be a tz-aware pandas Timestamp (a naive one
+        is refused).
 
         Example:
 
         >>> Incident(1_000, "me").check(2_000, "dismissed")
         {'action': 'finished', 'end': 'dismissed'}
         """
+        from .geo import milliseconds
+
         if input not in _INPUTS:
             raise ValueError(f"input must be one of {', '.join(_INPUTS)}, not {input!r}")
         action = ffi.new("hearth_incident_action *")
         raise_for(
-            lib.hearth_incident_check(self._handle, int(now_ms), _INPUTS[input], int(http_status), 1 if tokens_held else 0, text(account), action),
+            lib.hearth_incident_check(self._handle, milliseconds(now_ms), _INPUTS[input], int(http_status), 1 if tokens_held else 0, text(account), action),
             self._handle,
         )
         out = {"action": _ACTIONS[action.action]}

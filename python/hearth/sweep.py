@@ -12,6 +12,7 @@ byte, however the tasks were scheduled.
 from __future__ import annotations
 
 import functools
+import glob
 import io
 import json
 import os
@@ -27,6 +28,7 @@ from ._ffi import BadInputError, created, ffi, lab, lib, raise_for, take_bytes, 
 from ._names import export_name
 from ._types import PathLike, Traces
 from .impact import ConfigLike, _configuration_json
+from .trace import recording_name, trace_handle
 
 #: A threshold grid: jolt_g, spin_radps, pressure_hpa, moving_mps, free_fall_s → a value or values.
 ThresholdGrid = Mapping[str, Union[float, Sequence[float]]]
@@ -72,7 +74,7 @@ def spec(traces: Traces = (), grid: ThresholdGrid | None = None, *, base: Config
     out = {_GRID_KEYS[k]: [float(v) for v in (vs if hasattr(vs, "__iter__") else [vs])] for k, vs in grid.items()}
     if base is not None:
         out["base"] = json.loads(_configuration_json(base))
-    paths = [os.fspath(getattr(t, "path", t)) for t in ([traces] if isinstance(traces, (str, os.PathLike)) else traces)]
+    paths = [r.name for r in recordings(traces)]
     out.update(seeds=int(seeds), hours=float(hours), recordings=paths, vehicle_gate=vehicle_gate)
     if mapping is not None:
         out["mapping"] = os.fspath(mapping)
@@ -84,6 +86,49 @@ def _example_result() -> "SweepResult":
     """The docstrings' example sweep (two jolt thresholds in g, one seed per
     catalogue scenario, no generated driving), run once per process."""
     return sweep(grid={"jolt_g": [4, 5]}, seeds=1, hours=0)
+
+
+@dataclass
+class Recording:
+    """One recording of a sweep: its name (in the plan, the tables and
+    errors) and the data in hand (`data`: what read_trace returned, as
+    edited; an ArrowTrace; a dict of Arrow tables; a Parquet/Arrow folder),
+    or None for a path the library reads itself (with the plan's mapping)."""
+
+    name: str
+    data: object = None
+
+
+def _is_pattern(text: str) -> bool:
+    return any(c in text for c in "*?[")
+
+
+def recordings(traces: Traces) -> list[Recording]:
+    """The recordings `traces` names, in order: paths of any format the
+    library reads, folders in the Parquet/Arrow layout, globs of either
+    (expanded, sorted; a glob matching nothing stays as it is, so its task
+    fails and says so), what read_trace returned (as edited: never read
+    again from its path), `hearth.parquet.ArrowTrace` values or dicts of
+    Arrow tables."""
+    if isinstance(traces, (str, os.PathLike, dict)) or hasattr(traces, "tables"):
+        traces = [traces]
+    out = []
+    for trace in traces:
+        if not isinstance(trace, (str, os.PathLike)):
+            out.append(Recording(recording_name(trace), trace))
+            continue
+        text_ = os.fspath(trace)
+        for name in (sorted(glob.glob(text_, recursive=True)) or [text_]) if _is_pattern(text_) else [text_]:
+            out.append(Recording(name, name if _arrow_folder(name) else None))
+    return out
+
+
+def _arrow_folder(path: str) -> bool:
+    try:
+        from .parquet import is_arrow_trace
+    except ImportError:
+        return False
+    return is_arrow_trace(path)
 
 
 def run_task(spec_json: str, index: int) -> bytes:
@@ -150,6 +195,13 @@ class SweepPlan:
         """
         handle = trace.handle(self._lab) if hasattr(trace, "handle") else trace
         return take_bytes(self._lab.hearth_sweep_run_trace, self._handle, handle, text(name), library=self._lab)
+
+    def run_recording(self, index: int, recording: "Recording") -> bytes:
+        """Task `index`, a recording: read by the library from its path, or
+        built from the data in hand (`hearth.trace.trace_handle`)."""
+        if recording is None or recording.data is None:
+            return self.run_task(index)
+        return self.run_trace(trace_handle(recording.data, library=self._lab), recording.name)
 
     def merge(self, extractions: list[bytes], failures: Sequence[str] = ()) -> "SweepResult":
         """Every combination judged over the extractions, given in task order
@@ -288,38 +340,66 @@ class SweepResult:
 
 
 def sweep(traces: Traces = (), grid: ThresholdGrid | None = None, *, base: ConfigLike = None, seeds: int = 5, hours: float = 100.0,
-          mapping: PathLike | None = None, vehicle_gate: str = "recording", n_jobs: int = 1, executor: Executor | None = None) -> SweepResult:
+          mapping: PathLike | None = None, vehicle_gate: str = "recording", n_jobs: int = 1, executor: Executor | None = None,
+          progress: bool | Any = True) -> SweepResult:
     """`hearth impact sweep PATH... --jolt-g … --seeds S --hours H` in Python:
     every trace through the detector once (in `n_jobs` threads, or on
     `executor`: any concurrent.futures executor, a process pool included),
     then every combination judged. The result's exports are byte-identical
-    to the command's `--out` files for the same arguments. A recording that
-    cannot be read is reported in `failures` and left out, as the command does.
-    `grid` and the rest as `spec` (thresholds in g, rad/s, hPa, m/s, s;
-    `hours` of generated driving).
+    to the command's `--out` files for the same arguments. `traces`: see
+    `recordings` (paths with `mapping` for CSV, what read_trace returned as
+    edited, Arrow tables, Parquet folders). A recording that cannot be read
+    is reported in `failures` and left out, as the command does.
+    `progress`: True shows tasks done, hours and time left once the sweep
+    has run a second (stderr in a terminal, an updating line in Jupyter),
+    False nothing, a callable is called with the `hearth._progress.Progress`
+    after every task.
 
     Example:
 
     >>> sweep(grid={"jolt_g": [4, 5]}, seeds=1, hours=0, n_jobs=2).export("sweep.csv") == _example_result().export("sweep.csv")
     True
     """
-    plan_json = spec(traces, grid, base=base, seeds=seeds, hours=hours, mapping=mapping, vehicle_gate=vehicle_gate)
+    from ._progress import Progress
+
+    inputs = recordings(traces)
+    plan_json = spec([r.name for r in inputs], grid, base=base, seeds=seeds, hours=hours, mapping=mapping, vehicle_gate=vehicle_gate)
     plan = SweepPlan(plan_json)
     n = len(plan)
+    generated = n - len(inputs)
     own = executor is None
     pool = ThreadPoolExecutor(max_workers=max(1, int(n_jobs))) if own else executor
+    tracker = Progress("hearth sweep", n, progress, unit="h", delay_s=1.0)
     try:
-        if own:
-            futures = [pool.submit(plan.run_task, i) for i in range(n)]
-        else:
-            futures = [pool.submit(run_task, plan_json, i) for i in range(n)]
+        futures = []
+        for i in range(n):
+            recording = inputs[i - generated] if i >= generated else None
+            if own:
+                futures.append(pool.submit(plan.run_recording, i, recording))
+            elif recording is not None and recording.data is not None:
+                futures.append(pool.submit(_run_recording, plan_json, i, recording))
+            else:
+                futures.append(pool.submit(run_task, plan_json, i))
         extractions, failures = [], []
         for future in futures:
             try:
                 extractions.append(future.result())
+                tracker.step(extraction_hours(extractions[-1]) if tracker.printing or tracker.callback else 0.0)
             except BadInputError as error:
                 failures.append(str(error))
+                tracker.step(0.0, failed=True)
     finally:
+        tracker.close()
         if own:
             pool.shutdown()
     return plan.merge(extractions, failures)
+
+
+def extraction_hours(data: bytes) -> float:
+    """Hours of data a task's extraction covered (its source's hours)."""
+    return float(json.loads(data)["source"].get("hours", 0.0))
+
+
+def _run_recording(spec_json: str, index: int, recording: Recording) -> bytes:
+    """`SweepPlan(spec_json).run_recording(index, recording)`: what a process pool runs."""
+    return SweepPlan(spec_json).run_recording(index, recording)

@@ -172,3 +172,18 @@ def test_the_tables_as_parquet(cluster, single, tmp_path):
 def test_a_client_of_another_kind_is_refused():
     with pytest.raises(TypeError, match="a scheduler address, a distributed.Client or a concurrent.futures.Executor"):
         hd.sweep([DROP], client=42)
+
+
+def test_every_worker_of_a_two_worker_cluster_runs_tasks(cluster, single):
+    # Regression (issue 31.1): the shared plan, keyed with the tasks' own
+    # prefix, taught Dask that the tasks cost nothing, so every task stayed
+    # on the worker holding the plan (33/0). Twice: the second sweep runs
+    # with the durations the first one taught the scheduler.
+    workers = set(cluster.scheduler_info()["workers"])
+    assert len(workers) == 2
+    for _ in range(2):
+        result = hd.sweep([DRIVE, DROP], client=cluster, progress=False, **ARGS)
+        same(result, single)
+        per_worker = result.summary.set_index("worker").drop("all")
+        assert set(per_worker.index) == workers, per_worker
+        assert (per_worker.tasks > 0).all() and per_worker.tasks.sum() == 33, per_worker

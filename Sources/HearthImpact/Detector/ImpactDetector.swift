@@ -42,6 +42,10 @@ public struct ImpactDetector: Sendable {
   private var fixSeconds = -Double.infinity
   private var dataSeconds = -Double.infinity
 
+  /// The newest sample time used of any stream, s (−∞ before the first):
+  /// where the data end when ``finish()`` decides with what there is.
+  public var lastDataSeconds: Double { dataSeconds }
+
   // Accelerometer features: the slow gravity estimate (the jolt's reference)
   // and the fast one (the vibration band's lower edge).
   private var filtersStarted = false

@@ -61,13 +61,20 @@ public enum ImpactSweep {
     }
 
     /// Every combination, the jolt outermost, the free fall innermost.
-    public var combinations: [ImpactConfiguration] {
-      var out = [base]
+    public var combinations: [ImpactConfiguration] { listedCombinations.map(\.configuration) }
+
+    /// Every combination (in ``combinations``' order) with its jolt
+    /// threshold as listed, g: the sweep's tables show this value, not one
+    /// recomputed from the configuration's m/s² (3.5 × g / g is
+    /// 3.4999999999999996). O(combinations).
+    public var listedCombinations: [(configuration: ImpactConfiguration, joltG: Double)] {
+      var out = [(configuration: base, joltG: ImpactThresholds.Setting.joltG.value(in: base))]
       for setting in ImpactThresholds.Setting.allCases {
         out = out.flatMap { c in
           self[setting].map { value in
             var next = c
-            setting.set(value, in: &next)
+            setting.set(value, in: &next.configuration)
+            if setting == .joltG { next.joltG = value }
             return next
           }
         }

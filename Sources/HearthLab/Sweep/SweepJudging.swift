@@ -51,7 +51,10 @@ extension ImpactSweep {
   }
 
   /// One combination over every trace: its row and its reports per trace.
-  static func judge(_ traces: [SweptTrace], _ c: ImpactConfiguration) -> (row: Row, reportsPerTrace: [Int]) {
+  /// `joltG`: the jolt threshold as the grid listed it (the row shows it).
+  static func judge(_ traces: [SweptTrace], _ c: ImpactConfiguration, joltG: Double) -> (
+    row: Row, reportsPerTrace: [Int]
+  ) {
     var crashRuns = 0
     var truePositives = 0
     var reports = 0
@@ -91,7 +94,7 @@ extension ImpactSweep {
     let upper = ImpactEvaluation.poissonUpperBound95(count: falseAlarms)
     latencies.sort()
     let row = Row(
-      joltG: c.joltMetersPerSecondSquared / ImpactConfiguration.standardGravity,
+      joltG: joltG,
       spinRadiansPerSecond: c.spinRadiansPerSecond,
       pressureHectopascals: c.pressureRiseHectopascals, movingMetersPerSecond: c.movingMedianMetersPerSecond,
       freeFallSeconds: c.freeFallSeconds, crashRuns: crashRuns, truePositives: truePositives,
@@ -141,7 +144,8 @@ extension ImpactSweep {
         panels.append(
           Panel(
             kind: kind, source: trace.name(at: v.joltSeconds), combination: combination,
-            expectedReport: trace.isCrash(i), joltSeconds: v.joltSeconds, explanation: ImpactUnits.describe(v, under: c),
+            expectedReport: trace.isCrash(i), joltSeconds: v.joltSeconds,
+            explanation: ImpactUnits.describe(v, under: c),
             unmet: unmet.map(\.rawValue), signals: trace.excerpts[i]))
       }
     }

@@ -50,7 +50,8 @@ extension ImpactSweep {
     let loose = extractionConfiguration(grid)
     switch task {
     case .recording(let recording):
-      let (verdicts, excerpts) = ImpactEvaluation.verdictsWithSignals(recording.feed.batches(), configuration: loose)
+      let (verdicts, excerpts) = ImpactEvaluation.verdictsWithSignals(
+        recording.feed.batches(), configuration: loose)
       return SweptTrace(
         source: Source(name: recording.name, kind: .recording, hours: recording.hours), verdicts: verdicts,
         excerpts: excerpts)
@@ -86,9 +87,10 @@ extension ImpactSweep {
   public static func assemble(
     _ traces: [SweptTrace], grid: Grid, seeds: ClosedRange<UInt64>, finished: @Sendable () -> Void = {}
   ) -> Result {
-    let combinations = grid.combinations
+    let listed = grid.listedCombinations
+    let combinations = listed.map(\.configuration)
     let judged = ParallelDriver.map(count: combinations.count, finished: finished) { i in
-      judge(traces, combinations[i])
+      judge(traces, combinations[i], joltG: listed[i].joltG)
     }
     let featured = nearestToHandSet(combinations, grid.base)
     let (panels, omitted) = self.panels(traces, combinations[featured], combination: featured)
@@ -117,7 +119,8 @@ extension ImpactSweep.SweptTrace {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys]
     encoder.nonConformingFloatEncodingStrategy = .convertToString(
-      positiveInfinity: Self.nonFinite.positive, negativeInfinity: Self.nonFinite.negative, nan: Self.nonFinite.nan)
+      positiveInfinity: Self.nonFinite.positive, negativeInfinity: Self.nonFinite.negative,
+      nan: Self.nonFinite.nan)
     do { return try encoder.encode(self) } catch {
       throw TraceError.io(path: "-", reason: "cannot encode the swept trace: \(error)")
     }
@@ -128,10 +131,12 @@ extension ImpactSweep.SweptTrace {
   public init(encoded data: Data) throws {
     let decoder = JSONDecoder()
     decoder.nonConformingFloatDecodingStrategy = .convertFromString(
-      positiveInfinity: Self.nonFinite.positive, negativeInfinity: Self.nonFinite.negative, nan: Self.nonFinite.nan)
+      positiveInfinity: Self.nonFinite.positive, negativeInfinity: Self.nonFinite.negative,
+      nan: Self.nonFinite.nan)
     do { self = try decoder.decode(Self.self, from: data) } catch {
       throw TraceError.malformed(
-        SourceLocation(file: "swept trace", line: 0), reason: "not an encoded swept trace (\(data.count) bytes)")
+        SourceLocation(file: "swept trace", line: 0),
+        reason: "not an encoded swept trace (\(data.count) bytes)")
     }
   }
 

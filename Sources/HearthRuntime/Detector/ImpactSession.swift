@@ -30,6 +30,11 @@ public struct ImpactSession: Sendable {
   public private(set) var gravityWarning: String?
   /// ``finish()`` was called: the detector takes nothing more.
   public private(set) var isFinished = false
+  /// When finished, the newest sample time the detector had used, s: a
+  /// verdict decided later than this was decided by the end of the data,
+  /// before every window it reads was complete (nil before finish, or
+  /// when no sample was used).
+  public private(set) var dataEndSeconds: Double?
 
   public init(configuration: ImpactConfiguration = ImpactConfiguration()) {
     self.configuration = configuration
@@ -85,6 +90,8 @@ public struct ImpactSession: Sendable {
   /// recording); nothing can be fed after.
   public mutating func finish() {
     guard !isFinished else { return }
+    let end = detector.lastDataSeconds
+    dataEndSeconds = end.isFinite ? end : nil
     verdicts += detector.finish()
     isFinished = true
   }

@@ -18,6 +18,8 @@ public struct VerdictRecords: Sendable {
   /// Set when the vehicle gate was off for part of the recording: a quiet
   /// result then says so, because jolts while it was off were not judged.
   public var gateNote: String?
+  /// Where the data ended when the session was finished, s (``ImpactSession/dataEndSeconds``).
+  public var dataEndSeconds: Double?
 
   /// The records of the verdicts a session reached so far, with its hours,
   /// peak and, when it was fed a recording whose gate was off for part of
@@ -29,6 +31,16 @@ public struct VerdictRecords: Sendable {
     if let gate = session.gate {
       gateNote = Self.gateNote(gate, firstSampleSeconds: session.firstSampleSeconds ?? 0)
     }
+    dataEndSeconds = session.dataEndSeconds
+  }
+
+  /// Said of a verdict decided after the data ended (`decidedSeconds` past
+  /// ``dataEndSeconds``): the recording stopped before a window it reads was
+  /// complete, so it was decided with the data there were. nil otherwise.
+  public func endNote(_ v: ImpactVerdict) -> String? {
+    guard let end = dataEndSeconds, v.decidedSeconds > end else { return nil }
+    return "the recording ended at \(String(format: "%.2f", end)) s, before the windows to "
+      + "\(String(format: "%.2f", v.decidedSeconds)) s were complete: decided with the data there were"
   }
 
   /// When the gate was off over the recording, in words (nil when it was on
@@ -119,6 +131,12 @@ public struct VerdictRecords: Sendable {
     public struct Condition: Sendable, Hashable, Codable {
       public var name: String
       public var held: Bool
+      /// Reads the same way for every condition: true when this condition
+      /// does not stand in the way of a report (the jolt held; any other
+      /// condition is not among the verdict's `unmet`), so `held` of
+      /// `freeFallVeto` (a fall was seen, against a report) is `met` false
+      /// only when nothing else corroborated.
+      public var met: Bool
       public var measured: Double
       public var threshold: Double
       public var unit: String
@@ -138,6 +156,12 @@ public struct VerdictRecords: Sendable {
     public var peakG: Double?
     /// When the vehicle gate was off for part of the recording (see ``VerdictRecords/gateNote``).
     public var vehicleGate: String?
+    /// The conditions after the jolt that fail (``ImpactVerdict/unmetConditions(under:)``,
+    /// SPEC §9 order; empty for a report or a suppressed verdict; absent for `noJolt`).
+    public var unmet: [String]?
+    /// Set when the recording ended before every window the verdict reads
+    /// was complete (``VerdictRecords/endNote(_:)``).
+    public var recordingEnded: String?
     public var conditions: [Condition]
   }
 
@@ -150,16 +174,17 @@ public struct VerdictRecords: Sendable {
       ]
     }
     return verdicts.map { v in
-      Record(
+      let unmet = v.unmetConditions(under: configuration)
+      return Record(
         file: file, outcome: v.outcome.rawValue, joltTimeSeconds: v.joltSeconds,
         decidedTimeSeconds: v.decidedSeconds,
         movingFrom: v.usedGPS ? "gps" : "vibration",
         joltG: v.measured(.jolt).map { $0 / ImpactConfiguration.standardGravity },
-        joltThresholdG: joltThresholdG,
+        joltThresholdG: joltThresholdG, unmet: unmet.map(\.rawValue), recordingEnded: endNote(v),
         conditions: v.conditions.map {
           Record.Condition(
-            name: $0.name.rawValue, held: $0.held, measured: $0.measured, threshold: $0.threshold,
-            unit: ImpactUnits.unit($0.name), note: $0.note)
+            name: $0.name.rawValue, held: $0.held, met: $0.name == .jolt ? $0.held : !unmet.contains($0.name),
+            measured: $0.measured, threshold: $0.threshold, unit: ImpactUnits.unit($0.name), note: $0.note)
         })
     }
   }

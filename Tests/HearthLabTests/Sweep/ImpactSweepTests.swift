@@ -1,7 +1,7 @@
 import Foundation
 import HearthImpact
-import HearthSim
 import HearthRuntime
+import HearthSim
 import Testing
 
 @testable import HearthLab
@@ -101,6 +101,19 @@ struct ImpactSweepTests {
   }
 
   var crashScenarios: Int { ScenarioCatalogue.all.count { $0.expected != .silent } }
+
+  @Test("the sweep's rows hold each jolt threshold as listed (3.5, not 3.5 × g / g = 3.4999999999999996)")
+  func listedJoltThresholds() {
+    #expect(3.5 * ImpactConfiguration.standardGravity / ImpactConfiguration.standardGravity != 3.5)
+    var grid = ImpactSweep.Grid()
+    grid.joltG = [3.5, 4.1]
+    grid.spinRadiansPerSecond = [3, 4]
+    #expect(grid.listedCombinations.map(\.joltG) == [3.5, 3.5, 4.1, 4.1])
+    #expect(grid.listedCombinations.map(\.configuration) == grid.combinations)
+    let result = ImpactSweep.assemble([], grid: grid, seeds: 1...1)
+    #expect(result.rows.map(\.joltG) == [3.5, 3.5, 4.1, 4.1])
+    #expect(result.rows.map(\.spinRadiansPerSecond) == [3, 4, 3, 4])
+  }
 
   @Test(
     "a sweep over a base configuration: every combination keeps the base's other settings, the featured one is nearest the base"

@@ -66,6 +66,59 @@ struct ImpactSessionTests {
     }
   }
 
+  @Test(
+    "each verdict's record lists its unmet conditions from the library's rule; met reads one way for every condition"
+  )
+  func unmetAndMet() throws {
+    var outcomes: Set<String> = []
+    for id in ["C1", "C9", "C4b", "N3", "N9"] {
+      var session = ImpactSession()
+      try session.feed(try columns(try scenario(id, seed: 3)).stream(), name: id, gate: .on)
+      session.finish()
+      let records = session.records(file: id).records
+      outcomes.formUnion(records.map(\.outcome))
+      for (v, r) in zip(session.verdicts, records) {
+        let unmet = v.unmetConditions(under: session.configuration).map(\.rawValue)
+        #expect(r.unmet == unmet, "\(id)")
+        #expect((r.outcome == "possibleImpact") == (r.unmet == [] && r.outcome != "suppressed"), "\(id)")
+        for c in r.conditions {
+          #expect(c.met == (c.name == "jolt" ? c.held : !unmet.contains(c.name)), "\(id) \(c.name)")
+          // A free fall that was seen (held) stands against a report only when nothing else corroborated.
+          if c.name == "freeFallVeto" && !c.held { #expect(c.met) }
+        }
+        #expect(r.recordingEnded == nil, "\(id): the whole recording was there")
+      }
+    }
+    #expect(outcomes.isSuperset(of: ["possibleImpact", "silent"]), "\(outcomes)")
+  }
+
+  @Test(
+    "a recording cut 2 s after the jolt says it ended before the windows were complete; whole, it does not")
+  func recordingEnded() throws {
+    let trace = try scenario("C1", seed: 3)
+    var whole = ImpactSession()
+    try whole.feed(try columns(trace).stream(), name: "whole", gate: .on)
+    whole.finish()
+    let jolt = try #require(whole.verdicts.first).joltSeconds
+    let a = try #require(trace.accelerometer).samples
+    let keep = a.seconds.indices.filter { a.seconds[$0] < jolt + 2 }
+    var columns = ColumnTrace(metadata: trace.metadata)
+    columns.append(
+      .accelerometer, seconds: keep.map { a.seconds[$0] }, x: keep.map { a.x[$0] }, y: keep.map { a.y[$0] },
+      z: keep.map { a.z[$0] })
+    var session = ImpactSession()
+    try session.feed(columns.stream(), name: "cut", gate: .on)
+    #expect(session.dataEndSeconds == nil)
+    session.finish()
+    let end = try #require(session.dataEndSeconds)
+    #expect(end < jolt + 2 && end >= jolt)
+    let record = try #require(session.records(file: "cut").records.first)
+    let note = try #require(record.recordingEnded)
+    #expect(note.hasPrefix("the recording ended at \(String(format: "%.2f", end)) s"), "\(note)")
+    #expect(try #require(session.verdicts.first).decidedSeconds > end)
+    #expect(whole.records(file: "whole").records.allSatisfy { $0.recordingEnded == nil })
+  }
+
   @Test("a quiet recording whose gate closed says so, whichever way it was fed whole; batches say nothing")
   func gateNote() throws {
     var built = ColumnTrace(metadata: TraceMetadata(format: "columns"))

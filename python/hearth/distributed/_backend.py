@@ -15,6 +15,8 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from .._progress import Progress  # noqa: F401  (hearth.distributed.Progress: one progress for every long call)
+
 
 class TimeLimitExceeded(Exception):
     """A task ran longer than its limit (the computation is abandoned)."""
@@ -162,7 +164,13 @@ class Backend:
                 return
             columns = [list(c) for c in zip(*argument_lists)]
             if shared is not None:
-                columns.insert(0, [self.client.submit(_same, shared, key=f"{name}-shared", pure=False)] * len(argument_lists))
+                # Keyed under a prefix of its own ("shared-<name>", not
+                # "<name>-shared"): Dask learns task durations per key prefix,
+                # and with the tasks' prefix this instant task taught it that
+                # the tasks cost nothing, so it never moved one off the
+                # worker holding the plan (every task on one worker).
+                plan = self.client.submit(_same, shared, key=f"shared-{name}", pure=False)
+                columns.insert(0, [plan] * len(argument_lists))
             futures = self.client.map(function, *columns, key=[f"{name}-{i}" for i in range(len(argument_lists))], pure=False)
             index = {f.key: i for i, f in enumerate(futures)}
             # On this client's loop (as_completed otherwise takes the
@@ -192,42 +200,6 @@ class Backend:
         (Dask with a nanny) so its abandoned call ends. Executors cannot."""
         if self.client is not None and "://" in worker:
             self.client.restart_workers([worker], raise_for_error=False)
-
-
-class Progress:
-    """Tasks done, failed and work covered (hours of data, fixes), printed as one line that a person
-    can follow (stderr), or handed to `callback(progress)` after each task."""
-
-    def __init__(self, what: str, total: int, show, *, unit: str = "h", dashboard: str | None = None):
-        self.what = what
-        self.unit = unit
-        self.total = total
-        self.done = 0
-        self.failed = 0
-        self.amount = 0.0
-        self.started = time.perf_counter()
-        self.callback = show if callable(show) else None
-        self.printing = show is True
-        self._printed = 0.0
-        if self.printing and dashboard:
-            print(f"{what}: dashboard {dashboard}", file=sys.stderr)
-
-    def step(self, outcome: Outcome) -> None:
-        self.done += 1
-        self.failed += outcome.kind != "ok"
-        self.amount += outcome.amount
-        if self.callback is not None:
-            self.callback(self)
-        now = time.perf_counter()
-        if self.printing and (now - self._printed >= 0.5 or self.done == self.total):
-            self._printed = now
-            elapsed = now - self.started
-            left = elapsed / self.done * (self.total - self.done)
-            print(
-                f"\r{self.what}: {self.done}/{self.total} tasks, {self.failed} failed, {self.amount:.1f} {self.unit}, "
-                f"{self.amount / max(elapsed, 1e-9):.2f} {self.unit}/s, {elapsed:.0f} s, ~{left:.0f} s left   ",
-                end="" if self.done < self.total else "\n", file=sys.stderr, flush=True,
-            )
 
 
 def summary(outcomes: list[Outcome], wall_s: float, unit: str = "hours") -> pd.DataFrame:

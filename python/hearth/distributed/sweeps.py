@@ -5,8 +5,9 @@ The plan is the single-process sweep's (`hearth.spec`): every catalogue
 scenario × seed, the generated drives, then one task per recording, in the
 order given. A task takes only the plan's JSON text (on Dask one shared
 task of the graph, so it moves once per worker, not once per task), its
-index and (for a Parquet/Arrow recording) where to read it, and returns the trace's
-extraction as bytes; the client hands the extractions, in task order, to
+index and, for a recording in hand (frames as read_trace returned them and
+edited, Arrow tables, a Parquet/Arrow folder), that recording, and returns
+the trace's extraction as bytes; the client hands the extractions, in task order, to
 the library's merge. However many workers ran the tasks, in whatever order,
 on whichever retries, the merge sees the same bytes in the same order, so
 every export is byte-identical to `hearth.sweep` and `hearth impact sweep
@@ -16,8 +17,6 @@ every export is byte-identical to `hearth.sweep` and `hearth impact sweep
 from __future__ import annotations
 
 import functools
-import glob
-import json
 import os
 import time
 import uuid
@@ -26,50 +25,8 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from .._ffi import BadInputError
-from ..sweep import SweepPlan, SweepResult, spec
+from ..sweep import Recording, SweepPlan, SweepResult, extraction_hours, recordings, spec
 from ._backend import Backend, Outcome, Progress, TimeLimitExceeded, print_summary, run_limited, summary, worker_name
-
-
-@dataclass
-class Recording:
-    """One recording of a sweep: its name (the path as given or expanded)
-    and, for a Parquet/Arrow recording, where its tables come from (a folder
-    in the layout of `hearth.parquet`, or an `ArrowTrace` in memory);
-    `arrow` None for a path the library reads itself."""
-
-    name: str
-    arrow: object = None
-
-
-def _is_pattern(text: str) -> bool:
-    return any(c in text for c in "*?[")
-
-
-def recordings(traces) -> list[Recording]:
-    """The recordings `traces` names, in order: paths of any format the
-    library reads, folders in the Parquet/Arrow layout, globs of either
-    (expanded, sorted; a glob matching nothing stays as it is, so its task
-    fails and says so), `hearth.parquet.ArrowTrace` values, or what
-    `read_trace` returned."""
-    if isinstance(traces, (str, os.PathLike)) or hasattr(traces, "tables") or hasattr(traces, "info"):
-        traces = [traces]
-    out = []
-    for trace in traces:
-        if hasattr(trace, "tables"):
-            out.append(Recording(trace.name, trace))
-            continue
-        text = os.fspath(getattr(trace, "path", trace))
-        for name in (sorted(glob.glob(text, recursive=True)) or [text]) if _is_pattern(text) else [text]:
-            out.append(Recording(name, name if _arrow_folder(name) else None))
-    return out
-
-
-def _arrow_folder(path: str) -> bool:
-    try:
-        from ..parquet import is_arrow_trace
-    except ImportError:
-        return False
-    return is_arrow_trace(path)
 
 
 @functools.lru_cache(maxsize=8)
@@ -79,31 +36,23 @@ def _plan(spec_json: str) -> SweepPlan:
     return SweepPlan(spec_json)
 
 
-def _extract(spec_json: str, index: int, arrow) -> bytes:
-    plan = _plan(spec_json)
-    if arrow is None:
-        return plan.run_task(index)
-    from ..parquet import ArrowTrace
-
-    trace = arrow if isinstance(arrow, ArrowTrace) else ArrowTrace.read(arrow)
-    name = arrow if isinstance(arrow, str) else trace.name
-    return plan.run_trace(trace, name)
+def _extract(spec_json: str, index: int, recording: Recording | None) -> bytes:
+    return _plan(spec_json).run_recording(index, recording)
 
 
-def run(spec_json: str, index: int, name: str, arrow=None, time_limit_s: float | None = None) -> Outcome:
+def run(spec_json: str, index: int, name: str, recording: Recording | None = None, time_limit_s: float | None = None) -> Outcome:
     """Task `index` of the plan on this worker: its extraction's bytes, or
     why there are none (an input that cannot be read, named by the library;
     the time limit). What a cluster runs: every argument and the result pickle."""
     started = time.perf_counter()
     where = worker_name()
     try:
-        data = run_limited(_extract, (spec_json, index, arrow), time_limit_s)
+        data = run_limited(_extract, (spec_json, index, recording), time_limit_s)
     except BadInputError as error:
         return Outcome(index, name, "unreadable", error=str(error), seconds=time.perf_counter() - started, worker=where)
     except TimeLimitExceeded as error:
         return Outcome(index, name, "time limit", error=f"{name}: {error}", seconds=time.perf_counter() - started, worker=where)
-    hours = float(json.loads(data)["source"].get("hours", 0.0))
-    return Outcome(index, name, "ok", data=data, seconds=time.perf_counter() - started, amount=hours, worker=where)
+    return Outcome(index, name, "ok", data=data, seconds=time.perf_counter() - started, amount=extraction_hours(data), worker=where)
 
 
 @dataclass
@@ -173,7 +122,7 @@ def sweep(traces=(), grid=None, client=None, *, base=None, seeds: int = 5, hours
         arguments = []
         for i in range(total):
             recording = inputs[i - generated] if i >= generated else None
-            arguments.append((i, recording.name if recording else f"task {i}", recording.arrow if recording else None, time_limit_s))
+            arguments.append((i, recording.name if recording else f"task {i}", recording, time_limit_s))
         outcomes = {}
         for i, outcome in backend.run(f"hearth-sweep-{token}", run, arguments, shared=plan_json):
             if isinstance(outcome, BaseException):
