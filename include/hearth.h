@@ -176,6 +176,14 @@ typedef struct hearth_sweep hearth_sweep;
  * with several pipelines runs each on its own thread or serialises them).
  */
 typedef struct hearth_ingest hearth_ingest;
+/**
+ * The server's schedule of a recorded history: its steps and rows
+ * (hearth_schedule_create).
+ * Ownership: the caller's; release with hearth_release.
+ * Lifetime: a copy of what it computed; holds neither the fixes nor the
+ * receipt times it was made from.
+ * Threads: immutable after creation: any number of threads may read it at once.
+ */
 typedef struct hearth_schedule hearth_schedule;
 
 /**

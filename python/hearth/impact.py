@@ -584,6 +584,11 @@ def detect(traces: Traces, config: ConfigLike = None, *, vehicle_gate: str = "re
     `traces`, `mapping`, `progress` and bad recordings: as `report`; the
     names of recordings left out are in `frame.attrs["failures"]`.
 
+    Example:
+
+    >>> detect("../shared/datasets/phone-drop-freefall/raw_data/fall_1")[["outcome", "jolt_time_s", "jolt_g", "met"]].head(1)
+      outcome  jolt_time_s    jolt_g   met
+    0  silent     4.650604  16.61719  True
     """
     done, failures = _records(traces, config, vehicle_gate, mapping, progress, ("csv", "json"))
     frames = []

@@ -173,20 +173,40 @@ class Ingest:
         """Where each event of the last batch or tick came from (ABI 1.3), one
         per row of its events in order: lib.HEARTH_ORIGIN_BATCH for what the
         batch's own fixes produced, lib.HEARTH_ORIGIN_CLOCK for what the clock
-        advance to its receipt produced (all of a tick's)."""
+        advance to its receipt produced (all of a tick's).
+
+        Example:
+
+        >>> history = pd.DataFrame({"time_ms": np.arange(5, dtype=np.int64) * 100_000 + 1_700_000_000_000,
+        ...                         "latitude_deg": np.full(5, 52.5), "longitude_deg": np.full(5, 13.4),
+        ...                         "horizontal_accuracy_m": np.full(5, 10.0)})
+        >>> pipeline = Ingest()
+        >>> _ = pipeline.ingest(history, 1_700_000_500_000)
+        >>> bool((pipeline.origins() == lib.HEARTH_ORIGIN_BATCH).all())
+        True
+        """
         n = ffi.new("int64_t *")
         raise_for(lib.hearth_ingest_count(self._handle, n, ffi.NULL, ffi.NULL), self._handle)
         out = np.empty(n[0], np.int32)
         raise_for(lib.hearth_ingest_origins(self._handle, n[0], ffi.cast("int32_t *", ffi.from_buffer(out))), self._handle)
         return out
 
-    def replay(self, fixes, **schedule_options) -> list[str]:
+    def replay(self, fixes: Fixes, **schedule_options: Any) -> list[str]:
         """A recorded history through this pipeline on the server's schedule
         (`schedule`, whose options these are): each upload as a batch at its
         receipt, each tick as a tick. Returns every step's event lines in
         order, as `events_json` writes them (a refused upload's schemaError
         line, rejected and sharedFrame lines, then the events): the lines
-        `hearth geo replay` prints, with the diagnostics it prints on stderr."""
+        `hearth geo replay` prints, with the diagnostics it prints on stderr.
+
+        Example:
+
+        >>> history = pd.DataFrame({"time_ms": np.arange(5, dtype=np.int64) * 100_000 + 1_700_000_000_000,
+        ...                         "latitude_deg": np.full(5, 52.5), "longitude_deg": np.full(5, 13.4),
+        ...                         "horizontal_accuracy_m": np.full(5, 10.0)})
+        >>> [json.loads(line)["type"] for line in Ingest().replay(history)]
+        ['sharedFrame', 'sharedFrame', 'sharedFrame']
+        """
         plan = schedule(fixes, **schedule_options)
         lines = []
         for step in range(len(plan.steps)):
@@ -329,13 +349,23 @@ def _step_dtype() -> np.dtype:
                      "offsets": [ffi.offsetof("hearth_step", n) for n in STEP_DTYPE.names], "itemsize": ffi.sizeof("hearth_step")})
 
 
-def uploads(fixes: pd.DataFrame, *, batch: int | None = None, span_ms: int | None = None):
+def uploads(fixes: pd.DataFrame, *, batch: int | None = None, span_ms: int | None = None) -> Iterator[tuple[pd.DataFrame, int]]:
     """A recorded history cut into the uploads it would have arrived in, as
     `hearth geo replay` cuts it (the library's `schedule`): each phone's
     fixes in uploads of at most `batch` fixes spanning at most `span_ms`
     (or, with a received_ms column, one per receipt time), each received a
     second after its newest fix and never before the phone's previous
-    upload, all in order of receipt. Yields (fixes, received_ms)."""
+    upload, all in order of receipt. Yields (fixes, received_ms), times in
+    ms since the epoch.
+
+    Example:
+
+    >>> history = pd.DataFrame({"time_ms": np.arange(5, dtype=np.int64) * 100_000 + 1_700_000_000_000,
+    ...             "latitude_deg": np.full(5, 52.5), "longitude_deg": np.full(5, 13.4),
+    ...             "horizontal_accuracy_m": np.full(5, 10.0)})
+    >>> [(len(part), received) for part, received in uploads(history, span_ms=250_000)]
+    [(3, 1700000201000), (2, 1700000401000)]
+    """
     plan = schedule(fixes, batch=batch, span_ms=span_ms, idle_ticking_ms=0)
     for step in np.flatnonzero(plan.is_upload):
         yield fixes.iloc[plan.positions(step)], int(plan.steps["time_ms"][step])
@@ -343,12 +373,25 @@ def uploads(fixes: pd.DataFrame, *, batch: int | None = None, span_ms: int | Non
 
 def trips(fixes: pd.DataFrame, places: Places = None, circles: Circles = None) -> pd.DataFrame:
     """The trips and stays in a fix history (SPEC §7), replayed through the
-    ingest path as `hearth geo replay` does (then two hours on, so open trips
-    close): one row per closed segment or stay, with its summary (start and
-    end times in ms, path in metres, speeds in m/s) and a trip's named ends
-    (value.startPlace, value.startNamedBy, value.startPlaceDistanceMeters,
-    value.endPlace, value.endNamedBy, startPlaceName, placeName), as the
-    replay's lines carry them."""
+    ingest path on the server's schedule as `hearth geo replay` does (then
+    two hours on, so open trips close): one row per closed segment or stay,
+    the replay's JSON lines flattened to the package's column names
+    (python/README.md, "Conventions"): time_ms, type, ended_by, id, is_trip,
+    person, reasons, its summary (start_ms, end_ms, path_m, displacement_m,
+    average_speed_mps, max_agreed_speed_mps, start_latitude_deg, …), a
+    trip's named ends (start_place, start_named_by, start_place_distance_m,
+    end_place, end_named_by, start_place_name, place_name) and, beside each
+    `…_ms`, its UTC datetime (time, start, end).
+
+    Example:
+
+    >>> fixes = pd.DataFrame({"time_ms": np.arange(60, dtype=np.int64) * 30_000 + 1_700_000_000_000,
+    ...                       "latitude_deg": np.linspace(52.52, 52.56, 60), "longitude_deg": np.full(60, 13.405),
+    ...                       "horizontal_accuracy_m": np.full(60, 10.0), "speed_mps": np.full(60, 1.5)})
+    >>> trips(fixes)[["type", "start", "end", "path_m"]]
+       type                     start                       end       path_m
+    0  trip 2023-11-14 22:13:20+00:00 2023-11-14 22:42:50+00:00  4447.803209
+    """
     lines = Ingest(places, circles).replay(fixes, linger_ms=2 * 3_600_000)
     rows = [event for event in map(json.loads, lines) if event["type"] in ("trip", "stay")]
-    return pd.json_normalize(rows)
+    return with_datetimes(pd.json_normalize(rows).rename(columns=flat_name))

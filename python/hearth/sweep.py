@@ -198,7 +198,14 @@ class SweepPlan:
 
     def run_recording(self, index: int, recording: "Recording") -> bytes:
         """Task `index`, a recording: read by the library from its path, or
-        built from the data in hand (`hearth.trace.trace_handle`)."""
+        built from the data in hand (`hearth.trace.trace_handle`).
+
+        Example:
+
+        >>> plan = SweepPlan(spec(["../shared/datasets/phone-drop-freefall/raw_data/fall_1"], {"jolt_g": [4]}, seeds=1, hours=0))
+        >>> plan.run_recording(0, recordings("../shared/datasets/phone-drop-freefall/raw_data/fall_1")[0]) == plan.run_task(0)
+        True
+        """
         if recording is None or recording.data is None:
             return self.run_task(index)
         return self.run_trace(trace_handle(recording.data, library=self._lab), recording.name)
