@@ -27,6 +27,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
   /// The column door against the file door: the same values as columns
   /// (`ColumnTrace`) and as a trace folder must keep and reject alike.
   case columns
+  /// C ABI entry points that take data (DoorTargets.swift; docs/fuzzing.md's table).
+  case ingestBatch, ingestRestore, privacyProject, detectorFeed, incidentRestore, traceColumns
 
   /// Between the files of one input (folder targets).
   public static let separator: [UInt8] = [0x1E, 0x1D]
@@ -142,6 +144,12 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
       _ = try? JSONDecoder().decode(ImpactConfiguration.self, from: Data(bytes))
     case .columns:
       Self.columnsAgainstFolder(bytes, scratch)
+    case .ingestBatch: DoorTargets.ingestBatch(bytes)
+    case .ingestRestore: DoorTargets.ingestRestore(bytes)
+    case .privacyProject: DoorTargets.privacyProject(bytes)
+    case .detectorFeed: DoorTargets.detectorFeed(bytes)
+    case .incidentRestore: DoorTargets.incidentRestore(bytes)
+    case .traceColumns: DoorTargets.traceColumns(bytes)
     }
   }
 
