@@ -399,4 +399,70 @@ enum DoorTargets {
       precondition(read == kept + rejected, "\(file["file"] ?? "?"): \(read) read ≠ \(kept) kept + \(rejected) rejected")
     }
   }
+
+  /// `hearth_distances_m`, `hearth_distances_from_m` and
+  /// `hearth_track_distances_m`: fuzzed coordinates. Every distance is NaN
+  /// or within [0, half the Earth's circumference]; the running path never
+  /// decreases (beyond rounding) and, once NaN, stays NaN.
+  static func distances(_ bytes: [UInt8]) {
+    var w = FuzzWords(bytes)
+    let n = w.small(48)
+    let lat = (0..<n).map { _ in w.value(near: 0, spread: 100) }
+    let lon = (0..<n).map { _ in w.value(near: 0, spread: 200) }
+    let lat2 = (0..<n).map { _ in w.value(near: 0, spread: 100) }
+    let lon2 = (0..<n).map { _ in w.value(near: 0, spread: 200) }
+    let halfway = Double.pi * 6_371_008.8 * (1 + 1e-9)
+    var out = [Double](repeating: 0, count: n)
+    var steps = [Double](repeating: 0, count: n)
+    var path = [Double](repeating: 0, count: n)
+    if checked(hearth_distances_m(Int64(n), lat, lon, lat2, lon2, &out), "hearth_distances_m") == HEARTH_OK {
+      precondition(out.allSatisfy { $0.isNaN || (0...halfway).contains($0) }, "a distance out of [0, πR]")
+    }
+    let (oLat, oLon) = (w.value(near: 0, spread: 100), w.value(near: 0, spread: 200))
+    if checked(hearth_distances_from_m(oLat, oLon, Int64(n), lat, lon, &out), "hearth_distances_from_m") == HEARTH_OK {
+      precondition(out.allSatisfy { $0.isNaN || (0...halfway).contains($0) }, "a distance out of [0, πR]")
+    }
+    guard checked(hearth_track_distances_m(Int64(n), lat, lon, &steps, &path), "hearth_track_distances_m") == HEARTH_OK
+    else { return }
+    for i in path.indices.dropFirst() where !path[i].isNaN {
+      // Compensated summation may take back half an ulp after a zero step.
+      precondition(
+        !path[i - 1].isNaN && path[i] >= path[i - 1] * (1 - 1e-12), "the running path decreased or came back from NaN")
+    }
+  }
+
+  /// `hearth_validate`, `hearth_dedupe_create` and `hearth_dedupe_insert`:
+  /// fuzzed batches against fuzzed clocks and limits. A refused batch
+  /// (schema) leaves the verdicts untouched and names a fix within it; a
+  /// batch inserted twice finds no new key the second time.
+  static func validateDedupe(_ bytes: [UInt8]) {
+    var w = FuzzWords(bytes)
+    var dedupe: OpaquePointer?
+    guard checked(hearth_dedupe_create(&dedupe), "hearth_dedupe_create") == HEARTH_OK else { return }
+    defer { hearth_release(UnsafeMutableRawPointer(dedupe)) }
+    for _ in 0..<(1 + w.small(4)) {
+      let fixes = FuzzFixColumns(&w, rows: w.small(24), aroundMilliseconds: start)
+      let n = fixes.time.count
+      let untouched: Int32 = -7
+      var verdicts = [Int32](repeating: untouched, count: n)
+      var schema = hearth_schema_error()
+      let now = w.word() & 1 == 0 ? w.int64() : start + 600_000
+      let (future, age) = (w.word() & 1 == 0 ? w.int64() : 60_000, w.word() & 1 == 0 ? w.int64() : 86_400_000)
+      let status = checked(
+        fixes.withFixes { hearth_validate($0, now, future, age, &verdicts, &schema) }, "hearth_validate")
+      if status == HEARTH_ERROR_SCHEMA {
+        precondition(verdicts.allSatisfy { $0 == untouched }, "a refused batch wrote verdicts")
+        precondition((0..<Int64(n)).contains(schema.index), "the schema error names no fix of the batch")
+      }
+      var outcomes = [Int32](repeating: untouched, count: n)
+      guard checked(fixes.withFixes { hearth_dedupe_insert(dedupe, $0, &outcomes) }, "hearth_dedupe_insert") == HEARTH_OK
+      else { continue }
+      var again = [Int32](repeating: untouched, count: n)
+      var (before, after) = (Int64(0), Int64(0))
+      precondition(hearth_dedupe_count(dedupe, &before) == HEARTH_OK)
+      precondition(fixes.withFixes { hearth_dedupe_insert(dedupe, $0, &again) } == HEARTH_OK, "a retry was refused")
+      precondition(hearth_dedupe_count(dedupe, &after) == HEARTH_OK && after == before, "a retried batch stored new keys")
+      precondition(!again.contains(HEARTH_DEDUPE_INSERTED), "a retried fix was inserted again")
+    }
+  }
 }

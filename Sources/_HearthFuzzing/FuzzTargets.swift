@@ -29,6 +29,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
   case columns
   /// C ABI entry points that take data (DoorTargets.swift; docs/fuzzing.md's table).
   case ingestBatch, ingestRestore, privacyProject, detectorFeed, incidentRestore, traceColumns
+  case distances, validateDedupe
 
   /// Between the files of one input (folder targets).
   public static let separator: [UInt8] = [0x1E, 0x1D]
@@ -150,6 +151,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case .detectorFeed: DoorTargets.detectorFeed(bytes)
     case .incidentRestore: DoorTargets.incidentRestore(bytes)
     case .traceColumns: DoorTargets.traceColumns(bytes)
+    case .distances: DoorTargets.distances(bytes)
+    case .validateDedupe: DoorTargets.validateDedupe(bytes)
     }
   }
 

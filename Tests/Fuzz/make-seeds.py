@@ -90,7 +90,7 @@ def words(seed, count):
     return struct.pack("<%dQ" % count, *out)
 
 
-for i, target in enumerate(["ingestBatch", "privacyProject", "detectorFeed", "traceColumns"]):
+for i, target in enumerate(["ingestBatch", "privacyProject", "detectorFeed", "traceColumns", "distances", "validateDedupe"]):
     write(target, "seed-words", words(i + 1, 256))
 write("ingestRestore", "seed-state", open(os.path.join(ROOT, "ingestState", "seed-state"), "rb").read())
 write("incidentRestore", "seed", b'{"verdictMilliseconds":1700000000000,"account":"a","phase":{"asking":{}}}')
