@@ -64,7 +64,9 @@ struct FuzzColumns {
     pointers = owned.map { UnsafePointer($0.baseAddress) }
   }
 
-  func deallocate() { owned.forEach { $0.deallocate() } }
+  func deallocate() {
+    for buffer in owned { buffer.deallocate() }
+  }
 }
 
 /// The statuses hearth.h lists.
@@ -188,10 +190,14 @@ enum DoorTargets {
       let columns = FuzzFixColumns(&w, rows: w.small(24), aroundMilliseconds: start + Int64(batch) * 600_000)
       let received = w.word() & 1 == 0 ? w.int64() : start + Int64(batch + 1) * 600_000
       let before = saved(ingest)
-      let status = checked(columns.withFixes { hearth_ingest_batch(ingest, $0, received) }, "hearth_ingest_batch")
-      if status == HEARTH_ERROR_SCHEMA { precondition(saved(ingest) == before, "a refused batch changed the state") }
+      let status = checked(
+        columns.withFixes { hearth_ingest_batch(ingest, $0, received) }, "hearth_ingest_batch")
+      if status == HEARTH_ERROR_SCHEMA {
+        precondition(saved(ingest) == before, "a refused batch changed the state")
+      }
       readOutputs(ingest)
-      _ = checked(hearth_ingest_tick(ingest, w.word() & 1 == 0 ? w.int64() : received + 120_000), "hearth_ingest_tick")
+      _ = checked(
+        hearth_ingest_tick(ingest, w.word() & 1 == 0 ? w.int64() : received + 120_000), "hearth_ingest_tick")
       readOutputs(ingest)
     }
   }
@@ -254,7 +260,8 @@ enum DoorTargets {
     var slots = [Int64](repeating: 0, count: n)
     let status = checked(
       hearth_privacy_project(
-        grid, floor, slot, Int64(n), fixes.time, fixes.latitude, fixes.longitude, fixes.accuracy, &ids, &centreLat,
+        grid, floor, slot, Int64(n), fixes.time, fixes.latitude, fixes.longitude, fixes.accuracy, &ids,
+        &centreLat,
         &centreLon, &accuracy, &slots), "hearth_privacy_project")
     var snapped = [Int64](repeating: 0, count: n)
     var (snapLat, snapLon) = ([Double](repeating: 0, count: n), [Double](repeating: 0, count: n))
@@ -279,7 +286,9 @@ enum DoorTargets {
   static func detectorFeed(_ bytes: [UInt8]) {
     var w = FuzzWords(bytes)
     var detector: OpaquePointer?
-    guard checked(hearth_detector_create(nil, &detector), "hearth_detector_create") == HEARTH_OK else { return }
+    guard checked(hearth_detector_create(nil, &detector), "hearth_detector_create") == HEARTH_OK else {
+      return
+    }
     defer { hearth_release(UnsafeMutableRawPointer(detector)) }
     var clock = 0.0
     for _ in 0..<(1 + w.small(8)) {
@@ -304,7 +313,8 @@ enum DoorTargets {
       let c = columns.pointers
       var batch = hearth_sensor_batch(
         accelerometer_count: Int64(na), accelerometer_t_s: c[0], accelerometer_x_mps2: c[1],
-        accelerometer_y_mps2: c[2], accelerometer_z_mps2: c[3], gyroscope_count: Int64(ng), gyroscope_t_s: c[4],
+        accelerometer_y_mps2: c[2], accelerometer_z_mps2: c[3], gyroscope_count: Int64(ng),
+        gyroscope_t_s: c[4],
         gyroscope_x_radps: c[5], gyroscope_y_radps: c[6], gyroscope_z_radps: c[7], barometer_count: Int64(nb),
         barometer_t_s: c[8], barometer_hpa: c[9], fix_count: Int64(nf), fix_t_s: c[10], fix_speed_mps: c[11],
         vehicle_gate: Int32(truncatingIfNeeded: w.word() % 3))
@@ -316,15 +326,18 @@ enum DoorTargets {
     precondition(hearth_detector_count(detector, &verdicts, &conditions) == HEARTH_OK)
     var v = [hearth_verdict](repeating: hearth_verdict(), count: Int(verdicts))
     var c = [hearth_condition](repeating: hearth_condition(), count: Int(conditions))
-    precondition(hearth_detector_verdicts(detector, verdicts, &v) == HEARTH_OK, "verdicts do not fit their count")
+    precondition(
+      hearth_detector_verdicts(detector, verdicts, &v) == HEARTH_OK, "verdicts do not fit their count")
     precondition(hearth_detector_conditions(detector, conditions, &c) == HEARTH_OK, "conditions do not fit")
     for verdict in v {
       precondition(
         verdict.first_condition >= 0 && verdict.condition_count >= 0
-          && verdict.first_condition + verdict.condition_count <= conditions, "a verdict's conditions are out of the list")
+          && verdict.first_condition + verdict.condition_count <= conditions,
+        "a verdict's conditions are out of the list")
     }
     var (skipped, gateOff) = (Int64(0), Int64(0))
-    precondition(hearth_detector_counters(detector, &skipped, &gateOff) == HEARTH_OK && skipped >= 0 && gateOff >= 0)
+    precondition(
+      hearth_detector_counters(detector, &skipped, &gateOff) == HEARTH_OK && skipped >= 0 && gateOff >= 0)
   }
 
   /// `hearth_incident_restore` (then `check` and `save`): the input as saved
@@ -332,7 +345,8 @@ enum DoorTargets {
   /// and its saved bytes restore to an incident that saves the same bytes.
   static func incidentRestore(_ bytes: [UInt8]) {
     var incident: OpaquePointer?
-    let status = checked(hearth_incident_restore(bytes, Int64(bytes.count), &incident), "hearth_incident_restore")
+    let status = checked(
+      hearth_incident_restore(bytes, Int64(bytes.count), &incident), "hearth_incident_restore")
     defer { hearth_release(UnsafeMutableRawPointer(incident)) }
     guard status == HEARTH_OK else { return }
     func save(_ handle: OpaquePointer?) -> [UInt8] {
@@ -344,7 +358,8 @@ enum DoorTargets {
     }
     let first = save(incident)
     var again: OpaquePointer?
-    precondition(hearth_incident_restore(first, Int64(first.count), &again) == HEARTH_OK, "saved bytes refused")
+    precondition(
+      hearth_incident_restore(first, Int64(first.count), &again) == HEARTH_OK, "saved bytes refused")
     precondition(save(again) == first, "save ∘ restore is not the identity")
     hearth_release(UnsafeMutableRawPointer(again))
     var w = FuzzWords(bytes)
@@ -352,8 +367,10 @@ enum DoorTargets {
     for _ in 0..<4 {
       _ = checked(
         hearth_incident_check(
-          incident, w.int64(), Int32(truncatingIfNeeded: w.word() % 10), Int32(truncatingIfNeeded: w.word() % 600),
-          Int32(truncatingIfNeeded: w.word() % 4), w.word() & 1 == 0 ? "a" : "b", &action), "hearth_incident_check")
+          incident, w.int64(), Int32(truncatingIfNeeded: w.word() % 10),
+          Int32(truncatingIfNeeded: w.word() % 600),
+          Int32(truncatingIfNeeded: w.word() % 4), w.word() & 1 == 0 ? "a" : "b", &action),
+        "hearth_incident_check")
     }
     _ = save(incident)
   }
@@ -365,7 +382,9 @@ enum DoorTargets {
     var w = FuzzWords(bytes)
     var trace: OpaquePointer?
     let origin = w.word() & 1 == 0 ? w.int64() : start
-    guard checked(hearth_trace_create("{\"timeOriginMs\": \(origin)}", &trace), "hearth_trace_create") == HEARTH_OK
+    guard
+      checked(hearth_trace_create("{\"timeOriginMs\": \(origin)}", &trace), "hearth_trace_create")
+        == HEARTH_OK
     else {
       hearth_release(UnsafeMutableRawPointer(trace))
       return
@@ -396,7 +415,8 @@ enum DoorTargets {
     for file in files {
       guard let read = file["rowsRead"] as? Int, let kept = file["rowsKept"] as? Int else { continue }
       let rejected = (file["rejectedByReason"] as? [String: Int])?.values.reduce(0, +) ?? 0
-      precondition(read == kept + rejected, "\(file["file"] ?? "?"): \(read) read ≠ \(kept) kept + \(rejected) rejected")
+      precondition(
+        read == kept + rejected, "\(file["file"] ?? "?"): \(read) read ≠ \(kept) kept + \(rejected) rejected")
     }
   }
 
@@ -419,15 +439,20 @@ enum DoorTargets {
       precondition(out.allSatisfy { $0.isNaN || (0...halfway).contains($0) }, "a distance out of [0, πR]")
     }
     let (oLat, oLon) = (w.value(near: 0, spread: 100), w.value(near: 0, spread: 200))
-    if checked(hearth_distances_from_m(oLat, oLon, Int64(n), lat, lon, &out), "hearth_distances_from_m") == HEARTH_OK {
+    if checked(hearth_distances_from_m(oLat, oLon, Int64(n), lat, lon, &out), "hearth_distances_from_m")
+      == HEARTH_OK
+    {
       precondition(out.allSatisfy { $0.isNaN || (0...halfway).contains($0) }, "a distance out of [0, πR]")
     }
-    guard checked(hearth_track_distances_m(Int64(n), lat, lon, &steps, &path), "hearth_track_distances_m") == HEARTH_OK
+    guard
+      checked(hearth_track_distances_m(Int64(n), lat, lon, &steps, &path), "hearth_track_distances_m")
+        == HEARTH_OK
     else { return }
     for i in path.indices.dropFirst() where !path[i].isNaN {
       // Compensated summation may take back half an ulp after a zero step.
       precondition(
-        !path[i - 1].isNaN && path[i] >= path[i - 1] * (1 - 1e-12), "the running path decreased or came back from NaN")
+        !path[i - 1].isNaN && path[i] >= path[i - 1] * (1 - 1e-12),
+        "the running path decreased or came back from NaN")
     }
   }
 
@@ -455,13 +480,18 @@ enum DoorTargets {
         precondition((0..<Int64(n)).contains(schema.index), "the schema error names no fix of the batch")
       }
       var outcomes = [Int32](repeating: untouched, count: n)
-      guard checked(fixes.withFixes { hearth_dedupe_insert(dedupe, $0, &outcomes) }, "hearth_dedupe_insert") == HEARTH_OK
+      guard
+        checked(fixes.withFixes { hearth_dedupe_insert(dedupe, $0, &outcomes) }, "hearth_dedupe_insert")
+          == HEARTH_OK
       else { continue }
       var again = [Int32](repeating: untouched, count: n)
       var (before, after) = (Int64(0), Int64(0))
       precondition(hearth_dedupe_count(dedupe, &before) == HEARTH_OK)
-      precondition(fixes.withFixes { hearth_dedupe_insert(dedupe, $0, &again) } == HEARTH_OK, "a retry was refused")
-      precondition(hearth_dedupe_count(dedupe, &after) == HEARTH_OK && after == before, "a retried batch stored new keys")
+      precondition(
+        fixes.withFixes { hearth_dedupe_insert(dedupe, $0, &again) } == HEARTH_OK, "a retry was refused")
+      precondition(
+        hearth_dedupe_count(dedupe, &after) == HEARTH_OK && after == before, "a retried batch stored new keys"
+      )
       precondition(!again.contains(HEARTH_DEDUPE_INSERTED), "a retried fix was inserted again")
     }
   }

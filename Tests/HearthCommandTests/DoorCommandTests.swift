@@ -80,7 +80,8 @@ struct DoorCommandTests {
   }
 }
 
-@Suite("hearth impact sweep: a plan is refused from its estimated size before anything is allocated (issue 29.7)")
+@Suite(
+  "hearth impact sweep: a plan is refused from its estimated size before anything is allocated (issue 29.7)")
 struct SweepSizeCommandTests {
   /// Twenty values in each list (0.25 … 5): 20⁵ = 3.2 × 10⁶ combinations over one seed.
   static let twentyOfEach: [String] = {

@@ -7,7 +7,8 @@ import Testing
 
 /// The estimate every door holds a sweep plan to before it lists a task
 /// (issue 29.7): sizes only, no trap for any size, the budget on both sides.
-@Suite("Sweep cost: a plan is estimated from its sizes and refused over the budget before anything is allocated")
+@Suite(
+  "Sweep cost: a plan is estimated from its sizes and refused over the budget before anything is allocated")
 struct ImpactSweepCostTests {
   /// A grid with `counts[i]` values for setting i (values within every domain).
   static func grid(_ counts: [Int]) -> ImpactSweep.Grid {
@@ -18,7 +19,9 @@ struct ImpactSweepCostTests {
     return grid
   }
 
-  @Test("the combination count is the length of the listed combinations, for every grid of 1 to 3 values per setting")
+  @Test(
+    "the combination count is the length of the listed combinations, for every grid of 1 to 3 values per setting"
+  )
   func combinationCountMatchesTheList() {
     for code in 0..<243 {
       let counts = (0..<5).map { code / [1, 3, 9, 27, 81][$0] % 3 + 1 }
@@ -36,14 +39,17 @@ struct ImpactSweepCostTests {
     #expect(ImpactSweep.budgetProblem(grid: ImpactSweep.Grid(), seeds: 5, hours: 100) == nil)
   }
 
-  @Test("a plan costing exactly the budget is taken; one byte under the cost, it is refused with the estimate")
+  @Test(
+    "a plan costing exactly the budget is taken; one byte under the cost, it is refused with the estimate")
   func bothSidesOfTheBudget() throws {
     let grid = Self.grid([2, 3, 1, 2, 1])
     let cost = ImpactSweep.cost(grid: grid, seeds: 7, hours: 12.5, recordings: 3)
     #expect(
-      ImpactSweep.budgetProblem(grid: grid, seeds: 7, hours: 12.5, recordings: 3, budgetBytes: cost.bytes) == nil)
+      ImpactSweep.budgetProblem(grid: grid, seeds: 7, hours: 12.5, recordings: 3, budgetBytes: cost.bytes)
+        == nil)
     let refused = try #require(
-      ImpactSweep.budgetProblem(grid: grid, seeds: 7, hours: 12.5, recordings: 3, budgetBytes: cost.bytes - 1))
+      ImpactSweep.budgetProblem(grid: grid, seeds: 7, hours: 12.5, recordings: 3, budgetBytes: cost.bytes - 1)
+    )
     #expect(refused.hasPrefix("the sweep is too large: "), "\(refused)")
     #expect(refused.contains("\(Int(cost.traces)) traces × 12 combinations"), "\(refused)")
     #expect(refused.contains("over the budget of"), "\(refused)")
