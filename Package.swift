@@ -116,7 +116,9 @@ let package = Package(
     ),
 
     /// Fuzz targets for the readers (not API) and the dual-mode harness.
-    .target(name: "_HearthFuzzing", dependencies: ["HearthGeo", "HearthImpact", "HearthTrace"]),
+    .target(
+      name: "_HearthFuzzing",
+      dependencies: ["CHearth", "HearthC", "HearthGeo", "HearthImpact", "HearthTrace"]),
     .executableTarget(name: "HearthFuzz", dependencies: ["_HearthFuzzing"]),
 
     // MARK: Tests

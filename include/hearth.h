@@ -634,6 +634,9 @@ int32_t hearth_incident_restore(const uint8_t *state, int64_t size, hearth_incid
  * "free_fall_s": [..], "seeds": N, "hours": H, "recordings": [paths],
  * "mapping": path or null, "vehicle_gate": "recording"|"on"|"off"}; every key
  * optional (the defaults of `hearth impact sweep`). Reads no file yet.
+ * HEARTH_ERROR_BAD_INPUT, before any task is listed, for a plan whose
+ * estimated memory is over 2 GiB (the message gives the estimate: traces,
+ * combinations, samples, GB), as `hearth impact sweep` refuses it.
  */
 int32_t hearth_sweep_plan(const char *spec_json, hearth_sweep **out);
 

@@ -89,6 +89,12 @@ struct SweepSpec {
       self.hours = hours
     }
     recordings = given.recordings ?? []
+    // The plan's cost, estimated before any task is listed (SweepPlan lists them).
+    if let tooLarge = ImpactSweep.budgetProblem(
+      grid: grid, seeds: seeds, hours: hours, recordings: recordings.count)
+    {
+      throw bad(tooLarge)
+    }
     mapping = given.mapping
     if let word = given.vehicle_gate {
       guard let policy = VehicleGatePolicy(rawValue: word) else {

@@ -27,6 +27,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
   /// The column door against the file door: the same values as columns
   /// (`ColumnTrace`) and as a trace folder must keep and reject alike.
   case columns
+  /// C ABI entry points that take data (DoorTargets.swift; docs/fuzzing.md's table).
+  case ingestBatch, ingestRestore, privacyProject, detectorFeed, incidentRestore, traceColumns
+  case distances, validateDedupe
 
   /// Between the files of one input (folder targets).
   public static let separator: [UInt8] = [0x1E, 0x1D]
@@ -142,6 +145,14 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
       _ = try? JSONDecoder().decode(ImpactConfiguration.self, from: Data(bytes))
     case .columns:
       Self.columnsAgainstFolder(bytes, scratch)
+    case .ingestBatch: DoorTargets.ingestBatch(bytes)
+    case .ingestRestore: DoorTargets.ingestRestore(bytes)
+    case .privacyProject: DoorTargets.privacyProject(bytes)
+    case .detectorFeed: DoorTargets.detectorFeed(bytes)
+    case .incidentRestore: DoorTargets.incidentRestore(bytes)
+    case .traceColumns: DoorTargets.traceColumns(bytes)
+    case .distances: DoorTargets.distances(bytes)
+    case .validateDedupe: DoorTargets.validateDedupe(bytes)
     }
   }
 
@@ -168,33 +179,43 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     let act = take(10, 2)
     let f = take(12, 4)
     raw.accelerometer = AccelerationStream(
-      samples: VectorStream(seconds: a.map { $0[0] }, x: a.map { $0[1] }, y: a.map { $0[2] }, z: a.map { $0[3] }),
+      samples: VectorStream(
+        seconds: a.map { $0[0] }, x: a.map { $0[1] }, y: a.map { $0[2] }, z: a.map { $0[3] }),
       content: .includesGravity)
-    raw.gyroscope = VectorStream(seconds: g.map { $0[0] }, x: g.map { $0[1] }, y: g.map { $0[2] }, z: g.map { $0[3] })
+    raw.gyroscope = VectorStream(
+      seconds: g.map { $0[0] }, x: g.map { $0[1] }, y: g.map { $0[2] }, z: g.map { $0[3] })
     raw.barometer = PressureStream(seconds: b.map { $0[0] }, hectopascals: b.map { $0[1] })
-    columns.append(.accelerometer, seconds: a.map { $0[0] }, x: a.map { $0[1] }, y: a.map { $0[2] }, z: a.map { $0[3] })
-    columns.append(.gyroscope, seconds: g.map { $0[0] }, x: g.map { $0[1] }, y: g.map { $0[2] }, z: g.map { $0[3] })
-    columns.append(.barometer, seconds: b.map { $0[0] }, x: b.map { $0[1] }, y: [Double]?.none, z: [Double]?.none)
+    columns.append(
+      .accelerometer, seconds: a.map { $0[0] }, x: a.map { $0[1] }, y: a.map { $0[2] }, z: a.map { $0[3] })
+    columns.append(
+      .gyroscope, seconds: g.map { $0[0] }, x: g.map { $0[1] }, y: g.map { $0[2] }, z: g.map { $0[3] })
+    columns.append(
+      .barometer, seconds: b.map { $0[0] }, x: b.map { $0[1] }, y: [Double]?.none, z: [Double]?.none)
     // Activities: whole codes 0–5 as the folder's JSON can hold them (the
     // others are the folder's JSON's problem, not the rows').
-    let codes = act.map { (seconds: $0[0], code: Double(UInt8(truncatingIfNeeded: Int64(bitPattern: $0[1].bitPattern)) % 8)) }
+    let codes = act.map {
+      (seconds: $0[0], code: Double(UInt8(truncatingIfNeeded: Int64(bitPattern: $0[1].bitPattern)) % 8))
+    }
     raw.activities = codes.compactMap { c in
       Activity(rawValue: UInt8(c.code)).map { ActivitySample(seconds: c.seconds, activity: $0) }
     }
     columns.append(
-      .activities, seconds: raw.activities.map(\.seconds), x: raw.activities.map { Double($0.activity.rawValue) },
+      .activities, seconds: raw.activities.map(\.seconds),
+      x: raw.activities.map { Double($0.activity.rawValue) },
       y: [Double]?.none, z: [Double]?.none)
     let fixes = FixColumns(
       f.map { r in
         Fix(
-          timeMilliseconds: Int64(exactly: r[0].rounded(.towardZero)) ?? 0, latitudeDegrees: r[1], longitudeDegrees: r[2],
+          timeMilliseconds: Int64(exactly: r[0].rounded(.towardZero)) ?? 0, latitudeDegrees: r[1],
+          longitudeDegrees: r[2],
           horizontalAccuracyMeters: r[3], speedMetersPerSecond: nil, headingDegrees: nil, altitudeMeters: nil)
       })
     raw.fixes = fixes
     columns.append(fixes: fixes)
     let folder = scratch.folder("columns", files: [], parts: [])
     try? FileManager.default.removeItem(atPath: folder)
-    guard (try? TraceFolder.write(raw, to: folder)) != nil, let (expected, folderReport) = try? TraceFolder.read(folder)
+    guard (try? TraceFolder.write(raw, to: folder)) != nil,
+      let (expected, folderReport) = try? TraceFolder.read(folder)
     else { return }
     let (trace, report) = columns.read()
     for name in ["accelerometer", "gyroscope", "barometer", "fixes"] {
@@ -207,7 +228,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     // Activity times go through the folder's JSON, which does not give every
     // decimal back to the last bit: compared by count.
     var (mine, theirs) = (trace, expected)
-    precondition(mine.activities.count == theirs.activities.count, "columns and folder keep different activities")
+    precondition(
+      mine.activities.count == theirs.activities.count, "columns and folder keep different activities")
     (mine.activities, theirs.activities) = ([], [])
     mine.metadata = theirs.metadata
     precondition(mine.matches(theirs), "columns and folder keep different samples")

@@ -80,6 +80,48 @@ struct DoorCommandTests {
   }
 }
 
+@Suite(
+  "hearth impact sweep: a plan is refused from its estimated size before anything is allocated (issue 29.7)")
+struct SweepSizeCommandTests {
+  /// Twenty values in each list (0.25 … 5): 20⁵ = 3.2 × 10⁶ combinations over one seed.
+  static let twentyOfEach: [String] = {
+    let values = (1...20).map { String(Double($0) / 4) }.joined(separator: ",")
+    let lists = ["--jolt-g", "--spin", "--pressure", "--moving", "--free-fall"].flatMap { [$0, values] }
+    return ["--seeds", "1", "--hours", "0"] + lists
+  }()
+
+  @Test(
+    "seeds and hours past the ranges, and at the ranges' far ends (over the memory budget): exit 2 with one line, under 1 GB and 60 s",
+    arguments: [
+      (["--seeds", "1e9"], "--seeds: cannot read '1e9'"),
+      (["--seeds", "1000000000"], "--seeds must be from 1 to 1000000"),
+      (["--hours", "1e12"], "--hours from 0 to 1000000"),
+      (["--seeds", "1000000", "--hours", "0"], "the sweep is too large: 3e+07 traces × 1 combinations"),
+      (["--seeds", "1", "--hours", "1000000"], "the sweep is too large: 3.4e+06 traces × 1 combinations"),
+      (SweepSizeCommandTests.twentyOfEach, "30 traces × 3.2e+06 combinations"),
+    ] as [([String], String)])
+  func sweepTooLarge(flags: [String], named: String) throws {
+    let run = try DoorCommandTests.hearth(["impact", "sweep"] + flags)
+    #expect(run.status == 2, "exit \(run.status): \(run.err.prefix(400))")
+    #expect(run.err.contains("usage error") && run.err.contains(named), "\(run.err.prefix(400))")
+    #expect(run.err.split(separator: "\n").count == 1, "\(run.err.prefix(400))")
+    #expect(run.out.isEmpty)
+  }
+
+  @Test("a plan just within the budget is not refused by it (the estimate is not a range check)")
+  func sweepWithinBudgetRuns() throws {
+    // Thirty scenario runs: a longer time limit than the refusals' (a loaded machine).
+    let run = try BuiltExecutable.run(
+      "hearth",
+      [
+        "impact", "sweep", "--seeds", "1", "--hours", "0", "--jolt-g", "3,4,5,6,7,8,9,10,11,12", "--spin",
+        "1,2,3,4,5,6,7,8,9,10",
+      ], timeLimitSeconds: 600, memoryLimitMegabytes: DoorCommandTests.limits.megabytes)
+    #expect(run.status == 0, "exit \(run.status): \(run.err.prefix(400))")
+    #expect(run.out.split(separator: "\n").count == 101, "\(run.out.prefix(400))")
+  }
+}
+
 @Suite("hearth: a result that cannot be written ends the run with one line and exit 74")
 struct OutputFailureCommandTests {
   @Test(

@@ -24,7 +24,9 @@ recording came from in its schema metadata:
 
 Sensor times are seconds on the recording's clock (its origin is
 ``timeOriginMs``), fix times milliseconds since the Unix epoch, missing
-readings NaN. Arrow IPC files (``accelerometer.arrow`` …) in place of the
+readings NaN. A column whose declared unit (field or schema metadata) is not
+the layout's is refused by name (BadInputError), never read as if it were.
+Arrow IPC files (``accelerometer.arrow`` …) in place of the
 ``.parquet`` files are read the same way, memory-mapped. The layout is the
 detector's and the ingest path's view of a recording: the accelerometer with
 gravity included (a file that kept gravity apart has it added back), the
@@ -352,9 +354,37 @@ def _schema_for(table, stream: str, metadata: dict) -> pa.Schema:
     return pa.schema([full.field(name) for name in table.column_names], metadata=full.metadata)
 
 
+def _declared_units(given: pa.Schema, where: str) -> dict:
+    """The unit each column declares: its field metadata's `unit`, else the
+    schema metadata's `hearth.units` entry (columns with neither declare none)."""
+    meta = given.metadata or {}
+    try:
+        table_units = json.loads(meta.get(b"hearth.units", b"{}"))
+    except ValueError:
+        raise _bad(f"{where}: hearth.units metadata is not JSON") from None
+    if not isinstance(table_units, dict):
+        raise _bad(f"{where}: hearth.units metadata is not a JSON object of column: unit")
+    declared = {}
+    for f in given:
+        unit = (f.metadata or {}).get(b"unit")
+        declared[f.name] = unit.decode(errors="replace") if unit is not None else table_units.get(f.name)
+    return declared
+
+
 def _check_columns(given: pa.Schema, stream: str, where: str) -> None:
-    """Columns of the layout's types; the required ones present."""
+    """Columns of the layout's types and units; the required ones present.
+    A column that declares a unit (field metadata `unit`, or the schema's
+    `hearth.units`) other than the layout's is refused by name: the layout's
+    buffers are handed to the library as they are, so a value in km/h would
+    be read as m/s. A column that declares none is in the layout's unit."""
     expected = {name: kind for name, kind, _ in STREAMS[stream]}
+    units = {name: unit for name, _, unit in STREAMS[stream]}
+    for name, unit in _declared_units(given, where).items():
+        if name in units and unit is not None and unit != units[name]:
+            raise _bad(
+                f"{where}: column {name} is declared in {unit!r}, the layout stores it in {units[name]!r} "
+                f"(hearth.parquet converts no unit: convert the column to {units[name]!r} and declare that)"
+            )
     required = _REQUIRED_FIXES if stream == "fixes" else tuple(expected)
     missing = [name for name in required if name not in given.names]
     if missing:

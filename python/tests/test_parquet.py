@@ -178,3 +178,62 @@ def test_a_sweep_task_on_a_recording_with_no_accelerometer_names_it():
     handle = created(plan._lab.hearth_trace_create, text("{}"), library=plan._lab)
     with pytest.raises(hearth.BadInputError, match="quiet: .*no accelerometer with gravity"):
         plan.run_trace(handle, "quiet")
+
+
+@pytest.mark.parametrize("declared, where", [
+    ("field", "x_mps2"),
+    ("schema", "x_mps2"),
+])
+def test_a_column_declared_in_another_unit_is_refused_by_name(tmp_path, declared, where):
+    # Issue 29.8: a column declared in km/h (or g) must not be read as m/s (m/s²).
+    hp.from_trace_folder(DRIVE, tmp_path)
+    table = hp.read(tmp_path).tables["accelerometer"]
+    if declared == "field":
+        i = table.schema.get_field_index(where)
+        table = table.set_column(i, table.schema.field(where).with_metadata({"unit": "g"}), table.column(where))
+    else:
+        units = json.loads(table.schema.metadata[b"hearth.units"])
+        units[where] = "g"
+        table = table.replace_schema_metadata({**table.schema.metadata, b"hearth.units": json.dumps(units).encode()})
+        # The field's own unit is the first said: take it away so the schema's is read.
+        i = table.schema.get_field_index(where)
+        table = table.set_column(i, pa.field(where, pa.float64()), table.column(where))
+    with pytest.raises(hearth.BadInputError, match=r"mine/accelerometer: column x_mps2 is declared in 'g', the layout stores it in 'm/s²'"):
+        hp.ArrowTrace({"accelerometer": table}, name="mine")
+
+
+def test_a_speed_declared_in_km_h_is_refused_in_a_file_and_the_layout_s_own_units_are_taken(tmp_path):
+    hp.from_trace_folder(DRIVE, tmp_path)
+    fixes = pq.read_table(tmp_path / "fixes.parquet")
+    i = fixes.schema.get_field_index("speed_mps")
+    pq.write_table(fixes.set_column(i, fixes.schema.field("speed_mps").with_metadata({"unit": "km/h"}), fixes.column(i)), tmp_path / "fixes.parquet")
+    with pytest.raises(hearth.BadInputError, match=r"fixes.parquet|fixes: column speed_mps is declared in 'km/h', the layout stores it in 'm/s'"):
+        hp.read(tmp_path)
+    # The same column with the layout's unit, or with none declared, is read.
+    pq.write_table(fixes, tmp_path / "fixes.parquet")
+    assert len(hp.read(tmp_path).tables["fixes"]) == len(fixes)
+    bare = fixes.set_column(i, pa.field("speed_mps", pa.float64()), fixes.column(i))
+    assert hp.ArrowTrace({"fixes": bare.replace_schema_metadata(None)}, name="bare").tables["fixes"].num_rows == len(fixes)
+
+
+def test_latitude_91_a_time_of_int64_min_and_nan_times_are_rejected_with_the_readers_reasons(tmp_path):
+    # Issue 29.8: the column door keeps none of them, and says so in the counts.
+    hp.from_trace_folder(DRIVE, tmp_path)
+    trace = hp.read(tmp_path)
+    fixes = trace.tables["fixes"]
+    latitude = fixes.column("latitude_deg").to_numpy().copy()
+    latitude[0] = 91.0
+    times = fixes.column("time_ms").to_numpy().copy()
+    times[1] = np.iinfo(np.int64).min
+    fixes = fixes.set_column(fixes.schema.get_field_index("latitude_deg"), fixes.schema.field("latitude_deg"), pa.array(latitude))
+    fixes = fixes.set_column(0, fixes.schema.field("time_ms"), pa.array(times))
+    accelerometer = trace.tables["accelerometer"]
+    t = accelerometer.column("t_s").to_numpy().copy()
+    t[2] = np.nan
+    accelerometer = accelerometer.set_column(0, accelerometer.schema.field("t_s"), pa.array(t))
+    handle = hp.ArrowTrace({"fixes": fixes, "accelerometer": accelerometer}, trace.metadata, name="hostile").handle()
+    report = {f["file"]: f for f in json.loads(take_bytes(lib.hearth_trace_info, handle))["files"]}
+    assert report["fixes"]["rejectedByReason"] == {"outOfRange": 1, "badTime": 1}, report["fixes"]
+    assert report["fixes"]["rowsKept"] == len(fixes) - 2
+    assert report["accelerometer"]["rejectedByReason"] == {"badTime": 1}, report["accelerometer"]
+    assert report["accelerometer"]["rowsKept"] == len(accelerometer) - 1

@@ -82,3 +82,21 @@ def test_a_plan_with_a_threshold_outside_its_domain_is_refused_whole_before_any_
         hearth.SweepPlan(hearth.spec(grid=grid, seeds=1, hours=0))
     with pytest.raises(hearth.BadInputError, match=named):
         hearth.sweep(grid=grid, seeds=1, hours=0)
+
+
+@pytest.mark.parametrize("seeds, hours, named", [
+    (1_000_000, 0, r"the sweep is too large: 3e\+07 traces × 1 combinations, .* samples, about [0-9.e+]+ GB, over the budget of 2\.15 GB"),
+    (1, 1_000_000, r"the sweep is too large: 3\.4e\+06 traces × 1 combinations"),
+])
+def test_a_plan_over_the_memory_budget_is_refused_from_its_estimate_before_any_task(seeds, hours, named):
+    # The library's own caps for seeds and hours: refused at once, with the
+    # estimate, instead of listing millions of tasks (issue 29.7).
+    with pytest.raises(hearth.BadInputError, match=named):
+        hearth.SweepPlan(hearth.spec(seeds=seeds, hours=hours))
+    with pytest.raises(hearth.BadInputError, match=named):
+        hearth.sweep(seeds=seeds, hours=hours)
+
+
+def test_a_plan_within_the_memory_budget_is_planned():
+    plan = hearth.SweepPlan(hearth.spec(grid={"jolt_g": [3, 4, 5, 6]}, seeds=2, hours=1))
+    assert len(plan) > 2 * 30  # 30 scenarios × 2 seeds, then the drives of 1 h

@@ -191,7 +191,10 @@ enum ImpactCommands {
                                    counts and sources, the signals around every
                                    report and near miss, a logistic model's
                                    suggested thresholds
-      A progress bar is drawn on stderr when it is a terminal.
+      A progress bar is drawn on stderr when it is a terminal. A plan whose
+      estimated memory (traces × combinations, from --seeds, --hours and
+      the lists, before anything runs) is over 2 GiB is a usage error
+      (exit 2) that gives the estimate.
       \(ReadingFlags.help)
       """,
     options: configurationOptions.union(ReadingFlags.options).union([
@@ -223,10 +226,16 @@ enum ImpactCommands {
     guard ImpactSweep.seedsRange.contains(seeds), ImpactSweep.hoursRange.contains(hours) else {
       throw CLIError.usage(ImpactCommands.sweepSizeUsage)
     }
+    // The plan's cost, estimated before any task is listed or trace read.
+    if let tooLarge = ImpactSweep.budgetProblem(
+      grid: grid, seeds: seeds, hours: hours, recordings: arguments.positionals.count)
+    {
+      throw CLIError.usage(tooLarge)
+    }
     let picked: Int? = try arguments.options["pick"].map { _ in try arguments.value("pick", default: 0) }
     if let picked {
       guard arguments.options["out"] != nil else { throw CLIError.usage("--pick needs --out DIR") }
-      let count = grid.combinations.count
+      let count = Int(grid.combinationCount)  // within the budget checked above
       guard (0..<count).contains(picked) else {
         throw CLIError.usage(
           "--pick \(picked): the grid has \(count) combination\(count == 1 ? "" : "s") (0…\(count - 1))")
