@@ -274,7 +274,10 @@ int32_t hearth_privacy_project(
  * A batch of fixes, column by column (all columns `count` long). The first
  * four are required; an optional column left NULL means: NaN (speed, heading,
  * altitude, battery level), 0 (activity unknown, source ordinary, charging
- * unknown, device 0, user 0).
+ * unknown, device 0, user 0). speed_mps is the platform's raw reading, read
+ * as the file readers read it (SPEC §1, unmeasured speed): negative (iOS's
+ * -1), NaN or infinite is unmeasured, and so is a 0 on a fix whose accuracy
+ * is worse than 30 m (Android's "no speed"); fixes read back give NaN there.
  */
 typedef struct hearth_fixes {
   int64_t count;

@@ -167,3 +167,29 @@ def test_an_accelerometer_in_g_is_a_unit_problem_as_in_a_file():
     handle = build(accelerometer=(t, np.zeros(500), np.zeros(500), np.ones(500)))
     accelerometer = files(handle)["accelerometer"]
     assert accelerometer["rowsKept"] == 0 and "unitProblem" in accelerometer["rejectedByReason"]
+
+
+def test_raw_platform_speeds_through_the_c_door_are_read_as_the_file_readers_read_them():
+    # SPEC §1, unmeasured speed: iOS's -1 and Android's 0 on a loose fix are no speed;
+    # a 0 on a sharp (GPS-class) fix is a real stop; 30 m itself is sharp.
+    from hearth.geo import _CTYPES, _FIX_COLUMNS, FixBatch
+    from hearth._ffi import out_pointer
+
+    speeds = [-1.0, 0.0, 0.0, 0.0, float("nan"), float("inf"), 12.5]
+    accuracy = [5.0, 50.0, 30.0, 30.000001, 5.0, 5.0, 50.0]
+    fixes = {"time_ms": 1_700_000_000_000 + 1000 * np.arange(7, dtype=np.int64), "latitude_deg": np.full(7, 52.5),
+             "longitude_deg": np.full(7, 13.4), "horizontal_accuracy_m": np.array(accuracy), "speed_mps": np.array(speeds)}
+    handle = created(lib.hearth_trace_create, text('{"format": "columns"}'))
+    raise_for(lib.hearth_trace_append_fixes(handle, FixBatch(fixes).struct), handle)
+    count = ffi.new("int64_t *")
+    raise_for(lib.hearth_trace_count(handle, lib.HEARTH_STREAM_FIXES, count), handle)
+    assert count[0] == 7
+    back = np.empty(7)
+    out = ffi.new("hearth_fixes_out *")
+    columns = {name: np.empty(7, dtype=dtype) for name, (_, dtype, _) in _FIX_COLUMNS.items()}
+    for name, (field, dtype, _) in _FIX_COLUMNS.items():
+        setattr(out, field, out_pointer(columns[name], _CTYPES[dtype]))
+    raise_for(lib.hearth_trace_fixes(handle, 7, out), handle)
+    back = columns["speed_mps"]
+    assert np.isnan(back[[0, 1, 3, 4, 5]]).all(), back
+    assert back[2] == 0.0 and back[6] == 12.5, back

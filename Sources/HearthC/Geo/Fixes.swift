@@ -5,7 +5,10 @@ import HearthGeo
 
 extension FixColumns {
   /// The batch a `hearth_fixes` describes. Codes outside an enum (an
-  /// activity of 9) are refused, naming the fix and column.
+  /// activity of 9) are refused, naming the fix and column. Speeds are the
+  /// platform's raw readings and are read as every file reader reads them
+  /// (``SpeedReading``, SPEC §1 *Unmeasured speed*): negative, NaN or
+  /// infinite is unmeasured, and so is a 0 on a fix looser than 30 m.
   /// - Complexity: O(n): one append per fix (the library's columns are its own arrays).
   init(_ c: hearth_fixes) throws(ArgumentError) {
     let n = try checkedCount(c.count, "fixes.count")
@@ -41,7 +44,10 @@ extension FixColumns {
       append(
         Fix(
           timeMilliseconds: time[i], latitudeDegrees: latitude[i], longitudeDegrees: longitude[i],
-          horizontalAccuracyMeters: accuracy[i], speedMetersPerSecond: present(speed, i),
+          horizontalAccuracyMeters: accuracy[i],
+          speedMetersPerSecond: present(speed, i).flatMap {
+            SpeedReading.speedMetersPerSecond(raw: $0, horizontalAccuracyMeters: accuracy[i])
+          },
           headingDegrees: present(heading, i), altitudeMeters: present(altitude, i),
           activity: try code(activity, i, "activity"), source: try code(source, i, "source"),
           batteryLevel: present(battery, i), charging: try code(charging, i, "charging"),
