@@ -33,10 +33,17 @@ enum ImpactWorkloads {
           let configuration = ImpactConfiguration()
           var seconds: [Double] = []  // each run's wall time (one thread), for the hours-per-second figure
           seconds.reserveCapacity(64)
+          // Each run's CPU time on its thread, subject and C pass: on a shared
+          // machine a run that waits for a core loses wall time, not CPU time.
+          var cpuSeconds: [Double] = []
+          var referenceCPUSeconds: [Double] = []
+          cpuSeconds.reserveCapacity(64)
+          referenceCPUSeconds.reserveCapacity(64)
           let clock = ContinuousClock()
           return PreparedBenchmark(
             itemCount: all.samples,
             subject: {
+              let cpuStart = threadCPUSeconds()
               let start = clock.now
               var detector = ImpactDetector()
               verdicts = 0
@@ -44,13 +51,21 @@ enum ImpactWorkloads {
               verdicts += detector.finish().count
               skipped = detector.counters.skippedSamples
               let elapsed = start.duration(to: clock.now)
+              let cpu = threadCPUSeconds() - cpuStart
               if seconds.count < seconds.capacity {
                 seconds.append(
                   Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
+                cpuSeconds.append(cpu)
               }
             },
             reference: c.map { c in
               {
+                let cpuStart = threadCPUSeconds()
+                defer {
+                  if referenceCPUSeconds.count < referenceCPUSeconds.capacity {
+                    referenceCPUSeconds.append(threadCPUSeconds() - cpuStart)
+                  }
+                }
                 var binCount: Int64 = 0
                 var falls: Int64 = 0
                 var spin = 0.0
@@ -75,13 +90,35 @@ enum ImpactWorkloads {
               )
             },
             metrics: {
-              // Hours of trace judged per second of one core (median run; the first run is a warm-up).
+              // Hours of trace judged per second of one core (median run; the first run is a warm-up),
+              // by the wall clock and by the thread's CPU time, and the CPU-time ratio to the C pass.
               let runs = Array(seconds.dropFirst()).sorted()
               guard !runs.isEmpty else { return [:] }
-              return ["traceHoursPerSecondPerCore": hours / Statistics.quantile(runs, 0.5)]
+              var figures = ["traceHoursPerSecondPerCore": hours / Statistics.quantile(runs, 0.5)]
+              let cpu = Array(cpuSeconds.dropFirst()).sorted()
+              let samples = Double(all.samples)
+              if !cpu.isEmpty {
+                let median = Statistics.quantile(cpu, 0.5)
+                figures["traceHoursPerCPUSecond"] = hours / median
+                figures["cpuNanosecondsPerSample"] = median * 1e9 / samples
+                let reference = Array(referenceCPUSeconds.dropFirst()).sorted()
+                if !reference.isEmpty {
+                  let referenceMedian = Statistics.quantile(reference, 0.5)
+                  figures["referenceCPUNanosecondsPerSample"] = referenceMedian * 1e9 / samples
+                  figures["cpuRatio"] = median / referenceMedian
+                }
+              }
+              return figures
             })
         })
     ]
+  }
+
+  /// CPU time the calling thread has used, s.
+  private static func threadCPUSeconds() -> Double {
+    var now = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now)
+    return Double(now.tv_sec) + Double(now.tv_nsec) * 1e-9
   }
 
   /// `hours` of `DriveMix` (seed 5, 6 events and 2 crashes an hour) in the
