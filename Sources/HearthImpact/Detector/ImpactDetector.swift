@@ -384,7 +384,7 @@ public struct ImpactDetector: Sendable {
   /// scratch columns fill 1 KiB, the most `withUnsafeTemporaryAllocation`
   /// keeps on the stack (beyond it, a heap allocation per block); a phone's
   /// 250 ms batch holds about 13 samples at 50 Hz.
-  private static let accelerometerBlock = 16
+  static let accelerometerBlock = 16
   private static let blockScratchCount = 8 * accelerometerBlock
 
   /// Takes accelerometer samples from `start` on exactly as
