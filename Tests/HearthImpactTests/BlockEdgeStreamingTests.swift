@@ -14,7 +14,8 @@ struct BlockEdgeStreamingTests {
   static let block = ImpactDetector.accelerometerBlock
 
   /// Verdicts and counters after one batch of everything, then `finish`.
-  static func whole(_ scene: Scene, _ configuration: ImpactConfiguration) -> ([ImpactVerdict], ImpactCounters) {
+  static func whole(_ scene: Scene, _ configuration: ImpactConfiguration) -> ([ImpactVerdict], ImpactCounters)
+  {
     var d = ImpactDetector(configuration: configuration)
     let verdicts = d.process(scene.batch) + d.finish()
     return (verdicts, d.counters)
@@ -39,7 +40,9 @@ struct BlockEdgeStreamingTests {
   static func cutOnSamples(_ scene: Scene, _ r: inout SplitMix64) -> [ImpactBatch] {
     let all = scene.batch
     let times = all.accelerometer.map(\.seconds)
-    let steps = [0, 1, 1, 2, block - 1, block, block, block + 1, 2 * block - 1, 2 * block, 2 * block + 1, 3 * block]
+    let steps = [
+      0, 1, 1, 2, block - 1, block, block, block + 1, 2 * block - 1, 2 * block, 2 * block + 1, 3 * block,
+    ]
     var out: [ImpactBatch] = []
     var from = -Double.infinity
     var i = 0
@@ -63,7 +66,9 @@ struct BlockEdgeStreamingTests {
     for s in all.fixes { items.append((s.seconds, 0, ImpactBatch(fixes: [s], vehicleGate: true))) }
     for s in all.barometer { items.append((s.seconds, 1, ImpactBatch(barometer: [s], vehicleGate: true))) }
     for s in all.gyroscope { items.append((s.seconds, 2, ImpactBatch(gyroscope: [s], vehicleGate: true))) }
-    for s in all.accelerometer { items.append((s.seconds, 3, ImpactBatch(accelerometer: [s], vehicleGate: true))) }
+    for s in all.accelerometer {
+      items.append((s.seconds, 3, ImpactBatch(accelerometer: [s], vehicleGate: true)))
+    }
     items.sort { ($0.seconds, $0.rank) < ($1.seconds, $1.rank) }
     var out: [ImpactBatch] = []
     for item in items {
@@ -73,7 +78,9 @@ struct BlockEdgeStreamingTests {
     return out
   }
 
-  static func compare(_ label: String, _ got: ([ImpactVerdict], ImpactCounters), _ want: ([ImpactVerdict], ImpactCounters))
+  static func compare(
+    _ label: String, _ got: ([ImpactVerdict], ImpactCounters), _ want: ([ImpactVerdict], ImpactCounters)
+  )
     -> String?
   {
     if got.0 != want.0 {
@@ -84,7 +91,9 @@ struct BlockEdgeStreamingTests {
     return nil
   }
 
-  @Test("batches cut exactly on samples at and around block multiples, and empty batches, give the whole's verdicts")
+  @Test(
+    "batches cut exactly on samples at and around block multiples, and empty batches, give the whole's verdicts"
+  )
   func cutsOnBlockEdges() {
     var r = SplitMix64(seed: DetectorPropertyTests.seed &+ 0xED6E)
     var jolts = 0
@@ -120,7 +129,9 @@ struct BlockEdgeStreamingTests {
     #expect(jolts > 0)
   }
 
-  @Test("a cut at a sample's time puts that sample, and the other streams' samples at its time, in the later batch")
+  @Test(
+    "a cut at a sample's time puts that sample, and the other streams' samples at its time, in the later batch"
+  )
   func cutPlacement() {
     var r = SplitMix64(seed: 7)
     var scene = DetectorPropertyTests.scene(&r)
