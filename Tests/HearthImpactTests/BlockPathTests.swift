@@ -48,9 +48,12 @@ struct BlockPathTests {
       let (cy, sy) = (cos(attitude.yaw), sin(attitude.yaw))
       let (cp, sp) = (cos(attitude.pitch), sin(attitude.pitch))
       let (cr, sr) = (cos(attitude.roll), sin(attitude.roll))
-      let x1 = cy * s.x - sy * s.y, y1 = sy * s.x + cy * s.y
-      let x2 = cp * x1 + sp * s.z, z2 = -sp * x1 + cp * s.z
-      let y3 = cr * y1 - sr * z2, z3 = sr * y1 + cr * z2
+      let x1 = cy * s.x - sy * s.y
+      let y1 = sy * s.x + cy * s.y
+      let x2 = cp * x1 + sp * s.z
+      let z2 = -sp * x1 + cp * s.z
+      let y3 = cr * y1 - sr * z2
+      let z3 = sr * y1 + cr * z2
       return Sample3(s.seconds, x2, y3, z3)
     }
   }
@@ -67,7 +70,8 @@ struct BlockPathTests {
     if r.chance(0.1) { c.configuration.vibrationTimeConstantSeconds = r.uniform(0.05, 1) }
     // Clocks far from 0 round every time step differently.
     let offset = [0, 0, 1.7e9 + r.uniform(0, 1), -3_600 * r.uniform(0, 10), 9.9e9][r.pick(5)]
-    let attitude = r.chance(0.1) ? (0.0, 0.0, 0.0) : (r.uniform(-3.2, 3.2), r.uniform(-1.6, 1.6), r.uniform(-3.2, 3.2))
+    let attitude =
+      r.chance(0.1) ? (0.0, 0.0, 0.0) : (r.uniform(-3.2, 3.2), r.uniform(-1.6, 1.6), r.uniform(-3.2, 3.2))
     var out = Case(property: c, offsetSeconds: offset, attitude: attitude)
     if r.chance(0.25), let s = c.scene.batch.accelerometer.randomElement(using: &r) {
       // The free-fall threshold exactly at a sample's |a| (or an ulp off):
@@ -111,7 +115,8 @@ struct BlockPathTests {
     return nil
   }
 
-  @Test("block path == per-sample path: verdicts, counters and feature state after every batch", arguments: 0..<4)
+  @Test(
+    "block path == per-sample path: verdicts, counters and feature state after every batch", arguments: 0..<4)
   func samePathResults(part: Int) {
     var r = SplitMix64(seed: DetectorPropertyTests.seed &+ 0xB10C &+ UInt64(part))
     let n = DetectorPropertyTests.cases(400) / 4
@@ -128,15 +133,21 @@ struct BlockPathTests {
 
   /// Thresholds of every kind a configuration may hold, and a few it may not.
   static let thresholds: [Double] = {
-    var out: [Double] = [0, .leastNonzeroMagnitude, 1e-160, 1e-154, 1.5e-154, 1e-100, 1, 2.9419950, 39.226600,
-      0.3 * Scene.g, 4 * Scene.g, 1e100, 1.3e154, 1.35e154, 1e200, .greatestFiniteMagnitude]
-    var r = SplitMix64(seed: 20261204)
+    var out: [Double] = [
+      0, .leastNonzeroMagnitude, 1e-160, 1e-154, 1.5e-154, 1e-100, 1, 2.9419950, 39.226600,
+      0.3 * Scene.g, 4 * Scene.g, 1e100, 1.3e154, 1.35e154, 1e200, .greatestFiniteMagnitude,
+    ]
+    var r = SplitMix64(seed: 20_261_204)
     for _ in 0..<300 { out.append(r.uniform(0, 20 * Scene.g)) }
-    for _ in 0..<100 { out.append(Double(sign: .plus, exponent: r.pick(2000) - 1000, significand: 1 + r.unit())) }
+    for _ in 0..<100 {
+      out.append(Double(sign: .plus, exponent: r.pick(2000) - 1000, significand: 1 + r.unit()))
+    }
     return out
   }()
 
-  @Test("RootBounds: below it the square root is below the threshold, at or above it not (IEEE roots, near threshold²)")
+  @Test(
+    "RootBounds: below it the square root is below the threshold, at or above it not (IEEE roots, near threshold²)"
+  )
   func rootBoundsHold() {
     for threshold in Self.thresholds {
       let bounds = RootBounds(threshold)
@@ -151,9 +162,12 @@ struct BlockPathTests {
       }
       for q in probes where q >= 0 {
         let root = q.squareRoot()
-        if q < bounds.below { #expect(root < threshold, "threshold \(threshold): √\(q) = \(root), below \(bounds.below)") }
+        if q < bounds.below {
+          #expect(root < threshold, "threshold \(threshold): √\(q) = \(root), below \(bounds.below)")
+        }
         if q >= bounds.atOrAbove {
-          #expect(root >= threshold, "threshold \(threshold): √\(q) = \(root), at or above \(bounds.atOrAbove)")
+          #expect(
+            root >= threshold, "threshold \(threshold): √\(q) = \(root), at or above \(bounds.atOrAbove)")
         }
       }
       #expect(!(Double.nan < bounds.below) && !(Double.nan >= bounds.atOrAbove))

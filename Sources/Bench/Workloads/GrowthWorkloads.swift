@@ -444,7 +444,9 @@ enum GrowthWorkloads {
       maxNanosecondsPerItem: ImpactWorkloads.ceiling,
       prepare: { _ in
         let batches = ImpactWorkloads.mixBatches(hours: hours)
-        let samples = batches.reduce(0) { $0 + $1.accelerometer.count + $1.gyroscope.count + $1.barometer.count }
+        let samples = batches.reduce(0) {
+          $0 + $1.accelerometer.count + $1.gyroscope.count + $1.barometer.count
+        }
         var verdicts = 0
         var reported = 0
         var skipped = 0

@@ -80,7 +80,9 @@ enum ImpactWorkloads {
               }
             },
             verify: {
-              guard verdicts > 0 else { return .failed("no jolt judged in \(label) of driving with two crashes an hour") }
+              guard verdicts > 0 else {
+                return .failed("no jolt judged in \(label) of driving with two crashes an hour")
+              }
               // Generated samples are all good: the detector must use every one (time it, not the skipping).
               guard skipped * 1_000 <= all.samples else {
                 return .failed("\(skipped) of \(all.samples) samples skipped")

@@ -141,7 +141,9 @@ public struct ImpactDetector: Sendable {
 
   /// `body` on `checked` if there is one, else on `original`, in place.
   @inline(__always)
-  private static func borrow<T, R>(_ original: [T], _ checked: [T]?, _ body: (UnsafeBufferPointer<T>) -> R) -> R {
+  private static func borrow<T, R>(_ original: [T], _ checked: [T]?, _ body: (UnsafeBufferPointer<T>) -> R)
+    -> R
+  {
     if let checked { return checked.withUnsafeBufferPointer(body) }
     return original.withUnsafeBufferPointer(body)
   }
@@ -195,7 +197,8 @@ public struct ImpactDetector: Sendable {
             !takesBlocks
             ? -Double.infinity
             : pending.isEmpty
-              ? Double.infinity : dataSeconds < nextCheckSeconds ? min(other, nextCheckSeconds) : -Double.infinity
+              ? Double.infinity
+              : dataSeconds < nextCheckSeconds ? min(other, nextCheckSeconds) : -Double.infinity
           a = takeAccelerations(accelerometer, from: a, before: limit, scratch: scratch)
           guard a < accelerometer.count && accelerometer[a].seconds < other else { break }
           take(acceleration: accelerometer[a], gate: gate)
@@ -430,15 +433,21 @@ public struct ImpactDetector: Sendable {
   /// free-fall runs, stopping before a possible jolt (the filters are then
   /// set back to their values before it).
   private mutating func takeBlock(
-    _ p: UnsafePointer<Sample3>, count: Int, before limit: Double, scratch column: UnsafeMutablePointer<Double>
+    _ p: UnsafePointer<Sample3>, count: Int, before limit: Double,
+    scratch column: UnsafeMutablePointer<Double>
   ) -> Int {
     let block = Self.accelerometerBlock
     do {
       // Columns: |a|² or NaN, vertical², the gravity and low-pass estimates
       // before each sample.
-      let magnitudeSquared = column, verticalSquared = column + block
-      let gx = column + 2 * block, gy = column + 3 * block, gz = column + 4 * block
-      let lx = column + 5 * block, ly = column + 6 * block, lz = column + 7 * block
+      let magnitudeSquared = column
+      let verticalSquared = column + block
+      let gx = column + 2 * block
+      let gy = column + 3 * block
+      let gz = column + 4 * block
+      let lx = column + 5 * block
+      let ly = column + 6 * block
+      let lz = column + 7 * block
       let tauSlow = configuration.gravityTimeConstantSeconds
       let tauFast = configuration.vibrationTimeConstantSeconds
 
