@@ -504,14 +504,7 @@ public struct ImpactDetector: Sendable {
       var taken = m
       if events == 0 {
         for k in 0..<m {
-          let t = p[k].seconds
-          if t >= binEnd {
-            (binSumOfSquares, binCount) = (sum, n)
-            openBin(at: t)
-            (sum, n, binEnd) = (binSumOfSquares, binCount, self.binEnd)
-          }
-          sum += verticalSquared[k]
-          n += 1
+          addToBin(p[k].seconds, verticalSquared[k], &sum, &n, &binEnd)
         }
       } else {
         let freeFall = configuration.freeFallMetersPerSecondSquared
@@ -524,13 +517,7 @@ public struct ImpactDetector: Sendable {
             break
           }
           let t = p[k].seconds
-          if t >= binEnd {
-            (binSumOfSquares, binCount) = (sum, n)
-            openBin(at: t)
-            (sum, n, binEnd) = (binSumOfSquares, binCount, self.binEnd)
-          }
-          sum += verticalSquared[k]
-          n += 1
+          addToBin(t, verticalSquared[k], &sum, &n, &binEnd)
           let below = m2 < fallBelow || (m2 < fallAtOrAbove && hearth_sqrt(m2) < freeFall)
           if below {
             if fallStart == nil { fallStart = t }
@@ -555,6 +542,22 @@ public struct ImpactDetector: Sendable {
       }
       return taken
     }
+  }
+
+  /// Adds vertical² of the sample at `t` to the open bin, whose sum, count
+  /// and end the block path keeps in locals; a time past the open bin first
+  /// closes it and opens the one holding `t` (``openBin(at:)``).
+  @inline(__always)
+  private mutating func addToBin(
+    _ t: Double, _ squared: Double, _ sum: inout Double, _ n: inout Int, _ end: inout Double
+  ) {
+    if t >= end {
+      (binSumOfSquares, binCount) = (sum, n)
+      openBin(at: t)
+      (sum, n, end) = (binSumOfSquares, binCount, binEnd)
+    }
+    sum += squared
+    n += 1
   }
 
   /// dt / (τ + dt): the weight of a new sample in an exponential average.
