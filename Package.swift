@@ -46,7 +46,7 @@ let package = Package(
 
     .target(name: "HearthLinearAlgebra", dependencies: ["CBLAS", "CLAPACKE"]),
     .target(name: "HearthGeo", dependencies: ["_HearthShims"]),
-    .target(name: "HearthImpact"),
+    .target(name: "HearthImpact", dependencies: ["_HearthShims"]),
 
     // MARK: I/O (the only layer that throws on data)
 

@@ -443,26 +443,9 @@ enum GrowthWorkloads {
         "ImpactDetector.process per sample over \(label) h of DriveMix (seed 5, 6 events and 2 crashes an hour) on one clock, 250 ms batches held in memory; heap growth over a run (mallinfo2) shows the detector's memory",
       maxNanosecondsPerItem: ImpactWorkloads.ceiling,
       prepare: { _ in
-        var batches: [ImpactBatch] = []
-        var mix = DriveMix(seed: 5, options: .init(hours: hours, eventsPerHour: 6, crashesPerHour: 2))
-        var origin: Int64?
-        var samples = 0
-        while let drive = mix.next() {
-          // One clock for the whole mix: sensor times (s since the drive's
-          // start) moved by the drive's start; fix times from the mix's origin.
-          let start =
-            origin ?? drive.plan.startEpochMilliseconds - Int64((drive.startSeconds * 1000).rounded())
-          origin = start
-          let shift = Double(drive.plan.startEpochMilliseconds - start) / 1000
-          var simulator = drive.simulator()
-          while let batch = simulator.nextBatch() {
-            var b = batch.impactBatch(originMilliseconds: start)
-            for i in b.accelerometer.indices { b.accelerometer[i].seconds += shift }
-            for i in b.gyroscope.indices { b.gyroscope[i].seconds += shift }
-            for i in b.barometer.indices { b.barometer[i].seconds += shift }
-            samples += b.accelerometer.count + b.gyroscope.count + b.barometer.count
-            batches.append(b)
-          }
+        let batches = ImpactWorkloads.mixBatches(hours: hours)
+        let samples = batches.reduce(0) {
+          $0 + $1.accelerometer.count + $1.gyroscope.count + $1.barometer.count
         }
         var verdicts = 0
         var reported = 0

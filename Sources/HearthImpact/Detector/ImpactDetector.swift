@@ -1,3 +1,5 @@
+import _HearthShims
+
 /// The phone's possible-impact detector (SPEC §9), fed batch by batch.
 ///
 /// Goals, in order: 1 never silence a crash for want of care (a bad sample
@@ -78,12 +80,22 @@ public struct ImpactDetector: Sendable {
   private var incidentSeconds = -Double.infinity
   private var lastReport: (joltSeconds: Double, decidedSeconds: Double)?
   private var nextCheckSeconds = Double.infinity
+  /// Whether accelerometer samples go through the block path
+  /// (``takeAccelerations(_:from:before:scratch:)``) where they can; false sends
+  /// every one through ``take(acceleration:gate:)``, which the tests compare
+  /// it with, bit for bit.
+  var takesBlocks = true
+  // Where |dynamic|² and |a|² settle the jolt and free-fall tests without a square root.
+  private let joltBounds: RootBounds
+  private let fallBounds: RootBounds
 
   /// - Precondition: `configuration.problems` is empty (a decoded
   ///   configuration always is).
   public init(configuration: ImpactConfiguration = ImpactConfiguration()) {
     precondition(configuration.problems.isEmpty, "invalid ImpactConfiguration: \(configuration.problems)")
     self.configuration = configuration
+    joltBounds = RootBounds(configuration.joltMetersPerSecondSquared)
+    fallBounds = RootBounds(configuration.freeFallMetersPerSecondSquared)
     let capacity = configuration.ringCapacities
     bins = Ring(capacity: capacity.vibrationBins)
     spin = Ring(capacity: capacity.gyroscope)
@@ -101,6 +113,8 @@ public struct ImpactDetector: Sendable {
     let maxV = c.maximumSpeedMetersPerSecond
     let bound = c.maximumAbsoluteTimeSeconds
     let latest = min(bound, received ?? bound)
+    // Each stream's usable samples: the batch's own array when all are
+    // (the common case, read in place), else a checked and sorted copy.
     let accelerometer = Self.usable(batch.accelerometer, bound, latest, &counters.accelerometer) {
       abs($0.x) <= maxA && abs($0.y) <= maxA && abs($0.z) <= maxA
     }
@@ -114,48 +128,113 @@ public struct ImpactDetector: Sendable {
     let fixes = Self.usable(batch.fixes, bound, latest, &counters.fixes) {
       $0.value.isNaN || ($0.value > -.infinity && $0.value <= maxV)
     }
-    var (a, g, b, f) = (0, 0, 0, 0)
     var verdicts: [ImpactVerdict] = []
-    while true {
-      // The earliest remaining sample of any stream goes next (ties: fixes,
-      // barometer, gyroscope, then accelerometer). The accelerometer, most of
-      // the samples, runs in a tight loop up to the next other sample.
-      let tg = g < gyroscope.count ? gyroscope[g].seconds : .infinity
-      let tb = b < barometer.count ? barometer[b].seconds : .infinity
-      let tf = f < fixes.count ? fixes[f].seconds : .infinity
-      let other = min(tg, tb, tf)
-      while a < accelerometer.count && accelerometer[a].seconds < other {
-        take(acceleration: accelerometer[a], gate: batch.vehicleGate)
-        a += 1
-        if dataSeconds >= nextCheckSeconds { decideReady(&verdicts) }
+    Self.borrow(batch.accelerometer, accelerometer) { accelerometer in
+      Self.borrow(batch.gyroscope, gyroscope) { gyroscope in
+        Self.borrow(batch.barometer, barometer) { barometer in
+          Self.borrow(batch.fixes, fixes) { fixes in
+            take(accelerometer, gyroscope, barometer, fixes, gate: batch.vehicleGate, verdicts: &verdicts)
+          }
+        }
       }
-      guard other < .infinity else { break }
-      if tf == other {
-        take(fix: fixes[f])
-        f += 1
-      } else if tb == other {
-        take(pressure: barometer[b])
-        b += 1
-      } else {
-        take(rotation: gyroscope[g])
-        g += 1
-      }
-      if dataSeconds >= nextCheckSeconds { decideReady(&verdicts) }
     }
     // The verdict is reached by the first batch that brings its data.
     if !pending.isEmpty { decideReady(&verdicts) }
     return verdicts
   }
 
+  /// `body` on `checked` if there is one, else on `original`, in place.
+  @inline(__always)
+  private static func borrow<T, R>(_ original: [T], _ checked: [T]?, _ body: (UnsafeBufferPointer<T>) -> R)
+    -> R
+  {
+    if let checked { return checked.withUnsafeBufferPointer(body) }
+    return original.withUnsafeBufferPointer(body)
+  }
+
+  /// Takes a batch's usable samples, every stream sorted, in time order
+  /// across the streams, deciding whatever falls due.
+  private mutating func take(
+    _ accelerometer: UnsafeBufferPointer<Sample3>, _ gyroscope: UnsafeBufferPointer<Sample3>,
+    _ barometer: UnsafeBufferPointer<Sample1>, _ fixes: UnsafeBufferPointer<Sample1>, gate: Bool,
+    verdicts: inout [ImpactVerdict]
+  ) {
+    var (a, g, b, f) = (0, 0, 0, 0)
+    withUnsafeTemporaryAllocation(of: Double.self, capacity: Self.blockScratchCount) { scratch in
+      let scratch = scratch.baseAddress!
+      if pending.isEmpty && takesBlocks {
+        // No decision can fall due before a jolt opens one, and nothing but
+        // a decision reads one stream against another: the accelerometer
+        // runs ahead through its blocks up to the first sample they leave,
+        // then the other streams take what comes before that one in the
+        // merged order (at or before its time), each stream in one run.
+        a = takeAccelerations(accelerometer, from: 0, before: .infinity, scratch: scratch)
+        let until = a < accelerometer.count ? accelerometer[a].seconds : .infinity
+        while g < gyroscope.count && gyroscope[g].seconds <= until {
+          take(rotation: gyroscope[g])
+          g += 1
+        }
+        while b < barometer.count && barometer[b].seconds <= until {
+          take(pressure: barometer[b])
+          b += 1
+        }
+        while f < fixes.count && fixes[f].seconds <= until {
+          take(fix: fixes[f])
+          f += 1
+        }
+      }
+      while true {
+        // The earliest remaining sample of any stream goes next (ties: fixes,
+        // barometer, gyroscope, then accelerometer).
+        let tg = g < gyroscope.count ? gyroscope[g].seconds : .infinity
+        let tb = b < barometer.count ? barometer[b].seconds : .infinity
+        let tf = f < fixes.count ? fixes[f].seconds : .infinity
+        let other = min(tg, tb, tf)
+        while a < accelerometer.count {
+          // The accelerometer, most of the samples, goes through in blocks
+          // wherever no decision can fall due: with no jolt waiting, up to
+          // the first sample the blocks leave (as above); otherwise up to
+          // the next other sample or check, whichever is first. What the
+          // block path leaves (a possible jolt, the first sample, one at a
+          // check) goes one by one.
+          let limit =
+            !takesBlocks
+            ? -Double.infinity
+            : pending.isEmpty
+              ? Double.infinity
+              : dataSeconds < nextCheckSeconds ? min(other, nextCheckSeconds) : -Double.infinity
+          a = takeAccelerations(accelerometer, from: a, before: limit, scratch: scratch)
+          guard a < accelerometer.count && accelerometer[a].seconds < other else { break }
+          take(acceleration: accelerometer[a], gate: gate)
+          a += 1
+          if dataSeconds >= nextCheckSeconds { decideReady(&verdicts) }
+        }
+        guard other < .infinity else { break }
+        if tf == other {
+          take(fix: fixes[f])
+          f += 1
+        } else if tb == other {
+          take(pressure: barometer[b])
+          b += 1
+        } else {
+          take(rotation: gyroscope[g])
+          g += 1
+        }
+        if dataSeconds >= nextCheckSeconds { decideReady(&verdicts) }
+      }
+    }
+  }
+
   /// The samples of one stream that can be used: time finite, within
   /// ±`maximumAbsoluteTimeSeconds` and not after the batch's receipt, value
-  /// within bounds; stably sorted by time. Skipped ones are counted. The
-  /// common case (all usable, in order) returns the array itself. O(n),
-  /// O(n log n) when out of order.
+  /// within bounds; stably sorted by time. Skipped ones are counted. nil:
+  /// all can, in order (the common case: the caller reads the batch's own
+  /// array). O(n), O(n log n) when out of order.
+  @inline(__always)
   private static func usable<T: TimedSample>(
     _ samples: [T], _ bound: Double, _ latest: Double, _ skipped: inout ImpactCounters.Skipped,
     _ valueOK: (T) -> Bool
-  ) -> [T] {
+  ) -> [T]? {
     var clean = true
     var sorted = true
     var previous = -Double.infinity
@@ -168,7 +247,7 @@ public struct ImpactDetector: Sendable {
       if t < previous { sorted = false }
       previous = t
     }
-    if clean && sorted { return samples }
+    if clean && sorted { return nil }
     var kept: [T] = []
     kept.reserveCapacity(samples.count)
     for s in samples {
@@ -253,23 +332,23 @@ public struct ImpactDetector: Sendable {
       filtersStarted = true
     }
     // Dynamic acceleration against the gravity estimate before this sample;
-    // vibration: the part above ~0.5 Hz, along gravity.
+    // vibration: the part above ~0.5 Hz, along gravity. (The same formulas,
+    // in the same order, as `takeAccelerations`.)
     let (dx, dy, dz) = (s.x - gravityX, s.y - gravityY, s.z - gravityZ)
-    let dynamic = (dx * dx + dy * dy + dz * dz).squareRoot()
-    let norm = (gravityX * gravityX + gravityY * gravityY + gravityZ * gravityZ).squareRoot()
-    let (vx, vy, vz) = (s.x - lowPassX, s.y - lowPassY, s.z - lowPassZ)
-    let vertical = norm > 0 ? (vx * gravityX + vy * gravityY + vz * gravityZ) / norm : 0
-    let slow = dt / (c.gravityTimeConstantSeconds + dt)
+    let dynamic = Self.squaredLength(dx, dy, dz).squareRoot()
+    let verticalSquared = Self.verticalSquared(
+      s.x - lowPassX, s.y - lowPassY, s.z - lowPassZ, along: gravityX, gravityY, gravityZ)
+    let slow = Self.smoothing(dt, c.gravityTimeConstantSeconds)
     gravityX += slow * (s.x - gravityX)
     gravityY += slow * (s.y - gravityY)
     gravityZ += slow * (s.z - gravityZ)
-    let fast = dt / (c.vibrationTimeConstantSeconds + dt)
+    let fast = Self.smoothing(dt, c.vibrationTimeConstantSeconds)
     lowPassX += fast * (s.x - lowPassX)
     lowPassY += fast * (s.y - lowPassY)
     lowPassZ += fast * (s.z - lowPassZ)
     // Vibration bins.
     if t >= binEnd { openBin(at: t) }
-    binSumOfSquares += vertical * vertical
+    binSumOfSquares += verticalSquared
     binCount += 1
     // Free fall: a run of |a| below 0.3 g; it ends at the first sample above.
     if s.magnitude < c.freeFallMetersPerSecondSquared {
@@ -306,6 +385,200 @@ public struct ImpactDetector: Sendable {
         freeFallSeconds: falls.longest(since: since),
         fallsTruncated: falls.truncated(since: since)))
     nextCheckSeconds = min(nextCheckSeconds, t)
+  }
+
+  /// Samples per block of ``takeAccelerations(_:from:before:scratch:)``: its 8
+  /// scratch columns fill 1 KiB, the most `withUnsafeTemporaryAllocation`
+  /// keeps on the stack (beyond it, a heap allocation per block); a phone's
+  /// 250 ms batch holds about 13 samples at 50 Hz.
+  static let accelerometerBlock = 16
+  private static let blockScratchCount = 8 * accelerometerBlock
+
+  /// Takes accelerometer samples from `start` on exactly as
+  /// ``take(acceleration:gate:)`` would one by one, while each is newer than
+  /// the one before (a sample not newer than the last one taken is counted
+  /// and skipped, as there), earlier than `limit` and surely no jolt;
+  /// returns the index of the first sample left (to the per-sample path).
+  /// Nothing is taken before the filters have started.
+  /// - Complexity: O(samples taken); no heap allocation.
+  private mutating func takeAccelerations(
+    _ samples: UnsafeBufferPointer<Sample3>, from start: Int, before limit: Double,
+    scratch: UnsafeMutablePointer<Double>
+  ) -> Int {
+    guard filtersStarted, let base = samples.baseAddress else { return start }
+    var i = start
+    while i < samples.count {
+      while i < samples.count && base[i].seconds <= accelerometerSeconds {
+        counters.accelerometer.notNewer += 1
+        i += 1
+      }
+      let count = min(samples.count - i, Self.accelerometerBlock)
+      guard count > 0 else { break }
+      let taken = takeBlock(base + i, count: count, before: limit, scratch: scratch)
+      guard taken > 0 else { break }
+      i += taken
+    }
+    return i
+  }
+
+  /// One block of ``takeAccelerations(_:from:before:scratch:)``, on at most
+  /// `count` ≤ `accelerometerBlock` samples from `p`, the first newer than
+  /// `accelerometerSeconds`; returns how many it took. `scratch`: room for
+  /// `blockScratchCount` values.
+  ///
+  /// Three passes, every quantity computed by the same operations in the
+  /// same order as in ``take(acceleration:gate:)`` (so the results are the
+  /// same to the bit): the two exponential averages, a recurrence, in a
+  /// scalar loop that also finds the block's extent and keeps the estimates
+  /// before each sample; the dynamic and vertical parts and |a|² from those,
+  /// with a flag for any sample that may be a jolt or change the free-fall
+  /// state (vectorisable: the square root and the division go several
+  /// samples at once); then, in order, the bins, and where flagged the
+  /// free-fall runs, stopping before a possible jolt (the filters are then
+  /// set back to their values before it).
+  private mutating func takeBlock(
+    _ p: UnsafePointer<Sample3>, count: Int, before limit: Double,
+    scratch column: UnsafeMutablePointer<Double>
+  ) -> Int {
+    let block = Self.accelerometerBlock
+    do {
+      // Columns: |a|² or NaN, vertical², the gravity and low-pass estimates
+      // before each sample.
+      let magnitudeSquared = column
+      let verticalSquared = column + block
+      let gx = column + 2 * block
+      let gy = column + 3 * block
+      let gz = column + 4 * block
+      let lx = column + 5 * block
+      let ly = column + 6 * block
+      let lz = column + 7 * block
+      let tauSlow = configuration.gravityTimeConstantSeconds
+      let tauFast = configuration.vibrationTimeConstantSeconds
+
+      // 1. The exponential averages, a recurrence, in a scalar loop that
+      //    keeps the estimates before each sample; the block ends before the
+      //    first sample not newer than the one before it or not before `limit`.
+      var (x0, y0, z0) = (gravityX, gravityY, gravityZ)
+      var (x1, y1, z1) = (lowPassX, lowPassY, lowPassZ)
+      var previous = accelerometerSeconds
+      var m = 0
+      while m < count {
+        let s = p[m]
+        guard s.seconds > previous && s.seconds < limit else { break }
+        let dt = min(1, s.seconds - previous)
+        let a = Self.smoothing(dt, tauSlow)
+        let b = Self.smoothing(dt, tauFast)
+        (gx[m], gy[m], gz[m]) = (x0, y0, z0)
+        (lx[m], ly[m], lz[m]) = (x1, y1, z1)
+        x0 += a * (s.x - x0)
+        y0 += a * (s.y - y0)
+        z0 += a * (s.z - z0)
+        x1 += b * (s.x - x1)
+        y1 += b * (s.y - y1)
+        z1 += b * (s.z - z1)
+        previous = s.seconds
+        m += 1
+      }
+      guard m > 0 else { return 0 }
+
+      // 2. |a|², or NaN where |dynamic|² may reach the jolt threshold (|a|²
+      //    is never NaN: the axes are finite), into `slow`; vertical² into
+      //    `fast`. `events`: a possible jolt, or a sample that may end the
+      //    current free-fall state (below 0.3 g while none is open, not
+      //    below while one is, or too close to the threshold to say).
+      let joltBelow = joltBounds.below
+      let (fallBelow, fallAtOrAbove) = (fallBounds.below, fallBounds.atOrAbove)
+      let falling = fallStart != nil
+      var events = 0
+      for k in 0..<m {
+        let s = p[k]
+        let dynamicSquared = Self.squaredLength(s.x - gx[k], s.y - gy[k], s.z - gz[k])
+        verticalSquared[k] = Self.verticalSquared(
+          s.x - lx[k], s.y - ly[k], s.z - lz[k], along: gx[k], gy[k], gz[k])
+        let m2 = Self.squaredLength(s.x, s.y, s.z)
+        let jolt = flaw(dynamicSquared < joltBelow)
+        magnitudeSquared[k] = jolt == 0 ? m2 : .nan
+        events |= jolt | (falling ? flaw(m2 < fallBelow) : flaw(m2 >= fallAtOrAbove))
+      }
+
+      // 3. In order: the bins, and the free-fall runs, up to a possible jolt.
+      var sum = binSumOfSquares
+      var n = binCount
+      var binEnd = self.binEnd
+      var taken = m
+      if events == 0 {
+        for k in 0..<m {
+          addToBin(p[k].seconds, verticalSquared[k], &sum, &n, &binEnd)
+        }
+      } else {
+        let freeFall = configuration.freeFallMetersPerSecondSquared
+        let endsBefore = configuration.freeFallEndsBeforeJoltSeconds
+        var fallStart = self.fallStart
+        for k in 0..<m {
+          let m2 = magnitudeSquared[k]
+          guard !m2.isNaN else {
+            taken = k
+            break
+          }
+          let t = p[k].seconds
+          addToBin(t, verticalSquared[k], &sum, &n, &binEnd)
+          let below = m2 < fallBelow || (m2 < fallAtOrAbove && hearth_sqrt(m2) < freeFall)
+          if below {
+            if fallStart == nil { fallStart = t }
+          } else if let start = fallStart {
+            falls.add(end: t, length: t - start, keepingSince: t - endsBefore)
+            fallStart = nil
+          }
+        }
+        self.fallStart = fallStart
+      }
+      (binSumOfSquares, binCount) = (sum, n)
+      if taken == m {
+        (gravityX, gravityY, gravityZ) = (x0, y0, z0)
+        (lowPassX, lowPassY, lowPassZ) = (x1, y1, z1)
+      } else {
+        (gravityX, gravityY, gravityZ) = (gx[taken], gy[taken], gz[taken])
+        (lowPassX, lowPassY, lowPassZ) = (lx[taken], ly[taken], lz[taken])
+      }
+      if taken > 0 {
+        accelerometerSeconds = p[taken - 1].seconds
+        advance(accelerometerSeconds)
+      }
+      return taken
+    }
+  }
+
+  /// Adds vertical² of the sample at `t` to the open bin, whose sum, count
+  /// and end the block path keeps in locals; a time past the open bin first
+  /// closes it and opens the one holding `t` (``openBin(at:)``).
+  @inline(__always)
+  private mutating func addToBin(
+    _ t: Double, _ squared: Double, _ sum: inout Double, _ n: inout Int, _ end: inout Double
+  ) {
+    if t >= end {
+      (binSumOfSquares, binCount) = (sum, n)
+      openBin(at: t)
+      (sum, n, end) = (binSumOfSquares, binCount, binEnd)
+    }
+    sum += squared
+    n += 1
+  }
+
+  /// dt / (τ + dt): the weight of a new sample in an exponential average.
+  @inline(__always)
+  private static func smoothing(_ dt: Double, _ tau: Double) -> Double { dt / (tau + dt) }
+
+  @inline(__always)
+  private static func squaredLength(_ x: Double, _ y: Double, _ z: Double) -> Double { x * x + y * y + z * z }
+
+  /// The square of v's component along g (0 when g is 0).
+  @inline(__always)
+  private static func verticalSquared(
+    _ vx: Double, _ vy: Double, _ vz: Double, along gx: Double, _ gy: Double, _ gz: Double
+  ) -> Double {
+    let norm = hearth_sqrt(squaredLength(gx, gy, gz))
+    let vertical = (vx * gx + vy * gy + vz * gz) / norm
+    return norm > 0 ? vertical * vertical : 0
   }
 
   /// Closes the open bin and opens the one holding `t`: [k·L, end) with
@@ -496,6 +769,37 @@ public struct ImpactDetector: Sendable {
     return (false, lowest, end)
   }
 }
+
+/// Where a squared length q settles `√q ≥ threshold` (IEEE square root,
+/// correctly rounded) without taking the root: below ``below`` the root is
+/// below the threshold, at or above ``atOrAbove`` it is not; between them
+/// (a relative band of about ±2⁻²⁰ around threshold²) only the root can say.
+/// For a threshold² that is normal the bounds are threshold² × (1 ∓ 2⁻²⁰):
+/// q < threshold²(1 − 2⁻²⁰)(1 + 2⁻⁵³)² gives √q < threshold(1 − 2⁻²²), whose
+/// rounding (at most 2⁻⁵³ relative) stays below the threshold, and the other
+/// side alike. Otherwise (a threshold of 0, or so small or large that its
+/// square is not normal) nothing is settled: 0 and +∞. NaN is never below
+/// either bound, so it always goes to the root.
+struct RootBounds: Sendable {
+  let below: Double
+  let atOrAbove: Double
+
+  init(_ threshold: Double) {
+    let square = threshold * threshold
+    if square.isNormal {
+      below = square * (1 - 0x1p-20)
+      atOrAbove = square * (1 + 0x1p-20)
+    } else {
+      below = 0
+      atOrAbove = .infinity
+    }
+  }
+}
+
+/// 0 when `ok` holds, else 1: tests joined with `|` instead of `||` need no
+/// branch each, so a loop of them can vectorise.
+@inline(__always)
+func flaw(_ ok: Bool) -> Int { ok ? 0 : 1 }
 
 /// `x` rounded to the millisecond, for explanations.
 func short(_ x: Double) -> Double { x.isFinite ? (x * 1000).rounded() / 1000 : x }

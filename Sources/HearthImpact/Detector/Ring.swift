@@ -2,27 +2,33 @@
 /// oldest overwritten first. No allocation after `init`; window queries
 /// binary-search the times.
 struct Ring: Sendable, Hashable {
-  private var times: [Double]
-  private var values: [Double]
+  /// Entry i's time at 2i, its value at 2i + 1: one array, so an append
+  /// checks one buffer's uniqueness, and a time and its value share a line.
+  private var entries: [Double]
   private var head = 0  // next slot to write
   private(set) var count = 0
   /// The time of the newest entry overwritten (−∞: none yet): a window
   /// starting at or before it may have lost entries.
   private(set) var evictedSeconds = -Double.infinity
+  let capacity: Int
 
   init(capacity: Int) {
-    times = Array(repeating: 0, count: max(1, capacity))
-    values = Array(repeating: 0, count: max(1, capacity))
+    self.capacity = max(1, capacity)
+    entries = Array(repeating: 0, count: 2 * self.capacity)
   }
 
-  var capacity: Int { times.count }
+  private func time(_ slot: Int) -> Double { entries[2 &* slot] }
+  private func value(_ slot: Int) -> Double { entries[2 &* slot &+ 1] }
 
   /// Appends an entry newer than every one held (the caller guarantees it).
   mutating func append(_ time: Double, _ value: Double) {
-    if count == capacity { evictedSeconds = times[head] }
-    times[head] = time
-    values[head] = value
-    head = head + 1 == capacity ? 0 : head + 1
+    let slot = head
+    if count == capacity { evictedSeconds = self.time(slot) }
+    entries.withUnsafeMutableBufferPointer { e in
+      e[2 &* slot] = time
+      e[2 &* slot &+ 1] = value
+    }
+    head = slot + 1 == capacity ? 0 : slot + 1
     count = min(count + 1, capacity)
   }
 
@@ -37,7 +43,7 @@ struct Ring: Sendable, Hashable {
     var hi = count
     while lo < hi {
       let mid = (lo + hi) / 2
-      if times[slot(mid)] < time { lo = mid + 1 } else { hi = mid }
+      if self.time(slot(mid)) < time { lo = mid + 1 } else { hi = mid }
     }
     return lo
   }
@@ -51,8 +57,8 @@ struct Ring: Sendable, Hashable {
     var i = lowerBound(from)
     while i < count {
       let s = slot(i)
-      guard times[s] <= to else { return }
-      body(times[s], values[s])
+      guard time(s) <= to else { return }
+      body(time(s), value(s))
       i += 1
     }
   }
@@ -76,8 +82,8 @@ struct Ring: Sendable, Hashable {
     var i = lowerBound(from)
     while i < count {
       let s = slot(i)
-      guard times[s] <= to else { return nil }
-      if accept(times[s], values[s]) { return (times[s], values[s]) }
+      guard time(s) <= to else { return nil }
+      if accept(time(s), value(s)) { return (time(s), value(s)) }
       i += 1
     }
     return nil
@@ -88,7 +94,7 @@ struct Ring: Sendable, Hashable {
     let end = lowerBound(to.nextUp)  // first index with time > to
     guard end > 0 else { return nil }
     let s = slot(end - 1)
-    return times[s] >= from ? (times[s], values[s]) : nil
+    return time(s) >= from ? (time(s), value(s)) : nil
   }
 }
 
