@@ -1,0 +1,100 @@
+import Foundation
+import HearthTrace
+import Testing
+import _HearthTestSupport
+
+import struct HearthSim.SeededGenerator
+
+/// Issue 29.6: a places file within the documented limits is read, indexed
+/// and replayed against in bounded memory (docs/guides/geofences.md, "Places
+/// files"). The built `hearth` runs under the issue's limits (1 GB of address
+/// space, 60 s), so a reader that grows a few kilobytes per place fails here
+/// instead of taking the machine. Every file is generated in a temporary
+/// folder, none is copied.
+@Suite("hearth geo replay: places files at their limits, in bounded memory", .serialized)
+struct PlacesLimitsCommandTests {
+  static let limits = (seconds: 60, megabytes: 1024)
+
+  /// A generated day (seed 3) whose history the replays read.
+  static let day: TemporaryFolder = {
+    let folder = TemporaryFolder()
+    _ = run(["sim", "generate", "day", "--seed", "3", "--out", folder.path("d")])
+    return folder
+  }()
+
+  /// Writes a places file of `count` features, each centre and radius from
+  /// `place` (longitude, latitude, radius m), in compact GeoJSON; returns
+  /// its path and size in bytes.
+  static func writePlaces(
+    _ folder: TemporaryFolder, _ name: String, count: Int,
+    _ place: (Int, inout SeededGenerator) -> (Double, Double, Double)
+  ) throws -> (path: String, bytes: Int) {
+    let path = folder.path(name)
+    FileManager.default.createFile(atPath: path, contents: nil)
+    let handle = try #require(FileHandle(forWritingAtPath: path))
+    defer { try? handle.close() }
+    var g = SeededGenerator(seed: 29_6)
+    var text = #"{"type":"FeatureCollection","features":["#
+    var bytes = 0
+    for i in 0..<count {
+      let (longitude, latitude, radius) = place(i, &g)
+      if i > 0 { text += "," }
+      text +=
+        #"{"type":"Feature","geometry":{"type":"Point","coordinates":["#
+        + String(format: "%.5f,%.5f", longitude, latitude) + #"]},"properties":{"radiusMeters":"#
+        + String(format: "%.0f", radius) + "}}"
+      if text.utf8.count > 1 << 20 {
+        bytes += text.utf8.count
+        try handle.write(contentsOf: Data(text.utf8))
+        text = ""
+      }
+    }
+    text += "]}"
+    bytes += text.utf8.count
+    try handle.write(contentsOf: Data(text.utf8))
+    return (path, bytes)
+  }
+
+  static func replay(_ places: String) throws -> BuiltExecutable.Run {
+    try BuiltExecutable.run(
+      "hearth", ["geo", "replay", day.path("d/trace"), "--places", places, "--only", "trip"],
+      timeLimitSeconds: limits.seconds, memoryLimitMegabytes: limits.megabytes)
+  }
+
+  @Test("550 000 small places under the 64 MiB of the old cap: read and replayed against within 1 GB and 60 s")
+  func manySmallPlaces() throws {
+    let folder = TemporaryFolder()
+    let file = try Self.writePlaces(folder, "many.geojson", count: 550_000) { _, g in
+      (g.nextDouble(in: -10, 30), g.nextDouble(in: 35, 60), g.nextDouble(in: 50, 300))
+    }
+    #expect(file.bytes < 64 << 20)
+    let run = try Self.replay(file.path)
+    #expect(run.status == 0, "exit \(run.status): \(run.err.suffix(600))")
+    #expect(run.err.contains("replayed 332 fixes"), "\(run.err.suffix(600))")
+  }
+
+  @Test("200 000 places of 100 km, every one overlapping every other: read and indexed within 1 GB and 60 s")
+  func overlappingWidePlaces() throws {
+    let folder = TemporaryFolder()
+    let file = try Self.writePlaces(folder, "wide.geojson", count: 200_000) { _, g in
+      (g.nextDouble(in: 151.0, 151.3), g.nextDouble(in: -34.0, -33.8), 100_000)
+    }
+    let run = try Self.replay(file.path)
+    #expect(run.status == 0, "exit \(run.status): \(run.err.suffix(600))")
+    #expect(run.err.contains("replayed 332 fixes"), "\(run.err.suffix(600))")
+  }
+
+  @Test("a million places (the documented count limit) within 1 GB and 60 s")
+  func aMillionPlaces() throws {
+    let folder = TemporaryFolder()
+    let limit = PlacesFile.maximumPlaces
+    #expect(limit == 1_000_000)
+    let file = try Self.writePlaces(folder, "million.geojson", count: limit) { _, g in
+      (g.nextDouble(in: -120, 140), g.nextDouble(in: -50, 65), g.nextDouble(in: 20, 2_000))
+    }
+    #expect(file.bytes <= PlacesFile.maximumFileBytes)
+    let run = try Self.replay(file.path)
+    #expect(run.status == 0, "exit \(run.status): \(run.err.suffix(600))")
+    #expect(run.err.contains("replayed 332 fixes"), "\(run.err.suffix(600))")
+  }
+}
