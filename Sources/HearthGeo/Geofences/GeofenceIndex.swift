@@ -155,7 +155,13 @@ public final class GeofenceIndex: Sendable {
     // within a cell the first hit is then the smallest place.
     var wide: [Int32] = []
     var order: [Int32] = places.indices.filter { levelOf[$0] >= 0 }.map(Int32.init)
-    order.sort { (places[Int($0)].radiusMeters, $0) < (places[Int($1)].radiusMeters, $1) }
+    // (Comparisons spelled out, not as tuples: a debug build compares
+    // tuples through generic metadata, a thousand times slower.)
+    func smallerPlace(_ a: Int32, _ b: Int32) -> Bool {
+      let (ra, rb) = (places[Int(a)].radiusMeters, places[Int(b)].radiusMeters)
+      return ra < rb || (ra == rb && a < b)
+    }
+    order.sort(by: smallerPlace)
     struct Entry {
       /// level << 58 | cell id (a cell id is under 2⁵⁷: rows < 2²⁵ for cells of 1 m and more).
       var levelCell: Int64
@@ -180,9 +186,9 @@ public final class GeofenceIndex: Sendable {
       }
     }
     for i in places.indices where levelOf[i] == -2 { wide.append(Int32(i)) }
-    wide.sort { (places[Int($0)].radiusMeters, $0) < (places[Int($1)].radiusMeters, $1) }
+    wide.sort(by: smallerPlace)
     self.wide = wide
-    entries.sort { ($0.levelCell, $0.rank) < ($1.levelCell, $1.rank) }
+    entries.sort { $0.levelCell < $1.levelCell || ($0.levelCell == $1.levelCell && $0.rank < $1.rank) }
     // Buckets (a level's cell and the start of its members) in order;
     // members in CSR.
     var bucketCells: [Int64] = []
