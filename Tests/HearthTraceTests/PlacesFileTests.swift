@@ -95,7 +95,8 @@ import Testing
     #expect(
       places[0].geofence
         == Geofence(
-          id: 7, circle: 3, center: Coordinate(latitudeDegrees: -48.1, longitudeDegrees: 11.5), radiusMeters: 150))
+          id: 7, circle: 3, center: Coordinate(latitudeDegrees: -48.1, longitudeDegrees: 11.5),
+          radiusMeters: 150))
   }
 
   @Test func textThatIsNotJSONIsRefusedWithTheByte() {
@@ -124,13 +125,16 @@ import Testing
         #"{"type":"FeatureCollection","features":[\#(Array(repeating: feature, count: count).joined(separator: ","))]}"#
           .utf8)
     }
-    let three = try PlacesFile.parse(ChunkSource(bytes: collection(3), displayName: "p"), file: "p", maximumPlaces: 3)
+    let three = try PlacesFile.parse(
+      ChunkSource(bytes: collection(3), displayName: "p"), file: "p", maximumPlaces: 3)
     #expect(three.count == 3)
     do {
-      _ = try PlacesFile.parse(ChunkSource(bytes: collection(4), displayName: "p"), file: "p", maximumPlaces: 3)
+      _ = try PlacesFile.parse(
+        ChunkSource(bytes: collection(4), displayName: "p"), file: "p", maximumPlaces: 3)
       Issue.record("four places accepted under a limit of three")
     } catch {
-      #expect(error.description.contains("p:4 (features)") && error.description.contains("more than the 3 places"))
+      #expect(
+        error.description.contains("p:4 (features)") && error.description.contains("more than the 3 places"))
     }
   }
 }

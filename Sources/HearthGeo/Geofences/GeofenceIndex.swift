@@ -597,7 +597,8 @@ public final class GeofenceIndex: Sendable {
                     }
                     if levels.count > 1 {
                       for k in 0..<m where out[start &+ k] < 0 {
-                        let point = Coordinate(latitudeDegrees: lat[start &+ k], longitudeDegrees: lon[start &+ k])
+                        let point = Coordinate(
+                          latitudeDegrees: lat[start &+ k], longitudeDegrees: lon[start &+ k])
                         levels: for level in 1..<levels.count {
                           for j in candidates(point, level: level) {
                             let p = Int(members[j])

@@ -87,7 +87,8 @@ struct JSONPullScanner {
     case UInt8(ascii: "\""): return .string
     case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number
     case UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"): return .literal
-    default: throw failure("unexpected character '\(Character(Unicode.Scalar(byte)))' where a value should be")
+    default:
+      throw failure("unexpected character '\(Character(Unicode.Scalar(byte)))' where a value should be")
     }
   }
 
@@ -100,7 +101,9 @@ struct JSONPullScanner {
   }
 
   /// Consumes the next value's opening `{` or `[`.
-  mutating func open(_ kind: Kind) throws { try expect(kind == .object ? UInt8(ascii: "{") : UInt8(ascii: "[")) }
+  mutating func open(_ kind: Kind) throws {
+    try expect(kind == .object ? UInt8(ascii: "{") : UInt8(ascii: "["))
+  }
 
   /// Inside a container just opened or after one of its items: true when
   /// another item follows (its separating comma consumed), false at the
@@ -113,7 +116,9 @@ struct JSONPullScanner {
       return false
     }
     if first { return true }
-    guard next == UInt8(ascii: ",") else { throw failure("expected ',' or '\(Character(Unicode.Scalar(close)))'") }
+    guard next == UInt8(ascii: ",") else {
+      throw failure("expected ',' or '\(Character(Unicode.Scalar(close)))'")
+    }
     advance()
     return true
   }

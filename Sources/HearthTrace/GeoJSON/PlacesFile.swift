@@ -25,8 +25,9 @@ public struct NamedPlace: Sendable, Hashable, Codable {
 public enum PlacesFile {
   /// Largest places file read, bytes (256 MiB: a million places with names).
   public static let maximumFileBytes = 256 << 20
-  /// Most places a places file may hold (issue 29.6: read, indexed and
-  /// replayed against in under 1 GB; docs/guides/geofences.md).
+  /// Most places a places file may hold (issue 29.6). Reading a million
+  /// takes about 100 MB; what a pipeline over them costs is in
+  /// docs/guides/geofences.md.
   public static let maximumPlaces = 1_000_000
 
   /// The file is read in chunks and parsed as it comes (no JSON tree): the
@@ -41,7 +42,9 @@ public enum PlacesFile {
   ///   O(size of the file).
   public static func read(path: String) throws(TraceError) -> [NamedPlace] {
     var source: ChunkSource
-    do { source = try ChunkSource(path: path, displayName: path, maximumLineBytes: 1) } catch let error as TraceError {
+    do { source = try ChunkSource(path: path, displayName: path, maximumLineBytes: 1) } catch let error
+      as TraceError
+    {
       throw error
     } catch {
       throw .io(path: path, reason: "\(error)")
@@ -112,7 +115,9 @@ public enum PlacesFile {
 
   /// Parses the text of `source` (closed on return) as it is read.
   /// `maximumPlaces` is a parameter so tests can reach it with small files.
-  static func parse(_ source: ChunkSource, file: String, maximumPlaces: Int) throws(TraceError) -> [NamedPlace] {
+  static func parse(_ source: ChunkSource, file: String, maximumPlaces: Int) throws(TraceError)
+    -> [NamedPlace]
+  {
     var scanner = JSONPullScanner(source)
     defer { scanner.close() }
     do {
@@ -121,7 +126,8 @@ public enum PlacesFile {
       throw error
     } catch let failure as JSONPullScanner.Failure {
       throw .malformed(
-        SourceLocation(file: file, line: 0), reason: "not JSON: \(failure.reason) at byte \(failure.byteOffset)")
+        SourceLocation(file: file, line: 0),
+        reason: "not JSON: \(failure.reason) at byte \(failure.byteOffset)")
     } catch {
       throw .malformed(SourceLocation(file: file, line: 0), reason: "not JSON: \(error)")
     }
@@ -295,8 +301,12 @@ public enum PlacesFile {
     guard feature.geometryIsObject, feature.geometryIsPoint, feature.positionCount >= 2,
       let longitude = feature.longitude, let latitude = feature.latitude
     else { throw fail(n, "geometry", "expected a Point with [longitude, latitude]") }
-    guard let radius = feature.radius else { throw fail(n, "radiusMeters", "needs a positive radiusMeters property") }
-    if let problem = Self.problem(latitudeDegrees: latitude, longitudeDegrees: longitude, radiusMeters: radius) {
+    guard let radius = feature.radius else {
+      throw fail(n, "radiusMeters", "needs a positive radiusMeters property")
+    }
+    if let problem = Self.problem(
+      latitudeDegrees: latitude, longitudeDegrees: longitude, radiusMeters: radius)
+    {
       switch problem {
       case .position: throw fail(n, "geometry", problem.reason)
       case .radius: throw fail(n, "radiusMeters", problem.reason)

@@ -28,12 +28,14 @@ struct GeofenceIndexPropertyTests {
         out.append(Layout(batches: Array(batches.suffix(batches.count - 1)), cellSizeMeters: cellSizeMeters))
       }
       for (b, batch) in batches.enumerated() {
-        for half in [batch.places.count / 2, batch.places.count - 1] where half >= 1 && half < batch.places.count {
+        for half in [batch.places.count / 2, batch.places.count - 1]
+        where half >= 1 && half < batch.places.count {
           var smaller = self
           smaller.batches[b].places = Array(batch.places.prefix(half))
           out.append(smaller)
         }
-        for half in [batch.points.count / 2, batch.points.count - 1] where half >= 1 && half < batch.points.count {
+        for half in [batch.points.count / 2, batch.points.count - 1]
+        where half >= 1 && half < batch.points.count {
           var smaller = self
           smaller.batches[b].points = Array(batch.points.suffix(half))
           out.append(smaller)
@@ -112,8 +114,10 @@ struct GeofenceIndexPropertyTests {
 
   /// The plain reference: every place's exact distance.
   static func holding(_ places: [Geofence], _ point: Coordinate) -> [Int] {
-    places.indices.filter { GreatCircle.distanceMeters(from: places[$0].center, to: point) <= places[$0].radiusMeters }
-      .sorted { (places[$0].radiusMeters, $0) < (places[$1].radiusMeters, $1) }
+    places.indices.filter {
+      GreatCircle.distanceMeters(from: places[$0].center, to: point) <= places[$0].radiusMeters
+    }
+    .sorted { (places[$0].radiusMeters, $0) < (places[$1].radiusMeters, $1) }
   }
 
   static func placeAt(_ places: [Geofence], _ point: Coordinate, capMeters: Double) -> Int? {
@@ -150,16 +154,19 @@ struct GeofenceIndexPropertyTests {
                 return "batch \(b) point \(k): appendContaining \(appended), scan \(expected)"
               }
               if index.smallestContaining(point) != expected.first {
-                return "batch \(b) point \(k): smallestContaining \(String(describing: index.smallestContaining(point))), scan \(String(describing: expected.first))"
+                return
+                  "batch \(b) point \(k): smallestContaining \(String(describing: index.smallestContaining(point))), scan \(String(describing: expected.first))"
               }
               if screened[k] != expected.first.map(Int32.init) ?? -1 {
-                return "batch \(b) point \(k): bulk screen \(screened[k]), scan \(String(describing: expected.first))"
+                return
+                  "batch \(b) point \(k): bulk screen \(screened[k]), scan \(String(describing: expected.first))"
               }
               for cap in [0.0, 1_000] {
                 let found = index.placeAt(point, capMeters: cap)
                 let scan = Self.placeAt(batch.places, point, capMeters: cap)
                 if found != scan {
-                  return "batch \(b) point \(k): placeAt(cap \(cap)) \(String(describing: found)), scan \(String(describing: scan))"
+                  return
+                    "batch \(b) point \(k): placeAt(cap \(cap)) \(String(describing: found)), scan \(String(describing: scan))"
                 }
               }
             }
@@ -173,7 +180,9 @@ struct GeofenceIndexPropertyTests {
   /// the index a bounded number of entries, and a lookup tests a bounded
   /// multiple of the places that hold the point, summed over points
   /// spread 400 km around (not every wide place for every lookup).
-  @Test("overlapping 100 km places: bounded entries per place, candidates a bounded multiple of the places holding")
+  @Test(
+    "overlapping 100 km places: bounded entries per place, candidates a bounded multiple of the places holding"
+  )
   func overlapIsNotQuadratic() {
     var g = PropertyRandom(seed: 29_6)
     let centre = Coordinate(latitudeDegrees: 48.85, longitudeDegrees: 2.35)
@@ -184,7 +193,8 @@ struct GeofenceIndexPropertyTests {
         Geofence(
           id: PlaceID(UInt32(i)),
           center: GreatCircle.destination(
-            from: centre, initialBearingDegrees: g.double(0, 360), distanceMeters: g.double(0, wide ? 5_000 : 20_000)),
+            from: centre, initialBearingDegrees: g.double(0, 360),
+            distanceMeters: g.double(0, wide ? 5_000 : 20_000)),
           radiusMeters: wide ? Geofence.maximumRadiusMeters : g.double(50, 250)))
     }
     let index = GeofenceIndex(places: places)
@@ -198,6 +208,7 @@ struct GeofenceIndexPropertyTests {
       holding += Self.holding(places, point).count
       tested += index.candidateCount(point)
     }
-    #expect(tested <= 4 * holding + 64 * points, "\(tested) candidates for \(holding) (point, place) pairs inside")
+    #expect(
+      tested <= 4 * holding + 64 * points, "\(tested) candidates for \(holding) (point, place) pairs inside")
   }
 }
