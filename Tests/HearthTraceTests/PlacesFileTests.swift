@@ -78,4 +78,63 @@ import Testing
       }
     }
   }
+
+  /// Issue 29.6: the reader streams the text (no JSON tree), so it must
+  /// take members in any order, skip what it does not read at any depth,
+  /// and refuse text that is not JSON by the byte where it stops being so.
+  @Test func membersInAnyOrderAndUnknownMembersAtAnyDepthAreTaken() throws {
+    let text = #"""
+      {"bbox":[0,1,{"deep":[[[{"x":"\"]"}]]]}],"features":[
+        {"properties":{"extra":{"a":[1,2,{"b":null}]},"name":"Caf\u00e9 \ud83c\udfe0","radiusMeters":1.5e2,"circle":3},
+         "geometry":{"coordinates":[11.5,-48.1e0,520],"type":"Point"},"id":"7","type":"Feature"},
+        {"type":"Feature","geometry":{"type":"Point","coordinates":[-0.5,0]},"properties":{"radiusMeters":50,"name":null}}
+      ],"type":"FeatureCollection"}
+      """#
+    let places = try parse(text)
+    #expect(places.map(\.geofence.id) == [7, 1] && places.map(\.name) == ["Café 🏠", nil])
+    #expect(
+      places[0].geofence
+        == Geofence(
+          id: 7, circle: 3, center: Coordinate(latitudeDegrees: -48.1, longitudeDegrees: 11.5),
+          radiusMeters: 150))
+  }
+
+  @Test func textThatIsNotJSONIsRefusedWithTheByte() {
+    for bad in [
+      #"{"type":"FeatureCollection","features":[],}"#, #"{"type":"FeatureCollection","features":[01]}"#,
+      #"{"type":"FeatureCollection","features":[]} x"#, #"{"type":"FeatureCollection","features":[NaN]}"#,
+      #"{"type":"FeatureCollection","features":["\ud800"]}"#, #"{"type":"FeatureCollection""#,
+      String(repeating: "[", count: 20_000),
+    ] {
+      do {
+        _ = try parse(bad)
+        Issue.record("accepted: \(bad.prefix(60))")
+      } catch {
+        #expect(error.description.contains("not JSON") && error.description.contains("at byte"), "\(error)")
+      }
+    }
+  }
+
+  /// The count limit, on both sides (a small limit stands in for the
+  /// million so the test stays small; the command test holds the million).
+  @Test func theCountLimitIsTakenAndOneMoreIsRefusedByName() throws {
+    func collection(_ count: Int) -> [UInt8] {
+      let feature =
+        #"{"type":"Feature","geometry":{"type":"Point","coordinates":[11.5,48.1]},"properties":{"radiusMeters":50}}"#
+      return Array(
+        #"{"type":"FeatureCollection","features":[\#(Array(repeating: feature, count: count).joined(separator: ","))]}"#
+          .utf8)
+    }
+    let three = try PlacesFile.parse(
+      ChunkSource(bytes: collection(3), displayName: "p"), file: "p", maximumPlaces: 3)
+    #expect(three.count == 3)
+    do {
+      _ = try PlacesFile.parse(
+        ChunkSource(bytes: collection(4), displayName: "p"), file: "p", maximumPlaces: 3)
+      Issue.record("four places accepted under a limit of three")
+    } catch {
+      #expect(
+        error.description.contains("p:4 (features)") && error.description.contains("more than the 3 places"))
+    }
+  }
 }

@@ -128,9 +128,18 @@ extension GeofenceEngine {
     index.appendContaining(point, to: &candidates)
     if let circles = context.circles { candidates.removeAllIfAny { !circles.contains(places[$0].circle) } }
     for record in context.state.records where !record.isIdle {
-      if let i = lookup.position(record.place), !candidates.contains(i) { candidates.append(i) }
+      if let i = lookup.position(record.place) { candidates.append(i) }
     }
-    if candidates.count > 1 { candidates.sort() }
+    // Sorted, then repeats dropped in place: O(k log k) for k candidates
+    // (a person in many overlapping places), no allocation.
+    guard candidates.count > 1 else { return }
+    candidates.sort()
+    var kept = 1
+    for k in 1..<candidates.count where candidates[k] != candidates[kept - 1] {
+      candidates[kept] = candidates[k]
+      kept += 1
+    }
+    candidates.removeLast(candidates.count - kept)
   }
 
   /// The membership rules for one place and one fix.

@@ -94,7 +94,9 @@ public struct GeofenceEngine: Sendable {
   ) {
     // Indexed in id order, so candidate positions sort like ids.
     var sorted: [Geofence] = []
-    for place in places.enumerated().sorted(by: { ($0.element.id, $0.offset) < ($1.element.id, $1.offset) })
+    for place in places.enumerated().sorted(by: {
+      $0.element.id < $1.element.id || ($0.element.id == $1.element.id && $0.offset < $1.offset)
+    })
     where sorted.last?.id != place.element.id {
       sorted.append(place.element)
     }

@@ -2,51 +2,66 @@ import Foundation
 import _HearthShims
 
 /// A spatial index over circular places, so a fix is tested only against
-/// the places near it (1 to 100 000 places and more).
+/// the places near it (1 to a million places, overlapping or not).
 ///
-/// Each place is registered in every cell of a `LatitudeBandGrid` (1 km by
-/// default) that its circle may touch; a lookup finds the fix's cell in an
-/// open-addressing hash table and tests only that cell's places. The test
-/// is a flat-Earth distance in the place's own frame with a 0.2 % margin
-/// (its error is below 10⁻⁵ within 60 km below 80° of latitude); inside the
-/// margin, and at high latitude, the exact great-circle distance decides, so
-/// every answer equals `GreatCircle.distanceMeters(…) ≤ threshold`.
+/// Places are registered on *levels*: grids (`LatitudeBandGrid`) whose cells
+/// double in size from the base size s (level 0) upwards. A place of radius
+/// r goes to the lowest level whose cells are at least r on a side, so it
+/// touches at most about 16 cells whatever its radius (a 100 km place is on
+/// cells of 100–200 km, not on 1 681 cells of 5 km). A lookup snaps the
+/// fix to each level that holds places (a handful: radii from 50 m to
+/// 100 km span 12 levels at most), finds the cell in an open-addressing hash
+/// table and tests only that cell's places. So memory is O(places) and a
+/// lookup costs O(levels + candidates), where the candidates are the places
+/// whose cells hold the fix: at most a few times the places holding it, and
+/// never the places far away however many overlap elsewhere (issue 29.6).
 ///
-/// A place that would touch more than ``maximumCellsPerPlace`` cells (a
-/// radius far above the cell size) is not registered in cells at all: it is
-/// kept in a short list of *wide* places that every lookup tests directly.
-/// So the index costs memory in proportion to the number of places whatever
-/// their radii (a 20 000 km circle costs one list entry, not 5 GB of cells),
-/// and a lookup costs O(candidates in the cell + wide places). A place whose
-/// radius is not a positive finite number holds no point.
+/// The test is a flat-Earth distance in the place's own frame with a 0.2 %
+/// margin (its error is below 10⁻⁵ within 60 km below 80° of latitude);
+/// inside the margin, and at high latitude, the exact great-circle distance
+/// decides, so every answer equals `GreatCircle.distanceMeters(…) ≤ threshold`
+/// and no answer depends on the levels or the cell size.
+///
+/// A place that would still touch more than ``maximumCellsPerPlace`` cells
+/// on its level, or is wider than the largest cells a grid has, is not
+/// registered in cells at all: it is kept in a short list of *wide* places
+/// that every lookup tests directly (a 20 000 km circle costs one list
+/// entry). A place whose radius is not a positive finite number holds no
+/// point.
 ///
 /// Immutable once built and shared, not copied, by the engines that use it
 /// (a reference type so that copying an engine costs one retain); `Sendable`;
 /// queries allocate nothing.
 public final class GeofenceIndex: Sendable {
   public let places: [Geofence]
+  /// The base grid (level 0; cells of the base size).
   public let grid: LatitudeBandGrid
   /// Per place, what the edge test reads, in one 64-byte record.
   private let data: [PlaceData]
-  // Cells → places: CSR member lists (smallest radius first) and an
-  // open-addressing table of slots (key, bucket) for O(1) lookups.
+  // Cells → places: CSR member lists (smallest radius first) and, per
+  // level, an open-addressing table of slots (key, bucket) for O(1) lookups.
   private let members: [Int32]
   /// Open addressing: a cell key (−1 = empty) and its members' range, in
-  /// one 16-byte slot so a probe touches one cache line.
+  /// one 16-byte slot so a probe touches one cache line. Each level has its
+  /// own power-of-two region.
   private let slots: [Slot]
-  private let slotMask: Int
-  /// One bit per hash of an occupied cell (16 bits per cell, so about 6 % of
-  /// empty cells pass): most fixes lie in no place's cell and stop here,
-  /// reading a small, cache-resident bitset instead of the table.
+  /// One bit per hash of an occupied (level, cell) (16 bits per cell, so
+  /// about 6 % of empty cells pass): most fixes lie in no place's cell and
+  /// stop here, reading a small, cache-resident bitset instead of the table.
   private let occupancy: [UInt64]
   private let occupancyMask: Int
+  /// The levels that hold places, ascending by cell size (so by radius:
+  /// every place of a level is smaller than every place of the next).
+  private let levels: [Level]
   /// Places too wide for the cells, ascending by (radius, index).
   private let wide: [Int32]
-  /// The largest radius among the places registered in cells, m.
-  private let largestCellRadiusMeters: Double
 
-  /// A place touching more cells than this is kept in the wide list.
+  /// A place touching more cells than this on its level is kept in the wide list.
   public static let maximumCellsPerPlace = 256
+  /// A place goes to the lowest level whose cell size is at least its
+  /// radius divided by this (1: cells at least as wide as the radius, so a
+  /// place touches 4 to 16 of them).
+  static let radiusPerCellSize = 1.0
 
   static let radiansPerDegree = Double.pi / 180
   static let metersPerDegree = GreatCircle.earthMeanRadiusMeters * Double.pi / 180
@@ -55,6 +70,16 @@ public final class GeofenceIndex: Sendable {
     var key: Int64 = -1
     var start: Int32 = 0
     var end: Int32 = 0
+  }
+
+  /// One level: its grid, its region of the slot table, the salt that
+  /// separates its cells in the occupancy bitset, and its largest radius.
+  struct Level: Sendable {
+    var grid: LatitudeBandGrid
+    var slotBase: Int
+    var slotMask: Int
+    var salt: Int64
+    var largestRadiusMeters: Double
   }
 
   /// The edge test's constants for one place: centre (degrees), the flat
@@ -71,16 +96,33 @@ public final class GeofenceIndex: Sendable {
     var flat: Bool
   }
 
-  /// Builds the index. `cellSizeMeters` defaults to the median radius
-  /// (clamped to 50 m … 5 km): each place then touches about nine cells and
-  /// a fix meets about three times as many candidates as places hold it.
-  /// - Complexity: O(Σ cells touched) ≈ O(n · (1 + 2r/s)²) for n places of
-  ///   radius r on cells of size s.
+  /// The level (0 = base) of a place of `radiusMeters` on base cells of
+  /// `baseMeters`: the lowest whose cells are at least r; nil when no grid
+  /// has cells that large.
+  static func level(radiusMeters: Double, baseMeters: Double) -> Int? {
+    var level = 0
+    var size = baseMeters
+    while size * radiusPerCellSize < radiusMeters {
+      size *= 2
+      level += 1
+      guard size <= LatitudeBandGrid.cellSizeRangeMeters.upperBound else { return nil }
+    }
+    return level
+  }
+
+  /// Builds the index. `cellSizeMeters` (the base size) defaults to the
+  /// median radius (clamped to 50 m … 5 km): each place of a typical layout
+  /// then touches four to nine cells of level 0 or 1 and a fix meets a few
+  /// times as many candidates as places hold it.
+  /// - Complexity: O(n log n) for n places (each touches at most 16 cells
+  ///   or so, never more than ``maximumCellsPerPlace``); memory about 60
+  ///   bytes per cell touched plus one grid table per level in use.
   public init(places: [Geofence], cellSizeMeters: Double? = nil) {
     self.places = places
     let radii = places.map(\.radiusMeters).sorted()
     let size = cellSizeMeters ?? min(5_000, max(50, radii.isEmpty ? 1_000 : radii[radii.count / 2]))
-    grid = LatitudeBandGrid(cellSizeMeters: size)
+    let baseGrid = LatitudeBandGrid(cellSizeMeters: size)
+    grid = baseGrid
     data = places.map { place in
       let c = HaversineKernel.cosineOfLatitude(place.center.latitudeDegrees)
       let t = place.radiusMeters / GreatCircle.earthMeanRadiusMeters
@@ -92,64 +134,133 @@ public final class GeofenceIndex: Sendable {
         flat: abs(place.center.latitudeDegrees) <= 80)
     }
 
-    var pairs: [(Int64, Int32)] = []
-    var wide: [Int32] = []
-    var largest = 0.0
-    var cellsOfPlace: [Int64] = []
+    // Each place's level (−1: none, −2: wide).
+    var levelOf = [Int8](repeating: -1, count: places.count)
+    var grids: [Int: LatitudeBandGrid] = [0: baseGrid]
     for (i, place) in places.enumerated() {
       guard place.radiusMeters > 0, place.radiusMeters.isFinite, place.center.latitudeDegrees.isFinite,
         place.center.longitudeDegrees.isFinite
       else { continue }
+      guard let level = Self.level(radiusMeters: place.radiusMeters, baseMeters: size) else {
+        levelOf[i] = -2
+        continue
+      }
+      levelOf[i] = Int8(level)
+      if grids[level] == nil {
+        grids[level] = LatitudeBandGrid(cellSizeMeters: size * Double(1 << level))
+      }
+    }
+    // Places in cells ranked smallest first (ties: lower index); each
+    // (level, cell, rank) entry packed into 12 bytes, sorted by integers:
+    // within a cell the first hit is then the smallest place.
+    var wide: [Int32] = []
+    var order: [Int32] = places.indices.filter { levelOf[$0] >= 0 }.map(Int32.init)
+    // (Comparisons spelled out, not as tuples: a debug build compares
+    // tuples through generic metadata, a thousand times slower.)
+    func smallerPlace(_ a: Int32, _ b: Int32) -> Bool {
+      let (ra, rb) = (places[Int(a)].radiusMeters, places[Int(b)].radiusMeters)
+      return ra < rb || (ra == rb && a < b)
+    }
+    order.sort(by: smallerPlace)
+    struct Entry {
+      /// level << 58 | cell id (a cell id is under 2⁵⁷: rows < 2²⁵ for cells of 1 m and more).
+      var levelCell: Int64
+      var rank: Int32
+    }
+    var entries: [Entry] = []
+    var cellsOfPlace: [Int64] = []
+    for (rank, i) in order.enumerated() {
+      let level = Int(levelOf[Int(i)])
+      let place = places[Int(i)]
       cellsOfPlace.removeAll(keepingCapacity: true)
       let fits = Self.cells(
-        around: place.center, meters: place.radiusMeters, grid: grid, limit: Self.maximumCellsPerPlace
+        around: place.center, meters: place.radiusMeters, grid: grids[level, default: baseGrid],
+        limit: Self.maximumCellsPerPlace
       ) { cellsOfPlace.append($0) }
       if fits {
-        for cell in cellsOfPlace { pairs.append((cell, Int32(i))) }
-        largest = max(largest, place.radiusMeters)
+        for cell in cellsOfPlace {
+          entries.append(Entry(levelCell: Int64(level) << 58 | cell, rank: Int32(rank)))
+        }
       } else {
-        wide.append(Int32(i))
+        levelOf[Int(i)] = -2
       }
     }
-    wide.sort { (places[Int($0)].radiusMeters, $0) < (places[Int($1)].radiusMeters, $1) }
+    for i in places.indices where levelOf[i] == -2 { wide.append(Int32(i)) }
+    wide.sort(by: smallerPlace)
     self.wide = wide
-    largestCellRadiusMeters = largest
-    // Within a cell, smallest radius first: the first hit is the smallest place.
-    pairs.sort {
-      $0.0 != $1.0
-        ? $0.0 < $1.0
-        : (places[Int($0.1)].radiusMeters, $0.1) < (places[Int($1.1)].radiusMeters, $1.1)
-    }
-    var keys: [Int64] = []
-    var starts: [Int32] = []
+    entries.sort { $0.levelCell < $1.levelCell || ($0.levelCell == $1.levelCell && $0.rank < $1.rank) }
+    // Buckets (a level's cell and the start of its members) in order;
+    // members in CSR.
+    var bucketCells: [Int64] = []
+    var bucketStarts: [Int32] = []
     var members: [Int32] = []
-    members.reserveCapacity(pairs.count)
-    for (key, place) in pairs {
-      if keys.last != key {
-        keys.append(key)
-        starts.append(Int32(members.count))
+    members.reserveCapacity(entries.count)
+    for k in entries.indices {
+      if k == 0 || entries[k - 1].levelCell != entries[k].levelCell {
+        bucketCells.append(entries[k].levelCell)
+        bucketStarts.append(Int32(members.count))
       }
-      members.append(place)
+      members.append(order[Int(entries[k].rank)])
     }
-    starts.append(Int32(members.count))
+    bucketStarts.append(Int32(members.count))
+    entries = []
+    order = []
     self.members = members
-    var capacity = 16
-    while capacity < 4 * keys.count { capacity *= 2 }
     var bits = 512
-    while bits < 16 * keys.count { bits *= 2 }
+    while bits < 16 * bucketCells.count { bits *= 2 }
     var occupancy = [UInt64](repeating: 0, count: bits / 64)
-    var slots = [Slot](repeating: Slot(), count: capacity)
-    for (bucket, key) in keys.enumerated() {
-      let bit = Self.occupancyHash(key) & (bits - 1)
-      occupancy[bit >> 6] |= 1 << UInt64(bit & 63)
-      var slot = Self.hash(key) & (capacity - 1)
-      while slots[slot].key != -1 { slot = (slot + 1) & (capacity - 1) }
-      slots[slot] = Slot(key: key, start: starts[bucket], end: starts[bucket + 1])
+    // Per level: its buckets' range and its slot region (at most half
+    // full), sized first so the table is allocated once.
+    var ranges: [(level: Int, first: Int, last: Int, capacity: Int)] = []
+    var first = 0
+    while first < bucketCells.count {
+      let level = Int(bucketCells[first] >> 58)
+      var last = first
+      while last < bucketCells.count && Int(bucketCells[last] >> 58) == level { last += 1 }
+      var capacity = 16
+      while capacity < 2 * (last - first) { capacity *= 2 }
+      ranges.append((level, first, last, capacity))
+      first = last
     }
+    var slots = [Slot](repeating: Slot(), count: ranges.reduce(0) { $0 + $1.capacity })
+    var levels: [Level] = []
+    var base = 0
+    let cellBits: Int64 = (1 << 58) - 1
+    for range in ranges {
+      let salt = Int64(range.level) << 58
+      let mask = range.capacity - 1
+      var largest = 0.0
+      for b in range.first..<range.last {
+        let key = bucketCells[b] & cellBits
+        let bit = Self.occupancyHash(key ^ salt) & (bits - 1)
+        occupancy[bit >> 6] |= 1 << UInt64(bit & 63)
+        var slot = Self.hash(key) & mask
+        while slots[base + slot].key != -1 { slot = (slot + 1) & mask }
+        slots[base + slot] = Slot(key: key, start: bucketStarts[b], end: bucketStarts[b + 1])
+        for k in Int(bucketStarts[b])..<Int(bucketStarts[b + 1]) {
+          largest = max(largest, places[Int(members[k])].radiusMeters)
+        }
+      }
+      levels.append(
+        Level(
+          grid: grids[range.level, default: baseGrid], slotBase: base, slotMask: mask, salt: salt,
+          largestRadiusMeters: largest))
+      base += range.capacity
+    }
+    self.levels = levels
     self.occupancy = occupancy
     occupancyMask = bits - 1
     self.slots = slots
-    slotMask = capacity - 1
+  }
+
+  /// Entries the index holds: (cell, place) pairs plus wide places (for
+  /// the tests of its size). O(1).
+  var entryCount: Int { members.count + wide.count }
+
+  /// The places a lookup at `point` tests: its cells' members on every
+  /// level plus the wide places (for the tests of its cost). O(levels).
+  func candidateCount(_ point: Coordinate) -> Int {
+    levels.indices.reduce(wide.count) { $0 + candidates(point, level: $1).count }
   }
 
   @inline(__always)
@@ -163,8 +274,9 @@ public final class GeofenceIndex: Sendable {
   }
 
   /// Calls `body` with every cell id a circle of `meters` around `center`
-  /// may touch (a superset: rows by latitude, columns widened by the row's
-  /// largest |latitude|, 1 % and 1 m to spare). Stops and returns false as
+  /// may touch (a superset: rows by latitude; per row, the longitudes the
+  /// haversine allows at the row's largest |latitude| and the centre's,
+  /// every column when the circle holds the pole; 1 % and 1 m to spare). Stops and returns false as
   /// soon as more than `limit` cells would be needed (true otherwise), so a
   /// huge circle costs O(limit), not O(its area).
   @discardableResult
@@ -189,9 +301,16 @@ public final class GeofenceIndex: Sendable {
       let columns = grid.columnCount(row: row)
       let rowSouth = Double(row) * grid.rowHeightDegrees - 90
       let rowNorth = rowSouth + grid.rowHeightDegrees
+      // Longitudes a point of this row within `reach` of the centre may
+      // have: hav Δλ ≤ hav d / (cos φ₀ · cos φ) with |φ| at most the row's
+      // widest latitude in the box (a circle around a pole takes every
+      // column of the rows near it).
       let widest = max(abs(max(south, rowSouth)), abs(min(north, rowNorth)))
-      let cosine = cos(min(90, widest) * radiansPerDegree)
-      let spread = cosine > 1e-9 ? reach / cosine : 360
+      let denominator =
+        cos(min(90, abs(center.latitudeDegrees)) * radiansPerDegree) * cos(min(90, widest) * radiansPerDegree)
+      let half = sin(min(reach, 180) * radiansPerDegree / 2)
+      let bound = denominator > 0 ? half * half / denominator : .infinity
+      let spread = reach >= 180 || bound >= 1 ? 360 : 2 * asin(bound.squareRoot()) / radiansPerDegree
       if spread >= 180 || columns == 1 {
         for column in 0..<columns {
           guard emit(GridCell(row: row, column: column).rawValue) else { return false }
@@ -217,24 +336,27 @@ public final class GeofenceIndex: Sendable {
     return true
   }
 
-  /// The places whose cells hold `point` (candidates, not yet tested).
+  /// The places of level `level` whose cells hold `point` (candidates, not
+  /// yet tested), as a range of ``members``.
   @inline(__always)
-  func candidates(_ point: Coordinate) -> Range<Int> {
-    let cell = grid.cell(containing: point)
+  func candidates(_ point: Coordinate, level: Int) -> Range<Int> {
+    let cell = levels[level].grid.cell(containing: point)
     guard !cell.isNone else { return 0..<0 }
-    return bucket(cell.rawValue)
+    return bucket(cell.rawValue, level: level)
   }
 
   @inline(__always)
-  private func bucket(_ key: Int64) -> Range<Int> {
-    let bit = Self.occupancyHash(key) & occupancyMask
+  private func bucket(_ key: Int64, level: Int) -> Range<Int> {
+    let bit = Self.occupancyHash(key ^ levels[level].salt) & occupancyMask
     guard occupancy[bit >> 6] & (1 << UInt64(bit & 63)) != 0 else { return 0..<0 }
-    var slot = Self.hash(key) & slotMask
+    let base = levels[level].slotBase
+    let mask = levels[level].slotMask
+    var slot = Self.hash(key) & mask
     while true {
-      let stored = slots[slot]
+      let stored = slots[base + slot]
       if stored.key == key { return Int(stored.start)..<Int(stored.end) }
       if stored.key == -1 { return 0..<0 }
-      slot = (slot + 1) & slotMask
+      slot = (slot + 1) & mask
     }
   }
 
@@ -307,20 +429,25 @@ public final class GeofenceIndex: Sendable {
       for i in hits { body(i) }
       return
     }
-    for k in candidates(point) {
-      let i = Int(members[k])
-      if holds(i, point.latitudeDegrees, point.longitudeDegrees) { body(i) }
+    // Levels ascend by radius and each cell's places are smallest first.
+    for level in levels.indices {
+      for k in candidates(point, level: level) {
+        let i = Int(members[k])
+        if holds(i, point.latitudeDegrees, point.longitudeDegrees) { body(i) }
+      }
     }
   }
 
   /// Appends the index of every place holding `point` to `list`: the
-  /// cell's places smallest first, then the wide places that hold it (no
-  /// closure: the engine's per-fix path).
+  /// cells' places smallest first, level by level, then the wide places
+  /// that hold it (no closure: the engine's per-fix path).
   @inline(__always)
   public func appendContaining(_ point: Coordinate, to list: inout [Int]) {
-    for k in candidates(point) {
-      let i = Int(members[k])
-      if holds(i, point.latitudeDegrees, point.longitudeDegrees) { list.append(i) }
+    for level in levels.indices {
+      for k in candidates(point, level: level) {
+        let i = Int(members[k])
+        if holds(i, point.latitudeDegrees, point.longitudeDegrees) { list.append(i) }
+      }
     }
     for w in wide where holds(Int(w), point.latitudeDegrees, point.longitudeDegrees) { list.append(Int(w)) }
   }
@@ -328,11 +455,13 @@ public final class GeofenceIndex: Sendable {
   /// The smallest place holding `point` (ties: the lower index), or nil.
   public func smallestContaining(_ point: Coordinate) -> Int? {
     var found: Int?
-    for k in candidates(point) {
-      let i = Int(members[k])
-      if holds(i, point.latitudeDegrees, point.longitudeDegrees) {
-        found = i
-        break
+    levels: for level in levels.indices {
+      for k in candidates(point, level: level) {
+        let i = Int(members[k])
+        if holds(i, point.latitudeDegrees, point.longitudeDegrees) {
+          found = i
+          break levels
+        }
       }
     }
     return smallestWide(point.latitudeDegrees, point.longitudeDegrees, before: found)
@@ -352,7 +481,7 @@ public final class GeofenceIndex: Sendable {
   /// SPEC §3 placeAt: the smallest place holding `point`, else the place
   /// with the nearest centre among those whose edge is within `capMeters`
   /// (ties: the lower index), else nil; only places `admits` (an index)
-  /// lets through count (a person's circles). O(cells within the cap).
+  /// lets through count (a person's circles). O(cells within the cap, per level).
   public func placeAt(
     _ point: Coordinate, capMeters: Double = GeofenceRules().placeAtNearestCapMeters,
     admitting admits: (Int) -> Bool = { _ in true }
@@ -371,8 +500,12 @@ public final class GeofenceIndex: Sendable {
       best = (d, i)
     }
     guard capMeters.isFinite, capMeters >= 0 else { return nil }
-    Self.cells(around: point, meters: capMeters + largestCellRadiusMeters, grid: grid) { key in
-      for k in bucket(key) { consider(Int(members[k])) }
+    for level in levels.indices {
+      Self.cells(
+        around: point, meters: capMeters + levels[level].largestRadiusMeters, grid: levels[level].grid
+      ) { key in
+        for k in bucket(key, level: level) { consider(Int(members[k])) }
+      }
     }
     for w in wide { consider(Int(w)) }
     return best?.index
@@ -381,9 +514,10 @@ public final class GeofenceIndex: Sendable {
   /// Screening in bulk: for each point, the index of the smallest place
   /// holding it, or −1. Identical to `smallestContaining` point by point.
   ///
-  /// Points go through in blocks of 256: the grid's vectorised snap finds
-  /// their cells, then each cell is looked up and its places tested
-  /// smallest first (the first hit is the answer).
+  /// Points go through in blocks of 256: the first level's vectorised snap
+  /// finds their cells, then each cell is looked up and its places tested
+  /// smallest first (the first hit is the answer); a point left unplaced
+  /// there is looked up on the other levels, ascending.
   /// - Precondition: the three buffers have the same count.
   /// - Complexity: O(n + candidates); no allocation.
   public func smallestContaining(
@@ -404,10 +538,19 @@ public final class GeofenceIndex: Sendable {
                   let lat = latitudesDegrees.baseAddress!
                   let lon = longitudesDegrees.baseAddress!
                   let out = result.baseAddress!
+                  // The first level goes through the vectorised pipeline; the
+                  // others (larger places) only for points it left unplaced.
+                  guard let head = levels.first else {
+                    for k in 0..<n {
+                      out[k] = smallestWide(lat[k], lon[k], before: nil).map(Int32.init) ?? -1
+                    }
+                    return
+                  }
+                  let (base, slotMask, salt) = (head.slotBase, head.slotMask, head.salt)
                   var start = 0
                   while start < n {
                     let m = min(block, n &- start)
-                    grid.snapKernel(
+                    head.grid.snapKernel(
                       count: m, latitudes: lat + start, longitudes: lon + start, ids: ids.baseAddress!,
                       centreLatitudes: centres.baseAddress!, centreLongitudes: centres.baseAddress! + block)
                     // Pass 1, branch-free: every point gets −1; those whose cell
@@ -415,9 +558,9 @@ public final class GeofenceIndex: Sendable {
                     var survivors = 0
                     for k in 0..<m {
                       let key = ids[k]
-                      let bit = Self.occupancyHash(key) & occupancyMask
+                      let bit = Self.occupancyHash(key ^ salt) & occupancyMask
                       let occupied = key >= 0 && occupancy[bit >> 6] & (1 << UInt64(bit & 63)) != 0
-                      hearth_prefetch(slots.baseAddress! + (Self.hash(key) & slotMask))
+                      hearth_prefetch(slots.baseAddress! + base + (Self.hash(key) & slotMask))
                       out[start &+ k] = -1
                       probes[survivors] = k
                       survivors &+= occupied ? 1 : 0
@@ -428,7 +571,7 @@ public final class GeofenceIndex: Sendable {
                       let key = ids[k]
                       var slot = Self.hash(key) & slotMask
                       while true {
-                        let stored = slots[slot]
+                        let stored = slots[base &+ slot]
                         if stored.key == key {
                           let (la, lo) = (lat[start &+ k], lon[start &+ k])
                           for j in Int(stored.start)..<Int(stored.end) {
@@ -450,6 +593,21 @@ public final class GeofenceIndex: Sendable {
                         }
                         if stored.key == -1 { break }
                         slot = (slot &+ 1) & slotMask
+                      }
+                    }
+                    if levels.count > 1 {
+                      for k in 0..<m where out[start &+ k] < 0 {
+                        let point = Coordinate(
+                          latitudeDegrees: lat[start &+ k], longitudeDegrees: lon[start &+ k])
+                        levels: for level in 1..<levels.count {
+                          for j in candidates(point, level: level) {
+                            let p = Int(members[j])
+                            if holds(p, point.latitudeDegrees, point.longitudeDegrees) {
+                              out[start &+ k] = Int32(p)
+                              break levels
+                            }
+                          }
+                        }
                       }
                     }
                     if !wide.isEmpty {

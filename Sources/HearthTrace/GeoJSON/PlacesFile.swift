@@ -23,22 +23,39 @@ public struct NamedPlace: Sendable, Hashable, Codable {
 /// its position). This is the shape ``GeoJSON/place(id:name:centre:radiusMeters:properties:)``
 /// writes, so a file written by `hearth` reads back.
 public enum PlacesFile {
-  /// Largest places file read, bytes (64 MiB: hundreds of thousands of places).
-  public static let maximumFileBytes = 64 << 20
+  /// Largest places file read, bytes (256 MiB: a million places with names).
+  public static let maximumFileBytes = 256 << 20
+  /// Most places a places file may hold (issue 29.6). Reading a million
+  /// takes about 100 MB; what a pipeline over them costs is in
+  /// docs/guides/geofences.md.
+  public static let maximumPlaces = 1_000_000
 
+  /// The file is read in chunks and parsed as it comes (no JSON tree): the
+  /// memory it takes is the places themselves (about 50 bytes each plus
+  /// their names) and one 4 MiB buffer, whatever the file's size.
   /// - Throws: `TraceError.io` when the file cannot be read, is not a
   ///   regular file (a FIFO is refused, never waited on) or is larger than
-  ///   ``maximumFileBytes``; `.malformed` naming the feature (1-based, in
-  ///   `line`) and the field when one is missing or out of range.
+  ///   ``maximumFileBytes``; `.unsupported` for UTF-16 or UTF-32 text;
+  ///   `.malformed` naming the feature (1-based, in `line`) and the field
+  ///   when one is missing or out of range, or the byte where the text stops
+  ///   being JSON, or the feature past ``maximumPlaces``.
   ///   O(size of the file).
   public static func read(path: String) throws(TraceError) -> [NamedPlace] {
-    let bytes: [UInt8]
-    do { bytes = try RegularFile.read(path, limit: maximumFileBytes) } catch let error as TraceError {
+    var source: ChunkSource
+    do { source = try ChunkSource(path: path, displayName: path, maximumLineBytes: 1) } catch let error
+      as TraceError
+    {
       throw error
     } catch {
       throw .io(path: path, reason: "\(error)")
     }
-    return try parse(Data(bytes), file: path)
+    guard source.fileBytes <= maximumFileBytes else {
+      source.close()
+      throw .io(
+        path: path,
+        reason: "\(source.fileBytes) bytes, more than the \(maximumFileBytes) bytes a places file may have")
+    }
+    return try parse(source, file: path, maximumPlaces: maximumPlaces)
   }
 
   /// What is wrong with a place, by the rules above.
@@ -79,63 +96,240 @@ public enum PlacesFile {
 
   /// The same from bytes (`file` names the source in errors).
   public static func parse(_ data: Data, file: String) throws(TraceError) -> [NamedPlace] {
+    try parse(ChunkSource(bytes: Array(data), displayName: file), file: file, maximumPlaces: maximumPlaces)
+  }
+
+  /// What one feature said, as far as the places rules care.
+  private struct Feature {
+    var geometryIsObject = false
+    var geometryIsPoint = false
+    var longitude: Double?
+    var latitude: Double?
+    var positionCount = 0
+    var radius: Double?
+    /// nil: absent; .some(nil): present but not a number.
+    var circle: Double??
+    var id: Double??
+    var name: String?
+  }
+
+  /// Parses the text of `source` (closed on return) as it is read.
+  /// `maximumPlaces` is a parameter so tests can reach it with small files.
+  static func parse(_ source: ChunkSource, file: String, maximumPlaces: Int) throws(TraceError)
+    -> [NamedPlace]
+  {
+    var scanner = JSONPullScanner(source)
+    defer { scanner.close() }
+    do {
+      return try parse(&scanner, file: file, maximumPlaces: maximumPlaces)
+    } catch let error as TraceError {
+      throw error
+    } catch let failure as JSONPullScanner.Failure {
+      throw .malformed(
+        SourceLocation(file: file, line: 0),
+        reason: "not JSON: \(failure.reason) at byte \(failure.byteOffset)")
+    } catch {
+      throw .malformed(SourceLocation(file: file, line: 0), reason: "not JSON: \(error)")
+    }
+  }
+
+  private static func parse(_ scanner: inout JSONPullScanner, file: String, maximumPlaces: Int) throws
+    -> [NamedPlace]
+  {
     func fail(_ feature: Int, _ field: String, _ reason: String) -> TraceError {
       .malformed(
         SourceLocation(file: file, line: feature, columnName: field), reason: "feature \(feature): \(reason)")
     }
-    let root: Any
-    do { root = try JSONSerialization.jsonObject(with: data) } catch {
-      throw .malformed(SourceLocation(file: file, line: 0), reason: "not JSON: \(error.localizedDescription)")
-    }
-    guard let object = root as? [String: Any], object["type"] as? String == "FeatureCollection",
-      let features = object["features"] as? [Any]
-    else {
-      throw .malformed(SourceLocation(file: file, line: 0), reason: "expected a GeoJSON FeatureCollection")
+    let notACollection = TraceError.malformed(
+      SourceLocation(file: file, line: 0), reason: "expected a GeoJSON FeatureCollection")
+    guard try scanner.peekKind() == .object else {
+      try scanner.skipValue()
+      try scanner.expectEnd()
+      throw notACollection
     }
     var places: [NamedPlace] = []
     var ids = Set<UInt32>()
-    for (k, item) in features.enumerated() {
-      let n = k + 1
-      guard let feature = item as? [String: Any], let geometry = feature["geometry"] as? [String: Any],
-        geometry["type"] as? String == "Point", let position = geometry["coordinates"] as? [Any],
-        position.count >= 2, let longitude = (position[0] as? NSNumber)?.doubleValue,
-        let latitude = (position[1] as? NSNumber)?.doubleValue
-      else { throw fail(n, "geometry", "expected a Point with [longitude, latitude]") }
-      let properties = feature["properties"] as? [String: Any] ?? [:]
-      guard let radius = (properties["radiusMeters"] as? NSNumber)?.doubleValue else {
-        throw fail(n, "radiusMeters", "needs a positive radiusMeters property")
-      }
-      if let problem = Self.problem(
-        latitudeDegrees: latitude, longitudeDegrees: longitude, radiusMeters: radius)
-      {
-        switch problem {
-        case .position: throw fail(n, "geometry", problem.reason)
-        case .radius: throw fail(n, "radiusMeters", problem.reason)
+    var isCollection = false
+    var sawFeatures = false
+    try scanner.open(.object)
+    var first = true
+    while try scanner.more(.object, first: first) {
+      first = false
+      try scanner.key()
+      if scanner.scratchIs("type") {
+        guard try scanner.peekKind() == .string, try scanner.string() == "FeatureCollection" else {
+          try scanner.skipValue()
+          try skipToEnd(&scanner)
+          throw notACollection
         }
-      }
-      var circle: UInt32 = 0
-      if let value = properties["circle"] {
-        guard let c = (value as? NSNumber)?.doubleValue, c >= 0, c < 4e9, c == c.rounded() else {
-          throw fail(n, "circle", "circle must be a non-negative integer")
+        isCollection = true
+      } else if scanner.scratchIs("features"), try scanner.peekKind() == .array {
+        // A repeated key: the last one counts.
+        places.removeAll()
+        ids.removeAll()
+        sawFeatures = true
+        try scanner.open(.array)
+        var n = 0
+        while try scanner.more(.array, first: n == 0) {
+          n += 1
+          guard places.count < maximumPlaces else {
+            throw fail(n, "features", "more than the \(maximumPlaces) places a places file may hold")
+          }
+          let feature = try readFeature(&scanner)
+          places.append(try place(feature, n, fail))
+          guard ids.insert(places[places.count - 1].geofence.id.rawValue).inserted else {
+            throw fail(n, "id", Self.usedTwice(places[places.count - 1].geofence.id))
+          }
         }
-        circle = UInt32(c)
+      } else {
+        if scanner.scratchIs("features") { sawFeatures = false }
+        try scanner.skipValue()
       }
-      var id = UInt32(k)
-      if let value = feature["id"] {
-        let number = (value as? NSNumber)?.doubleValue ?? (value as? String).flatMap(Double.init)
-        guard let number, number >= 0, number < 4e9, number == number.rounded() else {
-          throw fail(n, "id", "id must be a non-negative integer")
-        }
-        id = UInt32(number)
-      }
-      guard ids.insert(id).inserted else { throw fail(n, "id", Self.usedTwice(PlaceID(id))) }
-      places.append(
-        NamedPlace(
-          geofence: Geofence(
-            id: PlaceID(id), circle: CircleID(circle),
-            center: Coordinate(latitudeDegrees: latitude, longitudeDegrees: longitude), radiusMeters: radius),
-          name: properties["name"] as? String))
     }
+    try scanner.expectEnd()
+    guard isCollection, sawFeatures else { throw notACollection }
     return places
+  }
+
+  /// Reads the rest of the text so a JSON error there comes before ours.
+  private static func skipToEnd(_ scanner: inout JSONPullScanner) throws {
+    var first = false
+    while try scanner.more(.object, first: first) {
+      first = false
+      try scanner.key()
+      try scanner.skipValue()
+    }
+    try scanner.expectEnd()
+  }
+
+  /// One element of `features`, read whatever its members' order.
+  private static func readFeature(_ scanner: inout JSONPullScanner) throws -> Feature {
+    var feature = Feature()
+    guard try scanner.peekKind() == .object else {
+      try scanner.skipValue()
+      return feature
+    }
+    try scanner.open(.object)
+    var first = true
+    while try scanner.more(.object, first: first) {
+      first = false
+      try scanner.key()
+      if scanner.scratchIs("geometry") {
+        feature.geometryIsObject = false
+        feature.geometryIsPoint = false
+        feature.longitude = nil
+        feature.latitude = nil
+        feature.positionCount = 0
+        guard try scanner.peekKind() == .object else {
+          try scanner.skipValue()
+          continue
+        }
+        feature.geometryIsObject = true
+        try scanner.open(.object)
+        var firstMember = true
+        while try scanner.more(.object, first: firstMember) {
+          firstMember = false
+          try scanner.key()
+          if scanner.scratchIs("type") {
+            if try scanner.peekKind() == .string {
+              feature.geometryIsPoint = try scanner.string() == "Point"
+            } else {
+              feature.geometryIsPoint = false
+              try scanner.skipValue()
+            }
+          } else if scanner.scratchIs("coordinates"), try scanner.peekKind() == .array {
+            (feature.longitude, feature.latitude, feature.positionCount) = (nil, nil, 0)
+            try scanner.open(.array)
+            while try scanner.more(.array, first: feature.positionCount == 0) {
+              feature.positionCount += 1
+              if feature.positionCount <= 2, try scanner.peekKind() == .number {
+                let value = try scanner.number()
+                if feature.positionCount == 1 { feature.longitude = value } else { feature.latitude = value }
+              } else {
+                try scanner.skipValue()
+              }
+            }
+          } else {
+            if scanner.scratchIs("coordinates") { (feature.longitude, feature.latitude) = (nil, nil) }
+            try scanner.skipValue()
+          }
+        }
+      } else if scanner.scratchIs("properties") {
+        (feature.radius, feature.circle, feature.name) = (nil, nil, nil)
+        guard try scanner.peekKind() == .object else {
+          try scanner.skipValue()
+          continue
+        }
+        try scanner.open(.object)
+        var firstMember = true
+        while try scanner.more(.object, first: firstMember) {
+          firstMember = false
+          try scanner.key()
+          let kind = try scanner.peekKind()
+          if scanner.scratchIs("radiusMeters") {
+            feature.radius = kind == .number ? try scanner.number() : nil
+            if kind != .number { try scanner.skipValue() }
+          } else if scanner.scratchIs("circle") {
+            feature.circle = .some(kind == .number ? try scanner.number() : nil)
+            if kind != .number { try scanner.skipValue() }
+          } else if scanner.scratchIs("name") {
+            feature.name = kind == .string ? try scanner.string() : nil
+            if kind != .string { try scanner.skipValue() }
+          } else {
+            try scanner.skipValue()
+          }
+        }
+      } else if scanner.scratchIs("id") {
+        switch try scanner.peekKind() {
+        case .number: feature.id = .some(try scanner.number())
+        case .string: feature.id = .some(Double(try scanner.string()))
+        default:
+          feature.id = .some(nil)
+          try scanner.skipValue()
+        }
+      } else {
+        try scanner.skipValue()
+      }
+    }
+    return feature
+  }
+
+  /// The place feature `n` describes, by the rules above.
+  private static func place(_ feature: Feature, _ n: Int, _ fail: (Int, String, String) -> TraceError) throws
+    -> NamedPlace
+  {
+    guard feature.geometryIsObject, feature.geometryIsPoint, feature.positionCount >= 2,
+      let longitude = feature.longitude, let latitude = feature.latitude
+    else { throw fail(n, "geometry", "expected a Point with [longitude, latitude]") }
+    guard let radius = feature.radius else {
+      throw fail(n, "radiusMeters", "needs a positive radiusMeters property")
+    }
+    if let problem = Self.problem(
+      latitudeDegrees: latitude, longitudeDegrees: longitude, radiusMeters: radius)
+    {
+      switch problem {
+      case .position: throw fail(n, "geometry", problem.reason)
+      case .radius: throw fail(n, "radiusMeters", problem.reason)
+      }
+    }
+    var circle: UInt32 = 0
+    if let value = feature.circle {
+      guard let c = value, c >= 0, c < 4e9, c == c.rounded() else {
+        throw fail(n, "circle", "circle must be a non-negative integer")
+      }
+      circle = UInt32(c)
+    }
+    var id = UInt32(n - 1)
+    if let value = feature.id {
+      guard let number = value, number >= 0, number < 4e9, number == number.rounded() else {
+        throw fail(n, "id", "id must be a non-negative integer")
+      }
+      id = UInt32(number)
+    }
+    return NamedPlace(
+      geofence: Geofence(
+        id: PlaceID(id), circle: CircleID(circle),
+        center: Coordinate(latitudeDegrees: latitude, longitudeDegrees: longitude), radiusMeters: radius),
+      name: feature.name)
   }
 }

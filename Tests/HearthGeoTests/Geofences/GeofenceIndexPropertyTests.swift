@@ -1,0 +1,214 @@
+import Foundation
+import Testing
+import _HearthTestSupport
+
+@testable import HearthGeo
+
+/// Issue 29.6 and issue 33 (Growth/geofences): the index on layouts where
+/// places overlap a lot (radii from metres to the 100 km a places file
+/// allows, clustered, near the poles and the antimeridian), checked against
+/// a plain scan of every place, including layouts edited between batches of
+/// lookups (a reconfigured pipeline rebuilds its index from the edited list).
+@Suite("Geofence index: overlapping layouts against a scan of every place")
+struct GeofenceIndexPropertyTests {
+  func expectPass(_ report: String?) {
+    if let report { Issue.record(Comment(rawValue: report)) }
+  }
+
+  /// A layout and the batches of points looked up in it; between batches
+  /// the places are edited (moved, resized, removed, added).
+  struct Layout: Shrinkable, CustomStringConvertible {
+    var batches: [(places: [Geofence], points: [Coordinate])]
+    var cellSizeMeters: Double?
+
+    var shrinkCandidates: [Layout] {
+      var out: [Layout] = []
+      if batches.count > 1 {
+        out.append(Layout(batches: Array(batches.prefix(batches.count - 1)), cellSizeMeters: cellSizeMeters))
+        out.append(Layout(batches: Array(batches.suffix(batches.count - 1)), cellSizeMeters: cellSizeMeters))
+      }
+      for (b, batch) in batches.enumerated() {
+        for half in [batch.places.count / 2, batch.places.count - 1]
+        where half >= 1 && half < batch.places.count {
+          var smaller = self
+          smaller.batches[b].places = Array(batch.places.prefix(half))
+          out.append(smaller)
+        }
+        for half in [batch.points.count / 2, batch.points.count - 1]
+        where half >= 1 && half < batch.points.count {
+          var smaller = self
+          smaller.batches[b].points = Array(batch.points.suffix(half))
+          out.append(smaller)
+        }
+      }
+      return out
+    }
+
+    var description: String {
+      "cell size \(cellSizeMeters.map { "\($0) m" } ?? "default")\n"
+        + batches.enumerated().map { b, batch in
+          "batch \(b): places "
+            + batch.places.map {
+              "#\($0.id) (\($0.center.latitudeDegrees), \($0.center.longitudeDegrees)) r \($0.radiusMeters)"
+            }.joined(separator: "; ") + "\n  points "
+            + batch.points.map { "(\($0.latitudeDegrees), \($0.longitudeDegrees))" }.joined(separator: "; ")
+        }.joined(separator: "\n")
+    }
+  }
+
+  /// Radii log-uniform from 5 m to 100 km; centres in a few clusters (so
+  /// places overlap by the hundred), some at 80°–89.9° and at ±180°.
+  static func radius(_ r: inout PropertyRandom) -> Double {
+    r.chance(0.1) ? Geofence.maximumRadiusMeters : exp(r.double(log(5), log(Geofence.maximumRadiusMeters)))
+  }
+
+  static func generate(_ r: inout PropertyRandom) -> Layout {
+    let clusters = (0..<r.int(1, 3)).map { _ in
+      Coordinate(
+        latitudeDegrees: r.chance(0.2) ? r.double(80, 89.9) * (r.chance(0.5) ? -1 : 1) : r.double(-70, 70),
+        longitudeDegrees: r.chance(0.2) ? 179.9 * (r.chance(0.5) ? -1 : 1) : r.double(-180, 180))
+    }
+    func near(_ r: inout PropertyRandom, _ meters: Double) -> Coordinate {
+      GreatCircle.destination(
+        from: clusters[r.int(0, clusters.count - 1)], initialBearingDegrees: r.double(0, 360),
+        distanceMeters: r.double(0, meters))
+    }
+    var nextID: UInt32 = 0
+    func place(_ r: inout PropertyRandom) -> Geofence {
+      defer { nextID += 1 }
+      return Geofence(
+        id: PlaceID(nextID), circle: CircleID(UInt32(r.int(0, 1))), center: near(&r, r.double(0, 120_000)),
+        radiusMeters: radius(&r))
+    }
+    var places = (0..<r.int(1, 60)).map { _ in place(&r) }
+    var batches: [(places: [Geofence], points: [Coordinate])] = []
+    for _ in 0..<r.int(1, 4) {
+      var points: [Coordinate] = []
+      for _ in 0..<r.int(1, 60) {
+        if r.chance(0.6), !places.isEmpty {
+          // Around an edge: just inside, on, or just outside.
+          let p = places[r.int(0, places.count - 1)]
+          points.append(
+            GreatCircle.destination(
+              from: p.center, initialBearingDegrees: r.double(0, 360),
+              distanceMeters: p.radiusMeters * r.double(0.99, 1.01)))
+        } else {
+          points.append(near(&r, 250_000))
+        }
+      }
+      batches.append((places, points))
+      // The edit: move, resize, remove and add a few.
+      for _ in 0..<r.int(0, 4) where !places.isEmpty {
+        let k = r.int(0, places.count - 1)
+        switch r.int(0, 3) {
+        case 0: places[k].center = near(&r, 120_000)
+        case 1: places[k].radiusMeters = radius(&r)
+        case 2: places.remove(at: k)
+        default: places.append(place(&r))
+        }
+      }
+    }
+    let sizes: [Double?] = [nil, 50, 1_000, 25_000]
+    return Layout(batches: batches, cellSizeMeters: sizes[r.int(0, sizes.count - 1)])
+  }
+
+  /// The plain reference: every place's exact distance.
+  static func holding(_ places: [Geofence], _ point: Coordinate) -> [Int] {
+    places.indices.filter {
+      GreatCircle.distanceMeters(from: places[$0].center, to: point) <= places[$0].radiusMeters
+    }
+    .sorted { (places[$0].radiusMeters, $0) < (places[$1].radiusMeters, $1) }
+  }
+
+  static func placeAt(_ places: [Geofence], _ point: Coordinate, capMeters: Double) -> Int? {
+    if let inside = holding(places, point).first { return inside }
+    var best: (Double, Int)?
+    for i in places.indices {
+      let d = GreatCircle.distanceMeters(from: places[i].center, to: point)
+      guard d - places[i].radiusMeters <= capMeters else { continue }
+      if best == nil || (d, i) < best! { best = (d, i) }
+    }
+    return best?.1
+  }
+
+  @Test("every lookup equals a scan of every place, on overlapping layouts edited between batches")
+  func lookupsEqualAScan() {
+    expectPass(
+      PropertyCheck.run(
+        "index lookups", cases: PropertyCampaign.cases(default: 300), generator: PropertyRandom.init(seed:),
+        generate: Self.generate,
+        check: { layout in
+          for (b, batch) in layout.batches.enumerated() {
+            let index = GeofenceIndex(places: batch.places, cellSizeMeters: layout.cellSizeMeters)
+            let screened = GeofenceIndexTests.screen(batch.points, index)
+            for (k, point) in batch.points.enumerated() {
+              let expected = Self.holding(batch.places, point)
+              var ordered: [Int] = []
+              index.forEachContaining(point) { ordered.append($0) }
+              if ordered != expected {
+                return "batch \(b) point \(k): forEachContaining \(ordered), scan \(expected)"
+              }
+              var appended: [Int] = []
+              index.appendContaining(point, to: &appended)
+              if appended.sorted() != expected.sorted() {
+                return "batch \(b) point \(k): appendContaining \(appended), scan \(expected)"
+              }
+              if index.smallestContaining(point) != expected.first {
+                return
+                  "batch \(b) point \(k): smallestContaining \(String(describing: index.smallestContaining(point))), scan \(String(describing: expected.first))"
+              }
+              if screened[k] != expected.first.map(Int32.init) ?? -1 {
+                return
+                  "batch \(b) point \(k): bulk screen \(screened[k]), scan \(String(describing: expected.first))"
+              }
+              for cap in [0.0, 1_000] {
+                let found = index.placeAt(point, capMeters: cap)
+                let scan = Self.placeAt(batch.places, point, capMeters: cap)
+                if found != scan {
+                  return
+                    "batch \(b) point \(k): placeAt(cap \(cap)) \(String(describing: found)), scan \(String(describing: scan))"
+                }
+              }
+            }
+          }
+          return nil
+        }))
+  }
+
+  /// The quadratic case of issue 29.6: 2 000 places of 100 km over one
+  /// city, with a median radius of 150 m among the rest. Each place costs
+  /// the index a bounded number of entries, and a lookup tests a bounded
+  /// multiple of the places that hold the point, summed over points
+  /// spread 400 km around (not every wide place for every lookup).
+  @Test(
+    "overlapping 100 km places: bounded entries per place, candidates a bounded multiple of the places holding"
+  )
+  func overlapIsNotQuadratic() {
+    var g = PropertyRandom(seed: 29_6)
+    let centre = Coordinate(latitudeDegrees: 48.85, longitudeDegrees: 2.35)
+    var places: [Geofence] = []
+    for i in 0..<6_000 {
+      let wide = i % 3 == 0
+      places.append(
+        Geofence(
+          id: PlaceID(UInt32(i)),
+          center: GreatCircle.destination(
+            from: centre, initialBearingDegrees: g.double(0, 360),
+            distanceMeters: g.double(0, wide ? 5_000 : 20_000)),
+          radiusMeters: wide ? Geofence.maximumRadiusMeters : g.double(50, 250)))
+    }
+    let index = GeofenceIndex(places: places)
+    #expect(index.entryCount <= 64 * places.count, "\(index.entryCount) entries for \(places.count) places")
+    var holding = 0
+    var tested = 0
+    let points = 400
+    for _ in 0..<points {
+      let point = GreatCircle.destination(
+        from: centre, initialBearingDegrees: g.double(0, 360), distanceMeters: g.double(0, 400_000))
+      holding += Self.holding(places, point).count
+      tested += index.candidateCount(point)
+    }
+    #expect(
+      tested <= 4 * holding + 64 * points, "\(tested) candidates for \(holding) (point, place) pairs inside")
+  }
+}
