@@ -149,7 +149,9 @@ public struct ImpactFeed: Sendable {
       trace.fixes.speedSamples(originMilliseconds: trace.metadata.timeOriginMilliseconds ?? 0), by: \.seconds)
     gate = VehicleGateTimeline(policy: policy, activities: trace.activities)
     self.batchSeconds = batchSeconds > 0 && batchSeconds.isFinite ? batchSeconds : 0.25
-    originSeconds = acceleration.seconds[0]
+    // The grid starts at the earliest sample handed out (after sorting, so
+    // a hand-built trace out of order has no sample before its first window).
+    originSeconds = accelerometer.seconds.first(where: \.isFinite) ?? 0
   }
 
   /// A feed of some of a recording's samples, windows on the grid from `origin`.

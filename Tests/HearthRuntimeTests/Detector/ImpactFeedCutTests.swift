@@ -229,7 +229,7 @@ struct ImpactFeedCutTests {
           return "the gyroscope's samples are not each handed out once"
         }
         // One window per batch.
-        let grid = BatchGrid(originSeconds: feed.accelerometer.seconds[0], batchSeconds: 0.25)
+        let grid = BatchGrid(originSeconds: feed.originSeconds, batchSeconds: 0.25)
         for (n, batch) in batches.enumerated() {
           let times =
             batch.accelerometer.map(\.seconds) + batch.gyroscope.map(\.seconds)
