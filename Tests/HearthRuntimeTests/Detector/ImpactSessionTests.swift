@@ -208,7 +208,8 @@ struct RecordingStatisticsTests {
     #expect(warnings(.barometer, step: 0.500_001).count == 1)
     #expect(warnings(.gyroscope, step: 0.2).isEmpty)
     #expect(
-      warnings(.gyroscope, step: 0.200_001).first?.contains("gyroscope runs at 4.99998 Hz (under 5 Hz)") == true)
+      warnings(.gyroscope, step: 0.200_001).first?.contains("gyroscope runs at 4.99998 Hz (under 5 Hz)")
+        == true)
     #expect(accelerometer((0..<10).map { Double($0) / 20 }).rateWarnings.isEmpty)
     #expect(accelerometer((0..<10).map { Double($0) * 0.050_001 }).rateWarnings.count == 1)
     // Fewer than 3 samples: no rate to judge.
