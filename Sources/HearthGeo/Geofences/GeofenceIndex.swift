@@ -311,7 +311,10 @@ public final class GeofenceIndex: Sendable {
       let half = sin(min(reach, 180) * radiansPerDegree / 2)
       let bound = denominator > 0 ? half * half / denominator : .infinity
       let spread = reach >= 180 || bound >= 1 ? 360 : 2 * asin(bound.squareRoot()) / radiansPerDegree
-      if spread >= 180 || columns == 1 {
+      // Every column when the arc (2 × spread) plus one column's width
+      // reaches round the row: its two ends could then fall in one column,
+      // which the walk below would take for an arc inside that column.
+      if spread >= 180 || columns == 1 || 2 * spread + 360 / Double(columns) >= 360 {
         for column in 0..<columns {
           guard emit(GridCell(row: row, column: column).rawValue) else { return false }
         }

@@ -65,7 +65,9 @@ struct GeofenceIndexPropertyTests {
   static func generate(_ r: inout PropertyRandom) -> Layout {
     let clusters = (0..<r.int(1, 3)).map { _ in
       Coordinate(
-        latitudeDegrees: r.chance(0.2) ? r.double(80, 89.9) * (r.chance(0.5) ? -1 : 1) : r.double(-70, 70),
+        latitudeDegrees: r.chance(0.2)
+          ? (r.chance(0.3) ? r.double(89.95, 90) : r.double(80, 89.9)) * (r.chance(0.5) ? -1 : 1)
+          : r.double(-70, 70),
         longitudeDegrees: r.chance(0.2) ? 179.9 * (r.chance(0.5) ? -1 : 1) : r.double(-180, 180))
     }
     func near(_ r: inout PropertyRandom, _ meters: Double) -> Coordinate {
@@ -129,6 +131,27 @@ struct GeofenceIndexPropertyTests {
       if best == nil || (d, i) < best! { best = (d, i) }
     }
     return best?.1
+  }
+
+  @Test(
+    "regression 2026-12-04: a circle reaching round the pole is in every column of the rows beside the cap (an arc of nearly 360° whose ends fall in one column)"
+  )
+  func circlesRoundThePole() {
+    let cases: [(Double, Double, Double, Double, Double)] = [
+      (-89.99883782069196, 172.5709043238419, 500, -89.99506015702083, 158.08660715036535),
+      (-89.99883885740606, -96.75236101491979, 500, -89.9946740429047, -91.03815916129503),
+      (-89.99533182755644, -15.523922991905152, 2_000, -89.9801929381309, 32.90931408820347),
+    ]
+    for (lat, lon, radius, fixLat, fixLon) in cases {
+      let place = Geofence(
+        id: 1, center: Coordinate(latitudeDegrees: lat, longitudeDegrees: lon), radiusMeters: radius)
+      let fix = Coordinate(latitudeDegrees: fixLat, longitudeDegrees: fixLon)
+      #expect(Self.holding([place], fix) == [0])
+      var found: [Int] = []
+      GeofenceIndex(places: [place]).appendContaining(fix, to: &found)
+      #expect(found == [0], "place at (\(lat), \(lon)), r \(radius) m; fix at (\(fixLat), \(fixLon))")
+      #expect(GeofenceIndex(places: [place]).smallestContaining(fix) == 0)
+    }
   }
 
   @Test("every lookup equals a scan of every place, on overlapping layouts edited between batches")
