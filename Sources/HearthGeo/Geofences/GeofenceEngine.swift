@@ -101,14 +101,16 @@ public struct GeofenceEngine: Sendable {
   /// among its engines). Its places must be in ``indexOrder(_:)`` (ids
   /// ascending, none repeated); an index that is not is indexed again in
   /// that order. O(places) to check.
-  public init(index: GeofenceIndex, circlesOfPerson: [UserID: [CircleID]] = [:], rules: GeofenceRules = GeofenceRules())
-  {
+  public init(
+    index: GeofenceIndex, circlesOfPerson: [UserID: [CircleID]] = [:], rules: GeofenceRules = GeofenceRules()
+  ) {
     let ordered = zip(index.places, index.places.dropFirst()).allSatisfy { $0.id < $1.id }
     self.index =
       ordered
       ? index
       : GeofenceIndex(
-        places: Self.indexOrder(index.places), cellSizeMeters: index.grid.cellSizeMeters, exclusion: index.exclusion)
+        places: Self.indexOrder(index.places), cellSizeMeters: index.grid.cellSizeMeters,
+        exclusion: index.exclusion)
     self.rules = rules
     lookup = Lookup(ids: self.index.places.map(\.id), circlesOfPerson: circlesOfPerson)
   }

@@ -183,7 +183,9 @@ public final class GeofenceIndex: Sendable {
       guard place.radiusMeters > 0, place.radiusMeters.isFinite, place.center.latitudeDegrees.isFinite,
         place.center.longitudeDegrees.isFinite
       else { continue }
-      guard let level = Self.level(radiusMeters: Self.registeredRadius(place.radiusMeters, exclusion), baseMeters: size)
+      guard
+        let level = Self.level(
+          radiusMeters: Self.registeredRadius(place.radiusMeters, exclusion), baseMeters: size)
       else {
         levelOf[i] = -2
         continue

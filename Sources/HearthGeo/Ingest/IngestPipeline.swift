@@ -40,7 +40,8 @@ public struct IngestPipeline: Sendable {
     self.projection = projection
     let stopRules = SuddenStopRules()
     let index = GeofenceIndex(
-      places: GeofenceEngine.indexOrder(places), cellSizeMeters: cellSizeMeters, exclusion: stopRules.exclusionDisc)
+      places: GeofenceEngine.indexOrder(places), cellSizeMeters: cellSizeMeters,
+      exclusion: stopRules.exclusionDisc)
     geofences = GeofenceEngine(index: index, circlesOfPerson: circlesOfPerson)
     speedAlerts = SpeedAlertEngine(limits: speedLimits, circlesOfPerson: circlesOfPerson)
     suddenStops = SuddenStopEngine(index: index, circlesOfPerson: circlesOfPerson, rules: stopRules)

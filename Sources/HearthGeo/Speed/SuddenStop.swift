@@ -184,14 +184,16 @@ public struct SuddenStopEngine: Sendable {
   /// among its engines): used as it is when it was built with
   /// `rules.exclusionDisc`, else its places are indexed again with it.
   public init(
-    index: GeofenceIndex, circlesOfPerson: [UserID: [CircleID]]? = nil, rules: SuddenStopRules = SuddenStopRules()
+    index: GeofenceIndex, circlesOfPerson: [UserID: [CircleID]]? = nil,
+    rules: SuddenStopRules = SuddenStopRules()
   ) {
     self.circlesOfPerson = circlesOfPerson
     self.rules = rules
     self.index =
       index.exclusion == rules.exclusionDisc
       ? index
-      : GeofenceIndex(places: index.places, cellSizeMeters: index.grid.cellSizeMeters, exclusion: rules.exclusionDisc)
+      : GeofenceIndex(
+        places: index.places, cellSizeMeters: index.grid.cellSizeMeters, exclusion: rules.exclusionDisc)
   }
 
   /// Whether `point` lies in an excluded disc of one of `person`'s circles.

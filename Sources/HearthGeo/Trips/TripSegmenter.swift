@@ -283,7 +283,9 @@ public struct TripSegmenter: Sendable {
 
   /// The same segmenter over an index of the named places already built
   /// (a pipeline shares one among its engines; nil: no named places).
-  public init(index: GeofenceIndex?, circlesOfPerson: [UserID: [CircleID]]? = nil, rules: TripRules = TripRules()) {
+  public init(
+    index: GeofenceIndex?, circlesOfPerson: [UserID: [CircleID]]? = nil, rules: TripRules = TripRules()
+  ) {
     self.rules = rules
     places = index.flatMap { $0.places.isEmpty ? nil : $0 }
     self.circlesOfPerson = circlesOfPerson

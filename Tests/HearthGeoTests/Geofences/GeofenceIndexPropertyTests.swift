@@ -28,10 +28,12 @@ struct GeofenceIndexPropertyTests {
       if batches.count > 1 {
         out.append(
           Layout(
-            batches: Array(batches.prefix(batches.count - 1)), cellSizeMeters: cellSizeMeters, exclusion: exclusion))
+            batches: Array(batches.prefix(batches.count - 1)), cellSizeMeters: cellSizeMeters,
+            exclusion: exclusion))
         out.append(
           Layout(
-            batches: Array(batches.suffix(batches.count - 1)), cellSizeMeters: cellSizeMeters, exclusion: exclusion))
+            batches: Array(batches.suffix(batches.count - 1)), cellSizeMeters: cellSizeMeters,
+            exclusion: exclusion))
       }
       for (b, batch) in batches.enumerated() {
         for half in [batch.places.count / 2, batch.places.count - 1]
@@ -106,10 +108,13 @@ struct GeofenceIndexPropertyTests {
           // Around an edge (the place's, or its excluded disc's when the
           // index has one): just inside, on, or just outside.
           let p = places[r.int(0, places.count - 1)]
-          let edge = r.chance(0.5) ? exclusion?.radiusMeters(ofPlace: p.radiusMeters) ?? p.radiusMeters : p.radiusMeters
+          let edge =
+            r.chance(0.5)
+            ? exclusion?.radiusMeters(ofPlace: p.radiusMeters) ?? p.radiusMeters : p.radiusMeters
           points.append(
             GreatCircle.destination(
-              from: p.center, initialBearingDegrees: r.double(0, 360), distanceMeters: edge * r.double(0.99, 1.01)))
+              from: p.center, initialBearingDegrees: r.double(0, 360),
+              distanceMeters: edge * r.double(0.99, 1.01)))
         } else {
           points.append(near(&r, 250_000))
         }
@@ -140,7 +145,9 @@ struct GeofenceIndexPropertyTests {
 
   /// The places whose excluded disc holds `point` (none without a disc; a
   /// place of no positive finite radius excludes nothing).
-  static func excluding(_ places: [Geofence], _ point: Coordinate, _ disc: GeofenceIndex.ExclusionDisc?) -> [Int] {
+  static func excluding(_ places: [Geofence], _ point: Coordinate, _ disc: GeofenceIndex.ExclusionDisc?)
+    -> [Int]
+  {
     guard let disc else { return [] }
     return places.indices.filter {
       places[$0].radiusMeters > 0 && places[$0].radiusMeters.isFinite

@@ -44,7 +44,8 @@ struct SuddenStopTests {
     let engines = [
       SuddenStopEngine(places: places, circlesOfPerson: circles),
       SuddenStopEngine(
-        index: GeofenceIndex(places: places, exclusion: SuddenStopRules().exclusionDisc), circlesOfPerson: circles),
+        index: GeofenceIndex(places: places, exclusion: SuddenStopRules().exclusionDisc),
+        circlesOfPerson: circles),
       SuddenStopEngine(index: GeofenceIndex(places: places), circlesOfPerson: circles),
     ]
     let runs = engines.map { engine in
