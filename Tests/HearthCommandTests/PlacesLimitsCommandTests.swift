@@ -84,6 +84,19 @@ struct PlacesLimitsCommandTests {
   }
 
   @Test(
+    "a million places of 20 m – 2 km worldwide (the places file's limit): read and replayed against within 1 GB and 60 s, in either build"
+  )
+  func aMillionPlaces() throws {
+    let folder = TemporaryFolder()
+    let file = try Self.writePlaces(folder, "million.geojson", count: PlacesFile.maximumPlaces) { _, g in
+      (g.nextDouble(in: -120, 140), g.nextDouble(in: -50, 65), g.nextDouble(in: 20, 2_000))
+    }
+    let run = try Self.replay(file.path)
+    #expect(run.status == 0, "exit \(run.status): \(run.err.suffix(600))")
+    #expect(run.err.contains("replayed 332 fixes"), "\(run.err.suffix(600))")
+  }
+
+  @Test(
     "200 000 places of 100 km (100 000 in a debug build), every one overlapping every other: read and indexed within 1 GB and 60 s"
   )
   func overlappingWidePlaces() throws {

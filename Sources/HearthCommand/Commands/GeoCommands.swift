@@ -47,7 +47,7 @@ enum GeoCommands {
     let places = try arguments.options["places"].map { try PlacesFile.read(path: $0) } ?? []
     let placeNames = IngestEventLines(places: places).placeNames
     let fence = GeofenceEngine(places: places.map(\.geofence))
-    let segmenter = TripSegmenter(places: places.map(\.geofence))
+    let segmenter = TripSegmenter(index: fence.index)
     let export = arguments.options["export-fixes"]
     guard export == nil || arguments.positionals.count == 1 else {
       throw CLIError.usage("--export-fixes takes one PATH")

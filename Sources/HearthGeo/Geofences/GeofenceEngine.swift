@@ -92,17 +92,42 @@ public struct GeofenceEngine: Sendable {
     places: [Geofence], circlesOfPerson: [UserID: [CircleID]] = [:], rules: GeofenceRules = GeofenceRules(),
     cellSizeMeters: Double? = nil
   ) {
-    // Indexed in id order, so candidate positions sort like ids.
+    self.init(
+      index: GeofenceIndex(places: Self.indexOrder(places), cellSizeMeters: cellSizeMeters),
+      circlesOfPerson: circlesOfPerson, rules: rules)
+  }
+
+  /// The same engine over an index already built (a pipeline shares one
+  /// among its engines). Its places must be in ``indexOrder(_:)`` (ids
+  /// ascending, none repeated); an index that is not is indexed again in
+  /// that order. O(places) to check.
+  public init(
+    index: GeofenceIndex, circlesOfPerson: [UserID: [CircleID]] = [:], rules: GeofenceRules = GeofenceRules()
+  ) {
+    let ordered = zip(index.places, index.places.dropFirst()).allSatisfy { $0.id < $1.id }
+    self.index =
+      ordered
+      ? index
+      : GeofenceIndex(
+        places: Self.indexOrder(index.places), cellSizeMeters: index.grid.cellSizeMeters,
+        exclusion: index.exclusion)
+    self.rules = rules
+    lookup = Lookup(ids: self.index.places.map(\.id), circlesOfPerson: circlesOfPerson)
+  }
+
+  /// The places as the engine indexes them: ascending by id (so candidate
+  /// positions sort like ids), a repeated id keeping its first place by
+  /// position in `places`. O(n log n).
+  public static func indexOrder(_ places: [Geofence]) -> [Geofence] {
     var sorted: [Geofence] = []
+    sorted.reserveCapacity(places.count)
     for place in places.enumerated().sorted(by: {
       $0.element.id < $1.element.id || ($0.element.id == $1.element.id && $0.offset < $1.offset)
     })
     where sorted.last?.id != place.element.id {
       sorted.append(place.element)
     }
-    index = GeofenceIndex(places: sorted, cellSizeMeters: cellSizeMeters)
-    self.rules = rules
-    lookup = Lookup(ids: sorted.map(\.id), circlesOfPerson: circlesOfPerson)
+    return sorted
   }
 
   public var places: [Geofence] { index.places }

@@ -29,6 +29,14 @@ import _HearthShims
 /// entry). A place whose radius is not a positive finite number holds no
 /// point.
 ///
+/// An index may also answer for a second, *excluded* disc around every
+/// place (``ExclusionDisc``: the sudden-stop check's min(r, 200 m) + 40 m):
+/// each place is then registered on the cells of the larger of its two
+/// discs, so one index serves the geofence engine, the trips and the
+/// sudden-stop check of a pipeline (a million places in one index, not
+/// three; issue 29.6). The answers about the places themselves do not
+/// change; only which cells hold them.
+///
 /// Immutable once built and shared, not copied, by the engines that use it
 /// (a reference type so that copying an engine costs one retain); `Sendable`;
 /// queries allocate nothing.
@@ -36,6 +44,8 @@ public final class GeofenceIndex: Sendable {
   public let places: [Geofence]
   /// The base grid (level 0; cells of the base size).
   public let grid: LatitudeBandGrid
+  /// The second disc the index also answers for (nil: none).
+  public let exclusion: ExclusionDisc?
   /// Per place, what the edge test reads, in one 64-byte record.
   private let data: [PlaceData]
   // Cells → places: CSR member lists (smallest radius first) and, per
@@ -65,6 +75,35 @@ public final class GeofenceIndex: Sendable {
 
   static let radiansPerDegree = Double.pi / 180
   static let metersPerDegree = GreatCircle.earthMeanRadiusMeters * Double.pi / 180
+
+  /// A disc around each place of radius min(r, `capMeters`) + `edgeMeters`
+  /// for a place of radius r, metres: the sudden-stop check's excluded
+  /// disc (``SuddenStopRules``). Any finite cap and edge: the registered
+  /// radius max(r, min(r, cap) + edge) never decreases as r grows, so
+  /// levels still ascend by radius.
+  public struct ExclusionDisc: Sendable, Hashable {
+    public var capMeters: Double
+    public var edgeMeters: Double
+    public init(capMeters: Double, edgeMeters: Double) {
+      self.capMeters = capMeters
+      self.edgeMeters = edgeMeters
+    }
+
+    /// The disc's radius for a place of `radiusMeters`, metres.
+    @inline(__always)
+    public func radiusMeters(ofPlace radiusMeters: Double) -> Double {
+      min(radiusMeters, capMeters) + edgeMeters
+    }
+  }
+
+  /// The radius a place is registered on cells with: its own, or its
+  /// excluded disc's when that is larger (and finite).
+  static func registeredRadius(_ radiusMeters: Double, _ exclusion: ExclusionDisc?) -> Double {
+    guard let disc = exclusion?.radiusMeters(ofPlace: radiusMeters), disc.isFinite, disc > radiusMeters else {
+      return radiusMeters
+    }
+    return disc
+  }
 
   struct Slot: Sendable {
     var key: Int64 = -1
@@ -114,12 +153,15 @@ public final class GeofenceIndex: Sendable {
   /// median radius (clamped to 50 m … 5 km): each place of a typical layout
   /// then touches four to nine cells of level 0 or 1 and a fix meets a few
   /// times as many candidates as places hold it.
+  /// `exclusion`: a second disc per place that
+  /// ``anyExclusionHolds(_:admitting:)`` tests (nil: none).
   /// - Complexity: O(n log n) for n places (each touches at most 16 cells
   ///   or so, never more than ``maximumCellsPerPlace``); memory about 60
   ///   bytes per cell touched plus one grid table per level in use.
-  public init(places: [Geofence], cellSizeMeters: Double? = nil) {
+  public init(places: [Geofence], cellSizeMeters: Double? = nil, exclusion: ExclusionDisc? = nil) {
     self.places = places
-    let radii = places.map(\.radiusMeters).sorted()
+    self.exclusion = exclusion
+    let radii = places.map { Self.registeredRadius($0.radiusMeters, exclusion) }.sorted()
     let size = cellSizeMeters ?? min(5_000, max(50, radii.isEmpty ? 1_000 : radii[radii.count / 2]))
     let baseGrid = LatitudeBandGrid(cellSizeMeters: size)
     grid = baseGrid
@@ -141,7 +183,10 @@ public final class GeofenceIndex: Sendable {
       guard place.radiusMeters > 0, place.radiusMeters.isFinite, place.center.latitudeDegrees.isFinite,
         place.center.longitudeDegrees.isFinite
       else { continue }
-      guard let level = Self.level(radiusMeters: place.radiusMeters, baseMeters: size) else {
+      guard
+        let level = Self.level(
+          radiusMeters: Self.registeredRadius(place.radiusMeters, exclusion), baseMeters: size)
+      else {
         levelOf[i] = -2
         continue
       }
@@ -174,7 +219,8 @@ public final class GeofenceIndex: Sendable {
       let place = places[Int(i)]
       cellsOfPlace.removeAll(keepingCapacity: true)
       let fits = Self.cells(
-        around: place.center, meters: place.radiusMeters, grid: grids[level, default: baseGrid],
+        around: place.center, meters: Self.registeredRadius(place.radiusMeters, exclusion),
+        grid: grids[level, default: baseGrid],
         limit: Self.maximumCellsPerPlace
       ) { cellsOfPlace.append($0) }
       if fits {
@@ -384,9 +430,11 @@ public final class GeofenceIndex: Sendable {
   }
 
   /// Whether `point` is within `meters` of place `index`'s centre: exactly
-  /// `distanceMeters(place:to:) <= meters`, usually without computing it.
+  /// `distanceMeters(place:to:) <= meters`, usually without computing it
+  /// (false for a negative or NaN `meters`).
   @inline(__always)
   public func isWithin(_ meters: Double, of index: Int, _ point: Coordinate) -> Bool {
+    guard meters >= 0 else { return false }
     let place = data[index]
     if let q = Self.flatSquared(place, point.latitudeDegrees, point.longitudeDegrees) {
       let t = meters / GreatCircle.earthMeanRadiusMeters
@@ -453,6 +501,22 @@ public final class GeofenceIndex: Sendable {
       }
     }
     for w in wide where holds(Int(w), point.latitudeDegrees, point.longitudeDegrees) { list.append(Int(w)) }
+  }
+
+  /// Whether `point` lies in the ``exclusion`` disc of a place that
+  /// `admits` (an index) lets through; false when the index has no such
+  /// disc. Exactly `distanceMeters(place:to:) <= disc radius` for some
+  /// admitted place. O(levels + candidates), no allocation.
+  public func anyExclusionHolds(_ point: Coordinate, admitting admits: (Int) -> Bool) -> Bool {
+    guard let exclusion else { return false }
+    func holds(_ i: Int) -> Bool {
+      admits(i) && isWithin(exclusion.radiusMeters(ofPlace: data[i].radius), of: i, point)
+    }
+    for level in levels.indices {
+      for k in candidates(point, level: level) where holds(Int(members[k])) { return true }
+    }
+    for w in wide where holds(Int(w)) { return true }
+    return false
   }
 
   /// The smallest place holding `point` (ties: the lower index), or nil.

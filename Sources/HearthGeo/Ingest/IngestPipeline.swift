@@ -23,9 +23,14 @@ public struct IngestPipeline: Sendable {
   /// `places`: every circle's places (`Geofence.circle` says whose);
   /// `circlesOfPerson`: the circles each person is in; `speedLimits`:
   /// circle → limit (a circle without one has no speed alerts);
-  /// `cellSizeMeters`: the place indexes' cell size, m (nil: each index
+  /// `cellSizeMeters`: the place index's cell size, m (nil: the index
   /// picks its own from the radii, see ``GeofenceIndex``; the answers are
   /// the same, only the cost differs).
+  ///
+  /// The geofences, the sudden-stop check and the trips share one index of
+  /// the places (with the sudden-stop discs, in the geofence engine's
+  /// order): a repeated place id keeps its first place for all three, and
+  /// a million places cost one index, not three.
   public init(
     places: [Geofence], circlesOfPerson: [UserID: [CircleID]], speedLimits: [CircleID: SpeedLimit] = [:],
     validation: ValidationRules = ValidationRules(), projection: PrivacyProjection = PrivacyProjection(),
@@ -33,12 +38,14 @@ public struct IngestPipeline: Sendable {
   ) {
     self.validation = validation
     self.projection = projection
-    geofences = GeofenceEngine(
-      places: places, circlesOfPerson: circlesOfPerson, cellSizeMeters: cellSizeMeters)
+    let stopRules = SuddenStopRules()
+    let index = GeofenceIndex(
+      places: GeofenceEngine.indexOrder(places), cellSizeMeters: cellSizeMeters,
+      exclusion: stopRules.exclusionDisc)
+    geofences = GeofenceEngine(index: index, circlesOfPerson: circlesOfPerson)
     speedAlerts = SpeedAlertEngine(limits: speedLimits, circlesOfPerson: circlesOfPerson)
-    suddenStops = SuddenStopEngine(
-      places: places, circlesOfPerson: circlesOfPerson, cellSizeMeters: cellSizeMeters)
-    trips = TripSegmenter(places: places, circlesOfPerson: circlesOfPerson, cellSizeMeters: cellSizeMeters)
+    suddenStops = SuddenStopEngine(index: index, circlesOfPerson: circlesOfPerson, rules: stopRules)
+    trips = TripSegmenter(index: index, circlesOfPerson: circlesOfPerson)
   }
 
   /// Takes one uploaded batch received at `receivedAtMilliseconds` (the

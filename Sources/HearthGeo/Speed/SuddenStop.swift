@@ -40,6 +40,10 @@ public struct SuddenStopRules: Sendable, Hashable, Codable {
   /// Places: only the first 200 m of a radius count, plus a 40 m edge.
   public var placeRadiusCapMeters = 200.0
   public var placeEdgeMeters = 40.0
+  /// The disc around a place that excludes a stop: min(r, `placeRadiusCapMeters`) + `placeEdgeMeters`.
+  public var exclusionDisc: GeofenceIndex.ExclusionDisc {
+    GeofenceIndex.ExclusionDisc(capMeters: placeRadiusCapMeters, edgeMeters: placeEdgeMeters)
+  }
   /// At most one incident per person in this long, ms.
   public var oncePerMilliseconds: Int64 = 3_600_000
   /// Dropped later when a fix this sharp (m) lies further than `droveOnMeters` from the stop.
@@ -153,42 +157,52 @@ public struct SuddenStopState: Sendable, Hashable, Codable {
 /// minutes can pass with no fix at all): the server calls it on its timer
 /// and at every batch's receipt time (`IngestPipeline` does both).
 public struct SuddenStopEngine: Sendable {
-  public let places: [Geofence]
+  /// Every circle's places (`Geofence.circle` says whose): the index's.
+  public var places: [Geofence] { index.places }
   /// The circles each person is in; nil: every place counts for everyone.
   public let circlesOfPerson: [UserID: [CircleID]]?
   public let rules: SuddenStopRules
-  /// Each place's excluded disc (the first 200 m of its radius plus the
-  /// 40 m edge), indexed; `id` is the place's position in `places`.
-  private let exclusion: GeofenceIndex
+  /// The places, indexed with each one's excluded disc (the first 200 m of
+  /// its radius plus the 40 m edge, `rules.exclusionDisc`); possibly
+  /// shared with other engines.
+  public let index: GeofenceIndex
 
   /// `places`: every circle's places (`Geofence.circle` says whose);
   /// `circlesOfPerson`: the circles each person is in, so only their own
-  /// circles' places exclude a stop (nil: every place counts).
+  /// circles' places exclude a stop (nil: every place counts). A place
+  /// whose radius is not a positive finite number excludes nothing.
   public init(
     places: [Geofence] = [], circlesOfPerson: [UserID: [CircleID]]? = nil,
     rules: SuddenStopRules = SuddenStopRules(), cellSizeMeters: Double? = nil
   ) {
-    self.places = places
     self.circlesOfPerson = circlesOfPerson
     self.rules = rules
-    exclusion = GeofenceIndex(
-      places: places.enumerated().map { i, place in
-        Geofence(
-          id: PlaceID(UInt32(i)), circle: place.circle, center: place.center,
-          radiusMeters: min(place.radiusMeters, rules.placeRadiusCapMeters) + rules.placeEdgeMeters)
-      }, cellSizeMeters: cellSizeMeters)
+    index = GeofenceIndex(places: places, cellSizeMeters: cellSizeMeters, exclusion: rules.exclusionDisc)
+  }
+
+  /// The same engine over an index already built (a pipeline shares one
+  /// among its engines): used as it is when it was built with
+  /// `rules.exclusionDisc`, else its places are indexed again with it.
+  public init(
+    index: GeofenceIndex, circlesOfPerson: [UserID: [CircleID]]? = nil,
+    rules: SuddenStopRules = SuddenStopRules()
+  ) {
+    self.circlesOfPerson = circlesOfPerson
+    self.rules = rules
+    self.index =
+      index.exclusion == rules.exclusionDisc
+      ? index
+      : GeofenceIndex(
+        places: index.places, cellSizeMeters: index.grid.cellSizeMeters, exclusion: rules.exclusionDisc)
   }
 
   /// Whether `point` lies in an excluded disc of one of `person`'s circles.
   /// O(places near the point).
   func insidePlace(_ point: Coordinate, _ person: UserID) -> Bool {
     let circles = circlesOfPerson.map { $0[person] ?? [] }
-    var inside = false
-    exclusion.forEachContaining(point) { i in
-      if let circles, !circles.contains(exclusion.places[i].circle) { return }
-      inside = true
+    return index.anyExclusionHolds(point) { i in
+      circles.map { $0.contains(index.places[i].circle) } ?? true
     }
-    return inside
   }
 
   /// - Complexity: O(n) plus O(places) per candidate stop; the neighbour

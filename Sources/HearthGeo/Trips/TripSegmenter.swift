@@ -281,6 +281,16 @@ public struct TripSegmenter: Sendable {
     self.circlesOfPerson = circlesOfPerson
   }
 
+  /// The same segmenter over an index of the named places already built
+  /// (a pipeline shares one among its engines; nil: no named places).
+  public init(
+    index: GeofenceIndex?, circlesOfPerson: [UserID: [CircleID]]? = nil, rules: TripRules = TripRules()
+  ) {
+    self.rules = rules
+    places = index.flatMap { $0.places.isEmpty ? nil : $0 }
+    self.circlesOfPerson = circlesOfPerson
+  }
+
   /// Takes a batch (any people, any order), then considers the batch's
   /// people's fixes older than `now` − idle gap (`advance` does everyone).
   /// Returns the segments and stays closed.

@@ -20,12 +20,20 @@ struct GeofenceIndexPropertyTests {
   struct Layout: Shrinkable, CustomStringConvertible {
     var batches: [(places: [Geofence], points: [Coordinate])]
     var cellSizeMeters: Double?
+    /// The second disc the index is built with (a pipeline's shared index).
+    var exclusion: GeofenceIndex.ExclusionDisc?
 
     var shrinkCandidates: [Layout] {
       var out: [Layout] = []
       if batches.count > 1 {
-        out.append(Layout(batches: Array(batches.prefix(batches.count - 1)), cellSizeMeters: cellSizeMeters))
-        out.append(Layout(batches: Array(batches.suffix(batches.count - 1)), cellSizeMeters: cellSizeMeters))
+        out.append(
+          Layout(
+            batches: Array(batches.prefix(batches.count - 1)), cellSizeMeters: cellSizeMeters,
+            exclusion: exclusion))
+        out.append(
+          Layout(
+            batches: Array(batches.suffix(batches.count - 1)), cellSizeMeters: cellSizeMeters,
+            exclusion: exclusion))
       }
       for (b, batch) in batches.enumerated() {
         for half in [batch.places.count / 2, batch.places.count - 1]
@@ -45,7 +53,8 @@ struct GeofenceIndexPropertyTests {
     }
 
     var description: String {
-      "cell size \(cellSizeMeters.map { "\($0) m" } ?? "default")\n"
+      "cell size \(cellSizeMeters.map { "\($0) m" } ?? "default"), excluded disc "
+        + (exclusion.map { "min(r, \($0.capMeters) m) + \($0.edgeMeters) m" } ?? "none") + "\n"
         + batches.enumerated().map { b, batch in
           "batch \(b): places "
             + batch.places.map {
@@ -63,6 +72,14 @@ struct GeofenceIndexPropertyTests {
   }
 
   static func generate(_ r: inout PropertyRandom) -> Layout {
+    // No second disc, the sudden-stop check's, or another (a cap of zero,
+    // an edge wider than most places, a negative edge).
+    let discs: [GeofenceIndex.ExclusionDisc?] = [
+      nil, SuddenStopRules().exclusionDisc, GeofenceIndex.ExclusionDisc(capMeters: 0, edgeMeters: 40),
+      GeofenceIndex.ExclusionDisc(capMeters: 5_000, edgeMeters: 2_000),
+      GeofenceIndex.ExclusionDisc(capMeters: 200, edgeMeters: -30),
+    ]
+    let exclusion = discs[r.int(0, discs.count - 1)]
     let clusters = (0..<r.int(1, 3)).map { _ in
       Coordinate(
         latitudeDegrees: r.chance(0.2)
@@ -88,12 +105,16 @@ struct GeofenceIndexPropertyTests {
       var points: [Coordinate] = []
       for _ in 0..<r.int(1, 60) {
         if r.chance(0.6), !places.isEmpty {
-          // Around an edge: just inside, on, or just outside.
+          // Around an edge (the place's, or its excluded disc's when the
+          // index has one): just inside, on, or just outside.
           let p = places[r.int(0, places.count - 1)]
+          let edge =
+            r.chance(0.5)
+            ? exclusion?.radiusMeters(ofPlace: p.radiusMeters) ?? p.radiusMeters : p.radiusMeters
           points.append(
             GreatCircle.destination(
               from: p.center, initialBearingDegrees: r.double(0, 360),
-              distanceMeters: p.radiusMeters * r.double(0.99, 1.01)))
+              distanceMeters: edge * r.double(0.99, 1.01)))
         } else {
           points.append(near(&r, 250_000))
         }
@@ -111,7 +132,7 @@ struct GeofenceIndexPropertyTests {
       }
     }
     let sizes: [Double?] = [nil, 50, 1_000, 25_000]
-    return Layout(batches: batches, cellSizeMeters: sizes[r.int(0, sizes.count - 1)])
+    return Layout(batches: batches, cellSizeMeters: sizes[r.int(0, sizes.count - 1)], exclusion: exclusion)
   }
 
   /// The plain reference: every place's exact distance.
@@ -120,6 +141,19 @@ struct GeofenceIndexPropertyTests {
       GreatCircle.distanceMeters(from: places[$0].center, to: point) <= places[$0].radiusMeters
     }
     .sorted { (places[$0].radiusMeters, $0) < (places[$1].radiusMeters, $1) }
+  }
+
+  /// The places whose excluded disc holds `point` (none without a disc; a
+  /// place of no positive finite radius excludes nothing).
+  static func excluding(_ places: [Geofence], _ point: Coordinate, _ disc: GeofenceIndex.ExclusionDisc?)
+    -> [Int]
+  {
+    guard let disc else { return [] }
+    return places.indices.filter {
+      places[$0].radiusMeters > 0 && places[$0].radiusMeters.isFinite
+        && GreatCircle.distanceMeters(from: places[$0].center, to: point)
+          <= disc.radiusMeters(ofPlace: places[$0].radiusMeters)
+    }
   }
 
   static func placeAt(_ places: [Geofence], _ point: Coordinate, capMeters: Double) -> Int? {
@@ -162,10 +196,20 @@ struct GeofenceIndexPropertyTests {
         generate: Self.generate,
         check: { layout in
           for (b, batch) in layout.batches.enumerated() {
-            let index = GeofenceIndex(places: batch.places, cellSizeMeters: layout.cellSizeMeters)
+            let index = GeofenceIndex(
+              places: batch.places, cellSizeMeters: layout.cellSizeMeters, exclusion: layout.exclusion)
             let screened = GeofenceIndexTests.screen(batch.points, index)
             for (k, point) in batch.points.enumerated() {
               let expected = Self.holding(batch.places, point)
+              for circle in [nil, CircleID(0)] {
+                let admits = { (i: Int) in circle.map { batch.places[i].circle == $0 } ?? true }
+                let excluded = index.anyExclusionHolds(point, admitting: admits)
+                let scan = Self.excluding(batch.places, point, layout.exclusion).contains(where: admits)
+                if excluded != scan {
+                  return
+                    "batch \(b) point \(k): anyExclusionHolds (circle \(String(describing: circle))) \(excluded), scan \(scan)"
+                }
+              }
               var ordered: [Int] = []
               index.forEachContaining(point) { ordered.append($0) }
               if ordered != expected {

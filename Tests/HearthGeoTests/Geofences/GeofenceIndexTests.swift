@@ -1,8 +1,9 @@
 import Testing
 import _HearthTestSupport
 
-@testable import HearthGeo
 import struct HearthSim.SeededGenerator
+
+@testable import HearthGeo
 
 @Suite("Geofence index")
 struct GeofenceIndexTests {
@@ -56,6 +57,21 @@ struct GeofenceIndexTests {
       #expect(index.isWithin(exact, of: i, p))
       #expect(!index.isWithin(exact.nextDown, of: i, p))
     }
+  }
+
+  @Test(
+    "regression 2026-12-04: a negative or NaN threshold holds no point, not even one a few metres off the centre (a squared threshold once let it in)"
+  )
+  func negativeThresholdHoldsNothing() {
+    let place = Geofence(
+      id: 1, center: Coordinate(latitudeDegrees: -21.35, longitudeDegrees: -11.39), radiusMeters: 7)
+    let index = GeofenceIndex(places: [place])
+    let near = GreatCircle.destination(from: place.center, initialBearingDegrees: 30, distanceMeters: 6.5)
+    #expect(index.isWithin(7, of: 0, near))
+    #expect(index.isWithin(0, of: 0, place.center))
+    #expect(!index.isWithin(-23.3, of: 0, near))
+    #expect(!index.isWithin(-0.000_001, of: 0, place.center))
+    #expect(!index.isWithin(.nan, of: 0, near))
   }
 
   @Test("the index finds exactly the places a brute-force scan finds")

@@ -51,6 +51,28 @@ import struct HearthSim.SeededGenerator
     #expect(!outputs.flatMap(\.sharedFrames).isEmpty)
   }
 
+  @Test("the geofences, the sudden-stop check and the trips share one index of the places (issue 29.6)")
+  func theEnginesShareOneIndex() {
+    #expect(pipeline.geofences.index === pipeline.suddenStops.index)
+    #expect(pipeline.trips.places === pipeline.geofences.index)
+    #expect(pipeline.geofences.index.exclusion == SuddenStopRules().exclusionDisc)
+    let none = IngestPipeline(places: [], circlesOfPerson: [:])
+    #expect(none.trips.places == nil)
+  }
+
+  @Test("a repeated place id keeps its first place in every engine of the pipeline")
+  func aRepeatedPlaceIdKeepsItsFirstPlaceEverywhere() {
+    let far = GreatCircle.destination(from: Self.home, initialBearingDegrees: 0, distanceMeters: 5_000)
+    let repeated = IngestPipeline(
+      places: [
+        Geofence(id: 1, circle: 7, center: Self.home, radiusMeters: 100),
+        Geofence(id: 1, circle: 7, center: far, radiusMeters: 100),
+      ], circlesOfPerson: [UserID(1): [7]])
+    for engine in [repeated.geofences.index, repeated.suddenStops.index, repeated.trips.places] {
+      #expect(engine?.places.map(\.center) == [Self.home])
+    }
+  }
+
   @Test func slowerThanTheLimitGivesNoAlert() {
     var state = IngestState()
     let outputs = feed(Self.drive(speed: 12), size: 200, state: &state)

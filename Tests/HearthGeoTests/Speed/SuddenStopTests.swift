@@ -39,11 +39,23 @@ struct SuddenStopTests {
   func run(
     _ fixes: [Fix], places: [Geofence] = [], circles: [UserID: [CircleID]]? = nil, advanceBy: Int64 = 0
   ) -> [SuddenStopEvent] {
-    let engine = SuddenStopEngine(places: places, circlesOfPerson: circles)
-    var state = SuddenStopState()
-    var events = engine.process(FixColumns(fixes), state: &state)
-    events += engine.advance(to: fixes.last!.timeMilliseconds + advanceBy, state: &state)
-    return events
+    // The engine's own index, a pipeline's shared one (built with the
+    // excluded discs) and an index without them (indexed again) agree.
+    let engines = [
+      SuddenStopEngine(places: places, circlesOfPerson: circles),
+      SuddenStopEngine(
+        index: GeofenceIndex(places: places, exclusion: SuddenStopRules().exclusionDisc),
+        circlesOfPerson: circles),
+      SuddenStopEngine(index: GeofenceIndex(places: places), circlesOfPerson: circles),
+    ]
+    let runs = engines.map { engine in
+      var state = SuddenStopState()
+      var events = engine.process(FixColumns(fixes), state: &state)
+      events += engine.advance(to: fixes.last!.timeMilliseconds + advanceBy, state: &state)
+      return events
+    }
+    #expect(runs.dropFirst().allSatisfy { $0 == runs[0] }, "the index's form changed the events")
+    return runs[0]
   }
 
   func outcomes(_ events: [SuddenStopEvent]) -> [String] {
