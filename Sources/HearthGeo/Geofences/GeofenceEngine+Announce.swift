@@ -11,19 +11,22 @@ extension GeofenceEngine {
   func settle(upTo time: Int64, _ context: inout Context) {
     while let deadline = context.state.nextDeadline(rules), deadline <= time {
       var crossings: [Crossing] = []
-      for r in context.state.records.indices {
+      // Waiting decisions are on records in use; only those can change.
+      let inUse = context.state.records.inUse
+      for r in inUse {
         guard let a = context.state.records[r].pendingArrival,
           a.milliseconds.saturatingAdd(rules.fastArrivalWaitMilliseconds) == deadline
         else { continue }
         crossings.append(
           Crossing(
-            kind: .arrival, recordIndex: r, eventMilliseconds: a.milliseconds, reason: .fastArrivalMinutePassed,
+            kind: .arrival, recordIndex: r, eventMilliseconds: a.milliseconds,
+            reason: .fastArrivalMinutePassed,
             late: a.late))
       }
-      let before = context.state.records
+      let before = inUse.map { context.state.records[$0] }
       announce(crossings, decidedAt: deadline, &context)
       // Every deadline decides something; never spin on one that did not.
-      guard context.state.records != before else { return }
+      guard zip(inUse, before).contains(where: { context.state.records[$0] != $1 }) else { return }
     }
   }
 
@@ -34,11 +37,13 @@ extension GeofenceEngine {
   private func dueDepartures(at t: Int64, _ context: Context) -> [Crossing] {
     guard !context.state.arrivalWaiting else { return [] }
     var due: [Crossing] = []
-    for (r, record) in context.state.records.enumerated() {
-      guard let d = record.pendingDeparture else { continue }
+    for r in context.state.records.inUse {
+      guard let d = context.state.records[r].pendingDeparture else { continue }
       if d.clearSeen {
         due.append(
-          Crossing(kind: .departure, recordIndex: r, eventMilliseconds: d.milliseconds, reason: .secondFixClear, late: d.late))
+          Crossing(
+            kind: .departure, recordIndex: r, eventMilliseconds: d.milliseconds, reason: .secondFixClear,
+            late: d.late))
       } else if d.milliseconds.saturatingAdd(rules.departureSettleMilliseconds) <= t {
         due.append(
           Crossing(
@@ -66,7 +71,8 @@ extension GeofenceEngine {
     let smallestArrival = smallest(arrivals, context)
     for departure in departures {
       confirmDeparture(
-        departure, smallest: departure.recordIndex == smallestDeparture, arrivedElsewhere: !arrivals.isEmpty, t,
+        departure, smallest: departure.recordIndex == smallestDeparture, arrivedElsewhere: !arrivals.isEmpty,
+        t,
         &context)
     }
     var announcedArrival = false
@@ -102,21 +108,25 @@ extension GeofenceEngine {
   }
 
   /// Returns whether the arrival was announced.
-  private func confirmArrival(_ arrival: Crossing, smallest: Bool, _ t: Int64, _ context: inout Context) -> Bool {
+  private func confirmArrival(_ arrival: Crossing, smallest: Bool, _ t: Int64, _ context: inout Context)
+    -> Bool
+  {
     let r = arrival.recordIndex
     guard let place = place(of: context.state.records[r]) else { return false }
     var reasons = [arrival.reason]
     if !smallest { reasons.append(.smallerPlaceAnnounced) }
     // Quiet windows: judged against the window as it was, then a quick
     // return opens or extends it (the windows chain).
-    let quiet = context.state.records[r].quietUntilMilliseconds.map { arrival.eventMilliseconds < $0 } ?? false
+    let quiet =
+      context.state.records[r].quietUntilMilliseconds.map { arrival.eventMilliseconds < $0 } ?? false
     if quiet { reasons.append(.placeQuiet) }
     if let left = context.state.records[r].lastDepartureMilliseconds,
       arrival.eventMilliseconds - left <= rules.returnWithinMilliseconds
     {
       reasons.append(.returnedSoon)
       let until = arrival.eventMilliseconds.saturatingAdd(rules.quietForMilliseconds)
-      context.state.records[r].quietUntilMilliseconds = max(context.state.records[r].quietUntilMilliseconds ?? .min, until)
+      context.state.records[r].quietUntilMilliseconds = max(
+        context.state.records[r].quietUntilMilliseconds ?? .min, until)
     }
     var journey: Journey?
     if smallest, let left = context.state.lastDeparture {
@@ -126,18 +136,20 @@ extension GeofenceEngine {
         durationMilliseconds: arrival.eventMilliseconds - left.milliseconds)
       context.state.lastDeparture = nil
     }
-    return emitDecided(.arrival, reasons, place, arrival.eventMilliseconds, t, r, journey, late: arrival.late, &context)
+    return emitDecided(
+      .arrival, reasons, place, arrival.eventMilliseconds, t, r, journey, late: arrival.late, &context)
   }
 
   /// A departure still waiting when an arrival elsewhere goes out is dropped.
   private func dropWaitingDepartures(except arrived: Set<Int>, _ t: Int64, _ context: inout Context) {
-    for r in context.state.records.indices where !arrived.contains(r) {
+    for r in context.state.records.inUse where !arrived.contains(r) {
       guard let mark = context.state.records[r].pendingDeparture else { continue }
       context.state.records[r].pendingDeparture = nil
       context.state.records[r].inside = false
       context.state.records[r].lastDepartureMilliseconds = mark.milliseconds
       guard let place = place(of: context.state.records[r]) else { continue }
-      emit(.departure, .feedOnly, [.supersededByArrival], place, mark.milliseconds, t, late: mark.late, &context)
+      emit(
+        .departure, .feedOnly, [.supersededByArrival], place, mark.milliseconds, t, late: mark.late, &context)
     }
   }
 
@@ -150,7 +162,8 @@ extension GeofenceEngine {
     _ decided: Int64, _ record: Int, _ journey: Journey?, late: Bool, _ context: inout Context
   ) -> Bool {
     var reasons = reasons
-    if kind == .departure, let quiet = context.state.records[record].quietUntilMilliseconds, eventTime < quiet {
+    if kind == .departure, let quiet = context.state.records[record].quietUntilMilliseconds, eventTime < quiet
+    {
       reasons.append(.placeQuiet)
     }
     let outcome: GeofenceOutcome = reasons.contains(where: \.makesFeedOnly) ? .feedOnly : .announced

@@ -77,9 +77,15 @@ extension GeofenceEngine {
     // here never shifts one already noted in `crossings`.
     for p in candidates {
       let place = places[p]
-      let r = context.state.recordIndex(place.id)
-      guard t > context.state.records[r].watermarkMilliseconds else { continue }
-      context.state.records[r].watermarkMilliseconds = t
+      let known = context.state.records.count
+      let r = context.state.recordIndex(place.id, watermark: t)
+      // A new record is evaluated now (unless t is the earliest time there is).
+      if context.state.records.count == known {
+        guard t > context.state.records[r].watermarkMilliseconds else { continue }
+        context.state.records[r].watermarkMilliseconds = t
+      } else if t == .min {
+        continue
+      }
       let inside = index.isWithin(place.radiusMeters, of: p, fix.coordinate)
       let clear = !inside && !index.isWithin(place.radiusMeters + margin, of: p, fix.coordinate)
       step(r, place, inside: inside, clear: clear, speed: speed, at: t, &crossings, &started, &context)
@@ -127,8 +133,8 @@ extension GeofenceEngine {
     candidates.empty()
     index.appendContaining(point, to: &candidates)
     if let circles = context.circles { candidates.removeAllIfAny { !circles.contains(places[$0].circle) } }
-    for record in context.state.records where !record.isIdle {
-      if let i = lookup.position(record.place) { candidates.append(i) }
+    for r in context.state.records.inUse {
+      if let i = lookup.position(context.state.records[r].place) { candidates.append(i) }
     }
     // Sorted, then repeats dropped in place: O(k log k) for k candidates
     // (a person in many overlapping places), no allocation.

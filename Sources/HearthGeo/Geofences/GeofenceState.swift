@@ -57,7 +57,7 @@ public struct GeofenceState: Sendable, Hashable, Codable {
 struct PersonGeofenceState: Sendable, Hashable, Codable {
   var person: UserID
   /// One record per place evaluated recently, ascending place id.
-  var records: [PlaceRecord] = []
+  var records = PlaceRecords()
   /// Path along sharp fixes so far (metres) and the last fix counted.
   var odometerMeters = 0.0
   var lastSharp: FixPoint?
@@ -70,8 +70,9 @@ struct PersonGeofenceState: Sendable, Hashable, Codable {
 
   init(person: UserID) { self.person = person }
 
-  /// The record for `place`, inserted in order if missing.
-  mutating func recordIndex(_ place: PlaceID) -> Int {
+  /// The record for `place`, inserted in order if missing, with
+  /// `watermark` as its last evaluation (ms; what the caller sets next).
+  mutating func recordIndex(_ place: PlaceID, watermark: Int64) -> Int {
     var low = 0
     var high = records.count
     while low < high {
@@ -79,18 +80,20 @@ struct PersonGeofenceState: Sendable, Hashable, Codable {
       if records[mid].place < place { low = mid + 1 } else { high = mid }
     }
     if low < records.count && records[low].place == place { return low }
-    records.insert(PlaceRecord(place: place), at: low)
+    records.insertIdle(place, watermark: watermark, at: low)
     return low
   }
 
-  var hasPending: Bool { records.contains { $0.pendingArrival != nil || $0.pendingDeparture != nil } }
+  var hasPending: Bool { records.waitingCount > 0 }
 
   /// The earliest start of a pending fast arrival or departure, ms (nil:
   /// nothing waits). Free of the rules, so a decoded state can index it;
   /// ``nextDeadline(_:)`` is at least this plus the shorter wait.
   var earliestPendingMilliseconds: Int64? {
+    guard hasPending else { return nil }
     var earliest: Int64?
-    for record in records {
+    for r in records.inUse {
+      let record = records[r]
       if let a = record.pendingArrival { earliest = min(earliest ?? a.milliseconds, a.milliseconds) }
       if let d = record.pendingDeparture { earliest = min(earliest ?? d.milliseconds, d.milliseconds) }
     }
@@ -98,16 +101,18 @@ struct PersonGeofenceState: Sendable, Hashable, Codable {
   }
 
   /// Whether a fast arrival is waiting anywhere (it holds back departures).
-  var arrivalWaiting: Bool { records.contains { $0.pendingArrival != nil } }
+  var arrivalWaiting: Bool { records.arrivalsWaiting > 0 }
 
   /// The earliest moment a waiting decision falls due: a fast arrival's
   /// minute, or (when no arrival waits) a departure's minute; nil when
   /// nothing waits.
   func nextDeadline(_ rules: GeofenceRules) -> Int64? {
+    guard hasPending else { return nil }
     var arrival = Int64.max
     var departure = Int64.max
     var any = false
-    for record in records {
+    for r in records.inUse {
+      let record = records[r]
       if let a = record.pendingArrival {
         arrival = min(arrival, a.milliseconds.saturatingAdd(rules.fastArrivalWaitMilliseconds))
         any = true
@@ -157,6 +162,112 @@ struct DepartureMark: Sendable, Hashable, Codable {
   /// A second fix clear of the place came while a fast arrival elsewhere
   /// held the departure back: it is confirmed once that arrival is decided.
   var clearSeen = false
+}
+
+/// One person's place records, ascending place id, with the positions of
+/// those in use (inside, or a decision waiting) and counts of the waiting
+/// decisions kept beside them, so that the per-fix and per-batch scans
+/// visit the few records in use, not the hundreds of idle ones a person
+/// walking among many places leaves behind (issue 33, Growth/geofences).
+/// Coded as the plain array of records (the saved format is unchanged);
+/// the rest is derived.
+struct PlaceRecords: Sendable, Hashable, Codable, RandomAccessCollection, MutableCollection {
+  private(set) var all: [PlaceRecord] = []
+  /// Positions of the records not idle, ascending.
+  private(set) var inUse: [Int] = []
+  /// Records with a fast arrival waiting, and with any decision waiting.
+  private(set) var arrivalsWaiting = 0
+  private(set) var waitingCount = 0
+  /// At most the smallest ``evictionKey(_:)`` of an idle record (exact
+  /// after ``refreshEvictionBound()``; `Int64.max`: no idle record), so the
+  /// week-old eviction scans only when something may be that old.
+  private(set) var idleEvictionBound = Int64.max
+
+  /// An idle record may be forgotten once this is older than a week: its
+  /// last evaluation or its last departure, whichever is later, ms.
+  static func evictionKey(_ record: PlaceRecord) -> Int64 {
+    Swift.max(record.watermarkMilliseconds, record.lastDepartureMilliseconds ?? .min)
+  }
+
+  init() {}
+
+  init(_ records: [PlaceRecord]) {
+    all = records
+    for (r, record) in records.enumerated() {
+      if !record.isIdle { inUse.append(r) }
+      count(record, +1)
+    }
+    refreshEvictionBound()
+  }
+
+  /// Makes ``idleEvictionBound`` exact. O(records).
+  mutating func refreshEvictionBound() {
+    idleEvictionBound = all.lazy.filter(\.isIdle).map(Self.evictionKey).min() ?? .max
+  }
+
+  init(from decoder: any Decoder) throws {
+    self.init(try [PlaceRecord](from: decoder))
+  }
+
+  func encode(to encoder: any Encoder) throws { try all.encode(to: encoder) }
+
+  static func == (a: PlaceRecords, b: PlaceRecords) -> Bool { a.all == b.all }
+  func hash(into hasher: inout Hasher) { hasher.combine(all) }
+
+  var startIndex: Int { 0 }
+  var endIndex: Int { all.count }
+
+  subscript(position: Int) -> PlaceRecord {
+    get { all[position] }
+    set {
+      let old = all[position]
+      all[position] = newValue
+      if newValue.isIdle { idleEvictionBound = Swift.min(idleEvictionBound, Self.evictionKey(newValue)) }
+      guard
+        old.isIdle != newValue.isIdle || old.pendingArrival != nil || newValue.pendingArrival != nil
+          || old.pendingDeparture != nil || newValue.pendingDeparture != nil
+      else { return }
+      count(old, -1)
+      count(newValue, +1)
+      if old.isIdle != newValue.isIdle {
+        let k = slot(of: position)
+        if newValue.isIdle { inUse.remove(at: k) } else { inUse.insert(position, at: k) }
+      }
+    }
+  }
+
+  /// Inserts an idle record for `place` evaluated last at `watermark` (ms)
+  /// at `position` (the caller keeps the ids ascending).
+  mutating func insertIdle(_ place: PlaceID, watermark: Int64, at position: Int) {
+    var record = PlaceRecord(place: place)
+    record.watermarkMilliseconds = watermark
+    all.insert(record, at: position)
+    idleEvictionBound = Swift.min(idleEvictionBound, Self.evictionKey(record))
+    for k in slot(of: position)..<inUse.count { inUse[k] += 1 }
+  }
+
+  /// Removes the records `shouldRemove` picks; O(records).
+  mutating func removeAll(where shouldRemove: (PlaceRecord) throws -> Bool) rethrows {
+    let before = all.count
+    try all.removeAll(where: shouldRemove)
+    if all.count != before { self = PlaceRecords(all) }
+  }
+
+  /// The first index in `inUse` at or after `position`.
+  private func slot(of position: Int) -> Int {
+    var low = 0
+    var high = inUse.count
+    while low < high {
+      let mid = (low + high) / 2
+      if inUse[mid] < position { low = mid + 1 } else { high = mid }
+    }
+    return low
+  }
+
+  private mutating func count(_ record: PlaceRecord, _ sign: Int) {
+    if record.pendingArrival != nil { arrivalsWaiting += sign }
+    if record.pendingArrival != nil || record.pendingDeparture != nil { waitingCount += sign }
+  }
 }
 
 /// What the engine knows about one person and one place.
