@@ -84,8 +84,20 @@ public enum CSVStream {
     select: ([String], CSVDialect) throws -> [CSVColumnRequest],
     body: (CSVBatch) throws -> Void
   ) throws -> FileReport {
+    try read(
+      path: path, displayName: displayName, options: options, batchRows: batchRows, plainRowPath: true,
+      select: select, body: body)
+  }
+
+  /// The same, with the plain path on or off (tests compare the two).
+  static func read(
+    path: String, displayName: String?, options: ReadOptions, batchRows: Int, plainRowPath: Bool,
+    select: ([String], CSVDialect) throws -> [CSVColumnRequest],
+    body: (CSVBatch) throws -> Void
+  ) throws -> FileReport {
     let reader = try CSVRowReader(
-      path: path, displayName: displayName ?? path, options: options, batchRows: batchRows, select: select)
+      path: path, displayName: displayName ?? path, options: options, batchRows: batchRows,
+      plainRowPath: plainRowPath, select: select)
     while let batch = try reader.next() { try body(batch) }
     return reader.report
   }
@@ -104,14 +116,14 @@ final class CSVRowReader {
   let firstDataLine: Int
 
   init(
-    path: String, displayName: String, options: ReadOptions, batchRows: Int,
+    path: String, displayName: String, options: ReadOptions, batchRows: Int, plainRowPath: Bool = true,
     select: ([String], CSVDialect) throws -> [CSVColumnRequest]
   ) throws {
     source = try ChunkSource(path: path, displayName: displayName, maximumLineBytes: options.maximumLineBytes)
     do {
       var header: [String] = []
       parser = try CSVParser(
-        source: &source, name: displayName, options: options,
+        source: &source, name: displayName, options: options, plainRowPath: plainRowPath,
         select: { fields, dialect in
           header = fields
           return try select(fields, dialect)
