@@ -26,18 +26,18 @@ struct PlainRowTests {
     }
   }
 
-  /// Reads `bytes` with the plain path on or off; `kinds[k]` nil leaves column k out.
+  /// Reads `bytes` with the plain path used as `plain` says; `kinds[k]` nil leaves column k out.
   static func read(
     _ bytes: [UInt8], kinds: [CSVColumnRequest.Kind?], options: ReadOptions = ReadOptions(),
     batchRows: Int = 65_536,
-    plain: Bool
+    plain: PlainRowPolicy
   ) -> Outcome {
     let folder = TemporaryFolder()
     let path = folder.write("data.csv", bytes)
     var outcome = Outcome()
     do {
       outcome.report = try CSVStream.read(
-        path: path, displayName: "data.csv", options: options, batchRows: batchRows, plainRowPath: plain,
+        path: path, displayName: "data.csv", options: options, batchRows: batchRows, plainRows: plain,
         select: { header, _ in
           let requests = header.indices.compactMap { k in
             (k < kinds.count ? kinds[k] : nil).map { CSVColumnRequest(index: k, kind: $0) }
@@ -165,11 +165,15 @@ struct PlainRowTests {
       "plain path == general path", cases: PropertyCampaign.cases(default: 400),
       generator: { SeededGenerator(seed: $0) }, generate: Self.generate,
       check: { c in
-        let plain = Self.read(
-          c.bytes, kinds: c.kinds, options: c.options, batchRows: c.batchRows, plain: true)
         let general = Self.read(
-          c.bytes, kinds: c.kinds, options: c.options, batchRows: c.batchRows, plain: false)
-        return plain == general ? nil : "plain:   \(plain)\ngeneral: \(general)"
+          c.bytes, kinds: c.kinds, options: c.options, batchRows: c.batchRows, plain: .off)
+        // The plain path tried on every row, and as readers use it (paused after a miss).
+        for policy in [PlainRowPolicy(pauseRows: 0), .standard] {
+          let plain = Self.read(
+            c.bytes, kinds: c.kinds, options: c.options, batchRows: c.batchRows, plain: policy)
+          if plain != general { return "pause \(policy.pauseRows): plain: \(plain)\ngeneral: \(general)" }
+        }
+        return nil
       })
     #expect(failure == nil, "\(failure ?? "")")
   }
@@ -192,8 +196,8 @@ struct PlainRowTests {
     let bytes = Array(text.utf8)
     let kinds: [CSVColumnRequest.Kind?] = [.integer, .number, nil, .number, .number]
     for batchRows in [977, 65_536] {
-      let plain = Self.read(bytes, kinds: kinds, batchRows: batchRows, plain: true)
-      let general = Self.read(bytes, kinds: kinds, batchRows: batchRows, plain: false)
+      let plain = Self.read(bytes, kinds: kinds, batchRows: batchRows, plain: .standard)
+      let general = Self.read(bytes, kinds: kinds, batchRows: batchRows, plain: .off)
       #expect(plain == general, "batchRows \(batchRows)")
       #expect(plain.report?.rowsRead == rows && plain.lines.count == rows, "quoted numbers are kept")
     }

@@ -12,6 +12,21 @@
 /// (``NumberParser/plainNumber(_:from:point:)``,
 /// ``NumberParser/plainInteger(_:from:)``) and anything they do not take
 /// goes the general way. `PlainRowTests` reads random files both ways.
+/// How a CSV reader uses the plain path. Internal: the standard policy
+/// everywhere; tests turn the path off, or try it on every row, to compare
+/// it with the general path.
+struct PlainRowPolicy: Sendable {
+  /// Whether plain rows may take the plain path at all.
+  var enabled = true
+  /// After an attempt that kept no row, rows left to the general path
+  /// before the plain path is tried again (a file whose rows are seldom
+  /// plain is then not parsed twice per row).
+  var pauseRows = 64
+
+  static let standard = PlainRowPolicy()
+  static let off = PlainRowPolicy(enabled: false)
+}
+
 extension CSVParser {
   /// Where the plain path puts one column's values.
   struct PlainColumn {
@@ -22,8 +37,8 @@ extension CSVParser {
   }
 
   /// Whether rows may take the plain path: only numbers are requested (a
-  /// text column goes the general way) and the caller did not turn it off.
-  var plainPathApplies: Bool { plainRowPath && textCount == 0 && fieldCount > 0 }
+  /// text column goes the general way) and the policy did not turn it off.
+  var plainPathApplies: Bool { plainRows.enabled && textCount == 0 && fieldCount > 0 }
 
   /// Keeps plain rows from `start` until a row is not plain, the buffer
   /// ends or `storage` is full. Returns the index after the last row kept.

@@ -19,21 +19,18 @@ struct CSVParser {
   /// Reused by the quoted-row path.
   var fields: [FieldRange] = []
   var escaped: [UInt8] = []
-  /// Whether plain rows may take the plain path (`CSVParser+PlainRow`);
-  /// off only in tests that compare it with the general path.
-  let plainRowPath: Bool
-  /// Rows left to the general path before the plain path is tried again
-  /// (after it kept nothing: a file whose rows are seldom plain is not
-  /// parsed twice per row).
+  /// How the plain path (`CSVParser+PlainRow`) is used.
+  let plainRows: PlainRowPolicy
+  /// Rows left to the general path before the plain path is tried again.
   var plainPause = 0
 
   init(
-    source: inout ChunkSource, name: String, options: ReadOptions, plainRowPath: Bool = true,
+    source: inout ChunkSource, name: String, options: ReadOptions, plainRows: PlainRowPolicy = .standard,
     select: ([String], CSVDialect) throws -> [CSVColumnRequest]
   ) throws {
     self.name = name
     self.options = options
-    self.plainRowPath = plainRowPath
+    self.plainRows = plainRows
     report = FileReport(file: name)
     let header = try readHeader(source: &source)
     fieldCount = header.count
@@ -100,7 +97,7 @@ struct CSVParser {
         let before = position
         position = keepPlainRows(base, from: position, limit: limit, storage: &storage)
         if position >= limit || storage.isFull { break }
-        if position == before { plainPause = 64 }
+        if position == before { plainPause = plainRows.pauseRows }
       }
       plainPause = max(plainPause - 1, 0)
       let rowLine = line
