@@ -6,6 +6,9 @@ input files is not timed).
 
 Operations (inputs are .npy float64 arrays unless said otherwise):
   pandas-csv FILE.csv         pandas.read_csv(file, engine="c")
+  pyarrow-csv FILE.csv        pyarrow.csv.read_csv(file) on one thread (use_threads=False,
+                              pyarrow's CPU pool at 1), the first column as int64 and
+                              the rest as float64, as hearth-bench asks CSVStream.read
   numpy-load FILE.npy         numpy.load(file)
   numpy-haversine PAIRS.npy   vectorised haversine in numpy on an (n, 4) array of
                               lat1, lon1, lat2, lon2 degrees (mean Earth radius)
@@ -40,6 +43,7 @@ def ensure_requirements():
         import movingpandas  # noqa: F401
         import numpy  # noqa: F401
         import pandas  # noqa: F401
+        import pyarrow  # noqa: F401
         import sklearn  # noqa: F401
     except ImportError:
         subprocess.run(
@@ -54,6 +58,18 @@ def operation(name, paths):
 
     if name == "pandas-csv":
         return lambda: len(pd.read_csv(paths[0], engine="c"))
+    if name == "pyarrow-csv":
+        import pyarrow as pa
+        from pyarrow import csv
+
+        pa.set_cpu_count(1)
+        with open(paths[0], encoding="utf-8") as f:
+            header = f.readline().rstrip("\r\n").split(",")
+        types = {column: pa.float64() for column in header}
+        types[header[0]] = pa.int64()
+        read = csv.ReadOptions(use_threads=False)
+        convert = csv.ConvertOptions(column_types=types)
+        return lambda: csv.read_csv(paths[0], read_options=read, convert_options=convert).num_rows
     if name == "numpy-load":
         return lambda: int(np.load(paths[0]).shape[0])
     if name == "numpy-haversine":

@@ -222,3 +222,56 @@ struct WorkloadCheckTests {
     }
   }
 }
+
+/// Issue 33: a workload with several peers (pandas and pyarrow for the CSV
+/// parse) reports each one's ratio from the same repetitions.
+@Suite("further peers beside the reference")
+struct FurtherPeerTests {
+  @Test(
+    "each peer is timed in every repetition; its median time and ratio are recorded and shown under the row")
+  func peersSideBySide() throws {
+    var calls: [String] = []
+    let benchmark = Benchmark(
+      name: "Test/peers/two", itemCount: 1_000, itemUnit: "row",
+      targets: RatioTargets(native: 0.5, portable: 0.5),
+      note: "", referenceName: "slow",
+      prepare: { _ in
+        PreparedBenchmark(
+          itemCount: 1_000,
+          subject: {
+            calls.append("subject")
+            usleep(1_000)
+          }, reference: nil,
+          externalReference: {
+            calls.append("slow")
+            return 1
+          },
+          verify: { .passed("ok") },
+          peers: [
+            PeerReference(name: "fast") {
+              calls.append("fast")
+              return 1e-6
+            }
+          ])
+      })
+    let context = BenchContext(reference: nil, scale: 1, datasetsDirectory: "")
+    let result = try Runner(repetitions: 3, isNativeBuild: true) { _ in }.run(benchmark, context: context)
+    #expect(calls.filter { $0 == "fast" }.count == 3 && calls.filter { $0 == "slow" }.count == 3)
+    let peer = try #require(result.peers?.first)
+    #expect(result.peers?.count == 1 && peer.name == "fast")
+    #expect(abs(peer.value - 1) < 1e-9, "1 µs over 1 000 rows is 1 ns per row")
+    // The subject sleeps 1 ms: far faster than the slow reference's 1 s, far slower than 1 µs.
+    #expect(try #require(result.ratio) < 0.5)
+    #expect(peer.ratio > 500)
+
+    let run = FailedBenchmarkTests.run([result])
+    #expect(try Report.decode(Report.encode(run)) == run)
+    let lines = Report.table(run).split(separator: "\n")
+    let row = try #require(lines.firstIndex { $0.hasPrefix("Test/peers/two") })
+    #expect(lines[row].contains("slow 1000000"))
+    #expect(lines[row + 1].contains("vs fast") && lines[row + 1].contains("fast 1.00"), "\(lines)")
+    let comparison = Report.comparison(native: run, portable: run).split(separator: "\n")
+    let compared = try #require(comparison.firstIndex { $0.hasPrefix("Test/peers/two") })
+    #expect(comparison[compared + 1].contains("vs fast") && comparison[compared + 1].contains("fast 1.00"))
+  }
+}

@@ -3,8 +3,9 @@ import HearthGeo
 import Testing
 import _HearthTestSupport
 
-@testable import HearthTrace
 import struct HearthSim.SeededGenerator
+
+@testable import HearthTrace
 
 @Suite("Streaming CSV reader: bad input is reported, nothing is lost")
 struct CSVStreamTests {
@@ -151,6 +152,36 @@ struct CSVStreamTests {
       #expect(r.texts[0] == expectedLabels)
       #expect(r.report.rowsKept == expected.count && r.report.rowsRejected == 0)
     }
+  }
+
+  @Test("batches a caller keeps keep their values while later batches reuse the memory of those it let go")
+  func keptBatches() throws {
+    let rows = 1_000
+    let text = "t,x\n" + (0..<rows).map { "\($0),\(Double($0) + 0.5)\n" }.joined()
+    let folder = TemporaryFolder()
+    let path = folder.write("kept.csv", text)
+    let select: ([String], CSVDialect) -> [CSVColumnRequest] = { _, _ in
+      [CSVColumnRequest(index: 0, kind: .integer), CSVColumnRequest(index: 1, kind: .number)]
+    }
+    var kept: [CSVBatch] = []
+    var everyOther: [CSVBatch] = []
+    _ = try CSVStream.read(path: path, batchRows: 64, select: select) { batch in
+      kept.append(batch)
+      if kept.count % 2 == 0 { everyOther.append(batch) }
+    }
+    #expect(kept.count == 16 && kept.map(\.count).reduce(0, +) == rows)
+    #expect(kept.flatMap { $0.integers[0] } == (0..<rows).map { Int64($0) })
+    #expect(kept.flatMap { $0.numbers[0] } == (0..<rows).map { Double($0) + 0.5 })
+    #expect(kept.flatMap(\.lines) == Array(2..<(rows + 2)))
+    var k = 1
+    for batch in everyOther {
+      #expect(batch.integers[0].first == Int64(k * 64) && batch.lines.first == k * 64 + 2)
+      k += 2
+    }
+    // A caller that lets go of each batch sees the same values.
+    var streamed: [Double] = []
+    _ = try CSVStream.read(path: path, batchRows: 64, select: select) { streamed += $0.numbers[0] }
+    #expect(streamed == (0..<rows).map { Double($0) + 0.5 })
   }
 
   @Test("random bytes never trap, and every row is kept or rejected (seeded)")

@@ -58,6 +58,18 @@ struct PreparedBenchmark {
   /// latency percentiles, allocations), read once after the timed runs;
   /// the name carries the unit (`batchP99Microseconds`).
   var metrics: (() -> [String: Double])? = nil
+  /// Further peers beside the reference (pyarrow beside pandas), each timed
+  /// in every repetition with the subject and the reference; each one's
+  /// ratio is reported under the reference's, without a target.
+  var peers: [PeerReference] = []
+}
+
+/// A peer timed outside this process, like `externalReference`: runs once
+/// and returns the seconds it measured itself.
+struct PeerReference {
+  /// What the peer is ("pyarrow (1 thread)").
+  var name: String
+  var seconds: () throws -> Double
 }
 
 /// The outcome of a result check.

@@ -7,12 +7,17 @@ import Foundation
 enum Peers {
   static let script = BenchContext.repositoryRoot + "/Scripts/peers/peers.py"
 
-  static func seconds(_ operation: String, _ paths: String...) throws -> Double {
+  /// - Parameter expectedCount: when given, the count the peer printed must
+  ///   equal it (rows read, say), else the run fails.
+  static func seconds(_ operation: String, _ paths: String..., expectedCount: Int? = nil) throws -> Double {
     let (status, output) = try Shell.run("python3", [script, operation] + paths)
-    guard status == 0,
-      let seconds = output.split(separator: "\n").last?.split(separator: " ").first.flatMap({ Double($0) })
-    else {
+    let fields = output.split(separator: "\n").last?.split(separator: " ") ?? []
+    guard status == 0, let seconds = fields.first.flatMap({ Double($0) }) else {
       throw BenchError.io("\(operation) peer failed: \(output.suffix(500))")
+    }
+    if let expectedCount, fields.count < 2 || Int(fields[1]) != expectedCount {
+      throw BenchError.io(
+        "\(operation) peer counted \(fields.dropFirst().first ?? "nothing"), not \(expectedCount)")
     }
     return seconds
   }

@@ -56,11 +56,11 @@ enum Report {
     lines.append("C reference: \(run.build.cReference)")
     lines.append("")
     let header = ["benchmark", "items", "Swift", "MB/s", "reference", "Swift/ref", "target", "spread"]
-    let rows = run.results.map { result -> [String] in
+    let rows = run.results.flatMap { result -> [[String]] in
       if result.failed == true {
-        return [result.name, "\(result.itemCount)", "FAILED", "-", "-", "-", "-", "-"]
+        return [[result.name, "\(result.itemCount)", "FAILED", "-", "-", "-", "-", "-"]]
       }
-      return [
+      let row: [String] = [
         result.name, "\(result.itemCount)", "\(number(result.value)) \(result.unit)",
         result.megabytesPerSecond.map { String(format: "%.0f", $0) } ?? "-",
         result.referenceValue.map { "\(result.referenceName ?? "C") \(number($0))" } ?? "-",
@@ -68,6 +68,7 @@ enum Report {
         targetCell(result),
         String(format: "%.0f%%", result.spread * 100),
       ]
+      return [row] + peerRows(result).map { [$0.label, "", "", "", $0.time, $0.ratio, "-", ""] }
     }
     lines.append(contentsOf: align([header] + rows))
     lines += figures(run.results)
@@ -110,7 +111,7 @@ enum Report {
       "portable build: [\(portable.build.cpuFeatures.joined(separator: " "))] \(portable.build.label)")
     lines.append("C reference (Geo rows): \(native.build.cReference)")
     lines.append(
-      "Python references (pandas, numpy, haversine, h3, scikit-learn, movingpandas, trackintel): Scripts/peers/, pinned in Scripts/peers/requirements.txt"
+      "Python references (pandas, pyarrow, numpy, haversine, h3, scikit-learn, movingpandas, trackintel): Scripts/peers/, pinned in Scripts/peers/requirements.txt"
     )
     lines.append("")
     let header = [
@@ -118,11 +119,13 @@ enum Report {
       "target",
     ]
     let portableByName = Dictionary(portable.results.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
-    let rows = native.results.map { result -> [String] in
+    let rows = native.results.flatMap { result -> [[String]] in
       let other = portableByName[result.name]
       let nativeFailed = result.failed == true
       let portableFailed = other?.failed == true
-      return [
+      let otherPeers = other.map(peerRows) ?? []
+      let peers = nativeFailed ? [] : peerRows(result)
+      let row: [String] = [
         result.name, result.unit,
         result.referenceValue.map { "\(result.referenceName ?? "C") \(number($0))" } ?? "-",
         nativeFailed ? "FAILED" : number(result.value),
@@ -133,6 +136,11 @@ enum Report {
         other?.ratio.map(ratio) ?? "-",
         portableFailed ? "-" : other.map { targetCell($0) } ?? "-",
       ]
+      let peerLines = peers.map { peer -> [String] in
+        let portableRatio = portableFailed ? nil : otherPeers.first { $0.label == peer.label }?.ratio
+        return [peer.label, "", peer.time, "", "", peer.ratio, "-", "", portableRatio ?? "-", "-"]
+      }
+      return [row] + peerLines
     }
     lines.append(contentsOf: align([header] + rows))
     lines += figures(native.results).map {
@@ -151,6 +159,12 @@ enum Report {
 
   static func decode(_ data: Data) throws -> BenchmarkRun {
     try JSONDecoder().decode(BenchmarkRun.self, from: data)
+  }
+
+  /// One line per further peer of `result`, shown under its row: the
+  /// label ("  vs pyarrow"), the peer's time per item and Swift/peer.
+  private static func peerRows(_ result: BenchmarkResult) -> [(label: String, time: String, ratio: String)] {
+    (result.peers ?? []).map { ("  vs \($0.name)", "\($0.name) \(number($0.value))", ratio($0.ratio)) }
   }
 
   private static func targetCell(_ result: BenchmarkResult) -> String {

@@ -32,6 +32,9 @@ struct BenchmarkResult: Codable, Equatable {
   /// `check` says why, nothing was timed (`value` 0, no repetitions).
   /// Absent when it passed.
   var failed: Bool? = nil
+  /// Further peers beside the reference, each timed in the same
+  /// repetitions (absent when the workload has none).
+  var peers: [PeerResult]? = nil
 
   /// True when there is a target and the result meets every one of them.
   var meetsTarget: Bool? {
@@ -40,6 +43,15 @@ struct BenchmarkResult: Codable, Equatable {
     if let targetValue { met.append(value <= targetValue) }
     return met.isEmpty ? nil : !met.contains(false)
   }
+}
+
+/// A further peer's figures in one result.
+struct PeerResult: Codable, Equatable {
+  var name: String
+  /// Median time per item of the peer, in the result's unit.
+  var value: Double
+  /// Median over repetitions of (subject time / this peer's time).
+  var ratio: Double
 }
 
 /// Runs benchmarks: verify once, then time subject and reference alternately.
@@ -66,6 +78,8 @@ struct Runner {
     var subjectSeconds: [Double] = []
     var referenceSeconds: [Double] = []
     var ratios: [Double] = []
+    var peerSeconds = Array(repeating: [Double](), count: prepared.peers.count)
+    var peerRatios = peerSeconds
     let repetitions = min(repetitions, benchmark.maxRepetitions ?? repetitions)
     for repetition in 0..<repetitions {
       // Alternate the order so neither side always runs on a warmer machine.
@@ -78,12 +92,22 @@ struct Runner {
           r = try external()
         }
       }
+      var p = Array(repeating: 0.0, count: prepared.peers.count)
+      func runPeers() throws {
+        for k in prepared.peers.indices { p[k] = try prepared.peers[k].seconds() }
+      }
       if repetition % 2 == 0 {
         s = Self.time(prepared.subject)
         try runReference()
+        try runPeers()
       } else {
+        try runPeers()
         try runReference()
         s = Self.time(prepared.subject)
+      }
+      for k in p.indices {
+        peerSeconds[k].append(p[k])
+        peerRatios[k].append(s / p[k])
       }
       subjectSeconds.append(s)
       if hasReference {
@@ -108,7 +132,14 @@ struct Runner {
       repetitions: repetitions,
       check: detail,
       targetValue: benchmark.maxNanosecondsPerItem,
-      metrics: prepared.metrics?())
+      metrics: prepared.metrics?(),
+      peers: prepared.peers.isEmpty
+        ? nil
+        : prepared.peers.indices.map {
+          PeerResult(
+            name: prepared.peers[$0].name, value: Statistics.median(peerSeconds[$0]) * perItem,
+            ratio: Statistics.median(peerRatios[$0]))
+        })
   }
 
   /// Wall time of one call, seconds (monotonic clock).

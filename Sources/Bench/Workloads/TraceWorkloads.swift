@@ -9,8 +9,8 @@ import HearthTrace
   import Glibc
 #endif
 
-/// Trace parsing and loading, side by side with pandas and numpy on the same
-/// files (Scripts/peers/peers.py, pinned versions).
+/// Trace parsing and loading, side by side with pandas, pyarrow and numpy on
+/// the same files (Scripts/peers/peers.py, pinned versions).
 enum TraceWorkloads {
   /// Issue target: CSV parsing at least 2× pandas.read_csv (ratio ≤ 0.5).
   static let csvTargets = RatioTargets(native: 0.5, portable: 0.5)
@@ -44,7 +44,7 @@ enum TraceWorkloads {
     Benchmark(
       name: name, itemCount: rows, itemUnit: "row", targets: csvTargets,
       note:
-        "CSVStream.read of every column (time as Int64, the rest as Double) vs pandas.read_csv(engine=\"c\")",
+        "CSVStream.read of every column (time as Int64, the rest as Double) vs pandas.read_csv(engine=\"c\"); beside it pyarrow.csv.read_csv on one thread with the same column types",
       referenceName: "pandas",
       prepare: { context in
         let path = try cachedFile(context, file) { try generate($0, rows) }
@@ -67,12 +67,17 @@ enum TraceWorkloads {
               })
           },
           reference: nil,
-          externalReference: { try Peers.seconds("pandas-csv", path) },
+          externalReference: { try Peers.seconds("pandas-csv", path, expectedCount: rows) },
           verify: {
             parsedRows == rows && checksum.isFinite
               ? .passed("\(parsedRows) rows, none rejected") : .failed("parsed \(parsedRows) of \(rows) rows")
           },
-          bytesPerRun: bytes)
+          bytesPerRun: bytes,
+          peers: [
+            PeerReference(name: "pyarrow-1-thread") {
+              try Peers.seconds("pyarrow-csv", path, expectedCount: rows)
+            }
+          ])
       })
   }
 

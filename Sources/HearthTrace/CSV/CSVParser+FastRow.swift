@@ -108,12 +108,7 @@ extension CSVParser {
       }
       return stop
     }
-    var stop = i
-    while stop < limit {
-      let c = base[stop]
-      if c == delimiter || c == 0x0A { break }
-      stop += 1
-    }
+    let stop = ByteScan.firstOf(delimiter, 0x0A, in: base, from: i, limit: limit)
     if slot >= 0 && problem == nil {
       var fieldEnd = stop
       if fieldEnd > i && base[fieldEnd - 1] == 0x0D && (fieldEnd == limit || base[fieldEnd] == 0x0A) {

@@ -19,13 +19,18 @@ struct CSVParser {
   /// Reused by the quoted-row path.
   var fields: [FieldRange] = []
   var escaped: [UInt8] = []
+  /// How the plain path (`CSVParser+PlainRow`) is used.
+  let plainRows: PlainRowPolicy
+  /// Rows left to the general path before the plain path is tried again.
+  var plainPause = 0
 
   init(
-    source: inout ChunkSource, name: String, options: ReadOptions,
+    source: inout ChunkSource, name: String, options: ReadOptions, plainRows: PlainRowPolicy = .standard,
     select: ([String], CSVDialect) throws -> [CSVColumnRequest]
   ) throws {
     self.name = name
     self.options = options
+    self.plainRows = plainRows
     report = FileReport(file: name)
     let header = try readHeader(source: &source)
     fieldCount = header.count
@@ -55,9 +60,11 @@ struct CSVParser {
   /// Parses rows into `storage` until it is full or the file ends. Returns
   /// whether `storage` holds any row.
   ///
-  /// Rows take a fast path: one pass over the bytes finds each field's end
-  /// and parses requested numbers as it goes, straight into the batch's
-  /// column storage. A field that starts with a quote hands the row to
+  /// Rows of plain numbers take the plain path
+  /// (``keepPlainRows(_:from:limit:storage:)``); any other row takes the
+  /// general one: one pass over the bytes finds each field's end and parses
+  /// requested fields as it goes, straight into the batch's column storage.
+  /// A field that starts with a quote hands the row to
   /// ``scanRow(_:from:to:atEnd:)`` (RFC 4180 rules), which feeds the same checks.
   mutating func fill(_ storage: inout CSVBatchStorage, from source: inout ChunkSource) throws -> Bool {
     while !storage.isFull {
@@ -84,7 +91,15 @@ struct CSVParser {
     let atEnd = source.atEndOfFile
     var position = source.start
     defer { source.start = position }
+    let plain = plainPathApplies
     while position < limit && !storage.isFull {
+      if plain && plainPause == 0 {
+        let before = position
+        position = keepPlainRows(base, from: position, limit: limit, storage: &storage)
+        if position >= limit || storage.isFull { break }
+        if position == before { plainPause = plainRows.pauseRows }
+      }
+      plainPause = max(plainPause - 1, 0)
       let rowLine = line
       var rejection: RowRejection?
       let next: Int
@@ -137,10 +152,10 @@ struct CSVParser {
     return false
   }
 
-  /// The index after the first line feed at or after `start`, or `limit`.
+  /// The index after the first line feed at or after `start`, or `limit`
+  /// (`base` a ``ChunkSource`` buffer, `limit` its `end`).
   static func lineEnd(_ base: UnsafePointer<UInt8>, from start: Int, limit: Int) -> Int {
-    var k = start
-    while k < limit && base[k] != 0x0A { k += 1 }
+    let k = ByteScan.firstOf(0x0A, 0x0A, in: base, from: start, limit: limit)
     return k < limit ? k + 1 : limit
   }
 

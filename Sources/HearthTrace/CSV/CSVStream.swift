@@ -84,8 +84,21 @@ public enum CSVStream {
     select: ([String], CSVDialect) throws -> [CSVColumnRequest],
     body: (CSVBatch) throws -> Void
   ) throws -> FileReport {
+    try read(
+      path: path, displayName: displayName, options: options, batchRows: batchRows, plainRows: .standard,
+      select: select, body: body)
+  }
+
+  /// The same, with the plain path used as `plainRows` says (tests compare
+  /// it with the general path).
+  static func read(
+    path: String, displayName: String?, options: ReadOptions, batchRows: Int, plainRows: PlainRowPolicy,
+    select: ([String], CSVDialect) throws -> [CSVColumnRequest],
+    body: (CSVBatch) throws -> Void
+  ) throws -> FileReport {
     let reader = try CSVRowReader(
-      path: path, displayName: displayName ?? path, options: options, batchRows: batchRows, select: select)
+      path: path, displayName: displayName ?? path, options: options, batchRows: batchRows,
+      plainRows: plainRows, select: select)
     while let batch = try reader.next() { try body(batch) }
     return reader.report
   }
@@ -105,13 +118,14 @@ final class CSVRowReader {
 
   init(
     path: String, displayName: String, options: ReadOptions, batchRows: Int,
+    plainRows: PlainRowPolicy = .standard,
     select: ([String], CSVDialect) throws -> [CSVColumnRequest]
   ) throws {
     source = try ChunkSource(path: path, displayName: displayName, maximumLineBytes: options.maximumLineBytes)
     do {
       var header: [String] = []
       parser = try CSVParser(
-        source: &source, name: displayName, options: options,
+        source: &source, name: displayName, options: options, plainRows: plainRows,
         select: { fields, dialect in
           header = fields
           return try select(fields, dialect)

@@ -9,16 +9,18 @@
 /// 3. fast on the common case of ≤ 19 significant digits.
 ///
 /// Algorithm: up to 19 significant digits accumulate into a 64-bit mantissa
-/// w, with a decimal exponent q.
-/// 1. When w ≤ 2⁵³ and |q| ≤ 22 the value is one exact multiplication or
-///    division of two exactly representable doubles, hence correctly rounded
-///    (Clinger, "How to read floating point numbers accurately", PLDI 1990).
-/// 2. Otherwise w·10^q is formed from a 128-bit table of powers of five and
-///    kept only when the bits that decide the rounding are certain
-///    (Eisel–Lemire; Lemire, "Number parsing at a gigabyte per second",
-///    Software: Practice and Experience 51(8), 2021).
-/// 3. The rare rest (more than 19 digits, subnormals, exact ties the table
-///    cannot settle) goes to the C library's strtod, correctly rounded in glibc.
+/// w, with a decimal exponent q (in a CSV row eight digits at a time, in
+/// place: ``plainNumber(_:from:point:)``).
+/// 1. w·10^q is formed from a 128-bit table of powers of five and kept only
+///    when the bits that decide the rounding are certain (Eisel–Lemire;
+///    Lemire, "Number parsing at a gigabyte per second", Software: Practice
+///    and Experience 51(8), 2021).
+/// 2. Else, when w ≤ 2⁵³ and |q| ≤ 22, the value is one exact multiplication
+///    or division of two exactly representable doubles, hence correctly
+///    rounded (Clinger, "How to read floating point numbers accurately",
+///    PLDI 1990).
+/// 3. The rare rest (more than 19 digits, subnormals, exact ties neither
+///    settles) goes to the C library's strtod, correctly rounded in glibc.
 /// Tested against strtod on millions of generated hard cases.
 enum NumberParser {
   enum Parsed: Equatable {
@@ -109,13 +111,20 @@ enum NumberParser {
   }
 
   /// ±w·10^q from the parsed digits, or nil when only strtod can say
-  /// (digits were dropped, or the 128-bit path cannot settle the rounding).
-  @inline(__always)
+  /// (digits were dropped, or neither exact path can settle the rounding).
+  ///
+  /// The 128-bit path comes first: a division (Clinger's path) takes
+  /// longer than its multiplications, and in a CSV row the next number's
+  /// parse waited behind it. Both paths round correctly, so the order
+  /// changes no value; Clinger's takes the exact products the 128-bit path
+  /// declines as possible ties.
+  @inline(always)
   static func compose(_ mantissa: UInt64, _ decimalExponent: Int, negative: Bool, droppedDigits: Bool)
     -> Double?
   {
     if mantissa == 0 { return negative ? -0.0 : 0.0 }
     guard !droppedDigits else { return nil }
+    if let value = eiselLemire(mantissa, decimalExponent) { return negative ? -value : value }
     if mantissa <= 1 << 53 && decimalExponent >= -22 && decimalExponent <= 22 {
       let m = Double(mantissa)
       let scaled =
@@ -123,71 +132,218 @@ enum NumberParser {
         ? m * exactPowersOfTen[decimalExponent] : m / exactPowersOfTen[-decimalExponent]
       return negative ? -scaled : scaled
     }
-    guard let value = eiselLemire(mantissa, decimalExponent) else { return nil }
-    return negative ? -value : value
+    return nil
   }
 
   /// Parses an unquoted numeric field of a CSV row in place: from `start` up
   /// to the first `delimiter`, line feed or carriage return (or `end`).
   /// Returns the value and the index of the byte that ended the field.
   ///
-  /// Plain [sign] digits [. digits] [e [sign] digits] is parsed in the same
-  /// pass that finds the field's end; anything else (spaces, NaN, more than
-  /// 19 digits, garbage) is handed to ``parseDouble(_:decimalComma:)`` on the
-  /// field's bytes, so both give the same answer for every input.
+  /// The common shape is taken by ``plainNumber(_:from:point:)``; anything
+  /// else (spaces, NaN, more than 19 digits, garbage) is handed to
+  /// ``parseDouble(_:decimalComma:)`` on the field's bytes, so both give the
+  /// same answer for every input.
+  ///
+  /// - Precondition: `p[end]` is a zero byte followed by at least 15 more
+  ///   readable bytes (a ``ChunkSource`` buffer at its `end`).
   @inline(__always)
   static func parseNumberField(
     _ p: UnsafePointer<UInt8>, from start: Int, end: Int, delimiter: UInt8, decimalComma: Bool
   ) -> (Parsed, Int) {
-    var i = start
-    var negative = false
-    if i < end && (p[i] == UInt8(ascii: "-") || p[i] == UInt8(ascii: "+")) {
-      negative = p[i] == UInt8(ascii: "-")
-      i += 1
+    if let (value, stop) = plainNumber(
+      p, from: start, point: decimalComma ? UInt8(ascii: ",") : UInt8(ascii: ".")),
+      stop == end || p[stop] == delimiter || p[stop] == 0x0A || p[stop] == 0x0D
+    {
+      return (.value(value), stop)
     }
-    // Digits accumulate with leading zeros included (they add nothing to the
-    // mantissa); more than 19 digits in all goes to the general parser.
-    var mantissa: UInt64 = 0
-    let integerStart = i
-    (mantissa, i) = digits(p, i, end, mantissa)
-    var digitCount = i - integerStart
-    var exponent = 0
-    if i < end && (p[i] == UInt8(ascii: ".") || (decimalComma && p[i] == UInt8(ascii: ","))) {
-      i += 1
-      let fractionStart = i
-      (mantissa, i) = digits(p, i, end, mantissa)
-      exponent = fractionStart - i
-      digitCount += i - fractionStart
-    }
-    guard digitCount > 0 && digitCount <= 19 else { return general(p, start, end, delimiter, decimalComma) }
-    if i < end && (p[i] | 0x20) == UInt8(ascii: "e") {
-      i += 1
-      var exponentNegative = false
-      if i < end && (p[i] == UInt8(ascii: "-") || p[i] == UInt8(ascii: "+")) {
-        exponentNegative = p[i] == UInt8(ascii: "-")
+    return general(p, start, end, delimiter, decimalComma)
+  }
+
+  /// The common shape of a decimal number, parsed in place in one pass:
+  /// [sign] digits [`.` or `point` digits] [e [sign] digits], with 1 to 19
+  /// digits before the exponent (leading zeros count), whose value
+  /// ``compose(_:_:negative:droppedDigits:)`` settles. Returns the value and
+  /// the index of the first byte after the number, or nil for any other
+  /// text (the caller then asks the general parser, which gives the same
+  /// value for every text this accepts).
+  ///
+  /// Digits are taken eight at a time (``digitsAroundPoint(_:_:_:_:)`` when
+  /// the point is within the first eight bytes, else
+  /// ``accumulatedDigits(_:_:_:)``): the bytes must be readable 8 past any
+  /// byte of the number and past the byte after it, and a run of digits must
+  /// end before the buffer does (a ``ChunkSource`` buffer's zero bytes after
+  /// `end` do both).
+  /// - Complexity: O(length of the number), about length / 8 steps.
+  @inline(always)
+  static func plainNumber(_ p: UnsafePointer<UInt8>, from start: Int, point: UInt8) -> (Double, Int)? {
+    let sign = p[start]
+    let negative = sign == UInt8(ascii: "-")
+    let digitStart = start + (negative || sign == UInt8(ascii: "+") ? 1 : 0)
+    var i = digitStart
+    var mantissa: UInt64
+    var digitCount: Int
+    var exponent: Int
+    let word = UInt64(littleEndian: UnsafeRawPointer(p + digitStart).loadUnaligned(as: UInt64.self))
+    let integerDigits = digitWord(word).nonDigits.trailingZeroBitCount >> 3
+    let after = UInt8(truncatingIfNeeded: word >> UInt64((integerDigits & 7) << 3))
+    if integerDigits < 8 && (after == UInt8(ascii: ".") || after == point) {
+      // The usual case: the point is among the first eight bytes.
+      (mantissa, digitCount) = digitsAroundPoint(p, digitStart, word, integerDigits)
+      exponent = integerDigits - digitCount
+      i += digitCount + 1
+    } else {
+      mantissa = accumulatedDigits(p, &i, 0)
+      digitCount = i - digitStart
+      exponent = 0
+      if p[i] == UInt8(ascii: ".") || p[i] == point {
         i += 1
+        let fractionStart = i
+        mantissa = accumulatedDigits(p, &i, mantissa)
+        exponent = fractionStart - i
+        digitCount += i - fractionStart
       }
+    }
+    // Past 19 digits the mantissa has wrapped; the general parser takes them.
+    guard digitCount > 0 && digitCount <= 19 else { return nil }
+    if p[i] | 0x20 == UInt8(ascii: "e") {
+      i += 1
+      let exponentNegative = p[i] == UInt8(ascii: "-")
+      if exponentNegative || p[i] == UInt8(ascii: "+") { i += 1 }
       var e = 0
       let exponentStart = i
-      while i < end {
+      while true {
         let d = p[i] &- 0x30
         if d > 9 { break }
         if e < 100_000 { e = e * 10 + Int(d) }
         i += 1
       }
-      if i == exponentStart { return general(p, start, end, delimiter, decimalComma) }
+      if i == exponentStart { return nil }
       exponent += exponentNegative ? -e : e
     }
-    guard i == end || p[i] == delimiter || p[i] == 0x0A || p[i] == 0x0D,
-      let value = compose(mantissa, exponent, negative: negative, droppedDigits: false)
-    else { return general(p, start, end, delimiter, decimalComma) }
-    return (.value(value), i)
+    guard let value = compose(mantissa, exponent, negative: negative, droppedDigits: false) else {
+      return nil
+    }
+    return (value, i)
+  }
+
+  /// The digits of a number whose point is byte `integerDigits` (0...7) of
+  /// `word`, the eight bytes at `p[start]`: the point is taken out of the
+  /// word, leaving its seven digits (if they are), then the words at
+  /// `start + 8` and `start + 16` follow without a shift, each loaded only
+  /// when the one before is all digits. Returns the digits' value and how
+  /// many there are before the first non-digit after the point (more than
+  /// 19: the value has wrapped). No load waits for a count.
+  @inline(always)
+  static func digitsAroundPoint(
+    _ p: UnsafePointer<UInt8>, _ start: Int, _ word: UInt64, _ integerDigits: Int
+  ) -> (UInt64, Int) {
+    let below = (UInt64(1) &<< UInt64(integerDigits << 3)) &- 1
+    // Byte 7 becomes 0: never a digit.
+    let (first, firstNonDigits) = digitWord((word & below) | ((word >> 8) & ~below))
+    let firstMarker = firstNonDigits.trailingZeroBitCount
+    if firstMarker < 56 { return (lastDigits(first, firstMarker), firstMarker >> 3) }
+    let seven = eightDigits(first &<< 8)
+    let (second, secondNonDigits) = digitWord(
+      UInt64(littleEndian: UnsafeRawPointer(p + start + 8).loadUnaligned(as: UInt64.self)))
+    if secondNonDigits != 0 {
+      let marker = secondNonDigits.trailingZeroBitCount
+      return (seven &* powerOfTen(marker >> 3) &+ lastDigits(second, marker), 7 + marker >> 3)
+    }
+    let fifteen = seven &* 100_000_000 &+ eightDigits(second)
+    let (third, thirdNonDigits) = digitWord(
+      UInt64(littleEndian: UnsafeRawPointer(p + start + 16).loadUnaligned(as: UInt64.self)))
+    let marker = thirdNonDigits == 0 ? 63 : thirdNonDigits.trailingZeroBitCount
+    return (
+      fifteen &* powerOfTen(marker >> 3) &+ lastDigits(third, marker),
+      15 + (thirdNonDigits == 0 ? 8 : marker >> 3)
+    )
+  }
+
+  /// A whole number in place, the common shape only: [sign] 1 to 19 digits
+  /// within Int64. Returns it and the index of the byte after it, or nil.
+  /// Same readable-bytes condition as ``plainNumber(_:from:point:)``.
+  @inline(__always)
+  static func plainInteger(_ p: UnsafePointer<UInt8>, from start: Int) -> (Int64, Int)? {
+    var i = start
+    let negative = p[i] == UInt8(ascii: "-")
+    if negative || p[i] == UInt8(ascii: "+") { i += 1 }
+    let digitStart = i
+    let magnitude = accumulatedDigits(p, &i, 0)
+    let count = i - digitStart
+    guard count > 0 && count <= 19 && magnitude <= UInt64(Int64.max) + (negative ? 1 : 0) else { return nil }
+    return (negative ? Int64(truncatingIfNeeded: 0 &- magnitude) : Int64(truncatingIfNeeded: magnitude), i)
+  }
+
+  /// Appends the run of decimal digits at p[i...] to `mantissa`, eight per
+  /// step, and moves `i` past it. Wraps silently past 19 digits (callers
+  /// count the digits). Reads whole words: the bytes must be readable up to
+  /// 8 past the run's end, and the run must end before the buffer does.
+  @inline(__always)
+  static func accumulatedDigits(_ p: UnsafePointer<UInt8>, _ i: inout Int, _ initial: UInt64) -> UInt64 {
+    var mantissa = initial
+    while true {
+      let (digits, nonDigits) = digitWord(
+        UInt64(littleEndian: UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self)))
+      if nonDigits == 0 {
+        // Eight digits: a branch the processor predicts, so the next load
+        // does not wait for this word's count.
+        mantissa = mantissa &* 100_000_000 &+ eightDigits(digits)
+        i += 8
+        continue
+      }
+      let marker = nonDigits.trailingZeroBitCount
+      i += marker >> 3
+      return mantissa &* powerOfTen(marker >> 3) &+ lastDigits(digits, marker)
+    }
+  }
+
+  /// A word's bytes less '0' each, and a mask whose lowest set bit is the
+  /// top bit of the first byte that is not a decimal digit (0 when all
+  /// eight are). A byte below '0' borrows from the byte above it, and a byte
+  /// far above '9' carries into it: either way only bytes after the first
+  /// non-digit are touched. (`word`: p[0] in the low byte.)
+  @inline(__always)
+  static func digitWord(_ word: UInt64) -> (digits: UInt64, nonDigits: UInt64) {
+    let digits = word &- 0x3030_3030_3030_3030
+    // A byte of `digits` is a digit's value exactly when it is below 10:
+    // adding 0x76 sets its top bit otherwise (or it was set already).
+    return (digits, ((digits &+ 0x7676_7676_7676_7676) | digits) & 0x8080_8080_8080_8080)
+  }
+
+  /// The value of the digits of `digits` (from ``digitWord(_:)``) below the
+  /// first non-digit, whose top bit is bit `marker` (8 × count + 7, count
+  /// 0...7): they move to the top bytes, and the bytes below read as
+  /// leading zeros (a shift by 64 − 8 × count, in two steps for count 0).
+  @inline(__always)
+  static func lastDigits(_ digits: UInt64, _ marker: Int) -> UInt64 {
+    eightDigits((digits &<< 1) &<< UInt64(70 - marker))
+  }
+
+  /// 10^n for n in 0...8 (a run's digit count): a table load, no branch (a
+  /// branch on the count mispredicts on every other number).
+  @inline(__always)
+  static func powerOfTen(_ n: Int) -> UInt64 { smallPowersOfTen[n] }
+
+  /// 10⁰ … 10⁸.
+  private static let smallPowersOfTen: [UInt64] = [
+    1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000,
+  ]
+
+  /// The number written by eight digit values (0...9) in the bytes of `v`,
+  /// the low byte the most significant digit.
+  @inline(__always)
+  static func eightDigits(_ v: UInt64) -> UInt64 {
+    let pairs = (v &* 10) &+ (v >> 8)
+    return
+      (((pairs & 0x0000_00FF_0000_00FF) &* (100 &+ (1_000_000 << 32)))
+      &+ (((pairs >> 16) & 0x0000_00FF_0000_00FF) &* (1 &+ (10_000 << 32)))) >> 32
   }
 
   /// Appends the decimal digits at p[i...] to `mantissa`, eight at a time
   /// where possible (a SWAR check and conversion of eight ASCII bytes), and
   /// returns it with the index of the first non-digit. Wraps silently past
-  /// 19 digits; callers count the digits and reject such input.
+  /// 19 digits; callers count the digits and reject such input. Reads
+  /// nothing at or past `end`.
   @inline(__always)
   static func digits(
     _ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int, _ initial: UInt64
@@ -195,19 +351,10 @@ enum NumberParser {
     var mantissa = initial
     var i = start
     while i + 8 <= end {
-      // p[i] in the low byte on every platform.
-      let chunk = UInt64(littleEndian: UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self))
-      // All eight bytes are '0'...'9' exactly when each byte's high nibble is 3
-      // and adding 6 does not carry out of the low nibble.
-      let highNibbles = chunk & 0xF0F0_F0F0_F0F0_F0F0
-      let carried = ((chunk &+ 0x0606_0606_0606_0606) & 0xF0F0_F0F0_F0F0_F0F0) >> 4
-      guard highNibbles | carried == 0x3333_3333_3333_3333 else { break }
-      var v = chunk &- 0x3030_3030_3030_3030
-      v = (v &* 10) &+ (v >> 8)  // pairs of digits
-      v =
-        (((v & 0x0000_00FF_0000_00FF) &* (100 &+ (1_000_000 << 32)))
-          &+ (((v >> 16) & 0x0000_00FF_0000_00FF) &* (1 &+ (10_000 << 32)))) >> 32
-      mantissa = mantissa &* 100_000_000 &+ v
+      let (digits, nonDigits) = digitWord(
+        UInt64(littleEndian: UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self)))
+      guard nonDigits == 0 else { break }
+      mantissa = mantissa &* 100_000_000 &+ eightDigits(digits)
       i += 8
     }
     while i < end {
@@ -220,25 +367,18 @@ enum NumberParser {
   }
 
   /// Parses an unquoted whole-number field in place, like
-  /// ``parseNumberField(_:from:end:delimiter:decimalComma:)``: returns the
-  /// value (nil when the field is not a whole number ``parseInt64(_:)``
-  /// accepts) and the index of the byte that ended the field.
+  /// ``parseNumberField(_:from:end:delimiter:decimalComma:)`` (and with the
+  /// same precondition): returns the value (nil when the field is not a
+  /// whole number ``parseInt64(_:)`` accepts) and the index of the byte that
+  /// ended the field.
   @inline(__always)
   static func parseIntegerField(
     _ p: UnsafePointer<UInt8>, from start: Int, end: Int, delimiter: UInt8
   ) -> (Int64?, Int) {
-    var i = start
-    let negative = i < end && p[i] == UInt8(ascii: "-")
-    if i < end && (p[i] == UInt8(ascii: "-") || p[i] == UInt8(ascii: "+")) { i += 1 }
-    let digitStart = i
-    let (magnitude, stop) = digits(p, i, end, 0)
-    let count = stop - digitStart
-    if count > 0 && count <= 19 && (stop == end || p[stop] == delimiter || p[stop] == 0x0A || p[stop] == 0x0D)
-      && magnitude <= UInt64(Int64.max) + (negative ? 1 : 0)
+    if let (value, stop) = plainInteger(p, from: start),
+      stop == end || p[stop] == delimiter || p[stop] == 0x0A || p[stop] == 0x0D
     {
-      return (
-        negative ? Int64(truncatingIfNeeded: 0 &- magnitude) : Int64(truncatingIfNeeded: magnitude), stop
-      )
+      return (value, stop)
     }
     var fieldEnd = start
     while fieldEnd < end && p[fieldEnd] != delimiter && p[fieldEnd] != 0x0A && p[fieldEnd] != 0x0D {
@@ -263,7 +403,7 @@ enum NumberParser {
 
   /// w·10^q correctly rounded, or nil when the 128-bit product cannot decide
   /// the rounding (then the caller uses strtod). w > 0.
-  @inline(__always)
+  @inline(always)
   static func eiselLemire(_ w: UInt64, _ q: Int) -> Double? {
     if q < PowersOfFive.smallestExponent { return 0 }
     if q > PowersOfFive.largestExponent { return .infinity }

@@ -9,10 +9,17 @@
 /// allocated once. Only regular files are opened (``RegularFile``): a FIFO,
 /// a device or a folder where a file is expected is a clear error, never a
 /// read that blocks.
+///
+/// Past `end` there are always ``padding`` readable zero bytes (beyond
+/// `buffer.count`, in the same allocation): a scanner may load 8 bytes at
+/// any index up to `end` without a bounds check, and a byte 0 at `end` stops
+/// any run of digits there.
 struct ChunkSource {
   let descriptor: Int32
   let name: String
   let chunkBytes = 4 << 20
+  /// Zero bytes kept readable after `end`.
+  static let padding = 16
   /// buffer[start..<end] holds bytes not yet consumed.
   var buffer: UnsafeMutableBufferPointer<UInt8>
   var start = 0
@@ -38,7 +45,19 @@ struct ChunkSource {
     fileBytes = fstat(descriptor, &status) == 0 ? Int(status.st_size) : chunkBytes
     // A small file needs no full chunk (a folder of small files is opened often).
     let chunk = min(chunkBytes, max(fileBytes + 1, 4096))
-    buffer = .allocate(capacity: chunk + max(maximumLineBytes, 1) + 1)
+    buffer = Self.allocate(chunk + max(maximumLineBytes, 1) + 1)
+    padEnd()
+  }
+
+  /// `count` bytes followed by ``padding`` more in the same allocation.
+  private static func allocate(_ count: Int) -> UnsafeMutableBufferPointer<UInt8> {
+    let memory = UnsafeMutablePointer<UInt8>.allocate(capacity: count + padding)
+    return UnsafeMutableBufferPointer(start: memory, count: count)
+  }
+
+  /// Zeroes the ``padding`` bytes from `end` (after `end` moved).
+  private func padEnd() {
+    (buffer.baseAddress! + end).initialize(repeating: 0, count: Self.padding)
   }
 
   /// Bytes already in memory, as if they were a whole file.
@@ -46,10 +65,11 @@ struct ChunkSource {
     descriptor = -1
     fileBytes = bytes.count
     name = displayName
-    buffer = .allocate(capacity: max(bytes.count, 1))
+    buffer = Self.allocate(max(bytes.count, 1))
     _ = buffer.initialize(from: bytes)
     end = bytes.count
     atEndOfFile = true
+    padEnd()
   }
 
   mutating func close() {
@@ -71,6 +91,7 @@ struct ChunkSource {
       }
       start = 0
       end = remaining
+      padEnd()
     }
     let space = buffer.count - end
     guard space > 0 else { return true }
@@ -82,6 +103,7 @@ struct ChunkSource {
     guard got >= 0 else { throw TraceError.io(path: name, reason: String(cString: strerror(errno))) }
     if got == 0 { atEndOfFile = true }
     end += got
+    padEnd()
     return got > 0
   }
 }
