@@ -366,7 +366,9 @@ public struct GeofenceEngine: Sendable {
   /// ingest) and keeps at most 512 idle records per person.
   private func evict(_ state: inout PersonGeofenceState) {
     guard state.records.count > 32 else { return }
-    let horizon = state.newestMilliseconds == .min ? Int64.min : state.newestMilliseconds - 7 * 86_400_000
+    // (Saturating: a fix time within a week of the earliest there is.)
+    let (back, overflow) = state.newestMilliseconds.subtractingReportingOverflow(7 * 86_400_000)
+    let horizon = overflow ? Int64.min : back
     // Scanned only when an idle record may be that old.
     if horizon > state.records.idleEvictionBound {
       state.records.removeAll { $0.isIdle && PlaceRecords.evictionKey($0) < horizon }

@@ -80,7 +80,8 @@ public final class GeofenceIndex: Sendable {
   /// for a place of radius r, metres: the sudden-stop check's excluded
   /// disc (``SuddenStopRules``). Any finite cap and edge: the registered
   /// radius max(r, min(r, cap) + edge) never decreases as r grows, so
-  /// levels still ascend by radius.
+  /// levels still ascend by radius. A disc whose radius is not a positive
+  /// finite number excludes nothing.
   public struct ExclusionDisc: Sendable, Hashable {
     public var capMeters: Double
     public var edgeMeters: Double
@@ -506,11 +507,13 @@ public final class GeofenceIndex: Sendable {
   /// Whether `point` lies in the ``exclusion`` disc of a place that
   /// `admits` (an index) lets through; false when the index has no such
   /// disc. Exactly `distanceMeters(place:to:) <= disc radius` for some
-  /// admitted place. O(levels + candidates), no allocation.
+  /// admitted place whose own radius and disc radius are positive finite
+  /// numbers. O(levels + candidates), no allocation.
   public func anyExclusionHolds(_ point: Coordinate, admitting admits: (Int) -> Bool) -> Bool {
     guard let exclusion else { return false }
     func holds(_ i: Int) -> Bool {
-      admits(i) && isWithin(exclusion.radiusMeters(ofPlace: data[i].radius), of: i, point)
+      let meters = exclusion.radiusMeters(ofPlace: data[i].radius)
+      return meters > 0 && meters.isFinite && admits(i) && isWithin(meters, of: i, point)
     }
     for level in levels.indices {
       for k in candidates(point, level: level) where holds(Int(members[k])) { return true }

@@ -282,7 +282,8 @@ struct GeofenceEngineTests {
 
     var r = W()
     r.engine.reseed(
-      UserID(1), circle: 0, from: FixColumns([W.fix(0, 0, accuracy: 150), W.fix(10, 5), W.fix(500, 9, accuracy: 101)]),
+      UserID(1), circle: 0,
+      from: FixColumns([W.fix(0, 0, accuracy: 150), W.fix(10, 5), W.fix(500, 9, accuracy: 101)]),
       state: &r.state)
     #expect(r.state.placesInside(UserID(1)) == [1])
     #expect(W.summary(r.feed([W.fix(200, 30)])) == ["departure pending 1"])
@@ -366,11 +367,13 @@ struct GeofenceEngineTests {
   }
 
   /// Item 14: what a waiting departure does while the arrival elsewhere waits too.
-  @Test("a departure waits with a fast arrival elsewhere: dropped if the arrival goes out, its own rule if not")
+  @Test(
+    "a departure waits with a fast arrival elsewhere: dropped if the arrival goes out, its own rule if not")
   func aWaitingDepartureWaitsForAWaitingArrival() {
     let shopCentre = GreatCircle.destination(from: W.home, initialBearingDegrees: 90, distanceMeters: 400)
     let places = [
-      Geofence(id: 1, center: W.home, radiusMeters: 100), Geofence(id: 2, center: shopCentre, radiusMeters: 100),
+      Geofence(id: 1, center: W.home, radiusMeters: 100),
+      Geofence(id: 2, center: shopCentre, radiusMeters: 100),
     ]
     func start() -> FenceWorld {
       var w = W(places)
@@ -396,7 +399,9 @@ struct GeofenceEngineTests {
   }
 
   /// Item 15: after 15 min of pacing, a second pair went out.
-  @Test("pacing a boundary for an hour gives one pair of notifications: each quick return extends the quiet window")
+  @Test(
+    "pacing a boundary for an hour gives one pair of notifications: each quick return extends the quiet window"
+  )
   func pacingABoundaryForAnHourGivesOnePair() {
     var w = W()
     var events = w.feed([W.fix(0, 0)])

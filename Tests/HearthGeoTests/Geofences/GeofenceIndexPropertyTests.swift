@@ -78,6 +78,10 @@ struct GeofenceIndexPropertyTests {
       nil, SuddenStopRules().exclusionDisc, GeofenceIndex.ExclusionDisc(capMeters: 0, edgeMeters: 40),
       GeofenceIndex.ExclusionDisc(capMeters: 5_000, edgeMeters: 2_000),
       GeofenceIndex.ExclusionDisc(capMeters: 200, edgeMeters: -30),
+      // Discs of no radius or of an infinite one exclude nothing.
+      GeofenceIndex.ExclusionDisc(capMeters: 0, edgeMeters: 0),
+      GeofenceIndex.ExclusionDisc(capMeters: -40, edgeMeters: 40),
+      GeofenceIndex.ExclusionDisc(capMeters: 200, edgeMeters: .infinity),
     ]
     let exclusion = discs[r.int(0, discs.count - 1)]
     let clusters = (0..<r.int(1, 3)).map { _ in
@@ -108,9 +112,8 @@ struct GeofenceIndexPropertyTests {
           // Around an edge (the place's, or its excluded disc's when the
           // index has one): just inside, on, or just outside.
           let p = places[r.int(0, places.count - 1)]
-          let edge =
-            r.chance(0.5)
-            ? exclusion?.radiusMeters(ofPlace: p.radiusMeters) ?? p.radiusMeters : p.radiusMeters
+          let disc = exclusion?.radiusMeters(ofPlace: p.radiusMeters) ?? p.radiusMeters
+          let edge = r.chance(0.5) && disc.isFinite ? max(0, disc) : p.radiusMeters
           points.append(
             GreatCircle.destination(
               from: p.center, initialBearingDegrees: r.double(0, 360),
@@ -144,15 +147,15 @@ struct GeofenceIndexPropertyTests {
   }
 
   /// The places whose excluded disc holds `point` (none without a disc; a
-  /// place of no positive finite radius excludes nothing).
+  /// place or a disc of no positive finite radius excludes nothing).
   static func excluding(_ places: [Geofence], _ point: Coordinate, _ disc: GeofenceIndex.ExclusionDisc?)
     -> [Int]
   {
     guard let disc else { return [] }
     return places.indices.filter {
-      places[$0].radiusMeters > 0 && places[$0].radiusMeters.isFinite
-        && GreatCircle.distanceMeters(from: places[$0].center, to: point)
-          <= disc.radiusMeters(ofPlace: places[$0].radiusMeters)
+      let meters = disc.radiusMeters(ofPlace: places[$0].radiusMeters)
+      return places[$0].radiusMeters > 0 && places[$0].radiusMeters.isFinite && meters > 0 && meters.isFinite
+        && GreatCircle.distanceMeters(from: places[$0].center, to: point) <= meters
     }
   }
 

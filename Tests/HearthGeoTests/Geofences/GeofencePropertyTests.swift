@@ -2,8 +2,9 @@ import Foundation
 import Testing
 import _HearthTestSupport
 
-@testable import HearthGeo
 import struct HearthSim.SeededGenerator
+
+@testable import HearthGeo
 
 /// Properties over random walks among three places (one nested in another):
 /// batch == stream, any split, state saved and restored, idempotent replay,

@@ -103,6 +103,21 @@ struct PlaceRecordsTests {
     #expect(world.state.people[UserID(1)]?.records.first?.place == 1)
   }
 
+  @Test(
+    "regression 2026-12-04: a fix within a week of the earliest time there is, with more than 32 records, does not trap working out the week's horizon"
+  )
+  func aWeekBeforeTheEarliestTime() {
+    let places = (0..<40).map {
+      Geofence(id: PlaceID(UInt32($0)), center: FenceWorld.home, radiusMeters: 100)
+    }
+    var world = FenceWorld(places)
+    var fix = FenceWorld.fix(0, 0)
+    fix.timeMilliseconds = .min + 5
+    let events = world.feed([fix])
+    #expect(events.contains { $0.kind == .arrival })
+    #expect(world.state.people[UserID(1)]?.records.count == 40)
+  }
+
   @Test("at most 512 idle records per person: 512 are all kept, of 513 the oldest goes")
   func atMost512IdleRecords() {
     let kept = Self.visit(512)
