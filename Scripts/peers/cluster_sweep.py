@@ -14,8 +14,10 @@
       One and two workers side by side on HOURS of the plan's own generated
       driving (no files, no command needed), the order alternating: wall
       clock, the workers' and the client's CPU time, tasks and batches per
-      worker, the load average, the ratio, and the CPU seconds of the
-      detector passes themselves against everything else (the overhead).
+      worker, the load average, the CPU seconds other processes took
+      meanwhile (/proc/stat: a neighbour's build shows here), the ratio, and
+      the CPU seconds of the detector passes themselves against everything
+      else (the overhead).
       The clusters are the one hd.sweep(client=None) starts
       (hd.local_cluster); --dask-defaults starts them with Dask's own
       settings instead of hd.CLUSTER_SETTINGS.
@@ -72,10 +74,25 @@ def _cpu_s():
     return time.process_time()
 
 
+def _machine_busy_s():
+    """CPU seconds the whole machine has been busy since boot (every core,
+    every process: /proc/stat's user, nice, system, irq, softirq and steal),
+    or None where there is no /proc/stat."""
+    try:
+        with open("/proc/stat") as f:
+            fields = f.readline().split()[1:]
+    except OSError:
+        return None
+    user, nice, system, _idle, _iowait, irq, softirq, steal = (int(v) for v in fields[:8])
+    return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
+
+
 def timed_sweep(traces, workers, cpu=None, **kwargs):
     """The sweep's result, its wall-clock seconds and an empty task's round
     trip; `cpu` (a dict), when given, gets the CPU seconds the workers and
-    the client spent on the sweep ("workers", "client")."""
+    the client spent on the sweep ("workers", "client") and the machine's
+    busy CPU seconds meanwhile ("machine": every process's, other people's
+    builds included; None without /proc/stat)."""
     import hearth.distributed as hd
 
     c, client = cluster(workers)
@@ -83,13 +100,16 @@ def timed_sweep(traces, workers, cpu=None, **kwargs):
         # Warm the workers (the library loaded, the plan made) on a small sweep first.
         hd.sweep([], {"jolt_g": [4]}, client=client, seeds=1, hours=0, progress=False)
         before, client_before = client.run(_cpu_s), _cpu_s()
+        machine_before = _machine_busy_s()
         started = time.perf_counter()
         result = hd.sweep(traces, GRID, client=client, progress=False, **kwargs)
         wall = time.perf_counter() - started
+        machine_after = _machine_busy_s()
         after, client_after = client.run(_cpu_s), _cpu_s()
         if cpu is not None:
             cpu["workers"] = sum(after[w] - before[w] for w in after if w in before)
             cpu["client"] = client_after - client_before
+            cpu["machine"] = None if machine_before is None else machine_after - machine_before
         empty = round_trip(client)
     finally:
         client.close()
@@ -204,9 +224,12 @@ def compare(hours, repeat):
             work = result.task_cpu_s
             overhead = cpu["workers"] - work + cpu["client"]
             hour_s = work / table.loc["all", "hours"]
+            others = "" if cpu["machine"] is None else (
+                f"; other processes used {max(0.0, cpu['machine'] - cpu['workers'] - cpu['client']):.2f} s of the "
+                f"{os.cpu_count() * wall:.2f} CPU seconds the machine had meanwhile")
             print(f"run {r + 1}, {workers} worker(s): {wall:.2f} s wall, {cpu['workers']:.2f} s CPU on the workers, "
                   f"{cpu['client']:.2f} s on the client; tasks per worker {per_worker.tasks.tolist()} in batches "
-                  f"{per_worker.batches.tolist()}; load average {load:.1f}", flush=True)
+                  f"{per_worker.batches.tolist()}; load average {load:.1f}{others}", flush=True)
             lines.append(f"  run {r + 1}, {workers} worker(s): task work {work:.2f} s CPU; workers' CPU beyond it "
                          f"{cpu['workers'] - work:.2f} s, client {cpu['client']:.2f} s: overhead {overhead:.2f} s = "
                          f"{1000 * overhead / table.loc['all', 'hours']:.1f} ms per hour of data = {100 * overhead / work:.1f} % "
