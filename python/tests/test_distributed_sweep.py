@@ -117,10 +117,11 @@ def test_an_unreadable_recording_is_named_counted_and_the_rest_go_on(cluster, tm
     same(result, hearth.sweep([DRIVE, tmp_path / "gone", DROP, broken], **ARGS))
 
 
-def _hang_at(index):
-    """Fault injection on a worker: task `index` blocks for good, as a read
-    from a dead mount does (the readers now refuse a FIFO, which used to
-    stand in for one)."""
+def _fault_at(index, fault):
+    """Fault injection on a worker: task `index` blocks for good ("hang", as
+    a read from a dead mount does; the readers now refuse a FIFO, which used
+    to stand in for one) or raises something other than an unreadable input
+    ("raise": a bug, a full disk)."""
     from hearth.distributed import sweeps
 
     real = getattr(sweeps, "_unpatched_extract", sweeps._extract)
@@ -128,46 +129,38 @@ def _hang_at(index):
 
     def extract(spec_json, i, arrow):
         if i == index:
-            threading.Event().wait()
-        return real(spec_json, i, arrow)
-
-    sweeps._extract = extract
-
-
-def _fail_at(index):
-    """Fault injection on a worker: task `index` raises something other than
-    an unreadable input (a bug, a full disk)."""
-    from hearth.distributed import sweeps
-
-    real = getattr(sweeps, "_unpatched_extract", sweeps._extract)
-    sweeps._unpatched_extract = real
-
-    def extract(spec_json, i, arrow):
-        if i == index:
+            if fault == "hang":
+                threading.Event().wait()
             raise OSError("no space left on device")
         return real(spec_json, i, arrow)
 
     sweeps._extract = extract
 
 
-def _unhang():
+def _unfault():
     from hearth.distributed import sweeps
 
     sweeps._extract = getattr(sweeps, "_unpatched_extract", sweeps._extract)
 
 
-def test_a_task_over_its_time_limit_is_named_and_the_rest_merge(cluster, single, tmp_path):
-    stuck = tmp_path / "stuck"
-    os.symlink(DROP, stuck)
-    generated = len(hearth.SweepPlan(hearth.spec([], **ARGS)))
-    cluster.run(_hang_at, generated + 1)
+def sweep_with_a_fault(cluster, tmp_path, fault, **kwargs):
+    """DRIVE, a link to DROP and DROP swept on `cluster` with the link's task
+    faulty on every worker: the result, the link and its task's index."""
+    link = tmp_path / fault
+    os.symlink(DROP, link)
+    index = len(hearth.SweepPlan(hearth.spec([], **ARGS))) + 1
+    cluster.run(_fault_at, index, fault)
     try:
-        result = hd.sweep([DRIVE, stuck, DROP], client=cluster, time_limit_s=5, progress=False, **ARGS)
+        return hd.sweep([DRIVE, link, DROP], client=cluster, progress=False, **kwargs, **ARGS), link, index
     finally:
-        cluster.run(_unhang)
+        cluster.run(_unfault)
+
+
+def test_a_task_over_its_time_limit_is_named_and_the_rest_merge(cluster, single, tmp_path):
+    result, stuck, index = sweep_with_a_fault(cluster, tmp_path, "hang", time_limit_s=5)
     assert list(result.failed.kind) == ["time limit"] and list(result.failed.name) == [str(stuck)]
     assert "exceeded its time limit of 5 s" in result.failures[0]
-    assert list(result.failed["index"]) == [generated + 1]
+    assert list(result.failed["index"]) == [index]
     same(result, single)  # the stuck recording left out, as an unreadable one is
     cluster.wait_for_workers(2, timeout=60)
 
@@ -293,16 +286,9 @@ def test_the_cluster_client_none_starts_has_hearth_s_settings_on_every_server():
 def test_a_task_that_raises_is_named_and_its_batch_mates_merge(cluster, single, tmp_path):
     # One task raising inside a batch that holds every task: it is reported
     # as an error with its name and the exception, the others are merged.
-    odd = tmp_path / "odd"
-    os.symlink(DROP, odd)
-    generated = len(hearth.SweepPlan(hearth.spec([], **ARGS)))
-    cluster.run(_fail_at, generated + 1)
-    try:
-        result = hd.sweep([DRIVE, odd, DROP], client=cluster, batches=1, progress=False, **ARGS)
-    finally:
-        cluster.run(_unhang)
+    result, odd, index = sweep_with_a_fault(cluster, tmp_path, "raise", batches=1)
     assert list(result.failed.kind) == ["error"] and list(result.failed.name) == [str(odd)]
-    assert list(result.failed["index"]) == [generated + 1]
+    assert list(result.failed["index"]) == [index]
     assert result.failures == [f"{odd}: OSError: no space left on device"]
     assert result.summary.set_index("worker").loc["all", "batches"] == 1
     same(result, single)
