@@ -265,8 +265,8 @@ def test_a_failed_task_in_a_batch_leaves_its_batch_mates_merged(cluster, tmp_pat
 
 def test_the_cluster_client_none_starts_has_hearth_s_settings_on_every_server():
     # Dask's background work (the profiler every 10 ms, event-loop ticks every
-    # 20 ms, memory polls every 100 ms) cost about a tenth of a sweep's CPU on
-    # two cores; hd.CLUSTER_SETTINGS turns it down on the scheduler, the
+    # 20 ms, memory polls every 100 ms) cost about 5 % of a batched sweep's
+    # CPU on two cores; hd.CLUSTER_SETTINGS turns it down on the scheduler, the
     # nannies and the workers alike (the workers get the settings through
     # their nannies, in processes of their own).
     assert hd.CLUSTER_SETTINGS["distributed.worker.profile.enabled"] is False

@@ -85,15 +85,18 @@ def run_limited(function, arguments: tuple, limit_s: float | None):
 #: and a suggestion for any cluster that runs hearth's tasks. A Dask server
 #: does work of its own in the background: the worker's statistical profiler
 #: samples every thread's stack every 10 ms, every server checks its event
-#: loop every 20 ms, the memory monitors poll every 100 ms. Measured on
-#: an idle two-worker LocalCluster (docs/benchmarks.md, distributed sweeps)
-#: that took 32 ms of CPU per second in each worker and 46 ms in the client's
-#: process (scheduler and nannies), about 10 % of a sweep's work on two
-#: cores; with these settings 4 and 10 ms. What is given up: the dashboard's
-#: profile page stays empty (a detector pass is one call into the library,
-#: which the profiler cannot see into anyway), a blocked event loop is
-#: measured once a second, and a worker's memory is checked once a second
-#: (its limit is enforced up to a second later).
+#: loop every 20 ms, the memory monitors poll every 100 ms. On an idle
+#: two-worker LocalCluster on this 2-core machine that took about 30 ms of
+#: CPU a second in each worker and 36–38 ms in the client's process (the
+#: scheduler and the nannies); with these settings 4–5 ms and 11–12 ms
+#: (docs/benchmarks.md, distributed sweeps). One batch at a time per worker
+#: thread (worker-saturation 1.0, Dask's default 1.1 queues a second one on
+#: a single-threaded worker): a queued batch waited behind a long one at the
+#: end of a sweep while the other worker had nothing left. What is given
+#: up: the dashboard's profile page stays empty (a detector pass is one call
+#: into the library, which the profiler cannot see into anyway), a blocked
+#: event loop is measured once a second, and a worker's memory is checked
+#: once a second (its limit is enforced up to a second later).
 CLUSTER_SETTINGS = {
     "distributed.worker.profile.enabled": False,
     "distributed.admin.tick.interval": "1s",
