@@ -10,11 +10,17 @@
       per worker, the scheduling overhead per task (wall clock less the
       workers' busy time and the merge, per task, and a Dask round trip of an
       empty task) against the work of one hour of recording.
-  cluster_sweep.py compare HOURS [--repeat 3]
+  cluster_sweep.py compare HOURS [--repeat 3] [--dask-defaults]
       One and two workers side by side on HOURS of the plan's own generated
       driving (no files, no command needed), the order alternating: wall
-      clock, the workers' and the client's CPU time, tasks per worker, the
-      load average, and the ratio.
+      clock, the workers' and the client's CPU time, tasks and batches per
+      worker, the load average, the CPU seconds other processes took
+      meanwhile (/proc/stat: a neighbour's build shows here), the ratio, and
+      the CPU seconds of the detector passes themselves against everything
+      else (the overhead).
+      The clusters are the one hd.sweep(client=None) starts
+      (hd.local_cluster); --dask-defaults starts them with Dask's own
+      settings instead of hd.CLUSTER_SETTINGS.
   cluster_sweep.py bench HOURS WORKERS
       hearth-bench's reference (Python/distributed/*): a sweep of HOURS of
       generated driving (the plan's own drives, no files) on a LocalCluster
@@ -43,10 +49,21 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 GRID = {"jolt_g": [3.5, 4, 5], "spin_radps": [3, 3.5]}
 
 
+#: True: clusters with Dask's own settings instead of hearth's (`compare --dask-defaults`).
+DASK_DEFAULTS = False
+
+
 def cluster(workers):
+    """The LocalCluster `hd.sweep(client=None)` starts (hd.local_cluster:
+    hd.CLUSTER_SETTINGS), or one with Dask's defaults."""
     from distributed import Client, LocalCluster
 
-    c = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0", silence_logs=logging.ERROR)
+    import hearth.distributed as hd
+
+    if DASK_DEFAULTS:
+        c = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0", silence_logs=logging.ERROR)
+    else:
+        c = hd.local_cluster(workers)
     client = Client(c)
     client.wait_for_workers(workers)
     return c, client
@@ -57,10 +74,25 @@ def _cpu_s():
     return time.process_time()
 
 
+def _machine_busy_s():
+    """CPU seconds the whole machine has been busy since boot (every core,
+    every process: /proc/stat's user, nice, system, irq, softirq and steal),
+    or None where there is no /proc/stat."""
+    try:
+        with open("/proc/stat") as f:
+            fields = f.readline().split()[1:]
+    except OSError:
+        return None
+    user, nice, system, _idle, _iowait, irq, softirq, steal = (int(v) for v in fields[:8])
+    return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
+
+
 def timed_sweep(traces, workers, cpu=None, **kwargs):
     """The sweep's result, its wall-clock seconds and an empty task's round
     trip; `cpu` (a dict), when given, gets the CPU seconds the workers and
-    the client spent on the sweep ("workers", "client")."""
+    the client spent on the sweep ("workers", "client") and the machine's
+    busy CPU seconds meanwhile ("machine": every process's, other people's
+    builds included; None without /proc/stat)."""
     import hearth.distributed as hd
 
     c, client = cluster(workers)
@@ -68,13 +100,16 @@ def timed_sweep(traces, workers, cpu=None, **kwargs):
         # Warm the workers (the library loaded, the plan made) on a small sweep first.
         hd.sweep([], {"jolt_g": [4]}, client=client, seeds=1, hours=0, progress=False)
         before, client_before = client.run(_cpu_s), _cpu_s()
+        machine_before = _machine_busy_s()
         started = time.perf_counter()
         result = hd.sweep(traces, GRID, client=client, progress=False, **kwargs)
         wall = time.perf_counter() - started
+        machine_after = _machine_busy_s()
         after, client_after = client.run(_cpu_s), _cpu_s()
         if cpu is not None:
             cpu["workers"] = sum(after[w] - before[w] for w in after if w in before)
             cpu["client"] = client_after - client_before
+            cpu["machine"] = None if machine_before is None else machine_after - machine_before
         empty = round_trip(client)
     finally:
         client.close()
@@ -170,10 +205,13 @@ def measure(args):
 def compare(hours, repeat):
     """One and two workers side by side on HOURS of the plan's own generated
     driving (no files), the order alternating: wall clock, CPU time, tasks
-    per worker and the load average at each run."""
+    and batches per worker, the load average at each run, and the CPU-second
+    accounting: the detector passes' own CPU time (task work) against the
+    rest of the workers' CPU time and the client's (with a LocalCluster, the
+    client's process also runs the scheduler and the nannies)."""
     import statistics
 
-    ratios = []
+    ratios, lines = [], []
     for r in range(repeat):
         walls = {}
         for workers in ((1, 2) if r % 2 == 0 else (2, 1)):
@@ -181,12 +219,26 @@ def compare(hours, repeat):
             load = os.getloadavg()[0]
             result, wall, _ = timed_sweep([], workers, cpu=cpu, seeds=1, hours=hours)
             walls[workers] = wall
-            tasks = result.summary.set_index("worker").drop("all").tasks.tolist()
+            table = result.summary.set_index("worker")
+            per_worker = table.drop("all")
+            work = result.task_cpu_s
+            overhead = cpu["workers"] - work + cpu["client"]
+            hour_s = work / table.loc["all", "hours"]
+            others = "" if cpu["machine"] is None else (
+                f"; other processes used {max(0.0, cpu['machine'] - cpu['workers'] - cpu['client']):.2f} s of the "
+                f"{os.cpu_count() * wall:.2f} CPU seconds the machine had meanwhile")
             print(f"run {r + 1}, {workers} worker(s): {wall:.2f} s wall, {cpu['workers']:.2f} s CPU on the workers, "
-                  f"{cpu['client']:.2f} s on the client; tasks per worker {tasks}; load average {load:.1f}", flush=True)
+                  f"{cpu['client']:.2f} s on the client; tasks per worker {per_worker.tasks.tolist()} in batches "
+                  f"{per_worker.batches.tolist()}; load average {load:.1f}{others}", flush=True)
+            lines.append(f"  run {r + 1}, {workers} worker(s): task work {work:.2f} s CPU; workers' CPU beyond it "
+                         f"{cpu['workers'] - work:.2f} s, client {cpu['client']:.2f} s: overhead {overhead:.2f} s = "
+                         f"{1000 * overhead / table.loc['all', 'hours']:.1f} ms per hour of data = {100 * overhead / work:.1f} % "
+                         f"of the work (an hour's work {1000 * hour_s:.0f} ms CPU); merge {result.merge_s:.3f} s")
         ratios.append(walls[1] / walls[2])
         print(f"run {r + 1}: 1 worker / 2 workers {ratios[-1]:.2f}x", flush=True)
     print(f"ratios {', '.join(f'{x:.2f}' for x in ratios)}; median {statistics.median(ratios):.2f}x (target >= 1.8)")
+    print("CPU-second accounting (overhead = all CPU time of the workers and the client beyond the passes' own; target < 5 %):")
+    print("\n".join(lines))
 
 
 def bench(hours, workers):
@@ -205,6 +257,7 @@ def main():
     cmp = sub.add_parser("compare")
     cmp.add_argument("hours", type=float)
     cmp.add_argument("--repeat", type=int, default=3)
+    cmp.add_argument("--dask-defaults", action="store_true", help="clusters with Dask's own settings, not hd.CLUSTER_SETTINGS")
     b = sub.add_parser("bench")
     b.add_argument("hours", type=float)
     b.add_argument("workers", type=int)
@@ -212,6 +265,8 @@ def main():
     if args.what == "measure":
         measure(args)
     elif args.what == "compare":
+        global DASK_DEFAULTS
+        DASK_DEFAULTS = args.dask_defaults
         compare(args.hours, args.repeat)
     else:
         bench(args.hours, args.workers)

@@ -2,11 +2,13 @@
 --out files, byte for byte, on a LocalCluster, a scheduler address, a
 process pool and threads, whatever dies or hangs on the way."""
 
+import math
 import os
 import signal
 import threading
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 
+import dask
 import pandas as pd
 import pytest
 from distributed import Client, LocalCluster
@@ -22,7 +24,7 @@ ARGS = dict(grid={"jolt_g": [4, 5], "spin_radps": [3, 3.5]}, seeds=1, hours=0.1)
 @pytest.fixture(scope="module")
 def cluster():
     """Two single-threaded worker processes, as `client=None` starts them."""
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as c, Client(c) as client:
+    with hd.local_cluster(2) as c, Client(c) as client:
         yield client
 
 
@@ -115,10 +117,11 @@ def test_an_unreadable_recording_is_named_counted_and_the_rest_go_on(cluster, tm
     same(result, hearth.sweep([DRIVE, tmp_path / "gone", DROP, broken], **ARGS))
 
 
-def _hang_at(index):
-    """Fault injection on a worker: task `index` blocks for good, as a read
-    from a dead mount does (the readers now refuse a FIFO, which used to
-    stand in for one)."""
+def _fault_at(index, fault):
+    """Fault injection on a worker: task `index` blocks for good ("hang", as
+    a read from a dead mount does; the readers now refuse a FIFO, which used
+    to stand in for one) or raises something other than an unreadable input
+    ("raise": a bug, a full disk)."""
     from hearth.distributed import sweeps
 
     real = getattr(sweeps, "_unpatched_extract", sweeps._extract)
@@ -126,30 +129,38 @@ def _hang_at(index):
 
     def extract(spec_json, i, arrow):
         if i == index:
-            threading.Event().wait()
+            if fault == "hang":
+                threading.Event().wait()
+            raise OSError("no space left on device")
         return real(spec_json, i, arrow)
 
     sweeps._extract = extract
 
 
-def _unhang():
+def _unfault():
     from hearth.distributed import sweeps
 
     sweeps._extract = getattr(sweeps, "_unpatched_extract", sweeps._extract)
 
 
-def test_a_task_over_its_time_limit_is_named_and_the_rest_merge(cluster, single, tmp_path):
-    stuck = tmp_path / "stuck"
-    os.symlink(DROP, stuck)
-    generated = len(hearth.SweepPlan(hearth.spec([], **ARGS)))
-    cluster.run(_hang_at, generated + 1)
+def sweep_with_a_fault(cluster, tmp_path, fault, **kwargs):
+    """DRIVE, a link to DROP and DROP swept on `cluster` with the link's task
+    faulty on every worker: the result, the link and its task's index."""
+    link = tmp_path / fault
+    os.symlink(DROP, link)
+    index = len(hearth.SweepPlan(hearth.spec([], **ARGS))) + 1
+    cluster.run(_fault_at, index, fault)
     try:
-        result = hd.sweep([DRIVE, stuck, DROP], client=cluster, time_limit_s=5, progress=False, **ARGS)
+        return hd.sweep([DRIVE, link, DROP], client=cluster, progress=False, **kwargs, **ARGS), link, index
     finally:
-        cluster.run(_unhang)
+        cluster.run(_unfault)
+
+
+def test_a_task_over_its_time_limit_is_named_and_the_rest_merge(cluster, single, tmp_path):
+    result, stuck, index = sweep_with_a_fault(cluster, tmp_path, "hang", time_limit_s=5)
     assert list(result.failed.kind) == ["time limit"] and list(result.failed.name) == [str(stuck)]
     assert "exceeded its time limit of 5 s" in result.failures[0]
-    assert list(result.failed["index"]) == [generated + 1]
+    assert list(result.failed["index"]) == [index]
     same(result, single)  # the stuck recording left out, as an unreadable one is
     cluster.wait_for_workers(2, timeout=60)
 
@@ -187,3 +198,97 @@ def test_every_worker_of_a_two_worker_cluster_runs_tasks(cluster, single):
         per_worker = result.summary.set_index("worker").drop("all")
         assert set(per_worker.index) == workers, per_worker
         assert (per_worker.tasks > 0).all() and per_worker.tasks.sum() == 33, per_worker
+        # The tasks went as fewer, larger Dask tasks (batches), each worker running some.
+        assert (per_worker.batches > 0).all() and per_worker.batches.sum() == len(hd.plan_batches(33, 2)) < 33, per_worker
+
+
+def test_the_plan_s_tasks_are_cut_into_contiguous_batches_that_shrink_toward_the_end():
+    # Guided cutting: each batch takes ceil(left / (per_slot x slots)) of the
+    # tasks still left, so the first batches are large (few cluster tasks, so
+    # little of Dask's per-task cost) and the last ones single tasks (the
+    # workers finish together).
+    for total in (0, 1, 2, 5, 33, 128, 1000):
+        for slots in (1, 2, 3, 100):
+            for per_slot in (1, 2, 4):
+                cut = hd.plan_batches(total, slots, per_slot=per_slot)
+                assert [i for r in cut for i in r] == list(range(total)), (total, slots, per_slot)
+                left = total
+                for r in cut:
+                    assert r.step == 1 and len(r) == max(1, math.ceil(left / (per_slot * slots))), (total, slots, per_slot, cut)
+                    left -= len(r)
+    assert [len(r) for r in hd.plan_batches(128, 2)] == [32, 24, 18, 14, 10, 8, 6, 4, 3, 3, 2, 1, 1, 1, 1]
+    # per_slot both sides of its default: fewer, larger batches at 1; more, smaller ones at 4.
+    assert [len(r) for r in hd.plan_batches(128, 2, per_slot=1)][:3] == [64, 32, 16]
+    assert [len(r) for r in hd.plan_batches(128, 2, per_slot=4)][:3] == [16, 14, 13]
+    assert len(hd.plan_batches(128, 2, per_slot=1)) < len(hd.plan_batches(128, 2)) < len(hd.plan_batches(128, 2, per_slot=4))
+
+
+def test_a_given_number_of_batches_cuts_the_plan_evenly_in_order():
+    assert [(r.start, r.stop) for r in hd.plan_batches(10, 2, count=3)] == [(0, 4), (4, 7), (7, 10)]
+    assert [len(r) for r in hd.plan_batches(5, 2, count=5)] == [1] * 5
+    assert [len(r) for r in hd.plan_batches(5, 2, count=9)] == [1] * 5  # never an empty batch
+    assert [len(r) for r in hd.plan_batches(5, 2, count=1)] == [5]
+    assert hd.plan_batches(0, 2, count=3) == []
+    for bad in (0, -1):
+        with pytest.raises(ValueError, match="batches: at least 1"):
+            hd.plan_batches(5, 2, count=bad)
+    with pytest.raises(ValueError, match="slots: at least 1"):
+        hd.plan_batches(5, 0)
+
+
+def test_any_batching_on_any_workers_gives_the_same_bytes(cluster, single):
+    # The merge sees every task's bytes in task order whichever batch carried
+    # them: one batch, a few, one per task, the default cut; two Dask workers
+    # and a process pool.
+    for batches in (1, 4, 33, None):
+        result = hd.sweep([DRIVE, DROP], client=cluster, progress=False, batches=batches, **ARGS)
+        same(result, single)
+        table = result.summary.set_index("worker")
+        assert table.loc["all", "tasks"] == 33 and result.failed.empty
+        assert table.loc["all", "batches"] == (len(hd.plan_batches(33, 2)) if batches is None else batches)
+    with ProcessPoolExecutor(2) as pool:
+        result = hd.sweep([DRIVE, DROP], client=pool, progress=False, batches=7, **ARGS)
+    same(result, single)
+    assert result.summary.set_index("worker").loc["all", "batches"] == 7
+
+
+def test_a_failed_task_in_a_batch_leaves_its_batch_mates_merged(cluster, tmp_path):
+    # One unreadable recording among readable ones in a single batch: it is
+    # named, the others are merged as when each ran alone.
+    broken = tmp_path / "broken.csv"
+    broken.write_text("time,lat\n1,2\n")
+    one = hd.sweep([DRIVE, broken, DROP], client=cluster, progress=False, batches=1, **ARGS)
+    alone = hd.sweep([DRIVE, broken, DROP], client=cluster, progress=False, batches=34, **ARGS)
+    assert list(one.failed.name) == [str(broken)] and list(one.failed.kind) == ["unreadable"]
+    same(one, alone)
+
+
+def test_the_cluster_client_none_starts_has_hearth_s_settings_on_every_server():
+    # Dask's background work (the profiler every 10 ms, event-loop ticks every
+    # 20 ms, memory polls every 100 ms) cost about 5 % of a batched sweep's
+    # CPU on two cores; hd.CLUSTER_SETTINGS turns it down on the scheduler, the
+    # nannies and the workers alike (the workers get the settings through
+    # their nannies, in processes of their own).
+    assert hd.CLUSTER_SETTINGS["distributed.worker.profile.enabled"] is False
+    with hd.local_cluster(2) as c, Client(c) as client:
+        for key, value in hd.CLUSTER_SETTINGS.items():
+            assert set(client.run(dask.config.get, key).values()) == {value}, key
+        assert set(client.run(lambda dask_worker: dask_worker._tick_interval).values()) == {1.0}
+        assert set(client.run(lambda dask_worker: dask_worker.memory_manager.memory_monitor_interval).values()) == {1.0}
+        assert client.run_on_scheduler(lambda dask_scheduler: dask_scheduler._tick_interval) == 1.0
+        assert all(n._tick_interval == 1.0 for n in c.workers.values())
+    # Dask's defaults around it are left as they were.
+    assert dask.config.get("distributed.admin.tick.interval") != "1s"
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0") as c, Client(c) as client:
+        assert set(client.run(lambda dask_worker: dask_worker._tick_interval).values()) != {1.0}
+
+
+def test_a_task_that_raises_is_named_and_its_batch_mates_merge(cluster, single, tmp_path):
+    # One task raising inside a batch that holds every task: it is reported
+    # as an error with its name and the exception, the others are merged.
+    result, odd, index = sweep_with_a_fault(cluster, tmp_path, "raise", batches=1)
+    assert list(result.failed.kind) == ["error"] and list(result.failed.name) == [str(odd)]
+    assert list(result.failed["index"]) == [index]
+    assert result.failures == [f"{odd}: OSError: no space left on device"]
+    assert result.summary.set_index("worker").loc["all", "batches"] == 1
+    same(result, single)

@@ -8,11 +8,11 @@ workers (docs/guides/distributed.md).
     events = hd.replay(history, places, circles, client=pool)             # a process pool
 """
 
-from ._backend import Outcome, Progress, TimeLimitExceeded
+from ._backend import CLUSTER_SETTINGS, Outcome, Progress, TimeLimitExceeded, local_cluster
 from .fleet import ReplayResult, check_partition, components, partition, replay, replay_in_process
-from .sweeps import DistributedSweepResult, Recording, recordings, sweep
+from .sweeps import DistributedSweepResult, Recording, SweepBatch, plan_batches, recordings, sweep
 
 __all__ = [
-    "DistributedSweepResult", "Outcome", "Progress", "Recording", "ReplayResult", "TimeLimitExceeded", "check_partition",
-    "components", "partition", "recordings", "replay", "replay_in_process", "sweep",
+    "CLUSTER_SETTINGS", "DistributedSweepResult", "Outcome", "Progress", "Recording", "ReplayResult", "TimeLimitExceeded", "check_partition",
+    "SweepBatch", "components", "local_cluster", "partition", "plan_batches", "recordings", "replay", "replay_in_process", "sweep",
 ]

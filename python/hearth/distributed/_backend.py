@@ -30,7 +30,8 @@ class Outcome:
     reason in `error`, naming it), "time limit" or "error" (anything else);
     `seconds` the time the task took on its worker, `amount` the work it
     covered (hours of data for a sweep, fixes for a replay), `worker` where
-    it ran."""
+    it ran, `batch` the cluster task that carried it (a sweep sends its
+    tasks in batches, `plan_batches`; -1: a cluster task of its own)."""
 
     index: int
     name: str
@@ -40,6 +41,7 @@ class Outcome:
     seconds: float = 0.0
     amount: float = 0.0
     worker: str = ""
+    batch: int = -1
 
 
 def worker_name() -> str:
@@ -79,6 +81,45 @@ def run_limited(function, arguments: tuple, limit_s: float | None):
     return box["value"]
 
 
+#: Dask settings for the cluster `client=None` starts (`local_cluster`),
+#: and a suggestion for any cluster that runs hearth's tasks. A Dask server
+#: does work of its own in the background: the worker's statistical profiler
+#: samples every thread's stack every 10 ms, every server checks its event
+#: loop every 20 ms, the memory monitors poll every 100 ms. On an idle
+#: two-worker LocalCluster on this 2-core machine that took about 30 ms of
+#: CPU a second in each worker and 36–38 ms in the client's process (the
+#: scheduler and the nannies); with these settings 4–5 ms and 11–12 ms
+#: (docs/benchmarks.md, distributed sweeps). One batch at a time per worker
+#: thread (worker-saturation 1.0, Dask's default 1.1 queues a second one on
+#: a single-threaded worker): a queued batch waited behind a long one at the
+#: end of a sweep while the other worker had nothing left. What is given
+#: up: the dashboard's profile page stays empty (a detector pass is one call
+#: into the library, which the profiler cannot see into anyway), a blocked
+#: event loop is measured once a second, and a worker's memory is checked
+#: once a second (its limit is enforced up to a second later).
+CLUSTER_SETTINGS = {
+    "distributed.worker.profile.enabled": False,
+    "distributed.admin.tick.interval": "1s",
+    "distributed.worker.memory.monitor-interval": "1s",
+    "distributed.scheduler.worker-saturation": 1.0,
+}
+
+
+def local_cluster(n_workers: int | None = None):
+    """The LocalCluster `client=None` starts: `n_workers` (default: the
+    cores) single-threaded worker processes on this machine, with
+    `CLUSTER_SETTINGS`, the dashboard on a free port, logs quiet. Start one
+    to reuse across calls (`distributed.Client(local_cluster())`) without
+    paying its start-up each time; close it afterwards."""
+    import dask
+    from distributed import LocalCluster
+
+    # Read when the servers start (the workers get a copy through their nannies).
+    with dask.config.set(CLUSTER_SETTINGS):
+        return LocalCluster(n_workers=n_workers or os.cpu_count() or 1, threads_per_worker=1, processes=True,
+                            dashboard_address=":0", silence_logs=logging.ERROR)
+
+
 def _same(value):
     """The shared argument of a run's tasks, as a task's result."""
     return value
@@ -87,7 +128,7 @@ def _same(value):
 class Backend:
     """Tasks submitted to a Dask client or an executor, results as they complete.
 
-    `where`: None (a LocalCluster of `n_workers` single-threaded worker
+    `where`: None (`local_cluster(n_workers)`: single-threaded worker
     processes on this machine, closed afterwards), a scheduler address
     ("tcp://host:8786"), a `distributed.Client`, or a
     `concurrent.futures.Executor` (a process pool runs without Dask)."""
@@ -100,14 +141,11 @@ class Backend:
             self.executor = where
             return
         try:
-            from distributed import Client, LocalCluster
+            from distributed import Client
         except ImportError as error:
             raise ImportError("hearth.distributed needs dask and distributed: pip install './python[distributed]' (or pass a concurrent.futures executor)") from error
         if where is None:
-            cluster = LocalCluster(
-                n_workers=n_workers or os.cpu_count() or 1, threads_per_worker=1, processes=True,
-                dashboard_address=":0", silence_logs=logging.ERROR,
-            )
+            cluster = local_cluster(n_workers)
             self._owned.append(cluster)
             self.client = Client(cluster)
             self._owned.insert(0, self.client)
@@ -142,6 +180,14 @@ class Backend:
         if self.client is not None:
             return len(self.client.scheduler_info(n_workers=-1)["workers"])
         return getattr(self.executor, "_max_workers", 1)
+
+    @property
+    def slots(self) -> int:
+        """How many tasks can run at once: the cluster's worker threads, the
+        executor's workers (at least 1: a cluster still starting has none)."""
+        if self.client is not None:
+            return max(1, sum(w.get("nthreads", 1) for w in self.client.scheduler_info(n_workers=-1)["workers"].values()))
+        return max(1, getattr(self.executor, "_max_workers", 1))
 
     def run(self, name: str, function, argument_lists: list[tuple], shared=None):
         """`function(shared, *arguments)` (without `shared` when it is None)
@@ -203,15 +249,18 @@ class Backend:
 
 
 def summary(outcomes: list[Outcome], wall_s: float, unit: str = "hours") -> pd.DataFrame:
-    """One row per worker: tasks, failures, work done (`unit`: hours of data,
-    fixes), busy seconds and work per busy second; a last row "all" with the
-    work per wall-clock second."""
-    frame = pd.DataFrame([{"worker": o.worker, "ok": o.kind == "ok", "amount": o.amount, "seconds": o.seconds} for o in outcomes],
-                         columns=["worker", "ok", "amount", "seconds"])
+    """One row per worker: tasks, the cluster tasks (batches) that carried
+    them, failures, work done (`unit`: hours of data, fixes), busy seconds
+    and work per busy second; a last row "all" with the work per wall-clock
+    second."""
+    frame = pd.DataFrame([{"worker": o.worker, "ok": o.kind == "ok", "amount": o.amount, "seconds": o.seconds, "batch": o.batch} for o in outcomes],
+                         columns=["worker", "ok", "amount", "seconds", "batch"])
 
     def row(worker, group, seconds):
         amount = float(group.amount.sum())
-        return {"worker": worker, "tasks": len(group), "failed": int((~group.ok).sum()), unit: amount,
+        own = group.batch < 0  # a cluster task of its own each
+        return {"worker": worker, "tasks": len(group), "batches": int(group.batch[~own].nunique() + own.sum()),
+                "failed": int((~group.ok).sum()), unit: amount,
                 "busy_s": float(group.seconds.sum()), f"{unit}_per_s": amount / seconds if seconds > 0 else 0.0}
 
     rows = [row(w, g, float(g.seconds.sum())) for w, g in sorted(frame.groupby("worker"), key=lambda kv: kv[0])]
