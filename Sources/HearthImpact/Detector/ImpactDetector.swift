@@ -104,36 +104,28 @@ public struct ImpactDetector: Sendable {
   }
 
   /// Feeds one batch; returns the verdicts it completed, in jolt order.
+  ///
+  /// A batch whose every stream is in time order with every time within
+  /// bounds (the common case) is read in place, once: each stream's values
+  /// are checked where its samples are taken. Any other goes through a
+  /// copy of each stream with the bad times left out, stably sorted.
+  /// - Complexity: O(n) for the batch's n samples; O(n log n) when disordered.
   public mutating func process(_ batch: ImpactBatch) -> [ImpactVerdict] {
-    let c = configuration
-    let received = batch.receivedSeconds
-    let maxA = c.maximumAccelerationMetersPerSecondSquared
-    let maxW = c.maximumRotationRadiansPerSecond
-    let (minP, maxP) = (c.minimumPressureHectopascals, c.maximumPressureHectopascals)
-    let maxV = c.maximumSpeedMetersPerSecond
-    let bound = c.maximumAbsoluteTimeSeconds
-    let latest = min(bound, received ?? bound)
-    // Each stream's usable samples: the batch's own array when all are
-    // (the common case, read in place), else a checked and sorted copy.
-    let accelerometer = Self.usable(batch.accelerometer, bound, latest, &counters.accelerometer) {
-      abs($0.x) <= maxA && abs($0.y) <= maxA && abs($0.z) <= maxA
-    }
-    let gyroscope = Self.usable(batch.gyroscope, bound, latest, &counters.gyroscope) {
-      abs($0.x) <= maxW && abs($0.y) <= maxW && abs($0.z) <= maxW
-    }
-    let barometer = Self.usable(batch.barometer, bound, latest, &counters.barometer) {
-      $0.value >= minP && $0.value <= maxP
-    }
-    // A speed is NaN or negative (unmeasured) or within the receiver's range; never infinite.
-    let fixes = Self.usable(batch.fixes, bound, latest, &counters.fixes) {
-      $0.value.isNaN || ($0.value > -.infinity && $0.value <= maxV)
-    }
+    let bound = configuration.maximumAbsoluteTimeSeconds
+    let latest = min(bound, batch.receivedSeconds ?? bound)
+    let gate = batch.vehicleGate
     var verdicts: [ImpactVerdict] = []
-    Self.borrow(batch.accelerometer, accelerometer) { accelerometer in
-      Self.borrow(batch.gyroscope, gyroscope) { gyroscope in
-        Self.borrow(batch.barometer, barometer) { barometer in
-          Self.borrow(batch.fixes, fixes) { fixes in
-            take(accelerometer, gyroscope, barometer, fixes, gate: batch.vehicleGate, verdicts: &verdicts)
+    batch.accelerometer.withUnsafeBufferPointer { accelerometer in
+      batch.gyroscope.withUnsafeBufferPointer { gyroscope in
+        batch.barometer.withUnsafeBufferPointer { barometer in
+          batch.fixes.withUnsafeBufferPointer { fixes in
+            if Self.inOrder(accelerometer, bound, latest) && Self.inOrder(gyroscope, bound, latest)
+              && Self.inOrder(barometer, bound, latest) && Self.inOrder(fixes, bound, latest)
+            {
+              take(accelerometer, gyroscope, barometer, fixes, gate: gate, verdicts: &verdicts)
+            } else {
+              takeSorted(batch, bound, latest, verdicts: &verdicts)
+            }
           }
         }
       }
@@ -143,17 +135,52 @@ public struct ImpactDetector: Sendable {
     return verdicts
   }
 
-  /// `body` on `checked` if there is one, else on `original`, in place.
+  /// Whether every time in `samples` is usable (finite, within ±`bound`, at
+  /// or before `latest`) and the times never decrease: then, in order, the
+  /// first and the last time settle the bounds, and a NaN fails the order.
+  /// - Complexity: O(n), no branch per sample.
   @inline(__always)
-  private static func borrow<T, R>(_ original: [T], _ checked: [T]?, _ body: (UnsafeBufferPointer<T>) -> R)
-    -> R
+  private static func inOrder<T: TimedSample>(
+    _ samples: UnsafeBufferPointer<T>, _ bound: Double, _ latest: Double
+  )
+    -> Bool
   {
-    if let checked { return checked.withUnsafeBufferPointer(body) }
-    return original.withUnsafeBufferPointer(body)
+    guard let first = samples.first, let last = samples.last else { return true }
+    guard abs(first.seconds) <= bound && abs(last.seconds) <= bound && last.seconds <= latest else {
+      return false
+    }
+    var disorder = 0
+    var previous = first.seconds
+    for s in samples {
+      disorder |= flaw(s.seconds >= previous)
+      previous = s.seconds
+    }
+    return disorder == 0
   }
 
-  /// Takes a batch's usable samples, every stream sorted, in time order
-  /// across the streams, deciding whatever falls due.
+  /// ``process(_:)`` for a batch with a stream out of order or a bad time:
+  /// each such stream through a copy of its usable times, stably sorted.
+  private mutating func takeSorted(
+    _ batch: ImpactBatch, _ bound: Double, _ latest: Double, verdicts: inout [ImpactVerdict]
+  ) {
+    let accelerometer = Self.usable(batch.accelerometer, bound, latest, &counters.accelerometer)
+    let gyroscope = Self.usable(batch.gyroscope, bound, latest, &counters.gyroscope)
+    let barometer = Self.usable(batch.barometer, bound, latest, &counters.barometer)
+    let fixes = Self.usable(batch.fixes, bound, latest, &counters.fixes)
+    accelerometer.withUnsafeBufferPointer { accelerometer in
+      gyroscope.withUnsafeBufferPointer { gyroscope in
+        barometer.withUnsafeBufferPointer { barometer in
+          fixes.withUnsafeBufferPointer { fixes in
+            take(accelerometer, gyroscope, barometer, fixes, gate: batch.vehicleGate, verdicts: &verdicts)
+          }
+        }
+      }
+    }
+  }
+
+  /// Takes a batch's samples, every stream in time order with usable times,
+  /// in time order across the streams (each take skipping and counting a
+  /// bad value), deciding whatever falls due.
   private mutating func take(
     _ accelerometer: UnsafeBufferPointer<Sample3>, _ gyroscope: UnsafeBufferPointer<Sample3>,
     _ barometer: UnsafeBufferPointer<Sample1>, _ fixes: UnsafeBufferPointer<Sample1>, gate: Bool,
@@ -225,38 +252,20 @@ public struct ImpactDetector: Sendable {
     }
   }
 
-  /// The samples of one stream that can be used: time finite, within
-  /// ±`maximumAbsoluteTimeSeconds` and not after the batch's receipt, value
-  /// within bounds; stably sorted by time. Skipped ones are counted. nil:
-  /// all can, in order (the common case: the caller reads the batch's own
-  /// array). O(n), O(n log n) when out of order.
-  @inline(__always)
+  /// The samples of one stream whose time can be used (finite, within
+  /// ±`maximumAbsoluteTimeSeconds` and not after the batch's receipt),
+  /// stably sorted by time; the others are counted as bad times. (Values are
+  /// checked where each sample is taken.) O(n), O(n log n) when out of order.
   private static func usable<T: TimedSample>(
-    _ samples: [T], _ bound: Double, _ latest: Double, _ skipped: inout ImpactCounters.Skipped,
-    _ valueOK: (T) -> Bool
-  ) -> [T]? {
-    var clean = true
-    var sorted = true
-    var previous = -Double.infinity
-    for s in samples {
-      let t = s.seconds
-      if !(abs(t) <= bound && t <= latest && valueOK(s)) {
-        clean = false
-        break
-      }
-      if t < previous { sorted = false }
-      previous = t
-    }
-    if clean && sorted { return nil }
+    _ samples: [T], _ bound: Double, _ latest: Double, _ skipped: inout ImpactCounters.Skipped
+  ) -> [T] {
     var kept: [T] = []
     kept.reserveCapacity(samples.count)
     for s in samples {
-      if !(abs(s.seconds) <= bound && s.seconds <= latest) {
-        skipped.badTime += 1
-      } else if !valueOK(s) {
-        skipped.badValue += 1
-      } else {
+      if abs(s.seconds) <= bound && s.seconds <= latest {
         kept.append(s)
+      } else {
+        skipped.badTime += 1
       }
     }
     for i in kept.indices.dropFirst() where kept[i].seconds < kept[i - 1].seconds {
@@ -285,7 +294,20 @@ public struct ImpactDetector: Sendable {
 
   private mutating func advance(_ t: Double) { if t > dataSeconds { dataSeconds = t } }
 
+  /// 1 when an axis of `s` is NaN or beyond ±`limit`, else 0 (no branch).
+  @inline(__always)
+  private static func outside(_ s: Sample3, _ limit: Double) -> Int {
+    flaw(abs(s.x) <= limit) | flaw(abs(s.y) <= limit) | flaw(abs(s.z) <= limit)
+  }
+
   private mutating func take(fix: Sample1) {
+    // A speed is NaN or negative (unmeasured) or within the receiver's range; never infinite.
+    guard
+      fix.value.isNaN || (fix.value > -.infinity && fix.value <= configuration.maximumSpeedMetersPerSecond)
+    else {
+      counters.fixes.badValue += 1
+      return
+    }
     guard fix.seconds > fixSeconds else {
       counters.fixes.notNewer += 1
       return
@@ -296,6 +318,13 @@ public struct ImpactDetector: Sendable {
   }
 
   private mutating func take(pressure sample: Sample1) {
+    guard
+      sample.value >= configuration.minimumPressureHectopascals
+        && sample.value <= configuration.maximumPressureHectopascals
+    else {
+      counters.barometer.badValue += 1
+      return
+    }
     guard sample.seconds > barometerSeconds else {
       counters.barometer.notNewer += 1
       return
@@ -306,6 +335,10 @@ public struct ImpactDetector: Sendable {
   }
 
   private mutating func take(rotation sample: Sample3) {
+    guard Self.outside(sample, configuration.maximumRotationRadiansPerSecond) == 0 else {
+      counters.gyroscope.badValue += 1
+      return
+    }
     guard sample.seconds > gyroscopeSeconds else {
       counters.gyroscope.notNewer += 1
       return
@@ -318,6 +351,10 @@ public struct ImpactDetector: Sendable {
   /// Updates the features; a jolt joins the newest incident's peak or opens one.
   private mutating func take(acceleration s: Sample3, gate: Bool) {
     let t = s.seconds
+    guard Self.outside(s, configuration.maximumAccelerationMetersPerSecondSquared) == 0 else {
+      counters.accelerometer.badValue += 1
+      return
+    }
     guard t > accelerometerSeconds else {
       counters.accelerometer.notNewer += 1
       return
@@ -397,7 +434,8 @@ public struct ImpactDetector: Sendable {
   /// Takes accelerometer samples from `start` on exactly as
   /// ``take(acceleration:gate:)`` would one by one, while each is newer than
   /// the one before (a sample not newer than the last one taken is counted
-  /// and skipped, as there), earlier than `limit` and surely no jolt;
+  /// and skipped, as there, or as a bad value if it is one), earlier than
+  /// `limit`, within the accelerometer's bounds and surely no jolt;
   /// returns the index of the first sample left (to the per-sample path).
   /// Nothing is taken before the filters have started.
   /// - Complexity: O(samples taken); no heap allocation.
@@ -406,10 +444,16 @@ public struct ImpactDetector: Sendable {
     scratch: UnsafeMutablePointer<Double>
   ) -> Int {
     guard filtersStarted, let base = samples.baseAddress else { return start }
+    let maxA = configuration.maximumAccelerationMetersPerSecondSquared
     var i = start
     while i < samples.count {
       while i < samples.count && base[i].seconds <= accelerometerSeconds {
-        counters.accelerometer.notNewer += 1
+        // A bad value is one whatever its time (as in `take(acceleration:gate:)`).
+        if Self.outside(base[i], maxA) == 0 {
+          counters.accelerometer.notNewer += 1
+        } else {
+          counters.accelerometer.badValue += 1
+        }
         i += 1
       }
       let count = min(samples.count - i, Self.accelerometerBlock)
@@ -481,12 +525,18 @@ public struct ImpactDetector: Sendable {
       }
       guard m > 0 else { return 0 }
 
-      // 2. |a|², or NaN where |dynamic|² may reach the jolt threshold (|a|²
-      //    is never NaN: the axes are finite), into `slow`; vertical² into
-      //    `fast`. `events`: a possible jolt, or a sample that may end the
+      // 2. |a|², or NaN where |dynamic|² may reach the jolt threshold or an
+      //    axis may be out of bounds (a bad value, left to the per-sample
+      //    path, which skips it; with every axis within bounds |a|² is never NaN);
+      //    vertical². `events`: such a sample, or one that may end the
       //    current free-fall state (below 0.3 g while none is open, not
       //    below while one is, or too close to the threshold to say).
       let joltBelow = joltBounds.below
+      // |a|² < maxA² (both rounded) puts every axis within ±maxA (x² ≤ |a|²
+      // before rounding, and rounding keeps the order); at or above it, or
+      // NaN, the per-sample path checks each axis.
+      let maxA = configuration.maximumAccelerationMetersPerSecondSquared
+      let maxASquared = maxA * maxA
       let (fallBelow, fallAtOrAbove) = (fallBounds.below, fallBounds.atOrAbove)
       let falling = fallStart != nil
       var events = 0
@@ -496,7 +546,7 @@ public struct ImpactDetector: Sendable {
         verticalSquared[k] = Self.verticalSquared(
           s.x - lx[k], s.y - ly[k], s.z - lz[k], along: gx[k], gy[k], gz[k])
         let m2 = Self.squaredLength(s.x, s.y, s.z)
-        let jolt = flaw(dynamicSquared < joltBelow)
+        let jolt = flaw(dynamicSquared < joltBelow) | flaw(m2 < maxASquared)
         magnitudeSquared[k] = jolt == 0 ? m2 : .nan
         events |= jolt | (falling ? flaw(m2 < fallBelow) : flaw(m2 >= fallAtOrAbove))
       }
