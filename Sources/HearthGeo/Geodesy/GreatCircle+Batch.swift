@@ -172,13 +172,7 @@ extension GreatCircle {
     for i in 0..<values.count {
       let x = values[i]
       let t = sum + x
-      // Neumaier's error term, (larger − t) + smaller, with the larger and
-      // the smaller picked first: the same value as branching on which one
-      // is larger, in two fewer additions per step (the sum's throughput,
-      // not its latency, bounded this loop).
-      let larger = sum >= x ? sum : x
-      let smaller = sum >= x ? x : sum
-      compensation += (larger - t) + smaller
+      compensation += sum >= x ? (sum - t) + x : (x - t) + sum
       sum = t
       output[i] = sum + compensation
     }
