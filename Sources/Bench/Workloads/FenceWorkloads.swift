@@ -31,7 +31,8 @@ enum FenceWorkloads {
         radiusMeters: g.nextDouble(in: 50, 300))
     }
     return places.sorted { $0.radiusMeters < $1.radiusMeters }.enumerated().map {
-      Geofence(id: PlaceID(UInt32($0.offset)), center: $0.element.center, radiusMeters: $0.element.radiusMeters)
+      Geofence(
+        id: PlaceID(UInt32($0.offset)), center: $0.element.center, radiusMeters: $0.element.radiusMeters)
     }
   }
 
@@ -92,9 +93,10 @@ enum FenceWorkloads {
       prepare: { context in
         let buffers = ScreenBuffers(Inputs.city(count: fixes, seed: 41), places(count, seed: 42))
         let c = context.reference
+        let cpu = CPUTimes()
         return PreparedBenchmark(
-          itemCount: fixes, subject: buffers.runSubject,
-          reference: c.map { c in { buffers.runReference(c) } },
+          itemCount: fixes, subject: { cpu.timeSubject(buffers.runSubject) },
+          reference: c.map { c in { cpu.timeReference { buffers.runReference(c) } } },
           verify: {
             guard c != nil else { return .passed("no C reference") }
             let differing = zip(buffers.subject, buffers.reference).filter { $0 != $1 }.count
@@ -104,7 +106,8 @@ enum FenceWorkloads {
             return differing * 10_000 <= fixes
               ? .passed("\(inside) of \(fixes) fixes inside a place; \(differing) differ on an edge")
               : .failed("\(differing) fixes differ from the all-pairs loop")
-          })
+          },
+          metrics: { cpu.figures(items: fixes, unit: "Fix") })
       })
   }
 

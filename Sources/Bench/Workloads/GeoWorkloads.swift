@@ -168,19 +168,24 @@ enum GeoWorkloads {
         var path = [Double](repeating: 0, count: n)
         var referenceSteps = [Double](repeating: 0, count: n)
         var referencePath = [Double](repeating: 0, count: n)
+        let cpu = CPUTimes()
         return PreparedBenchmark(
           itemCount: n,
           subject: {
-            GreatCircle.trackDistancesMeters(
-              latitudesDegrees: points.latitudes, longitudesDegrees: points.longitudes,
-              steps: &steps, cumulative: &path)
+            cpu.timeSubject {
+              GreatCircle.trackDistancesMeters(
+                latitudesDegrees: points.latitudes, longitudesDegrees: points.longitudes,
+                steps: &steps, cumulative: &path)
+            }
           },
           reference: context.reference.map { reference in
             {
-              referenceSteps.withUnsafeMutableBufferPointer { s in
-                referencePath.withUnsafeMutableBufferPointer { p in
-                  reference.trackDistances(
-                    points.latitudes, points.longitudes, s.baseAddress, p.baseAddress, Int64(n))
+              cpu.timeReference {
+                referenceSteps.withUnsafeMutableBufferPointer { s in
+                  referencePath.withUnsafeMutableBufferPointer { p in
+                    reference.trackDistances(
+                      points.latitudes, points.longitudes, s.baseAddress, p.baseAddress, Int64(n))
+                  }
                 }
               }
             }
@@ -192,7 +197,8 @@ enum GeoWorkloads {
             let pathCheck = Checks.agree("path", path, referencePath, tolerance: 1e-9)
             guard case .passed(let pathDetail) = pathCheck else { return pathCheck }
             return .passed("\(stepDetail); \(pathDetail)")
-          })
+          },
+          metrics: { cpu.figures(items: n, unit: "Step") })
       })
   }
 

@@ -129,7 +129,7 @@ enum ImpactWorkloads {
   }
 
   /// CPU time the calling thread has used, s.
-  private static func threadCPUSeconds() -> Double {
+  static func threadCPUSeconds() -> Double {
     var now = timespec()
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now)
     return Double(now.tv_sec) + Double(now.tv_nsec) * 1e-9

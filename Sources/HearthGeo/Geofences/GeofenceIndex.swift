@@ -584,12 +584,14 @@ public final class GeofenceIndex: Sendable {
   /// Screening in bulk: for each point, the index of the smallest place
   /// holding it, or −1. Identical to `smallestContaining` point by point.
   ///
-  /// Points go through in blocks of 256: the first level's vectorised snap
-  /// finds their cells, then each cell is looked up and its places tested
-  /// smallest first (the first hit is the answer); a point left unplaced
-  /// there is looked up on the other levels, ascending.
+  /// Points go through in blocks of 256, level by level (ascending, so the
+  /// first hit is the answer): the level's vectorised snap finds the cells
+  /// of the whole block, a branch-free pass keeps the points still unplaced
+  /// whose cell passes the occupancy bitset (most points stop there), and
+  /// only those look their cell up and test its places, smallest first.
+  /// Wide places come last.
   /// - Precondition: the three buffers have the same count.
-  /// - Complexity: O(n + candidates); no allocation.
+  /// - Complexity: O(n · levels + candidates); no allocation.
   public func smallestContaining(
     latitudesDegrees: UnsafeBufferPointer<Double>, longitudesDegrees: UnsafeBufferPointer<Double>,
     into result: UnsafeMutableBufferPointer<Int32>
@@ -597,6 +599,13 @@ public final class GeofenceIndex: Sendable {
     let n = latitudesDegrees.count
     precondition(longitudesDegrees.count == n && result.count == n)
     guard n > 0 else { return }
+    let lat = latitudesDegrees.baseAddress!
+    let lon = longitudesDegrees.baseAddress!
+    let out = result.baseAddress!
+    guard !levels.isEmpty else {
+      for k in 0..<n { out[k] = smallestWide(lat[k], lon[k], before: nil).map(Int32.init) ?? -1 }
+      return
+    }
     let block = 256
     withUnsafeTemporaryAllocation(of: Int64.self, capacity: block) { ids in
       withUnsafeTemporaryAllocation(of: Double.self, capacity: 2 * block) { centres in
@@ -605,87 +614,25 @@ public final class GeofenceIndex: Sendable {
             slots.withUnsafeBufferPointer { slots in
               occupancy.withUnsafeBufferPointer { occupancy in
                 data.withUnsafeBufferPointer { data in
-                  let lat = latitudesDegrees.baseAddress!
-                  let lon = longitudesDegrees.baseAddress!
-                  let out = result.baseAddress!
-                  // The first level goes through the vectorised pipeline; the
-                  // others (larger places) only for points it left unplaced.
-                  guard let head = levels.first else {
-                    for k in 0..<n {
-                      out[k] = smallestWide(lat[k], lon[k], before: nil).map(Int32.init) ?? -1
-                    }
-                    return
-                  }
-                  let (base, slotMask, salt) = (head.slotBase, head.slotMask, head.salt)
                   var start = 0
                   while start < n {
                     let m = min(block, n &- start)
-                    head.grid.snapKernel(
-                      count: m, latitudes: lat + start, longitudes: lon + start, ids: ids.baseAddress!,
-                      centreLatitudes: centres.baseAddress!, centreLongitudes: centres.baseAddress! + block)
-                    // Pass 1, branch-free: every point gets −1; those whose cell
-                    // passes the bitset are listed and their slot starts loading.
-                    var survivors = 0
-                    for k in 0..<m {
-                      let key = ids[k]
-                      let bit = Self.occupancyHash(key ^ salt) & occupancyMask
-                      let occupied = key >= 0 && occupancy[bit >> 6] & (1 << UInt64(bit & 63)) != 0
-                      hearth_prefetch(slots.baseAddress! + base + (Self.hash(key) & slotMask))
-                      out[start &+ k] = -1
-                      probes[survivors] = k
-                      survivors &+= occupied ? 1 : 0
-                    }
-                    // Pass 2: probe the survivors' cells and test their places, smallest first.
-                    for s in 0..<survivors {
-                      let k = probes[s]
-                      let key = ids[k]
-                      var slot = Self.hash(key) & slotMask
-                      while true {
-                        let stored = slots[base &+ slot]
-                        if stored.key == key {
-                          let (la, lo) = (lat[start &+ k], lon[start &+ k])
-                          for j in Int(stored.start)..<Int(stored.end) {
-                            let p = Int(members[j])
-                            let place = data[p]
-                            if let q = Self.flatSquared(place, la, lo) {
-                              if q <= place.innerSquared {
-                                out[start &+ k] = Int32(p)
-                                break
-                              }
-                              if q >= place.outerSquared { continue }
-                            }
-                            if holds(p, la, lo) {
-                              out[start &+ k] = Int32(p)
-                              break
-                            }
-                          }
-                          break
-                        }
-                        if stored.key == -1 { break }
-                        slot = (slot &+ 1) & slotMask
-                      }
-                    }
-                    if levels.count > 1 {
-                      for k in 0..<m where out[start &+ k] < 0 {
-                        let point = Coordinate(
-                          latitudeDegrees: lat[start &+ k], longitudeDegrees: lon[start &+ k])
-                        levels: for level in 1..<levels.count {
-                          for j in candidates(point, level: level) {
-                            let p = Int(members[j])
-                            if holds(p, point.latitudeDegrees, point.longitudeDegrees) {
-                              out[start &+ k] = Int32(p)
-                              break levels
-                            }
-                          }
-                        }
-                      }
+                    let (la, lo, o) = (lat + start, lon + start, out + start)
+                    for k in 0..<m { o[k] = -1 }
+                    for level in levels {
+                      level.grid.snapKernel(
+                        count: m, latitudes: la, longitudes: lo, ids: ids.baseAddress!,
+                        centreLatitudes: centres.baseAddress!, centreLongitudes: centres.baseAddress! + block)
+                      screen(
+                        count: m, latitudes: la, longitudes: lo, cells: ids.baseAddress!, on: level,
+                        members: members.baseAddress!, slots: slots.baseAddress!,
+                        occupancy: occupancy.baseAddress!, data: data.baseAddress!,
+                        probes: probes.baseAddress!, into: o)
                     }
                     if !wide.isEmpty {
                       for k in 0..<m {
-                        let found = out[start &+ k] >= 0 ? Int(out[start &+ k]) : nil
-                        if let i = smallestWide(lat[start &+ k], lon[start &+ k], before: found) {
-                          out[start &+ k] = Int32(i)
-                        }
+                        let found = o[k] >= 0 ? Int(o[k]) : nil
+                        if let i = smallestWide(la[k], lo[k], before: found) { o[k] = Int32(i) }
                       }
                     }
                     start &+= m
@@ -695,6 +642,66 @@ public final class GeofenceIndex: Sendable {
             }
           }
         }
+      }
+    }
+  }
+
+  /// One level of the bulk screen over `count` points whose cell ids on
+  /// that level are in `cells`: each point still unplaced (`out[k] < 0`)
+  /// whose cell is in the level gets the smallest of its cell's places that
+  /// holds it. Pass 1 lists the points that pass the occupancy bitset with
+  /// integer arithmetic only (no branch to mispredict: at a few hundred
+  /// places a point's bit is a coin toss); their slots start loading; pass
+  /// 2 probes and tests. Not inlined: its own registers, once per level and
+  /// block.
+  @inline(never)
+  private func screen(
+    count m: Int, latitudes la: UnsafePointer<Double>, longitudes lo: UnsafePointer<Double>,
+    cells: UnsafePointer<Int64>, on level: Level,
+    members: UnsafePointer<Int32>, slots: UnsafePointer<Slot>, occupancy: UnsafePointer<UInt64>,
+    data: UnsafePointer<PlaceData>, probes: UnsafeMutablePointer<Int>, into out: UnsafeMutablePointer<Int32>
+  ) {
+    let (base, slotMask, salt, bitMask) = (level.slotBase, level.slotMask, level.salt, occupancyMask)
+    var survivors = 0
+    for k in 0..<m {
+      let key = cells[k]
+      let bit = Self.occupancyHash(key ^ salt) & bitMask
+      let set = Int(truncatingIfNeeded: occupancy[bit &>> 6] &>> UInt64(bit & 63)) & 1
+      // 1 when the cell id is valid (≥ 0) and the point still unplaced (< 0).
+      let open = Int(truncatingIfNeeded: (~key & Int64(out[k])) >> 63) & 1
+      probes[survivors] = k
+      survivors &+= set & open
+    }
+    for s in 0..<survivors {
+      hearth_prefetch(slots + base + (Self.hash(cells[probes[s]]) & slotMask))
+    }
+    for s in 0..<survivors {
+      let k = probes[s]
+      let key = cells[k]
+      var slot = Self.hash(key) & slotMask
+      while true {
+        let stored = slots[base &+ slot]
+        if stored.key == key {
+          let (latitude, longitude) = (la[k], lo[k])
+          for j in Int(stored.start)..<Int(stored.end) {
+            let p = Int(members[j])
+            let place = data[p]
+            if let q = Self.flatSquared(place, latitude, longitude) {
+              if q <= place.innerSquared {
+                out[k] = Int32(p)
+                break
+              }
+              if q >= place.outerSquared { continue }
+            }
+            if holds(p, latitude, longitude) {
+              out[k] = Int32(p)
+              break
+            }
+          }
+          break
+        }
+        if stored.key == -1 { break }
+        slot = (slot &+ 1) & slotMask
       }
     }
   }

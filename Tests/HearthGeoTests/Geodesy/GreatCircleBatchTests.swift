@@ -1,6 +1,7 @@
 import HearthGeo
 import Testing
 import _HearthTestSupport
+
 import struct HearthSim.SeededGenerator
 
 @Suite("GreatCircle batch kernels")
@@ -114,6 +115,33 @@ struct GreatCircleBatchTests {
     var naive = 0.0
     for x in steps { naive += x }
     #expect(ulpDistance(naive, exact + residual) > 2, "the workload must be one where a plain sum drifts")
+  }
+
+  @Test("track path: Neumaier's sum bit for bit, also where a step is longer than the path before it")
+  func pathIsNeumaierSum() {
+    // Steps from 1 mm to a quarter of the globe, so that a step often
+    // exceeds the path so far near the start (the other branch of the
+    // error term) and is tiny against it later.
+    var generator = SeededGenerator(seed: 12)
+    var lat = [0.0]
+    var lon = [0.0]
+    for i in 1..<4000 {
+      let degrees = i % 97 == 0 ? generator.nextDouble(in: 30, 90) : generator.nextDouble(in: 1e-8, 0.05)
+      lat.append(0)
+      lon.append(GreatCircle.reducedLongitudeDifferenceDegrees(lon[i - 1] + degrees))
+    }
+    var steps: [Double] = []
+    var path: [Double] = []
+    GreatCircle.trackDistancesMeters(
+      latitudesDegrees: lat, longitudesDegrees: lon, steps: &steps, cumulative: &path)
+    var sum = 0.0
+    var compensation = 0.0
+    for (i, x) in steps.enumerated() {
+      let t = sum + x
+      if sum >= x { compensation += (sum - t) + x } else { compensation += (x - t) + sum }
+      sum = t
+      #expect((sum + compensation).bitPattern == path[i].bitPattern, "point \(i)")
+    }
   }
 
   @Test("results do not depend on how the input is split into batches")
