@@ -14,35 +14,41 @@ public struct ReasonList<Reason: Hashable & Sendable & Codable>: Sendable {
   /// How many reasons are kept without an allocation.
   public static var inlineCapacity: Int { 8 }
 
-  private typealias Slots = (Reason?, Reason?, Reason?, Reason?, Reason?, Reason?, Reason?, Reason?)
-  private var slots: Slots = (nil, nil, nil, nil, nil, nil, nil, nil)
+  // The reasons as their one-byte values (a reason type is a fieldless
+  // enum: ``init()`` checks it), so the list's layout does not depend on
+  // the reason type and copying or destroying one is a few plain moves.
+  private var inline: UInt64 = 0
   private var inlineCount: UInt8 = 0
-  /// Every reason, once there are more than fit inline (then `slots` is unused).
-  private var spilled: [Reason]? = nil
+  /// Every reason, once there are more than fit inline (then `inline` is unused).
+  private var spilled: [UInt8]? = nil
 
-  /// An empty list.
-  public init() {}
+  /// An empty list. `Reason` must be a fieldless enum (one byte), as every
+  /// event's reason type is; anything else is a programming error.
+  public init() {
+    precondition(MemoryLayout<Reason>.size == 1, "ReasonList holds one-byte reason enums")
+  }
 
   /// The reasons of `reasons`, in order. O(n).
   public init<S: Sequence>(_ reasons: S) where S.Element == Reason {
+    self.init()
     for reason in reasons { append(reason) }
   }
 
   /// Adds `reason` at the end. O(1) while the list fits inline; amortised
   /// O(1) after.
   public mutating func append(_ reason: Reason) {
+    // One byte and trivial (see `init()`), so its bits are the value.
+    let byte = withUnsafeBytes(of: reason) { $0[0] }
     if spilled != nil {
-      spilled?.append(reason)
+      spilled?.append(byte)
       return
     }
     let k = Int(inlineCount)
     guard k < Self.inlineCapacity else {
-      spilled = Array(self) + [reason]
+      spilled = withUnsafeBytes(of: inline) { Array($0) } + [byte]
       return
     }
-    withUnsafeMutableBytes(of: &slots) { raw in
-      raw.withMemoryRebound(to: Reason?.self) { $0[k] = reason }
-    }
+    inline |= UInt64(byte) << (8 * k)
     inlineCount += 1
   }
 }
@@ -53,14 +59,15 @@ extension ReasonList: RandomAccessCollection {
 
   /// The reason at `position` (0 ≤ position < count). O(1).
   public subscript(position: Int) -> Reason {
-    if let spilled { return spilled[position] }
-    precondition(position >= 0 && position < Int(inlineCount), "ReasonList index out of range")
-    let reason = withUnsafeBytes(of: slots) { raw in
-      raw.withMemoryRebound(to: Reason?.self) { $0[position] }
+    let byte: UInt8
+    if let spilled {
+      byte = spilled[position]
+    } else {
+      precondition(position >= 0 && position < Int(inlineCount), "ReasonList index out of range")
+      byte = UInt8(truncatingIfNeeded: inline >> (8 * position))
     }
-    // Slots below the count are always filled.
-    guard let reason else { preconditionFailure("ReasonList slot below its count is empty") }
-    return reason
+    // Every byte below the count was stored from a reason of this type.
+    return withUnsafeBytes(of: byte) { $0.load(as: Reason.self) }
   }
 }
 
