@@ -190,8 +190,9 @@ extension GeofenceEngine {
   /// from a late upload, goes to the feed only. Returns the final outcome.
   @discardableResult
   func emit(
-    _ kind: GeofenceEventKind, _ outcome: GeofenceOutcome, _ reasons: ReasonList<GeofenceReason>, _ place: Geofence,
-    _ eventTime: Int64, _ decided: Int64, journey: Journey? = nil, late: Bool, _ context: inout Context
+    _ kind: GeofenceEventKind, _ outcome: GeofenceOutcome, _ reasons: ReasonList<GeofenceReason>,
+    _ place: Geofence, _ eventTime: Int64, _ decided: Int64, journey: Journey? = nil, late: Bool,
+    _ context: inout Context
   ) -> GeofenceOutcome {
     var outcome = outcome
     var reasons = reasons

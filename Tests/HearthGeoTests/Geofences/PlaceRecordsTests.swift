@@ -15,7 +15,8 @@ struct PlaceRecordsTests {
   static func problem(_ records: PlaceRecords) -> String? {
     let fresh = PlaceRecords(Array(records))
     if records.inUse != fresh.inUse { return "in use \(records.inUse), recomputed \(fresh.inUse)" }
-    if records.arrivalsWaiting != fresh.arrivalsWaiting || records.departuresWaiting != fresh.departuresWaiting
+    if records.arrivalsWaiting != fresh.arrivalsWaiting
+      || records.departuresWaiting != fresh.departuresWaiting
       || records.waitingCount != fresh.waitingCount
     {
       return

@@ -7,18 +7,20 @@ import Testing
 /// they replaced, whether they fit inline or not.
 @Suite("Reason lists: an array's behaviour without its allocation")
 struct ReasonListTests {
-  /// Every geofence reason in declaration order, then again: 32 reasons,
-  /// so lists of every length 0…32 cross the inline capacity.
+  /// Every geofence reason in declaration order, then in reverse: 34
+  /// reasons, so lists of every length 0…34 cross the inline capacity.
   static let reasons: [GeofenceReason] = {
     let all: [GeofenceReason] = [
       .entered, .leftWaitingForConfirmation, .secondFixClear, .minuteWithoutReturn, .backInside,
       .fastArrivalWaiting, .fastArrivalSlowed, .fastArrivalMinutePassed, .drovePast, .smallerPlaceAnnounced,
-      .returnedSoon, .placeQuiet, .staleNews, .lateBatch, .supersededByArrival, .arrivedElsewhere, .placeRemoved,
+      .returnedSoon, .placeQuiet, .staleNews, .lateBatch, .supersededByArrival, .arrivedElsewhere,
+      .placeRemoved,
     ]
     return all + all.reversed()
   }()
 
-  @Test("every length up to and past the inline capacity: the same elements, order, count and bytes as an array")
+  @Test(
+    "every length up to and past the inline capacity: the same elements, order, count and bytes as an array")
   func sameAsArray() throws {
     let encoder = JSONEncoder()
     for length in 0...Self.reasons.count {
@@ -31,7 +33,8 @@ struct ReasonListTests {
       #expect(appended.indices == array.indices)
       for k in array.indices { #expect(appended[k] == array[k]) }
       #expect(try encoder.encode(appended) == encoder.encode(array), "length \(length)")
-      #expect(try JSONDecoder().decode(ReasonList<GeofenceReason>.self, from: encoder.encode(array)) == appended)
+      #expect(
+        try JSONDecoder().decode(ReasonList<GeofenceReason>.self, from: encoder.encode(array)) == appended)
       #expect(appended.description == array.description)
       #expect(appended.hashValue == built.hashValue)
     }
