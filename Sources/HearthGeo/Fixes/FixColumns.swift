@@ -158,7 +158,9 @@ public struct FixColumns: Sendable, Hashable {
     activity[index] = newActivity
   }
 
-  /// Fix `index` as a value. O(1).
+  /// Fix `index` as a value. O(1). Inlined: an engine that reads a few of
+  /// the fields does not pay for building the rest.
+  @inline(__always)
   public subscript(index: Int) -> Fix {
     Fix(
       timeMilliseconds: timeMilliseconds[index],

@@ -145,7 +145,7 @@ public struct Journey: Sendable, Hashable, Codable {
 public struct GeofenceEvent: Sendable, Hashable, Codable {
   public var kind: GeofenceEventKind
   public var outcome: GeofenceOutcome
-  public var reasons: [GeofenceReason]
+  public var reasons: ReasonList<GeofenceReason>
   public var place: PlaceID
   public var circle: CircleID
   public var person: UserID

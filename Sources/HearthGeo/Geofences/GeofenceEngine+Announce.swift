@@ -9,11 +9,13 @@ extension GeofenceEngine {
   /// passed, and — once no fast arrival waits — departures whose minute
   /// passed or whose second clear fix came while they were held back.
   func settle(upTo time: Int64, _ context: inout Context) {
+    var crossings: [Crossing] = []
+    swap(&crossings, &context.deadlineCrossings)
+    defer { swap(&crossings, &context.deadlineCrossings) }
     while let deadline = context.state.nextDeadline(rules), deadline <= time {
-      var crossings: [Crossing] = []
+      crossings.empty()
       // Waiting decisions are on records in use; only those can change.
-      let inUse = context.state.records.inUse
-      for r in inUse {
+      for r in context.state.records.inUse {
         guard let a = context.state.records[r].pendingArrival,
           a.milliseconds.saturatingAdd(rules.fastArrivalWaitMilliseconds) == deadline
         else { continue }
@@ -23,10 +25,14 @@ extension GeofenceEngine {
             reason: .fastArrivalMinutePassed,
             late: a.late))
       }
-      let before = inUse.map { context.state.records[$0] }
+      // Every decision clears a waiting arrival or departure and none sets
+      // one, so the count of them falls with every deadline that decides
+      // something; never spin on one that did not.
+      let waiting = context.state.records.arrivalsWaiting + context.state.records.departuresWaiting
       announce(crossings, decidedAt: deadline, &context)
-      // Every deadline decides something; never spin on one that did not.
-      guard zip(inUse, before).contains(where: { context.state.records[$0] != $1 }) else { return }
+      guard context.state.records.arrivalsWaiting + context.state.records.departuresWaiting < waiting else {
+        return
+      }
     }
   }
 
@@ -34,9 +40,9 @@ extension GeofenceEngine {
   /// fix came or whose minute has passed, unless a fast arrival still waits
   /// (then they wait with it). The arrivals of the same moment are already
   /// off the waiting list.
-  private func dueDepartures(at t: Int64, _ context: Context) -> [Crossing] {
-    guard !context.state.arrivalWaiting else { return [] }
-    var due: [Crossing] = []
+  private func dueDepartures(at t: Int64, into due: inout [Crossing], _ context: Context) {
+    due.empty()
+    guard !context.state.arrivalWaiting else { return }
     for r in context.state.records.inUse {
       guard let d = context.state.records[r].pendingDeparture else { continue }
       if d.clearSeen {
@@ -51,7 +57,6 @@ extension GeofenceEngine {
             late: d.late))
       }
     }
-    return due
   }
 
   // MARK: Announcing
@@ -65,7 +70,10 @@ extension GeofenceEngine {
     guard !arrivals.isEmpty || departuresMayBeDue else { return }
     // The arrivals of this moment stop waiting before departures are judged.
     for arrival in arrivals { context.state.records[arrival.recordIndex].pendingArrival = nil }
-    let departures = dueDepartures(at: t, context)
+    var departures: [Crossing] = []
+    swap(&departures, &context.dueDepartures)
+    defer { swap(&departures, &context.dueDepartures) }
+    dueDepartures(at: t, into: &departures, context)
     guard !arrivals.isEmpty || !departures.isEmpty else { return }
     let smallestDeparture = smallest(departures, context)
     let smallestArrival = smallest(arrivals, context)
@@ -80,7 +88,7 @@ extension GeofenceEngine {
       let announced = confirmArrival(arrival, smallest: arrival.recordIndex == smallestArrival, t, &context)
       announcedArrival = announcedArrival || announced
     }
-    if announcedArrival { dropWaitingDepartures(except: Set(arrivals.map(\.recordIndex)), t, &context) }
+    if announcedArrival { dropWaitingDepartures(except: arrivals, t, &context) }
   }
 
   /// The record index of the smallest place among `crossings` (radius, then id).
@@ -101,7 +109,7 @@ extension GeofenceEngine {
     context.state.records[r].inside = false
     context.state.records[r].lastDepartureMilliseconds = mark.milliseconds
     guard let place = place(of: context.state.records[r]) else { return }
-    var reasons = [departure.reason]
+    var reasons: ReasonList<GeofenceReason> = [departure.reason]
     if arrivedElsewhere { reasons.append(.arrivedElsewhere) }
     if smallest { context.state.lastDeparture = mark } else { reasons.append(.smallerPlaceAnnounced) }
     emitDecided(.departure, reasons, place, mark.milliseconds, t, r, nil, late: departure.late, &context)
@@ -113,7 +121,7 @@ extension GeofenceEngine {
   {
     let r = arrival.recordIndex
     guard let place = place(of: context.state.records[r]) else { return false }
-    var reasons = [arrival.reason]
+    var reasons: ReasonList<GeofenceReason> = [arrival.reason]
     if !smallest { reasons.append(.smallerPlaceAnnounced) }
     // Quiet windows: judged against the window as it was, then a quick
     // return opens or extends it (the windows chain).
@@ -141,9 +149,16 @@ extension GeofenceEngine {
   }
 
   /// A departure still waiting when an arrival elsewhere goes out is dropped.
-  private func dropWaitingDepartures(except arrived: Set<Int>, _ t: Int64, _ context: inout Context) {
-    for r in context.state.records.inUse where !arrived.contains(r) {
-      guard let mark = context.state.records[r].pendingDeparture else { continue }
+  private func dropWaitingDepartures(except arrived: [Crossing], _ t: Int64, _ context: inout Context) {
+    // By position in the list of records in use, which loses the record
+    // when it falls idle here: each turn drops one or steps past one.
+    var k = 0
+    while k < context.state.records.inUse.count {
+      let r = context.state.records.inUse[k]
+      defer { if k < context.state.records.inUse.count && context.state.records.inUse[k] == r { k += 1 } }
+      guard !arrived.contains(where: { $0.recordIndex == r }),
+        let mark = context.state.records[r].pendingDeparture
+      else { continue }
       context.state.records[r].pendingDeparture = nil
       context.state.records[r].inside = false
       context.state.records[r].lastDepartureMilliseconds = mark.milliseconds
@@ -158,7 +173,7 @@ extension GeofenceEngine {
   /// whether it was announced.
   @discardableResult
   private func emitDecided(
-    _ kind: GeofenceEventKind, _ reasons: [GeofenceReason], _ place: Geofence, _ eventTime: Int64,
+    _ kind: GeofenceEventKind, _ reasons: ReasonList<GeofenceReason>, _ place: Geofence, _ eventTime: Int64,
     _ decided: Int64, _ record: Int, _ journey: Journey?, late: Bool, _ context: inout Context
   ) -> Bool {
     var reasons = reasons
@@ -175,8 +190,9 @@ extension GeofenceEngine {
   /// from a late upload, goes to the feed only. Returns the final outcome.
   @discardableResult
   func emit(
-    _ kind: GeofenceEventKind, _ outcome: GeofenceOutcome, _ reasons: [GeofenceReason], _ place: Geofence,
-    _ eventTime: Int64, _ decided: Int64, journey: Journey? = nil, late: Bool, _ context: inout Context
+    _ kind: GeofenceEventKind, _ outcome: GeofenceOutcome, _ reasons: ReasonList<GeofenceReason>,
+    _ place: Geofence, _ eventTime: Int64, _ decided: Int64, journey: Journey? = nil, late: Bool,
+    _ context: inout Context
   ) -> GeofenceOutcome {
     var outcome = outcome
     var reasons = reasons

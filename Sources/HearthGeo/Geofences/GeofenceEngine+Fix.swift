@@ -16,6 +16,9 @@ extension GeofenceEngine {
     var candidates: [Int] = []
     var crossings: [Crossing] = []
     var started: [Int] = []
+    /// Reused by the clock's deadlines and by each moment's due departures.
+    var deadlineCrossings: [Crossing] = []
+    var dueDepartures: [Crossing] = []
     /// This fix saw a departure's second clear fix or cancelled a fast
     /// arrival: a waiting departure may be due at it.
     var departureMayBeDue = false

@@ -194,6 +194,8 @@ public struct GeofenceEngine: Sendable {
     // person after person; each person's state is moved in and out of the
     // dictionary (not copied) while it changes.
     var context = Context(now: now, late: false, state: PersonGeofenceState(person: UserID(0)))
+    // Room for a fix among many places at once, not grown step by step.
+    context.candidates.reserveCapacity(64)
     var start = 0
     while start < order.count {
       let person = fixes.user[order[start]]

@@ -175,8 +175,10 @@ struct PlaceRecords: Sendable, Hashable, Codable, RandomAccessCollection, Mutabl
   private(set) var all: [PlaceRecord] = []
   /// Positions of the records not idle, ascending.
   private(set) var inUse: [Int] = []
-  /// Records with a fast arrival waiting, and with any decision waiting.
+  /// Records with a fast arrival waiting, with a departure waiting, and
+  /// with any decision waiting.
   private(set) var arrivalsWaiting = 0
+  private(set) var departuresWaiting = 0
   private(set) var waitingCount = 0
   /// At most the smallest ``evictionKey(_:)`` of an idle record (exact
   /// after ``refreshEvictionBound()``; `Int64.max`: no idle record), so the
@@ -266,6 +268,7 @@ struct PlaceRecords: Sendable, Hashable, Codable, RandomAccessCollection, Mutabl
 
   private mutating func count(_ record: PlaceRecord, _ sign: Int) {
     if record.pendingArrival != nil { arrivalsWaiting += sign }
+    if record.pendingDeparture != nil { departuresWaiting += sign }
     if record.pendingArrival != nil || record.pendingDeparture != nil { waitingCount += sign }
   }
 }

@@ -140,6 +140,8 @@ public struct IngestPipeline: Sendable {
     var order: [Int] = []
     order.reserveCapacity(keys.count)
     var run: [(time: Int64, rank: UInt64, index: Int)] = []
+    run.reserveCapacity(keys.count)
+    output.sharedFrames.reserveCapacity(keys.count)
     var start = 0
     while start < keys.count {
       let user = batch.user[position(keys[start])]

@@ -15,6 +15,9 @@ struct DeadlineTable: Sendable {
   /// (deadline, person) min-heap; every (person, deadline) of the table is
   /// in it at least once.
   private var heap: [Entry] = []
+  /// `due`'s list of what it popped, kept between calls so that a clock
+  /// advance does not grow a new list every time (empty between calls).
+  private var popped: [Entry] = []
 
   private struct Entry: Sendable, Comparable {
     var deadline: Int64
@@ -56,10 +59,17 @@ struct DeadlineTable: Sendable {
   /// - Complexity: O(k log n) for k people due (and the stale entries met).
   mutating func due(atOrBefore now: Int64) -> [UserID] {
     var found: [Entry] = []
+    swap(&found, &popped)
+    defer {
+      // (A list grown by a fleet-wide wave is not kept.)
+      if found.capacity > 4_096 { found = [] } else { found.empty() }
+      swap(&found, &popped)
+    }
     while let top = heap.first, top.deadline <= now {
       popMin()
       if deadlines[UserID(top.person)] == top.deadline { found.append(top) }
     }
+    guard !found.isEmpty else { return [] }
     // A deadline may have been pushed more than once: keep one of each.
     found.sort { $0.person < $1.person }
     var due: [UserID] = []

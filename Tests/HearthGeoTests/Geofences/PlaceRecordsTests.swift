@@ -15,9 +15,12 @@ struct PlaceRecordsTests {
   static func problem(_ records: PlaceRecords) -> String? {
     let fresh = PlaceRecords(Array(records))
     if records.inUse != fresh.inUse { return "in use \(records.inUse), recomputed \(fresh.inUse)" }
-    if records.arrivalsWaiting != fresh.arrivalsWaiting || records.waitingCount != fresh.waitingCount {
+    if records.arrivalsWaiting != fresh.arrivalsWaiting
+      || records.departuresWaiting != fresh.departuresWaiting
+      || records.waitingCount != fresh.waitingCount
+    {
       return
-        "waiting \(records.arrivalsWaiting)/\(records.waitingCount), recomputed \(fresh.arrivalsWaiting)/\(fresh.waitingCount)"
+        "waiting \(records.arrivalsWaiting)/\(records.departuresWaiting)/\(records.waitingCount), recomputed \(fresh.arrivalsWaiting)/\(fresh.departuresWaiting)/\(fresh.waitingCount)"
     }
     if records.idleEvictionBound > fresh.idleEvictionBound {
       return

@@ -249,7 +249,7 @@ struct GeofenceModel {
     }
     events.append(
       GeofenceEvent(
-        kind: kind, outcome: outcome, reasons: reasons, place: place.id, circle: place.circle, person: person,
+        kind: kind, outcome: outcome, reasons: ReasonList(reasons), place: place.id, circle: place.circle, person: person,
         eventMilliseconds: time, decidedMilliseconds: at, journey: journey))
     return outcome
   }
