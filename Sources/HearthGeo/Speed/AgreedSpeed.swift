@@ -158,23 +158,41 @@ public struct AgreedSpeedBatch: Sendable, Hashable {
       neighbourIsLoose = Array(repeating: false, count: fixes.count)
       return
     }
-    var distances: [Double] = []
-    var cumulative: [Double] = []
-    GreatCircle.trackDistancesMeters(
-      latitudesDegrees: fixes.latitudeDegrees, longitudesDegrees: fixes.longitudeDegrees, steps: &distances,
-      cumulative: &cumulative)
-    let time = fixes.timeMilliseconds
-    let accuracy = fixes.horizontalAccuracyMeters
-    let speed = fixes.speedMetersPerSecond
-    var out = [Double](repeating: .nan, count: fixes.count)
-    var loose = [Bool](repeating: false, count: fixes.count)
-    for i in 1..<fixes.count {
-      if let pair = AgreedSpeed.pair(
-        intervalMilliseconds: time[i] - time[i - 1], distanceMeters: distances[i], accuracy[i - 1],
-        AgreedSpeed.measured(speed[i - 1]), accuracy[i], AgreedSpeed.measured(speed[i]), rules: rules)
-      {
-        out[i] = pair.metersPerSecond
-        loose[i] = pair.source == .loose
+    // The steps are measured into the speed column itself, then each is
+    // replaced by its pair's speed (pair i reads step i only); the running
+    // path goes to scratch on the stack. Two allocations per batch.
+    let n = fixes.count
+    var loose = [Bool](repeating: false, count: n)
+    var out = [Double](repeating: 0, count: n)
+    withUnsafeTemporaryAllocation(of: Double.self, capacity: n) { scratch in
+      scratch.initialize(repeating: 0)
+      var steps = out.mutableSpan
+      var cumulative = scratch.mutableSpan
+      GreatCircle.trackDistancesMeters(
+        latitudesDegrees: fixes.latitudeDegrees.span, longitudesDegrees: fixes.longitudeDegrees.span,
+        steps: &steps, cumulative: &cumulative)
+    }
+    fixes.timeMilliseconds.withUnsafeBufferPointer { time in
+      fixes.horizontalAccuracyMeters.withUnsafeBufferPointer { accuracy in
+        fixes.speedMetersPerSecond.withUnsafeBufferPointer { speed in
+          out.withUnsafeMutableBufferPointer { out in
+            loose.withUnsafeMutableBufferPointer { loose in
+              out[0] = .nan
+              for i in 1..<n {
+                if let pair = AgreedSpeed.pair(
+                  intervalMilliseconds: time[i] - time[i &- 1], distanceMeters: out[i], accuracy[i &- 1],
+                  AgreedSpeed.measured(speed[i &- 1]), accuracy[i], AgreedSpeed.measured(speed[i]),
+                  rules: rules)
+                {
+                  out[i] = pair.metersPerSecond
+                  loose[i] = pair.source == .loose
+                } else {
+                  out[i] = .nan
+                }
+              }
+            }
+          }
+        }
       }
     }
     neighbourMetersPerSecond = out

@@ -190,6 +190,12 @@ public struct SpeedAlertEngine: Sendable {
     /// The batch's receipt, ms.
     let now: Int64
     var circles: [(circle: CircleID, limit: Double, key: UInt64, run: SpeedAlertState.Run?)] = []
+    /// The lowest of `circles`' limits (+∞: none), and how many of them
+    /// have an open stretch: a pair at or under the lowest limit with no
+    /// stretch open changes nothing but the previous fix (the common case,
+    /// kept out of the per-circle loop).
+    var lowestLimit = Double.infinity
+    var openRuns = 0
     var previous: TrackPoint?
     var previousIndex = Int.min  // where `previous` sits in this batch (not here yet)
 
@@ -204,7 +210,10 @@ public struct SpeedAlertEngine: Sendable {
       for circle in engine.circlesOfPerson[person] ?? [] {
         guard let limit = engine.limits[circle]?.metersPerSecond else { continue }
         let key = SpeedAlertState.key(person, circle)
-        circles.append((circle, limit, key, state.runs[key]))
+        let run = state.runs[key]
+        circles.append((circle, limit, key, run))
+        lowestLimit = min(lowestLimit, limit)
+        if run != nil { openRuns += 1 }
       }
       previous = state.previous[person.rawValue]
     }
@@ -220,6 +229,14 @@ public struct SpeedAlertEngine: Sendable {
       guard current.time > before.time else { return }
       let agreed = batch.speed(from: before, at: previousIndex, to: current, at: i)
       (previous, previousIndex) = (current, i)
+      if openRuns == 0 {
+        // Nothing open: only a pair over some circle's limit can open a stretch.
+        guard let (speed, loose) = agreed, !loose, speed > lowestLimit else { return }
+      }
+      openRuns = 0
+      defer {
+        for c in circles where c.run != nil { openRuns += 1 }
+      }
       for c in circles.indices {
         guard let (speed, loose) = agreed, !loose, speed > circles[c].limit else {
           circles[c].run = nil

@@ -77,7 +77,8 @@ public struct Thinner: Sendable, Hashable, Codable {
   ) -> ThinningDecision {
     offer(
       time: fix.timeMilliseconds, latitude: fix.latitudeDegrees, longitude: fix.longitudeDegrees,
-      speed: fix.speedMetersPerSecond ?? 0, classifierSaysDriving: classifierSaysDriving, phoneParked: phoneParked)
+      speed: fix.speedMetersPerSecond ?? 0, classifierSaysDriving: classifierSaysDriving,
+      phoneParked: phoneParked)
   }
 
   /// The batch form: every decision for `fixes` in order, identical to
@@ -122,28 +123,39 @@ public struct Thinner: Sendable, Hashable, Codable {
     atRoadSpeed = driving && roadSpeed
     guard let last = lastKept else { return keep(time, latitude, longitude, .first) }
     let elapsed = time - last.time
-    var moved: Double {
-      GreatCircle.distanceMeters(
-        latitude1Degrees: last.latitude, longitude1Degrees: last.longitude, latitude2Degrees: latitude,
-        longitude2Degrees: longitude)
-    }
-    if elapsed < rules.nearDuplicateMilliseconds && moved < rules.nearDuplicateMeters {
-      return ThinningDecision(kept: false, reason: .nearDuplicate, driving: driving)
+    // Measured at most once per fix (a near-duplicate check that fails and
+    // a filter after it read the same distance; NaN: not measured yet, and
+    // a NaN distance measured again is NaN again).
+    var moved = Double.nan
+    if elapsed < rules.nearDuplicateMilliseconds {
+      moved = distance(from: last, latitude, longitude)
+      if moved < rules.nearDuplicateMeters {
+        return ThinningDecision(kept: false, reason: .nearDuplicate, driving: driving)
+      }
     }
     if leftRoadSpeed { return keep(time, latitude, longitude, .firstOffRoadSpeed) }
     if driving {
       guard elapsed >= rules.drivingIntervalMilliseconds else {
         return ThinningDecision(kept: false, reason: .drivingTooSoon, driving: driving)
       }
+      if moved.isNaN { moved = distance(from: last, latitude, longitude) }
       guard moved >= rules.gateMeters(atMetersPerSecond: speed) else {
         return ThinningDecision(kept: false, reason: .drivingWithinGate, driving: driving)
       }
       return keep(time, latitude, longitude, .drivingGatePassed)
     }
+    if moved.isNaN { moved = distance(from: last, latitude, longitude) }
     guard moved >= rules.distanceFilterMeters else {
       return ThinningDecision(kept: false, reason: .withinDistanceFilter, driving: driving)
     }
     return keep(time, latitude, longitude, .movedDistanceFilter)
+  }
+
+  @inline(__always)
+  private func distance(from last: Kept, _ latitude: Double, _ longitude: Double) -> Double {
+    GreatCircle.distanceMeters(
+      latitude1Degrees: last.latitude, longitude1Degrees: last.longitude, latitude2Degrees: latitude,
+      longitude2Degrees: longitude)
   }
 
   private mutating func keep(

@@ -324,6 +324,16 @@ public struct TripSegmenter: Sendable {
     _ fixes: FixColumns, _ run: Range<Int>, now: Int64, advancing: Bool, _ key: UInt32,
     _ person: inout TripSegmenterState.Person, _ closed: inout TripOutput
   ) {
+    if advancing, !run.isEmpty,
+      fixes.timeMilliseconds[run.lowerBound] > person.pending.last?.timeMilliseconds ?? .min,
+      strictlyIncreasing(fixes.timeMilliseconds, run)
+    {
+      takeInOrder(fixes, run, now: now, key, &person, &closed)
+      return
+    }
+    // Room for the whole run at once: one allocation at most, not a
+    // doubling series per batch.
+    person.pending.reserveCapacity(person.pending.count + run.count)
     for i in run {
       if fixes.timeMilliseconds[i] <= person.watermark {
         person.droppedLate += 1
@@ -337,6 +347,57 @@ public struct TripSegmenter: Sendable {
       }
     }
     if advancing { advance(to: now, key, &person, &closed) }
+  }
+
+  /// Whether the times of `run` rise strictly. O(run).
+  private func strictlyIncreasing(_ time: [Int64], _ run: Range<Int>) -> Bool {
+    time.withUnsafeBufferPointer { time in
+      var i = run.lowerBound &+ 1
+      while i < run.upperBound {
+        if time[i] <= time[i &- 1] { return false }
+        i &+= 1
+      }
+      return true
+    }
+  }
+
+  /// `take` then `advance` for a run whose times rise strictly and all come
+  /// after every pending fix (the usual upload): the pending fixes older
+  /// than the idle gap are considered, then the run's, straight from the
+  /// batch, in the order the pending list would have sorted them into (no
+  /// duplicates can occur, and the late ones are a prefix), and only the
+  /// rest wait in `pending`. Identical to the general path.
+  private func takeInOrder(
+    _ fixes: FixColumns, _ run: Range<Int>, now: Int64, _ key: UInt32,
+    _ person: inout TripSegmenterState.Person, _ closed: inout TripOutput
+  ) {
+    let frontier = now - rules.idleGapMilliseconds
+    let watermark = person.watermark
+    var considered = Int64.min
+    let ready = person.pending.prefix { $0.timeMilliseconds <= frontier }.count
+    person.segment.reserveCapacity(person.segment.count + ready + run.count)
+    if ready > 0 {
+      for fix in person.pending[..<ready] { consume(fix, UserID(key), &person, &closed) }
+      considered = person.pending[ready - 1].timeMilliseconds
+      person.pending.removeFirst(ready)
+    }
+    for i in run {
+      let time = fixes.timeMilliseconds[i]
+      if time <= watermark {
+        person.droppedLate += 1
+      } else if fixes.source[i] == .heartbeat
+        || fixes.horizontalAccuracyMeters[i] > rules.skipAccuracyAboveMeters
+      {
+        person.skipped += 1
+      } else if time <= frontier {
+        consume(fixes[i], UserID(key), &person, &closed)
+        considered = time
+      } else {
+        person.pending.append(fixes[i])
+      }
+    }
+    if considered != .min { person.watermark = considered }
+    closeIfIdle(now: now, UserID(key), &person, &closed)
   }
 
   /// Considers every pending fix older than `now` − idle gap and closes
@@ -413,6 +474,10 @@ public struct TripSegmenter: Sendable {
     let frontier = now - rules.idleGapMilliseconds
     let ready = person.pending.prefix { $0.timeMilliseconds <= frontier }.count
     if ready > 0 {
+      // Room for every fix this advance can add to the open segment (a
+      // segment closed on the way hands its storage over, and the next one
+      // starts with the same room).
+      person.segment.reserveCapacity(person.segment.count + ready)
       for fix in person.pending[..<ready] { consume(fix, UserID(key), &person, &closed) }
       person.watermark = person.pending[ready - 1].timeMilliseconds
       person.pending.removeFirst(ready)

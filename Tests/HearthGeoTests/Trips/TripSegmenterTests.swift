@@ -222,6 +222,45 @@ struct TripSegmenterTests {
     #expect(late.droppedLate(UserID(1)) == 1)
   }
 
+  @Test(
+    "uploads in time order after the pending fixes (taken straight from the batch) equal the same uploads reversed (sorted into pending)"
+  )
+  func inOrderUploadsEqualTheGeneralPath() {
+    // Two days back to back, with heartbeats, a network estimate and a
+    // few retried fixes, cut into uploads of 7 received a minute after their last
+    // fix: most fixes wait out the idle gap across uploads.
+    var fixes = Self.day() + Self.day(start: 4000)
+    for k in stride(from: 5, to: fixes.count, by: 11) { fixes[k].source = .heartbeat }
+    fixes[9].horizontalAccuracyMeters = 150
+    let segmenter = TripSegmenter()
+    var inOrder = TripSegmenterState()
+    var reversed = TripSegmenterState()
+    var a = TripOutput()
+    var b = TripOutput()
+    var differing: [Int] = []
+    for start in stride(from: 0, to: fixes.count, by: 7) {
+      var upload = Array(fixes[start..<min(start + 7, fixes.count)])
+      // Now and then a retry of the previous upload's last fix (still
+      // pending: a duplicate) or of an older one (considered already: late);
+      // these uploads take the general path.
+      if start % 21 == 14 { upload.insert(fixes[start - 1], at: 0) }
+      if start % 21 == 7 { upload.insert(fixes[start - 7], at: 0) }
+      let now = upload.last!.timeMilliseconds + 60_000
+      a += segmenter.process(FixColumns(upload), now: now, state: &inOrder)
+      b += segmenter.process(FixColumns(upload.reversed()), now: now, state: &reversed)
+      if a != b || inOrder != reversed { differing.append(start) }
+    }
+    #expect(differing.isEmpty)
+    #expect(inOrder.droppedLate(UserID(1)) > 0 && inOrder.duplicates(UserID(1)) > 0)
+    let end = fixes.last!.timeMilliseconds + 3_600_000
+    a += segmenter.advance(to: end, state: &inOrder)
+    b += segmenter.advance(to: end, state: &reversed)
+    #expect(a.segments.filter(\.isTrip).count == 2)
+    #expect(a == b)
+    #expect(inOrder == reversed)
+    #expect(inOrder.skipped(UserID(1)) > 0 && inOrder.skipped(UserID(1)) == reversed.skipped(UserID(1)))
+  }
+
   @Test("only fixes older than the idle gap are considered; the segment closes once nothing can continue it")
   func idle() {
     let fixes = Self.stay(at: 0, from: 0, to: 600) + Self.drive(fromMeters: 0, toMeters: 3000, start: 600)
