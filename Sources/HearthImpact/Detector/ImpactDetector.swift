@@ -228,6 +228,8 @@ public struct ImpactDetector: Sendable {
           if dataSeconds >= nextCheckSeconds { decideReady(&verdicts) }
         }
         guard other < .infinity else { break }
+        // A run of the one sample at `other`: its time is `other` (finite:
+        // the times are usable), so each pass takes it and moves on.
         if tf == other {
           f = takeFixes(fixes, from: f, before: f + 1, through: other)
         } else if tb == other {
