@@ -197,18 +197,9 @@ public struct ImpactDetector: Sendable {
         // merged order (at or before its time), each stream in one run.
         a = takeAccelerations(accelerometer, from: 0, before: .infinity, scratch: scratch)
         let until = a < accelerometer.count ? accelerometer[a].seconds : .infinity
-        while g < gyroscope.count && gyroscope[g].seconds <= until {
-          take(rotation: gyroscope[g])
-          g += 1
-        }
-        while b < barometer.count && barometer[b].seconds <= until {
-          take(pressure: barometer[b])
-          b += 1
-        }
-        while f < fixes.count && fixes[f].seconds <= until {
-          take(fix: fixes[f])
-          f += 1
-        }
+        g = takeRotations(gyroscope, from: 0, before: gyroscope.count, through: until)
+        b = takePressures(barometer, from: 0, before: barometer.count, through: until)
+        f = takeFixes(fixes, from: 0, before: fixes.count, through: until)
       }
       while true {
         // The earliest remaining sample of any stream goes next (ties: fixes,
@@ -237,15 +228,14 @@ public struct ImpactDetector: Sendable {
           if dataSeconds >= nextCheckSeconds { decideReady(&verdicts) }
         }
         guard other < .infinity else { break }
+        // A run of the one sample at `other`: its time is `other` (finite:
+        // the times are usable), so each pass takes it and moves on.
         if tf == other {
-          take(fix: fixes[f])
-          f += 1
+          f = takeFixes(fixes, from: f, before: f + 1, through: other)
         } else if tb == other {
-          take(pressure: barometer[b])
-          b += 1
+          b = takePressures(barometer, from: b, before: b + 1, through: other)
         } else {
-          take(rotation: gyroscope[g])
-          g += 1
+          g = takeRotations(gyroscope, from: g, before: g + 1, through: other)
         }
         if dataSeconds >= nextCheckSeconds { decideReady(&verdicts) }
       }
@@ -300,52 +290,84 @@ public struct ImpactDetector: Sendable {
     flaw(abs(s.x) <= limit) | flaw(abs(s.y) <= limit) | flaw(abs(s.z) <= limit)
   }
 
-  private mutating func take(fix: Sample1) {
-    // A speed is NaN or negative (unmeasured) or within the receiver's range; never infinite.
-    guard
-      fix.value.isNaN || (fix.value > -.infinity && fix.value <= configuration.maximumSpeedMetersPerSecond)
-    else {
-      counters.fixes.badValue += 1
-      return
-    }
-    guard fix.seconds > fixSeconds else {
-      counters.fixes.notNewer += 1
-      return
-    }
-    fixSeconds = fix.seconds
-    advance(fix.seconds)
-    if fix.value >= 0 { speeds.append(fix.seconds, fix.value) }  // NaN and negative: unmeasured
+  /// Takes the fixes `start..<end` timed at or before `until` (see
+  /// ``takeRun(_:from:before:through:clock:data:skipped:ring:valid:kept:value:)``):
+  /// a speed is NaN or negative (unmeasured: the fix moves the clocks on but
+  /// keeps no speed) or within the receiver's range; never infinite.
+  private mutating func takeFixes(
+    _ samples: UnsafeBufferPointer<Sample1>, from start: Int, before end: Int, through until: Double
+  ) -> Int {
+    let fastest = configuration.maximumSpeedMetersPerSecond
+    return Self.takeRun(
+      samples, from: start, before: end, through: until, clock: &fixSeconds, data: &dataSeconds,
+      skipped: &counters.fixes, ring: &speeds,
+      valid: { $0.value.isNaN || ($0.value > -.infinity && $0.value <= fastest) }, kept: { $0.value >= 0 },
+      value: { $0.value })
   }
 
-  private mutating func take(pressure sample: Sample1) {
-    guard
-      sample.value >= configuration.minimumPressureHectopascals
-        && sample.value <= configuration.maximumPressureHectopascals
-    else {
-      counters.barometer.badValue += 1
-      return
-    }
-    guard sample.seconds > barometerSeconds else {
-      counters.barometer.notNewer += 1
-      return
-    }
-    barometerSeconds = sample.seconds
-    advance(sample.seconds)
-    pressure.append(sample.seconds, sample.value)
+  /// Takes the barometer samples `start..<end` timed at or before `until`
+  /// (see ``takeRun(_:from:before:through:clock:data:skipped:ring:valid:kept:value:)``).
+  private mutating func takePressures(
+    _ samples: UnsafeBufferPointer<Sample1>, from start: Int, before end: Int, through until: Double
+  ) -> Int {
+    let (lowest, highest) = (
+      configuration.minimumPressureHectopascals, configuration.maximumPressureHectopascals
+    )
+    return Self.takeRun(
+      samples, from: start, before: end, through: until, clock: &barometerSeconds, data: &dataSeconds,
+      skipped: &counters.barometer, ring: &pressure, valid: { $0.value >= lowest && $0.value <= highest },
+      kept: { _ in true }, value: { $0.value })
   }
 
-  private mutating func take(rotation sample: Sample3) {
-    guard Self.outside(sample, configuration.maximumRotationRadiansPerSecond) == 0 else {
-      counters.gyroscope.badValue += 1
-      return
+  /// Takes the gyroscope samples `start..<end` timed at or before `until`
+  /// (see ``takeRun(_:from:before:through:clock:data:skipped:ring:valid:kept:value:)``); |ω| goes into the ring.
+  private mutating func takeRotations(
+    _ samples: UnsafeBufferPointer<Sample3>, from start: Int, before end: Int, through until: Double
+  ) -> Int {
+    let limit = configuration.maximumRotationRadiansPerSecond
+    return Self.takeRun(
+      samples, from: start, before: end, through: until, clock: &gyroscopeSeconds, data: &dataSeconds,
+      skipped: &counters.gyroscope, ring: &spin, valid: { Self.outside($0, limit) == 0 }, kept: { _ in true },
+      value: { $0.magnitude })
+  }
+
+  /// Takes one slower stream's samples `start..<end` (`end` ≤ `samples.count`;
+  /// times usable and never decreasing) up to the first timed after `until`,
+  /// in one run of `ring`'s appends: a sample whose value fails `valid` is
+  /// counted as a bad value, one not newer than the stream's `clock` as not
+  /// newer; any other moves `clock` and `data` (the newest of any stream) on
+  /// and, where `kept`, goes into `ring` as `value`. Returns the index after
+  /// the last sample taken.
+  /// - Complexity: O(samples taken); one uniqueness check of the ring per run.
+  @inline(__always)
+  private static func takeRun<S: TimedSample>(
+    _ samples: UnsafeBufferPointer<S>, from start: Int, before end: Int, through until: Double,
+    clock: inout Double, data: inout Double, skipped: inout ImpactCounters.Skipped, ring: inout Ring,
+    valid: (S) -> Bool, kept: (S) -> Bool, value: (S) -> Double
+  ) -> Int {
+    var i = start
+    guard i < end && samples[i].seconds <= until else { return i }
+    // Locals for the loop, written back once: no stores through the inout references per sample.
+    var (streamSeconds, newestSeconds, counts) = (clock, data, skipped)
+    ring.appendRun { run in
+      while i < end && samples[i].seconds <= until {
+        let s = samples[i]
+        i += 1
+        guard valid(s) else {
+          counts.badValue += 1
+          continue
+        }
+        guard s.seconds > streamSeconds else {
+          counts.notNewer += 1
+          continue
+        }
+        streamSeconds = s.seconds
+        if s.seconds > newestSeconds { newestSeconds = s.seconds }
+        if kept(s) { run.append(s.seconds, value(s)) }
+      }
     }
-    guard sample.seconds > gyroscopeSeconds else {
-      counters.gyroscope.notNewer += 1
-      return
-    }
-    gyroscopeSeconds = sample.seconds
-    advance(sample.seconds)
-    spin.append(sample.seconds, sample.magnitude)
+    (clock, data, skipped) = (streamSeconds, newestSeconds, counts)
+    return i
   }
 
   /// Updates the features; a jolt joins the newest incident's peak or opens one.

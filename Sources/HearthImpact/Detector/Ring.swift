@@ -21,15 +21,45 @@ struct Ring: Sendable, Hashable {
   private func value(_ slot: Int) -> Double { entries[2 &* slot &+ 1] }
 
   /// Appends an entry newer than every one held (the caller guarantees it).
-  mutating func append(_ time: Double, _ value: Double) {
-    let slot = head
-    if count == capacity { evictedSeconds = self.time(slot) }
-    entries.withUnsafeMutableBufferPointer { e in
+  mutating func append(_ time: Double, _ value: Double) { appendRun { $0.append(time, value) } }
+
+  /// Appends a run of entries through `body`, each newer than every one
+  /// held (the caller guarantees it): the buffer's uniqueness is checked
+  /// once for the run, not per entry. O(1) besides `body`.
+  mutating func appendRun<R>(_ body: (inout Run) -> R) -> R {
+    var run = Run(head: head, count: count, evictedSeconds: evictedSeconds, capacity: capacity)
+    let result = entries.withUnsafeMutableBufferPointer { e in
+      // `entries` holds 2 · capacity ≥ 2 values, so the base address is never nil.
+      run.entries = e.baseAddress
+      return body(&run)
+    }
+    (head, count, evictedSeconds) = (run.head, run.count, run.evictedSeconds)
+    return result
+  }
+
+  /// The ring's write end while `appendRun` holds its buffer.
+  struct Run {
+    fileprivate var head: Int
+    fileprivate var count: Int
+    fileprivate var evictedSeconds: Double
+    fileprivate let capacity: Int
+    fileprivate var entries: UnsafeMutablePointer<Double>?
+
+    fileprivate init(head: Int, count: Int, evictedSeconds: Double, capacity: Int) {
+      (self.head, self.count, self.evictedSeconds, self.capacity) = (head, count, evictedSeconds, capacity)
+    }
+
+    /// Appends an entry newer than every one held; the oldest is overwritten when full.
+    @inline(__always)
+    mutating func append(_ time: Double, _ value: Double) {
+      guard let e = entries else { return }
+      let slot = head
+      if count == capacity { evictedSeconds = e[2 &* slot] }
       e[2 &* slot] = time
       e[2 &* slot &+ 1] = value
+      head = slot + 1 == capacity ? 0 : slot + 1
+      count = min(count + 1, capacity)
     }
-    head = slot + 1 == capacity ? 0 : slot + 1
-    count = min(count + 1, capacity)
   }
 
   private func slot(_ i: Int) -> Int {
