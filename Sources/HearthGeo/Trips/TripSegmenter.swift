@@ -7,7 +7,7 @@ public struct TripSegment: Sendable, Hashable, Codable {
   public var isTrip: Bool
   /// `.valid` or `.journeyBetweenNamedPlaces` for a trip; otherwise every
   /// threshold that failed.
-  public var reasons: [TripReason]
+  public var reasons: ReasonList<TripReason>
   public var endedBy: TripEnd
   /// The points, in time order (heartbeats and network estimates left out).
   public var fixes: [Fix]
@@ -704,8 +704,8 @@ public struct TripSegmenter: Sendable {
   }
 
   /// The validity thresholds a segment misses (empty: it is valid).
-  func failedThresholds(pointCount: Int, _ summary: TripSummary) -> [TripReason] {
-    var reasons: [TripReason] = []
+  func failedThresholds(pointCount: Int, _ summary: TripSummary) -> ReasonList<TripReason> {
+    var reasons: ReasonList<TripReason> = []
     if pointCount < rules.minimumPoints { reasons.append(.tooFewPoints) }
     if summary.durationMilliseconds < rules.minimumDurationMilliseconds { reasons.append(.tooShortInTime) }
     if summary.pathMeters < rules.minimumPathMeters { reasons.append(.tooShortInPath) }
