@@ -46,7 +46,7 @@ public struct SpeedAlertEvent: Sendable, Hashable, Codable {
   public var person: UserID
   public var circle: CircleID
   public var outcome: Outcome
-  public var reasons: [Reason]
+  public var reasons: ReasonList<Reason>
   /// The stretch over the limit so far: first and last fix times, ms.
   public var startMilliseconds: Int64
   public var endMilliseconds: Int64
@@ -311,7 +311,7 @@ public struct SpeedAlertEngine: Sendable {
     _ person: UserID, _ circle: CircleID, _ run: inout SpeedAlertState.Run, limit: Double,
     late newestOfStretch: () -> Int64, receivedAtMilliseconds now: Int64, state: inout SpeedAlertState
   ) -> SpeedAlertEvent? {
-    var reasons: [SpeedAlertEvent.Reason] = [.overLimitLongEnough]
+    var reasons: ReasonList<SpeedAlertEvent.Reason> = [.overLimitLongEnough]
     var outcome = SpeedAlertEvent.Outcome.announced
     let held = run.verdict == .heldByCooldown
     if let last = state.lastAlert[circle], run.end - last < rules.cooldownMilliseconds {

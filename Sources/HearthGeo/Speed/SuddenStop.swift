@@ -84,7 +84,7 @@ public struct SuddenStopEvent: Sendable, Hashable, Codable {
   }
   public var person: UserID
   public var outcome: Outcome
-  public var reasons: [Reason]
+  public var reasons: ReasonList<Reason>
   /// The stop fix: time (ms), position and accuracy (m).
   public var stopMilliseconds: Int64
   public var coordinate: Coordinate
@@ -398,7 +398,7 @@ public struct SuddenStopEngine: Sendable {
   }
 
   private func event(
-    _ person: UserID, _ outcome: SuddenStopEvent.Outcome, _ reasons: [SuddenStopEvent.Reason],
+    _ person: UserID, _ outcome: SuddenStopEvent.Outcome, _ reasons: ReasonList<SuddenStopEvent.Reason>,
     _ candidate: SuddenStopState.Candidate, _ decided: Int64
   ) -> SuddenStopEvent {
     SuddenStopEvent(

@@ -31,6 +31,17 @@ extension Array {
     if !isEmpty { removeAll(keepingCapacity: true) }
   }
 
+  /// Makes room for `extra` more elements, growing geometrically:
+  /// `reserveCapacity(count + extra)` allocates exactly that, so a list that
+  /// gets a few more elements per batch would be copied whole every batch
+  /// (quadratic in its length); this at least doubles the capacity when it
+  /// has to grow, so appends stay amortised O(1).
+  @inline(__always)
+  mutating func reserveRoom(for extra: Int) {
+    let needed = count + extra
+    if needed > capacity { reserveCapacity(Swift.max(needed, 2 * capacity)) }
+  }
+
   /// `removeAll(where:)`, with nothing done when no element matches (the
   /// usual case for the lists it serves).
   @inline(__always)

@@ -7,7 +7,7 @@ public struct TripSegment: Sendable, Hashable, Codable {
   public var isTrip: Bool
   /// `.valid` or `.journeyBetweenNamedPlaces` for a trip; otherwise every
   /// threshold that failed.
-  public var reasons: [TripReason]
+  public var reasons: ReasonList<TripReason>
   public var endedBy: TripEnd
   /// The points, in time order (heartbeats and network estimates left out).
   public var fixes: [Fix]
@@ -333,7 +333,7 @@ public struct TripSegmenter: Sendable {
     }
     // Room for the whole run at once: one allocation at most, not a
     // doubling series per batch.
-    person.pending.reserveCapacity(person.pending.count + run.count)
+    person.pending.reserveRoom(for: run.count)
     for i in run {
       if fixes.timeMilliseconds[i] <= person.watermark {
         person.droppedLate += 1
@@ -375,7 +375,7 @@ public struct TripSegmenter: Sendable {
     let watermark = person.watermark
     var considered = Int64.min
     let ready = person.pending.prefix { $0.timeMilliseconds <= frontier }.count
-    person.segment.reserveCapacity(person.segment.count + ready + run.count)
+    person.segment.reserveRoom(for: ready + run.count)
     if ready > 0 {
       for fix in person.pending[..<ready] { consume(fix, UserID(key), &person, &closed) }
       considered = person.pending[ready - 1].timeMilliseconds
@@ -477,7 +477,7 @@ public struct TripSegmenter: Sendable {
       // Room for every fix this advance can add to the open segment (a
       // segment closed on the way hands its storage over, and the next one
       // starts with the same room).
-      person.segment.reserveCapacity(person.segment.count + ready)
+      person.segment.reserveRoom(for: ready)
       for fix in person.pending[..<ready] { consume(fix, UserID(key), &person, &closed) }
       person.watermark = person.pending[ready - 1].timeMilliseconds
       person.pending.removeFirst(ready)
@@ -704,8 +704,8 @@ public struct TripSegmenter: Sendable {
   }
 
   /// The validity thresholds a segment misses (empty: it is valid).
-  func failedThresholds(pointCount: Int, _ summary: TripSummary) -> [TripReason] {
-    var reasons: [TripReason] = []
+  func failedThresholds(pointCount: Int, _ summary: TripSummary) -> ReasonList<TripReason> {
+    var reasons: ReasonList<TripReason> = []
     if pointCount < rules.minimumPoints { reasons.append(.tooFewPoints) }
     if summary.durationMilliseconds < rules.minimumDurationMilliseconds { reasons.append(.tooShortInTime) }
     if summary.pathMeters < rules.minimumPathMeters { reasons.append(.tooShortInPath) }

@@ -106,7 +106,7 @@ enum SpeedModel {
             }
             events.append(
               SpeedAlertEvent(
-                person: person, circle: circle, outcome: outcome, reasons: reasons, startMilliseconds: start,
+                person: person, circle: circle, outcome: outcome, reasons: ReasonList(reasons), startMilliseconds: start,
                 endMilliseconds: end, agreedSpeedMetersPerSecond: fastest, limitMetersPerSecond: limit))
           }
         }
@@ -201,7 +201,7 @@ struct SuddenStopModel {
   mutating func event(_ person: UserID, _ outcome: SuddenStopEvent.Outcome, _ reasons: [SuddenStopEvent.Reason], _ c: Candidate, _ at: Int64) {
     events.append(
       SuddenStopEvent(
-        person: person, outcome: outcome, reasons: reasons, stopMilliseconds: c.stop.timeMilliseconds,
+        person: person, outcome: outcome, reasons: ReasonList(reasons), stopMilliseconds: c.stop.timeMilliseconds,
         coordinate: c.stop.coordinate, accuracyMeters: c.stop.horizontalAccuracyMeters, cruisingMetersPerSecond: c.cruising,
         decidedMilliseconds: at))
   }

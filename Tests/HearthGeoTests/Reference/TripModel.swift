@@ -385,7 +385,7 @@ struct TripModel {
     var out: [String] = []
     if e.id != m.id { out.append("id") }
     if e.person != m.person { out.append("person") }
-    if e.isTrip != m.isTrip || e.reasons != m.reasons { out.append("verdict") }
+    if e.isTrip != m.isTrip || Array(e.reasons) != m.reasons { out.append("verdict") }
     if e.endedBy != m.endedBy { out.append("ended by") }
     if e.fixes != m.fixes { out.append("points") }
     if e.startPlace != m.startPlace || e.endPlace != m.endPlace { out.append("places") }
@@ -489,7 +489,7 @@ struct TripModel {
   static func describe(_ s: TripSegment) -> String {
     describe(
       Segment(
-        id: s.id, person: s.person, isTrip: s.isTrip, reasons: s.reasons, endedBy: s.endedBy, fixes: s.fixes,
+        id: s.id, person: s.person, isTrip: s.isTrip, reasons: Array(s.reasons), endedBy: s.endedBy, fixes: s.fixes,
         startPlace: s.startPlace, endPlace: s.endPlace, pathMeters: s.summary.pathMeters,
         displacementMeters: s.summary.displacementMeters,
         maxAgreedSpeedMetersPerSecond: s.summary.maxAgreedSpeedMetersPerSecond,

@@ -275,7 +275,7 @@ struct SuddenStopTests {
   )
   func roughFixesOnlyAfterTheStop() {
     func outcome(_ fixes: [Fix]) -> [[SuddenStopEvent.Reason]] {
-      run(fixes, advanceBy: 300_000).filter { $0.outcome != .pending }.map(\.reasons)
+      run(fixes, advanceBy: 300_000).filter { $0.outcome != .pending }.map { Array($0.reasons) }
     }
     let raised: [[SuddenStopEvent.Reason]] = [[.cruisedThenStopped, .stillForFiveMinutes]]
     // Within 40 s, and up to 2 min when every fix after the stop is rough.

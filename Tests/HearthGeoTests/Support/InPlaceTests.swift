@@ -31,4 +31,26 @@ struct InPlaceTests {
     none.removeAllIfAny { _ in true }
     #expect(none.isEmpty)
   }
+
+  @Test("reserveRoom(for:): room for what comes, and a list fed a little per batch is not copied every batch")
+  func roomGrowsGeometrically() {
+    var list: [Int] = []
+    var grown = 0
+    for batch in 0..<1_000 {
+      let capacity = list.capacity
+      list.reserveRoom(for: 3)
+      #expect(list.capacity >= list.count + 3)
+      if list.capacity != capacity { grown += 1 }
+      list.append(contentsOf: [batch, batch, batch])
+    }
+    // 3 000 elements: about log2(3 000) ≈ 12 growths, not one per batch
+    // (reserveCapacity(count + 3) grows every time).
+    #expect(grown <= 13, "grew \(grown) times")
+    var untouched = [1, 2]
+    untouched.reserveCapacity(10)
+    let before = untouched.capacity
+    untouched.reserveRoom(for: 0)
+    untouched.reserveRoom(for: before - 2)
+    #expect(untouched.capacity == before)
+  }
 }
