@@ -292,55 +292,6 @@ public struct LatitudeBandGrid: Sendable {
     }
   }
 
-  /// ``snapKernel(count:latitudes:longitudes:ids:centreLatitudes:centreLongitudes:)``
-  /// without the centres: writes each point's cell id only (−1 for NaN or
-  /// out-of-range points), element by element the same id. For callers that
-  /// read ids alone (the geofence index's bulk screen): per point one band
-  /// value is looked up instead of two and two stores are saved.
-  ///
-  /// Two passes per block of 32, as in the full kernel (the band lookups into
-  /// a stack buffer, then the arithmetic, which vectorises); the row is
-  /// recomputed in the second pass rather than carried (a multiply-add is
-  /// cheaper than a store and a load).
-  /// - Complexity: O(n), one table lookup per point, no allocation.
-  func cellIDsKernel(
-    count n: Int, latitudes: UnsafePointer<Double>, longitudes: UnsafePointer<Double>,
-    ids: UnsafeMutablePointer<Int64>
-  ) {
-    let block = 32
-    let rowsPerDegree = tables.rowsPerDegree
-    let lastRow = tables.lastRow
-    tables.bands.withUnsafeBufferPointer { bandTable in
-      withUnsafeTemporaryAllocation(of: Double.self, capacity: block) { scratch in
-        let bands = bandTable.baseAddress!
-        let stride = Tables.bandStride
-        let bandPerDegree = scratch.baseAddress!
-        var start = 0
-        while start < n {
-          let m = min(block, n &- start)
-          let la = latitudes + start
-          let lo = longitudes + start
-          for k in 0..<m {
-            let row = Int(Self.row(latitude: la[k], rowsPerDegree: rowsPerDegree, lastRow: lastRow))
-            bandPerDegree[k] = bands[stride &* row]
-          }
-          let outID = ids + start
-          for k in 0..<m {
-            let row = Self.row(latitude: la[k], rowsPerDegree: rowsPerDegree, lastRow: lastRow)
-            let perDegree = bandPerDegree[k]
-            let column = Self.column(
-              longitude: lo[k], columnsPerDegree: perDegree,
-              columnCount: tables.columnCount(columnsPerDegree: perDegree))
-            let valid = abs(la[k]) <= 90 && abs(lo[k]) <= 180
-            let id = Int64(row) << 32 | Int64(column)
-            outID[k] = valid ? id : -1
-          }
-          start &+= m
-        }
-      }
-    }
-  }
-
   /// The band of a latitude: ⌊(φ + 90)·rows/180⌋ clamped to [0, rows − 1]
   /// (NaN → 0, so a table lookup with it stays in bounds).
   @inline(__always)
