@@ -45,7 +45,8 @@ public struct ReasonList<Reason: Hashable & Sendable & Codable>: Sendable {
     }
     let k = Int(inlineCount)
     guard k < Self.inlineCapacity else {
-      spilled = withUnsafeBytes(of: inline) { Array($0) } + [byte]
+      // Reason k sits k bytes up the integer (by shifts, so on any byte order).
+      spilled = (0..<k).map { UInt8(truncatingIfNeeded: inline >> (8 * $0)) } + [byte]
       return
     }
     inline |= UInt64(byte) << (8 * k)

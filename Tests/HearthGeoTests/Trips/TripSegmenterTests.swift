@@ -222,6 +222,26 @@ struct TripSegmenterTests {
     #expect(late.droppedLate(UserID(1)) == 1)
   }
 
+  @Test("a long drive sent one fix per upload: the open segment grows geometrically, not copied every upload")
+  func longDriveGrowsGeometrically() {
+    // 600 km at 15 m/s, a fix every 10 s: 4 000 fixes in one open segment.
+    let fixes = Self.drive(fromMeters: 0, toMeters: 600_000, start: 0)
+    let segmenter = TripSegmenter()
+    var state = TripSegmenterState()
+    var grown = 0
+    var capacity = 0
+    for fix in fixes {
+      _ = segmenter.process(FixColumns([fix]), now: fix.timeMilliseconds + 1_000, state: &state)
+      let now = state.people[1]?.segment.capacity ?? 0
+      if now != capacity { grown += 1 }
+      capacity = now
+    }
+    #expect(fixes.count == 4_000 && (state.people[1]?.segment.count ?? 0) > 3_900)
+    // About log2(4 000) ≈ 12 growths; reserving count + n per upload grew
+    // (and copied every fix so far) on nearly every upload.
+    #expect(grown <= 24, "the open segment's storage changed \(grown) times")
+  }
+
   @Test(
     "uploads in time order after the pending fixes (taken straight from the batch) equal the same uploads reversed (sorted into pending)"
   )
