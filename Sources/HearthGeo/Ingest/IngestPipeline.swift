@@ -175,6 +175,16 @@ public struct IngestPipeline: Sendable {
       }
       start = end
     }
+    // A re-report saying `still` of a fix that took the row in this very
+    // upload adopts it too: the stored fix says `still` now (SPEC §1), and
+    // the adoption above ran before the fix took the row.
+    for index in dedupe.stillAdoptionIndices {
+      if state.people[batch.user[index]]?.presence.adoptStill(
+        device: batch.device[index], timeMilliseconds: batch.timeMilliseconds[index]) == true
+      {
+        output.stillAdopted += 1
+      }
+    }
     guard !order.isEmpty else { return output }
     let fixes =
       order.count == batch.count && order.elementsEqual(0..<batch.count) ? batch : batch.selecting(order)

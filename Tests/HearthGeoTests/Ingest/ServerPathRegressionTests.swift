@@ -261,4 +261,38 @@ struct ServerPathRegressionTests {
     #expect(old.duplicates == 1 && old.stillAdopted == 0)
     #expect(state.people[UserID(1)]?.presence.row?.activity == .unknown)
   }
+
+  @Test(
+    "a still re-report in the same upload as its fix: the row says still, so a tablet's still fix 20 min later is overruled"
+  )
+  func aStillReReportInItsOwnUploadAdopts() {
+    // Found by PersonGatePropertyTests (seed 940310561, case 297): the
+    // adoption ran before the fix took the row, and dedupe's log already
+    // said `still`, so no later re-report adopted it either; the row went
+    // stale at 15 min and a second device's `still` fix took it.
+    var state = IngestState()
+    let phone = W.fix(0, 0)
+    var still = phone
+    still.activity = .still
+    let first = pipeline.ingest(
+      FixColumns([phone, still]), receivedAtMilliseconds: Self.t0 + 1_000, state: &state)
+    #expect(first.inserted == 1 && first.duplicates == 1 && first.stillAdopted == 1)
+    #expect(state.people[UserID(1)]?.presence.row?.activity == .still)
+    // The same upload retried changes nothing.
+    let retried = pipeline.ingest(
+      FixColumns([phone, still]), receivedAtMilliseconds: Self.t0 + 2_000, state: &state)
+    #expect(retried.duplicates == 2 && retried.stillAdopted == 0 && retried.inserted == 0)
+    // A tablet's `still` fix, received 20 min after the phone's fix: the
+    // phone is fresh (35 min for `still`), so the tablet is overruled.
+    var tablet = W.fix(900, 1_190)
+    tablet.activity = .still
+    tablet.device = DeviceID(2)
+    let later = pipeline.ingest(
+      FixColumns([tablet]), receivedAtMilliseconds: Self.t0 + 1_200_000, state: &state)
+    #expect(later.overruled == 1 && later.presenceAdvanced == 0)
+    // The other order within the upload (the `still` report first) gives the same row.
+    var other = IngestState()
+    _ = pipeline.ingest(FixColumns([still, phone]), receivedAtMilliseconds: Self.t0 + 1_000, state: &other)
+    #expect(other.people[UserID(1)]?.presence.row == state.people[UserID(1)]?.presence.row)
+  }
 }

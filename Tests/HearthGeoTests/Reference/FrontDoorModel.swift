@@ -23,6 +23,7 @@ struct FrontDoorModel {
   /// (person, then time).
   mutating func forwarded(_ fixes: [Fix], received: Int64) -> [Fix] {
     var new: [Fix] = []
+    var stillRereports: [Fix] = []
     for fix in fixes {
       let t = fix.timeMilliseconds
       guard t - received <= 5 * 60_000, received - t <= 7 * 86_400_000,
@@ -37,6 +38,7 @@ struct FrontDoorModel {
           holder.activity = .still
           holders[fix.user] = holder
         }
+        if fix.activity == .still { stillRereports.append(fix) }
         continue
       }
       new.append(fix)
@@ -61,6 +63,15 @@ struct FrontDoorModel {
       }
       holders[fix.user] = fix
       out.append(fix)
+    }
+    // A re-report of a fix that took the row in this upload adopts `still` too.
+    for fix in stillRereports {
+      if var holder = holders[fix.user], holder.device == fix.device,
+        holder.timeMilliseconds == fix.timeMilliseconds
+      {
+        holder.activity = .still
+        holders[fix.user] = holder
+      }
     }
     return out
   }
