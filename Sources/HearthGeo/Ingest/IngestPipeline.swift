@@ -99,15 +99,20 @@ public struct IngestPipeline: Sendable {
     output.rejections = report.rejections
     let dedupe = state.dedupe.insert(batch, indices: report.acceptedIndices)
     output.duplicates = dedupe.duplicateIndices.count + dedupe.stillAdoptionIndices.count
-    // A `still` re-report is adopted by presence too (stale at 35 min).
-    for index in dedupe.stillAdoptionIndices {
-      let user = batch.user[index]
-      if state.people[user]?.presence.adoptStill(
-        device: batch.device[index], timeMilliseconds: batch.timeMilliseconds[index]) == true
-      {
-        output.stillAdopted += 1
+    // A `still` re-report is adopted by presence too (stale at 35 min):
+    // here for a fix that holds the row already, and again below for one
+    // that takes it in this very upload (the stored fix says `still` now,
+    // SPEC §1). Adopting twice changes nothing.
+    func adoptStillReReports(_ state: inout IngestState, _ output: inout IngestOutput) {
+      for index in dedupe.stillAdoptionIndices {
+        if state.people[batch.user[index]]?.presence.adoptStill(
+          device: batch.device[index], timeMilliseconds: batch.timeMilliseconds[index]) == true
+        {
+          output.stillAdopted += 1
+        }
       }
     }
+    adoptStillReReports(&state, &output)
     guard !dedupe.insertedIndices.isEmpty else { return output }
     let inserted = dedupe.insertedIndices
     output.inserted = inserted.count
@@ -175,16 +180,7 @@ public struct IngestPipeline: Sendable {
       }
       start = end
     }
-    // A re-report saying `still` of a fix that took the row in this very
-    // upload adopts it too: the stored fix says `still` now (SPEC §1), and
-    // the adoption above ran before the fix took the row.
-    for index in dedupe.stillAdoptionIndices {
-      if state.people[batch.user[index]]?.presence.adoptStill(
-        device: batch.device[index], timeMilliseconds: batch.timeMilliseconds[index]) == true
-      {
-        output.stillAdopted += 1
-      }
-    }
+    adoptStillReReports(&state, &output)
     guard !order.isEmpty else { return output }
     let fixes =
       order.count == batch.count && order.elementsEqual(0..<batch.count) ? batch : batch.selecting(order)
