@@ -142,6 +142,13 @@ extension Int64 {
     let (sum, overflow) = addingReportingOverflow(other)
     return overflow ? (other > 0 ? .max : .min) : sum
   }
+
+  /// `self - other`, clamped to the representable range.
+  @inline(__always)
+  func saturatingSubtract(_ other: Int64) -> Int64 {
+    let (difference, overflow) = subtractingReportingOverflow(other)
+    return overflow ? (other > 0 ? .min : .max) : difference
+  }
 }
 
 struct FixPoint: Sendable, Hashable, Codable {

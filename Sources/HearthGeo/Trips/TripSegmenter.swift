@@ -371,7 +371,8 @@ public struct TripSegmenter: Sendable {
     _ fixes: FixColumns, _ run: Range<Int>, now: Int64, _ key: UInt32,
     _ person: inout TripSegmenterState.Person, _ closed: inout TripOutput
   ) {
-    let frontier = now - rules.idleGapMilliseconds
+    // (Saturating: any clock a door hands over, Int64.min included.)
+    let frontier = now.saturatingSubtract(rules.idleGapMilliseconds)
     let watermark = person.watermark
     var considered = Int64.min
     let ready = person.pending.prefix { $0.timeMilliseconds <= frontier }.count
@@ -471,7 +472,8 @@ public struct TripSegmenter: Sendable {
   private func advance(
     to now: Int64, _ key: UInt32, _ person: inout TripSegmenterState.Person, _ closed: inout TripOutput
   ) {
-    let frontier = now - rules.idleGapMilliseconds
+    // (Saturating: any clock a door hands over, Int64.min included.)
+    let frontier = now.saturatingSubtract(rules.idleGapMilliseconds)
     let ready = person.pending.prefix { $0.timeMilliseconds <= frontier }.count
     if ready > 0 {
       // Room for every fix this advance can add to the open segment (a
@@ -672,7 +674,7 @@ public struct TripSegmenter: Sendable {
     now: Int64, _ person: UserID, _ s: inout TripSegmenterState.Person, _ closed: inout TripOutput
   ) {
     guard s.dwellAnchor == nil, let last = s.segment.last else { return }
-    let idle = now - rules.idleGapMilliseconds - last.timeMilliseconds
+    let idle = now.saturatingSubtract(rules.idleGapMilliseconds).saturatingSubtract(last.timeMilliseconds)
     guard idle > rules.splitGapMilliseconds else { return }
     let origin = namedPlace(last.coordinate, person) != nil
     guard idle > rules.journeySilenceMilliseconds || !(moving(s.segment) || origin) else { return }

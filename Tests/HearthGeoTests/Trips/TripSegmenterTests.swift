@@ -222,6 +222,27 @@ struct TripSegmenterTests {
     #expect(late.droppedLate(UserID(1)) == 1)
   }
 
+  @Test(
+    "clocks at the ends of Int64: no overflow trap, and an extreme clock closes or keeps as its sign says")
+  func extremeClocks() {
+    // Found by fuzzing hearth_ingest_tick: now − idle gap − last fix's time
+    // overflowed for a clock near Int64.min.
+    let fixes = Self.drive(fromMeters: 0, toMeters: 3_000, start: 0)
+    let segmenter = TripSegmenter()
+    for now in [Int64.min, Int64.min + 1, Int64.max] {
+      var state = TripSegmenterState()
+      // Every fix considered (older than the idle gap), the segment open.
+      var out = segmenter.process(
+        FixColumns(fixes), now: fixes.last!.timeMilliseconds + TripRules().idleGapMilliseconds + 1,
+        state: &state)
+      #expect(out.segments.isEmpty && (state.people[1]?.segment.count ?? 0) == fixes.count)
+      out += segmenter.advance(to: now, state: &state)
+      out += segmenter.process(FixColumns(fixes), now: now, state: &state)
+      // Far in the past nothing is idle; far in the future the drive closes.
+      #expect(out.segments.count == (now == .max ? 1 : 0), "now \(now)")
+    }
+  }
+
   @Test("a long drive sent one fix per upload: the open segment grows geometrically, not copied every upload")
   func longDriveGrowsGeometrically() {
     // 600 km at 15 m/s, a fix every 10 s: 4 000 fixes in one open segment.
