@@ -61,7 +61,7 @@ public enum PresenceStatus {
     lastFixMilliseconds: Int64, now: Int64, parked: Bool, androidOnlyAccount: Bool, canWake: Bool,
     unansweredWakes: Int, rules: PresenceStatusRules = PresenceStatusRules()
   ) -> Bool {
-    let silent = now - lastFixMilliseconds
+    let silent = now.saturatingSubtract(lastFixMilliseconds)
     guard
       silent > offlineAfterMilliseconds(parked: parked, androidOnlyAccount: androidOnlyAccount, rules: rules)
     else { return false }
@@ -96,7 +96,7 @@ public enum PresenceStatus {
     guard let level, charging != .charging else { return .fine }
     if phoneWentQuiet && level <= rules.batteryRanOutFraction { return .likelyRanOut }
     guard level <= (circleThreshold ?? rules.batteryLowFraction) else { return .fine }
-    if let last = lastLowAlertMilliseconds, now - last < rules.batteryCooldownMilliseconds {
+    if let last = lastLowAlertMilliseconds, now.saturatingSubtract(last) < rules.batteryCooldownMilliseconds {
       return .lowButCoolingDown
     }
     return .low
@@ -144,7 +144,7 @@ public enum PresenceStatus {
   ) -> (hold: Bool, reason: OutageReason, holdUntilMilliseconds: Int64?) {
     let counting = phones.filter(\.counts)
     var reason: OutageReason?
-    if let failure = lastPushFailureMilliseconds, now - failure <= rules.pushFailureWindowMilliseconds {
+    if let failure = lastPushFailureMilliseconds, now.saturatingSubtract(failure) <= rules.pushFailureWindowMilliseconds {
       reason = .pushProviderUnreachable
     } else if counting.count <= 1 {
       // Cannot tell, so it announces; an earlier hold's 30 min still run
@@ -159,7 +159,7 @@ public enum PresenceStatus {
       let quiet = counting.filter(\.quiet).count
       if quiet > counting.count - quiet { reason = .moreQuietThanReporting }
     }
-    if let reason { return (true, reason, now + rules.holdMilliseconds) }
+    if let reason { return (true, reason, now.saturatingAdd(rules.holdMilliseconds)) }
     if let until = holdUntilMilliseconds, now < until { return (true, .stillHolding, until) }
     return (false, .looksLikeThePhones, nil)
   }

@@ -73,6 +73,20 @@ struct SuddenStopTests {
     #expect(events[1].decidedMilliseconds - events[1].stopMilliseconds == 300_000)
   }
 
+  @Test("a clock at either end of Int64 with a stop pending: no overflow trap; the far future raises it")
+  func extremeClocks() {
+    // A tick from a door can be any Int64; the engine saturates its clock arithmetic.
+    let fixes = Self.scenario(stillFixes: 0)
+    let engine = SuddenStopEngine(places: [])
+    for now in [Int64.min, Int64.max] {
+      var state = SuddenStopState()
+      var events = engine.process(FixColumns(fixes), state: &state)
+      #expect(outcomes(events) == ["pending [\"cruisedThenStopped\"]"])
+      events += engine.advance(to: now, state: &state)
+      #expect(events.contains { $0.outcome == .raised } == (now == .max), "now \(now)")
+    }
+  }
+
   @Test("35 km/h is cruising; just below is not")
   func cruisingEdge() {
     #expect(run(Self.scenario(speed: 35 / 3.6)).contains { $0.outcome == .raised })
