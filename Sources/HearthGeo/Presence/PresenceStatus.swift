@@ -144,7 +144,9 @@ public enum PresenceStatus {
   ) -> (hold: Bool, reason: OutageReason, holdUntilMilliseconds: Int64?) {
     let counting = phones.filter(\.counts)
     var reason: OutageReason?
-    if let failure = lastPushFailureMilliseconds, now.saturatingSubtract(failure) <= rules.pushFailureWindowMilliseconds {
+    if let failure = lastPushFailureMilliseconds,
+      now.saturatingSubtract(failure) <= rules.pushFailureWindowMilliseconds
+    {
       reason = .pushProviderUnreachable
     } else if counting.count <= 1 {
       // Cannot tell, so it announces; an earlier hold's 30 min still run

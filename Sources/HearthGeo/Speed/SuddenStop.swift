@@ -379,7 +379,9 @@ public struct SuddenStopEngine: Sendable {
   private func settle(
     _ now: Int64, _ person: UserID, _ s: inout SuddenStopState.PersonState, _ events: inout [SuddenStopEvent]
   ) {
-    guard let candidate = s.candidate, now.saturatingSubtract(candidate.stop.time) >= rules.stillForMilliseconds else { return }
+    guard let candidate = s.candidate,
+      now.saturatingSubtract(candidate.stop.time) >= rules.stillForMilliseconds
+    else { return }
     s.candidate = nil
     let decided = candidate.stop.time + rules.stillForMilliseconds
     // A stop fix without a measured speed says nothing by itself: a later

@@ -134,7 +134,9 @@ public struct ParkingDetector: Sendable, Hashable, Codable {
       var base = anchor ?? recent.last
     else { return nil }
     parkFixMade = true
-    if let newest = recent.last, now.saturatingSubtract(newest.timeMilliseconds) < rules.parkFixFromFixWithinMilliseconds {
+    if let newest = recent.last,
+      now.saturatingSubtract(newest.timeMilliseconds) < rules.parkFixFromFixWithinMilliseconds
+    {
       base = newest
     }
     base.timeMilliseconds = now
