@@ -179,7 +179,9 @@ public enum TripNaming {
     for trip: TripSegment, ends: Ends, places: [Geofence], now: Int64, rules: TripRules = TripRules()
   ) -> Notice {
     if let to = ends.to { return .feedOnly(place: to) }
-    guard now.saturatingSubtract(trip.summary.endMilliseconds) <= rules.stoppedNoticeMilliseconds else { return .nothing }
+    guard now.saturatingSubtract(trip.summary.endMilliseconds) <= rules.stoppedNoticeMilliseconds else {
+      return .nothing
+    }
     var best: (PlaceID, Double)?
     for place in places {
       let d = GreatCircle.distanceMeters(from: place.center, to: trip.summary.end)
