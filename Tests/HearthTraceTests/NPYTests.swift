@@ -73,6 +73,19 @@ struct NPYTests {
     }
   }
 
+  @Test("a header claiming billions of rows of zero columns reads as empty at once (fuzzed hang)")
+  func emptyWithHugeRows() throws {
+    var header = Array("{'descr': '<f8', 'fortran_order': True, 'shape': (84294967296, 0), }".utf8)
+    while (10 + header.count + 1) % 64 != 0 { header.append(0x20) }
+    header.append(0x0A)
+    let bytes: [UInt8] =
+      [0x93] + Array("NUMPY".utf8) + [1, 0, UInt8(header.count & 0xFF), UInt8(header.count >> 8)] + header
+    let folder = TemporaryFolder()
+    folder.write("huge.npy", bytes)
+    let array = try NPYArray.read(path: folder.path("huge.npy"))
+    #expect(array.count == 0 && array.doubles.isEmpty)
+  }
+
   @Test("a trace written as a folder of .npy columns reads back equal")
   func traceFolderRoundTrip() throws {
     let (original, _) = try SensorLoggerReader.read(

@@ -289,6 +289,9 @@ public struct NPYArray: Sendable {
       return Array(
         UnsafeBufferPointer(start: storage.base.assumingMemoryBound(to: Double.self), count: count))
     }
+    // No elements (a dimension of 0): no rows to walk, however many the
+    // other dimension claims (a fuzzed (84 294 967 296, 0) hung here).
+    guard count > 0 else { return [] }
     let (rows, columns) = matrixShape
     var out = [Double](repeating: 0, count: count)
     for r in 0..<rows {
