@@ -113,17 +113,33 @@ extension GreatCircle {
   /// - Precondition: the four spans have the same count.
   /// - Complexity: O(n); per step three polynomial sines (each point's cosine
   ///   is computed once and shared by its two steps), one square root, one
-  ///   arcsine polynomial; no heap allocation (a 4 KiB scratch buffer).
+  ///   arcsine polynomial; no heap allocation (a 1 KiB scratch buffer on the stack).
   public static func trackDistancesMeters(
     latitudesDegrees latitudes: Span<Double>, longitudesDegrees longitudes: Span<Double>,
     steps: inout MutableSpan<Double>, cumulative: inout MutableSpan<Double>
   ) {
+    precondition(cumulative.count == steps.count, "trackDistancesMeters: every span must have the same count")
+    stepsMeters(latitudesDegrees: latitudes, longitudesDegrees: longitudes, steps: &steps)
+    runningSum(steps, into: &cumulative)
+  }
+
+  /// The steps of ``trackDistancesMeters(latitudesDegrees:longitudesDegrees:steps:cumulative:)-(Span<Double>,_,_,_)``
+  /// alone (`steps[0] = 0`), bit for bit the same; for callers that need no
+  /// running path (the agreed speeds of a batch).
+  /// - Complexity: O(n); no heap allocation.
+  static func stepsMeters(
+    latitudesDegrees latitudes: Span<Double>, longitudesDegrees longitudes: Span<Double>,
+    steps: inout MutableSpan<Double>
+  ) {
     let n = latitudes.count
     precondition(
-      longitudes.count == n && steps.count == n && cumulative.count == n,
-      "trackDistancesMeters: every span must have the same count")
+      longitudes.count == n && steps.count == n, "trackDistancesMeters: every span must have the same count")
     guard n > 0 else { return }
-    let block = 512
+    // 128 cosines fill 1 KiB, the most `withUnsafeTemporaryAllocation`
+    // keeps on the stack (beyond it, one heap allocation per call). The
+    // block only bounds the scratch: every step is computed alike whatever
+    // block it falls in.
+    let block = 127
     latitudes.withUnsafeBufferPointer { latitudeBuffer in
       longitudes.withUnsafeBufferPointer { longitudeBuffer in
         steps.withUnsafeMutableBufferPointer { stepBuffer in
@@ -158,25 +174,43 @@ extension GreatCircle {
         }
       }
     }
-    runningSum(steps, into: &cumulative)
   }
 
-  /// Compensated prefix sum of non-negative values (Neumaier's variant of
-  /// Kahan summation): `output[i]` is `values[0] + … + values[i]` carried as a
-  /// running sum plus its rounding error, within about 2 ulp of the exact
-  /// prefix sum however long the track. NaN propagates.
+  /// Compensated prefix sum of non-negative values (``CompensatedSum``):
+  /// `output[i]` is `values[0] + … + values[i]`, within about 2 ulp of the
+  /// exact prefix sum however long the track. NaN propagates.
   @inline(__always)
   static func runningSum(_ values: borrowing MutableSpan<Double>, into output: inout MutableSpan<Double>) {
-    var sum = 0.0
-    var compensation = 0.0
+    var sum = CompensatedSum()
     for i in 0..<values.count {
-      let x = values[i]
-      let t = sum + x
-      compensation += sum >= x ? (sum - t) + x : (x - t) + sum
-      sum = t
-      output[i] = sum + compensation
+      sum.add(values[i])
+      output[i] = sum.value
     }
   }
+}
+
+/// A running sum carried with its rounding error (Neumaier's variant of
+/// Kahan summation): within about 2 ulp of the exact sum of non-negative
+/// values however many. The one definition of a track's path length: the
+/// cumulative distances and a trip's path add their steps through it, so
+/// the two agree bit for bit. NaN propagates. O(1) per value.
+struct CompensatedSum {
+  private var sum = 0.0
+  private var compensation = 0.0
+
+  @inline(__always)
+  mutating func add(_ x: Double) {
+    let t = sum + x
+    compensation += sum >= x ? (sum - t) + x : (x - t) + sum
+    sum = t
+  }
+
+  /// The sum so far, m when the values are.
+  @inline(__always)
+  var value: Double { sum + compensation }
+}
+
+extension GreatCircle {
 
   /// Runs `body(start, count)` over consecutive blocks of at most 1024 items:
   /// small enough that a block's outputs are still in L1/L2 when

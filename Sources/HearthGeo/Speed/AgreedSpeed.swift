@@ -159,19 +159,14 @@ public struct AgreedSpeedBatch: Sendable, Hashable {
       return
     }
     // The steps are measured into the speed column itself, then each is
-    // replaced by its pair's speed (pair i reads step i only); the running
-    // path goes to scratch on the stack. Two allocations per batch.
+    // replaced by its pair's speed (pair i reads step i only). Two
+    // allocations per batch: the two columns.
     let n = fixes.count
     var loose = [Bool](repeating: false, count: n)
     var out = [Double](repeating: 0, count: n)
-    withUnsafeTemporaryAllocation(of: Double.self, capacity: n) { scratch in
-      scratch.initialize(repeating: 0)
-      var steps = out.mutableSpan
-      var cumulative = scratch.mutableSpan
-      GreatCircle.trackDistancesMeters(
-        latitudesDegrees: fixes.latitudeDegrees.span, longitudesDegrees: fixes.longitudeDegrees.span,
-        steps: &steps, cumulative: &cumulative)
-    }
+    var steps = out.mutableSpan
+    GreatCircle.stepsMeters(
+      latitudesDegrees: fixes.latitudeDegrees.span, longitudesDegrees: fixes.longitudeDegrees.span, steps: &steps)
     fixes.timeMilliseconds.withUnsafeBufferPointer { time in
       fixes.horizontalAccuracyMeters.withUnsafeBufferPointer { accuracy in
         fixes.speedMetersPerSecond.withUnsafeBufferPointer { speed in

@@ -145,36 +145,58 @@ public struct SpeedAlertEngine: Sendable {
     let batch = batch.under(rules.agreed)
     let fixes = batch.fixes
     var events: [SpeedAlertEvent] = []
-    var runs: [(UserID, Range<Int>)] = []
+    // Every walker's circles in one buffer kept for the batch (a list per
+    // person was most of this engine's allocations). First it holds the
+    // batch's limited circles, to see whether people share one: a batch's
+    // limited circles are few, so a list beats hashing.
+    var slots: [Walker.Slot] = []
     var shared = false
-    var seen: [CircleID] = []  // a batch's limited circles are few: a list beats hashing
-    fixes.forEachPersonRun { person, run in
-      runs.append((person, run))
+    var runCount = 0
+    fixes.forEachPersonRun { person, _ in
+      runCount += 1
       guard !shared else { return }
       for circle in circlesOfPerson[person] ?? [] where limits[circle] != nil {
-        if seen.contains(circle) { shared = true } else { seen.append(circle) }
+        if slots.contains(where: { $0.circle == circle }) {
+          shared = true
+        } else {
+          slots.append((circle, 0, 0, nil))
+        }
       }
     }
     guard shared else {
-      for (person, run) in runs {
-        var walker = Walker(self, person, run, now, &state)
-        for i in run { walker.step(i, batch, &state, &events) }
-        walker.store(&state)
+      // Person by person: one walker at a time, its circles at the buffer's start.
+      fixes.forEachPersonRun { person, run in
+        slots.removeAll(keepingCapacity: true)
+        var walker = Walker(self, person, run, now, &state, &slots)
+        for i in run { walker.step(i, batch, &state, &events, &slots) }
+        walker.store(&state, slots)
       }
       return events
     }
-    // People sharing a circle: one walker each, fixes in time order.
-    var walkers: [UserID: Walker] = [:]
-    var order: [Int] = []
-    for (person, run) in runs {
-      if walkers[person] == nil { walkers[person] = Walker(self, person, run, now, &state) }
-      order += run
+    // People sharing a circle: one walker each (a person's circles taken
+    // once, at their first run), fixes in time order across people.
+    slots.removeAll(keepingCapacity: true)
+    var walkers: [Walker] = []
+    var walkerOfPerson: [UserID: Int] = [:]
+    walkerOfPerson.reserveCapacity(runCount)
+    var order: [(time: Int64, user: UInt32, index: Int, walker: Int)] = []
+    order.reserveCapacity(fixes.count)
+    fixes.forEachPersonRun { person, run in
+      let w: Int
+      if let known = walkerOfPerson[person] {
+        w = known
+      } else {
+        w = walkers.count
+        walkerOfPerson[person] = w
+        walkers.append(Walker(self, person, run, now, &state, &slots))
+      }
+      for i in run { order.append((fixes.timeMilliseconds[i], person.rawValue, i, w)) }
     }
-    order.sort {
-      (fixes.timeMilliseconds[$0], fixes.user[$0], $0) < (fixes.timeMilliseconds[$1], fixes.user[$1], $1)
-    }
-    for i in order { walkers[fixes.user[i]]?.step(i, batch, &state, &events) }
-    for person in walkers.keys.sorted() { walkers[person]?.store(&state) }
+    order.sort { ($0.time, $0.user, $0.index) < ($1.time, $1.user, $1.index) }
+    for entry in order { walkers[entry.walker].step(entry.index, batch, &state, &events, &slots) }
+    // Written back in person order, as the state's tables were always filled.
+    walkers.sort { $0.person < $1.person }
+    for walker in walkers { walker.store(&state, slots) }
     return events
   }
 
@@ -189,7 +211,10 @@ public struct SpeedAlertEngine: Sendable {
     let runEnd: Int
     /// The batch's receipt, ms.
     let now: Int64
-    var circles: [(circle: CircleID, limit: Double, key: UInt64, run: SpeedAlertState.Run?)] = []
+    /// A circle with a limit: its limit (m/s), state key and open stretch.
+    typealias Slot = (circle: CircleID, limit: Double, key: UInt64, run: SpeedAlertState.Run?)
+    /// Where this person's circles sit in the batch's slot buffer.
+    let circles: Range<Int>
     /// The lowest of `circles`' limits (+∞: none), and how many of them
     /// have an open stretch: a pair at or under the lowest limit with no
     /// stretch open changes nothing but the previous fix (the common case,
@@ -201,25 +226,28 @@ public struct SpeedAlertEngine: Sendable {
 
     init(
       _ engine: SpeedAlertEngine, _ person: UserID, _ run: Range<Int>, _ now: Int64,
-      _ state: inout SpeedAlertState
+      _ state: inout SpeedAlertState, _ slots: inout [Slot]
     ) {
       self.engine = engine
       self.person = person
       runEnd = run.upperBound
       self.now = now
+      let first = slots.count
       for circle in engine.circlesOfPerson[person] ?? [] {
         guard let limit = engine.limits[circle]?.metersPerSecond else { continue }
         let key = SpeedAlertState.key(person, circle)
         let run = state.runs[key]
-        circles.append((circle, limit, key, run))
+        slots.append((circle, limit, key, run))
         lowestLimit = min(lowestLimit, limit)
         if run != nil { openRuns += 1 }
       }
+      circles = first..<slots.count
       previous = state.previous[person.rawValue]
     }
 
     mutating func step(
-      _ i: Int, _ batch: AgreedSpeedBatch, _ state: inout SpeedAlertState, _ events: inout [SpeedAlertEvent]
+      _ i: Int, _ batch: AgreedSpeedBatch, _ state: inout SpeedAlertState, _ events: inout [SpeedAlertEvent],
+      _ slots: inout [Slot]
     ) {
       let current = TrackPoint(batch.fixes, i)
       guard let before = previous else {
@@ -235,27 +263,27 @@ public struct SpeedAlertEngine: Sendable {
       }
       openRuns = 0
       defer {
-        for c in circles where c.run != nil { openRuns += 1 }
+        for c in circles where slots[c].run != nil { openRuns += 1 }
       }
-      for c in circles.indices {
-        guard let (speed, loose) = agreed, !loose, speed > circles[c].limit else {
-          circles[c].run = nil
+      for c in circles {
+        guard let (speed, loose) = agreed, !loose, speed > slots[c].limit else {
+          slots[c].run = nil
           continue
         }
         var stretch =
-          circles[c].run ?? .init(start: before.time, end: current.time, fastest: speed, verdict: .open)
+          slots[c].run ?? .init(start: before.time, end: current.time, fastest: speed, verdict: .open)
         stretch.end = current.time
         stretch.fastest = max(stretch.fastest, speed)
-        let limit = circles[c].limit
+        let limit = slots[c].limit
         if stretch.verdict != .done && stretch.end - stretch.start >= engine.rules.minimumOverMilliseconds,
           let event = engine.decide(
-            person, circles[c].circle, &stretch, limit: limit,
+            person, slots[c].circle, &stretch, limit: limit,
             late: { newestOfStretch(from: current, at: i, over: limit, batch) }, receivedAtMilliseconds: now,
             state: &state)
         {
           events.append(event)
         }
-        circles[c].run = stretch
+        slots[c].run = stretch
       }
     }
 
@@ -282,10 +310,10 @@ public struct SpeedAlertEngine: Sendable {
       return before.time
     }
 
-    func store(_ state: inout SpeedAlertState) {
+    func store(_ state: inout SpeedAlertState, _ slots: [Slot]) {
       state.previous[person.rawValue] = previous
       // A stretch that ended is dropped; one still open is kept.
-      for c in circles { state.runs[c.key] = c.run }
+      for c in circles { state.runs[slots[c].key] = slots[c].run }
     }
   }
 

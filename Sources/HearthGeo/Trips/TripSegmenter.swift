@@ -61,42 +61,59 @@ public struct TripSummary: Sendable, Hashable, Codable {
   public var durationMilliseconds: Int64 { endMilliseconds - startMilliseconds }
 
   /// The aggregates of `fixes` (time order); nil for no fixes. O(n): one
-  /// vectorised pass for the steps and one for the distances from the start.
-  /// The top speed leaves loose pairs out (``AgreedSpeedRules``), as the
-  /// speed alert does.
+  /// vectorised pass for the steps and one for the distances from the start,
+  /// in one scratch buffer (on the stack up to 42 fixes, else one heap
+  /// allocation). The top speed leaves loose pairs out (``AgreedSpeedRules``),
+  /// as the speed alert does.
   public init?(_ fixes: [Fix], rules: AgreedSpeedRules = AgreedSpeedRules()) {
     guard let first = fixes.first, let last = fixes.last else { return nil }
     startMilliseconds = first.timeMilliseconds
     endMilliseconds = last.timeMilliseconds
     start = first.coordinate
     end = last.coordinate
-    let latitudes = fixes.map(\.latitudeDegrees)
-    let longitudes = fixes.map(\.longitudeDegrees)
-    var steps: [Double] = []
-    var cumulative: [Double] = []
-    GreatCircle.trackDistancesMeters(
-      latitudesDegrees: latitudes, longitudesDegrees: longitudes, steps: &steps, cumulative: &cumulative)
-    pathMeters = cumulative.last ?? 0
-    // The fastest neighbour agreement: `AgreedSpeed.stretch` on the steps
-    // already measured (bit-identical distances).
-    var fastest: Double?
-    for i in fixes.indices.dropFirst() {
-      let (a, b) = (fixes[i - 1], fixes[i])
-      if let v = AgreedSpeed.pair(
-        intervalMilliseconds: b.timeMilliseconds - a.timeMilliseconds, distanceMeters: steps[i],
-        a.horizontalAccuracyMeters, a.speedMetersPerSecond, b.horizontalAccuracyMeters,
-        b.speedMetersPerSecond,
-        rules: rules), v.source != .loose, v.metersPerSecond > fastest ?? -.infinity
-      {
-        fastest = v.metersPerSecond
+    let n = fixes.count
+    let origin = start
+    (pathMeters, maxAgreedSpeedMetersPerSecond, displacementMeters) = withUnsafeTemporaryAllocation(
+      of: Double.self, capacity: 3 * n
+    ) { scratch in
+      scratch.initialize(repeating: 0)
+      let latitudes = UnsafeMutableBufferPointer(rebasing: scratch[0..<n])
+      let longitudes = UnsafeMutableBufferPointer(rebasing: scratch[n..<(2 * n)])
+      let distances = UnsafeMutableBufferPointer(rebasing: scratch[(2 * n)..<(3 * n)])
+      for (i, fix) in fixes.enumerated() {
+        latitudes[i] = fix.latitudeDegrees
+        longitudes[i] = fix.longitudeDegrees
       }
+      var steps = distances.mutableSpan
+      GreatCircle.stepsMeters(
+        latitudesDegrees: UnsafeBufferPointer(latitudes).span,
+        longitudesDegrees: UnsafeBufferPointer(longitudes).span, steps: &steps)
+      // The path as `trackDistancesMeters` adds it (bit-identical), and the
+      // fastest neighbour agreement: `AgreedSpeed.pair` on the steps
+      // already measured.
+      var path = CompensatedSum()
+      path.add(distances[0])
+      var fastest: Double?
+      for i in 1..<n {
+        path.add(distances[i])
+        let (a, b) = (fixes[i - 1], fixes[i])
+        if let v = AgreedSpeed.pair(
+          intervalMilliseconds: b.timeMilliseconds - a.timeMilliseconds, distanceMeters: distances[i],
+          a.horizontalAccuracyMeters, a.speedMetersPerSecond, b.horizontalAccuracyMeters,
+          b.speedMetersPerSecond,
+          rules: rules), v.source != .loose, v.metersPerSecond > fastest ?? -.infinity
+        {
+          fastest = v.metersPerSecond
+        }
+      }
+      var fromStart = distances.mutableSpan
+      GreatCircle.distancesMeters(
+        from: origin, toLatitudesDegrees: UnsafeBufferPointer(latitudes).span,
+        longitudesDegrees: UnsafeBufferPointer(longitudes).span, into: &fromStart)
+      var farthest = 0.0
+      for d in distances where d > farthest { farthest = d }
+      return (path.value, fastest, farthest)
     }
-    maxAgreedSpeedMetersPerSecond = fastest
-    var farthest = 0.0
-    GreatCircle.distancesMeters(
-      from: start, toLatitudesDegrees: latitudes, longitudesDegrees: longitudes, into: &steps)
-    for d in steps where d > farthest { farthest = d }
-    displacementMeters = farthest
     let seconds = Double(endMilliseconds - startMilliseconds) / 1000
     averageSpeedMetersPerSecond = seconds > 0 ? pathMeters / seconds : 0
   }

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 import _HearthTestSupport
 
+import struct HearthSim.SeededGenerator
+
 @testable import HearthGeo
 
 @Suite("Trips (SPEC §7)")
@@ -78,6 +80,32 @@ struct TripSegmenterTests {
     #expect(trip.fixes.first!.coordinate == W.fix(0, 600).coordinate)
     #expect(GreatCircle.distanceMeters(from: trip.summary.end, to: Self.away) < 0.01)
     #expect(trip.id == UInt64(1) << 32 | 1)
+  }
+
+  @Test(
+    "a summary's path and displacement are the track functions' own, bit for bit, whether its scratch is on the stack or the heap",
+    arguments: [1, 2, 3, 41, 42, 43, 126, 127, 128, 129, 300])
+  func summaryMatchesTrackFunctions(count: Int) {
+    var generator = SeededGenerator(seed: UInt64(count))
+    var fixes: [Fix] = []
+    var meters = 0.0
+    for k in 0..<count {
+      meters += generator.nextDouble(in: 0, 400)
+      fixes.append(W.fix(meters, Double(k) * 10, accuracy: 8, speed: generator.nextDouble(in: 0, 30)))
+    }
+    let latitudes = fixes.map(\.latitudeDegrees)
+    let longitudes = fixes.map(\.longitudeDegrees)
+    var steps: [Double] = []
+    var path: [Double] = []
+    GreatCircle.trackDistancesMeters(
+      latitudesDegrees: latitudes, longitudesDegrees: longitudes, steps: &steps, cumulative: &path)
+    var fromStart: [Double] = []
+    GreatCircle.distancesMeters(
+      from: fixes[0].coordinate, toLatitudesDegrees: latitudes, longitudesDegrees: longitudes, into: &fromStart)
+    let summary = TripSummary(fixes)!
+    #expect(summary.pathMeters.bitPattern == path[count - 1].bitPattern)
+    #expect(summary.displacementMeters.bitPattern == fromStart.max()!.bitPattern)
+    #expect(summary.maxAgreedSpeedMetersPerSecond == AgreedSpeed.stretch(FixColumns(fixes)))
   }
 
   @Test("the four validity thresholds, both sides")
