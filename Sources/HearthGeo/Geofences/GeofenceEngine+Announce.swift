@@ -209,7 +209,8 @@ extension GeofenceEngine {
     context.events.append(
       GeofenceEvent(
         kind: kind, outcome: outcome, reasons: reasons, place: place.id, circle: place.circle,
-        person: context.person, eventMilliseconds: eventTime, decidedMilliseconds: decided, journey: journey))
+        person: context.person, eventMilliseconds: eventTime, decidedMilliseconds: decided, journey: journey),
+      reservingOnFirst: Self.firstEventRoom)
     return outcome
   }
 }

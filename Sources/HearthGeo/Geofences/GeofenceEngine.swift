@@ -40,6 +40,8 @@
 public struct GeofenceEngine: Sendable {
   public let index: GeofenceIndex
   public let rules: GeofenceRules
+  /// Room the first event of a batch reserves (``Array/append(_:reservingOnFirst:)``).
+  static let firstEventRoom = 16
   let lookup: Lookup
 
   /// Place ids → index positions, and the circles each person belongs to
@@ -188,8 +190,12 @@ public struct GeofenceEngine: Sendable {
       let b = (fixes.user[j].rawValue, fixes.timeMilliseconds[j], fixes.device[j].rawValue)
       return a != b ? a < b : i < j
     }
-    var order = Array(fixes.timeMilliseconds.indices)
-    if !zip(order, order.dropFirst()).allSatisfy({ before($0, $1) }) { order.sort(by: before) }
+    // The batch's own order when it is sorted already (the pipeline's
+    // batches are): no list of positions.
+    let inOrder = fixes.count < 2 || (1..<fixes.count).allSatisfy { before($0 - 1, $0) }
+    let order = inOrder ? [] : Array(fixes.timeMilliseconds.indices).sorted(by: before)
+    let count = fixes.count
+    @inline(__always) func at(_ k: Int) -> Int { inOrder ? k : order[k] }
     // One context for the whole batch: its buffers and event list are reused
     // person after person; each person's state is moved in and out of the
     // dictionary (not copied) while it changes.
@@ -197,12 +203,12 @@ public struct GeofenceEngine: Sendable {
     // Room for a fix among many places at once, not grown step by step.
     context.candidates.reserveCapacity(64)
     var start = 0
-    while start < order.count {
-      let person = fixes.user[order[start]]
+    while start < count {
+      let person = fixes.user[at(start)]
       var end = start
       var newest = Int64.min
-      while end < order.count && fixes.user[order[end]] == person {
-        newest = max(newest, fixes.timeMilliseconds[order[end]])
+      while end < count && fixes.user[at(end)] == person {
+        newest = max(newest, fixes.timeMilliseconds[at(end)])
         end += 1
       }
       context.late = rules.late.isLate(newestFixMilliseconds: newest, receivedAtMilliseconds: now)
@@ -219,7 +225,7 @@ public struct GeofenceEngine: Sendable {
       }) {
         dropRecordsOfUnseenPlaces(&context, dropped: &state.droppedForRemovedPlaces)
       }
-      for k in start..<end { apply(fixes[order[k]], &context) }
+      for k in start..<end { apply(fixes[at(k)], &context) }
       settle(upTo: now, &context)
       evict(&context.state)
       updateWaiting(context.state, in: &state, waited: waited)
@@ -358,7 +364,7 @@ public struct GeofenceEngine: Sendable {
           GeofenceEvent(
             kind: kind, outcome: .feedOnly, reasons: [.placeRemoved], place: record.place, circle: 0,
             person: context.state.person, eventMilliseconds: time, decidedMilliseconds: context.now,
-            journey: nil))
+            journey: nil), reservingOnFirst: Self.firstEventRoom)
       }
     }
     context.state.records = PlaceRecords(kept)

@@ -110,6 +110,8 @@ public struct SpeedAlertEngine: Sendable {
   public let limits: [CircleID: SpeedLimit]
   public let circlesOfPerson: [UserID: [CircleID]]
   public let rules: SpeedAlertRules
+  /// Room the first event of a batch reserves (``Array/append(_:reservingOnFirst:)``).
+  static let firstEventRoom = 8
 
   /// `limits`: circle → limit (a circle without one never alerts);
   /// `circlesOfPerson`: the circles each person is in.
@@ -150,6 +152,7 @@ public struct SpeedAlertEngine: Sendable {
     // batch's limited circles, to see whether people share one: a batch's
     // limited circles are few, so a list beats hashing.
     var slots: [Walker.Slot] = []
+    slots.reserveCapacity(16)  // a batch's limited circles, usually few: one allocation
     var shared = false
     var runCount = 0
     fixes.forEachPersonRun { person, _ in
@@ -281,7 +284,7 @@ public struct SpeedAlertEngine: Sendable {
             late: { newestOfStretch(from: current, at: i, over: limit, batch) }, receivedAtMilliseconds: now,
             state: &state)
         {
-          events.append(event)
+          events.append(event, reservingOnFirst: SpeedAlertEngine.firstEventRoom)
         }
         slots[c].run = stretch
       }

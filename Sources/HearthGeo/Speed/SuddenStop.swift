@@ -162,6 +162,8 @@ public struct SuddenStopEngine: Sendable {
   /// The circles each person is in; nil: every place counts for everyone.
   public let circlesOfPerson: [UserID: [CircleID]]?
   public let rules: SuddenStopRules
+  /// Room the first event of a batch reserves (``Array/append(_:reservingOnFirst:)``).
+  static let firstEventRoom = 16
   /// The places, indexed with each one's excluded disc (the first 200 m of
   /// its radius plus the 40 m edge, `rules.exclusionDisc`); possibly
   /// shared with other engines.
@@ -274,7 +276,7 @@ public struct SuddenStopEngine: Sendable {
         guard
           GreatCircle.distanceMeters(from: raised.stop.coordinate, to: point.coordinate) > rules.droveOnMeters
         else { return false }
-        events.append(event(person, .cancelled, [.droveOn], raised, point.time))
+        events.append(event(person, .cancelled, [.droveOn], raised, point.time), reservingOnFirst: Self.firstEventRoom)
         return true
       }
     }
@@ -330,10 +332,10 @@ public struct SuddenStopEngine: Sendable {
     // the stop. One far fix that claims to stand still is an outlier.
     let moving = (point.speed ?? 0) > rules.stoppedMetersPerSecond
     if moving || (away && candidate.previousAway) {
-      events.append(event(person, .rejected, [.movedWithinFiveMinutes], candidate, point.time))
+      events.append(event(person, .rejected, [.movedWithinFiveMinutes], candidate, point.time), reservingOnFirst: Self.firstEventRoom)
       s.candidate = nil
     } else if candidate.needsRoughFixes && point.accuracy <= rules.roughAccuracyMeters {
-      events.append(event(person, .rejected, [.sharpFixAfterLongGap], candidate, point.time))
+      events.append(event(person, .rejected, [.sharpFixAfterLongGap], candidate, point.time), reservingOnFirst: Self.firstEventRoom)
       s.candidate = nil
     } else {
       candidate.previousAway = away
@@ -357,23 +359,23 @@ public struct SuddenStopEngine: Sendable {
     let gap = stop.time - cruise.time
     var candidate = SuddenStopState.Candidate(stop: stop, cruising: cruising, needsRoughFixes: false)
     if gap > rules.roughNextFixWithinMilliseconds {
-      events.append(event(person, .rejected, [.nextFixTooLate], candidate, stop.time))
+      events.append(event(person, .rejected, [.nextFixTooLate], candidate, stop.time), reservingOnFirst: Self.firstEventRoom)
       return
     }
     if gap > rules.nextFixWithinMilliseconds { candidate.needsRoughFixes = true }
     if live {
       let deceleration = (cruising - (stop.speed ?? 0)) / (Double(gap) / 1000)
       if deceleration < rules.liveDecelerationMetersPerSecondSquared {
-        events.append(event(person, .rejected, [.gentleStopOnLive], candidate, stop.time))
+        events.append(event(person, .rejected, [.gentleStopOnLive], candidate, stop.time), reservingOnFirst: Self.firstEventRoom)
         return
       }
     }
     if insidePlace(stop.coordinate, person) {
-      events.append(event(person, .rejected, [.insidePlace], candidate, stop.time))
+      events.append(event(person, .rejected, [.insidePlace], candidate, stop.time), reservingOnFirst: Self.firstEventRoom)
       return
     }
     s.candidate = candidate
-    events.append(event(person, .pending, [.cruisedThenStopped], candidate, stop.time))
+    events.append(event(person, .pending, [.cruisedThenStopped], candidate, stop.time), reservingOnFirst: Self.firstEventRoom)
   }
 
   private func settle(
@@ -387,16 +389,16 @@ public struct SuddenStopEngine: Sendable {
     // A stop fix without a measured speed says nothing by itself: a later
     // fix must have stood there.
     if candidate.stop.speed == nil && !candidate.confirmed {
-      events.append(event(person, .rejected, [.stillForFiveMinutes, .stopNotConfirmed], candidate, decided))
+      events.append(event(person, .rejected, [.stillForFiveMinutes, .stopNotConfirmed], candidate, decided), reservingOnFirst: Self.firstEventRoom)
       return
     }
     if let last = s.lastRaised, decided - last < rules.oncePerMilliseconds {
-      events.append(event(person, .rejected, [.stillForFiveMinutes, .onceAnHour], candidate, decided))
+      events.append(event(person, .rejected, [.stillForFiveMinutes, .onceAnHour], candidate, decided), reservingOnFirst: Self.firstEventRoom)
       return
     }
     s.lastRaised = decided
     s.raised.append(candidate)
-    events.append(event(person, .raised, [.cruisedThenStopped, .stillForFiveMinutes], candidate, decided))
+    events.append(event(person, .raised, [.cruisedThenStopped, .stillForFiveMinutes], candidate, decided), reservingOnFirst: Self.firstEventRoom)
   }
 
   private func event(

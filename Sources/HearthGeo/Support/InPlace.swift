@@ -42,6 +42,17 @@ extension Array {
     if needed > capacity { reserveCapacity(Swift.max(needed, 2 * capacity)) }
   }
 
+  /// Appends `element`; the first one reserves room for `firstCapacity`.
+  /// For an engine's output list: most batches decide nothing or a few
+  /// things, some decide dozens, and growing 1, 2, 4, 8 … from empty costs
+  /// an allocation per step, while reserving up front would cost one in
+  /// every batch that decides nothing.
+  @inline(__always)
+  mutating func append(_ element: Element, reservingOnFirst firstCapacity: Int) {
+    if capacity == 0 { reserveCapacity(firstCapacity) }
+    append(element)
+  }
+
   /// `removeAll(where:)`, with nothing done when no element matches (the
   /// usual case for the lists it serves).
   @inline(__always)

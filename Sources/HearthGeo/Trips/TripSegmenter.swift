@@ -662,7 +662,8 @@ public struct TripSegmenter: Sendable {
     closed.stays.append(
       TripStay(
         person: person, startMilliseconds: start.timeMilliseconds,
-        endMilliseconds: max(start.timeMilliseconds, end.timeMilliseconds), coordinate: start.coordinate))
+        endMilliseconds: max(start.timeMilliseconds, end.timeMilliseconds), coordinate: start.coordinate),
+      reservingOnFirst: 8)
     s.dwellAnchor = nil
     s.stayStart = nil
   }
@@ -719,7 +720,7 @@ public struct TripSegmenter: Sendable {
       TripSegment(
         id: UInt64(person.rawValue) << 32 | UInt64(s.segmentsClosed), person: person, isTrip: isTrip,
         reasons: reasons, endedBy: end, fixes: s.segment, startPlace: startPlace, endPlace: endPlace,
-        summary: summary))
+        summary: summary), reservingOnFirst: 8)
   }
 
   /// The validity thresholds a segment misses (empty: it is valid).

@@ -53,4 +53,22 @@ struct InPlaceTests {
     untouched.reserveRoom(for: before - 2)
     #expect(untouched.capacity == before)
   }
+
+  @Test("append(_:reservingOnFirst:): an empty list takes room for the first events at once, then grows as usual")
+  func firstAppendReserves() {
+    var list: [Int] = []
+    var grown = 0
+    for k in 0..<16 {
+      let capacity = list.capacity
+      list.append(k, reservingOnFirst: 16)
+      if list.capacity != capacity { grown += 1 }
+    }
+    #expect(list == Array(0..<16))
+    #expect(grown == 1, "grew \(grown) times for 16 elements")
+    // A list that already has room is not grown by the first-append rule.
+    var full = [1, 2, 3]
+    let before = full.capacity
+    full.append(4, reservingOnFirst: 1_000)
+    #expect(full == [1, 2, 3, 4] && full.capacity < 1_000 && full.capacity >= before)
+  }
 }
