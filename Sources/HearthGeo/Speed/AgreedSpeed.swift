@@ -166,7 +166,8 @@ public struct AgreedSpeedBatch: Sendable, Hashable {
     var out = [Double](repeating: 0, count: n)
     var steps = out.mutableSpan
     GreatCircle.stepsMeters(
-      latitudesDegrees: fixes.latitudeDegrees.span, longitudesDegrees: fixes.longitudeDegrees.span, steps: &steps)
+      latitudesDegrees: fixes.latitudeDegrees.span, longitudesDegrees: fixes.longitudeDegrees.span,
+      steps: &steps)
     fixes.timeMilliseconds.withUnsafeBufferPointer { time in
       fixes.horizontalAccuracyMeters.withUnsafeBufferPointer { accuracy in
         fixes.speedMetersPerSecond.withUnsafeBufferPointer { speed in

@@ -276,7 +276,7 @@ public struct SuddenStopEngine: Sendable {
         guard
           GreatCircle.distanceMeters(from: raised.stop.coordinate, to: point.coordinate) > rules.droveOnMeters
         else { return false }
-        events.append(event(person, .cancelled, [.droveOn], raised, point.time), reservingOnFirst: Self.firstEventRoom)
+        say(person, .cancelled, [.droveOn], raised, point.time, to: &events)
         return true
       }
     }
@@ -332,10 +332,10 @@ public struct SuddenStopEngine: Sendable {
     // the stop. One far fix that claims to stand still is an outlier.
     let moving = (point.speed ?? 0) > rules.stoppedMetersPerSecond
     if moving || (away && candidate.previousAway) {
-      events.append(event(person, .rejected, [.movedWithinFiveMinutes], candidate, point.time), reservingOnFirst: Self.firstEventRoom)
+      say(person, .rejected, [.movedWithinFiveMinutes], candidate, point.time, to: &events)
       s.candidate = nil
     } else if candidate.needsRoughFixes && point.accuracy <= rules.roughAccuracyMeters {
-      events.append(event(person, .rejected, [.sharpFixAfterLongGap], candidate, point.time), reservingOnFirst: Self.firstEventRoom)
+      say(person, .rejected, [.sharpFixAfterLongGap], candidate, point.time, to: &events)
       s.candidate = nil
     } else {
       candidate.previousAway = away
@@ -359,23 +359,23 @@ public struct SuddenStopEngine: Sendable {
     let gap = stop.time - cruise.time
     var candidate = SuddenStopState.Candidate(stop: stop, cruising: cruising, needsRoughFixes: false)
     if gap > rules.roughNextFixWithinMilliseconds {
-      events.append(event(person, .rejected, [.nextFixTooLate], candidate, stop.time), reservingOnFirst: Self.firstEventRoom)
+      say(person, .rejected, [.nextFixTooLate], candidate, stop.time, to: &events)
       return
     }
     if gap > rules.nextFixWithinMilliseconds { candidate.needsRoughFixes = true }
     if live {
       let deceleration = (cruising - (stop.speed ?? 0)) / (Double(gap) / 1000)
       if deceleration < rules.liveDecelerationMetersPerSecondSquared {
-        events.append(event(person, .rejected, [.gentleStopOnLive], candidate, stop.time), reservingOnFirst: Self.firstEventRoom)
+        say(person, .rejected, [.gentleStopOnLive], candidate, stop.time, to: &events)
         return
       }
     }
     if insidePlace(stop.coordinate, person) {
-      events.append(event(person, .rejected, [.insidePlace], candidate, stop.time), reservingOnFirst: Self.firstEventRoom)
+      say(person, .rejected, [.insidePlace], candidate, stop.time, to: &events)
       return
     }
     s.candidate = candidate
-    events.append(event(person, .pending, [.cruisedThenStopped], candidate, stop.time), reservingOnFirst: Self.firstEventRoom)
+    say(person, .pending, [.cruisedThenStopped], candidate, stop.time, to: &events)
   }
 
   private func settle(
@@ -389,25 +389,29 @@ public struct SuddenStopEngine: Sendable {
     // A stop fix without a measured speed says nothing by itself: a later
     // fix must have stood there.
     if candidate.stop.speed == nil && !candidate.confirmed {
-      events.append(event(person, .rejected, [.stillForFiveMinutes, .stopNotConfirmed], candidate, decided), reservingOnFirst: Self.firstEventRoom)
+      say(person, .rejected, [.stillForFiveMinutes, .stopNotConfirmed], candidate, decided, to: &events)
       return
     }
     if let last = s.lastRaised, decided - last < rules.oncePerMilliseconds {
-      events.append(event(person, .rejected, [.stillForFiveMinutes, .onceAnHour], candidate, decided), reservingOnFirst: Self.firstEventRoom)
+      say(person, .rejected, [.stillForFiveMinutes, .onceAnHour], candidate, decided, to: &events)
       return
     }
     s.lastRaised = decided
     s.raised.append(candidate)
-    events.append(event(person, .raised, [.cruisedThenStopped, .stillForFiveMinutes], candidate, decided), reservingOnFirst: Self.firstEventRoom)
+    say(person, .raised, [.cruisedThenStopped, .stillForFiveMinutes], candidate, decided, to: &events)
   }
 
-  private func event(
+  /// Appends a decision about `candidate` to `events` (the batch's first
+  /// reserves room for several: ``Array/append(_:reservingOnFirst:)``).
+  private func say(
     _ person: UserID, _ outcome: SuddenStopEvent.Outcome, _ reasons: ReasonList<SuddenStopEvent.Reason>,
-    _ candidate: SuddenStopState.Candidate, _ decided: Int64
-  ) -> SuddenStopEvent {
-    SuddenStopEvent(
-      person: person, outcome: outcome, reasons: reasons, stopMilliseconds: candidate.stop.time,
-      coordinate: candidate.stop.coordinate, accuracyMeters: candidate.stop.accuracy,
-      cruisingMetersPerSecond: candidate.cruising, decidedMilliseconds: decided)
+    _ candidate: SuddenStopState.Candidate, _ decided: Int64, to events: inout [SuddenStopEvent]
+  ) {
+    events.append(
+      SuddenStopEvent(
+        person: person, outcome: outcome, reasons: reasons, stopMilliseconds: candidate.stop.time,
+        coordinate: candidate.stop.coordinate, accuracyMeters: candidate.stop.accuracy,
+        cruisingMetersPerSecond: candidate.cruising, decidedMilliseconds: decided),
+      reservingOnFirst: Self.firstEventRoom)
   }
 }

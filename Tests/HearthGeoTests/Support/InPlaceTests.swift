@@ -54,7 +54,8 @@ struct InPlaceTests {
     #expect(untouched.capacity == before)
   }
 
-  @Test("append(_:reservingOnFirst:): an empty list takes room for the first events at once, then grows as usual")
+  @Test(
+    "append(_:reservingOnFirst:): an empty list takes room for the first events at once, then grows as usual")
   func firstAppendReserves() {
     var list: [Int] = []
     var grown = 0

@@ -101,7 +101,8 @@ struct TripSegmenterTests {
       latitudesDegrees: latitudes, longitudesDegrees: longitudes, steps: &steps, cumulative: &path)
     var fromStart: [Double] = []
     GreatCircle.distancesMeters(
-      from: fixes[0].coordinate, toLatitudesDegrees: latitudes, longitudesDegrees: longitudes, into: &fromStart)
+      from: fixes[0].coordinate, toLatitudesDegrees: latitudes, longitudesDegrees: longitudes,
+      into: &fromStart)
     let summary = TripSummary(fixes)!
     #expect(summary.pathMeters.bitPattern == path[count - 1].bitPattern)
     #expect(summary.displacementMeters.bitPattern == fromStart.max()!.bitPattern)
