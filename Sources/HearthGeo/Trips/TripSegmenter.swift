@@ -124,7 +124,7 @@ public struct TripSegmenterState: Sendable, Hashable, Codable {
   struct Person: Sendable, Hashable, Codable {
     /// Fixes received but not yet considered (newer than the watermark, not
     /// yet idle-gap old), time order.
-    var pending: [Fix] = []
+    var pending = PendingFixes()
     /// Everything at or before this was considered; later arrivals that old are dropped.
     var watermark = Int64.min
     /// The open segment.
@@ -163,7 +163,7 @@ public struct TripSegmenterState: Sendable, Hashable, Codable {
     // purpose) would otherwise make the state impossible to save as JSON.
     init(from decoder: any Decoder) throws {
       let c = try decoder.container(keyedBy: CodingKeys.self)
-      pending = try c.decode([SavedFix].self, forKey: .pending).map(\.fix)
+      pending = PendingFixes(try c.decode([SavedFix].self, forKey: .pending).map(\.fix))
       watermark = try c.decode(Int64.self, forKey: .watermark)
       segment = try c.decode([SavedFix].self, forKey: .segment).map(\.fix)
       anchor = try c.decode(Int.self, forKey: .anchor)
@@ -177,7 +177,7 @@ public struct TripSegmenterState: Sendable, Hashable, Codable {
 
     func encode(to encoder: any Encoder) throws {
       var c = encoder.container(keyedBy: CodingKeys.self)
-      try c.encode(pending.map(SavedFix.init), forKey: .pending)
+      try c.encode(pending.fixes.map(SavedFix.init), forKey: .pending)
       try c.encode(watermark, forKey: .watermark)
       try c.encode(segment.map(SavedFix.init), forKey: .segment)
       try c.encode(anchor, forKey: .anchor)
@@ -233,7 +233,7 @@ public struct TripSegmenterState: Sendable, Hashable, Codable {
     for (key, person) in people {
       // What the segmenter indexes must be in range: a corrupted state is an error, not a trap.
       guard person.segment.isEmpty ? person.anchor == 0 : person.segment.indices.contains(person.anchor),
-        zip(person.pending, person.pending.dropFirst()).allSatisfy({
+        zip(person.pending.fixes, person.pending.fixes.dropFirst()).allSatisfy({
           $0.timeMilliseconds < $1.timeMilliseconds
         })
       else {
@@ -392,10 +392,10 @@ public struct TripSegmenter: Sendable {
     let frontier = now.saturatingSubtract(rules.idleGapMilliseconds)
     let watermark = person.watermark
     var considered = Int64.min
-    let ready = person.pending.prefix { $0.timeMilliseconds <= frontier }.count
+    let ready = person.pending.fixes.prefix { $0.timeMilliseconds <= frontier }.count
     person.segment.reserveRoom(for: ready + run.count)
     if ready > 0 {
-      for fix in person.pending[..<ready] { consume(fix, UserID(key), &person, &closed) }
+      for fix in person.pending.fixes.prefix(ready) { consume(fix, UserID(key), &person, &closed) }
       considered = person.pending[ready - 1].timeMilliseconds
       person.pending.removeFirst(ready)
     }
@@ -491,13 +491,13 @@ public struct TripSegmenter: Sendable {
   ) {
     // (Saturating: any clock a door hands over, Int64.min included.)
     let frontier = now.saturatingSubtract(rules.idleGapMilliseconds)
-    let ready = person.pending.prefix { $0.timeMilliseconds <= frontier }.count
+    let ready = person.pending.fixes.prefix { $0.timeMilliseconds <= frontier }.count
     if ready > 0 {
       // Room for every fix this advance can add to the open segment (a
       // segment closed on the way hands its storage over, and the next one
       // starts with the same room).
       person.segment.reserveRoom(for: ready)
-      for fix in person.pending[..<ready] { consume(fix, UserID(key), &person, &closed) }
+      for fix in person.pending.fixes.prefix(ready) { consume(fix, UserID(key), &person, &closed) }
       person.watermark = person.pending[ready - 1].timeMilliseconds
       person.pending.removeFirst(ready)
     }
@@ -508,7 +508,7 @@ public struct TripSegmenter: Sendable {
 
   /// Sorts `fix` into `pending`; false (and nothing changes) when a fix
   /// with its time is there already.
-  private func insert(_ fix: Fix, into pending: inout [Fix]) -> Bool {
+  private func insert(_ fix: Fix, into pending: inout PendingFixes) -> Bool {
     // Usually in order: append; otherwise find the place (same time: the
     // first one received stays, the later one is a duplicate).
     if let last = pending.last, fix.timeMilliseconds <= last.timeMilliseconds {
