@@ -130,27 +130,33 @@ public struct FixColumns: Sendable, Hashable {
   /// The fixes at `indices`, in that order. O(indices.count): one gather
   /// per column (each a tight loop), not one append of every column per fix.
   public func selecting<C: Collection>(_ indices: C) -> FixColumns where C.Element == Int {
-    func gather<T>(_ column: [T]) -> [T] {
-      var out: [T] = []
-      out.reserveCapacity(indices.count)
-      for index in indices { out.append(column[index]) }
-      return out
-    }
     var result = FixColumns()
-    result.timeMilliseconds = gather(timeMilliseconds)
-    result.latitudeDegrees = gather(latitudeDegrees)
-    result.longitudeDegrees = gather(longitudeDegrees)
-    result.horizontalAccuracyMeters = gather(horizontalAccuracyMeters)
-    result.speedMetersPerSecond = gather(speedMetersPerSecond)
-    result.headingDegrees = gather(headingDegrees)
-    result.altitudeMeters = gather(altitudeMeters)
-    result.activity = gather(activity)
-    result.source = gather(source)
-    result.batteryLevel = gather(batteryLevel)
-    result.charging = gather(charging)
-    result.device = gather(device)
-    result.user = gather(user)
+    result.select(indices, from: self)
     return result
+  }
+
+  /// Makes this batch hold the fixes of `other` at `indices`, in that order,
+  /// in its own storage: a batch kept between calls gathers without
+  /// allocating once its columns have room. O(indices.count).
+  public mutating func select<C: Collection>(_ indices: C, from other: FixColumns) where C.Element == Int {
+    func gather<T>(_ column: inout [T], _ source: [T]) {
+      column.removeAll(keepingCapacity: true)
+      column.reserveCapacity(indices.count)
+      for index in indices { column.append(source[index]) }
+    }
+    gather(&timeMilliseconds, other.timeMilliseconds)
+    gather(&latitudeDegrees, other.latitudeDegrees)
+    gather(&longitudeDegrees, other.longitudeDegrees)
+    gather(&horizontalAccuracyMeters, other.horizontalAccuracyMeters)
+    gather(&speedMetersPerSecond, other.speedMetersPerSecond)
+    gather(&headingDegrees, other.headingDegrees)
+    gather(&altitudeMeters, other.altitudeMeters)
+    gather(&activity, other.activity)
+    gather(&source, other.source)
+    gather(&batteryLevel, other.batteryLevel)
+    gather(&charging, other.charging)
+    gather(&device, other.device)
+    gather(&user, other.user)
   }
 
   /// Changes the activity recorded for fix `index` (dedupe's `still` re-report).

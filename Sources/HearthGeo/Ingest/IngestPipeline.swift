@@ -139,20 +139,30 @@ public struct IngestPipeline: Sendable {
     // in upload order; then one table lookup per person, and a sort by
     // time only of a run that needs it. (Positions fit 32 bits: a batch of
     // 2³² fixes would not fit in memory.)
-    var keys = inserted.map { UInt64(batch.user[$0].rawValue) << 32 | UInt64(UInt32(truncatingIfNeeded: $0)) }
-    keys.sort()
+    //
+    // The lists are the state's scratch, kept from batch to batch (taken
+    // out while the engines have the state, put back at the end).
+    var scratch = IngestState.Scratch()
+    swap(&scratch, &state.scratch)
+    defer { swap(&scratch, &state.scratch) }
+    scratch.keys.removeAll(keepingCapacity: true)
+    for index in inserted {
+      scratch.keys.append(
+        UInt64(batch.user[index].rawValue) << 32 | UInt64(UInt32(truncatingIfNeeded: index)))
+    }
+    scratch.keys.sort()
+    let keys = scratch.keys
     func position(_ key: UInt64) -> Int { Int(key & 0xFFFF_FFFF) }
-    var order: [Int] = []
-    order.reserveCapacity(keys.count)
-    var run: [(time: Int64, rank: UInt64, index: Int)] = []
-    run.reserveCapacity(keys.count)
+    scratch.order.removeAll(keepingCapacity: true)
+    scratch.order.reserveCapacity(keys.count)
+    scratch.run.reserveCapacity(keys.count)
     output.sharedFrames.reserveCapacity(keys.count)
     var start = 0
     while start < keys.count {
       let user = batch.user[position(keys[start])]
       var end = start + 1
       while end < keys.count && batch.user[position(keys[end])] == user { end += 1 }
-      run.empty()
+      scratch.run.empty()
       var ordered = true
       for k in start..<end {
         let index = position(keys[k])
@@ -161,18 +171,20 @@ public struct IngestPipeline: Sendable {
           rank: Presence.sameTimeRank(activity: batch.activity[index], device: batch.device[index]),
           index: index
         )
-        if let last = run.last, !((last.time, last.rank) < (entry.time, entry.rank)) { ordered = false }
-        run.append(entry)
+        if let last = scratch.run.last, !((last.time, last.rank) < (entry.time, entry.rank)) {
+          ordered = false
+        }
+        scratch.run.append(entry)
       }
-      if !ordered { run.sort { ($0.time, $0.rank) < ($1.time, $1.rank) } }
+      if !ordered { scratch.run.sort { ($0.time, $0.rank) < ($1.time, $1.rank) } }
       let slot = state.people.position(of: user, inserting: IngestState.Person())
-      for entry in run {
+      for entry in scratch.run {
         let (decision, frame) = state.people.values[slot].advance(
           with: batch[entry.index], receivedAtMilliseconds: now, projection)
         switch decision {
         case .advanced:
           output.presenceAdvanced += 1
-          order.append(entry.index)
+          scratch.order.append(entry.index)
           if let frame { output.sharedFrames.append(frame) }
         case .kept(.notNewer): output.notNewer += 1
         case .kept(.stillWhileHolderFresh): output.overruled += 1
@@ -181,9 +193,15 @@ public struct IngestPipeline: Sendable {
       start = end
     }
     adoptStillReReports(&state, &output)
+    let order = scratch.order
     guard !order.isEmpty else { return output }
-    let fixes =
-      order.count == batch.count && order.elementsEqual(0..<batch.count) ? batch : batch.selecting(order)
+    let fixes: FixColumns
+    if order.count == batch.count && order.elementsEqual(0..<batch.count) {
+      fixes = batch
+    } else {
+      scratch.fixes.select(order, from: batch)
+      fixes = scratch.fixes
+    }
 
     output.geofenceEvents = geofences.process(fixes, receivedAtMilliseconds: now, state: &state.geofences)
     let agreed = AgreedSpeedBatch(fixes)
@@ -268,7 +286,37 @@ public struct IngestState: Sendable, Hashable, Codable {
   public var speedAlerts = SpeedAlertState()
   public var suddenStops = SuddenStopState()
   public var trips = TripSegmenterState()
+  /// Lists the pipeline reuses from batch to batch, so that a batch does not
+  /// allocate them again. Not state: never saved, compared or hashed (a
+  /// restored state starts with empty ones).
+  var scratch = Scratch()
   public init() {}
+
+  struct Scratch: Sendable {
+    /// (person, position) keys of the batch's new fixes, sorted.
+    var keys: [UInt64] = []
+    /// One person's new fixes in time order.
+    var run: [(time: Int64, rank: UInt64, index: Int)] = []
+    /// Positions of the fixes that reach the engines, person by person.
+    var order: [Int] = []
+    /// Those fixes, gathered.
+    var fixes = FixColumns()
+  }
+
+  public static func == (a: IngestState, b: IngestState) -> Bool {
+    a.dedupe == b.dedupe && a.people == b.people && a.geofences == b.geofences
+      && a.speedAlerts == b.speedAlerts
+      && a.suddenStops == b.suddenStops && a.trips == b.trips
+  }
+
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(dedupe)
+    hasher.combine(people)
+    hasher.combine(geofences)
+    hasher.combine(speedAlerts)
+    hasher.combine(suddenStops)
+    hasher.combine(trips)
+  }
 
   enum CodingKeys: String, CodingKey {
     case formatVersion, dedupe, people, geofences, speedAlerts, suddenStops, trips

@@ -39,6 +39,20 @@ struct FixColumnsTests {
     copy.removeAll()
     #expect(copy.isEmpty && copy.latitudeDegrees.isEmpty && copy.user.isEmpty)
   }
+
+  @Test("select(_:from:) refills a kept batch: what it held before, longer or shorter, leaves no trace")
+  func selectIntoAKeptBatch() {
+    let columns = FixColumns((0..<10).map(Self.sample))
+    var kept = FixColumns((20..<40).map(Self.sample))
+    let shared = kept  // a copy holding the same storage keeps its fixes
+    kept.select([9, 0, 4], from: columns)
+    #expect(kept == columns.selecting([9, 0, 4]) && kept.count == 3)
+    #expect(shared.fixes == (20..<40).map(Self.sample))
+    kept.select(0..<10, from: columns)
+    #expect(kept == columns)
+    kept.select([], from: columns)
+    #expect(kept.isEmpty && kept.user.isEmpty && kept.charging.isEmpty)
+  }
 }
 
 @Suite("Unmeasured speed (SPEC §1)")
