@@ -144,7 +144,12 @@ public struct IngestPipeline: Sendable {
     // out while the engines have the state, put back at the end).
     var scratch = IngestState.Scratch()
     swap(&scratch, &state.scratch)
-    defer { swap(&scratch, &state.scratch) }
+    defer {
+      // Kept unless this batch was unusually large (a whole history
+      // replayed at once): what the state holds between batches stays bounded.
+      if scratch.keys.capacity > IngestState.Scratch.largestKept { scratch = IngestState.Scratch() }
+      swap(&scratch, &state.scratch)
+    }
     scratch.keys.removeAll(keepingCapacity: true)
     for index in inserted {
       scratch.keys.append(
@@ -293,6 +298,9 @@ public struct IngestState: Sendable, Hashable, Codable {
   public init() {}
 
   struct Scratch: Sendable {
+    /// Lists for batches of more new fixes than this are dropped after the
+    /// batch (13 columns of 64 Ki fixes: about 6 MB).
+    static let largestKept = 65_536
     /// (person, position) keys of the batch's new fixes, sorted.
     var keys: [UInt64] = []
     /// One person's new fixes in time order.

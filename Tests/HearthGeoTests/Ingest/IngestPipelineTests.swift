@@ -209,6 +209,15 @@ import struct HearthSim.SeededGenerator
     // holds them, the restored state does not, and the two are equal.
     #expect(restored == first && restored.hashValue == first.hashValue)
     #expect(!first.scratch.keys.isEmpty && restored.scratch.keys.isEmpty)
+    // A huge batch's lists are not kept after it.
+    var huge = IngestState()
+    let many = (0..<(IngestState.Scratch.largestKept + 1)).map { k in
+      var f = FenceWorld.fix(0, Double(k))
+      f.user = UserID(UInt32(k % 2 + 1))
+      return f
+    }
+    _ = pipeline.ingest(FixColumns(many), receivedAtMilliseconds: many.last!.timeMilliseconds, state: &huge)
+    #expect(huge.scratch.keys.capacity == 0 && huge.scratch.fixes.isEmpty)
     let after = feed(Array(fixes[60...]), size: 30, state: &restored)
     #expect((before + after).map(\.geofenceEvents) == whole.map(\.geofenceEvents))
     #expect((before + after).map(\.speedAlerts) == whole.map(\.speedAlerts))
