@@ -197,9 +197,10 @@ public struct ImpactDetector: Sendable {
         // merged order (at or before its time), each stream in one run.
         a = takeAccelerations(accelerometer, from: 0, before: .infinity, scratch: scratch)
         let until = a < accelerometer.count ? accelerometer[a].seconds : .infinity
-        g = takeRotations(gyroscope, from: 0, before: gyroscope.count, through: until)
-        b = takePressures(barometer, from: 0, before: barometer.count, through: until)
-        f = takeFixes(fixes, from: 0, before: fixes.count, through: until)
+        (g, b, f) = takeSlower(
+          gyroscope, barometer, fixes, from: (0, 0, 0),
+          before: (gyroscope.count, barometer.count, fixes.count),
+          through: until)
       }
       while true {
         // The earliest remaining sample of any stream goes next (ties: fixes,
@@ -230,13 +231,9 @@ public struct ImpactDetector: Sendable {
         guard other < .infinity else { break }
         // A run of the one sample at `other`: its time is `other` (finite:
         // the times are usable), so each pass takes it and moves on.
-        if tf == other {
-          f = takeFixes(fixes, from: f, before: f + 1, through: other)
-        } else if tb == other {
-          b = takePressures(barometer, from: b, before: b + 1, through: other)
-        } else {
-          g = takeRotations(gyroscope, from: g, before: g + 1, through: other)
-        }
+        // (Ties: the fix first, then the barometer, then the gyroscope.)
+        let one = tf == other ? (g, b, f + 1) : tb == other ? (g, b + 1, f) : (g + 1, b, f)
+        (g, b, f) = takeSlower(gyroscope, barometer, fixes, from: (g, b, f), before: one, through: other)
         if dataSeconds >= nextCheckSeconds { decideReady(&verdicts) }
       }
     }
@@ -290,10 +287,37 @@ public struct ImpactDetector: Sendable {
     flaw(abs(s.x) <= limit) | flaw(abs(s.y) <= limit) | flaw(abs(s.z) <= limit)
   }
 
+  /// Whether every axis of `s` is within ±`limit` (`limitSquared` = limit²):
+  /// |s|² below limit² says so at once (x² ≤ |s|², and rounding keeps the
+  /// order); at or above it, or NaN, each axis is tested.
+  @inline(__always)
+  private static func within(_ s: Sample3, _ limit: Double, squared limitSquared: Double) -> Bool {
+    squaredLength(s.x, s.y, s.z) < limitSquared || outside(s, limit) == 0
+  }
+
+  /// Takes the gyroscope, barometer and fix samples from `start` (each
+  /// stream's index) up to `end`, timed at or before `until`, each stream in
+  /// one run; returns each stream's index after its last sample taken. One
+  /// call for the three (not inlined into ``process(_:)``, whose registers
+  /// are taken): with no jolt waiting, once per batch.
+  @inline(never)
+  private mutating func takeSlower(
+    _ gyroscope: UnsafeBufferPointer<Sample3>, _ barometer: UnsafeBufferPointer<Sample1>,
+    _ fixes: UnsafeBufferPointer<Sample1>, from start: (Int, Int, Int), before end: (Int, Int, Int),
+    through until: Double
+  ) -> (Int, Int, Int) {
+    (
+      takeRotations(gyroscope, from: start.0, before: end.0, through: until),
+      takePressures(barometer, from: start.1, before: end.1, through: until),
+      takeFixes(fixes, from: start.2, before: end.2, through: until)
+    )
+  }
+
   /// Takes the fixes `start..<end` timed at or before `until` (see
   /// ``takeRun(_:from:before:through:clock:data:skipped:ring:valid:kept:value:)``):
   /// a speed is NaN or negative (unmeasured: the fix moves the clocks on but
   /// keeps no speed) or within the receiver's range; never infinite.
+  @inline(__always)
   private mutating func takeFixes(
     _ samples: UnsafeBufferPointer<Sample1>, from start: Int, before end: Int, through until: Double
   ) -> Int {
@@ -307,6 +331,7 @@ public struct ImpactDetector: Sendable {
 
   /// Takes the barometer samples `start..<end` timed at or before `until`
   /// (see ``takeRun(_:from:before:through:clock:data:skipped:ring:valid:kept:value:)``).
+  @inline(__always)
   private mutating func takePressures(
     _ samples: UnsafeBufferPointer<Sample1>, from start: Int, before end: Int, through until: Double
   ) -> Int {
@@ -321,14 +346,17 @@ public struct ImpactDetector: Sendable {
 
   /// Takes the gyroscope samples `start..<end` timed at or before `until`
   /// (see ``takeRun(_:from:before:through:clock:data:skipped:ring:valid:kept:value:)``); |ω| goes into the ring.
+  @inline(__always)
   private mutating func takeRotations(
     _ samples: UnsafeBufferPointer<Sample3>, from start: Int, before end: Int, through until: Double
   ) -> Int {
     let limit = configuration.maximumRotationRadiansPerSecond
+    let limitSquared = limit * limit
     return Self.takeRun(
       samples, from: start, before: end, through: until, clock: &gyroscopeSeconds, data: &dataSeconds,
-      skipped: &counters.gyroscope, ring: &spin, valid: { Self.outside($0, limit) == 0 }, kept: { _ in true },
-      value: { $0.magnitude })
+      skipped: &counters.gyroscope, ring: &spin,
+      valid: { Self.within($0, limit, squared: limitSquared) },
+      kept: { _ in true }, value: { $0.magnitude })
   }
 
   /// Takes one slower stream's samples `start..<end` (`end` ≤ `samples.count`;
@@ -338,6 +366,11 @@ public struct ImpactDetector: Sendable {
   /// newer; any other moves `clock` and `data` (the newest of any stream) on
   /// and, where `kept`, goes into `ring` as `value`. Returns the index after
   /// the last sample taken.
+  ///
+  /// The loop keeps its state in the closure's own locals and hands them
+  /// back at its end: state read and written through `clock` and `data`
+  /// (fields of the detector) would go to memory every sample, since a store
+  /// into the ring's buffer might alias them.
   /// - Complexity: O(samples taken); one uniqueness check of the ring per run.
   @inline(__always)
   private static func takeRun<S: TimedSample>(
@@ -345,29 +378,32 @@ public struct ImpactDetector: Sendable {
     clock: inout Double, data: inout Double, skipped: inout ImpactCounters.Skipped, ring: inout Ring,
     valid: (S) -> Bool, kept: (S) -> Bool, value: (S) -> Double
   ) -> Int {
-    var i = start
-    guard i < end && samples[i].seconds <= until else { return i }
-    // Locals for the loop, written back once: no stores through the inout references per sample.
-    var (streamSeconds, newestSeconds, counts) = (clock, data, skipped)
-    ring.appendRun { run in
-      while i < end && samples[i].seconds <= until {
+    guard start < end && samples[start].seconds <= until else { return start }
+    let run = ring.appendRun { run in
+      var (i, streamSeconds, newestSeconds, badValue, notNewer) = (start, clock, data, 0, 0)
+      while i < end {
         let s = samples[i]
-        i += 1
+        guard s.seconds <= until else { break }
+        i &+= 1
         guard valid(s) else {
-          counts.badValue += 1
+          badValue &+= 1
           continue
         }
         guard s.seconds > streamSeconds else {
-          counts.notNewer += 1
+          notNewer &+= 1
           continue
         }
         streamSeconds = s.seconds
         if s.seconds > newestSeconds { newestSeconds = s.seconds }
         if kept(s) { run.append(s.seconds, value(s)) }
       }
+      return (next: i, clock: streamSeconds, data: newestSeconds, badValue: badValue, notNewer: notNewer)
     }
-    (clock, data, skipped) = (streamSeconds, newestSeconds, counts)
-    return i
+    (clock, data) = (run.clock, run.data)
+    // Counts of samples of one stream: far from overflowing.
+    skipped.badValue &+= run.badValue
+    skipped.notNewer &+= run.notNewer
+    return run.next
   }
 
   /// Updates the features; a jolt joins the newest incident's peak or opens one.

@@ -57,8 +57,9 @@ struct Ring: Sendable, Hashable {
       if count == capacity { evictedSeconds = e[2 &* slot] }
       e[2 &* slot] = time
       e[2 &* slot &+ 1] = value
-      head = slot + 1 == capacity ? 0 : slot + 1
-      count = min(count + 1, capacity)
+      // slot < capacity and count ≤ capacity: neither sum can overflow.
+      head = slot &+ 1 == capacity ? 0 : slot &+ 1
+      count = min(count &+ 1, capacity)
     }
   }
 
