@@ -598,8 +598,10 @@ public struct ImpactDetector: Sendable {
       let (fallBelow, fallAtOrAbove) = (fallBounds.below, fallBounds.atOrAbove)
       let falling = fallStart != nil
       var events = 0
+      var lastSeconds = -Double.infinity
       for k in 0..<m {
         let s = p[k]
+        lastSeconds = s.seconds
         let dynamicSquared = Self.squaredLength(s.x - gx[k], s.y - gy[k], s.z - gz[k])
         verticalSquared[k] = Self.verticalSquared(
           s.x - lx[k], s.y - ly[k], s.z - lz[k], along: gx[k], gy[k], gz[k])
@@ -614,7 +616,7 @@ public struct ImpactDetector: Sendable {
       var n = binCount
       var binEnd = self.binEnd
       var taken = m
-      if events == 0 && p[m - 1].seconds < binEnd {
+      if events == 0 && lastSeconds < binEnd {
         // The times increase through the block: all of it falls in the open
         // bin, so the sum goes on without a bin test per sample.
         for k in 0..<m { sum += verticalSquared[k] }
