@@ -767,8 +767,19 @@ public struct ImpactDetector: Sendable {
       complete(gyroscopeSeconds, t + c.spinToSeconds),
       complete(barometerSeconds, t + c.pressureAfterSeconds), complete(fixSeconds, a)
     else { return nil }
-    var decided = max(t + c.joltPeakWindowSeconds, t + c.spinToSeconds, t + c.pressureAfterSeconds)
     let current = speeds.last(from: a - c.currentFixAgeSeconds, to: a) != nil
+    // Before the windows' medians (most of a look's cost, and a pending jolt
+    // is looked at every batch): waits that end in nil below whatever the
+    // windows hold. With a current fix, both ways the GPS stop is read wait
+    // for the fixes to be complete up to a + the stay (a rest comes after a:
+    // its end is no earlier) or up to a + the rest window; without one, the
+    // vibration stop waits for its first window.
+    if current {
+      guard complete(fixSeconds, min(a + c.stayStoppedSeconds, a + c.restWithinSeconds)) else { return nil }
+    } else if !force && vibrationStopWaits(a) {
+      return nil
+    }
+    var decided = max(t + c.joltPeakWindowSeconds, t + c.spinToSeconds, t + c.pressureAfterSeconds)
     let vibrationBefore = median(
       binValues(from: a + c.vibrationMovingFromSeconds, to: a + c.vibrationMovingToSeconds, whole: true))
     var m = ImpactMeasurement(
@@ -846,6 +857,27 @@ public struct ImpactDetector: Sendable {
     return m
   }
 
+  /// Whether the accelerometer's data are complete up to the end of a
+  /// vibration-stop window (it has a sample there, or any stream is the late
+  /// data's seconds past it).
+  private func windowComplete(_ windowEnd: Double) -> Bool {
+    accelerometerSeconds >= windowEnd || dataSeconds >= windowEnd + configuration.lateDataSeconds
+  }
+
+  /// Whether ``vibrationStop(_:before:force:)`` (not forced) returns nil at
+  /// its first window, whatever the bins hold: the same first start, the
+  /// same tests, in the same order.
+  private func vibrationStopWaits(_ t: Double) -> Bool {
+    let c = configuration
+    let length = c.vibrationBinSeconds
+    let first = ((t + c.vibrationStopEarliestStartSeconds) / length).rounded(.up)
+    let span = (c.vibrationStopLatestStartSeconds - c.vibrationStopEarliestStartSeconds) / length
+    guard span >= 0 else { return false }
+    let k = first + Double(0)
+    guard k * length <= t + c.vibrationStopLatestStartSeconds else { return false }
+    return !windowComplete((k + Double(c.vibrationStopBinCount)) * length)
+  }
+
   /// The vibration stop: the first window of `vibrationStopWindowSeconds`
   /// starting on a bin within [t + earliest, t + latest] whose bins are all
   /// there (a gap skips the window) and whose median is at most the fraction
@@ -870,9 +902,7 @@ public struct ImpactDetector: Sendable {
       let k = first + Double(i)
       guard k * length <= t + c.vibrationStopLatestStartSeconds else { break }
       let windowEnd = (k + Double(n)) * length
-      guard force || accelerometerSeconds >= windowEnd || dataSeconds >= windowEnd + c.lateDataSeconds else {
-        return nil
-      }
+      guard force || windowComplete(windowEnd) else { return nil }
       end = windowEnd
       let window = binValues(from: k * length, to: windowEnd.nextDown, whole: false)
       if window.count == n {
