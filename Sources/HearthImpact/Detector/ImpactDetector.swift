@@ -108,7 +108,10 @@ public struct ImpactDetector: Sendable {
   /// A batch whose every stream is in time order with every time within
   /// bounds (the common case) is read in place, once: each stream's values
   /// are checked where its samples are taken. Any other goes through a
-  /// copy of each stream with the bad times left out, stably sorted.
+  /// copy of each stream with the bad times left out, stably sorted. With
+  /// no jolt waiting, the accelerometer's order is checked in its first
+  /// block, before anything of the batch is taken (a disordered batch then
+  /// goes through the copies as before).
   /// - Complexity: O(n) for the batch's n samples; O(n log n) when disordered.
   public mutating func process(_ batch: ImpactBatch) -> [ImpactVerdict] {
     let bound = configuration.maximumAbsoluteTimeSeconds
@@ -119,13 +122,22 @@ public struct ImpactDetector: Sendable {
       batch.gyroscope.withUnsafeBufferPointer { gyroscope in
         batch.barometer.withUnsafeBufferPointer { barometer in
           batch.fixes.withUnsafeBufferPointer { fixes in
-            if Self.inOrder(accelerometer, bound, latest) && Self.inOrder(gyroscope, bound, latest)
-              && Self.inOrder(barometer, bound, latest) && Self.inOrder(fixes, bound, latest)
+            // The accelerometer's order is left to its first block where
+            // the fast path surely reaches one (see `take`).
+            let folded =
+              pending.isEmpty && takesBlocks && filtersStarted
+              && (accelerometer.first.map { $0.seconds > accelerometerSeconds } ?? false)
+            if (folded
+              ? Self.bounded(accelerometer, bound, latest) : Self.inOrder(accelerometer, bound, latest))
+              && Self.inOrder(gyroscope, bound, latest) && Self.inOrder(barometer, bound, latest)
+              && Self.inOrder(fixes, bound, latest)
+              && take(
+                accelerometer, gyroscope, barometer, fixes, gate: gate, checkingOrder: folded,
+                verdicts: &verdicts)
             {
-              take(accelerometer, gyroscope, barometer, fixes, gate: gate, verdicts: &verdicts)
-            } else {
-              takeSorted(batch, bound, latest, verdicts: &verdicts)
+              return
             }
+            takeSorted(batch, bound, latest, verdicts: &verdicts)
           }
         }
       }
@@ -145,15 +157,31 @@ public struct ImpactDetector: Sendable {
   )
     -> Bool
   {
+    guard bounded(samples, bound, latest), let p = samples.baseAddress else { return samples.isEmpty }
+    return ordered(p, from: 0, to: samples.count)
+  }
+
+  /// Whether the first and the last time of `samples` are within ±`bound`
+  /// and the last at or before `latest` (true when empty): with the times in
+  /// order, every one is.
+  @inline(__always)
+  private static func bounded<T: TimedSample>(
+    _ samples: UnsafeBufferPointer<T>, _ bound: Double, _ latest: Double
+  ) -> Bool {
     guard let first = samples.first, let last = samples.last else { return true }
-    guard abs(first.seconds) <= bound && abs(last.seconds) <= bound && last.seconds <= latest else {
-      return false
-    }
+    return abs(first.seconds) <= bound && abs(last.seconds) <= bound && last.seconds <= latest
+  }
+
+  /// Whether the times of `p[start..<end]` never decrease (NaN fails);
+  /// true when the range is empty. No branch per sample.
+  @inline(__always)
+  private static func ordered<T: TimedSample>(_ p: UnsafePointer<T>, from start: Int, to end: Int) -> Bool {
+    guard start < end else { return true }
     var disorder = 0
-    var previous = first.seconds
-    for s in samples {
-      disorder |= flaw(s.seconds >= previous)
-      previous = s.seconds
+    var previous = p[start].seconds
+    for i in start..<end {
+      disorder |= flaw(p[i].seconds >= previous)
+      previous = p[i].seconds
     }
     return disorder == 0
   }
@@ -171,7 +199,9 @@ public struct ImpactDetector: Sendable {
       gyroscope.withUnsafeBufferPointer { gyroscope in
         barometer.withUnsafeBufferPointer { barometer in
           fixes.withUnsafeBufferPointer { fixes in
-            take(accelerometer, gyroscope, barometer, fixes, gate: batch.vehicleGate, verdicts: &verdicts)
+            _ = take(
+              accelerometer, gyroscope, barometer, fixes, gate: batch.vehicleGate, checkingOrder: false,
+              verdicts: &verdicts)
           }
         }
       }
@@ -180,14 +210,18 @@ public struct ImpactDetector: Sendable {
 
   /// Takes a batch's samples, every stream in time order with usable times,
   /// in time order across the streams (each take skipping and counting a
-  /// bad value), deciding whatever falls due.
+  /// bad value), deciding whatever falls due. `checkingOrder`: the
+  /// accelerometer's times are only known to be bounded at both ends, and
+  /// its first block checks that they never decrease before anything is
+  /// taken (``process(_:)`` asks this only where the first thing done is that
+  /// block); when they do decrease, nothing is taken and the result is false.
   private mutating func take(
     _ accelerometer: UnsafeBufferPointer<Sample3>, _ gyroscope: UnsafeBufferPointer<Sample3>,
     _ barometer: UnsafeBufferPointer<Sample1>, _ fixes: UnsafeBufferPointer<Sample1>, gate: Bool,
-    verdicts: inout [ImpactVerdict]
-  ) {
+    checkingOrder: Bool, verdicts: inout [ImpactVerdict]
+  ) -> Bool {
     var (a, g, b, f) = (0, 0, 0, 0)
-    withUnsafeTemporaryAllocation(of: Double.self, capacity: Self.blockScratchCount) { scratch in
+    return withUnsafeTemporaryAllocation(of: Double.self, capacity: Self.blockScratchCount) { scratch in
       let scratch = scratch.baseAddress!
       if pending.isEmpty && takesBlocks {
         // No decision can fall due before a jolt opens one, and nothing but
@@ -195,7 +229,9 @@ public struct ImpactDetector: Sendable {
         // runs ahead through its blocks up to the first sample they leave,
         // then the other streams take what comes before that one in the
         // merged order (at or before its time), each stream in one run.
-        a = takeAccelerations(accelerometer, from: 0, before: .infinity, scratch: scratch)
+        a = takeAccelerations(
+          accelerometer, from: 0, before: .infinity, scratch: scratch, checkingOrder: checkingOrder)
+        guard a >= 0 else { return false }
         let until = a < accelerometer.count ? accelerometer[a].seconds : .infinity
         (g, b, f) = takeSlower(
           gyroscope, barometer, fixes, from: (0, 0, 0),
@@ -236,6 +272,7 @@ public struct ImpactDetector: Sendable {
         (g, b, f) = takeSlower(gyroscope, barometer, fixes, from: (g, b, f), before: one, through: other)
         if dataSeconds >= nextCheckSeconds { decideReady(&verdicts) }
       }
+      return true
     }
   }
 
@@ -496,14 +533,29 @@ public struct ImpactDetector: Sendable {
   /// `limit`, within the accelerometer's bounds and surely no jolt;
   /// returns the index of the first sample left (to the per-sample path).
   /// Nothing is taken before the filters have started.
+  ///
+  /// `checkingOrder`: the times from `start` on are not known to be in
+  /// order; the first block checks that they never decrease before taking
+  /// anything, and when they do (or when that block cannot be reached
+  /// first) nothing is taken and the result is −1.
   /// - Complexity: O(samples taken); no heap allocation.
   private mutating func takeAccelerations(
     _ samples: UnsafeBufferPointer<Sample3>, from start: Int, before limit: Double,
-    scratch: UnsafeMutablePointer<Double>
+    scratch: UnsafeMutablePointer<Double>, checkingOrder: Bool = false
   ) -> Int {
-    guard filtersStarted, let base = samples.baseAddress else { return start }
+    guard filtersStarted, let base = samples.baseAddress else { return checkingOrder ? -1 : start }
     let maxA = configuration.maximumAccelerationMetersPerSecondSquared
     var i = start
+    if checkingOrder {
+      // The first block, from `start`, checks the order before taking anything.
+      guard start < samples.count && base[start].seconds > accelerometerSeconds else { return -1 }
+      let taken = takeBlock(
+        base + start, count: min(samples.count - start, Self.accelerometerBlock), before: limit,
+        scratch: scratch, checkingOrderTo: samples.count - start)
+      guard taken >= 0 else { return -1 }
+      guard taken > 0 else { return start }
+      i += taken
+    }
     while i < samples.count {
       while i < samples.count && base[i].seconds <= accelerometerSeconds {
         // A bad value is one whatever its time (as in `take(acceleration:gate:)`).
@@ -538,9 +590,15 @@ public struct ImpactDetector: Sendable {
   /// samples at once); then, in order, the bins, and where flagged the
   /// free-fall runs, stopping before a possible jolt (the filters are then
   /// set back to their values before it).
+  ///
+  /// `checkingOrderTo` (when above 0): the times of `p[0..<checkingOrderTo]`
+  /// (the rest of the stream, this block first) are not known to be in
+  /// order; the first pass's extent is (strictly increasing), and the rest
+  /// is checked from its last sample before anything is taken. Times that
+  /// decrease: −1, nothing taken.
   private mutating func takeBlock(
     _ p: UnsafePointer<Sample3>, count: Int, before limit: Double,
-    scratch column: UnsafeMutablePointer<Double>
+    scratch column: UnsafeMutablePointer<Double>, checkingOrderTo streamCount: Int = 0
   ) -> Int {
     let block = Self.accelerometerBlock
     do {
@@ -581,6 +639,7 @@ public struct ImpactDetector: Sendable {
         previous = s.seconds
         m += 1
       }
+      if m < streamCount && !Self.ordered(p, from: max(m - 1, 0), to: streamCount) { return -1 }
       guard m > 0 else { return 0 }
 
       // 2. |a|², or NaN where |dynamic|² may reach the jolt threshold or an
