@@ -237,6 +237,10 @@ public struct ImpactDetector: Sendable {
           gyroscope, barometer, fixes, from: (0, 0, 0),
           before: (gyroscope.count, barometer.count, fixes.count),
           through: until)
+        // The usual end: every stream taken, nothing left to merge.
+        if a == accelerometer.count && g == gyroscope.count && b == barometer.count && f == fixes.count {
+          return true
+        }
       }
       while true {
         // The earliest remaining sample of any stream goes next (ties: fixes,
