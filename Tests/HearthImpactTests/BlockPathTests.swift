@@ -170,6 +170,32 @@ struct BlockPathTests {
     }
   }
 
+  /// The rings of all streams share one buffer, written in place: a copy of
+  /// a detector must not see what the original takes after the copy, nor
+  /// the original what the copy takes (copy on write).
+  @Test("a copied detector is a value: its rings are its own after either is fed")
+  func copiesAreValues() {
+    var r = SplitMix64(seed: DetectorPropertyTests.seed &+ 0xC0B1)
+    for i in 0..<8 {
+      let scene = DetectorPropertyTests.scene(&r)
+      let delivery = DetectorPropertyTests.delivery(&r)
+      let configuration = DetectorPropertyTests.configuration(&r)
+      let batches = delivery.batches(scene.batch, duration: scene.duration)
+      let half = batches.count / 2
+      var original = ImpactDetector(configuration: configuration)
+      for b in batches[..<half] { _ = original.process(b) }
+      let atCopy = Self.whole(original)
+      var copy = original
+      var rest: [String] = []
+      for b in batches[half...] { rest.append("\(original.process(b))") }
+      #expect(Self.whole(copy) == atCopy, "case \(i): the copy changed as the original was fed")
+      var copyRest: [String] = []
+      for b in batches[half...] { copyRest.append("\(copy.process(b))") }
+      #expect(
+        copyRest == rest && Self.whole(copy) == Self.whole(original), "case \(i): the copy fed alike differs")
+    }
+  }
+
   // MARK: The square-root screens
 
   /// Thresholds of every kind a configuration may hold, and a few it may not.

@@ -58,10 +58,17 @@ public struct ImpactDetector: Sendable {
   private var binEnd = -Double.infinity
   private var binSumOfSquares = 0.0
   private var binCount = 0
-  private var bins: Ring  // closed bins: start, vertical RMS (m/s²)
-  private var spin: Ring  // |ω|, rad/s
-  private var pressure: Ring  // hPa
-  private var speeds: Ring  // measured GPS speeds, m/s
+  // The rings' entries, one buffer for the four (one uniqueness check for a
+  // batch's appends to the three slower streams' rings).
+  private var ringEntries: RingEntries
+  private var binRing: Ring  // closed bins: start, vertical RMS (m/s²)
+  private var spinRing: Ring  // |ω|, rad/s
+  private var pressureRing: Ring  // hPa
+  private var speedRing: Ring  // measured GPS speeds, m/s
+  private var bins: RingReader { ringEntries.reading(binRing) }
+  private var spin: RingReader { ringEntries.reading(spinRing) }
+  private var pressure: RingReader { ringEntries.reading(pressureRing) }
+  private var speeds: RingReader { ringEntries.reading(speedRing) }
   private var fallStart: Double?
   private var falls = FallRuns()
 
@@ -97,10 +104,11 @@ public struct ImpactDetector: Sendable {
     joltBounds = RootBounds(configuration.joltMetersPerSecondSquared)
     fallBounds = RootBounds(configuration.freeFallMetersPerSecondSquared)
     let capacity = configuration.ringCapacities
-    bins = Ring(capacity: capacity.vibrationBins)
-    spin = Ring(capacity: capacity.gyroscope)
-    pressure = Ring(capacity: capacity.barometer)
-    speeds = Ring(capacity: capacity.fixes)
+    let (entries, rings) = RingEntries.make(capacities: [
+      capacity.vibrationBins, capacity.gyroscope, capacity.barometer, capacity.fixes,
+    ])
+    ringEntries = entries
+    (binRing, spinRing, pressureRing, speedRing) = (rings[0], rings[1], rings[2], rings[3])
   }
 
   /// Feeds one batch; returns the verdicts it completed, in jolt order.
@@ -347,11 +355,19 @@ public struct ImpactDetector: Sendable {
     _ fixes: UnsafeBufferPointer<Sample1>, from start: (Int, Int, Int), before end: (Int, Int, Int),
     through until: Double
   ) -> (Int, Int, Int) {
-    (
-      takeRotations(gyroscope, from: start.0, before: end.0, through: until),
-      takePressures(barometer, from: start.1, before: end.1, through: until),
-      takeFixes(fixes, from: start.2, before: end.2, through: until)
-    )
+    // The rings' buffer is moved out into a local (bitwise, no reference
+    // counting) so that one uniqueness check covers the three runs while
+    // they update the detector, and moved back after.
+    var entries = RingEntries(buffer: [])
+    swap(&entries, &ringEntries)
+    defer { swap(&entries, &ringEntries) }
+    return entries.buffer.withUnsafeMutableBufferPointer { e in
+      (
+        takeRotations(gyroscope, from: start.0, before: end.0, through: until, into: e.baseAddress),
+        takePressures(barometer, from: start.1, before: end.1, through: until, into: e.baseAddress),
+        takeFixes(fixes, from: start.2, before: end.2, through: until, into: e.baseAddress)
+      )
+    }
   }
 
   /// Takes the fixes `start..<end` timed at or before `until` (see
@@ -360,12 +376,13 @@ public struct ImpactDetector: Sendable {
   /// keeps no speed) or within the receiver's range; never infinite.
   @inline(__always)
   private mutating func takeFixes(
-    _ samples: UnsafeBufferPointer<Sample1>, from start: Int, before end: Int, through until: Double
+    _ samples: UnsafeBufferPointer<Sample1>, from start: Int, before end: Int, through until: Double,
+    into entries: UnsafeMutablePointer<Double>?
   ) -> Int {
     let fastest = configuration.maximumSpeedMetersPerSecond
     return Self.takeRun(
       samples, from: start, before: end, through: until, clock: &fixSeconds, data: &dataSeconds,
-      skipped: &counters.fixes, ring: &speeds,
+      skipped: &counters.fixes, ring: &speedRing, entries: entries,
       valid: { $0.value.isNaN || ($0.value > -.infinity && $0.value <= fastest) }, kept: { $0.value >= 0 },
       value: { $0.value })
   }
@@ -374,14 +391,16 @@ public struct ImpactDetector: Sendable {
   /// (see ``takeRun(_:from:before:through:clock:data:skipped:ring:valid:kept:value:)``).
   @inline(__always)
   private mutating func takePressures(
-    _ samples: UnsafeBufferPointer<Sample1>, from start: Int, before end: Int, through until: Double
+    _ samples: UnsafeBufferPointer<Sample1>, from start: Int, before end: Int, through until: Double,
+    into entries: UnsafeMutablePointer<Double>?
   ) -> Int {
     let (lowest, highest) = (
       configuration.minimumPressureHectopascals, configuration.maximumPressureHectopascals
     )
     return Self.takeRun(
       samples, from: start, before: end, through: until, clock: &barometerSeconds, data: &dataSeconds,
-      skipped: &counters.barometer, ring: &pressure, valid: { $0.value >= lowest && $0.value <= highest },
+      skipped: &counters.barometer, ring: &pressureRing, entries: entries,
+      valid: { $0.value >= lowest && $0.value <= highest },
       kept: { _ in true }, value: { $0.value })
   }
 
@@ -389,13 +408,14 @@ public struct ImpactDetector: Sendable {
   /// (see ``takeRun(_:from:before:through:clock:data:skipped:ring:valid:kept:value:)``); |ω| goes into the ring.
   @inline(__always)
   private mutating func takeRotations(
-    _ samples: UnsafeBufferPointer<Sample3>, from start: Int, before end: Int, through until: Double
+    _ samples: UnsafeBufferPointer<Sample3>, from start: Int, before end: Int, through until: Double,
+    into entries: UnsafeMutablePointer<Double>?
   ) -> Int {
     let limit = configuration.maximumRotationRadiansPerSecond
     let limitSquared = limit * limit
     return Self.takeRun(
       samples, from: start, before: end, through: until, clock: &gyroscopeSeconds, data: &dataSeconds,
-      skipped: &counters.gyroscope, ring: &spin,
+      skipped: &counters.gyroscope, ring: &spinRing, entries: entries,
       valid: { Self.within($0, limit, squared: limitSquared) },
       kept: { _ in true }, value: { $0.magnitude })
   }
@@ -417,10 +437,10 @@ public struct ImpactDetector: Sendable {
   private static func takeRun<S: TimedSample>(
     _ samples: UnsafeBufferPointer<S>, from start: Int, before end: Int, through until: Double,
     clock: inout Double, data: inout Double, skipped: inout ImpactCounters.Skipped, ring: inout Ring,
-    valid: (S) -> Bool, kept: (S) -> Bool, value: (S) -> Double
+    entries: UnsafeMutablePointer<Double>?, valid: (S) -> Bool, kept: (S) -> Bool, value: (S) -> Double
   ) -> Int {
     guard start < end && samples[start].seconds <= until else { return start }
-    let run = ring.appendRun { run in
+    let run = ring.appendRun(entries) { run in
       var (i, streamSeconds, newestSeconds, badValue, notNewer) = (start, clock, data, 0, 0)
       while i < end {
         let s = samples[i]
@@ -763,7 +783,14 @@ public struct ImpactDetector: Sendable {
   /// k = floor(t / L) and `end` the first time whose floor(· / L) exceeds k
   /// (found exactly, so membership is floor(t / L) to the last bit).
   private mutating func openBin(at t: Double) {
-    if binCount > 0 { bins.append(binStart, (binSumOfSquares / Double(binCount)).squareRoot()) }
+    if binCount > 0 {
+      let (start, rms) = (binStart, (binSumOfSquares / Double(binCount)).squareRoot())
+      var ring = binRing
+      ringEntries.buffer.withUnsafeMutableBufferPointer { e in
+        ring.appendRun(e.baseAddress) { $0.append(start, rms) }
+      }
+      binRing = ring
+    }
     let length = configuration.vibrationBinSeconds
     let k = (t / length).rounded(.down)
     binStart = k * length
