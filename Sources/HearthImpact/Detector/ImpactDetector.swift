@@ -646,23 +646,28 @@ public struct ImpactDetector: Sendable {
       var (x1, y1, z1) = (lowPassX, lowPassY, lowPassZ)
       var previous = accelerometerSeconds
       var m = 0
-      while m < count {
-        let s = p[m]
-        guard s.seconds > previous && s.seconds < limit else { break }
-        let dt = min(1, s.seconds - previous)
-        let a = Self.smoothing(dt, tauSlow)
-        let b = Self.smoothing(dt, tauFast)
-        (gx[m], gy[m], gz[m]) = (x0, y0, z0)
-        (lx[m], ly[m], lz[m]) = (x1, y1, z1)
-        x0 += a * (s.x - x0)
-        y0 += a * (s.y - y0)
-        z0 += a * (s.z - z0)
-        x1 += b * (s.x - x1)
-        y1 += b * (s.y - y1)
-        z1 += b * (s.z - z1)
-        previous = s.seconds
-        m += 1
+      // The loop twice: with no limit (no jolt waiting, the usual case) the
+      // test against it is left out (usable times are finite).
+      @inline(__always) func recur(limited: Bool) {
+        while m < count {
+          let s = p[m]
+          guard s.seconds > previous && (!limited || s.seconds < limit) else { break }
+          let dt = min(1, s.seconds - previous)
+          let a = Self.smoothing(dt, tauSlow)
+          let b = Self.smoothing(dt, tauFast)
+          (gx[m], gy[m], gz[m]) = (x0, y0, z0)
+          (lx[m], ly[m], lz[m]) = (x1, y1, z1)
+          x0 += a * (s.x - x0)
+          y0 += a * (s.y - y0)
+          z0 += a * (s.z - z0)
+          x1 += b * (s.x - x1)
+          y1 += b * (s.y - y1)
+          z1 += b * (s.z - z1)
+          previous = s.seconds
+          m += 1
+        }
       }
+      if limit == .infinity { recur(limited: false) } else { recur(limited: true) }
       if m < streamCount && !Self.ordered(p, from: max(m - 1, 0), to: streamCount) { return -1 }
       guard m > 0 else { return 0 }
 
