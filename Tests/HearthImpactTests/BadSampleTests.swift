@@ -92,6 +92,40 @@ struct BadSampleTests {
     #expect(d.counters.gyroscope.badValue == 1)
   }
 
+  @Test(
+    "gyroscope: the |ω|² screen keeps the per-axis bound exactly (at the bound, an ulp beyond, every axis at it, squares that overflow or underflow)"
+  )
+  func rotationScreen() {
+    for bound in [ImpactConfiguration().maximumRotationRadiansPerSecond, 1, 1e-200, 1e200, 1.3e154, 1.4e154] {
+      let values = [
+        bound, -bound, bound.nextUp, -bound.nextUp, bound.nextDown, bound / 2, 0, .nan, .infinity, -.infinity,
+        1e300, 1e-300, .greatestFiniteMagnitude, .leastNonzeroMagnitude,
+      ]
+      var samples: [Sample3] = []
+      for x in values {
+        for (y, z) in [(0.0, 0.0), (bound, bound), (-bound, bound.nextDown), (x, x)] {
+          samples.append(Sample3(Double(samples.count), x, y, z))
+          samples.append(Sample3(Double(samples.count), y, x, z))
+          samples.append(Sample3(Double(samples.count), z, y, x))
+        }
+      }
+      // The rule the screen must keep: every axis within ±bound, NaN not.
+      let bad = samples.filter { s in ![s.x, s.y, s.z].allSatisfy { abs($0) <= bound } }.count
+      var configuration = ImpactConfiguration()
+      configuration.maximumRotationRadiansPerSecond = bound
+      for cut in [1, 3, samples.count] {
+        var d = ImpactDetector(configuration: configuration)
+        for start in stride(from: 0, to: samples.count, by: cut) {
+          let batch = Array(samples[start..<min(samples.count, start + cut)])
+          _ = d.process(ImpactBatch(gyroscope: batch, vehicleGate: true))
+        }
+        #expect(
+          d.counters.gyroscope.badValue == bad && d.counters.gyroscope.notNewer == 0,
+          "bound \(bound), batches of \(cut): \(d.counters.gyroscope)")
+      }
+    }
+  }
+
   @Test("barometer: 260–1260 hPa are readings; kPa (101.3) and NaN are not")
   func pressureBounds() {
     var d = ImpactDetector()

@@ -93,8 +93,13 @@ struct BlockPathTests {
       b.gyroscope = b.gyroscope.map(c.turned)
       return b
     }
-    var blocks = ImpactDetector(configuration: p.configuration)
-    var single = ImpactDetector(configuration: p.configuration)
+    return difference(batches, p.configuration)
+  }
+
+  /// The first difference between the two paths fed `batches`, or nil.
+  static func difference(_ batches: [ImpactBatch], _ configuration: ImpactConfiguration) -> String? {
+    var blocks = ImpactDetector(configuration: configuration)
+    var single = ImpactDetector(configuration: configuration)
     single.takesBlocks = false
     for (i, b) in batches.enumerated() {
       let fast = blocks.process(b)
@@ -126,6 +131,68 @@ struct BlockPathTests {
         Issue.record("case \(i) of part \(part), seed \(DetectorPropertyTests.seed): \(problem)\n\(c)")
         return
       }
+    }
+  }
+
+  /// With no jolt waiting, the block path checks the accelerometer's order
+  /// in its first block (the per-sample path, before anything): a batch
+  /// whose accelerometer times decrease, or hold a NaN, anywhere (in the
+  /// first block, just after its extent or the block's end, last) must go
+  /// through the sorted copies as a whole, with nothing taken in place.
+  @Test(
+    "an accelerometer out of order anywhere in a batch: the order checked in the first block == checked first"
+  )
+  func orderCheckedInTheFirstBlock() {
+    var r = SplitMix64(seed: DetectorPropertyTests.seed &+ 0x0DE5)
+    let n = DetectorPropertyTests.cases(400) / 4
+    for i in 0..<n {
+      let scene = DetectorPropertyTests.scene(&r)
+      var delivery = DetectorPropertyTests.delivery(&r)
+      (delivery.disorder, delivery.badSamples) = (0, 0)
+      var batches = delivery.batches(scene.batch, duration: scene.duration)
+      for j in batches.indices where batches[j].accelerometer.count >= 2 && r.chance(0.3) {
+        var a = batches[j].accelerometer
+        let block = ImpactDetector.accelerometerBlock
+        let k = [0, 1, r.pick(a.count - 1), block - 1, block, block + 1, a.count - 2][r.pick(7)]
+        guard k >= 0 && k + 1 < a.count else { continue }
+        switch r.pick(4) {
+        case 0: a.swapAt(k, k + 1)  // a decrease (or a tie, which is in order)
+        case 1: a[k + 1].seconds = .nan
+        case 2: a[k + 1].seconds = a[k].seconds.nextDown  // an ulp back
+        default: a[k].seconds = a[k + 1].seconds  // a tie: in order, not newer
+        }
+        batches[j].accelerometer = a
+      }
+      if let problem = Self.difference(batches, DetectorPropertyTests.configuration(&r)) {
+        Issue.record("case \(i), seed \(DetectorPropertyTests.seed): \(problem)")
+        return
+      }
+    }
+  }
+
+  /// The rings of all streams share one buffer, written in place: a copy of
+  /// a detector must not see what the original takes after the copy, nor
+  /// the original what the copy takes (copy on write).
+  @Test("a copied detector is a value: its rings are its own after either is fed")
+  func copiesAreValues() {
+    var r = SplitMix64(seed: DetectorPropertyTests.seed &+ 0xC0B1)
+    for i in 0..<8 {
+      let scene = DetectorPropertyTests.scene(&r)
+      let delivery = DetectorPropertyTests.delivery(&r)
+      let configuration = DetectorPropertyTests.configuration(&r)
+      let batches = delivery.batches(scene.batch, duration: scene.duration)
+      let half = batches.count / 2
+      var original = ImpactDetector(configuration: configuration)
+      for b in batches[..<half] { _ = original.process(b) }
+      let atCopy = Self.whole(original)
+      var copy = original
+      var rest: [String] = []
+      for b in batches[half...] { rest.append("\(original.process(b))") }
+      #expect(Self.whole(copy) == atCopy, "case \(i): the copy changed as the original was fed")
+      var copyRest: [String] = []
+      for b in batches[half...] { copyRest.append("\(copy.process(b))") }
+      #expect(
+        copyRest == rest && Self.whole(copy) == Self.whole(original), "case \(i): the copy fed alike differs")
     }
   }
 

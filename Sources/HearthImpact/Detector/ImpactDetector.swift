@@ -58,10 +58,17 @@ public struct ImpactDetector: Sendable {
   private var binEnd = -Double.infinity
   private var binSumOfSquares = 0.0
   private var binCount = 0
-  private var bins: Ring  // closed bins: start, vertical RMS (m/s²)
-  private var spin: Ring  // |ω|, rad/s
-  private var pressure: Ring  // hPa
-  private var speeds: Ring  // measured GPS speeds, m/s
+  // The rings' entries, one buffer for the four (one uniqueness check for a
+  // batch's appends to the three slower streams' rings).
+  private var ringEntries: RingEntries
+  private var binRing: Ring  // closed bins: start, vertical RMS (m/s²)
+  private var spinRing: Ring  // |ω|, rad/s
+  private var pressureRing: Ring  // hPa
+  private var speedRing: Ring  // measured GPS speeds, m/s
+  private var bins: RingReader { ringEntries.reading(binRing) }
+  private var spin: RingReader { ringEntries.reading(spinRing) }
+  private var pressure: RingReader { ringEntries.reading(pressureRing) }
+  private var speeds: RingReader { ringEntries.reading(speedRing) }
   private var fallStart: Double?
   private var falls = FallRuns()
 
@@ -97,10 +104,11 @@ public struct ImpactDetector: Sendable {
     joltBounds = RootBounds(configuration.joltMetersPerSecondSquared)
     fallBounds = RootBounds(configuration.freeFallMetersPerSecondSquared)
     let capacity = configuration.ringCapacities
-    bins = Ring(capacity: capacity.vibrationBins)
-    spin = Ring(capacity: capacity.gyroscope)
-    pressure = Ring(capacity: capacity.barometer)
-    speeds = Ring(capacity: capacity.fixes)
+    let (entries, rings) = RingEntries.make(capacities: [
+      capacity.vibrationBins, capacity.gyroscope, capacity.barometer, capacity.fixes,
+    ])
+    ringEntries = entries
+    (binRing, spinRing, pressureRing, speedRing) = (rings[0], rings[1], rings[2], rings[3])
   }
 
   /// Feeds one batch; returns the verdicts it completed, in jolt order.
@@ -108,7 +116,10 @@ public struct ImpactDetector: Sendable {
   /// A batch whose every stream is in time order with every time within
   /// bounds (the common case) is read in place, once: each stream's values
   /// are checked where its samples are taken. Any other goes through a
-  /// copy of each stream with the bad times left out, stably sorted.
+  /// copy of each stream with the bad times left out, stably sorted. With
+  /// no jolt waiting, the accelerometer's order is checked in its first
+  /// block, before anything of the batch is taken (a disordered batch then
+  /// goes through the copies as before).
   /// - Complexity: O(n) for the batch's n samples; O(n log n) when disordered.
   public mutating func process(_ batch: ImpactBatch) -> [ImpactVerdict] {
     let bound = configuration.maximumAbsoluteTimeSeconds
@@ -119,13 +130,22 @@ public struct ImpactDetector: Sendable {
       batch.gyroscope.withUnsafeBufferPointer { gyroscope in
         batch.barometer.withUnsafeBufferPointer { barometer in
           batch.fixes.withUnsafeBufferPointer { fixes in
-            if Self.inOrder(accelerometer, bound, latest) && Self.inOrder(gyroscope, bound, latest)
-              && Self.inOrder(barometer, bound, latest) && Self.inOrder(fixes, bound, latest)
+            // The accelerometer's order is left to its first block where
+            // the fast path surely reaches one (see `take`).
+            let folded =
+              pending.isEmpty && takesBlocks && filtersStarted
+              && (accelerometer.first.map { $0.seconds > accelerometerSeconds } ?? false)
+            if (folded
+              ? Self.bounded(accelerometer, bound, latest) : Self.inOrder(accelerometer, bound, latest))
+              && Self.inOrder(gyroscope, bound, latest) && Self.inOrder(barometer, bound, latest)
+              && Self.inOrder(fixes, bound, latest)
+              && take(
+                accelerometer, gyroscope, barometer, fixes, gate: gate, checkingOrder: folded,
+                verdicts: &verdicts)
             {
-              take(accelerometer, gyroscope, barometer, fixes, gate: gate, verdicts: &verdicts)
-            } else {
-              takeSorted(batch, bound, latest, verdicts: &verdicts)
+              return
             }
+            takeSorted(batch, bound, latest, verdicts: &verdicts)
           }
         }
       }
@@ -145,15 +165,31 @@ public struct ImpactDetector: Sendable {
   )
     -> Bool
   {
+    guard bounded(samples, bound, latest), let p = samples.baseAddress else { return samples.isEmpty }
+    return ordered(p, from: 0, to: samples.count)
+  }
+
+  /// Whether the first and the last time of `samples` are within ±`bound`
+  /// and the last at or before `latest` (true when empty): with the times in
+  /// order, every one is.
+  @inline(__always)
+  private static func bounded<T: TimedSample>(
+    _ samples: UnsafeBufferPointer<T>, _ bound: Double, _ latest: Double
+  ) -> Bool {
     guard let first = samples.first, let last = samples.last else { return true }
-    guard abs(first.seconds) <= bound && abs(last.seconds) <= bound && last.seconds <= latest else {
-      return false
-    }
+    return abs(first.seconds) <= bound && abs(last.seconds) <= bound && last.seconds <= latest
+  }
+
+  /// Whether the times of `p[start..<end]` never decrease (NaN fails);
+  /// true when the range is empty. No branch per sample.
+  @inline(__always)
+  private static func ordered<T: TimedSample>(_ p: UnsafePointer<T>, from start: Int, to end: Int) -> Bool {
+    guard start < end else { return true }
     var disorder = 0
-    var previous = first.seconds
-    for s in samples {
-      disorder |= flaw(s.seconds >= previous)
-      previous = s.seconds
+    var previous = p[start].seconds
+    for i in start..<end {
+      disorder |= flaw(p[i].seconds >= previous)
+      previous = p[i].seconds
     }
     return disorder == 0
   }
@@ -171,7 +207,9 @@ public struct ImpactDetector: Sendable {
       gyroscope.withUnsafeBufferPointer { gyroscope in
         barometer.withUnsafeBufferPointer { barometer in
           fixes.withUnsafeBufferPointer { fixes in
-            take(accelerometer, gyroscope, barometer, fixes, gate: batch.vehicleGate, verdicts: &verdicts)
+            _ = take(
+              accelerometer, gyroscope, barometer, fixes, gate: batch.vehicleGate, checkingOrder: false,
+              verdicts: &verdicts)
           }
         }
       }
@@ -180,14 +218,18 @@ public struct ImpactDetector: Sendable {
 
   /// Takes a batch's samples, every stream in time order with usable times,
   /// in time order across the streams (each take skipping and counting a
-  /// bad value), deciding whatever falls due.
+  /// bad value), deciding whatever falls due. `checkingOrder`: the
+  /// accelerometer's times are only known to be bounded at both ends, and
+  /// its first block checks that they never decrease before anything is
+  /// taken (``process(_:)`` asks this only where the first thing done is that
+  /// block); when they do decrease, nothing is taken and the result is false.
   private mutating func take(
     _ accelerometer: UnsafeBufferPointer<Sample3>, _ gyroscope: UnsafeBufferPointer<Sample3>,
     _ barometer: UnsafeBufferPointer<Sample1>, _ fixes: UnsafeBufferPointer<Sample1>, gate: Bool,
-    verdicts: inout [ImpactVerdict]
-  ) {
+    checkingOrder: Bool, verdicts: inout [ImpactVerdict]
+  ) -> Bool {
     var (a, g, b, f) = (0, 0, 0, 0)
-    withUnsafeTemporaryAllocation(of: Double.self, capacity: Self.blockScratchCount) { scratch in
+    return withUnsafeTemporaryAllocation(of: Double.self, capacity: Self.blockScratchCount) { scratch in
       let scratch = scratch.baseAddress!
       if pending.isEmpty && takesBlocks {
         // No decision can fall due before a jolt opens one, and nothing but
@@ -195,11 +237,18 @@ public struct ImpactDetector: Sendable {
         // runs ahead through its blocks up to the first sample they leave,
         // then the other streams take what comes before that one in the
         // merged order (at or before its time), each stream in one run.
-        a = takeAccelerations(accelerometer, from: 0, before: .infinity, scratch: scratch)
+        a = takeAccelerations(
+          accelerometer, from: 0, before: .infinity, scratch: scratch, checkingOrder: checkingOrder)
+        guard a >= 0 else { return false }
         let until = a < accelerometer.count ? accelerometer[a].seconds : .infinity
-        g = takeRotations(gyroscope, from: 0, before: gyroscope.count, through: until)
-        b = takePressures(barometer, from: 0, before: barometer.count, through: until)
-        f = takeFixes(fixes, from: 0, before: fixes.count, through: until)
+        (g, b, f) = takeSlower(
+          gyroscope, barometer, fixes, from: (0, 0, 0),
+          before: (gyroscope.count, barometer.count, fixes.count),
+          through: until)
+        // The usual end: every stream taken, nothing left to merge.
+        if a == accelerometer.count && g == gyroscope.count && b == barometer.count && f == fixes.count {
+          return true
+        }
       }
       while true {
         // The earliest remaining sample of any stream goes next (ties: fixes,
@@ -230,15 +279,12 @@ public struct ImpactDetector: Sendable {
         guard other < .infinity else { break }
         // A run of the one sample at `other`: its time is `other` (finite:
         // the times are usable), so each pass takes it and moves on.
-        if tf == other {
-          f = takeFixes(fixes, from: f, before: f + 1, through: other)
-        } else if tb == other {
-          b = takePressures(barometer, from: b, before: b + 1, through: other)
-        } else {
-          g = takeRotations(gyroscope, from: g, before: g + 1, through: other)
-        }
+        // (Ties: the fix first, then the barometer, then the gyroscope.)
+        let one = tf == other ? (g, b, f + 1) : tb == other ? (g, b + 1, f) : (g + 1, b, f)
+        (g, b, f) = takeSlower(gyroscope, barometer, fixes, from: (g, b, f), before: one, through: other)
         if dataSeconds >= nextCheckSeconds { decideReady(&verdicts) }
       }
+      return true
     }
   }
 
@@ -290,45 +336,88 @@ public struct ImpactDetector: Sendable {
     flaw(abs(s.x) <= limit) | flaw(abs(s.y) <= limit) | flaw(abs(s.z) <= limit)
   }
 
+  /// Whether every axis of `s` is within ±`limit` (`limitSquared` = limit²):
+  /// |s|² below limit² says so at once (x² ≤ |s|², and rounding keeps the
+  /// order); at or above it, or NaN, each axis is tested.
+  @inline(__always)
+  private static func within(_ s: Sample3, _ limit: Double, squared limitSquared: Double) -> Bool {
+    squaredLength(s.x, s.y, s.z) < limitSquared || outside(s, limit) == 0
+  }
+
+  /// Takes the gyroscope, barometer and fix samples from `start` (each
+  /// stream's index) up to `end`, timed at or before `until`, each stream in
+  /// one run; returns each stream's index after its last sample taken. One
+  /// call for the three (not inlined into ``process(_:)``, whose registers
+  /// are taken): with no jolt waiting, once per batch.
+  @inline(never)
+  private mutating func takeSlower(
+    _ gyroscope: UnsafeBufferPointer<Sample3>, _ barometer: UnsafeBufferPointer<Sample1>,
+    _ fixes: UnsafeBufferPointer<Sample1>, from start: (Int, Int, Int), before end: (Int, Int, Int),
+    through until: Double
+  ) -> (Int, Int, Int) {
+    // The rings' buffer is moved out into a local (bitwise, no reference
+    // counting) so that one uniqueness check covers the three runs while
+    // they update the detector, and moved back after.
+    var entries = RingEntries(buffer: [])
+    swap(&entries, &ringEntries)
+    defer { swap(&entries, &ringEntries) }
+    return entries.buffer.withUnsafeMutableBufferPointer { e in
+      (
+        takeRotations(gyroscope, from: start.0, before: end.0, through: until, into: e.baseAddress),
+        takePressures(barometer, from: start.1, before: end.1, through: until, into: e.baseAddress),
+        takeFixes(fixes, from: start.2, before: end.2, through: until, into: e.baseAddress)
+      )
+    }
+  }
+
   /// Takes the fixes `start..<end` timed at or before `until` (see
   /// ``takeRun(_:from:before:through:clock:data:skipped:ring:valid:kept:value:)``):
   /// a speed is NaN or negative (unmeasured: the fix moves the clocks on but
   /// keeps no speed) or within the receiver's range; never infinite.
+  @inline(__always)
   private mutating func takeFixes(
-    _ samples: UnsafeBufferPointer<Sample1>, from start: Int, before end: Int, through until: Double
+    _ samples: UnsafeBufferPointer<Sample1>, from start: Int, before end: Int, through until: Double,
+    into entries: UnsafeMutablePointer<Double>?
   ) -> Int {
     let fastest = configuration.maximumSpeedMetersPerSecond
     return Self.takeRun(
       samples, from: start, before: end, through: until, clock: &fixSeconds, data: &dataSeconds,
-      skipped: &counters.fixes, ring: &speeds,
+      skipped: &counters.fixes, ring: &speedRing, entries: entries,
       valid: { $0.value.isNaN || ($0.value > -.infinity && $0.value <= fastest) }, kept: { $0.value >= 0 },
       value: { $0.value })
   }
 
   /// Takes the barometer samples `start..<end` timed at or before `until`
   /// (see ``takeRun(_:from:before:through:clock:data:skipped:ring:valid:kept:value:)``).
+  @inline(__always)
   private mutating func takePressures(
-    _ samples: UnsafeBufferPointer<Sample1>, from start: Int, before end: Int, through until: Double
+    _ samples: UnsafeBufferPointer<Sample1>, from start: Int, before end: Int, through until: Double,
+    into entries: UnsafeMutablePointer<Double>?
   ) -> Int {
     let (lowest, highest) = (
       configuration.minimumPressureHectopascals, configuration.maximumPressureHectopascals
     )
     return Self.takeRun(
       samples, from: start, before: end, through: until, clock: &barometerSeconds, data: &dataSeconds,
-      skipped: &counters.barometer, ring: &pressure, valid: { $0.value >= lowest && $0.value <= highest },
+      skipped: &counters.barometer, ring: &pressureRing, entries: entries,
+      valid: { $0.value >= lowest && $0.value <= highest },
       kept: { _ in true }, value: { $0.value })
   }
 
   /// Takes the gyroscope samples `start..<end` timed at or before `until`
   /// (see ``takeRun(_:from:before:through:clock:data:skipped:ring:valid:kept:value:)``); |ω| goes into the ring.
+  @inline(__always)
   private mutating func takeRotations(
-    _ samples: UnsafeBufferPointer<Sample3>, from start: Int, before end: Int, through until: Double
+    _ samples: UnsafeBufferPointer<Sample3>, from start: Int, before end: Int, through until: Double,
+    into entries: UnsafeMutablePointer<Double>?
   ) -> Int {
     let limit = configuration.maximumRotationRadiansPerSecond
+    let limitSquared = limit * limit
     return Self.takeRun(
       samples, from: start, before: end, through: until, clock: &gyroscopeSeconds, data: &dataSeconds,
-      skipped: &counters.gyroscope, ring: &spin, valid: { Self.outside($0, limit) == 0 }, kept: { _ in true },
-      value: { $0.magnitude })
+      skipped: &counters.gyroscope, ring: &spinRing, entries: entries,
+      valid: { Self.within($0, limit, squared: limitSquared) },
+      kept: { _ in true }, value: { $0.magnitude })
   }
 
   /// Takes one slower stream's samples `start..<end` (`end` ≤ `samples.count`;
@@ -338,36 +427,44 @@ public struct ImpactDetector: Sendable {
   /// newer; any other moves `clock` and `data` (the newest of any stream) on
   /// and, where `kept`, goes into `ring` as `value`. Returns the index after
   /// the last sample taken.
+  ///
+  /// The loop keeps its state in the closure's own locals and hands them
+  /// back at its end: state read and written through `clock` and `data`
+  /// (fields of the detector) would go to memory every sample, since a store
+  /// into the ring's buffer might alias them.
   /// - Complexity: O(samples taken); one uniqueness check of the ring per run.
   @inline(__always)
   private static func takeRun<S: TimedSample>(
     _ samples: UnsafeBufferPointer<S>, from start: Int, before end: Int, through until: Double,
     clock: inout Double, data: inout Double, skipped: inout ImpactCounters.Skipped, ring: inout Ring,
-    valid: (S) -> Bool, kept: (S) -> Bool, value: (S) -> Double
+    entries: UnsafeMutablePointer<Double>?, valid: (S) -> Bool, kept: (S) -> Bool, value: (S) -> Double
   ) -> Int {
-    var i = start
-    guard i < end && samples[i].seconds <= until else { return i }
-    // Locals for the loop, written back once: no stores through the inout references per sample.
-    var (streamSeconds, newestSeconds, counts) = (clock, data, skipped)
-    ring.appendRun { run in
-      while i < end && samples[i].seconds <= until {
+    guard start < end && samples[start].seconds <= until else { return start }
+    let run = ring.appendRun(entries) { run in
+      var (i, streamSeconds, newestSeconds, badValue, notNewer) = (start, clock, data, 0, 0)
+      while i < end {
         let s = samples[i]
-        i += 1
+        guard s.seconds <= until else { break }
+        i &+= 1
         guard valid(s) else {
-          counts.badValue += 1
+          badValue &+= 1
           continue
         }
         guard s.seconds > streamSeconds else {
-          counts.notNewer += 1
+          notNewer &+= 1
           continue
         }
         streamSeconds = s.seconds
         if s.seconds > newestSeconds { newestSeconds = s.seconds }
         if kept(s) { run.append(s.seconds, value(s)) }
       }
+      return (next: i, clock: streamSeconds, data: newestSeconds, badValue: badValue, notNewer: notNewer)
     }
-    (clock, data, skipped) = (streamSeconds, newestSeconds, counts)
-    return i
+    (clock, data) = (run.clock, run.data)
+    // Counts of samples of one stream: far from overflowing.
+    skipped.badValue &+= run.badValue
+    skipped.notNewer &+= run.notNewer
+    return run.next
   }
 
   /// Updates the features; a jolt joins the newest incident's peak or opens one.
@@ -460,14 +557,29 @@ public struct ImpactDetector: Sendable {
   /// `limit`, within the accelerometer's bounds and surely no jolt;
   /// returns the index of the first sample left (to the per-sample path).
   /// Nothing is taken before the filters have started.
+  ///
+  /// `checkingOrder`: the times from `start` on are not known to be in
+  /// order; the first block checks that they never decrease before taking
+  /// anything, and when they do (or when that block cannot be reached
+  /// first) nothing is taken and the result is −1.
   /// - Complexity: O(samples taken); no heap allocation.
   private mutating func takeAccelerations(
     _ samples: UnsafeBufferPointer<Sample3>, from start: Int, before limit: Double,
-    scratch: UnsafeMutablePointer<Double>
+    scratch: UnsafeMutablePointer<Double>, checkingOrder: Bool = false
   ) -> Int {
-    guard filtersStarted, let base = samples.baseAddress else { return start }
+    guard filtersStarted, let base = samples.baseAddress else { return checkingOrder ? -1 : start }
     let maxA = configuration.maximumAccelerationMetersPerSecondSquared
     var i = start
+    if checkingOrder {
+      // The first block, from `start`, checks the order before taking anything.
+      guard start < samples.count && base[start].seconds > accelerometerSeconds else { return -1 }
+      let taken = takeBlock(
+        base + start, count: min(samples.count - start, Self.accelerometerBlock), before: limit,
+        scratch: scratch, checkingOrderTo: samples.count - start)
+      guard taken >= 0 else { return -1 }
+      guard taken > 0 else { return start }
+      i += taken
+    }
     while i < samples.count {
       while i < samples.count && base[i].seconds <= accelerometerSeconds {
         // A bad value is one whatever its time (as in `take(acceleration:gate:)`).
@@ -502,9 +614,15 @@ public struct ImpactDetector: Sendable {
   /// samples at once); then, in order, the bins, and where flagged the
   /// free-fall runs, stopping before a possible jolt (the filters are then
   /// set back to their values before it).
+  ///
+  /// `checkingOrderTo` (when above 0): the times of `p[0..<checkingOrderTo]`
+  /// (the rest of the stream, this block first) are not known to be in
+  /// order; the first pass's extent is (strictly increasing), and the rest
+  /// is checked from its last sample before anything is taken. Times that
+  /// decrease: −1, nothing taken.
   private mutating func takeBlock(
     _ p: UnsafePointer<Sample3>, count: Int, before limit: Double,
-    scratch column: UnsafeMutablePointer<Double>
+    scratch column: UnsafeMutablePointer<Double>, checkingOrderTo streamCount: Int = 0
   ) -> Int {
     let block = Self.accelerometerBlock
     do {
@@ -528,23 +646,29 @@ public struct ImpactDetector: Sendable {
       var (x1, y1, z1) = (lowPassX, lowPassY, lowPassZ)
       var previous = accelerometerSeconds
       var m = 0
-      while m < count {
-        let s = p[m]
-        guard s.seconds > previous && s.seconds < limit else { break }
-        let dt = min(1, s.seconds - previous)
-        let a = Self.smoothing(dt, tauSlow)
-        let b = Self.smoothing(dt, tauFast)
-        (gx[m], gy[m], gz[m]) = (x0, y0, z0)
-        (lx[m], ly[m], lz[m]) = (x1, y1, z1)
-        x0 += a * (s.x - x0)
-        y0 += a * (s.y - y0)
-        z0 += a * (s.z - z0)
-        x1 += b * (s.x - x1)
-        y1 += b * (s.y - y1)
-        z1 += b * (s.z - z1)
-        previous = s.seconds
-        m += 1
+      // The loop twice: with no limit (no jolt waiting, the usual case) the
+      // test against it is left out (usable times are finite).
+      @inline(__always) func recur(limited: Bool) {
+        while m < count {
+          let s = p[m]
+          guard s.seconds > previous && (!limited || s.seconds < limit) else { break }
+          let dt = min(1, s.seconds - previous)
+          let a = Self.smoothing(dt, tauSlow)
+          let b = Self.smoothing(dt, tauFast)
+          (gx[m], gy[m], gz[m]) = (x0, y0, z0)
+          (lx[m], ly[m], lz[m]) = (x1, y1, z1)
+          x0 += a * (s.x - x0)
+          y0 += a * (s.y - y0)
+          z0 += a * (s.z - z0)
+          x1 += b * (s.x - x1)
+          y1 += b * (s.y - y1)
+          z1 += b * (s.z - z1)
+          previous = s.seconds
+          m += 1
+        }
       }
+      if limit == .infinity { recur(limited: false) } else { recur(limited: true) }
+      if m < streamCount && !Self.ordered(p, from: max(m - 1, 0), to: streamCount) { return -1 }
       guard m > 0 else { return 0 }
 
       // 2. |a|², or NaN where |dynamic|² may reach the jolt threshold or an
@@ -562,8 +686,10 @@ public struct ImpactDetector: Sendable {
       let (fallBelow, fallAtOrAbove) = (fallBounds.below, fallBounds.atOrAbove)
       let falling = fallStart != nil
       var events = 0
+      var lastSeconds = -Double.infinity
       for k in 0..<m {
         let s = p[k]
+        lastSeconds = s.seconds
         let dynamicSquared = Self.squaredLength(s.x - gx[k], s.y - gy[k], s.z - gz[k])
         verticalSquared[k] = Self.verticalSquared(
           s.x - lx[k], s.y - ly[k], s.z - lz[k], along: gx[k], gy[k], gz[k])
@@ -578,7 +704,12 @@ public struct ImpactDetector: Sendable {
       var n = binCount
       var binEnd = self.binEnd
       var taken = m
-      if events == 0 {
+      if events == 0 && lastSeconds < binEnd {
+        // The times increase through the block: all of it falls in the open
+        // bin, so the sum goes on without a bin test per sample.
+        for k in 0..<m { sum += verticalSquared[k] }
+        n += m
+      } else if events == 0 {
         for k in 0..<m {
           addToBin(p[k].seconds, verticalSquared[k], &sum, &n, &binEnd)
         }
@@ -657,7 +788,14 @@ public struct ImpactDetector: Sendable {
   /// k = floor(t / L) and `end` the first time whose floor(· / L) exceeds k
   /// (found exactly, so membership is floor(t / L) to the last bit).
   private mutating func openBin(at t: Double) {
-    if binCount > 0 { bins.append(binStart, (binSumOfSquares / Double(binCount)).squareRoot()) }
+    if binCount > 0 {
+      let (start, rms) = (binStart, (binSumOfSquares / Double(binCount)).squareRoot())
+      var ring = binRing
+      ringEntries.buffer.withUnsafeMutableBufferPointer { e in
+        ring.appendRun(e.baseAddress) { $0.append(start, rms) }
+      }
+      binRing = ring
+    }
     let length = configuration.vibrationBinSeconds
     let k = (t / length).rounded(.down)
     binStart = k * length
@@ -724,8 +862,19 @@ public struct ImpactDetector: Sendable {
       complete(gyroscopeSeconds, t + c.spinToSeconds),
       complete(barometerSeconds, t + c.pressureAfterSeconds), complete(fixSeconds, a)
     else { return nil }
-    var decided = max(t + c.joltPeakWindowSeconds, t + c.spinToSeconds, t + c.pressureAfterSeconds)
     let current = speeds.last(from: a - c.currentFixAgeSeconds, to: a) != nil
+    // Before the windows' medians (most of a look's cost, and a pending jolt
+    // is looked at every batch): waits that end in nil below whatever the
+    // windows hold. With a current fix, both ways the GPS stop is read wait
+    // for the fixes to be complete up to a + the stay (a rest comes after a:
+    // its end is no earlier) or up to a + the rest window; without one, the
+    // vibration stop waits for its first window.
+    if current {
+      guard complete(fixSeconds, min(a + c.stayStoppedSeconds, a + c.restWithinSeconds)) else { return nil }
+    } else if !force && vibrationStopWaits(a) {
+      return nil
+    }
+    var decided = max(t + c.joltPeakWindowSeconds, t + c.spinToSeconds, t + c.pressureAfterSeconds)
     let vibrationBefore = median(
       binValues(from: a + c.vibrationMovingFromSeconds, to: a + c.vibrationMovingToSeconds, whole: true))
     var m = ImpactMeasurement(
@@ -803,6 +952,27 @@ public struct ImpactDetector: Sendable {
     return m
   }
 
+  /// Whether the accelerometer's data are complete up to the end of a
+  /// vibration-stop window (it has a sample there, or any stream is the late
+  /// data's seconds past it).
+  private func windowComplete(_ windowEnd: Double) -> Bool {
+    accelerometerSeconds >= windowEnd || dataSeconds >= windowEnd + configuration.lateDataSeconds
+  }
+
+  /// Whether ``vibrationStop(_:before:force:)`` (not forced) returns nil at
+  /// its first window, whatever the bins hold: the same first start, the
+  /// same tests, in the same order.
+  private func vibrationStopWaits(_ t: Double) -> Bool {
+    let c = configuration
+    let length = c.vibrationBinSeconds
+    let first = ((t + c.vibrationStopEarliestStartSeconds) / length).rounded(.up)
+    let span = (c.vibrationStopLatestStartSeconds - c.vibrationStopEarliestStartSeconds) / length
+    guard span >= 0 else { return false }
+    let k = first + Double(0)
+    guard k * length <= t + c.vibrationStopLatestStartSeconds else { return false }
+    return !windowComplete((k + Double(c.vibrationStopBinCount)) * length)
+  }
+
   /// The vibration stop: the first window of `vibrationStopWindowSeconds`
   /// starting on a bin within [t + earliest, t + latest] whose bins are all
   /// there (a gap skips the window) and whose median is at most the fraction
@@ -827,9 +997,7 @@ public struct ImpactDetector: Sendable {
       let k = first + Double(i)
       guard k * length <= t + c.vibrationStopLatestStartSeconds else { break }
       let windowEnd = (k + Double(n)) * length
-      guard force || accelerometerSeconds >= windowEnd || dataSeconds >= windowEnd + c.lateDataSeconds else {
-        return nil
-      }
+      guard force || windowComplete(windowEnd) else { return nil }
       end = windowEnd
       let window = binValues(from: k * length, to: windowEnd.nextDown, whole: false)
       if window.count == n {

@@ -1,43 +1,37 @@
 /// A fixed-capacity ring of timed values in strictly increasing time order,
-/// oldest overwritten first. No allocation after `init`; window queries
-/// binary-search the times.
+/// oldest overwritten first: its bookkeeping. The entries live in a buffer
+/// shared by the detector's rings (``RingEntries``), so a batch that appends
+/// to several rings checks one buffer's uniqueness, not one per ring; this
+/// ring's slot i is the buffer's entry `base + i`, its time at 2(base + i),
+/// its value at 2(base + i) + 1. No allocation after `init`; window queries
+/// (through ``RingEntries/reading(_:)``) binary-search the times.
 struct Ring: Sendable, Hashable {
-  /// Entry i's time at 2i, its value at 2i + 1: one array, so an append
-  /// checks one buffer's uniqueness, and a time and its value share a line.
-  private var entries: [Double]
+  /// The ring's first slot in the shared buffer.
+  let base: Int
+  let capacity: Int
   private var head = 0  // next slot to write
   private(set) var count = 0
   /// The time of the newest entry overwritten (−∞: none yet): a window
   /// starting at or before it may have lost entries.
   private(set) var evictedSeconds = -Double.infinity
-  let capacity: Int
 
-  init(capacity: Int) {
-    self.capacity = max(1, capacity)
-    entries = Array(repeating: 0, count: 2 * self.capacity)
+  fileprivate init(base: Int, capacity: Int) {
+    self.base = base
+    self.capacity = capacity
   }
 
-  private func time(_ slot: Int) -> Double { entries[2 &* slot] }
-  private func value(_ slot: Int) -> Double { entries[2 &* slot &+ 1] }
-
-  /// Appends an entry newer than every one held (the caller guarantees it).
-  mutating func append(_ time: Double, _ value: Double) { appendRun { $0.append(time, value) } }
-
-  /// Appends a run of entries through `body`, each newer than every one
-  /// held (the caller guarantees it): the buffer's uniqueness is checked
-  /// once for the run, not per entry. O(1) besides `body`.
-  mutating func appendRun<R>(_ body: (inout Run) -> R) -> R {
+  /// Appends a run of entries through `body` into `entries` (the shared
+  /// buffer, already checked for uniqueness), each newer than every one
+  /// held (the caller guarantees it). O(1) besides `body`.
+  mutating func appendRun<R>(_ entries: UnsafeMutablePointer<Double>?, _ body: (inout Run) -> R) -> R {
     var run = Run(head: head, count: count, evictedSeconds: evictedSeconds, capacity: capacity)
-    let result = entries.withUnsafeMutableBufferPointer { e in
-      // `entries` holds 2 · capacity ≥ 2 values, so the base address is never nil.
-      run.entries = e.baseAddress
-      return body(&run)
-    }
+    run.entries = entries.map { $0 + 2 &* base }
+    let result = body(&run)
     (head, count, evictedSeconds) = (run.head, run.count, run.evictedSeconds)
     return result
   }
 
-  /// The ring's write end while `appendRun` holds its buffer.
+  /// The ring's write end while `appendRun` holds the buffer.
   struct Run {
     fileprivate var head: Int
     fileprivate var count: Int
@@ -57,15 +51,50 @@ struct Ring: Sendable, Hashable {
       if count == capacity { evictedSeconds = e[2 &* slot] }
       e[2 &* slot] = time
       e[2 &* slot &+ 1] = value
-      head = slot + 1 == capacity ? 0 : slot + 1
-      count = min(count + 1, capacity)
+      // slot < capacity and count ≤ capacity: neither sum can overflow.
+      head = slot &+ 1 == capacity ? 0 : slot &+ 1
+      count = min(count &+ 1, capacity)
     }
   }
 
-  private func slot(_ i: Int) -> Int {
+  /// The ring's physical slot (0 ..< capacity) of logical index i (0 = oldest).
+  fileprivate func slot(_ i: Int) -> Int {
     let s = head - count + i
     return s < 0 ? s + capacity : (s >= capacity ? s - capacity : s)
   }
+}
+
+/// The entries of several rings in one buffer (each ring's capacity at
+/// least 1), and the rings laid out in it.
+struct RingEntries: Sendable, Hashable {
+  /// Entry i's time at 2i, its value at 2i + 1: a time and its value share a line.
+  var buffer: [Double]
+
+  /// A buffer for rings of these capacities (each at least 1), and the rings.
+  static func make(capacities: [Int]) -> (RingEntries, [Ring]) {
+    var rings: [Ring] = []
+    var base = 0
+    for c in capacities {
+      let capacity = max(1, c)
+      rings.append(Ring(base: base, capacity: capacity))
+      base += capacity
+    }
+    return (RingEntries(buffer: Array(repeating: 0, count: 2 * base)), rings)
+  }
+
+  /// `ring`'s entries, for window queries.
+  func reading(_ ring: Ring) -> RingReader { RingReader(ring: ring, buffer: buffer) }
+}
+
+/// One ring's entries for window queries (oldest first).
+struct RingReader {
+  let ring: Ring
+  let buffer: [Double]
+
+  private var count: Int { ring.count }
+  private func time(_ slot: Int) -> Double { buffer[2 &* (ring.base &+ slot)] }
+  private func value(_ slot: Int) -> Double { buffer[2 &* (ring.base &+ slot) &+ 1] }
+  private func slot(_ i: Int) -> Int { ring.slot(i) }
 
   /// The first logical index (0 = oldest) whose time is ≥ `time`. O(log count).
   private func lowerBound(_ time: Double) -> Int {
@@ -79,7 +108,7 @@ struct Ring: Sendable, Hashable {
   }
 
   /// Whether the window starting at `from` may have lost entries to the capacity.
-  func truncated(from: Double) -> Bool { from <= evictedSeconds }
+  func truncated(from: Double) -> Bool { from <= ring.evictedSeconds }
 
   /// Calls `body` for each entry with from ≤ time ≤ to, oldest first.
   /// O(log count + entries visited).
