@@ -205,7 +205,7 @@ struct CompensatedSum {
     sum = t
   }
 
-  /// The sum so far, m when the values are.
+  /// The sum of the values added so far, in their unit (metres for a path).
   @inline(__always)
   var value: Double { sum + compensation }
 }

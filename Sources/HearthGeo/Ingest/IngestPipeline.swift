@@ -307,7 +307,10 @@ public struct IngestState: Sendable, Hashable, Codable {
     var run: [(time: Int64, rank: UInt64, index: Int)] = []
     /// Positions of the fixes that reach the engines, person by person.
     var order: [Int] = []
-    /// Those fixes, gathered.
+    /// Those fixes, gathered. (The last batch's fixes stay here until the
+    /// next one overwrites them: in memory only, never saved or returned.
+    /// A copy of the state shares these lists, and its next batch then
+    /// allocates them anew: the cost is allocation, never a wrong value.)
     var fixes = FixColumns()
   }
 

@@ -141,8 +141,8 @@ public enum AgreedSpeed {
 /// Pairs of different people are computed too and never read.
 ///
 /// Identical to ``AgreedSpeed/pair(_:_:rules:)`` on each neighbour: the
-/// distances come from `GreatCircle.trackDistancesMeters`, bit-identical to
-/// the scalar distance.
+/// steps come from the track kernel (`GreatCircle.stepsMeters`), bit-identical
+/// to the scalar distance.
 /// - Complexity: O(n): one vectorised distance pass, then O(1) per pair.
 public struct AgreedSpeedBatch: Sendable, Hashable {
   public let fixes: FixColumns
