@@ -30,7 +30,9 @@ struct BadSampleTests {
   @Test("regression (issue 16): a NaN or blank sample time before the jolt no longer silences the detector")
   func nanTime() {
     for bad in [Double.nan, .infinity, -.infinity, 1e300] {
-      let r = Self.streamed(Self.crash, editAt: 25) { $0.accelerometer.insert(Sample3(bad, 0, 0, Self.g), at: 3) }
+      let r = Self.streamed(Self.crash, editAt: 25) {
+        $0.accelerometer.insert(Sample3(bad, 0, 0, Self.g), at: 3)
+      }
       #expect(r.verdicts.map(\.outcome) == [.possibleImpact], "time \(bad)")
       #expect(r.counters.accelerometer.badTime == 1, "time \(bad)")
     }
@@ -46,7 +48,9 @@ struct BadSampleTests {
     #expect(d.counters.accelerometer.badTime == 1)
   }
 
-  @Test("a sample stamped after the batch was received is a bad time: a far-future glitch cannot make every later sample old")
+  @Test(
+    "a sample stamped after the batch was received is a bad time: a far-future glitch cannot make every later sample old"
+  )
   func futureGlitch() {
     let glitch = { (b: inout ImpactBatch) in b.accelerometer.append(Sample3(5_000, 0, 0, Self.g)) }
     let guarded = Self.streamed(Self.crash, editAt: 25, receivedLag: 0.05, glitch)
@@ -59,7 +63,8 @@ struct BadSampleTests {
     #expect(unguarded.counters.accelerometer.notNewer > 1_000)
   }
 
-  @Test("regression (issue 16): an infinite or 1e300 acceleration is skipped (it poisoned gravity for minutes)")
+  @Test(
+    "regression (issue 16): an infinite or 1e300 acceleration is skipped (it poisoned gravity for minutes)")
   func hugeAcceleration() {
     for bad in [Double.infinity, 1e300, -1e300, Double.nan] {
       let r = Self.streamed(Self.crash, editAt: 25) { $0.accelerometer[2].x = bad }
@@ -77,7 +82,9 @@ struct BadSampleTests {
     #expect(d.counters.accelerometer.badValue == 1)
   }
 
-  @Test("regression (issue 15, 5): a gyroscope 'no reading' −100 marker is skipped, not a 173 rad/s spin that vouches for any jolt")
+  @Test(
+    "regression (issue 15, 5): a gyroscope 'no reading' −100 marker is skipped, not a 173 rad/s spin that vouches for any jolt"
+  )
   func gyroscopeMarker() {
     var s = Self.crash
     s.spins = []  // no real spin: the jolt must stay silent
@@ -88,7 +95,8 @@ struct BadSampleTests {
     #expect(r.counters.gyroscope.badValue >= 1 && (r.verdicts.first?.measured(.spin) ?? 99) < 1)
     let bound = ImpactConfiguration().maximumRotationRadiansPerSecond
     var d = ImpactDetector()
-    _ = d.process(ImpactBatch(gyroscope: [Sample3(1, bound, 0, 0), Sample3(2, bound.nextUp, 0, 0)], vehicleGate: true))
+    _ = d.process(
+      ImpactBatch(gyroscope: [Sample3(1, bound, 0, 0), Sample3(2, bound.nextUp, 0, 0)], vehicleGate: true))
     #expect(d.counters.gyroscope.badValue == 1)
   }
 
@@ -129,7 +137,9 @@ struct BadSampleTests {
   @Test("barometer: 260–1260 hPa are readings; kPa (101.3) and NaN are not")
   func pressureBounds() {
     var d = ImpactDetector()
-    let samples = [260, 1260, 259.99, 1260.01, 101.3, .nan, .infinity].enumerated().map { Sample1(Double($0), $1) }
+    let samples = [260, 1260, 259.99, 1260.01, 101.3, .nan, .infinity].enumerated().map {
+      Sample1(Double($0), $1)
+    }
     _ = d.process(ImpactBatch(barometer: samples, vehicleGate: true))
     #expect(d.counters.barometer.badValue == 5)
     // A kPa stretch around the jolt does not make a pressure rise.
@@ -143,7 +153,8 @@ struct BadSampleTests {
     #expect(r.verdicts.map(\.outcome) == [.possibleImpact] && r.counters.barometer.badValue >= 1)
   }
 
-  @Test("GPS speed: up to 515 m/s is a speed, NaN and negative are unmeasured, +∞ and beyond 515 m/s are skipped")
+  @Test(
+    "GPS speed: up to 515 m/s is a speed, NaN and negative are unmeasured, +∞ and beyond 515 m/s are skipped")
   func speedBounds() {
     var d = ImpactDetector()
     let speeds = [515, .nan, -1, 515.01, .infinity, -.infinity].enumerated().map { Sample1(Double($0), $1) }
@@ -154,8 +165,14 @@ struct BadSampleTests {
   @Test("repeats and late samples are counted per stream as not newer")
   func notNewer() {
     var d = ImpactDetector()
-    _ = d.process(ImpactBatch(accelerometer: [Sample3(1, 0, 0, Self.g), Sample3(1, 0, 0, Self.g)], vehicleGate: true))
-    _ = d.process(ImpactBatch(accelerometer: [Sample3(0.5, 0, 0, Self.g)], fixes: [Sample1(3, 1), Sample1(3, 2)], vehicleGate: true))
-    #expect(d.counters.accelerometer.notNewer == 2 && d.counters.fixes.notNewer == 1 && d.counters.skippedSamples == 3)
+    _ = d.process(
+      ImpactBatch(accelerometer: [Sample3(1, 0, 0, Self.g), Sample3(1, 0, 0, Self.g)], vehicleGate: true))
+    _ = d.process(
+      ImpactBatch(
+        accelerometer: [Sample3(0.5, 0, 0, Self.g)], fixes: [Sample1(3, 1), Sample1(3, 2)], vehicleGate: true)
+    )
+    #expect(
+      d.counters.accelerometer.notNewer == 2 && d.counters.fixes.notNewer == 1
+        && d.counters.skippedSamples == 3)
   }
 }
