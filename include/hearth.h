@@ -337,8 +337,8 @@ typedef struct hearth_schema_error {
 /**
  * Validates a batch against the server clock now_ms: verdict[i] is
  * HEARTH_FIX_ACCEPTED or the reason fix i was rejected (dated more than
- * max_future_ms ahead, more than max_age_ms old, accuracy not a finite
- * number ≥ 0). HEARTH_ERROR_SCHEMA refuses the whole batch: *schema (if not
+ * max_future_ms ahead or from 2200-01-01 on, more than max_age_ms old or
+ * before 1900-01-01, accuracy not a finite number ≥ 0). HEARTH_ERROR_SCHEMA refuses the whole batch: *schema (if not
  * NULL) names the first offending fix and field, verdict is untouched. O(n).
  */
 int32_t hearth_validate(

@@ -9,7 +9,16 @@
 ///   rest of the batch goes on.
 ///
 /// Nothing is dropped silently: `accepted + rejected == input` always.
-public enum FixValidation {}
+public enum FixValidation {
+  /// The times a fix may carry at all, ms since the epoch: [1900-01-01,
+  /// 2200-01-01) UTC, whatever the server clock says; the file readers take
+  /// the same span (`ReadingBounds.fixMilliseconds`). Before it a fix is too
+  /// old, from its end on in the future. It keeps the difference of any two
+  /// accepted fixes' times far inside Int64: a door's clock near Int64.min
+  /// for one batch and near Int64.max for the next would otherwise accept
+  /// two fixes whose interval overflows in every engine.
+  public static let plausibleMilliseconds: Range<Int64> = -2_208_988_800_000..<7_258_118_400_000
+}
 
 /// Limits for ``FixValidation/validate(_:nowMilliseconds:rules:)``.
 public struct ValidationRules: Sendable, Hashable, Codable {
@@ -55,9 +64,11 @@ public struct SchemaError: Error, Sendable, Hashable, CustomStringConvertible {
 
 /// Why a single fix was rejected.
 public enum RejectionReason: String, Sendable, Hashable, Codable, CaseIterable {
-  /// Dated more than ``ValidationRules/maximumFutureMilliseconds`` ahead.
+  /// Dated more than ``ValidationRules/maximumFutureMilliseconds`` ahead,
+  /// or from 2200-01-01 on (``FixValidation/plausibleMilliseconds``).
   case inFuture
-  /// Dated more than ``ValidationRules/maximumAgeMilliseconds`` ago.
+  /// Dated more than ``ValidationRules/maximumAgeMilliseconds`` ago, or
+  /// before 1900-01-01.
   case tooOld
   /// Horizontal accuracy NaN, negative or infinite: the fix cannot be gated.
   case accuracyMissing
@@ -137,8 +148,10 @@ extension FixValidation {
     var rejections: [Rejection] = []
     let newestAllowed = nowMilliseconds.addingReportingOverflow(rules.maximumFutureMilliseconds)
     let oldestAllowed = nowMilliseconds.subtractingReportingOverflow(rules.maximumAgeMilliseconds)
-    let newest = newestAllowed.overflow ? Int64.max : newestAllowed.partialValue
-    let oldest = oldestAllowed.overflow ? Int64.min : oldestAllowed.partialValue
+    let newest = min(
+      newestAllowed.overflow ? Int64.max : newestAllowed.partialValue, plausibleMilliseconds.upperBound - 1)
+    let oldest = max(
+      oldestAllowed.overflow ? Int64.min : oldestAllowed.partialValue, plausibleMilliseconds.lowerBound)
     for index in 0..<n {
       let time = batch.timeMilliseconds[index]
       let accuracy = batch.horizontalAccuracyMeters[index]

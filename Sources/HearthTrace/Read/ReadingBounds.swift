@@ -1,3 +1,5 @@
+import HearthGeo
+
 /// The values a recording's rows can take. Anything outside is not a
 /// reading (a sensor's "no value" marker, a unit mix-up, a corrupt file):
 /// the row is rejected with its reason and counted, never kept.
@@ -21,8 +23,9 @@
 public enum ReadingBounds {
   /// Largest |t| of a sensor time, seconds from the trace's origin.
   public static let maximumSensorSeconds = 1e10
-  /// Fix times accepted, ms since the epoch: [1900-01-01, 2200-01-01).
-  public static let fixMilliseconds: Range<Int64> = -2_208_988_800_000..<7_258_118_400_000
+  /// Fix times accepted, ms since the epoch: [1900-01-01, 2200-01-01), the
+  /// span ingest validation accepts (``FixValidation/plausibleMilliseconds``).
+  public static let fixMilliseconds: Range<Int64> = FixValidation.plausibleMilliseconds
   /// Largest |a| on one axis, m/s² (256 g).
   public static let maximumAccelerationMetersPerSecondSquared = 256 * Quantity.standardGravity
   /// Largest |ω| on one axis, rad/s (4000 °/s).

@@ -1,5 +1,6 @@
 import HearthGeo
 import Testing
+
 import struct HearthSim.SeededGenerator
 
 @Suite("Ingest validation (SPEC §1)")
@@ -35,6 +36,24 @@ struct ValidationTests {
       #expect(error.index == 2 && error.field == field && error.reason == reason)
       #expect(error.description.contains("fix 2"))
     }
+  }
+
+  @Test("fix times outside 1900–2200 are implausible whatever the server clock says, both ends")
+  func plausibleSpan() throws {
+    let first = FixValidation.plausibleMilliseconds.lowerBound  // 1900-01-01T00:00:00Z
+    let end = FixValidation.plausibleMilliseconds.upperBound  // 2200-01-01T00:00:00Z
+    #expect(first == -2_208_988_800_000 && end == 7_258_118_400_000)
+    func reasons(_ times: [Int64], clock: Int64) throws -> [RejectionReason?] {
+      let report = try FixValidation.validate(FixColumns(times.map { fix(time: $0) }), nowMilliseconds: clock)
+        .get()
+      return times.indices.map { i in report.rejections.first { $0.index == i }?.reason }
+    }
+    // A clock at either end: the relative limits alone would accept every one of these.
+    #expect(try reasons([first, first - 1], clock: first + 1) == [nil, .tooOld])
+    #expect(try reasons([end - 1, end], clock: end - 1) == [nil, .inFuture])
+    // A door's clock at the ends of Int64: nothing there is a fix.
+    #expect(try reasons([Int64.min, Int64.min + 1_000], clock: Int64.min + 2_000) == [.tooOld, .tooOld])
+    #expect(try reasons([Int64.max - 1_000, Int64.max], clock: Int64.max - 2_000) == [.inFuture, .inFuture])
   }
 
   @Test("future limit: 5 min ahead accepted, 1 ms more rejected")
@@ -93,6 +112,7 @@ struct ValidationTests {
     let extreme = try FixValidation.validate(
       FixColumns([fix(time: .max), fix(time: .min)]), nowMilliseconds: .max - 1
     ).get()
-    #expect(extreme.acceptedIndices == [0] && extreme.rejections.map(\.reason) == [.tooOld])
+    // No overflow; and neither end of Int64 is a fix time (1900–2200, `plausibleSpan`).
+    #expect(extreme.acceptedIndices.isEmpty && extreme.rejections.map(\.reason) == [.inFuture, .tooOld])
   }
 }

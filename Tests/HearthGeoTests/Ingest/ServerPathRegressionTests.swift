@@ -32,7 +32,8 @@ struct ServerPathRegressionTests {
   func aCarThatCrashedThenWentQuietRaisesThePossibleIncident() {
     let stop = Self.t0 + 130_000
     var state = IngestState()
-    let uploaded = pipeline.ingest(FixColumns(Self.crash()), receivedAtMilliseconds: stop + 1_000, state: &state)
+    let uploaded = pipeline.ingest(
+      FixColumns(Self.crash()), receivedAtMilliseconds: stop + 1_000, state: &state)
     #expect(uploaded.suddenStops.map(\.outcome) == [.pending])
     // Nothing more: the server's timer decides at exactly five minutes, not before.
     #expect(pipeline.advance(to: stop + 299_999, state: &state).suddenStops.isEmpty)
@@ -64,10 +65,12 @@ struct ServerPathRegressionTests {
     let place = Geofence(id: 1, circle: 7, center: W.home, radiusMeters: 100)
     let both = IngestPipeline(places: [place], circlesOfPerson: [UserID(1): [7], UserID(2): [7]])
     var state = IngestState()
-    _ = both.ingest(FixColumns([W.fix(0, 0), W.fix(300, 100)]), receivedAtMilliseconds: Self.t0 + 101_000, state: &state)
+    _ = both.ingest(
+      FixColumns([W.fix(0, 0), W.fix(300, 100)]), receivedAtMilliseconds: Self.t0 + 101_000, state: &state)
     let other = W.fix(5_000, 159.999, person: 2)
     #expect(
-      both.ingest(FixColumns([other]), receivedAtMilliseconds: Self.t0 + 159_999, state: &state).geofenceEvents
+      both.ingest(FixColumns([other]), receivedAtMilliseconds: Self.t0 + 159_999, state: &state)
+        .geofenceEvents
         .filter { $0.person == UserID(1) }.isEmpty)
     let later = both.ingest(
       FixColumns([W.fix(5_000, 160, person: 2)]), receivedAtMilliseconds: Self.t0 + 160_000, state: &state)
@@ -85,7 +88,9 @@ struct ServerPathRegressionTests {
     // Network fixes flipping 400 m apart every 30 s (48 km/h on the raw ground), no speed.
     for k in 0..<30 { fixes.append(W.fix(k % 2 == 0 ? 0 : 400, Double(k) * 30, accuracy: 150, speed: nil)) }
     var state = IngestState()
-    var outputs = [limited.ingest(FixColumns(fixes), receivedAtMilliseconds: Self.t0 + 900_000, state: &state)]
+    var outputs = [
+      limited.ingest(FixColumns(fixes), receivedAtMilliseconds: Self.t0 + 900_000, state: &state)
+    ]
     outputs.append(limited.advance(to: Self.t0 + 3_600_000, state: &state))
     #expect(outputs.flatMap(\.speedAlerts).isEmpty)
     #expect(outputs.flatMap(\.suddenStops).isEmpty)
@@ -94,11 +99,14 @@ struct ServerPathRegressionTests {
     #expect(pair?.source == .loose && abs((pair?.metersPerSecond ?? 0) - 100.0 / 30) < 1e-9)
   }
 
-  @Test("loose means looser than 30 m with no measured speed: 30 m is sharp, 30.01 m loose, a measured speed never")
+  @Test(
+    "loose means looser than 30 m with no measured speed: 30 m is sharp, 30.01 m loose, a measured speed never"
+  )
   func loosenessThreshold() {
     func pair(_ accuracy: Double, _ speed: Double?) -> AgreedSpeed.Source? {
       AgreedSpeed.pair(
-        W.fix(0, 0, accuracy: accuracy, speed: speed), W.fix(400, 30, accuracy: accuracy, speed: speed))?.source
+        W.fix(0, 0, accuracy: accuracy, speed: speed), W.fix(400, 30, accuracy: accuracy, speed: speed))?
+        .source
     }
     #expect(pair(30, nil) == .cappedByGround || pair(30, nil) == .ground)
     #expect(pair(30.01, nil) == .loose)
@@ -124,7 +132,8 @@ struct ServerPathRegressionTests {
       let received = drive.last!.timeMilliseconds + after
       let fresh = W.fix(0, Double(received - Self.t0) / 1000, person: 2)
       var state = SpeedAlertState()
-      let events = engine.process(FixColumns(drive + [fresh]), receivedAtMilliseconds: received, state: &state)
+      let events = engine.process(
+        FixColumns(drive + [fresh]), receivedAtMilliseconds: received, state: &state)
       #expect(events.map(\.outcome) == [expected], "received \(after) ms after")
     }
     // The geofence engine reads the same rule.
@@ -148,24 +157,31 @@ struct ServerPathRegressionTests {
 
   // MARK: Item 9
 
-  @Test("saved state naming a deleted place no longer crashes the next batch: the pending work is dropped and counted")
+  @Test(
+    "saved state naming a deleted place no longer crashes the next batch: the pending work is dropped and counted"
+  )
   func stateNamingADeletedPlaceDoesNotCrash() throws {
     let home = Geofence(id: 1, circle: 7, center: W.home, radiusMeters: 100)
     let shop = Geofence(
-      id: 2, circle: 7, center: GreatCircle.destination(from: W.home, initialBearingDegrees: 0, distanceMeters: 2_000),
+      id: 2, circle: 7,
+      center: GreatCircle.destination(from: W.home, initialBearingDegrees: 0, distanceMeters: 2_000),
       radiusMeters: 100)
     let before = IngestPipeline(places: [home, shop], circlesOfPerson: [UserID(1): [7]])
     var state = IngestState()
-    _ = before.ingest(FixColumns([W.fix(0, 0), W.fix(300, 100)]), receivedAtMilliseconds: Self.t0 + 100_000, state: &state)
+    _ = before.ingest(
+      FixColumns([W.fix(0, 0), W.fix(300, 100)]), receivedAtMilliseconds: Self.t0 + 100_000, state: &state)
     #expect(state.geofences.people[UserID(1)]?.records.first?.pendingDeparture != nil)
     let saved = try JSONEncoder().encode(state)
     // The home is deleted between batches. Without adopting the state first:
     let after = IngestPipeline(places: [shop], circlesOfPerson: [UserID(1): [7]])
     var restored = try JSONDecoder().decode(IngestState.self, from: saved)
-    let next = after.ingest(FixColumns([W.fix(400, 110)]), receivedAtMilliseconds: Self.t0 + 110_000, state: &restored)
-    #expect(next.geofenceEvents.map(\.reasons) == [[.placeRemoved]] && next.geofenceEvents[0].outcome == .feedOnly)
+    let next = after.ingest(
+      FixColumns([W.fix(400, 110)]), receivedAtMilliseconds: Self.t0 + 110_000, state: &restored)
+    #expect(
+      next.geofenceEvents.map(\.reasons) == [[.placeRemoved]] && next.geofenceEvents[0].outcome == .feedOnly)
     #expect(restored.geofences.droppedForRemovedPlaces == 1)
-    _ = after.ingest(FixColumns([W.fix(500, 120)]), receivedAtMilliseconds: Self.t0 + 120_000, state: &restored)
+    _ = after.ingest(
+      FixColumns([W.fix(500, 120)]), receivedAtMilliseconds: Self.t0 + 120_000, state: &restored)
     // Adopting it explicitly counts what was dropped and keeps everything else.
     var adopted = try JSONDecoder().decode(IngestState.self, from: saved)
     let report = after.adopt(&adopted)
@@ -176,18 +192,23 @@ struct ServerPathRegressionTests {
       places: [], circlesOfPerson: [UserID(1): [7]], speedLimits: [7: SpeedLimit(kilometersPerHour: 30)])
     var speeding = IngestState()
     _ = limited.ingest(
-      FixColumns([W.fix(0, 0, speed: 20), W.fix(200, 10, speed: 20)]), receivedAtMilliseconds: Self.t0 + 10_000,
+      FixColumns([W.fix(0, 0, speed: 20), W.fix(200, 10, speed: 20)]),
+      receivedAtMilliseconds: Self.t0 + 10_000,
       state: &speeding)
-    let left = IngestPipeline(places: [], circlesOfPerson: [UserID(1): [8]], speedLimits: [7: SpeedLimit(kilometersPerHour: 30)])
+    let left = IngestPipeline(
+      places: [], circlesOfPerson: [UserID(1): [8]], speedLimits: [7: SpeedLimit(kilometersPerHour: 30)])
     #expect(left.adopt(&speeding).droppedSpeedStretches == 1)
   }
 
   @Test("corrupted saved state is a decoding error, never a trap")
   func corruptedSavedStateIsADecodingError() throws {
     var state = IngestState()
-    _ = IngestPipeline(places: [Geofence(id: 1, center: W.home, radiusMeters: 100)], circlesOfPerson: [:]).ingest(
-      FixColumns([W.fix(0, 0), W.fix(10, 10), W.fix(300, 20)]), receivedAtMilliseconds: Self.t0 + 20_000, state: &state)
-    let json = try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(state)) as? [String: Any])
+    _ = IngestPipeline(places: [Geofence(id: 1, center: W.home, radiusMeters: 100)], circlesOfPerson: [:])
+      .ingest(
+        FixColumns([W.fix(0, 0), W.fix(10, 10), W.fix(300, 20)]), receivedAtMilliseconds: Self.t0 + 20_000,
+        state: &state)
+    let json = try #require(
+      try JSONSerialization.jsonObject(with: JSONEncoder().encode(state)) as? [String: Any])
     func decodes(_ edit: (inout [String: Any]) -> Void) -> Bool {
       var copy = json
       edit(&copy)
@@ -250,11 +271,18 @@ struct ServerPathRegressionTests {
     let row = state.people[UserID(1)]?.presence.row
     #expect(row?.activity == .still)
     let rules = PresenceRules()
-    #expect(!rules.isStale(fixTimeMilliseconds: Self.t0, activity: row?.activity ?? .unknown, nowMilliseconds: Self.t0 + 2_100_000))
-    #expect(rules.isStale(fixTimeMilliseconds: Self.t0, activity: row?.activity ?? .unknown, nowMilliseconds: Self.t0 + 2_100_001))
+    #expect(
+      !rules.isStale(
+        fixTimeMilliseconds: Self.t0, activity: row?.activity ?? .unknown,
+        nowMilliseconds: Self.t0 + 2_100_000))
+    #expect(
+      rules.isStale(
+        fixTimeMilliseconds: Self.t0, activity: row?.activity ?? .unknown,
+        nowMilliseconds: Self.t0 + 2_100_001))
     // A `still` re-report of a fix that no longer holds the row changes the
     // stored fix (dedupe) but not presence.
-    _ = pipeline.ingest(FixColumns([W.fix(5, 30), W.fix(5, 60)]), receivedAtMilliseconds: Self.t0 + 61_000, state: &state)
+    _ = pipeline.ingest(
+      FixColumns([W.fix(5, 30), W.fix(5, 60)]), receivedAtMilliseconds: Self.t0 + 61_000, state: &state)
     var oldStill = W.fix(5, 30)
     oldStill.activity = .still
     let old = pipeline.ingest(FixColumns([oldStill]), receivedAtMilliseconds: Self.t0 + 62_000, state: &state)
@@ -294,5 +322,30 @@ struct ServerPathRegressionTests {
     var other = IngestState()
     _ = pipeline.ingest(FixColumns([still, phone]), receivedAtMilliseconds: Self.t0 + 1_000, state: &other)
     #expect(other.people[UserID(1)]?.presence.row == state.people[UserID(1)]?.presence.row)
+  }
+
+  @Test(
+    "regression 2026-12-05: a door's clock near Int64.min for one batch and near Int64.max for the next no longer gives two fixes whose interval overflows (a trap in the speed alert)"
+  )
+  func fixesAtBothEndsOfTheClock() {
+    let pipeline = IngestPipeline(
+      places: [], circlesOfPerson: [UserID(1): [7]], speedLimits: [7: SpeedLimit(kilometersPerHour: 50)])
+    var state = IngestState()
+    func fix(_ time: Int64, _ latitude: Double) -> FixColumns {
+      FixColumns([
+        Fix(
+          timeMilliseconds: time, latitudeDegrees: latitude, longitudeDegrees: 2.35,
+          horizontalAccuracyMeters: 5,
+          speedMetersPerSecond: 30, user: UserID(1))
+      ])
+    }
+    let early = Int64.min + 1_000_000
+    let late = Int64.max - 1_000_000
+    let first = pipeline.ingest(fix(early, 48.85), receivedAtMilliseconds: early + 10, state: &state)
+    let second = pipeline.ingest(fix(late, 48.86), receivedAtMilliseconds: late + 10, state: &state)
+    #expect(first.rejections.map(\.reason) == [.tooOld] && second.rejections.map(\.reason) == [.inFuture])
+    #expect(state.dedupe.count == 0)
+    _ = pipeline.advance(to: .max, state: &state)
+    _ = pipeline.advance(to: .min, state: &state)
   }
 }
