@@ -89,7 +89,8 @@ struct ServerScenario: CustomStringConvertible, Shrinkable {
     var tripShapes = false
     /// Issue 28's histories (ServerScenario+Devices.swift): a home tablet's
     /// batches of old `still` fixes, a carried second device, each on its
-    /// own clock and cadence, and late drives uploaded with a fresh fix.
+    /// own clock and cadence, and late drives uploaded with a fresh fix;
+    /// and the stays' occasional `still` fix from a second device.
     var devices = true
   }
 
@@ -115,7 +116,9 @@ struct ServerScenario: CustomStringConvertible, Shrinkable {
         Set((0..<r.int(1, 2)).map { _ in CircleID(UInt32(r.int(1, circleCount))) })
       )
       .sorted()
-      for fix in track(user, places: places, &r, tripShapes: options.tripShapes) {
+      for fix in track(
+        user, places: places, &r, tripShapes: options.tripShapes, secondDevice: options.devices)
+      {
         fixes.append((fix.device, fix))
       }
     }
@@ -175,10 +178,13 @@ struct ServerScenario: CustomStringConvertible, Shrinkable {
   /// One person's day in pieces: stays (at a place or anywhere), walks and
   /// drives between them, a crash now and then (a fast stop, then
   /// heartbeats or silence), network estimates and heartbeats mixed in; a
-  /// second device (a tablet at home, saying `still`) for some people.
-  static func track(_ user: UserID, places: [Geofence], _ r: inout PropertyRandom, tripShapes: Bool = false)
-    -> [Fix]
-  {
+  /// second device (a tablet at home, saying `still`) for some people,
+  /// unless `secondDevice` is false (the draw is made either way, so the
+  /// rest of the history is the same).
+  static func track(
+    _ user: UserID, places: [Geofence], _ r: inout PropertyRandom, tripShapes: Bool = false,
+    secondDevice: Bool = true
+  ) -> [Fix] {
     var fixes: [Fix] = []
     var t = t0 + Int64(r.int(0, 600_000))
     var here =
@@ -223,7 +229,7 @@ struct ServerScenario: CustomStringConvertible, Shrinkable {
               here.east + r.double(-6, 6), here.north + r.double(-6, 6), speed: r.chance(0.2) ? nil : 0,
               accuracy: r.double(3, 40), activity: r.chance(0.5) ? .still : .unknown)
           }
-          if r.chance(0.03) {
+          if r.chance(0.03) && secondDevice {
             emit(
               here.east, here.north, speed: 0, accuracy: 15, activity: .still,
               device: DeviceID(user.rawValue * 10 + 2))
