@@ -105,6 +105,21 @@ struct NPYTests {
     #expect(back.activities == trace.activities && back.metadata == trace.metadata)
     #expect(TraceImport.format(of: folder.path("trace")) == .traceFolder)
   }
+
+  @Test(
+    "regression 2026-12-05 (fuzz target columns): activity times in a trace folder read back to the last bit, so two a bit apart stay two"
+  )
+  func activityTimesReadBackExactly() throws {
+    // JSONSerialization here reads 0.09999999999999999 as 0.1: the two
+    // samples then merged as duplicates.
+    var trace = Trace(metadata: TraceMetadata(format: "test"))
+    let times = [0.09999999999999999, 0.1, 1.34916492389e-312, 0, 1e10]
+    trace.activities = times.map { ActivitySample(seconds: $0, activity: .still) }
+    let folder = TemporaryFolder()
+    try TraceFolder.write(trace, to: folder.path("trace"))
+    let (back, _) = try TraceFolder.read(folder.path("trace"))
+    #expect(back.activities.map(\.seconds.bitPattern).sorted() == times.map(\.bitPattern).sorted())
+  }
 }
 
 @Suite("Generic CSV with a column mapping")

@@ -135,9 +135,10 @@ public enum TraceFolder {
     func path(_ parts: String...) -> String { ([folder] + parts).joined(separator: "/") }
     let fm = FileManager.default
     let manifest: [String: Any]
+    let manifestBytes: [UInt8]
     do {
-      let bytes = try RegularFile.read(path("trace.json"), limit: maximumManifestBytes)
-      guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else {
+      manifestBytes = try RegularFile.read(path("trace.json"), limit: maximumManifestBytes)
+      guard let object = try? JSONSerialization.jsonObject(with: Data(manifestBytes)) as? [String: Any] else {
         throw TraceError.io(path: path("trace.json"), reason: "not a JSON object")
       }
       manifest = object
@@ -184,9 +185,27 @@ public enum TraceFolder {
           value: path("scalars", name, "value.npy"), options: options))
     }
     if let activities = manifest["activities"] as? [Any] {
-      recording.files.append(activitiesFile(activities, options: options))
+      recording.files.append(
+        exactActivities(manifestBytes).map {
+          activitiesFile("trace.json activities", pairs: $0, options: options)
+        }
+          ?? activitiesFile(activities, options: options))
     }
     return recording
+  }
+
+  /// The manifest's activities as (seconds, code) pairs read to the last
+  /// bit. JSONSerialization here does not round every decimal correctly
+  /// (0.09999999999999999 reads as 0.1, which then merges with a sample at
+  /// 0.1 as a duplicate); JSONDecoder does. Nil when the list is not a list
+  /// of lists of numbers or nulls: the generic reading then judges each item.
+  /// O(manifest).
+  static func exactActivities(_ bytes: [UInt8]) -> [(Double, Double)]? {
+    struct Manifest: Decodable { let activities: [[Double?]]? }
+    guard let list = (try? JSONDecoder().decode(Manifest.self, from: Data(bytes)))?.activities else {
+      return nil
+    }
+    return list.map { pair in pair.count == 2 ? (pair[0] ?? .nan, pair[1] ?? .nan) : (.nan, .nan) }
   }
 
   /// Both arrays of a `t`/`value` pair, the values `columns` wide.
