@@ -129,7 +129,7 @@ extension GeofenceEngine {
       context.state.records[r].quietUntilMilliseconds.map { arrival.eventMilliseconds < $0 } ?? false
     if quiet { reasons.append(.placeQuiet) }
     if let left = context.state.records[r].lastDepartureMilliseconds,
-      arrival.eventMilliseconds - left <= rules.returnWithinMilliseconds
+      arrival.eventMilliseconds.saturatingSubtract(left) <= rules.returnWithinMilliseconds
     {
       reasons.append(.returnedSoon)
       let until = arrival.eventMilliseconds.saturatingAdd(rules.quietForMilliseconds)
@@ -141,7 +141,7 @@ extension GeofenceEngine {
       journey = Journey(
         fromPlace: left.place, departedMilliseconds: left.milliseconds,
         distanceMeters: context.state.odometerMeters - left.odometerMeters,
-        durationMilliseconds: arrival.eventMilliseconds - left.milliseconds)
+        durationMilliseconds: arrival.eventMilliseconds.saturatingSubtract(left.milliseconds))
       context.state.lastDeparture = nil
     }
     return emitDecided(

@@ -128,29 +128,6 @@ struct PersonGeofenceState: Sendable, Hashable, Codable {
   }
 }
 
-extension Int64 {
-  /// Whether `self − other > limit`, exactly (no overflow).
-  @inline(__always)
-  func isLater(than other: Int64, byMoreThan limit: Int64) -> Bool {
-    let (difference, overflow) = subtractingReportingOverflow(other)
-    return overflow ? self > other : difference > limit
-  }
-
-  /// `self + other`, clamped to the representable range.
-  @inline(__always)
-  func saturatingAdd(_ other: Int64) -> Int64 {
-    let (sum, overflow) = addingReportingOverflow(other)
-    return overflow ? (other > 0 ? .max : .min) : sum
-  }
-
-  /// `self - other`, clamped to the representable range.
-  @inline(__always)
-  func saturatingSubtract(_ other: Int64) -> Int64 {
-    let (difference, overflow) = subtractingReportingOverflow(other)
-    return overflow ? (other > 0 ? .min : .max) : difference
-  }
-}
-
 struct FixPoint: Sendable, Hashable, Codable {
   var latitudeDegrees: Double
   var longitudeDegrees: Double

@@ -70,15 +70,20 @@ public enum PresenceStatus {
 
   /// When to ask a quiet phone for a fix, ms since the epoch: a phone last
   /// seen moving at +10, +20, +40 min; a parked one every 30 min, three times.
+  /// A time past the end of Int64 is Int64.max. O(wakes).
   public static func wakeTimes(
     lastFixMilliseconds: Int64, parked: Bool, rules: PresenceStatusRules = PresenceStatusRules()
   ) -> [Int64] {
     if parked {
-      return (1...rules.parkedWakeCount).map {
-        lastFixMilliseconds + Int64($0) * rules.parkedWakeEveryMilliseconds
+      var wakes: [Int64] = []
+      var wake = lastFixMilliseconds
+      for _ in 0..<max(0, rules.parkedWakeCount) {
+        wake = wake.saturatingAdd(rules.parkedWakeEveryMilliseconds)
+        wakes.append(wake)
       }
+      return wakes
     }
-    return rules.movingWakesMilliseconds.map { lastFixMilliseconds + $0 }
+    return rules.movingWakesMilliseconds.map { lastFixMilliseconds.saturatingAdd($0) }
   }
 
   /// What to say about a battery reading.

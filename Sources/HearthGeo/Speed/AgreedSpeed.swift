@@ -73,9 +73,10 @@ public enum AgreedSpeed {
     timeA: Int64, _ a: Coordinate, _ accuracyA: Double, _ speedA: Double?,
     timeB: Int64, _ b: Coordinate, _ accuracyB: Double, _ speedB: Double?, rules: AgreedSpeedRules
   ) -> (metersPerSecond: Double, source: Source)? {
-    guard timeB - timeA >= rules.minimumIntervalMilliseconds else { return nil }
+    let interval = timeB.saturatingSubtract(timeA)
+    guard interval >= rules.minimumIntervalMilliseconds else { return nil }
     return pair(
-      intervalMilliseconds: timeB - timeA, distanceMeters: GreatCircle.distanceMeters(from: a, to: b),
+      intervalMilliseconds: interval, distanceMeters: GreatCircle.distanceMeters(from: a, to: b),
       accuracyA, speedA, accuracyB, speedB, rules: rules)
   }
 
@@ -176,7 +177,8 @@ public struct AgreedSpeedBatch: Sendable, Hashable {
               out[0] = .nan
               for i in 1..<n {
                 if let pair = AgreedSpeed.pair(
-                  intervalMilliseconds: time[i] - time[i &- 1], distanceMeters: out[i], accuracy[i &- 1],
+                  intervalMilliseconds: time[i].saturatingSubtract(time[i &- 1]), distanceMeters: out[i],
+                  accuracy[i &- 1],
                   AgreedSpeed.measured(speed[i &- 1]), accuracy[i], AgreedSpeed.measured(speed[i]),
                   rules: rules)
                 {

@@ -278,7 +278,8 @@ public struct SpeedAlertEngine: Sendable {
         stretch.end = current.time
         stretch.fastest = max(stretch.fastest, speed)
         let limit = slots[c].limit
-        if stretch.verdict != .done && stretch.end - stretch.start >= engine.rules.minimumOverMilliseconds,
+        if stretch.verdict != .done
+          && stretch.end.saturatingSubtract(stretch.start) >= engine.rules.minimumOverMilliseconds,
           let event = engine.decide(
             person, slots[c].circle, &stretch, limit: limit,
             late: { newestOfStretch(from: current, at: i, over: limit, batch) }, receivedAtMilliseconds: now,
@@ -345,7 +346,7 @@ public struct SpeedAlertEngine: Sendable {
     var reasons: ReasonList<SpeedAlertEvent.Reason> = [.overLimitLongEnough]
     var outcome = SpeedAlertEvent.Outcome.announced
     let held = run.verdict == .heldByCooldown
-    if let last = state.lastAlert[circle], run.end - last < rules.cooldownMilliseconds {
+    if let last = state.lastAlert[circle], run.end.saturatingSubtract(last) < rules.cooldownMilliseconds {
       guard !held else { return nil }
       reasons.append(.cooldown)
       outcome = .suppressed

@@ -272,7 +272,9 @@ public struct SuddenStopEngine: Sendable {
     // Drove on: a raised incident is dropped by a sharp fix far away.
     if point.accuracy <= rules.cancelAccuracyMeters && !s.raised.isEmpty {
       s.raised.removeAll { raised in
-        guard point.time - raised.stop.time <= rules.cancellableForMilliseconds else { return true }
+        guard point.time.saturatingSubtract(raised.stop.time) <= rules.cancellableForMilliseconds else {
+          return true
+        }
         guard
           GreatCircle.distanceMeters(from: raised.stop.coordinate, to: point.coordinate) > rules.droveOnMeters
         else { return false }
@@ -287,13 +289,13 @@ public struct SuddenStopEngine: Sendable {
     if let last = s.last {
       agreed = batch.speed(from: last, at: lastIndex, to: point, at: i)
       let stopped = point.speed.map({ $0 <= rules.stoppedMetersPerSecond }) ?? true
-      let live = point.time - last.time <= rules.liveIntervalMilliseconds
+      let live = point.time.saturatingSubtract(last.time) <= rules.liveIntervalMilliseconds
       if s.candidate == nil && stopped {
         if let cruising = s.lastAgreed, cruising >= rules.cruisingMetersPerSecond {
           // The very next fix after cruising shows the stop.
           consider(point, after: last, cruising: cruising, live: live, person, &s, &events)
         } else if live, s.liveSinceCruise, let cruise = s.lastCruise,
-          point.time - cruise.time <= rules.nextFixWithinMilliseconds
+          point.time.saturatingSubtract(cruise.time) <= rules.nextFixWithinMilliseconds
         {
           // Live: the slowing shows in fixes of its own; judge it from the
           // last cruising fix by its average deceleration.
@@ -346,7 +348,8 @@ public struct SuddenStopEngine: Sendable {
         || (!away
           && (point.speed != nil
             || (point.accuracy <= rules.positionShowsStopAccuracyMeters
-              && Double(point.time - candidate.stop.time) / 1000 * rules.cruisingMetersPerSecond > disc)))
+              && Double(point.time.saturatingSubtract(candidate.stop.time)) / 1000
+                * rules.cruisingMetersPerSecond > disc)))
       s.candidate = candidate
     }
   }
@@ -356,7 +359,7 @@ public struct SuddenStopEngine: Sendable {
     _ person: UserID,
     _ s: inout SuddenStopState.PersonState, _ events: inout [SuddenStopEvent]
   ) {
-    let gap = stop.time - cruise.time
+    let gap = stop.time.saturatingSubtract(cruise.time)
     var candidate = SuddenStopState.Candidate(stop: stop, cruising: cruising, needsRoughFixes: false)
     if gap > rules.roughNextFixWithinMilliseconds {
       say(person, .rejected, [.nextFixTooLate], candidate, stop.time, to: &events)
@@ -385,14 +388,14 @@ public struct SuddenStopEngine: Sendable {
       now.saturatingSubtract(candidate.stop.time) >= rules.stillForMilliseconds
     else { return }
     s.candidate = nil
-    let decided = candidate.stop.time + rules.stillForMilliseconds
+    let decided = candidate.stop.time.saturatingAdd(rules.stillForMilliseconds)
     // A stop fix without a measured speed says nothing by itself: a later
     // fix must have stood there.
     if candidate.stop.speed == nil && !candidate.confirmed {
       say(person, .rejected, [.stillForFiveMinutes, .stopNotConfirmed], candidate, decided, to: &events)
       return
     }
-    if let last = s.lastRaised, decided - last < rules.oncePerMilliseconds {
+    if let last = s.lastRaised, decided.saturatingSubtract(last) < rules.oncePerMilliseconds {
       say(person, .rejected, [.stillForFiveMinutes, .onceAnHour], candidate, decided, to: &events)
       return
     }

@@ -55,7 +55,10 @@ public struct LiveTrail: Sendable, Hashable, Codable {
         }
       }
       let dashed =
-        last.map { fixes.timeMilliseconds[i] - fixes.timeMilliseconds[$0] > rules.dashedGapMilliseconds }
+        last.map {
+          fixes.timeMilliseconds[i].isLater(
+            than: fixes.timeMilliseconds[$0], byMoreThan: rules.dashedGapMilliseconds)
+        }
         ?? false
       points.append(Point(index: i, dashedFromPrevious: dashed))
       last = i

@@ -66,11 +66,11 @@ public struct ParkingDetector: Sendable, Hashable, Codable {
   public func journeyGuardActive(at time: Int64) -> Bool {
     var travelled = 0.0
     for (a, b) in zip(recent, recent.dropFirst())
-    where time - b.timeMilliseconds <= rules.guardDistanceWindowMilliseconds {
+    where time.saturatingSubtract(b.timeMilliseconds) <= rules.guardDistanceWindowMilliseconds {
       travelled += GreatCircle.distanceMeters(from: a.coordinate, to: b.coordinate)
     }
     let fast = recent.contains {
-      time - $0.timeMilliseconds <= rules.guardSpeedWindowMilliseconds
+      time.saturatingSubtract($0.timeMilliseconds) <= rules.guardSpeedWindowMilliseconds
         && ($0.speedMetersPerSecond ?? 0) >= rules.guardSpeedMetersPerSecond
     }
     return travelled > rules.guardDistanceMeters || fast
@@ -82,7 +82,7 @@ public struct ParkingDetector: Sendable, Hashable, Codable {
     let time = fix.timeMilliseconds
     let guardActive = journeyGuardActive(at: time)
     recent.append(fix)
-    recent.removeAll { time - $0.timeMilliseconds > rules.guardDistanceWindowMilliseconds }
+    recent.removeAll { time.saturatingSubtract($0.timeMilliseconds) > rules.guardDistanceWindowMilliseconds }
     if parked {
       freshFixSinceParking = true
       guard let anchor else { return ParkingDecision(parked: true, reason: .stillParked) }
@@ -103,7 +103,7 @@ public struct ParkingDetector: Sendable, Hashable, Codable {
       if fix.activity == .still { return stillVerdict(guardActive, time) }
       return ParkingDecision(parked: false, reason: .newAnchor)
     }
-    if time - anchor.timeMilliseconds >= rules.stayMilliseconds {
+    if time.saturatingSubtract(anchor.timeMilliseconds) >= rules.stayMilliseconds {
       park(at: time)
       return ParkingDecision(parked: true, reason: .parkedByPosition)
     }
@@ -130,7 +130,7 @@ public struct ParkingDetector: Sendable, Hashable, Codable {
   /// `park`. Nil when none is due.
   public mutating func parkFix(now: Int64) -> Fix? {
     guard parked, !parkFixMade, !freshFixSinceParking, let parkedAt = parkedAtMilliseconds,
-      now.isLater(than: parkedAt, byMoreThan: rules.parkFixAfterMilliseconds - 1),
+      now.isLater(than: parkedAt, byMoreThan: rules.parkFixAfterMilliseconds.saturatingSubtract(1)),
       var base = anchor ?? recent.last
     else { return nil }
     parkFixMade = true
@@ -164,7 +164,7 @@ public struct ActivityTimeline: Sendable, Hashable, Codable {
   /// Records a verdict (time order) and forgets those older than an hour before it.
   public mutating func record(_ activity: Activity, at time: Int64) {
     verdicts.append(Verdict(time: time, activity: activity))
-    let horizon = time - keepMilliseconds
+    let horizon = time.saturatingSubtract(keepMilliseconds)
     // Keep the last verdict before the horizon: it still covers the hour's start.
     if let firstKept = verdicts.lastIndex(where: { $0.time <= horizon }), firstKept > 0 {
       verdicts.removeFirst(firstKept)

@@ -116,13 +116,13 @@ public struct Thinner: Sendable, Hashable, Codable {
       } else {
         let since = crawlingSince ?? time
         crawlingSince = since
-        if time - since >= rules.crawlEndsDriveMilliseconds { driving = false }
+        if time.saturatingSubtract(since) >= rules.crawlEndsDriveMilliseconds { driving = false }
       }
     }
     let leftRoadSpeed = driving && atRoadSpeed && !roadSpeed
     atRoadSpeed = driving && roadSpeed
     guard let last = lastKept else { return keep(time, latitude, longitude, .first) }
-    let elapsed = time - last.time
+    let elapsed = time.saturatingSubtract(last.time)
     // Measured at most once per fix (a near-duplicate check that fails and
     // a filter after it read the same distance; NaN: not measured yet, and
     // a NaN distance measured again is NaN again).

@@ -58,7 +58,9 @@ public struct TripSummary: Sendable, Hashable, Codable {
   public var maxAgreedSpeedMetersPerSecond: Double?
   /// Path over duration, m/s (0 for a zero-length segment).
   public var averageSpeedMetersPerSecond: Double
-  public var durationMilliseconds: Int64 { endMilliseconds - startMilliseconds }
+  /// End minus start, ms (clamped to Int64's range, as every engine's time
+  /// arithmetic is).
+  public var durationMilliseconds: Int64 { endMilliseconds.saturatingSubtract(startMilliseconds) }
 
   /// The aggregates of `fixes` (time order); nil for no fixes. O(n): one
   /// vectorised pass for the steps and one for the distances from the start,
@@ -98,7 +100,8 @@ public struct TripSummary: Sendable, Hashable, Codable {
         path.add(distances[i])
         let (a, b) = (fixes[i - 1], fixes[i])
         if let v = AgreedSpeed.pair(
-          intervalMilliseconds: b.timeMilliseconds - a.timeMilliseconds, distanceMeters: distances[i],
+          intervalMilliseconds: b.timeMilliseconds.saturatingSubtract(a.timeMilliseconds),
+          distanceMeters: distances[i],
           a.horizontalAccuracyMeters, a.speedMetersPerSecond, b.horizontalAccuracyMeters,
           b.speedMetersPerSecond,
           rules: rules), v.source != .loose, v.metersPerSecond > fastest ?? -.infinity
@@ -114,7 +117,7 @@ public struct TripSummary: Sendable, Hashable, Codable {
       for d in distances where d > farthest { farthest = d }
       return (path.value, fastest, farthest)
     }
-    let seconds = Double(endMilliseconds - startMilliseconds) / 1000
+    let seconds = Double(endMilliseconds.saturatingSubtract(startMilliseconds)) / 1000
     averageSpeedMetersPerSecond = seconds > 0 ? pathMeters / seconds : 0
   }
 }
@@ -553,7 +556,7 @@ public struct TripSegmenter: Sendable {
       s.restart(at: fix)
       return
     }
-    let gap = fix.timeMilliseconds - last.timeMilliseconds
+    let gap = fix.timeMilliseconds.saturatingSubtract(last.timeMilliseconds)
     if gap > rules.splitGapMilliseconds {
       let continues: Bool
       if gap > rules.journeySilenceMilliseconds {
@@ -591,7 +594,7 @@ public struct TripSegmenter: Sendable {
         // time is staying too), so the next trip starts at the stay's last
         // stationary fix.
         if let last = s.segment.last, moving(last, fix),
-          fix.timeMilliseconds - (s.segment.first?.timeMilliseconds ?? fix.timeMilliseconds)
+          fix.timeMilliseconds.saturatingSubtract(s.segment.first?.timeMilliseconds ?? fix.timeMilliseconds)
             <= rules.dwellMilliseconds
         {
           s.segment.append(fix)
@@ -611,7 +614,7 @@ public struct TripSegmenter: Sendable {
       s.anchor = s.segment.count - 1  // left the possible stay: a new one may start here
       return
     }
-    if fix.timeMilliseconds - anchor.timeMilliseconds > rules.dwellMilliseconds {
+    if fix.timeMilliseconds.saturatingSubtract(anchor.timeMilliseconds) > rules.dwellMilliseconds {
       // A stay: the segment ends at the first fix where the phone had
       // stopped; the stay's fixes since it last stood still are kept for
       // the next trip's start.
@@ -635,7 +638,7 @@ public struct TripSegmenter: Sendable {
   func moving(_ a: Fix, _ b: Fix) -> Bool {
     let v = rules.travelledThroughMetersPerSecond
     if (a.speedMetersPerSecond ?? 0) >= v || (b.speedMetersPerSecond ?? 0) >= v { return true }
-    let seconds = Double(b.timeMilliseconds - a.timeMilliseconds) / 1000
+    let seconds = Double(b.timeMilliseconds.saturatingSubtract(a.timeMilliseconds)) / 1000
     guard seconds > 0 else { return false }
     func allowance(_ accuracy: Double) -> Double { accuracy.isFinite && accuracy > 0 ? accuracy : 0 }
     let ground =

@@ -265,7 +265,9 @@ struct PipelinePropertyTests {
           var pendingArrivals = Set<String>()
           for e in run.geofenceEvents {
             let key = "\(e.person) \(e.place) \(e.eventMilliseconds)"
-            if e.outcome == .pending { (e.kind == .departure ? { pendingDepartures.insert(key) } : { pendingArrivals.insert(key) })() }
+            if e.outcome == .pending {
+              if e.kind == .departure { pendingDepartures.insert(key) } else { pendingArrivals.insert(key) }
+            }
             guard e.outcome == .announced else { continue }
             if e.kind == .departure && !pendingDepartures.contains(key) {
               return "departure announced without its pending departure: \(e)"
