@@ -19,6 +19,8 @@ struct Drive {
   var speedAfter = 0.0
   /// The speed of fixes from 2 s after the rest on (nil: `speedAfter`).
   var speedLater: Double?
+  /// When the fixes come, s (nil: every whole second).
+  var fixTimes: [Double]?
   /// Spin burst peak (rad/s) at t + 0.3 s; pressure step (hPa) at t + 0.5 s.
   var spinPeak = 5.0
   var spinAtSeconds = 0.3
@@ -54,8 +56,7 @@ struct Drive {
       b.barometer.append(Sample1(t, 1013 + (t >= t0 + 0.5 ? pressureStep : 0)))
     }
     if gps {
-      for k in 0...Int(duration) {
-        let t = Double(k)  // whole seconds; the jolt is at one too
+      for t in fixTimes ?? (0...Int(duration)).map(Double.init) {  // whole seconds; the jolt is at one too
         var speed = t < t0 ? speedBefore : (t < t0 + restAfterSeconds ? speedBefore / 2 : speedAfter)
         if let last = lastFixBeforeSpeed, t <= t0 - 0.5, t > t0 - 1.5 { speed = last }
         if let later = speedLater, t >= t0 + restAfterSeconds + 2 { speed = later }
@@ -120,6 +121,38 @@ struct DetectorRuleTests {
     #expect(!Drive(speedBefore: 6.99).reported())
     #expect(Drive(lastFixBeforeSpeed: 3.0).reported())
     #expect(!Drive(lastFixBeforeSpeed: 2.99).reported())
+  }
+
+  /// Which source read "moving before" (nil: no verdict).
+  func movingSource(_ drive: Drive) -> ImpactCondition.Name? {
+    drive.verdicts().first?.conditions.first {
+      $0.name == .movingBeforeGPS || $0.name == .movingBeforeVibration
+    }?
+    .name
+  }
+
+  @Test(
+    "moving before: GPS reads it only with a fix in [t − 10, t − 2] and in [t − 2, t − 0.5]; else the vibration"
+  )
+  func movingNeedsBothGPSWindows() {
+    let every10 = Drive(fixTimes: stride(from: 9.0, through: 60, by: 10).map { $0 })
+    // A fix 1 s before the jolt and none in the median's window: the vibration
+    // reads it (this was a silent crash: the empty median failed).
+    #expect(every10.reported() && movingSource(every10) == .movingBeforeVibration)
+    // The last fix in the jolt's final half second, none in [t − 2, t − 0.5]:
+    // the vibration again (this too was silent).
+    let late = Drive(fixTimes: stride(from: 2.7, through: 60, by: 3).map { $0 })
+    #expect(late.reported() && movingSource(late) == .movingBeforeVibration)
+    // The windows' edges are inside: fixes at exactly t − 10 and t − 0.5 are GPS.
+    let edges = Drive(fixTimes: [20, 29.5] + (31...60).map(Double.init))
+    #expect(edges.reported() && movingSource(edges) == .movingBeforeGPS)
+    #expect(
+      movingSource(Drive(fixTimes: [19.99, 29.5] + (31...60).map(Double.init))) == .movingBeforeVibration)
+    #expect(
+      movingSource(Drive(fixTimes: [20, 29.51] + (31...60).map(Double.init))) == .movingBeforeVibration)
+    #expect(movingSource(Drive(fixTimes: [20, 28] + (31...60).map(Double.init))) == .movingBeforeGPS)
+    #expect(
+      movingSource(Drive(fixTimes: [20, 27.99] + (31...60).map(Double.init))) == .movingBeforeVibration)
   }
 
   @Test("stopped after (GPS): at rest within 5 s and ≤ 1.5 m/s for the next 5 s")

@@ -49,7 +49,9 @@ enum ReferenceDetector {
     run(batches, c).verdicts
   }
 
-  static func run(_ batches: [ImpactBatch], _ c: ImpactConfiguration) -> (verdicts: [Verdict], skipped: [Skipped]) {
+  static func run(_ batches: [ImpactBatch], _ c: ImpactConfiguration) -> (
+    verdicts: [Verdict], skipped: [Skipped]
+  ) {
     // 1. Which samples are used: a time within ±bound and not after the
     //    batch's receipt, a value within the physical bounds; within a batch
     //    in time order (the first of equal times); only one newer than the
@@ -64,7 +66,8 @@ enum ReferenceDetector {
     var skipped = [Skipped](repeating: Skipped(), count: 4)
     /// The samples of one stream to use, in order, counting the others.
     func accept<T>(
-      _ s: [T], _ b: ImpactBatch, _ stream: Int, _ last: Double?, _ time: (T) -> Double, _ valueOK: (T) -> Bool
+      _ s: [T], _ b: ImpactBatch, _ stream: Int, _ last: Double?, _ time: (T) -> Double,
+      _ valueOK: (T) -> Bool
     ) -> [T] {
       var good: [T] = []
       for x in s {
@@ -91,17 +94,29 @@ enum ReferenceDetector {
     }
     for b in batches {
       let a = c.maximumAccelerationMetersPerSecondSquared
-      for s in accept(b.accelerometer, b, 0, acc.last?.t, { $0.seconds }, { abs($0.x) <= a && abs($0.y) <= a && abs($0.z) <= a }) {
+      for s in accept(
+        b.accelerometer, b, 0, acc.last?.t, { $0.seconds },
+        { abs($0.x) <= a && abs($0.y) <= a && abs($0.z) <= a })
+      {
         acc.append(Acc(t: s.seconds, x: s.x, y: s.y, z: s.z, gate: b.vehicleGate))
       }
       let w = c.maximumRotationRadiansPerSecond
-      for s in accept(b.gyroscope, b, 1, gyro.last?.t, { $0.seconds }, { abs($0.x) <= w && abs($0.y) <= w && abs($0.z) <= w }) {
+      for s in accept(
+        b.gyroscope, b, 1, gyro.last?.t, { $0.seconds },
+        { abs($0.x) <= w && abs($0.y) <= w && abs($0.z) <= w })
+      {
         gyro.append((s.seconds, (s.x * s.x + s.y * s.y + s.z * s.z).squareRoot()))
       }
-      for s in accept(b.barometer, b, 2, baro.last?.t, { $0.seconds }, { $0.value >= c.minimumPressureHectopascals && $0.value <= c.maximumPressureHectopascals }) {
+      for s in accept(
+        b.barometer, b, 2, baro.last?.t, { $0.seconds },
+        { $0.value >= c.minimumPressureHectopascals && $0.value <= c.maximumPressureHectopascals })
+      {
         baro.append((s.seconds, s.value))
       }
-      for s in accept(b.fixes, b, 3, fixes.last?.t, { $0.seconds }, { $0.value.isNaN || ($0.value.isFinite && $0.value <= c.maximumSpeedMetersPerSecond) }) {
+      for s in accept(
+        b.fixes, b, 3, fixes.last?.t, { $0.seconds },
+        { $0.value.isNaN || ($0.value.isFinite && $0.value <= c.maximumSpeedMetersPerSecond) })
+      {
         fixes.append((s.seconds, s.value))
       }
     }
@@ -181,7 +196,8 @@ enum ReferenceDetector {
       guard s.gate else { continue }
       if s.t - newest > c.joltChainSeconds || s.t - incident > c.verdictDeadlineSeconds { incident = s.t }
       newest = s.t
-      let fall = falls.filter { $0.end <= s.t && $0.end >= s.t - c.freeFallEndsBeforeJoltSeconds }
+      let fall =
+        falls.filter { $0.end <= s.t && $0.end >= s.t - c.freeFallEndsBeforeJoltSeconds }
         .map { $0.end - $0.start }.max() ?? 0
       jolts.append(Jolt(t: s.t, incident: incident, peak: dynamic[i], clipped: clipped, fall: fall))
     }
@@ -204,22 +220,30 @@ enum ReferenceDetector {
       cond[.jolt] = (true, j.peak)
       var decided = max(t + c.joltPeakWindowSeconds, t + c.spinToSeconds, t + c.pressureAfterSeconds)
       func inWindow(_ x: Double, _ from: Double, _ to: Double) -> Bool { x >= from && x <= to }
-      let current = speeds.contains { inWindow($0.t, a - c.currentFixAgeSeconds, a) }
+      // GPS reads "moving before" only with a fix in both of its windows.
+      let current =
+        speeds.contains { inWindow($0.t, a - c.currentFixAgeSeconds, a + c.movingAtJoltToSeconds) }
+        && speeds.contains { inWindow($0.t, a + c.movingFromSeconds, a + c.movingToSeconds) }
       let vBefore = median(
-        bins.filter { $0.start >= a + c.vibrationMovingFromSeconds && $0.start + L <= a + c.vibrationMovingToSeconds }
-          .map(\.rms))
+        bins.filter {
+          $0.start >= a + c.vibrationMovingFromSeconds && $0.start + L <= a + c.vibrationMovingToSeconds
+        }
+        .map(\.rms))
       var moving: Bool
       var stopped = false
       var stopByGPS = false
       var needVibration = true
       if current {
-        let before = median(speeds.filter { inWindow($0.t, a + c.movingFromSeconds, a + c.movingToSeconds) }.map(\.v))
-        let atJolt = speeds.last { inWindow($0.t, a - c.currentFixAgeSeconds, a + c.movingAtJoltToSeconds) }?.v ?? .nan
+        let before = median(
+          speeds.filter { inWindow($0.t, a + c.movingFromSeconds, a + c.movingToSeconds) }.map(\.v))
+        let atJolt =
+          speeds.last { inWindow($0.t, a - c.currentFixAgeSeconds, a + c.movingAtJoltToSeconds) }?.v ?? .nan
         cond[.movingBeforeGPS] = (before >= c.movingMedianMetersPerSecond, before)
         cond[.movingAtJoltGPS] = (atJolt >= c.movingAtJoltMetersPerSecond, atJolt)
         moving = before >= c.movingMedianMetersPerSecond && atJolt >= c.movingAtJoltMetersPerSecond
         let restEnd = a + c.restWithinSeconds
-        if let rest = speeds.first(where: { $0.t > a && $0.t <= restEnd && $0.v <= c.stoppedMetersPerSecond }) {
+        if let rest = speeds.first(where: { $0.t > a && $0.t <= restEnd && $0.v <= c.stoppedMetersPerSecond })
+        {
           let after = speeds.filter { $0.t > rest.t && $0.t <= rest.t + c.stayStoppedSeconds }.map(\.v)
           let fastest = after.max() ?? .nan
           decided = max(decided, rest.t + c.stayStoppedSeconds)
@@ -241,7 +265,8 @@ enum ReferenceDetector {
       } else {
         let atJolt = median(
           bins.filter {
-            $0.start >= a + c.vibrationMovingAtJoltFromSeconds && $0.start + L <= a + c.vibrationMovingAtJoltToSeconds
+            $0.start >= a + c.vibrationMovingAtJoltFromSeconds
+              && $0.start + L <= a + c.vibrationMovingAtJoltToSeconds
           }.map(\.rms))
         let line = c.vibrationMovingMetersPerSecondSquared
         cond[.movingBeforeVibration] = (vBefore >= line, vBefore)
@@ -274,10 +299,12 @@ enum ReferenceDetector {
         cond[.stoppedVibrationRatio] = (held, lowest)  // the deciding window is the lowest so far
         decided = max(decided, end)
       }
-      let spin = gyro.filter { inWindow($0.t, t + c.spinFromSeconds, t + c.spinToSeconds) }.map(\.w).max() ?? .nan
+      let spin =
+        gyro.filter { inWindow($0.t, t + c.spinFromSeconds, t + c.spinToSeconds) }.map(\.w).max() ?? .nan
       let peakPressure = baro.filter { inWindow($0.t, t, t + c.pressureAfterSeconds) }.map(\.p).max() ?? .nan
       let baseline = median(
-        baro.filter { inWindow($0.t, t + c.pressureBaselineFromSeconds, t + c.pressureBaselineToSeconds) }.map(\.p))
+        baro.filter { inWindow($0.t, t + c.pressureBaselineFromSeconds, t + c.pressureBaselineToSeconds) }
+          .map(\.p))
       let rise = peakPressure - baseline
       let vetoed = j.fall >= c.freeFallSeconds
       let spun = spin >= c.spinRadiansPerSecond
@@ -289,7 +316,8 @@ enum ReferenceDetector {
       if report { lastReport = (t, decided) }
       out.append(
         Verdict(
-          outcome: report ? .possibleImpact : .silent, joltSeconds: t, incidentSeconds: a, decidedSeconds: decided,
+          outcome: report ? .possibleImpact : .silent, joltSeconds: t, incidentSeconds: a,
+          decidedSeconds: decided,
           usedGPS: current, stopByGPS: stopByGPS, conditions: cond))
     }
     return (out, skipped)

@@ -57,6 +57,11 @@ public struct ImpactConfiguration: Sendable, Hashable {
   // MARK: D2, D3, D5 moving before / stopped after, GPS
 
   /// A fix is current when it is at most this old at the jolt, s (D2).
+  /// GPS reads "moving before" only when it has a fix in each of the two
+  /// windows below (the median's and the one at the jolt); with either
+  /// empty the vibration reads it, as with no fix at all: a GPS slower than
+  /// about 1 Hz, or whose last fix came in the jolt's last half second,
+  /// would otherwise leave a NaN that fails and silence a crash.
   public var currentFixAgeSeconds = 2.0
   /// Moving before (D3): median speed over [t − 10 s, t − 2 s] ≥ 7 m/s…
   public var movingMedianMetersPerSecond = 7.0

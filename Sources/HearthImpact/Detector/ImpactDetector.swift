@@ -862,7 +862,11 @@ public struct ImpactDetector: Sendable {
       complete(gyroscopeSeconds, t + c.spinToSeconds),
       complete(barometerSeconds, t + c.pressureAfterSeconds), complete(fixSeconds, a)
     else { return nil }
-    let current = speeds.last(from: a - c.currentFixAgeSeconds, to: a) != nil
+    // GPS speaks for "moving before" only with a fix in both of its windows
+    // (the median's and the one at the jolt); otherwise the vibration does.
+    let current =
+      speeds.last(from: a - c.currentFixAgeSeconds, to: a + c.movingAtJoltToSeconds) != nil
+      && speeds.last(from: a + c.movingFromSeconds, to: a + c.movingToSeconds) != nil
     // Before the windows' medians (most of a look's cost, and a pending jolt
     // is looked at every batch): waits that end in nil below whatever the
     // windows hold. With a current fix, both ways the GPS stop is read wait
