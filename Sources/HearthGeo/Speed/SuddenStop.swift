@@ -13,8 +13,13 @@ public struct SuddenStopRules: Sendable, Hashable, Codable {
   /// sharp or sharper rejects the stop (`sharpFixAfterLongGap`).
   public var roughAccuracyMeters = 50.0
   /// Fixes this close (Live, 1 Hz) show the slowing: the speed must drop at
-  /// this rate or more on average, m/s².
-  public var liveIntervalMilliseconds: Int64 = 5_000
+  /// this rate or more on average, m/s². The interval must stay under
+  /// (`cruisingMetersPerSecond` − `stoppedMetersPerSecond`) /
+  /// `liveDecelerationMetersPerSecondSquared` (1.94 s by default), or a car
+  /// stopped dead between two fixes (a crash) could fail the rule: 5 s, the
+  /// old default, rejected a crash at 72 km/h between fixes 5 s apart. 1.5 s
+  /// is one fix a second with room for jitter.
+  public var liveIntervalMilliseconds: Int64 = 1_500
   public var liveDecelerationMetersPerSecondSquared = 4.5
   /// Nothing may move for this long after the stop, ms.
   public var stillForMilliseconds: Int64 = 5 * 60_000
@@ -329,11 +334,18 @@ public struct SuddenStopEngine: Sendable {
   ) {
     guard var candidate = s.candidate else { return }
     let disc = rules.movedMeters + point.accuracy
-    let away = GreatCircle.distanceMeters(from: candidate.stop.coordinate, to: point.coordinate) > disc
+    let distance = GreatCircle.distanceMeters(from: candidate.stop.coordinate, to: point.coordinate)
+    let away = distance > disc
     // Moved: a fix faster than "stopped", or two fixes in a row away from
-    // the stop. One far fix that claims to stand still is an outlier.
+    // the stop. One far fix that claims to stand still is an outlier,
+    // unless it is one that would drop the incident once raised (sharp
+    // enough and further than `droveOnMeters`): raising it at the five
+    // minutes would be a false alarm nothing later takes back.
     let moving = (point.speed ?? 0) > rules.stoppedMetersPerSecond
-    if moving || (away && candidate.previousAway) {
+    if point.accuracy <= rules.cancelAccuracyMeters && distance > rules.droveOnMeters {
+      say(person, .rejected, [.movedWithinFiveMinutes, .droveOn], candidate, point.time, to: &events)
+      s.candidate = nil
+    } else if moving || (away && candidate.previousAway) {
       say(person, .rejected, [.movedWithinFiveMinutes], candidate, point.time, to: &events)
       s.candidate = nil
     } else if candidate.needsRoughFixes && point.accuracy <= rules.roughAccuracyMeters {

@@ -21,7 +21,9 @@ enum SpeedModel {
         f.horizontalAccuracyMeters.isFinite && f.horizontalAccuracyMeters > 0 ? f.horizontalAccuracyMeters : 0
       }
       let ground = max(0, d - off(a) - off(b)) / seconds
-      return ([a.speedMetersPerSecond, b.speedMetersPerSecond].compactMap { $0 } + [ground]).min().map { ($0, true) }
+      return ([a.speedMetersPerSecond, b.speedMetersPerSecond].compactMap { $0 } + [ground]).min().map {
+        ($0, true)
+      }
     }
     var speed: Double
     switch (a.speedMetersPerSecond, b.speedMetersPerSecond) {
@@ -56,7 +58,9 @@ enum SpeedModel {
       // The cooldown goes to the earliest stretch: a batch is taken in time
       // order across people.
       let ordered = batch.fixes.enumerated().sorted {
-        ($0.element.timeMilliseconds, $0.element.user, $0.offset) < ($1.element.timeMilliseconds, $1.element.user, $1.offset)
+        ($0.element.timeMilliseconds, $0.element.user, $0.offset) < (
+          $1.element.timeMilliseconds, $1.element.user, $1.offset
+        )
       }.map(\.element)
       do {
         for (k, fix) in ordered.enumerated() {
@@ -70,7 +74,9 @@ enum SpeedModel {
             // The stretch of consecutive over-limit pairs ending at the newest pair.
             var first = track.count - 1
             var fastest = 0.0
-            while first >= 1, let pair = agreed(track[first - 1], track[first]), !pair.loose, pair.speed > limit {
+            while first >= 1, let pair = agreed(track[first - 1], track[first]), !pair.loose,
+              pair.speed > limit
+            {
               fastest = max(fastest, pair.speed)
               first -= 1
             }
@@ -80,8 +86,10 @@ enum SpeedModel {
             let key = "\(person) \(circle) \(start)"
             guard end - start >= 15_000, !done.contains(key) else { continue }
             // The circle's last announcement, from every decision so far.
-            let lastAlert = events.filter { $0.circle == circle && $0.outcome == .announced }.map(\.endMilliseconds)
-              .max()
+            let lastAlert = events.filter { $0.circle == circle && $0.outcome == .announced }.map(
+              \.endMilliseconds
+            )
+            .max()
             var reasons: [SpeedAlertEvent.Reason] = [.overLimitLongEnough]
             var outcome = SpeedAlertEvent.Outcome.announced
             if let lastAlert, end - lastAlert < 30 * 60_000 {
@@ -106,7 +114,8 @@ enum SpeedModel {
             }
             events.append(
               SpeedAlertEvent(
-                person: person, circle: circle, outcome: outcome, reasons: ReasonList(reasons), startMilliseconds: start,
+                person: person, circle: circle, outcome: outcome, reasons: ReasonList(reasons),
+                startMilliseconds: start,
                 endMilliseconds: end, agreedSpeedMetersPerSecond: fastest, limitMetersPerSecond: limit))
           }
         }
@@ -198,11 +207,16 @@ struct SuddenStopModel {
     }
   }
 
-  mutating func event(_ person: UserID, _ outcome: SuddenStopEvent.Outcome, _ reasons: [SuddenStopEvent.Reason], _ c: Candidate, _ at: Int64) {
+  mutating func event(
+    _ person: UserID, _ outcome: SuddenStopEvent.Outcome, _ reasons: [SuddenStopEvent.Reason], _ c: Candidate,
+    _ at: Int64
+  ) {
     events.append(
       SuddenStopEvent(
-        person: person, outcome: outcome, reasons: ReasonList(reasons), stopMilliseconds: c.stop.timeMilliseconds,
-        coordinate: c.stop.coordinate, accuracyMeters: c.stop.horizontalAccuracyMeters, cruisingMetersPerSecond: c.cruising,
+        person: person, outcome: outcome, reasons: ReasonList(reasons),
+        stopMilliseconds: c.stop.timeMilliseconds,
+        coordinate: c.stop.coordinate, accuracyMeters: c.stop.horizontalAccuracyMeters,
+        cruisingMetersPerSecond: c.cruising,
         decidedMilliseconds: at))
   }
 
@@ -215,7 +229,8 @@ struct SuddenStopModel {
   mutating func process(_ fixes: [Fix]) {
     for person in Set(fixes.map(\.user)).sorted() {
       var p = people[person] ?? Person()
-      for fix in fixes.filter({ $0.user == person }).sorted(by: { $0.timeMilliseconds < $1.timeMilliseconds }) {
+      for fix in fixes.filter({ $0.user == person }).sorted(by: { $0.timeMilliseconds < $1.timeMilliseconds })
+      {
         if fix.source == .heartbeat {
           settle(fix.timeMilliseconds, person, &p)
           continue
@@ -266,8 +281,12 @@ struct SuddenStopModel {
       p.raised = kept
     }
     if var c = p.candidate {
-      let away = GreatCircle.distanceMeters(from: c.stop.coordinate, to: fix.coordinate) > 50 + fix.horizontalAccuracyMeters
-      if (fix.speedMetersPerSecond ?? 0) > 1 || (away && c.previousAway) {
+      let distance = GreatCircle.distanceMeters(from: c.stop.coordinate, to: fix.coordinate)
+      let away = distance > 50 + fix.horizontalAccuracyMeters
+      if fix.horizontalAccuracyMeters <= 250 && distance > 300 {
+        event(person, .rejected, [.movedWithinFiveMinutes, .droveOn], c, t)
+        p.candidate = nil
+      } else if (fix.speedMetersPerSecond ?? 0) > 1 || (away && c.previousAway) {
         event(person, .rejected, [.movedWithinFiveMinutes], c, t)
         p.candidate = nil
       } else if c.needsRough && fix.horizontalAccuracyMeters <= 50 {
@@ -293,7 +312,7 @@ struct SuddenStopModel {
     guard i >= 1 else { return }
     let previous = track[i - 1]
     let stopped = fix.speedMetersPerSecond.map { $0 <= 1 } ?? true
-    let live = t - previous.timeMilliseconds <= 5_000
+    let live = t - previous.timeMilliseconds <= 1_500
     guard p.candidate == nil && stopped else { return }
     if let cruising = Self.into(track, i - 1), cruising >= Self.cruising {
       consider(fix, after: previous, cruising: cruising, live: live, person, &p)
@@ -301,20 +320,24 @@ struct SuddenStopModel {
     }
     // Live: the last cruising fix, every step since at Live cadence.
     guard live, let j = (1..<i).last(where: { (Self.into(track, $0) ?? 0) >= Self.cruising }),
-      (j + 1...i).allSatisfy({ track[$0].timeMilliseconds - track[$0 - 1].timeMilliseconds <= 5_000 }),
+      (j + 1...i).allSatisfy({ track[$0].timeMilliseconds - track[$0 - 1].timeMilliseconds <= 1_500 }),
       t - track[j].timeMilliseconds <= 40_000
     else { return }
     consider(fix, after: track[j], cruising: Self.into(track, j) ?? 0, live: true, person, &p)
   }
 
-  private mutating func consider(_ stop: Fix, after cruise: Fix, cruising: Double, live: Bool, _ person: UserID, _ p: inout Person) {
+  private mutating func consider(
+    _ stop: Fix, after cruise: Fix, cruising: Double, live: Bool, _ person: UserID, _ p: inout Person
+  ) {
     let gap = stop.timeMilliseconds - cruise.timeMilliseconds
     var c = Candidate(stop: stop, cruising: cruising, needsRough: gap > 40_000)
     if gap > 120_000 { return event(person, .rejected, [.nextFixTooLate], c, stop.timeMilliseconds) }
     if live && (cruising - (stop.speedMetersPerSecond ?? 0)) / (Double(gap) / 1000) < 4.5 {
       return event(person, .rejected, [.gentleStopOnLive], c, stop.timeMilliseconds)
     }
-    if insidePlace(stop.coordinate, person) { return event(person, .rejected, [.insidePlace], c, stop.timeMilliseconds) }
+    if insidePlace(stop.coordinate, person) {
+      return event(person, .rejected, [.insidePlace], c, stop.timeMilliseconds)
+    }
     c.previousAway = false
     p.candidate = c
     event(person, .pending, [.cruisedThenStopped], c, stop.timeMilliseconds)

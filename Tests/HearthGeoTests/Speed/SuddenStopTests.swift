@@ -111,14 +111,77 @@ struct SuddenStopTests {
     #expect(run(fixes).isEmpty)
   }
 
-  @Test("Live (1 Hz): shedding the speed at ≥ 4.5 m/s² counts, gentler does not")
+  func run(_ fixes: [Fix], rules: SuddenStopRules) -> [SuddenStopEvent] {
+    let engine = SuddenStopEngine(places: [], rules: rules)
+    var state = SuddenStopState()
+    return engine.process(FixColumns(fixes), state: &state)
+      + engine.advance(to: fixes.last!.timeMilliseconds + 300_000, state: &state)
+  }
+
+  @Test("Live: fixes up to 1.5 s apart must shed the speed at ≥ 4.5 m/s²; a crash between fixes always does")
   func live() {
-    // 15 m/s to 0 in 3 s is 5 m/s²; in 4 s it is 3.75 m/s².
-    #expect(run(Self.scenario(every: 1, gap: 3, overshoot: 20)).contains { $0.outcome == .raised })
-    #expect(run(Self.scenario(every: 1, gap: 4, overshoot: 20)).last?.reasons == [.gentleStopOnLive])
-    // Exactly 4.5 m/s²: 13.5 m/s over 3 s.
+    // The interval's edge, with a deceleration rule a dead stop can fail:
+    // 10 m/s to 0 in 1.5 s is 6.7 m/s², under 8.
+    var strict = SuddenStopRules()
+    strict.liveDecelerationMetersPerSecondSquared = 8
+    let atEdge = run(Self.scenario(speed: 10, every: 1, gap: 1.5, overshoot: 5), rules: strict)
+    #expect(atEdge.last?.reasons == [.gentleStopOnLive])
+    let past = run(Self.scenario(speed: 10, every: 1, gap: 1.501, overshoot: 5), rules: strict)
+    #expect(past.contains { $0.outcome == .raised })
+    // The default rules: the slowest cruising speed stopping to 1 m/s within
+    // the interval still sheds ≥ 4.5 m/s² ((35/3.6 − 1) / 1.5 = 5.8).
     #expect(
-      run(Self.scenario(speed: 13.5, every: 1, gap: 3, overshoot: 20)).contains { $0.outcome == .raised })
+      run(Self.scenario(speed: 35 / 3.6, every: 1, gap: 1.5, overshoot: 5, stopSpeed: 1))
+        .contains { $0.outcome == .raised })
+    // Crashes between fixes further apart are not judged by the deceleration
+    // (these were rejected as gentle while the interval was 5 s): 72 km/h
+    // with a fix every 5 s, 40 km/h every 3 s, and the stop fix 3 s after
+    // the last kept fix of a 10 s drive (the first off road speed is kept).
+    #expect(run(Self.scenario(speed: 20, every: 5, gap: 5, overshoot: 30)).contains { $0.outcome == .raised })
+    #expect(run(Self.scenario(speed: 11, every: 3, gap: 3, overshoot: 10)).contains { $0.outcome == .raised })
+    #expect(
+      run(Self.scenario(speed: 11, every: 10, gap: 3, overshoot: 10)).contains { $0.outcome == .raised })
+    // 1 Hz, stopped dead: 15 m/s²; exactly 4.5 m/s² counts, just under does not.
+    #expect(run(Self.scenario(every: 1, gap: 1, overshoot: 5)).contains { $0.outcome == .raised })
+    var exact = SuddenStopRules()
+    exact.liveDecelerationMetersPerSecondSquared = 10
+    #expect(
+      run(Self.scenario(speed: 10, every: 1, gap: 1, overshoot: 5), rules: exact).contains {
+        $0.outcome == .raised
+      })
+    exact.liveDecelerationMetersPerSecondSquared = 10.001
+    #expect(
+      run(Self.scenario(speed: 10, every: 1, gap: 1, overshoot: 5), rules: exact).last?.reasons == [
+        .gentleStopOnLive
+      ])
+  }
+
+  @Test("a fix that would drop a raised incident rejects a pending one: ≤ 250 m accuracy, > 300 m away")
+  func droveOnWhilePending() {
+    let base = Self.scenario()
+    let k = base.firstIndex { $0.speedMetersPerSecond == 0 }! + 1  // a minute after the stop
+    let stop = base[k - 1]
+    func with(_ meters: Double, accuracy: Double) -> [Fix] {
+      var fixes = Array(base[...k])
+      let far = GreatCircle.destination(
+        from: stop.coordinate, initialBearingDegrees: 90, distanceMeters: meters)
+      fixes[k].latitudeDegrees = far.latitudeDegrees
+      fixes[k].longitudeDegrees = far.longitudeDegrees
+      fixes[k].horizontalAccuracyMeters = accuracy
+      return fixes
+    }
+    let fiveMinutes: Int64 = 300_000
+    #expect(
+      run(with(300.01, accuracy: 10), advanceBy: fiveMinutes).last?.reasons == [
+        .movedWithinFiveMinutes, .droveOn,
+      ])
+    // One far fix short of that is an outlier.
+    #expect(run(with(299.99, accuracy: 10), advanceBy: fiveMinutes).contains { $0.outcome == .raised })
+    #expect(
+      run(with(400, accuracy: 250), advanceBy: fiveMinutes).last?.reasons == [
+        .movedWithinFiveMinutes, .droveOn,
+      ])
+    #expect(run(with(400, accuracy: 250.01), advanceBy: fiveMinutes).contains { $0.outcome == .raised })
   }
 
   @Test("anything moving within the five minutes rejects; the clock alone can raise")
@@ -126,10 +189,11 @@ struct SuddenStopTests {
     // One far fix that claims to stand still is an outlier; two in a row moved.
     var outlier = Self.scenario()
     let k = outlier.firstIndex { $0.speedMetersPerSecond == 0 }! + 2  // two minutes after the stop
-    outlier[k] = W.fix(3200, Double(outlier[k].timeMilliseconds - W.t0) / 1000, speed: 0)
+    // (The stop is at 2 870 m; 300 m on, one sharp fix would have said they drove on.)
+    outlier[k] = W.fix(3100, Double(outlier[k].timeMilliseconds - W.t0) / 1000, speed: 0)
     #expect(run(outlier).contains { $0.outcome == .raised })
     var moved = outlier
-    moved[k + 1] = W.fix(3400, Double(moved[k + 1].timeMilliseconds - W.t0) / 1000, speed: 0)
+    moved[k + 1] = W.fix(3150, Double(moved[k + 1].timeMilliseconds - W.t0) / 1000, speed: 0)
     #expect(run(moved).contains { $0.reasons == [.movedWithinFiveMinutes] })
     var fast = Self.scenario()
     fast[k].speedMetersPerSecond = 1.01
@@ -333,10 +397,14 @@ struct SuddenStopTests {
       ])
     // No fix after the stop at all: nothing shows it.
     #expect(outcome(Self.roughStop(gap: 60, after: [])) == [[.stillForFiveMinutes, .stopNotConfirmed]])
-    // Rough fixes that drive on still move the stop.
+    // Rough fixes that drive on still move the stop: two in a row away, or
+    // one over 300 m away (as it would drop a raised incident).
+    #expect(
+      outcome(Self.roughStop(gap: 30, after: [(30, 200, 80, nil), (60, 280, 80, nil)]))
+        == [[.movedWithinFiveMinutes]])
     #expect(
       outcome(Self.roughStop(gap: 30, after: [(30, 450, 80, nil), (60, 900, 80, nil), (90, 1350, 80, nil)]))
-        == [[.movedWithinFiveMinutes]])
+        == [[.movedWithinFiveMinutes, .droveOn]])
   }
 
   /// Issue 28 item 4, last round's rule kept: network fixes alone never cruise.
