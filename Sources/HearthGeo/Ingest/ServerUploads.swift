@@ -5,7 +5,8 @@
 /// Two kinds of history:
 /// - **with receipt times** (one per fix: when the server got it): fixes
 ///   are taken in the order given, which is the order they arrived; a new
-///   upload starts wherever the receipt time changes, and, when
+///   upload starts wherever the receipt time changes, however many fixes
+///   it holds (an upload is refused or taken whole, SPEC §1), or, when
 ///   ``Policy/gatherAcrossReceipts`` is set (a server that batches what
 ///   arrives), only when the batch is full. An upload is received at the
 ///   newest receipt time in it.
@@ -28,7 +29,9 @@ public enum ServerUploads {
   }
 
   public struct Policy: Sendable, Hashable, Codable {
-    /// At most this many fixes per upload (≥ 1). Default 200.
+    /// At most this many fixes per upload without receipt times, and per
+    /// gathered batch (≥ 1). Default 200. Fixes logged with one receipt
+    /// time stay one upload, however many.
     public var maximumFixes: Int
     /// Without receipt times: an upload spans at most this long, ms. Default 5 min.
     public var maximumSpanMilliseconds: Int64
@@ -36,7 +39,7 @@ public enum ServerUploads {
     public var receiptDelayMilliseconds: Int64
     /// With receipt times: fixes received at different times may share a
     /// batch until it is full (a server's batcher). Default false: every
-    /// receipt time is an upload of its own (still cut at `maximumFixes`).
+    /// receipt time is an upload of its own, whole.
     public var gatherAcrossReceipts: Bool
 
     public init(
@@ -85,8 +88,8 @@ public enum ServerUploads {
       var received: Int64
       if let receipts = receivedAtMilliseconds {
         received = receipts[start]
-        while end < times.count && end - start < limit
-          && (policy.gatherAcrossReceipts || receipts[end] == receipts[start])
+        while end < times.count
+          && (policy.gatherAcrossReceipts ? end - start < limit : receipts[end] == receipts[start])
         {
           received = max(received, receipts[end])
           end += 1

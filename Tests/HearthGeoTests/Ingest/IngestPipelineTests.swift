@@ -243,6 +243,12 @@ import struct HearthSim.SeededGenerator
     let logged = ServerUploads.cut(fixes, receivedAtMilliseconds: receipts)
     #expect(logged.map(\.fixes.count) == [2, 3, 1, 1])
     #expect(logged.map { ($0.receivedAtMilliseconds - Self.t0) / 100_000 } == [5, 9, 9, 20])
+    // Fixes logged with one receipt stay one upload past `maximumFixes`: an
+    // upload is refused or taken whole (it was cut, so a schema error in its
+    // last part refused only that part).
+    let whole = ServerUploads.cut(
+      fixes, receivedAtMilliseconds: receipts, policy: ServerUploads.Policy(maximumFixes: 2))
+    #expect(whole.map(\.fixes.count) == [2, 3, 1, 1])
     // A batcher gathers across receipt times until full, received at the newest.
     let gathered = ServerUploads.cut(
       fixes, receivedAtMilliseconds: receipts,
