@@ -280,6 +280,7 @@ enum GeoCommands {
       ?? ServerReplay(places: places.map(\.geofence), people: Set(history.fixes.user), settings: settings)
     var state = IngestState()
     let result = replay.run(history, state: &state)
+    if let why = result.scheduleRefusal { throw CLIError.badInput(why) }
     for line in result.problems { console.err(line) }
     let lines = IngestEventLines(places: places, filter: filter)
     for (output, names) in zip(result.outputs, result.tripNames) {

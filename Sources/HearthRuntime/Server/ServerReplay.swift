@@ -40,6 +40,8 @@ public struct ServerReplay: Sendable {
     public var overruled: Int { outputs.map(\.overruled).reduce(0, +) }
     /// The server clock at the end, ms since the epoch.
     public var clockMilliseconds: Int64?
+    /// Why nothing was replayed: the schedule was refused (``ServerSchedule/refusal``).
+    public var scheduleRefusal: String?
   }
 
   public var pipeline: IngestPipeline
@@ -82,6 +84,7 @@ public struct ServerReplay: Sendable {
     let schedule = ServerSchedule(
       history.fixes, receivedAtMilliseconds: history.receivedAtMilliseconds, settings: settings.schedule)
     var result = Result()
+    result.scheduleRefusal = schedule.refusal
     result.uploadCount = schedule.uploadCount
     var upload = 0
     for step in schedule.steps {

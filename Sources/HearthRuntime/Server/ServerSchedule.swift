@@ -77,6 +77,17 @@ public struct ServerSchedule: Sendable, Hashable {
   /// are one upload's fixes in the order the phone sent them).
   public private(set) var rows: [Int] = []
   public private(set) var uploadCount = 0
+  /// Why the schedule has no steps though the history has fixes: its timer
+  /// would tick more than ``maximumTicks`` times (nil: it is whole). Every
+  /// door refuses such settings with this reason.
+  public private(set) var refusal: String?
+
+  /// The most timer ticks one schedule holds. Each tick is a step kept in
+  /// memory and a clock advance of the pipeline; a tick of 1 ms with the
+  /// timer never idle (both allowed one by one) would otherwise ask for
+  /// billions of steps and end in an allocation failure. 5 million ticks are
+  /// 8 years of minutes: a 1 s tick ticks 21 600 times per 6 h gap.
+  public static let maximumTicks = 5_000_000
 
   /// The schedule of a history given by its fixes' times, users and devices
   /// (in the order the history has them) and, for an upload log, each fix's
@@ -119,10 +130,24 @@ public struct ServerSchedule: Sendable, Hashable {
 
     let tick = max(settings.tickMilliseconds, 1)
     var clock: Int64?
+    var tickCount = 0
     func ticks(upTo end: Int64) {
-      guard var t = clock else { return }
+      guard var t = clock, refusal == nil else { return }
       let (limit, overflow) = t.addingReportingOverflow(max(settings.idleTickingMilliseconds, 0))
       let stop = overflow ? end : min(end, limit)
+      // The loop below adds ⌊(stop − t − 1) / tick⌋ ticks (none when
+      // stop ≤ t): counted first, in unsigned arithmetic (the span may
+      // exceed Int64), so too many are refused before any is made.
+      let span = stop > t ? UInt64(bitPattern: stop &- t) - 1 : 0
+      let coming = span / UInt64(tick)
+      guard coming <= UInt64(Self.maximumTicks - tickCount) else {
+        refusal =
+          "the server's timer would tick more than \(Self.maximumTicks) times (every \(tick) ms for up to "
+          + "\(settings.idleTickingMilliseconds) ms after each receipt, to the end): "
+          + "take a longer tick or a shorter idle ticking"
+        return
+      }
+      tickCount += Int(coming)
       // Each pass moves t up by tick ≥ 1 and stops more than a tick short
       // of `stop`: the loop ends.
       while t < stop, stop.subtractingReportingOverflow(t).partialValue > tick {
@@ -139,7 +164,10 @@ public struct ServerSchedule: Sendable, Hashable {
       rows += upload.rows
       clock = upload.received
     }
-    guard let last = clock else { return }
+    guard let last = clock, refusal == nil else {
+      clearIfRefused()
+      return
+    }
     let lingered =
       settings.lingerMilliseconds > 0 ? last.addingReportingOverflow(settings.lingerMilliseconds) : nil
     let ends = [settings.untilMilliseconds, lingered.map { $0.overflow ? .max : $0.partialValue }].compactMap
@@ -148,6 +176,15 @@ public struct ServerSchedule: Sendable, Hashable {
       ticks(upTo: end)
       steps.append(Step(timeMilliseconds: end, rows: rows.count..<rows.count, isUpload: false))
     }
+    clearIfRefused()
+  }
+
+  /// A refused schedule keeps no steps (none was made past the refusal, and
+  /// a part of a schedule would replay a different history's clock).
+  private mutating func clearIfRefused() {
+    guard refusal != nil else { return }
+    steps = []
+    rows = []
   }
 
   /// The schedule of `fixes` (their times, users and devices).

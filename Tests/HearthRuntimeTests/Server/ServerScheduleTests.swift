@@ -120,6 +120,51 @@ struct ServerScheduleTests {
     #expect(refused.filter { $0 }.count == 1)
   }
 
+  @Test("an upload log's receipt is one upload however many fixes it holds, refused whole")
+  func loggedUploadStaysWhole() {
+    // 300 fixes received together, one latitude out of range in the last
+    // hundred: the whole upload is refused (it was cut at 200, and the first
+    // 200 were taken).
+    let fixes = (0..<300).map {
+      Self.fix(Self.t0 + Int64($0) * 1_000, user: 1, latitude: $0 == 250 ? 91 : 52.5)
+    }
+    let history = Self.columns(fixes)
+    let receipts = [Int64](repeating: Self.t0 + 300_000, count: 300)
+    let schedule = ServerSchedule(history, receivedAtMilliseconds: receipts, settings: Self.noTicks())
+    #expect(schedule.uploadCount == 1)
+    #expect(schedule.refusals(of: history).filter { $0 } == [true])
+    // Without receipt times the history is still cut at 200.
+    #expect(ServerSchedule(history, settings: Self.noTicks()).uploadCount == 2)
+  }
+
+  @Test("a timer that would tick more than the cap is refused with a reason, not allocated")
+  func tooManyTicks() {
+    // Two uploads (received 1 s after each fix) 40 000 001 ms apart, the
+    // timer never idle: ⌊(40 000 001 − 1) / 8⌋ = 5 000 000 ticks between them.
+    func schedule(gap: Int64, tick: Int64) -> ServerSchedule {
+      var settings = ServerSchedule.Settings()
+      settings.uploads = ServerUploads.Policy(maximumFixes: 1)
+      settings.tickMilliseconds = tick
+      settings.idleTickingMilliseconds = .max
+      let history = Self.columns([Self.fix(Self.t0, user: 1), Self.fix(Self.t0 + gap, user: 1)])
+      return ServerSchedule(history, settings: settings)
+    }
+    let atCap = schedule(gap: 40_000_001, tick: 8)
+    #expect(atCap.refusal == nil && atCap.steps.count == 2 + ServerSchedule.maximumTicks)
+    let over = schedule(gap: 40_000_009, tick: 8)
+    #expect(over.refusal?.contains("more than 5000000 times") == true)
+    #expect(over.steps.isEmpty && over.rows.isEmpty)
+    var settings = ServerSchedule.Settings()
+    let history = Self.columns([Self.fix(Self.t0, user: 1)])
+    // The header's extreme but valid settings: a 1 ms timer never idle, to 2199.
+    settings.tickMilliseconds = 1
+    settings.idleTickingMilliseconds = .max
+    settings.untilMilliseconds = 7_258_118_399_999
+    #expect(ServerSchedule(history, settings: settings).refusal != nil)
+    settings.tickMilliseconds = 60_000  // the same to 2199 by minutes: 88 million ticks
+    #expect(ServerSchedule(history, settings: settings).refusal != nil)
+  }
+
   /// A random history of several people with several phones, shuffled,
   /// duplicated, with receipts or without.
   struct Case: Shrinkable, CustomStringConvertible {
