@@ -13,7 +13,7 @@ import HearthTrace
 ///      "circles_of_person": {"42": [7]},
 ///      "speed_limits_kmh": {"7": 50}}
 ///
-/// Every key is optional. Places given inline and places read from
+/// Every key is optional, and no other key is taken. Places given inline and places read from
 /// `places_file` obey the same rules (``PlacesFile/problem(latitudeDegrees:longitudeDegrees:radiusMeters:)``:
 /// WGS84 centre, radius above 0 and at most 100 km; ids given once across
 /// both), so no door can build a pipeline a places file would refuse.
@@ -32,20 +32,50 @@ public struct IngestDescription: Sendable {
     self.speedLimits = speedLimits
   }
 
-  /// The keys as JSON spells them.
+  /// The keys as JSON spells them; any other key is an error naming the
+  /// nearest known one (a misspelt key silently ignored would build a
+  /// pipeline without the places or limits it meant to give).
   private struct Given: Decodable {
+    /// Ids are read as numbers and checked here (``identity(_:_:)``), so a
+    /// bad one is named (the decoder's own error does not say where).
     struct Place: Decodable {
-      var id: UInt32
-      var circle: UInt32?
+      var id: Double
+      var circle: Double?
       var name: String?
       var latitude_deg: Double
       var longitude_deg: Double
       var radius_m: Double
+
+      enum CodingKeys: String, CodingKey, CaseIterable {
+        case id, circle, name, latitude_deg, longitude_deg, radius_m
+      }
+
+      init(from decoder: any Decoder) throws {
+        let c = try decoder.strictContainer(keyedBy: CodingKeys.self)
+        id = try c.decode(Double.self, forKey: .id)
+        circle = try c.decodeIfPresent(Double.self, forKey: .circle)
+        name = try c.decodeIfPresent(String.self, forKey: .name)
+        latitude_deg = try c.decode(Double.self, forKey: .latitude_deg)
+        longitude_deg = try c.decode(Double.self, forKey: .longitude_deg)
+        radius_m = try c.decode(Double.self, forKey: .radius_m)
+      }
     }
     var places: [Place]?
     var places_file: String?
-    var circles_of_person: [String: [UInt32]]?
+    var circles_of_person: [String: [Double]]?
     var speed_limits_kmh: [String: Double]?
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+      case places, places_file, circles_of_person, speed_limits_kmh
+    }
+
+    init(from decoder: any Decoder) throws {
+      let c = try decoder.strictContainer(keyedBy: CodingKeys.self)
+      places = try c.decodeIfPresent([Place].self, forKey: .places)
+      places_file = try c.decodeIfPresent(String.self, forKey: .places_file)
+      circles_of_person = try c.decodeIfPresent([String: [Double]].self, forKey: .circles_of_person)
+      speed_limits_kmh = try c.decodeIfPresent([String: Double].self, forKey: .speed_limits_kmh)
+    }
   }
 
   /// The description in `text` ("" is the empty description); reads
@@ -60,23 +90,33 @@ public struct IngestDescription: Sendable {
     let given: Given
     do { given = try JSONDecoder().decode(Given.self, from: Data((text.isEmpty ? "{}" : text).utf8)) } catch {
       throw bad(
-        "not a description of places and circles (places, places_file, circles_of_person, speed_limits_kmh)")
+        "not a description of places and circles (places, places_file, circles_of_person, speed_limits_kmh): "
+          + "\(DecodingProblem(error))")
+    }
+    /// A whole number from 0 to UInt32.max, or the reason `at` is not one.
+    func identity(_ x: Double, _ at: String) throws -> UInt32 {
+      guard x >= 0, x <= Double(UInt32.max), x.rounded(.towardZero) == x else {
+        throw bad("\(at): \(x) is not an id (a whole number from 0 to \(UInt32.max))")
+      }
+      return UInt32(x)
     }
     var description = IngestDescription()
     var ids = Set<PlaceID>()
     for (i, p) in (given.places ?? []).enumerated() {
+      let id = PlaceID(try identity(p.id, "places[\(i)].id"))
+      let circle = CircleID(try identity(p.circle ?? 0, "places[\(i)].circle"))
       if let problem = PlacesFile.problem(
         latitudeDegrees: p.latitude_deg, longitudeDegrees: p.longitude_deg, radiusMeters: p.radius_m)
       {
         throw bad("places[\(i)]: \(problem.reason) (latitude_deg, longitude_deg, radius_m)")
       }
-      guard ids.insert(PlaceID(p.id)).inserted else {
-        throw bad("places[\(i)]: \(PlacesFile.usedTwice(PlaceID(p.id)))")
+      guard ids.insert(id).inserted else {
+        throw bad("places[\(i)]: \(PlacesFile.usedTwice(id))")
       }
       description.places.append(
         NamedPlace(
           geofence: Geofence(
-            id: PlaceID(p.id), circle: CircleID(p.circle ?? 0),
+            id: id, circle: circle,
             center: Coordinate(latitudeDegrees: p.latitude_deg, longitudeDegrees: p.longitude_deg),
             radiusMeters: p.radius_m),
           name: p.name))
@@ -94,7 +134,9 @@ public struct IngestDescription: Sendable {
       guard let user = UInt32(key) else {
         throw bad("circles_of_person: '\(key.prefix(40))' is not a user id")
       }
-      description.circlesOfPerson[UserID(user)] = value.sorted().map(CircleID.init(rawValue:))
+      description.circlesOfPerson[UserID(user)] = try value.enumerated().map { k, circle in
+        CircleID(try identity(circle, "circles_of_person.\(key.prefix(40))[\(k)]"))
+      }.sorted()
     }
     for (key, kmh) in given.speed_limits_kmh ?? [:] {
       guard let circle = UInt32(key), kmh > 0, kmh.isFinite else {

@@ -111,7 +111,7 @@ extension Decoder {
   /// The keyed container of an object whose every key is one of `Key`'s.
   /// - Throws: `DecodingError.dataCorrupted` at this path naming the first
   ///   unknown key and the nearest known one (``JSONKeys/unknown(_:known:)``).
-  func strictContainer<Key: CodingKey & CaseIterable>(keyedBy type: Key.Type) throws
+  public func strictContainer<Key: CodingKey & CaseIterable>(keyedBy type: Key.Type) throws
     -> KeyedDecodingContainer<Key>
   {
     let known = Key.allCases.map(\.stringValue)

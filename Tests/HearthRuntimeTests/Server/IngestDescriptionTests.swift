@@ -1,0 +1,60 @@
+import HearthGeo
+import HearthRuntime
+import HearthTrace
+import Testing
+
+@Suite("Ingest descriptions: every key known, every problem named")
+struct IngestDescriptionTests {
+  /// The reason the description in `text` is refused (nil: it is taken).
+  func refusal(_ text: String) -> String? {
+    do {
+      _ = try IngestDescription.decode(text)
+      return nil
+    } catch {
+      guard case .malformed(_, let reason) = error as? TraceError else { return "\(error)" }
+      return reason
+    }
+  }
+
+  static let place = #"{"id": 1, "circle": 7, "latitude_deg": 52.5, "longitude_deg": 13.4, "radius_m": 100}"#
+
+  @Test("the known keys build the pipeline; the empty text is the empty description")
+  func knownKeys() throws {
+    let d = try IngestDescription.decode(
+      #"{"places": [\#(Self.place)], "circles_of_person": {"42": [7]}, "speed_limits_kmh": {"7": 50}}"#)
+    #expect(d.places.map(\.geofence.id) == [1] && d.circlesOfPerson[UserID(42)] == [7])
+    #expect(d.speedLimits[CircleID(7)] == SpeedLimit(kilometersPerHour: 50))
+    #expect(try IngestDescription.decode("").places.isEmpty)
+    #expect(try IngestDescription.decode("{}").speedLimits.isEmpty)
+  }
+
+  @Test("a misspelt key is refused with the nearest known one, at the top and in a place")
+  func unknownKeys() {
+    #expect(refusal(#"{"placez": []}"#)?.contains("unknown key 'placez' (nearest known: 'places'") == true)
+    #expect(
+      refusal(#"{"speed_limit_kmh": {"7": 30}}"#)?.contains("nearest known: 'speed_limits_kmh'") == true)
+    #expect(refusal(#"{"unknown": 1}"#)?.contains("unknown key 'unknown'") == true)
+    let misspelt = #"{"places": [{"id": 1, "latitude": 52.5, "longitude_deg": 13.4, "radius_m": 100}]}"#
+    #expect(
+      refusal(misspelt)?.contains("places[0]: unknown key 'latitude' (nearest known: 'latitude_deg'") == true)
+  }
+
+  @Test("a bad value names where it is: a fractional or negative id, a missing radius, a null limit")
+  func badValues() {
+    #expect(
+      refusal(#"{"places": [{"id": 1.5, "latitude_deg": 1, "longitude_deg": 1, "radius_m": 1}]}"#)?
+        .contains("places[0].id: ") == true)
+    #expect(
+      refusal(#"{"places": [{"id": -1, "latitude_deg": 1, "longitude_deg": 1, "radius_m": 1}]}"#)?
+        .contains("places[0].id: ") == true)
+    #expect(
+      refusal(#"{"places": [{"id": 1, "latitude_deg": 1, "longitude_deg": 1}]}"#)?
+        .contains("places[0].radius_m: missing") == true)
+    #expect(refusal(#"{"speed_limits_kmh": {"7": null}}"#)?.contains("speed_limits_kmh") == true)
+    #expect(
+      refusal(#"{"circles_of_person": {"42": [7, 4294967296]}}"#)?.contains("circles_of_person.42[1]: ")
+        == true)
+    #expect(refusal(#"{"circles_of_person": {"42": [7, 4294967295]}}"#) == nil)
+    #expect(refusal("[]")?.contains("not a description of places and circles") == true)
+  }
+}
