@@ -42,12 +42,15 @@ public struct IngestDescription: Sendable {
       var id: Double
       var circle: Double?
       var name: String?
-      var latitude_deg: Double
-      var longitude_deg: Double
-      var radius_m: Double
+      var latitudeDegrees: Double
+      var longitudeDegrees: Double
+      var radiusMeters: Double
 
       enum CodingKeys: String, CodingKey, CaseIterable {
-        case id, circle, name, latitude_deg, longitude_deg, radius_m
+        case id, circle, name
+        case latitudeDegrees = "latitude_deg"
+        case longitudeDegrees = "longitude_deg"
+        case radiusMeters = "radius_m"
       }
 
       init(from decoder: any Decoder) throws {
@@ -55,26 +58,30 @@ public struct IngestDescription: Sendable {
         id = try c.decode(Double.self, forKey: .id)
         circle = try c.decodeIfPresent(Double.self, forKey: .circle)
         name = try c.decodeIfPresent(String.self, forKey: .name)
-        latitude_deg = try c.decode(Double.self, forKey: .latitude_deg)
-        longitude_deg = try c.decode(Double.self, forKey: .longitude_deg)
-        radius_m = try c.decode(Double.self, forKey: .radius_m)
+        latitudeDegrees = try c.decode(Double.self, forKey: .latitudeDegrees)
+        longitudeDegrees = try c.decode(Double.self, forKey: .longitudeDegrees)
+        radiusMeters = try c.decode(Double.self, forKey: .radiusMeters)
       }
     }
     var places: [Place]?
-    var places_file: String?
-    var circles_of_person: [String: [Double]]?
-    var speed_limits_kmh: [String: Double]?
+    var placesFile: String?
+    var circlesOfPerson: [String: [Double]]?
+    var speedLimitsKilometersPerHour: [String: Double]?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-      case places, places_file, circles_of_person, speed_limits_kmh
+      case places
+      case placesFile = "places_file"
+      case circlesOfPerson = "circles_of_person"
+      case speedLimitsKilometersPerHour = "speed_limits_kmh"
     }
 
     init(from decoder: any Decoder) throws {
       let c = try decoder.strictContainer(keyedBy: CodingKeys.self)
       places = try c.decodeIfPresent([Place].self, forKey: .places)
-      places_file = try c.decodeIfPresent(String.self, forKey: .places_file)
-      circles_of_person = try c.decodeIfPresent([String: [Double]].self, forKey: .circles_of_person)
-      speed_limits_kmh = try c.decodeIfPresent([String: Double].self, forKey: .speed_limits_kmh)
+      placesFile = try c.decodeIfPresent(String.self, forKey: .placesFile)
+      circlesOfPerson = try c.decodeIfPresent([String: [Double]].self, forKey: .circlesOfPerson)
+      speedLimitsKilometersPerHour = try c.decodeIfPresent(
+        [String: Double].self, forKey: .speedLimitsKilometersPerHour)
     }
   }
 
@@ -106,8 +113,8 @@ public struct IngestDescription: Sendable {
       let id = PlaceID(try identity(p.id, "places[\(i)].id"))
       let circle = CircleID(try identity(p.circle ?? 0, "places[\(i)].circle"))
       if let problem = PlacesFile.problem(
-        latitudeDegrees: p.latitude_deg, longitudeDegrees: p.longitude_deg, radiusMeters: p.radius_m)
-      {
+        latitudeDegrees: p.latitudeDegrees, longitudeDegrees: p.longitudeDegrees, radiusMeters: p.radiusMeters
+      ) {
         throw bad("places[\(i)]: \(problem.reason) (latitude_deg, longitude_deg, radius_m)")
       }
       guard ids.insert(id).inserted else {
@@ -117,11 +124,11 @@ public struct IngestDescription: Sendable {
         NamedPlace(
           geofence: Geofence(
             id: id, circle: circle,
-            center: Coordinate(latitudeDegrees: p.latitude_deg, longitudeDegrees: p.longitude_deg),
-            radiusMeters: p.radius_m),
+            center: Coordinate(latitudeDegrees: p.latitudeDegrees, longitudeDegrees: p.longitudeDegrees),
+            radiusMeters: p.radiusMeters),
           name: p.name))
     }
-    if let path = given.places_file {
+    if let path = given.placesFile {
       for place in try PlacesFile.read(path: path) {
         guard ids.insert(place.geofence.id).inserted else {
           throw bad(
@@ -130,7 +137,7 @@ public struct IngestDescription: Sendable {
         description.places.append(place)
       }
     }
-    for (key, value) in given.circles_of_person ?? [:] {
+    for (key, value) in given.circlesOfPerson ?? [:] {
       guard let user = UInt32(key) else {
         throw bad("circles_of_person: '\(key.prefix(40))' is not a user id")
       }
@@ -138,7 +145,7 @@ public struct IngestDescription: Sendable {
         CircleID(try identity(circle, "circles_of_person.\(key.prefix(40))[\(k)]"))
       }.sorted()
     }
-    for (key, kmh) in given.speed_limits_kmh ?? [:] {
+    for (key, kmh) in given.speedLimitsKilometersPerHour ?? [:] {
       guard let circle = UInt32(key), kmh > 0, kmh.isFinite else {
         throw bad("speed_limits_kmh: '\(key.prefix(40))' must be a circle id with a positive limit")
       }
