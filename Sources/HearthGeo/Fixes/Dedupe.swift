@@ -55,7 +55,8 @@ public struct DedupeIndex: Sendable, Hashable, Codable {
       activities = try container.decode([Activity].self, forKey: .activities)
       guard times.count == activities.count, zip(times, times.dropFirst()).allSatisfy({ $0 < $1 }) else {
         throw DecodingError.dataCorrupted(
-          .init(codingPath: container.codingPath, debugDescription: "a device log is not ascending or uneven"))
+          .init(codingPath: container.codingPath, debugDescription: "a device log is not ascending or uneven")
+        )
       }
     }
 
@@ -106,9 +107,12 @@ public struct DedupeIndex: Sendable, Hashable, Codable {
   /// makes the stored fix `still`. Duplicates inside the batch are handled as
   /// if they had arrived one after the other.
   ///
-  /// - Complexity: O(k) for k fixes newer than their device's last stored
-  ///   one, O(log m) more for an older one (m: the device's stored fixes),
-  ///   plus a move within the device's log when a late fix is new.
+  /// - Complexity: O(k) for a device's run of k fixes rising in time after
+  ///   its last stored one (what a phone sends); any other run of more than
+  ///   8 fixes O(k log k + t), t the stored fixes from its oldest on (one
+  ///   merge, however the run is ordered: a device's fixes uploaded newest
+  ///   first cost a sort, not a move of the log per fix); a shorter one
+  ///   O(k log m + k t).
   public mutating func insert(_ batch: FixColumns, indices: [Int]? = nil) -> DedupeOutcome {
     var outcome = DedupeOutcome()
     let n = indices?.count ?? batch.count
@@ -137,6 +141,18 @@ public struct DedupeIndex: Sendable, Hashable, Codable {
     _ batch: FixColumns, _ indices: [Int]?, _ run: Range<Int>, into log: inout DeviceLog,
     _ outcome: inout DedupeOutcome
   ) -> Int {
+    // A run of more than a few fixes that are not all appends is merged:
+    // one by one, each new late fix moves the log's tail.
+    if run.count > Self.mergedRunLength {
+      var newest = log.times.last
+      for k in run {
+        let time = batch.timeMilliseconds[indices?[k] ?? k]
+        guard newest.map({ time > $0 }) ?? true else {
+          return merge(batch, indices, run, into: &log, &outcome)
+        }
+        newest = time
+      }
+    }
     var inserted = 0
     for k in run {
       let index = indices?[k] ?? k
@@ -158,6 +174,84 @@ public struct DedupeIndex: Sendable, Hashable, Codable {
         outcome.stillAdoptionIndices.append(index)
       } else {
         outcome.duplicateIndices.append(index)
+      }
+    }
+    return inserted
+  }
+
+  /// Runs longer than this that are not all appends are merged
+  /// (``merge(_:_:_:into:_:)``); shorter ones go fix by fix, at most this
+  /// many moves of the log's tail and no list built.
+  static let mergedRunLength = 8
+
+  /// What one fix of a merged run did.
+  private enum Decision { case inserted, duplicate, stillAdoption }
+
+  /// A run that is not all appends: its fixes sorted by time (arrival order
+  /// within a time), merged with the log's entries from the oldest of them
+  /// on, in one pass. Each time decides as if the run's fixes had come one
+  /// after the other: new once, then duplicates, a `still` re-report
+  /// adopting `still` once. The outcome lists keep arrival order.
+  /// O(k log k + the log's entries from the run's oldest time on).
+  private static func merge(
+    _ batch: FixColumns, _ indices: [Int]?, _ run: Range<Int>, into log: inout DeviceLog,
+    _ outcome: inout DedupeOutcome
+  ) -> Int {
+    let sorted = run.sorted {
+      let (a, b) = (batch.timeMilliseconds[indices?[$0] ?? $0], batch.timeMilliseconds[indices?[$1] ?? $1])
+      return a != b ? a < b : $0 < $1
+    }
+    guard let oldest = sorted.first.map({ batch.timeMilliseconds[indices?[$0] ?? $0] }) else { return 0 }
+    let start = log.position(of: oldest).index
+    var times: [Int64] = []
+    var activities: [Activity] = []
+    times.reserveCapacity(log.times.count - start + run.count)
+    activities.reserveCapacity(times.capacity)
+    var decisions = [Decision](repeating: .duplicate, count: run.count)
+    var inserted = 0
+    var stored = start  // the next of the log's entries to copy
+    var s = 0
+    while s < sorted.count {
+      let time = batch.timeMilliseconds[indices?[sorted[s]] ?? sorted[s]]
+      while stored < log.times.count && log.times[stored] < time {
+        times.append(log.times[stored])
+        activities.append(log.activities[stored])
+        stored += 1
+      }
+      var current: Activity?
+      if stored < log.times.count && log.times[stored] == time {
+        current = log.activities[stored]
+        stored += 1
+      }
+      // Every fix of the run at this time, in arrival order.
+      while s < sorted.count && batch.timeMilliseconds[indices?[sorted[s]] ?? sorted[s]] == time {
+        let k = sorted[s]
+        let incoming = batch.activity[indices?[k] ?? k]
+        if let known = current {
+          if incoming == .still && known != .still {
+            current = .still
+            decisions[k - run.lowerBound] = .stillAdoption
+          }
+        } else {
+          current = incoming
+          decisions[k - run.lowerBound] = .inserted
+          inserted += 1
+        }
+        s += 1
+      }
+      times.append(time)
+      activities.append(current ?? .unknown)
+    }
+    times.append(contentsOf: log.times[stored...])
+    activities.append(contentsOf: log.activities[stored...])
+    log.times.replaceSubrange(start..., with: times)
+    log.activities.replaceSubrange(start..., with: activities)
+    for k in run {
+      let index = indices?[k] ?? k
+      switch decisions[k - run.lowerBound] {
+      case .inserted: outcome.insertedIndices.append(index)
+      case .duplicate: outcome.duplicateIndices.append(index)
+      case .stillAdoption: outcome.stillAdoptionIndices.append(index)
       }
     }
     return inserted

@@ -1,7 +1,8 @@
 import Testing
 
-@testable import HearthGeo
 import struct HearthSim.SeededGenerator
+
+@testable import HearthGeo
 
 @Suite("Dedupe on (user, device, time) (SPEC §1)")
 struct DedupeTests {
@@ -99,5 +100,58 @@ struct DedupeTests {
     }
     for (key, activity) in model { #expect(index.activity(for: key) == activity) }
     #expect(index.activity(for: FixKey(user: UserID(5), device: DeviceID(0), timeMilliseconds: 1)) == nil)
+  }
+
+  /// The plain rule: each fix of the batch in arrival order against a dictionary.
+  static func modelled(_ fixes: [Fix], _ model: inout [FixKey: Activity]) -> DedupeOutcome {
+    var expected = DedupeOutcome()
+    for (i, f) in fixes.enumerated() {
+      let key = FixKey(user: f.user, device: f.device, timeMilliseconds: f.timeMilliseconds)
+      switch model[key] {
+      case nil:
+        model[key] = f.activity
+        expected.insertedIndices.append(i)
+      case .some(let stored) where f.activity == .still && stored != .still:
+        model[key] = .still
+        expected.stillAdoptionIndices.append(i)
+      case .some: expected.duplicateIndices.append(i)
+      }
+    }
+    return expected
+  }
+
+  @Test(
+    "long runs out of order (newest first, shuffled, repeated, late into a long log) agree with the model")
+  func longRunsAreMerged() {
+    var generator = SeededGenerator(seed: 7)
+    var index = DedupeIndex()
+    var model: [FixKey: Activity] = [:]
+    // Rising after the log (appends), newest first, shuffled with repeats and
+    // still re-reports, all older than the log, and around its middle; runs
+    // of 1 to 300 fixes, so both the fix-by-fix and the merged way are taken.
+    for round in 0..<120 {
+      let length = 1 + Int(generator.next() % 300)
+      let base = Int64(generator.next() % 20_000)
+      var times = (0..<length).map { base + Int64($0) * Int64(1 + generator.next() % 3) }
+      switch round % 4 {
+      case 0: break
+      case 1: times.reverse()
+      case 2: times = times.map { _ in times[Int(generator.next() % UInt64(length))] }
+      default: times = times.map { $0 - 10_000 }
+      }
+      let fixes = times.map { t in
+        fix(t, device: UInt32(generator.next() % 2), activity: generator.next() % 4 == 0 ? .still : .walking)
+      }
+      let expected = Self.modelled(fixes, &model)
+      #expect(index.insert(FixColumns(fixes)) == expected, "round \(round)")
+      #expect(index.count == model.count)
+    }
+    for (key, activity) in model { #expect(index.activity(for: key) == activity) }
+    // A newest-first upload of 200 000 fixes is one sort and one merge:
+    // every fix new, then every one a duplicate.
+    var big = DedupeIndex()
+    let newestFirst = FixColumns((0..<200_000).reversed().map { fix(Int64($0), device: 9) })
+    #expect(big.insert(newestFirst).insertedIndices.count == 200_000)
+    #expect(big.insert(newestFirst).duplicateIndices.count == 200_000 && big.count == 200_000)
   }
 }
