@@ -3,8 +3,9 @@ import HearthGeo
 import Testing
 import _HearthTestSupport
 
-@testable import HearthTrace
 import struct HearthSim.SeededGenerator
+
+@testable import HearthTrace
 
 @Suite("GPX 1.1 tracks")
 struct GPXTests {
@@ -81,6 +82,33 @@ struct GPXTests {
     #expect(throws: TraceError.self) {
       try GPX.read(bytes: Array(text.utf8), name: "bad.gpx", options: ReadOptions(strict: true))
     }
+  }
+
+  @Test("a malformed entity spoils its own point (rejected, counted), not the points after it")
+  func malformedEntityInAPoint() throws {
+    func point(_ k: Int, name: String = "ok") -> String {
+      #"<trkpt lat="48.1" lon="11.5"><name>\#(name)</name><time>2024-05-01T10:00:0\#(k)Z</time></trkpt>"#
+    }
+    let text = """
+      <gpx version="1.1"><trk><name>Shop &amp; more</name><trkseg>
+      \(point(0))
+      \(point(1, name: "AT&T"))
+      \(point(2, name: "&unknown;"))
+      \(point(3, name: "fish &amp; chips"))
+      <trkpt lat="48.1&" lon="11.5"><time>2024-05-01T10:00:04Z</time></trkpt>
+      \(point(5))
+      </trkseg></trk></gpx>
+      """
+    let (trace, report) = try GPX.read(bytes: Array(text.utf8), name: "amp.gpx")
+    #expect(trace.fixes.timeMilliseconds.map { $0 % 10_000 / 1_000 } == [0, 3, 5])
+    let file = report.files[0]
+    #expect(file.rowsRead == 6 && file.rejectedByReason == [.malformedMarkup: 3] && file.reconciles)
+    #expect(file.rejections.map(\.location.line) == [3, 4, 6])
+    #expect(file.rejections[0].detail.contains("unterminated entity"))
+    #expect(file.rejections[1].detail.contains("unknown entity &unknown;"))
+    // Outside a point, a stray & in text the reader ignores spoils nothing.
+    let outside = text.replacingOccurrences(of: "Shop &amp; more", with: "Shop & more")
+    #expect(try GPX.read(bytes: Array(outside.utf8), name: "amp.gpx").0.fixes.count == 3)
   }
 
   @Test("ISO 8601 times: offsets, fractions, leap years, before 1970; text form round-trips")

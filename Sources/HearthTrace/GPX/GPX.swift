@@ -60,6 +60,7 @@ public enum GPX {
     var sawGPX = false
     var point: [String: String]? = nil  // fields of the open trkpt
     var pointLine = 0
+    var pointProblem: String?  // a malformed entity inside the open point
     var path: [String] = []
     var text = ""
     func local(_ qualified: String) -> String {
@@ -70,6 +71,13 @@ public enum GPX {
       point = nil
       report.rowsRead += 1
       let location = SourceLocation(file: name, line: pointLine)
+      if let problem = pointProblem {
+        pointProblem = nil
+        let rejection = RowRejection(location: location, reason: .malformedMarkup, detail: problem)
+        if options.strict { throw TraceError.rejectedInStrictMode(rejection) }
+        report.reject(rejection)
+        return
+      }
       switch Self.fix(fields) {
       case .success(let (fix, speed)):
         block.keys.append(Double(fix.milliseconds))
@@ -85,6 +93,9 @@ public enum GPX {
     }
     do {
       while let token = try tokenizer.next() {
+        // A malformed entity spoils the point it is in (rejected, counted;
+        // reading goes on); outside a point, only text this reader ignores.
+        let entityProblem = tokenizer.takeEntityProblem()
         switch token {
         case .start(let qualified, let attributes, let selfClosing):
           let element = local(qualified)
@@ -93,7 +104,10 @@ public enum GPX {
             try finishPoint()
             point = ["lat": attributes["lat"] ?? "", "lon": attributes["lon"] ?? ""]
             pointLine = tokenizer.line
+            pointProblem = entityProblem
             if selfClosing { try finishPoint() }
+          } else if point != nil, let problem = entityProblem {
+            pointProblem = pointProblem ?? problem
           }
           if !selfClosing {
             guard path.count < maximumDepth else {
@@ -104,6 +118,7 @@ public enum GPX {
           }
           text = ""
         case .text(let value):
+          if point != nil, let problem = entityProblem { pointProblem = pointProblem ?? problem }
           // Only a point's fields are kept, and only so long.
           if point != nil && text.utf8.count < maximumFieldBytes { text += value }
         case .end(let qualified):

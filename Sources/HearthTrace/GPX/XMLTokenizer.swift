@@ -26,6 +26,11 @@ struct XMLTokenizer {
   /// between tokens).
   private var i = 0
   private(set) var line = 1
+  /// A malformed entity in the last token's text or attribute values (an
+  /// unterminated `&`, an unknown name): the token carries the raw text,
+  /// and the reader decides what the problem spoils (a point's field, or
+  /// nothing it reads). Taken with ``takeEntityProblem()``.
+  private var entityProblem: String?
 
   init(source: ChunkSource, maximumTokenBytes: Int) throws {
     self.source = source
@@ -137,7 +142,7 @@ struct XMLTokenizer {
         for c in raw where c == 0x0A { line += 1 }
         i = stop
         if raw.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) { continue }
-        return .text(try decodeEntities(raw[...]))
+        return .text(decodedOrRaw(raw[...]))
       }
       _ = try within(Self.kindKnown)
       if matches("<!--") {
@@ -221,7 +226,7 @@ struct XMLTokenizer {
       guard stop < close else {
         throw Failure(line: line, reason: "attribute \(Excerpt.of(attribute, bytes: 40)) not closed")
       }
-      attributes[attribute] = try decodeEntities(Array(source.buffer[start..<stop])[...])
+      attributes[attribute] = decodedOrRaw(Array(source.buffer[start..<stop])[...])
       i = stop + 1
     }
   }
@@ -259,6 +264,22 @@ struct XMLTokenizer {
       i += 1
     }
     return String(decoding: source.buffer[start..<i], as: UTF8.self)
+  }
+
+  /// The problem with an entity in the token just read, if any (cleared).
+  mutating func takeEntityProblem() -> String? {
+    defer { entityProblem = nil }
+    return entityProblem
+  }
+
+  /// `raw` with its entities decoded; with a malformed one, `raw` as it is
+  /// and the problem noted (``takeEntityProblem()``): a stray `&` in a
+  /// point's name spoils that field, not the rest of the file.
+  private mutating func decodedOrRaw(_ raw: ArraySlice<UInt8>) -> String {
+    do { return try decodeEntities(raw) } catch {
+      entityProblem = entityProblem ?? error.reason
+      return String(decoding: raw, as: UTF8.self)
+    }
   }
 
   private func decodeEntities(_ raw: ArraySlice<UInt8>) throws(Failure) -> String {
