@@ -1,8 +1,12 @@
 // Type declarations of the `hearth` package: Node bindings over libhearth
 // (include/hearth.h). Names of columns and options are the header's (units in
 // every name: _deg degrees, _m metres, _ms milliseconds since the Unix epoch,
-// _mps m/s). Typed arrays are read and written in place; plain arrays of
-// numbers are accepted where a column is read and converted (null = NaN).
+// _mps m/s). Typed arrays are read and written in place by the synchronous
+// calls; the …Async calls copy them, so the caller may change, transfer or
+// detach them meanwhile (an output array is filled when the promise settles;
+// one detached or shrunk by then is left alone and the promise rejects with a
+// TypeError naming it). Plain arrays of numbers are accepted where a column is
+// read and converted (null = NaN).
 
 /** The loaded library's ABI version, (major << 16) | (minor << 8) | patch. */
 export declare const abiVersion: number;
@@ -68,7 +72,7 @@ export interface Fixes {
 export declare function distances(
   lat1_deg: Float64Array, lon1_deg: Float64Array, lat2_deg: Float64Array, lon2_deg: Float64Array, out_m?: Float64Array,
 ): Float64Array;
-/** The same off the event loop; the arrays must not change until it settles. */
+/** The same off the event loop; the inputs are copied at the call, `out_m` is filled when it settles (see the top). */
 export declare function distancesAsync(
   lat1_deg: Float64Array, lon1_deg: Float64Array, lat2_deg: Float64Array, lon2_deg: Float64Array, out_m?: Float64Array,
 ): Promise<Float64Array>;

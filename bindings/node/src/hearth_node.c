@@ -9,14 +9,22 @@
  * header takes `const double *`, columns of one length, a whole number where
  * it takes an int64_t) and the handle's lifetime (closed, busy with async work).
  *
- * Typed arrays cross without copies: a Float64Array, BigInt64Array,
- * Uint8Array or Uint32Array is read or written in place (its buffer, at its
- * offset). A plain Array of numbers is converted into a temporary C array.
+ * A synchronous call passes typed arrays without copies: a Float64Array,
+ * BigInt64Array, Uint8Array or Uint32Array is read or written in place (its
+ * buffer, at its offset). A plain Array of numbers is converted into a
+ * temporary C array.
  *
- * Async work (napi_async_work) runs the library call on the libuv pool; the
- * JavaScript arrays involved are kept alive by references until it completes.
- * index.js queues the async calls of one handle so that a handle serves one
- * call at a time, as the header requires.
+ * Async work (napi_async_work) runs the library call on the libuv pool while
+ * JavaScript runs on, and JavaScript may detach (transfer) or shrink any
+ * array meanwhile: so the worker never touches a JavaScript array. The call
+ * copies every input array into C memory the job owns, the library writes
+ * outputs into C memory too, and the completion (on the main thread) copies
+ * them into the caller's output arrays only after checking that each is
+ * still attached and long enough; if one is not, nothing is written and the
+ * promise is rejected with a TypeError naming it. Arrays the addon creates
+ * itself are unreachable from JavaScript until the promise resolves and are
+ * written in place. index.js queues the async calls of one handle so that a
+ * handle serves one call at a time, as the header requires.
  *
  * Built against Node-API version 8 (Node 12.22 / 14.17 and later).
  */
@@ -339,36 +347,51 @@ static napi_typedarray_type element_typedarray(element e) {
   return napi_float64_array;
 }
 
-/* What one call holds: temporary C arrays to free, and references that keep
-   JavaScript arrays alive while async work reads them. */
+/* An output array the caller gave to an async call: the library writes
+   `data` (C memory, `count` elements), and the completion copies it into the
+   array (held by `array`) if the array is still attached and long enough. */
+typedef struct deferred_output {
+  napi_ref array;
+  const char *name; /* a string literal */
+  element e;
+  size_t count;
+  void *data;
+} deferred_output;
+
+/* What one call holds: temporary C arrays to free (conversions, and an async
+   call's copies of its inputs), and an async call's deferred outputs. */
 #define MAX_HELD 24
+#define MAX_OUTPUTS 3
 typedef struct holder {
   void *owned[MAX_HELD];
   size_t owned_count;
-  napi_ref refs[MAX_HELD];
-  size_t ref_count;
+  deferred_output outputs[MAX_OUTPUTS];
+  size_t output_count;
 } holder;
 
 static void holder_free(napi_env env, holder *h) {
   for (size_t i = 0; i < h->owned_count; i++) free(h->owned[i]);
   h->owned_count = 0;
-  for (size_t i = 0; i < h->ref_count; i++) {
-    if (env) napi_delete_reference(env, h->refs[i]);
+  for (size_t i = 0; i < h->output_count; i++) {
+    if (env && h->outputs[i].array) napi_delete_reference(env, h->outputs[i].array);
+    free(h->outputs[i].data);
   }
-  h->ref_count = 0;
+  h->output_count = 0;
 }
 
-static bool hold_value(napi_env env, holder *h, napi_value value) {
-  if (h->ref_count >= MAX_HELD) {
+/* `size` bytes of C memory owned by the holder (at least one byte), or NULL with an exception. */
+static void *owned_memory(napi_env env, holder *h, size_t size) {
+  if (h->owned_count >= MAX_HELD) {
     napi_throw_error(env, NULL, "too many arrays in one call");
-    return false;
+    return NULL;
   }
-  if (napi_create_reference(env, value, 1, &h->refs[h->ref_count]) != napi_ok) {
-    throw_napi_failure(env);
-    return false;
+  void *memory = malloc(size > 0 ? size : 1);
+  if (!memory) {
+    napi_throw_error(env, NULL, "out of memory");
+    return NULL;
   }
-  h->ref_count++;
-  return true;
+  h->owned[h->owned_count++] = memory;
+  return memory;
 }
 
 /* A plain Array element converted to `e`, or false with a TypeError naming name[i]. */
@@ -404,11 +427,12 @@ static bool convert_element(napi_env env, napi_value item, element e, const char
 }
 
 /*
- * A column: a typed array of the element type (in place; held by a reference
- * when `keep`), or, when `convertible`, a plain Array converted into a C array
- * owned by the holder. *length receives its length.
+ * A column: a typed array of the element type (in place, or, when `copy`, as
+ * a C copy owned by the holder: what async work reads, since JavaScript may
+ * detach the array while it runs), or, when `convertible`, a plain Array
+ * converted into a C array owned by the holder. *length receives its length.
  */
-static bool read_column(napi_env env, napi_value value, const char *name, element e, bool convertible, bool keep,
+static bool read_column(napi_env env, napi_value value, const char *name, element e, bool convertible, bool copy,
                         holder *h, void **data, size_t *length) {
   napi_typedarray_type type;
   /* One Node-API call when it is a typed array (the per-call path); it fails, throwing nothing, when not. */
@@ -421,7 +445,12 @@ static bool read_column(napi_env env, napi_value value, const char *name, elemen
       throw_type(env, "%s: the array's buffer is detached", name, NULL);
       return false;
     }
-    return !keep || hold_value(env, h, value);
+    if (!copy) return true;
+    void *own = owned_memory(env, h, *length * element_size(e));
+    if (!own) return false;
+    if (*length > 0) memcpy(own, *data, *length * element_size(e));
+    *data = own;
+    return true;
   }
   bool array = false;
   napi_is_array(env, value, &array);
@@ -435,25 +464,17 @@ static bool read_column(napi_env env, napi_value value, const char *name, elemen
   }
   uint32_t count = 0;
   napi_get_array_length(env, value, &count);
-  if (h->owned_count >= MAX_HELD) {
-    napi_throw_error(env, NULL, "too many arrays in one call");
-    return false;
-  }
-  void *copy = malloc((count > 0 ? count : 1) * element_size(e));
-  if (!copy) {
-    napi_throw_error(env, NULL, "out of memory");
-    return false;
-  }
-  h->owned[h->owned_count++] = copy;
+  void *converted = owned_memory(env, h, (size_t)count * element_size(e));
+  if (!converted) return false;
   for (uint32_t i = 0; i < count; i++) {
     napi_value item;
     if (napi_get_element(env, value, i, &item) != napi_ok) {
       throw_napi_failure(env);
       return false;
     }
-    if (!convert_element(env, item, e, name, i, copy)) return false;
+    if (!convert_element(env, item, e, name, i, converted)) return false;
   }
-  *data = copy;
+  *data = converted;
   *length = count;
   return true;
 }
@@ -478,15 +499,87 @@ static bool new_typed(napi_env env, element e, size_t count, napi_value *out, vo
   return true;
 }
 
-/* An output column: the caller's typed array (written in place) when given,
-   else a new one. */
-static bool output_column(napi_env env, napi_value given, const char *name, element e, size_t count, bool keep,
-                          holder *h, napi_value *out, void **data) {
-  if (is_nullish(env, given)) return new_typed(env, e, count, out, data) && (!keep || hold_value(env, h, *out));
+/*
+ * An output column: the caller's typed array when given, else a new one.
+ * A new one, and the caller's in a synchronous call, are written in place;
+ * for an async call (`deferred`) the caller's array gets C memory of its own
+ * (*data), copied into it by deliver_outputs when the work completes.
+ */
+static bool output_column(napi_env env, napi_value given, const char *name, element e, size_t count,
+                          bool deferred, holder *h, napi_value *out, void **data) {
+  if (is_nullish(env, given)) return new_typed(env, e, count, out, data);
   size_t length = 0;
-  if (!read_column(env, given, name, e, false, keep, h, data, &length)) return false;
+  if (!read_column(env, given, name, e, false, false, h, data, &length)) return false;
   if (!same_length(env, name, length, "the input", count)) return false;
   *out = given;
+  if (!deferred) return true;
+  if (h->output_count >= MAX_OUTPUTS) {
+    napi_throw_error(env, NULL, "too many output arrays in one call");
+    return false;
+  }
+  deferred_output *o = &h->outputs[h->output_count];
+  memset(o, 0, sizeof *o);
+  o->name = name;
+  o->e = e;
+  o->count = count;
+  o->data = malloc(count > 0 ? count * element_size(e) : 1);
+  if (!o->data) {
+    napi_throw_error(env, NULL, "out of memory");
+    return false;
+  }
+  h->output_count++; /* holder_free frees o->data from here on */
+  if (napi_create_reference(env, given, 1, &o->array) != napi_ok) {
+    throw_napi_failure(env);
+    return false;
+  }
+  *data = o->data;
+  return true;
+}
+
+/*
+ * On the main thread, when async work has succeeded: copies each deferred
+ * output into the caller's array. Every array is checked first (still
+ * attached, still at least as long as the input); if one is not, nothing is
+ * written and *error is a TypeError naming it.
+ */
+static bool deliver_outputs(napi_env env, holder *h, napi_value *error) {
+  void *targets[MAX_OUTPUTS];
+  for (size_t i = 0; i < h->output_count; i++) {
+    deferred_output *o = &h->outputs[i];
+    napi_value array, buffer;
+    napi_typedarray_type type;
+    size_t length = 0, offset = 0;
+    void *data = NULL;
+    bool detached = false, ok = false;
+    char text[256];
+    if (napi_get_reference_value(env, o->array, &array) != napi_ok || array == NULL ||
+        napi_get_typedarray_info(env, array, &type, &length, &data, &buffer, &offset) != napi_ok ||
+        napi_is_detached_arraybuffer(env, buffer, &detached) != napi_ok) {
+      snprintf(text, sizeof text, "%s: the array could not be read back after the call; no result was written",
+               o->name);
+    } else if (detached || (o->count > 0 && data == NULL)) {
+      snprintf(text, sizeof text,
+               "%s: the array's buffer was detached (transferred) during the call; no result was written", o->name);
+    } else if (length < o->count) {
+      snprintf(text, sizeof text,
+               "%s: the array shrank to %zu elements during the call (%zu expected); no result was written",
+               o->name, length, o->count);
+    } else {
+      ok = true;
+    }
+    if (!ok) {
+      napi_value code, message;
+      napi_create_string_utf8(env, "HEARTH_ERROR_ARGUMENT", NAPI_AUTO_LENGTH, &code);
+      napi_create_string_utf8(env, text, NAPI_AUTO_LENGTH, &message);
+      napi_create_type_error(env, code, message, error);
+      return false;
+    }
+    targets[i] = data;
+  }
+  for (size_t i = 0; i < h->output_count; i++) {
+    deferred_output *o = &h->outputs[i];
+    if (o->count > 0) memcpy(targets[i], o->data, o->count * element_size(o->e));
+  }
   return true;
 }
 
@@ -519,12 +612,12 @@ static const fix_column fix_columns[] = {
 
 /*
  * Reads an object of columns into *fixes: each present column is a typed
- * array of the header's element type (used in place) or a plain Array
- * (converted); an absent column is NULL, which the library reads as its
+ * array of the header's element type (used in place, or copied when `copy`)
+ * or a plain Array (converted); an absent column is NULL, which the library reads as its
  * documented default or refuses. An unknown key is refused by name (a typo
  * would otherwise drop a column silently). All columns have one length.
  */
-static bool read_fixes(napi_env env, napi_value object, bool keep, holder *h, hearth_fixes *fixes) {
+static bool read_fixes(napi_env env, napi_value object, bool copy, holder *h, hearth_fixes *fixes) {
   memset(fixes, 0, sizeof *fixes);
   napi_valuetype type;
   if (napi_typeof(env, object, &type) != napi_ok || type != napi_object) {
@@ -568,7 +661,7 @@ static bool read_fixes(napi_env env, napi_value object, bool keep, holder *h, he
     snprintf(label, sizeof label, "fixes.%s", fix_columns[c].name);
     void *data = NULL;
     size_t length = 0;
-    if (!read_column(env, value, label, fix_columns[c].e, true, keep, h, &data, &length)) return false;
+    if (!read_column(env, value, label, fix_columns[c].e, true, copy, h, &data, &length)) return false;
     if (first == NULL) {
       first = fix_columns[c].name;
       count = length;
@@ -795,9 +888,11 @@ static napi_value ingest_result(napi_env env, hearth_bytes *events, int64_t inse
 static void job_complete(napi_env env, napi_status status, void *data) {
   job *j = data;
   if (j->b) box_done(j->b);
-  napi_value outcome = NULL;
+  napi_value outcome = NULL, refused = NULL;
   bool ok = status == napi_ok;
-  if (ok && j->status == HEARTH_OK) {
+  if (ok && j->status == HEARTH_OK && !deliver_outputs(env, &j->held, &refused)) {
+    /* a caller's output array was detached or shrunk meanwhile: rejected with `refused` */
+  } else if (ok && j->status == HEARTH_OK) {
     if (j->kind == JOB_INGEST) {
       outcome = ingest_result(env, j->bytes, j->inserted, j->duplicates);
       j->bytes = NULL;
@@ -812,7 +907,9 @@ static void job_complete(napi_env env, napi_status status, void *data) {
     napi_resolve_deferred(env, j->deferred, outcome);
   } else {
     napi_value error;
-    if (!ok) {
+    if (refused) {
+      error = refused;
+    } else if (!ok) {
       napi_value message;
       napi_create_string_utf8(env, "the async call was cancelled", NAPI_AUTO_LENGTH, &message);
       napi_create_error(env, NULL, message, &error);
@@ -914,7 +1011,7 @@ static napi_value distances_common(napi_env env, napi_callback_info info, bool a
   }
   napi_value out;
   void *out_data = NULL;
-  if (!output_column(env, c.args[4], "out_m", ELEMENT_F64, count, false, &j->held, &out, &out_data)) {
+  if (!output_column(env, c.args[4], "out_m", ELEMENT_F64, count, async, &j->held, &out, &out_data)) {
     job_free(env, j);
     return NULL;
   }
@@ -948,7 +1045,7 @@ static napi_value distances_from_common(napi_env env, napi_callback_info info, b
       !read_column(env, c.args[2], "lat_deg", ELEMENT_F64, false, async, &j->held, &lat, &count) ||
       !read_column(env, c.args[3], "lon_deg", ELEMENT_F64, false, async, &j->held, &lon, &length) ||
       !same_length(env, "lon_deg", length, "lat_deg", count) ||
-      !output_column(env, c.args[4], "out_m", ELEMENT_F64, count, false, &j->held, &out, &out_data)) {
+      !output_column(env, c.args[4], "out_m", ELEMENT_F64, count, async, &j->held, &out, &out_data)) {
     job_free(env, j);
     return NULL;
   }
@@ -1038,10 +1135,10 @@ static napi_value grid_snap_common(napi_env env, napi_callback_info info, bool a
   if (!read_column(env, c.args[0], "lat_deg", ELEMENT_F64, false, async, &j->held, &lat, &count) ||
       !read_column(env, c.args[1], "lon_deg", ELEMENT_F64, false, async, &j->held, &lon, &length) ||
       !same_length(env, "lon_deg", length, "lat_deg", count) ||
-      !output_column(env, given_ids, "cell_id", ELEMENT_I64, count, false, &j->held, &ids_value, &ids) ||
-      !output_column(env, given_lat, "centre_lat_deg", ELEMENT_F64, count, false, &j->held, &lat_value,
+      !output_column(env, given_ids, "cell_id", ELEMENT_I64, count, async, &j->held, &ids_value, &ids) ||
+      !output_column(env, given_lat, "centre_lat_deg", ELEMENT_F64, count, async, &j->held, &lat_value,
                      &centre_lat) ||
-      !output_column(env, given_lon, "centre_lon_deg", ELEMENT_F64, count, false, &j->held, &lon_value,
+      !output_column(env, given_lon, "centre_lon_deg", ELEMENT_F64, count, async, &j->held, &lon_value,
                      &centre_lon) ||
       napi_create_object(env, &result) != napi_ok) {
     job_free(env, j);
