@@ -202,7 +202,8 @@ def _converted(values, name: str, dtype: np.dtype) -> np.ndarray:
     """A list, tuple or scalar as a new 1-D array of `dtype`, refusing what
     numpy's own conversion would change or invent: a string or a bool for any
     number ("1" and True become 1.0), and for an integer type a fraction (1.9
-    becomes 1), NaN, ±inf or a value outside the type (-1 wraps as a uint32).
+    becomes 1), NaN, ±inf or a value outside the type (numpy's OverflowError
+    or ValueError for these names no argument).
     None stands for a missing reading (NaN) in a float column, as JSON's null
     does for the Node binding; an integer column has no missing value."""
     whole = dtype.kind in "iu"
@@ -210,8 +211,11 @@ def _converted(values, name: str, dtype: np.dtype) -> np.ndarray:
     # numpy reads [1, True] as int64 and [1, "2"] as strings: a list holding a
     # bool, or anything numpy did not make numbers of, is read element by element.
     listed = isinstance(values, (list, tuple))
-    has_bool = listed and not {bool, np.bool_}.isdisjoint(map(type, values))
-    if raw.dtype.kind in "iuf" and not has_bool:
+    numeric = raw.dtype.kind in "iuf"
+    # A bool among numbers reads as 0 or 1: only then are the elements' types looked at.
+    has_bool = (listed and numeric and bool(((raw == 0) | (raw == 1)).any())
+                and not {bool, np.bool_}.isdisjoint(map(type, values)))
+    if numeric and not has_bool:
         try:
             if whole:
                 _check_whole(raw, name, dtype)
