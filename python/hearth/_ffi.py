@@ -134,21 +134,158 @@ def text(value: str | os.PathLike | None):
     return ffi.new("char[]", os.fsencode(value) if isinstance(value, os.PathLike) else value.encode("utf-8"))
 
 
+def _what(value) -> str:
+    """A refused element as the messages show it: its repr (1.5, nan, True, '1')."""
+    return repr(value.item() if isinstance(value, np.generic) else value)
+
+
+def _refuse(name: str, index: int | None, value, why: str) -> ValueError:
+    """The one message for a value refused on its way to the library: the
+    argument, the element's index (None for a scalar argument), the value, why."""
+    where = name if index is None else f"{name}[{index}]"
+    return ValueError(f"{where}: {_what(value)} {why}")
+
+
+def _not_a_number(value) -> str | None:
+    """Why `value` (one element of a list or a scalar argument) is no number, or
+    None when it is one. A bool is refused although Python counts it as an int:
+    True as a coordinate, an id or a time is a mistake, not a 1."""
+    if isinstance(value, (bool, np.bool_)):
+        return "is a bool, not a number"
+    if isinstance(value, (int, float, np.integer, np.floating)):
+        return None
+    if isinstance(value, (str, bytes)):
+        return "is a string, not a number"
+    if value is None:
+        return "is not a number"
+    return f"is a {type(value).__name__}, not a number"
+
+
+def _check_whole(values: np.ndarray, name: str, dtype: np.dtype, first: int | None = 0) -> None:
+    """Raises ValueError for the first element of a numeric array that `dtype`
+    (an integer type) does not hold exactly: a fraction, NaN, ±inf, or a value
+    outside its range. Vectorised; nothing is converted here. `first`: the
+    index the array's first element has in the argument (None: a scalar)."""
+    info = np.iinfo(dtype)
+    lo, hi = int(info.min), int(info.max)
+    if values.dtype.kind == "f":
+        finite = np.isfinite(values)
+        fraction = finite & (values != np.trunc(np.where(finite, values, 0)))
+        # hi + 1 is a power of two, exact as a float (x <= float(hi) would round hi up).
+        outside = finite & ~fraction & ((values < float(lo)) | (values >= float(hi + 1)))
+        bad = ~finite | fraction | outside
+    else:
+        outside = (values < lo) | (values > hi)
+        bad = outside
+    if not bad.any():
+        return
+    i = int(np.flatnonzero(bad)[0])
+    index = None if first is None else first + i
+    if outside[i]:
+        raise _refuse(name, index, values[i], f"is outside the range of {dtype.name} ({lo} to {hi})")
+    raise _refuse(name, index, values[i], f"is not a whole number ({dtype.name} expected)")
+
+
+def _whole_element(value, name: str, dtype: np.dtype, index: int | None) -> int:
+    """One number (an int of any size or a float) as the Python int `dtype`
+    holds exactly, or ValueError as `_check_whole` words it."""
+    if isinstance(value, (int, np.integer)):
+        info = np.iinfo(dtype)
+        if not int(info.min) <= int(value) <= int(info.max):
+            raise _refuse(name, index, value, f"is outside the range of {dtype.name} ({info.min} to {info.max})")
+        return int(value)
+    _check_whole(np.asarray(value, dtype=np.float64).reshape(1), name, dtype, first=index)
+    return int(value)
+
+
+def _converted(values, name: str, dtype: np.dtype) -> np.ndarray:
+    """A list, tuple or scalar as a new 1-D array of `dtype`, refusing what
+    numpy's own conversion would change or invent: a string or a bool for any
+    number ("1" and True become 1.0), and for an integer type a fraction (1.9
+    becomes 1), NaN, ±inf or a value outside the type (numpy's OverflowError
+    or ValueError for these names no argument).
+    None stands for a missing reading (NaN) in a float column, as JSON's null
+    does for the Node binding; an integer column has no missing value."""
+    whole = dtype.kind in "iu"
+    raw = np.asarray(values).reshape(-1)
+    # numpy reads [1, True] as int64 and [1, "2"] as strings: a list holding a
+    # bool, or anything numpy did not make numbers of, is read element by element.
+    listed = isinstance(values, (list, tuple))
+    numeric = raw.dtype.kind in "iuf"
+    # A bool among numbers reads as 0 or 1: only then are the elements' types looked at.
+    has_bool = (listed and numeric and bool(((raw == 0) | (raw == 1)).any())
+                and not {bool, np.bool_}.isdisjoint(map(type, values)))
+    if numeric and not has_bool:
+        try:
+            if whole:
+                _check_whole(raw, name, dtype)
+            return np.ascontiguousarray(raw.astype(dtype))
+        except ValueError:
+            if not listed:
+                raise
+            # numpy may have read the list as floats ([-1, 2**63]): the element
+            # by element reading below names the same element with the value as given.
+    if raw.dtype.kind != "O":
+        raw = np.asarray(values, dtype=object).reshape(-1)
+    out = np.empty(len(raw), dtype=dtype)
+    for i, value in enumerate(raw):
+        if value is None and not whole:
+            out[i] = np.nan
+            continue
+        why = _not_a_number(value)
+        if why is not None:
+            raise _refuse(name, i, value, why)
+        if whole:
+            out[i] = _whole_element(value, name, dtype, i)
+        else:
+            out[i] = float(value)
+    return out
+
+
+def whole(value, name: str, dtype=np.int64) -> int:
+    """A scalar argument the library takes as an integer type (`dtype`:
+    int64, int32, uint32, …) as a Python int: an int, or a float that is a
+    whole number within the type (3.0, as the file readers take 3.0 for a
+    whole-number field). A fraction, NaN, ±inf, a value outside the type, a
+    bool or a string raises ValueError naming `name`."""
+    dtype = np.dtype(dtype)
+    why = _not_a_number(value)
+    if why is not None:
+        raise _refuse(name, None, value, why)
+    return _whole_element(value, name, dtype, None)
+
+
+def real(value, name: str) -> float:
+    """A scalar argument the library takes as a double, as a Python float: an
+    int or a float (NaN and ±inf pass; the library decides about them). A
+    bool or a string raises ValueError naming `name` (float("1") and
+    float(True) would make numbers of them)."""
+    why = _not_a_number(value)
+    if why is not None:
+        raise _refuse(name, None, value, why)
+    return float(value)
+
+
 def column(values, name: str, dtype=np.float64) -> np.ndarray:
     """`values` as a 1-D contiguous array of `dtype`, without a copy.
 
     A numpy array must already be 1-D, C-contiguous and of `dtype` (a copy
     would hide a cost and is refused with ValueError); a pandas Series gives
-    its own array; a list, tuple or scalar is converted (it has no buffer to
-    share). A pandas Series gives its own array when contiguous, else one copy."""
+    its own array when contiguous, else one copy, and must be of `dtype` too.
+    A list, tuple or scalar is converted (it has no buffer to share), value
+    by value as the file readers take them (`_converted`): an integer dtype
+    takes whole numbers within its range (3 or 3.0, not 3.5, NaN or -1 for
+    a uint32), every dtype refuses strings and bools, with ValueError naming
+    the argument, the first bad index and value."""
+    dtype = np.dtype(dtype)
     if hasattr(values, "to_numpy") and not isinstance(values, np.ndarray):
         # A DataFrame's column: its own array when contiguous (pandas keeps
         # a column's values together), else one gathered copy.
         values = np.ascontiguousarray(values.to_numpy())
     if not isinstance(values, np.ndarray):
-        values = np.ascontiguousarray(np.asarray(values, dtype=dtype).reshape(-1))
-    if values.dtype != np.dtype(dtype):
-        raise ValueError(f"{name}: dtype {values.dtype}, expected {np.dtype(dtype)} (convert with .astype({np.dtype(dtype).name}))")
+        values = _converted(values, name, dtype)
+    if values.dtype != dtype:
+        raise ValueError(f"{name}: dtype {values.dtype}, expected {dtype} (convert with .astype({dtype.name}))")
     if values.ndim != 1:
         raise ValueError(f"{name}: {values.ndim}-D array, expected 1-D")
     if not values.flags.c_contiguous:

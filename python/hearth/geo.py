@@ -11,7 +11,7 @@ import pandas as pd
 from ._codes import DEDUPE_OUTCOMES, FIELD_NAMES, REJECTION_NAMES
 from ._names import with_datetimes
 from ._types import Column, Fixes
-from ._ffi import column, created, ffi, lib, out_pointer, pointer, raise_for, same_length
+from ._ffi import column, created, ffi, lib, out_pointer, pointer, raise_for, real, same_length, whole
 
 
 def _index_of(*values):
@@ -31,7 +31,7 @@ def _broadcast(named: dict) -> list[np.ndarray]:
     out = []
     for name, v in named.items():
         if np.ndim(v) == 0 and n is not None:
-            v = np.full(n, float(v))
+            v = np.full(n, real(v.item() if isinstance(v, np.ndarray) else v, name))
         out.append(column(v, name))
     return out
 
@@ -76,7 +76,7 @@ def distances_from(lat0: float, lon0: float, lat: Column, lon: Column) -> np.nda
     a, b = column(lat, "lat"), column(lon, "lon")
     n = same_length(lat=a, lon=b)
     out = np.empty(n)
-    raise_for(lib.hearth_distances_from_m(float(lat0), float(lon0), n, pointer(a, "double"), pointer(b, "double"), out_pointer(out, "double")))
+    raise_for(lib.hearth_distances_from_m(real(lat0, "lat0"), real(lon0, "lon0"), n, pointer(a, "double"), pointer(b, "double"), out_pointer(out, "double")))
     return out
 
 
@@ -111,7 +111,7 @@ class Grid:
         >>> Grid(1000.0).cell_size_m
         1000.0
         """
-        self.cell_size_m = float(cell_size_m)
+        self.cell_size_m = real(cell_size_m, "cell_size_m")
         self._handle = created(lib.hearth_grid_create, self.cell_size_m)
 
     def snap(self, lat: Column, lon: Column) -> pd.DataFrame:
@@ -154,12 +154,13 @@ class Grid:
         """
         t = column(time_ms, "time_ms", np.int64)
         a, b, c = column(lat, "lat"), column(lon, "lon"), column(accuracy_m, "accuracy_m")
+        min_accuracy, slot_length = real(min_accuracy_m, "min_accuracy_m"), whole(slot_ms, "slot_ms")
         n = same_length(time_ms=t, lat=a, lon=b, accuracy_m=c)
         ids, clat, clon, acc, slot = (np.empty(n, dtype=np.int64), np.empty(n), np.empty(n), np.empty(n), np.empty(n, dtype=np.int64))
         # The grid is shared between threads and keeps no message: the
         # library's one refusal here is its arguments (hearth.h).
         status = lib.hearth_privacy_project(
-            self._handle, float(min_accuracy_m), int(slot_ms), n, pointer(t, "int64_t"), pointer(a, "double"),
+            self._handle, min_accuracy, slot_length, n, pointer(t, "int64_t"), pointer(a, "double"),
             pointer(b, "double"), pointer(c, "double"), out_pointer(ids, "int64_t"), out_pointer(clat, "double"),
             out_pointer(clon, "double"), out_pointer(acc, "double"), out_pointer(slot, "int64_t"),
         )
@@ -237,7 +238,8 @@ class FixBatch:
 
 
 def milliseconds(now_ms: int | pd.Timestamp, name: str = "now_ms") -> int:
-    """A time as ms since the Unix epoch: an integer as it is, a tz-aware
+    """A time as ms since the Unix epoch: an integer as it is (a whole float,
+    3.0, as 3; see `hearth._ffi.whole`), a tz-aware
     `pandas.Timestamp` or `datetime` converted (floored to the millisecond).
     A naive one (no time zone) is refused with ValueError naming `name`:
     whether it meant UTC or local time cannot be told.
@@ -247,8 +249,6 @@ def milliseconds(now_ms: int | pd.Timestamp, name: str = "now_ms") -> int:
     >>> milliseconds(pd.Timestamp("2026-12-04 12:00", tz="UTC"))
     1796385600000
     """
-    if isinstance(now_ms, (int, np.integer)) and not isinstance(now_ms, bool):
-        return int(now_ms)
     import datetime
 
     if isinstance(now_ms, (pd.Timestamp, datetime.datetime, np.datetime64)):
@@ -256,9 +256,8 @@ def milliseconds(now_ms: int | pd.Timestamp, name: str = "now_ms") -> int:
         if stamp.tzinfo is None:
             raise ValueError(f"{name}: {stamp} has no time zone; give a tz-aware time (e.g. pd.Timestamp(..., tz='UTC')) or ms since the epoch")
         return int(stamp.value // 1_000_000)
-    if isinstance(now_ms, float) and now_ms.is_integer():
-        return int(now_ms)
-    raise ValueError(f"{name}: ms since the epoch (an integer) or a tz-aware Timestamp, not {now_ms!r}")
+    # A number as the library's int64: 3.0 as 3; 1.5, NaN, beyond int64, a bool or a string refused.
+    return whole(now_ms, name)
 
 
 def validate(fixes: Fixes, now_ms: int | pd.Timestamp, *, max_future_ms: int = 300_000, max_age_ms: int = 7 * 86_400_000) -> pd.Series:
@@ -279,7 +278,8 @@ def validate(fixes: Fixes, now_ms: int | pd.Timestamp, *, max_future_ms: int = 3
     batch = FixBatch(fixes)
     verdict = np.empty(batch.count, dtype=np.int32)
     schema = ffi.new("hearth_schema_error *")
-    status = lib.hearth_validate(batch.struct, milliseconds(now_ms), int(max_future_ms), int(max_age_ms), out_pointer(verdict, "int32_t"), schema)
+    status = lib.hearth_validate(batch.struct, milliseconds(now_ms), whole(max_future_ms, "max_future_ms"), whole(max_age_ms, "max_age_ms"),
+                                 out_pointer(verdict, "int32_t"), schema)
     if status == lib.HEARTH_ERROR_SCHEMA:
         from ._ffi import SchemaError
 

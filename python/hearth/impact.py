@@ -17,7 +17,7 @@ from ._codes import CONDITIONS
 from ._codes import ENDS as _ENDS
 from ._codes import OUTCOMES as _OUTCOMES
 from ._types import Stream, Trace, Traces
-from ._ffi import BadInputError, column, created, ffi, lib, pointer, raise_for, same_length, take_bytes, text
+from ._ffi import BadInputError, column, created, ffi, lib, pointer, raise_for, same_length, take_bytes, text, whole
 from .trace import recording_name, trace_handle
 
 STANDARD_GRAVITY = 9.80665  # m/s² per g
@@ -661,7 +661,7 @@ class Incident:
             raise ValueError(f"input must be one of {', '.join(_INPUTS)}, not {input!r}")
         action = ffi.new("hearth_incident_action *")
         raise_for(
-            lib.hearth_incident_check(self._handle, milliseconds(now_ms), _INPUTS[input], int(http_status), 1 if tokens_held else 0, text(account), action),
+            lib.hearth_incident_check(self._handle, milliseconds(now_ms), _INPUTS[input], whole(http_status, "http_status", np.int32), 1 if tokens_held else 0, text(account), action),
             self._handle,
         )
         out = {"action": _ACTIONS[action.action]}

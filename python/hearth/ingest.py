@@ -12,10 +12,10 @@ import numpy as np
 import pandas as pd
 
 from ._codes import EVENT_KINDS, NAMED_BY
-from ._ffi import created, ffi, lib, raise_for, take_bytes, text
+from ._ffi import column, created, ffi, lib, raise_for, real, take_bytes, text, whole
 from ._names import flat_name, with_datetimes
 from ._types import Circles, Fixes, PathLike, Places
-from .geo import FixBatch
+from .geo import FixBatch, milliseconds
 
 _EVENT_FIELDS = ("kind", "code", "announced", "user", "device", "circle", "place", "index", "time_ms", "end_ms", "cell_id", "latitude_deg", "longitude_deg", "value")
 
@@ -36,8 +36,10 @@ def describe(places: Places = None, circles: Circles = None, *, speed_limits_kmh
         places = places.to_dict("records")
     description = {
         "places": [{k: (v.item() if hasattr(v, "item") else v) for k, v in p.items()} for p in (places or [])],
-        "circles_of_person": {str(int(u)): [int(c) for c in cs] for u, cs in (circles or {}).items()},
-        "speed_limits_kmh": {str(int(c)): float(v) for c, v in (speed_limits_kmh or {}).items()},
+        "circles_of_person": {str(whole(u, "circles (a user id)", np.uint32)): [whole(c, f"circles[{u!r}]", np.uint32) for c in cs]
+                              for u, cs in (circles or {}).items()},
+        "speed_limits_kmh": {str(whole(c, "speed_limits_kmh (a circle id)", np.uint32)): real(v, f"speed_limits_kmh[{c!r}]")
+                             for c, v in (speed_limits_kmh or {}).items()},
     }
     if places_file is not None:
         description["places_file"] = str(places_file)
@@ -104,7 +106,7 @@ class Ingest:
         1
         """
         batch = FixBatch(fixes)
-        raise_for(lib.hearth_ingest_batch(self._handle, batch.struct, int(received_ms)), self._handle)
+        raise_for(lib.hearth_ingest_batch(self._handle, batch.struct, milliseconds(received_ms, "received_ms")), self._handle)
         return self._events()
 
     def tick(self, now_ms: int) -> pd.DataFrame:
@@ -116,7 +118,7 @@ class Ingest:
         >>> len(Ingest().tick(1_700_000_000_000))
         0
         """
-        raise_for(lib.hearth_ingest_tick(self._handle, int(now_ms)), self._handle)
+        raise_for(lib.hearth_ingest_tick(self._handle, milliseconds(now_ms)), self._handle)
         return self._events()
 
     def trip_names(self) -> pd.DataFrame:
@@ -321,14 +323,15 @@ def schedule(fixes, *, batch: int | None = None, span_ms: int | None = None, tic
     receipt. O(n log n) plus one step per tick."""
     settings = ffi.new("hearth_schedule_settings *")
     raise_for(lib.hearth_schedule_defaults(settings))
-    for name, value in (("max_fixes", batch), ("max_span_ms", span_ms), ("tick_ms", tick_ms),
-                        ("idle_ticking_ms", idle_ticking_ms), ("until_ms", until_ms), ("linger_ms", linger_ms)):
+    for setting, name, value in (("max_fixes", "batch", batch), ("max_span_ms", "span_ms", span_ms), ("tick_ms", "tick_ms", tick_ms),
+                                 ("idle_ticking_ms", "idle_ticking_ms", idle_ticking_ms), ("until_ms", "until_ms", until_ms),
+                                 ("linger_ms", "linger_ms", linger_ms)):
         if value is not None:
-            setattr(settings, name, int(value))
+            setattr(settings, setting, whole(value, name))
     columns = FixBatch(fixes)
     receipts = None
     if "received_ms" in fixes:
-        receipts = np.ascontiguousarray(np.asarray(fixes["received_ms"], dtype=np.int64))
+        receipts = column(fixes["received_ms"], "received_ms", np.int64)
     received = ffi.NULL if receipts is None else ffi.cast("const int64_t *", ffi.from_buffer(receipts))
     handle = created(lib.hearth_schedule_create, columns.struct, received, settings)
     n, m = ffi.new("int64_t *"), ffi.new("int64_t *")

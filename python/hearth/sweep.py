@@ -24,7 +24,7 @@ from typing import Any, Union
 
 import pandas as pd
 
-from ._ffi import BadInputError, created, ffi, lab, lib, raise_for, take_bytes, text
+from ._ffi import BadInputError, created, ffi, lab, lib, raise_for, real, take_bytes, text, whole
 from ._names import export_name
 from ._types import PathLike, Traces
 from .impact import ConfigLike, _configuration_json
@@ -71,11 +71,12 @@ def spec(traces: Traces = (), grid: ThresholdGrid | None = None, *, base: Config
     unknown = sorted(set(grid) - set(_GRID_KEYS))
     if unknown:
         raise ValueError(f"grid: unknown keys {unknown} (known: {', '.join(_GRID_KEYS)})")
-    out = {_GRID_KEYS[k]: [float(v) for v in (vs if hasattr(vs, "__iter__") else [vs])] for k, vs in grid.items()}
+    out = {_GRID_KEYS[k]: [real(v, f"grid[{k!r}]") for v in (vs if hasattr(vs, "__iter__") and not isinstance(vs, str) else [vs])]
+           for k, vs in grid.items()}
     if base is not None:
         out["base"] = json.loads(_configuration_json(base))
     paths = [r.name for r in recordings(traces)]
-    out.update(seeds=int(seeds), hours=float(hours), recordings=paths, vehicle_gate=vehicle_gate)
+    out.update(seeds=whole(seeds, "seeds"), hours=real(hours, "hours"), recordings=paths, vehicle_gate=vehicle_gate)
     if mapping is not None:
         out["mapping"] = os.fspath(mapping)
     return json.dumps(out, sort_keys=True)
@@ -177,7 +178,7 @@ class SweepPlan:
         >>> len(SweepPlan(spec(grid={"jolt_g": [4]}, seeds=1, hours=0)).run_task(0)) > 0
         True
         """
-        return take_bytes(self._lab.hearth_sweep_run_task, self._handle, int(index), library=self._lab)
+        return take_bytes(self._lab.hearth_sweep_run_task, self._handle, whole(index, "index"), library=self._lab)
 
     def run_trace(self, trace: Any, name: str) -> bytes:
         """A recording held in memory through this plan's extraction, as the
@@ -333,7 +334,7 @@ class SweepResult:
 
         >>> _example_result().write("/tmp/hearth-doctest-sweep")
         """
-        raise_for(self.plan._lab.hearth_sweep_write(self.plan._handle, text(os.fspath(folder)), -1 if pick is None else int(pick)), self.plan._handle, library=self.plan._lab)
+        raise_for(self.plan._lab.hearth_sweep_write(self.plan._handle, text(os.fspath(folder)), -1 if pick is None else whole(pick, "pick")), self.plan._handle, library=self.plan._lab)
 
     def _repr_html_(self) -> str:
         table = self.table
