@@ -120,6 +120,6 @@ def test_bad_schedule_settings_are_refused_by_name():
 def test_a_timer_that_would_tick_past_the_cap_is_refused_not_allocated():
     # A 1 s timer that never idles, on to 2199: billions of ticks. The library
     # refuses the settings with a reason instead of running out of memory.
-    history, *_ = fleet(families=1, per_family=1, bad_upload=False, retried=False)
+    history, *_ = fleet(families=2, per_family=2, bad_upload=False, retried=False)
     with pytest.raises(ValueError, match="tick more than 5000000 times"):
         schedule(history, tick_ms=1000, idle_ticking_ms=2**63 - 1, until_ms=7_258_118_399_999)
