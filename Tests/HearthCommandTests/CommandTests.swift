@@ -303,6 +303,12 @@ struct CommandTests {
     #expect(twice.out.split(separator: "\n").count == 9 && twice.out.hasPrefix("file,time_ms,cell,"))
     #expect(
       run(["geo", "snap", folder.path("t.gpx"), "--changes-only"]).out.split(separator: "\n").count == 4)
+    // A path with no usable fix fails as in `geo trips` (it exited 0 with nothing printed).
+    let bad = gpx.replacingOccurrences(of: "lat=\"48.", with: "lat=\"98.")
+    try bad.write(toFile: folder.path("bad.gpx"), atomically: true, encoding: .utf8)
+    let none = run(["geo", "snap", folder.path("bad.gpx"), folder.path("t.gpx")])
+    #expect(none.code == 3 && none.err.contains("bad.gpx: the trace has no fixes"), "\(none.err)")
+    #expect(none.out.split(separator: "\n").count == 5)
     let drive = TestPaths.sharedDatasets.path + "/mems-nav-drives/raw/2023-08-04_214758"
     #expect(run(["data", "convert", drive, "--to", "gpx", "--out", folder.path("d.gpx")]).code == 0)
     #expect(

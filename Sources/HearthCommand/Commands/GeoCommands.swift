@@ -161,6 +161,8 @@ enum GeoCommands {
       let (trace, report) = try reading.read(path)
       importNotes(report, path: path, console)
       let fixes = trace.fixes
+      // As `geo trips` and `data inspect`: a path with no usable fix fails.
+      guard !fixes.isEmpty else { throw CLIError.badInput("\(path): the trace has no fixes") }
       var last: ApproximateFix?
       for frame in projection.project(fixes) {
         let changed = projection.changed(from: last, to: frame)
