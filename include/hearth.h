@@ -339,7 +339,8 @@ typedef struct hearth_schema_error {
  * HEARTH_FIX_ACCEPTED or the reason fix i was rejected (dated more than
  * max_future_ms ahead or from 2200-01-01 on, more than max_age_ms old or
  * before 1900-01-01, accuracy not a finite number ≥ 0). HEARTH_ERROR_SCHEMA refuses the whole batch: *schema (if not
- * NULL) names the first offending fix and field, verdict is untouched. O(n).
+ * NULL) names the first offending fix and field, verdict is untouched. A
+ * negative max_future_ms or max_age_ms is HEARTH_ERROR_ARGUMENT. O(n).
  */
 int32_t hearth_validate(
     const hearth_fixes *fixes, int64_t now_ms, int64_t max_future_ms, int64_t max_age_ms,

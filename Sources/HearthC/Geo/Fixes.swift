@@ -25,7 +25,8 @@ extension FixColumns {
     let charging = optionalInput(c.charging, n)
     let device = optionalInput(c.device, n)
     let user = optionalInput(c.user, n)
-    func code<E: RawRepresentable>(_ column: UnsafeBufferPointer<UInt8>?, _ i: Int, _ name: String) throws(ArgumentError)
+    func code<E: RawRepresentable>(_ column: UnsafeBufferPointer<UInt8>?, _ i: Int, _ name: String)
+      throws(ArgumentError)
       -> E where E.RawValue == UInt8
     {
       let raw = column?[i] ?? 0
@@ -110,6 +111,9 @@ extension RejectionReason {
 ) -> Int32 {
   guarded { () throws(ArgumentError) in
     guard let fixes else { throw ArgumentError(reason: "fixes is NULL") }
+    for (name, limit) in [("max_future_ms", max_future_ms), ("max_age_ms", max_age_ms)] where limit < 0 {
+      throw ArgumentError(reason: "\(name) is \(limit), below 0")
+    }
     let batch = try FixColumns(fixes.pointee)
     let out = try output(verdict, batch.count, "verdict")
     let rules = ValidationRules(maximumFutureMilliseconds: max_future_ms, maximumAgeMilliseconds: max_age_ms)
