@@ -358,15 +358,30 @@ typedef struct deferred_output {
   void *data;
 } deferred_output;
 
+/* A typed array of a synchronous call whose data pointer is taken only when
+   every argument has been read (take_late_columns): reading a later argument
+   may run JavaScript (a getter, a Proxy, an Array element's accessor) that
+   detaches or shrinks this array. `slot` receives the pointer. */
+typedef struct late_column {
+  napi_value array;
+  char name[64];
+  size_t length; /* when it was read */
+  void *slot;    /* a `const T *` field */
+} late_column;
+
 /* What one call holds: temporary C arrays to free (conversions, and an async
-   call's copies of its inputs), and an async call's deferred outputs. */
+   call's copies of its inputs), an async call's deferred outputs, and a
+   synchronous call's typed arrays still to be taken. */
 #define MAX_HELD 24
 #define MAX_OUTPUTS 3
+#define MAX_LATE 16
 typedef struct holder {
   void *owned[MAX_HELD];
   size_t owned_count;
   deferred_output outputs[MAX_OUTPUTS];
   size_t output_count;
+  late_column late[MAX_LATE];
+  size_t late_count;
 } holder;
 
 static void holder_free(napi_env env, holder *h) {
@@ -476,6 +491,48 @@ static bool read_column(napi_env env, napi_value value, const char *name, elemen
   }
   *data = converted;
   *length = count;
+  return true;
+}
+
+/*
+ * The second phase of a synchronous call that reads several arrays: after
+ * every argument was read (all JavaScript the reading can run has run) and
+ * just before the library call, with no JavaScript in between, takes each
+ * late column's data pointer, and refuses a column that was detached or
+ * whose length changed meanwhile (a TypeError naming it).
+ */
+static bool take_late_columns(napi_env env, holder *h) {
+  for (size_t i = 0; i < h->late_count; i++) {
+    late_column *l = &h->late[i];
+    napi_typedarray_type type;
+    napi_value buffer;
+    size_t length = 0, offset = 0;
+    void *data = NULL;
+    bool detached = false;
+    char text[256];
+    if (napi_get_typedarray_info(env, l->array, &type, &length, &data, &buffer, &offset) != napi_ok ||
+        napi_is_detached_arraybuffer(env, buffer, &detached) != napi_ok) {
+      throw_napi_failure(env);
+      return false;
+    }
+    if (detached || (length > 0 && data == NULL)) {
+      snprintf(text, sizeof text,
+               "%s: the array's buffer was detached (transferred) while the arguments were read; the call was "
+               "not made",
+               l->name);
+    } else if (length != l->length) {
+      snprintf(text, sizeof text,
+               "%s: the array's length changed from %zu to %zu elements while the arguments were read; the call "
+               "was not made",
+               l->name, l->length, length);
+    } else {
+      memcpy(l->slot, &data, sizeof data);
+      continue;
+    }
+    napi_throw_type_error(env, "HEARTH_ERROR_ARGUMENT", text);
+    return false;
+  }
+  h->late_count = 0;
   return true;
 }
 
@@ -616,6 +673,13 @@ static const fix_column fix_columns[] = {
  * or a plain Array (converted); an absent column is NULL, which the library reads as its
  * documented default or refuses. An unknown key is refused by name (a typo
  * would otherwise drop a column silently). All columns have one length.
+ *
+ * Reading the object runs the caller's JavaScript (getters, a Proxy's traps,
+ * accessors on an Array's elements), which may detach or shrink a column
+ * already read. So a typed array used in place is only noted here (its
+ * pointer stays NULL): the caller takes it with take_late_columns just before
+ * the library call. A copy (`copy`) is made the moment the array is read, so
+ * it needs no second phase.
  */
 static bool read_fixes(napi_env env, napi_value object, bool copy, holder *h, hearth_fixes *fixes) {
   memset(fixes, 0, sizeof *fixes);
@@ -667,6 +731,19 @@ static bool read_fixes(napi_env env, napi_value object, bool copy, holder *h, he
       count = length;
     } else if (!same_length(env, label, length, first, count)) {
       return false;
+    }
+    bool typed = false;
+    if (!copy && napi_is_typedarray(env, value, &typed) == napi_ok && typed) {
+      if (h->late_count >= MAX_LATE) {
+        napi_throw_error(env, NULL, "too many arrays in one call");
+        return false;
+      }
+      late_column *l = &h->late[h->late_count++];
+      l->array = value;
+      snprintf(l->name, sizeof l->name, "%s", label);
+      l->length = length;
+      l->slot = (char *)fixes + fix_columns[c].offset;
+      continue; /* its pointer is taken by take_late_columns */
     }
     memcpy((char *)fixes + fix_columns[c].offset, &data, sizeof data);
   }
@@ -1191,7 +1268,9 @@ static napi_value grid_project(napi_env env, napi_callback_info info) {
       !new_typed(env, ELEMENT_F64, count, &lat_value, &lat) ||
       !new_typed(env, ELEMENT_F64, count, &lon_value, &lon) ||
       !new_typed(env, ELEMENT_F64, count, &accuracy_value, &accuracy) ||
-      !new_typed(env, ELEMENT_I64, count, &slot_value, &slot)) {
+      !new_typed(env, ELEMENT_I64, count, &slot_value, &slot) ||
+      /* The columns' pointers last; a getter may also have closed the grid. */
+      !(b = open_box(env, c.self, "Grid", true)) || !take_late_columns(env, &h)) {
     holder_free(env, &h);
     return NULL;
   }
@@ -1233,6 +1312,11 @@ static napi_value validate(napi_env env, napi_callback_info info) {
   if (!verdict) {
     holder_free(env, &h);
     napi_throw_error(env, NULL, "out of memory");
+    return NULL;
+  }
+  if (!take_late_columns(env, &h)) { /* the columns' pointers, last */
+    free(verdict);
+    holder_free(env, &h);
     return NULL;
   }
   hearth_schema_error schema;
@@ -1333,8 +1417,17 @@ static napi_value ingest_batch_common(napi_env env, napi_callback_info info, boo
     job_free(env, j);
     return NULL;
   }
+  if (async) {
+    j->b = b;
+    return start_job(env, j, c.self);
+  }
+  /* The columns' pointers last, after every getter has run; one may also
+     have closed the pipeline or started an async call on it. */
+  if (!(b = open_box(env, c.self, "Ingest", false)) || !take_late_columns(env, &j->held)) {
+    job_free(env, j);
+    return NULL;
+  }
   j->b = b;
-  if (async) return start_job(env, j, c.self);
   int32_t status = hearth_ingest_batch(b->handle, &j->fixes, j->received_ms);
   job_free(env, j);
   if (status == HEARTH_OK) return ingest_output(env, b);
