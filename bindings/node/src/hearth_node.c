@@ -1193,22 +1193,27 @@ static napi_value grid_new(napi_env env, napi_callback_info info) {
 static napi_value grid_snap_common(napi_env env, napi_callback_info info, bool async) {
   call c;
   if (!read_call(env, info, &c)) return NULL;
+  void *lat = NULL, *lon = NULL, *ids = NULL, *centre_lat = NULL, *centre_lon = NULL;
+  size_t count = 0, length = 0;
+  napi_value ids_value, lat_value, lon_value, result, given = c.args[2];
+  napi_value given_ids = NULL, given_lat = NULL, given_lon = NULL;
+  /* The output object's getters (the caller's JavaScript) run first, before
+     any array's pointer is taken and before the grid is checked. */
+  if (!is_nullish(env, given)) {
+    if (napi_get_named_property(env, given, "cell_id", &given_ids) != napi_ok ||
+        napi_get_named_property(env, given, "centre_lat_deg", &given_lat) != napi_ok ||
+        napi_get_named_property(env, given, "centre_lon_deg", &given_lon) != napi_ok) {
+      throw_napi_failure(env);
+      return NULL;
+    }
+  } else {
+    given_ids = given_lat = given_lon = given;
+  }
   /* A grid is immutable: any number of snaps may run on it at once. */
   box *b = open_box(env, c.self, "Grid", true);
   if (!b) return NULL;
   job local, *j = new_job(env, JOB_SNAP, async, &local);
   if (!j) return NULL;
-  void *lat = NULL, *lon = NULL, *ids = NULL, *centre_lat = NULL, *centre_lon = NULL;
-  size_t count = 0, length = 0;
-  napi_value ids_value, lat_value, lon_value, result, given = c.args[2];
-  napi_value given_ids = NULL, given_lat = NULL, given_lon = NULL;
-  if (!is_nullish(env, given)) {
-    napi_get_named_property(env, given, "cell_id", &given_ids);
-    napi_get_named_property(env, given, "centre_lat_deg", &given_lat);
-    napi_get_named_property(env, given, "centre_lon_deg", &given_lon);
-  } else {
-    given_ids = given_lat = given_lon = given;
-  }
   if (!read_column(env, c.args[0], "lat_deg", ELEMENT_F64, false, async, &j->held, &lat, &count) ||
       !read_column(env, c.args[1], "lon_deg", ELEMENT_F64, false, async, &j->held, &lon, &length) ||
       !same_length(env, "lon_deg", length, "lat_deg", count) ||
@@ -1417,17 +1422,15 @@ static napi_value ingest_batch_common(napi_env env, napi_callback_info info, boo
     job_free(env, j);
     return NULL;
   }
-  if (async) {
-    j->b = b;
-    return start_job(env, j, c.self);
-  }
-  /* The columns' pointers last, after every getter has run; one may also
-     have closed the pipeline or started an async call on it. */
-  if (!(b = open_box(env, c.self, "Ingest", false)) || !take_late_columns(env, &j->held)) {
+  /* Checked again once every getter has run (one may have closed the
+     pipeline or started an async call on it); then, for a synchronous call,
+     the columns' pointers, last. */
+  if (!(b = open_box(env, c.self, "Ingest", false)) || (!async && !take_late_columns(env, &j->held))) {
     job_free(env, j);
     return NULL;
   }
   j->b = b;
+  if (async) return start_job(env, j, c.self);
   int32_t status = hearth_ingest_batch(b->handle, &j->fixes, j->received_ms);
   job_free(env, j);
   if (status == HEARTH_OK) return ingest_output(env, b);
