@@ -12,7 +12,12 @@
  * A synchronous call passes typed arrays without copies: a Float64Array,
  * BigInt64Array, Uint8Array or Uint32Array is read or written in place (its
  * buffer, at its offset). A plain Array of numbers is converted into a
- * temporary C array.
+ * temporary C array. Reading an argument may run the caller's JavaScript (a
+ * getter, a Proxy's trap, an accessor on an Array's element), which may
+ * detach or shrink an array read before it; so a call that reads an object
+ * of columns takes the typed arrays' pointers only after all of it was read,
+ * immediately before the library call (take_late_columns), and refuses an
+ * array that changed meanwhile.
  *
  * Async work (napi_async_work) runs the library call on the libuv pool while
  * JavaScript runs on, and JavaScript may detach (transfer) or shrink any
