@@ -12,7 +12,12 @@
  * A synchronous call passes typed arrays without copies: a Float64Array,
  * BigInt64Array, Uint8Array or Uint32Array is read or written in place (its
  * buffer, at its offset). A plain Array of numbers is converted into a
- * temporary C array.
+ * temporary C array. Reading an argument may run the caller's JavaScript (a
+ * getter, a Proxy's trap, an accessor on an Array's element), which may
+ * detach or shrink an array read before it; so a call that reads an object
+ * of columns takes the typed arrays' pointers only after all of it was read,
+ * immediately before the library call (take_late_columns), and refuses an
+ * array that changed meanwhile.
  *
  * Async work (napi_async_work) runs the library call on the libuv pool while
  * JavaScript runs on, and JavaScript may detach (transfer) or shrink any
@@ -358,15 +363,30 @@ typedef struct deferred_output {
   void *data;
 } deferred_output;
 
+/* A typed array of a synchronous call whose data pointer is taken only when
+   every argument has been read (take_late_columns): reading a later argument
+   may run JavaScript (a getter, a Proxy, an Array element's accessor) that
+   detaches or shrinks this array. `slot` receives the pointer. */
+typedef struct late_column {
+  napi_value array;
+  char name[64];
+  size_t length; /* when it was read */
+  void *slot;    /* a `const T *` field */
+} late_column;
+
 /* What one call holds: temporary C arrays to free (conversions, and an async
-   call's copies of its inputs), and an async call's deferred outputs. */
+   call's copies of its inputs), an async call's deferred outputs, and a
+   synchronous call's typed arrays still to be taken. */
 #define MAX_HELD 24
 #define MAX_OUTPUTS 3
+#define MAX_LATE 16
 typedef struct holder {
   void *owned[MAX_HELD];
   size_t owned_count;
   deferred_output outputs[MAX_OUTPUTS];
   size_t output_count;
+  late_column late[MAX_LATE];
+  size_t late_count;
 } holder;
 
 static void holder_free(napi_env env, holder *h) {
@@ -476,6 +496,48 @@ static bool read_column(napi_env env, napi_value value, const char *name, elemen
   }
   *data = converted;
   *length = count;
+  return true;
+}
+
+/*
+ * The second phase of a synchronous call that reads several arrays: after
+ * every argument was read (all JavaScript the reading can run has run) and
+ * just before the library call, with no JavaScript in between, takes each
+ * late column's data pointer, and refuses a column that was detached or
+ * whose length changed meanwhile (a TypeError naming it).
+ */
+static bool take_late_columns(napi_env env, holder *h) {
+  for (size_t i = 0; i < h->late_count; i++) {
+    late_column *l = &h->late[i];
+    napi_typedarray_type type;
+    napi_value buffer;
+    size_t length = 0, offset = 0;
+    void *data = NULL;
+    bool detached = false;
+    char text[256];
+    if (napi_get_typedarray_info(env, l->array, &type, &length, &data, &buffer, &offset) != napi_ok ||
+        napi_is_detached_arraybuffer(env, buffer, &detached) != napi_ok) {
+      throw_napi_failure(env);
+      return false;
+    }
+    if (detached || (length > 0 && data == NULL)) {
+      snprintf(text, sizeof text,
+               "%s: the array's buffer was detached (transferred) while the arguments were read; the call was "
+               "not made",
+               l->name);
+    } else if (length != l->length) {
+      snprintf(text, sizeof text,
+               "%s: the array's length changed from %zu to %zu elements while the arguments were read; the call "
+               "was not made",
+               l->name, l->length, length);
+    } else {
+      memcpy(l->slot, &data, sizeof data);
+      continue;
+    }
+    napi_throw_type_error(env, "HEARTH_ERROR_ARGUMENT", text);
+    return false;
+  }
+  h->late_count = 0;
   return true;
 }
 
@@ -616,6 +678,13 @@ static const fix_column fix_columns[] = {
  * or a plain Array (converted); an absent column is NULL, which the library reads as its
  * documented default or refuses. An unknown key is refused by name (a typo
  * would otherwise drop a column silently). All columns have one length.
+ *
+ * Reading the object runs the caller's JavaScript (getters, a Proxy's traps,
+ * accessors on an Array's elements), which may detach or shrink a column
+ * already read. So a typed array used in place is only noted here (its
+ * pointer stays NULL): the caller takes it with take_late_columns just before
+ * the library call. A copy (`copy`) is made the moment the array is read, so
+ * it needs no second phase.
  */
 static bool read_fixes(napi_env env, napi_value object, bool copy, holder *h, hearth_fixes *fixes) {
   memset(fixes, 0, sizeof *fixes);
@@ -667,6 +736,19 @@ static bool read_fixes(napi_env env, napi_value object, bool copy, holder *h, he
       count = length;
     } else if (!same_length(env, label, length, first, count)) {
       return false;
+    }
+    bool typed = false;
+    if (!copy && napi_is_typedarray(env, value, &typed) == napi_ok && typed) {
+      if (h->late_count >= MAX_LATE) {
+        napi_throw_error(env, NULL, "too many arrays in one call");
+        return false;
+      }
+      late_column *l = &h->late[h->late_count++];
+      l->array = value;
+      snprintf(l->name, sizeof l->name, "%s", label);
+      l->length = length;
+      l->slot = (char *)fixes + fix_columns[c].offset;
+      continue; /* its pointer is taken by take_late_columns */
     }
     memcpy((char *)fixes + fix_columns[c].offset, &data, sizeof data);
   }
@@ -1116,22 +1198,27 @@ static napi_value grid_new(napi_env env, napi_callback_info info) {
 static napi_value grid_snap_common(napi_env env, napi_callback_info info, bool async) {
   call c;
   if (!read_call(env, info, &c)) return NULL;
+  void *lat = NULL, *lon = NULL, *ids = NULL, *centre_lat = NULL, *centre_lon = NULL;
+  size_t count = 0, length = 0;
+  napi_value ids_value, lat_value, lon_value, result, given = c.args[2];
+  napi_value given_ids = NULL, given_lat = NULL, given_lon = NULL;
+  /* The output object's getters (the caller's JavaScript) run first, before
+     any array's pointer is taken and before the grid is checked. */
+  if (!is_nullish(env, given)) {
+    if (napi_get_named_property(env, given, "cell_id", &given_ids) != napi_ok ||
+        napi_get_named_property(env, given, "centre_lat_deg", &given_lat) != napi_ok ||
+        napi_get_named_property(env, given, "centre_lon_deg", &given_lon) != napi_ok) {
+      throw_napi_failure(env);
+      return NULL;
+    }
+  } else {
+    given_ids = given_lat = given_lon = given;
+  }
   /* A grid is immutable: any number of snaps may run on it at once. */
   box *b = open_box(env, c.self, "Grid", true);
   if (!b) return NULL;
   job local, *j = new_job(env, JOB_SNAP, async, &local);
   if (!j) return NULL;
-  void *lat = NULL, *lon = NULL, *ids = NULL, *centre_lat = NULL, *centre_lon = NULL;
-  size_t count = 0, length = 0;
-  napi_value ids_value, lat_value, lon_value, result, given = c.args[2];
-  napi_value given_ids = NULL, given_lat = NULL, given_lon = NULL;
-  if (!is_nullish(env, given)) {
-    napi_get_named_property(env, given, "cell_id", &given_ids);
-    napi_get_named_property(env, given, "centre_lat_deg", &given_lat);
-    napi_get_named_property(env, given, "centre_lon_deg", &given_lon);
-  } else {
-    given_ids = given_lat = given_lon = given;
-  }
   if (!read_column(env, c.args[0], "lat_deg", ELEMENT_F64, false, async, &j->held, &lat, &count) ||
       !read_column(env, c.args[1], "lon_deg", ELEMENT_F64, false, async, &j->held, &lon, &length) ||
       !same_length(env, "lon_deg", length, "lat_deg", count) ||
@@ -1191,7 +1278,9 @@ static napi_value grid_project(napi_env env, napi_callback_info info) {
       !new_typed(env, ELEMENT_F64, count, &lat_value, &lat) ||
       !new_typed(env, ELEMENT_F64, count, &lon_value, &lon) ||
       !new_typed(env, ELEMENT_F64, count, &accuracy_value, &accuracy) ||
-      !new_typed(env, ELEMENT_I64, count, &slot_value, &slot)) {
+      !new_typed(env, ELEMENT_I64, count, &slot_value, &slot) ||
+      /* The columns' pointers last; a getter may also have closed the grid. */
+      !(b = open_box(env, c.self, "Grid", true)) || !take_late_columns(env, &h)) {
     holder_free(env, &h);
     return NULL;
   }
@@ -1233,6 +1322,11 @@ static napi_value validate(napi_env env, napi_callback_info info) {
   if (!verdict) {
     holder_free(env, &h);
     napi_throw_error(env, NULL, "out of memory");
+    return NULL;
+  }
+  if (!take_late_columns(env, &h)) { /* the columns' pointers, last */
+    free(verdict);
+    holder_free(env, &h);
     return NULL;
   }
   hearth_schema_error schema;
@@ -1330,6 +1424,13 @@ static napi_value ingest_batch_common(napi_env env, napi_callback_info info, boo
   if (!j) return NULL;
   if (!read_fixes(env, c.args[0], async, &j->held, &j->fixes) ||
       !read_int64(env, c.args[1], "received_ms", &j->received_ms)) {
+    job_free(env, j);
+    return NULL;
+  }
+  /* Checked again once every getter has run (one may have closed the
+     pipeline or started an async call on it); then, for a synchronous call,
+     the columns' pointers, last. */
+  if (!(b = open_box(env, c.self, "Ingest", false)) || (!async && !take_late_columns(env, &j->held))) {
     job_free(env, j);
     return NULL;
   }
