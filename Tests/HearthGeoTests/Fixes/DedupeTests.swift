@@ -77,21 +77,8 @@ struct DedupeTests {
           user: UInt32(generator.next() % 2),
           activity: generator.next() % 3 == 0 ? .still : .walking)
       }
-      let batch = FixColumns(fixes)
-      var expected = DedupeOutcome()
-      for (i, f) in fixes.enumerated() {
-        let key = FixKey(user: f.user, device: f.device, timeMilliseconds: f.timeMilliseconds)
-        switch model[key] {
-        case nil:
-          model[key] = f.activity
-          expected.insertedIndices.append(i)
-        case .some(let stored) where f.activity == .still && stored != .still:
-          model[key] = .still
-          expected.stillAdoptionIndices.append(i)
-        case .some: expected.duplicateIndices.append(i)
-        }
-      }
-      #expect(index.insert(batch) == expected, "round \(round)")
+      let expected = Self.modelled(fixes, &model)
+      #expect(index.insert(FixColumns(fixes)) == expected, "round \(round)")
       if round % 50 == 49 {
         index.removeKeys(olderThan: 100)
         model = model.filter { $0.key.timeMilliseconds >= 100 }
