@@ -156,6 +156,53 @@ struct SuddenStopTests {
       ])
   }
 
+  @Test("both sides of the stop fix's 1 m/s, the Live look-back's 40 s, the drop's 250 m and its 24 h")
+  func moreEdges() {
+    // The stop fix itself: 1.0 m/s shows the stop, 1.01 m/s is still rolling
+    // (and the still fixes after it follow no cruising fix: nothing).
+    #expect(run(Self.scenario(stopSpeed: 1.0)).contains { $0.outcome == .raised })
+    #expect(run(Self.scenario(stopSpeed: 1.01)).isEmpty)
+
+    // Live: the stop is judged from the last cruising fix when it came at
+    // most 40 s before (a gentle rule, so only the look-back decides).
+    var gentle = SuddenStopRules()
+    gentle.liveDecelerationMetersPerSecondSquared = 0.1
+    func crawlThenStop(after seconds: Int) -> [Fix] {
+      var fixes = (0..<30).map { W.fix(Double($0) * 15, Double($0), accuracy: 5, speed: 15) }
+      var x = 29 * 15.0
+      for k in 1..<seconds {  // crawling at 5 m/s, one fix a second
+        x += 5
+        fixes.append(W.fix(x, 29 + Double(k), accuracy: 5, speed: 5))
+      }
+      fixes.append(W.fix(x + 2, 29 + Double(seconds), accuracy: 5, speed: 0))
+      for k in 1...6 {
+        fixes.append(W.fix(x + 3, 29 + Double(seconds) + Double(k) * 60, accuracy: 5, speed: 0))
+      }
+      return fixes
+    }
+    #expect(run(crawlThenStop(after: 40), rules: gentle).contains { $0.outcome == .raised })
+    #expect(run(crawlThenStop(after: 41), rules: gentle).isEmpty)
+
+    // A raised incident: dropped by a fix 250 m sharp (not 250.001) over 300 m
+    // away, while it is cancellable (24 h from the stop, not 24 h + 1 ms).
+    let engine = SuddenStopEngine()
+    let fixes = Self.scenario()
+    let stop = fixes.first { $0.speedMetersPerSecond == 0 }!
+    func after(_ milliseconds: Int64, accuracy: Double) -> [SuddenStopEvent] {
+      var state = SuddenStopState()
+      _ = engine.process(FixColumns(fixes), state: &state)
+      _ = engine.advance(to: fixes.last!.timeMilliseconds + 300_000, state: &state)
+      var far = W.fix(400, 0, accuracy: accuracy, speed: 0, from: stop.coordinate)
+      far.timeMilliseconds = stop.timeMilliseconds + milliseconds
+      return engine.process(FixColumns([far]), state: &state)
+    }
+    let day: Int64 = 24 * 3_600_000
+    #expect(after(day - 3_600_000, accuracy: 250).map(\.reasons) == [[.droveOn]])
+    #expect(after(day - 3_600_000, accuracy: 250.001).isEmpty)
+    #expect(after(day, accuracy: 10).map(\.reasons) == [[.droveOn]])
+    #expect(after(day + 1, accuracy: 10).isEmpty)
+  }
+
   @Test("a fix that would drop a raised incident rejects a pending one: ≤ 250 m accuracy, > 300 m away")
   func droveOnWhilePending() {
     let base = Self.scenario()
