@@ -217,6 +217,11 @@ struct DetectorRuleTests {
     _ = fresh.process(Drive().batch)
     let third = fresh.process(shifted(Drive().batch, by: 61).trimmed(after: 60.0)) + fresh.finish()
     #expect(third.map(\.outcome) == [.possibleImpact])
+    // The edge: suppressed for less than 60 s, so a jolt exactly 60 s after is judged.
+    var edge = ImpactDetector()
+    _ = edge.process(Drive().batch)
+    let atSixty = edge.process(shifted(Drive().batch, by: 60).trimmed(after: 60.0)) + edge.finish()
+    #expect(atSixty.map(\.outcome) == [.possibleImpact], "\(atSixty.map(\.explanation))")
   }
 
   @Test(
