@@ -35,7 +35,9 @@ public struct SuddenStopRules: Sendable, Hashable, Codable {
   /// `cruisingMetersPerSecond` from the stop fix would have left that disc:
   /// seconds since the stop × `cruisingMetersPerSecond` > `movedMeters` +
   /// accuracy (80 m: 130 m, after 13.37 s), and no looser than
-  /// `positionShowsStopAccuracyMeters`.
+  /// `positionShowsStopAccuracyMeters`. The stop fix itself shows the stop
+  /// the same way against the cruising fix before it: within that disc of
+  /// it, that long after it (its speed derived from that neighbour, SPEC §1).
   public var movedMeters = 50.0
   /// A fix without a measured speed shows the car standing at the stop from
   /// its position only when at least this sharp, m (250: the accuracy SPEC
@@ -109,7 +111,8 @@ public struct SuddenStopState: Sendable, Hashable, Codable {
     var needsRoughFixes: Bool
     /// The previous fix lay away from the stop (but claimed to stand still).
     var previousAway = false
-    /// A later fix stood at the stop (needed when the stop fix had no speed;
+    /// The stop fix without a speed stood where the cruising fix was, or a
+    /// later fix stood at the stop (needed when the stop fix had no speed;
     /// ``SuddenStopRules/movedMeters`` says what standing there is).
     var confirmed = false
   }
@@ -358,10 +361,7 @@ public struct SuddenStopEngine: Sendable {
       candidate.confirmed =
         candidate.confirmed
         || (!away
-          && (point.speed != nil
-            || (point.accuracy <= rules.positionShowsStopAccuracyMeters
-              && Double(point.time.saturatingSubtract(candidate.stop.time)) / 1000
-                * rules.cruisingMetersPerSecond > disc)))
+          && (point.speed != nil || positionShowsStanding(point, at: candidate.stop, distance: distance)))
       s.candidate = candidate
     }
   }
@@ -378,6 +378,14 @@ public struct SuddenStopEngine: Sendable {
       return
     }
     if gap > rules.nextFixWithinMilliseconds { candidate.needsRoughFixes = true }
+    // A stop fix without a measured speed shows the stop by its own position
+    // when it stands where the cruising fix was, long after a car still
+    // cruising would have left (SPEC §1: the speed derived from the
+    // neighbour before it); otherwise a later fix must stand at it.
+    if stop.speed == nil {
+      candidate.confirmed = positionShowsStanding(
+        stop, at: cruise, distance: GreatCircle.distanceMeters(from: cruise.coordinate, to: stop.coordinate))
+    }
     if live {
       let deceleration = (cruising - (stop.speed ?? 0)) / (Double(gap) / 1000)
       if deceleration < rules.liveDecelerationMetersPerSecondSquared {
@@ -391,6 +399,19 @@ public struct SuddenStopEngine: Sendable {
     }
     s.candidate = candidate
     say(person, .pending, [.cruisedThenStopped], candidate, stop.time, to: &events)
+  }
+
+  /// Whether `point`, `distance` metres from `anchor`, shows the car
+  /// standing where `anchor` was though `point` has no measured speed:
+  /// within ``SuddenStopRules/movedMeters`` + its accuracy, no looser than
+  /// ``SuddenStopRules/positionShowsStopAccuracyMeters`` (unknown accuracy
+  /// never), and late enough that a car still doing
+  /// ``SuddenStopRules/cruisingMetersPerSecond`` from `anchor` would have
+  /// left that disc. O(1).
+  private func positionShowsStanding(_ point: TrackPoint, at anchor: TrackPoint, distance: Double) -> Bool {
+    let disc = rules.movedMeters + point.accuracy
+    return distance <= disc && point.accuracy <= rules.positionShowsStopAccuracyMeters
+      && Double(point.time.saturatingSubtract(anchor.time)) / 1000 * rules.cruisingMetersPerSecond > disc
   }
 
   private func settle(

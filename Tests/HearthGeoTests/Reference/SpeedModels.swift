@@ -331,6 +331,14 @@ struct SuddenStopModel {
   ) {
     let gap = stop.timeMilliseconds - cruise.timeMilliseconds
     var c = Candidate(stop: stop, cruising: cruising, needsRough: gap > 40_000)
+    // A stop fix without a speed standing where the cruising fix was, long
+    // after a 35 km/h car would have left: its own position shows the stop.
+    if stop.speedMetersPerSecond == nil {
+      let disc = 50 + stop.horizontalAccuracyMeters
+      c.confirmed =
+        GreatCircle.distanceMeters(from: cruise.coordinate, to: stop.coordinate) <= disc
+        && stop.horizontalAccuracyMeters <= 250 && Double(gap) / 1000 * Self.cruising > disc
+    }
     if gap > 120_000 { return event(person, .rejected, [.nextFixTooLate], c, stop.timeMilliseconds) }
     if live && (cruising - (stop.speedMetersPerSecond ?? 0)) / (Double(gap) / 1000) < 4.5 {
       return event(person, .rejected, [.gentleStopOnLive], c, stop.timeMilliseconds)

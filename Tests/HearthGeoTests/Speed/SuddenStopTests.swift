@@ -247,12 +247,17 @@ struct SuddenStopTests {
     #expect(run(fast).contains { $0.reasons == [.movedWithinFiveMinutes] })
     fast[k].speedMetersPerSecond = 1.0
     #expect(run(fast).contains { $0.outcome == .raised })
-    // A stop fix without a measured speed needs a later fix standing there.
-    #expect(run(Self.scenario(stopSpeed: nil)).contains { $0.outcome == .raised })
+    // A stop fix without a measured speed 150 m past the cruising fix (it
+    // could still be rolling) needs a later fix standing there.
+    #expect(run(Self.scenario(overshoot: 150, stopSpeed: nil)).contains { $0.outcome == .raised })
     #expect(
-      run(Self.scenario(stopSpeed: nil, stillFixes: 0), advanceBy: 300_000).last?.reasons == [
+      run(Self.scenario(overshoot: 150, stopSpeed: nil, stillFixes: 0), advanceBy: 300_000).last?.reasons == [
         .stillForFiveMinutes, .stopNotConfirmed,
       ])
+    // 20 m past it after 10 s (a car still cruising would be 97 m on) it
+    // shows the stop itself.
+    #expect(
+      run(Self.scenario(stopSpeed: nil, stillFixes: 0), advanceBy: 300_000).last?.outcome == .raised)
     let silent = Self.scenario(stillFixes: 0)
     #expect(!run(silent, advanceBy: 299_999).contains { $0.outcome == .raised })
     #expect(run(silent, advanceBy: 300_000).contains { $0.outcome == .raised })
@@ -376,14 +381,17 @@ struct SuddenStopTests {
   /// stop fix, metres from it, accuracy, speed)`; the stop fix and the
   /// fixes after it default to what a phone that lost its GPS sends: rough
   /// (80 m) and without a speed (SPEC §1: a zero that loose is unmeasured).
+  /// Cruising to 3 000 m, then a stop fix `stopMeters` further on (150 m:
+  /// too far from the cruising fix to show the stop by itself, so the later
+  /// fixes decide), then the fixes `after` it.
   static func roughStop(
-    gap: Double, stopAccuracy: Double = 80, stopSpeed: Double? = nil,
+    gap: Double, stopMeters: Double = 150, stopAccuracy: Double = 80, stopSpeed: Double? = nil,
     after: [(seconds: Double, meters: Double, accuracy: Double, speed: Double?)] = (1...4).map {
       (Double($0) * 60, 3, 80, nil)
     }
   ) -> [Fix] {
     var fixes = (0...20).map { W.fix(Double($0) * 150, Double($0) * 10, accuracy: 8, speed: 15) }
-    let stop = W.fix(3020, 200 + gap, accuracy: stopAccuracy, speed: stopSpeed)
+    let stop = W.fix(3000 + stopMeters, 200 + gap, accuracy: stopAccuracy, speed: stopSpeed)
     fixes.append(stop)
     for a in after {
       fixes.append(
@@ -442,8 +450,18 @@ struct SuddenStopTests {
       outcome(Self.roughStop(gap: 30, after: [(60, 3, .nan, nil)])) == [
         [.stillForFiveMinutes, .stopNotConfirmed]
       ])
-    // No fix after the stop at all: nothing shows it.
-    #expect(outcome(Self.roughStop(gap: 60, after: [])) == [[.stillForFiveMinutes, .stopNotConfirmed]])
+    // No fix after the stop at all: only the stop fix's own position can
+    // show it, against the cruising fix before it (within 50 m + 80 m of it,
+    // later than a 35 km/h car would have left: 13.37 s; no looser than 250 m).
+    let notConfirmed: [[SuddenStopEvent.Reason]] = [[.stillForFiveMinutes, .stopNotConfirmed]]
+    #expect(outcome(Self.roughStop(gap: 60, after: [])) == notConfirmed)
+    #expect(outcome(Self.roughStop(gap: 60, stopMeters: 129.99, after: [])) == raised)
+    #expect(outcome(Self.roughStop(gap: 60, stopMeters: 130.01, after: [])) == notConfirmed)
+    #expect(outcome(Self.roughStop(gap: 13.38, stopMeters: 20, after: [])) == raised)
+    #expect(outcome(Self.roughStop(gap: 13.37, stopMeters: 20, after: [])) == notConfirmed)
+    #expect(outcome(Self.roughStop(gap: 60, stopMeters: 20, stopAccuracy: 250, after: [])) == raised)
+    #expect(
+      outcome(Self.roughStop(gap: 60, stopMeters: 20, stopAccuracy: 250.001, after: [])) == notConfirmed)
     // Rough fixes that drive on still move the stop: two in a row away, or
     // one over 300 m away (as it would drop a raised incident).
     #expect(
