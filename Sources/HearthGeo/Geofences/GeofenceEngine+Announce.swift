@@ -129,7 +129,7 @@ extension GeofenceEngine {
       context.state.records[r].quietUntilMilliseconds.map { arrival.eventMilliseconds < $0 } ?? false
     if quiet { reasons.append(.placeQuiet) }
     if let left = context.state.records[r].lastDepartureMilliseconds,
-      arrival.eventMilliseconds.saturatingSubtract(left) <= rules.returnWithinMilliseconds
+      !arrival.eventMilliseconds.isLater(than: left, byMoreThan: rules.returnWithinMilliseconds)
     {
       reasons.append(.returnedSoon)
       let until = arrival.eventMilliseconds.saturatingAdd(rules.quietForMilliseconds)
