@@ -108,11 +108,12 @@ public struct DedupeIndex: Sendable, Hashable, Codable {
   /// if they had arrived one after the other.
   ///
   /// - Complexity: O(k) for a device's run of k fixes rising in time after
-  ///   its last stored one (what a phone sends); any other run of more than
-  ///   8 fixes O(k log k + t), t the stored fixes from its oldest on (one
-  ///   merge, however the run is ordered: a device's fixes uploaded newest
-  ///   first cost a sort, not a move of the log per fix); a shorter one
-  ///   O(k log m + k t).
+  ///   its last stored one (what a phone sends); O(k log m) for one whose
+  ///   other fixes are stored already (a retry); a run with more than 8 new
+  ///   fixes going inside the log O(k log k + t), t the stored fixes from its
+  ///   oldest on (one merge, however the run is ordered: a device's fixes
+  ///   uploaded newest first cost a sort, not a move of the log per fix);
+  ///   otherwise O(k log m + 8 t).
   public mutating func insert(_ batch: FixColumns, indices: [Int]? = nil) -> DedupeOutcome {
     var outcome = DedupeOutcome()
     let n = indices?.count ?? batch.count
@@ -141,16 +142,21 @@ public struct DedupeIndex: Sendable, Hashable, Codable {
     _ batch: FixColumns, _ indices: [Int]?, _ run: Range<Int>, into log: inout DeviceLog,
     _ outcome: inout DedupeOutcome
   ) -> Int {
-    // A run of more than a few fixes that are not all appends is merged:
-    // one by one, each new late fix moves the log's tail.
+    // A run with more than a few new fixes that go inside the log (or
+    // before others of the run) is merged: one by one, each moves the log's
+    // tail. Appends, and repeats of stored fixes (a retried upload), go one
+    // by one and build no list.
     if run.count > Self.mergedRunLength {
       var newest = log.times.last
+      var inside = 0
       for k in run {
         let time = batch.timeMilliseconds[indices?[k] ?? k]
-        guard newest.map({ time > $0 }) ?? true else {
-          return merge(batch, indices, run, into: &log, &outcome)
+        if newest.map({ time > $0 }) ?? true {
+          newest = time
+        } else if !log.position(of: time).found {
+          inside += 1
+          if inside > Self.mergedRunLength { return merge(batch, indices, run, into: &log, &outcome) }
         }
-        newest = time
       }
     }
     var inserted = 0
@@ -179,9 +185,9 @@ public struct DedupeIndex: Sendable, Hashable, Codable {
     return inserted
   }
 
-  /// Runs longer than this that are not all appends are merged
-  /// (``merge(_:_:_:into:_:)``); shorter ones go fix by fix, at most this
-  /// many moves of the log's tail and no list built.
+  /// Runs with more new fixes than this going inside the log are merged
+  /// (``merge(_:_:_:into:_:)``); the others go fix by fix: at most this
+  /// many moves of the log's tail, and no list built.
   static let mergedRunLength = 8
 
   /// What one fix of a merged run did.
