@@ -144,19 +144,19 @@ enum ReferenceDetector {
       ly += fast * (s.y - ly)
       lz += fast * (s.z - lz)
     }
-    // Bins [k·L, (k+1)·L) with k = floor(t / L): the RMS of their samples' vertical part.
-    let L = c.vibrationBinSeconds
+    // Bins of binLength seconds, k = floor(t / binLength): the RMS of their samples' vertical part.
+    let binLength = c.vibrationBinSeconds
     var binSums: [Double: (sum: Double, n: Int)] = [:]
     var binOrder: [Double] = []
     for (i, s) in acc.enumerated() {
-      let k = (s.t / L).rounded(.down)
+      let k = (s.t / binLength).rounded(.down)
       if binSums[k] == nil { binOrder.append(k) }
       binSums[k, default: (0, 0)].sum += vertical[i] * vertical[i]
       binSums[k, default: (0, 0)].n += 1
     }
     let bins: [(start: Double, rms: Double)] = binOrder.map { k in
       let b = binSums[k] ?? (0, 1)
-      return (k * L, (b.sum / Double(b.n)).squareRoot())
+      return (k * binLength, (b.sum / Double(b.n)).squareRoot())
     }
     // Free-fall runs: consecutive samples with |a| below the line, ended by the first above.
     var falls: [(start: Double, end: Double)] = []
@@ -226,7 +226,8 @@ enum ReferenceDetector {
         && speeds.contains { inWindow($0.t, a + c.movingFromSeconds, a + c.movingToSeconds) }
       let vBefore = median(
         bins.filter {
-          $0.start >= a + c.vibrationMovingFromSeconds && $0.start + L <= a + c.vibrationMovingToSeconds
+          $0.start >= a + c.vibrationMovingFromSeconds
+            && $0.start + binLength <= a + c.vibrationMovingToSeconds
         }
         .map(\.rms))
       var moving: Bool
@@ -266,7 +267,7 @@ enum ReferenceDetector {
         let atJolt = median(
           bins.filter {
             $0.start >= a + c.vibrationMovingAtJoltFromSeconds
-              && $0.start + L <= a + c.vibrationMovingAtJoltToSeconds
+              && $0.start + binLength <= a + c.vibrationMovingAtJoltToSeconds
           }.map(\.rms))
         let line = c.vibrationMovingMetersPerSecondSquared
         cond[.movingBeforeVibration] = (vBefore >= line, vBefore)
@@ -276,15 +277,15 @@ enum ReferenceDetector {
       if needVibration {
         // The first window of whole bins, starting on a bin within [a + earliest, a + latest],
         // with every bin there and a median at most the fraction of the pre-jolt median.
-        let n = max(1, Int((c.vibrationStopWindowSeconds / L).rounded()))
-        var k = ((a + c.vibrationStopEarliestStartSeconds) / L).rounded(.up)
+        let n = max(1, Int((c.vibrationStopWindowSeconds / binLength).rounded()))
+        var k = ((a + c.vibrationStopEarliestStartSeconds) / binLength).rounded(.up)
         var lowest = Double.nan
         var end = a + c.vibrationStopEarliestStartSeconds
         var held = false
-        while k * L <= a + c.vibrationStopLatestStartSeconds {
-          let windowEnd = (k + Double(n)) * L
+        while k * binLength <= a + c.vibrationStopLatestStartSeconds {
+          let windowEnd = (k + Double(n)) * binLength
           end = windowEnd
-          let window = bins.filter { $0.start >= k * L && $0.start < windowEnd }.map(\.rms)
+          let window = bins.filter { $0.start >= k * binLength && $0.start < windowEnd }.map(\.rms)
           if window.count == n {
             let ratio = median(window) / vBefore
             if lowest.isNaN || ratio < lowest { lowest = ratio }

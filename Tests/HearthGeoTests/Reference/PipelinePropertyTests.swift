@@ -43,22 +43,35 @@ struct ScenarioRun {
 
   /// The decisions as readable lines, sorted (for a failure's message).
   var decidedText: [String] {
-    (geofenceEvents.map { "G \($0.person) \($0.kind) \($0.outcome) place \($0.place) at \($0.eventMilliseconds - ServerScenario.t0) decided \($0.decidedMilliseconds - ServerScenario.t0) \($0.reasons) \($0.journey.map { "journey \($0.distanceMeters) m" } ?? "")" }
-      + speedAlerts.map { "S \($0.person) \($0.circle) \($0.outcome) \($0.startMilliseconds - ServerScenario.t0)…\($0.endMilliseconds - ServerScenario.t0) \($0.reasons)" }
-      + suddenStops.map { "X \($0.person) \($0.outcome) stop \($0.stopMilliseconds - ServerScenario.t0) decided \($0.decidedMilliseconds - ServerScenario.t0) \($0.reasons)" }
-      + trips.segments.map { "T \($0.person) \($0.summary.startMilliseconds - ServerScenario.t0)…\($0.summary.endMilliseconds - ServerScenario.t0) trip \($0.isTrip) \($0.reasons) \($0.fixes.count) fixes \($0.id) \($0.endedBy)" }
-      + trips.stays.map { "Y \($0.person) \($0.startMilliseconds - ServerScenario.t0)…\($0.endMilliseconds - ServerScenario.t0)" }).sorted()
+    (geofenceEvents.map {
+      "G \($0.person) \($0.kind) \($0.outcome) place \($0.place) at \($0.eventMilliseconds - ServerScenario.t0) decided \($0.decidedMilliseconds - ServerScenario.t0) \($0.reasons) \($0.journey.map { "journey \($0.distanceMeters) m" } ?? "")"
+    }
+      + speedAlerts.map {
+        "S \($0.person) \($0.circle) \($0.outcome) \($0.startMilliseconds - ServerScenario.t0)…\($0.endMilliseconds - ServerScenario.t0) \($0.reasons)"
+      }
+      + suddenStops.map {
+        "X \($0.person) \($0.outcome) stop \($0.stopMilliseconds - ServerScenario.t0) decided \($0.decidedMilliseconds - ServerScenario.t0) \($0.reasons)"
+      }
+      + trips.segments.map {
+        "T \($0.person) \($0.summary.startMilliseconds - ServerScenario.t0)…\($0.summary.endMilliseconds - ServerScenario.t0) trip \($0.isTrip) \($0.reasons) \($0.fixes.count) fixes \($0.id) \($0.endedBy)"
+      }
+      + trips.stays.map {
+        "Y \($0.person) \($0.startMilliseconds - ServerScenario.t0)…\($0.endMilliseconds - ServerScenario.t0)"
+      }).sorted()
   }
 
   static func pipeline(_ s: ServerScenario, places: [Geofence]) -> IngestPipeline {
     // Coarse cells: the same answers, and far fewer grid rows to build in a debug build.
-    IngestPipeline(places: places, circlesOfPerson: s.circlesOfPerson, speedLimits: s.limits, cellSizeMeters: 5_000)
+    IngestPipeline(
+      places: places, circlesOfPerson: s.circlesOfPerson, speedLimits: s.limits, cellSizeMeters: 5_000)
   }
 
   /// Plays the scenario through `IngestPipeline` (`built`: the pipeline for
   /// the scenario's first places, when the caller already has it: building
   /// one costs more than a small scenario in a debug build).
-  static func play(_ s: ServerScenario, saveAndRestore: Bool = true, built: IngestPipeline? = nil) -> ScenarioRun {
+  static func play(_ s: ServerScenario, saveAndRestore: Bool = true, built: IngestPipeline? = nil)
+    -> ScenarioRun
+  {
     var run = ScenarioRun()
     var pipeline = built ?? pipeline(s, places: s.places)
     var state = IngestState()
@@ -100,13 +113,15 @@ struct PipelinePropertyTests {
   func everyRejectedInputIsCounted() {
     expectPass(
       PropertyCheck.run(
-        "accounting", cases: Self.cases(600), generator: PropertyRandom.init(seed:), generate: { ServerScenario.generate(&$0) },
+        "accounting", cases: Self.cases(600), generator: PropertyRandom.init(seed:),
+        generate: { ServerScenario.generate(&$0) },
         check: { s in
           for (k, u) in ScenarioRun.play(s).uploads.enumerated() {
             let o = u.output
             if o.schemaError != nil { continue }
             if o.inserted + o.duplicates + o.rejections.count != u.fixes.count {
-              return "upload \(k): \(o.inserted) inserted + \(o.duplicates) duplicates + \(o.rejections.count) rejected ≠ \(u.fixes.count)"
+              return
+                "upload \(k): \(o.inserted) inserted + \(o.duplicates) duplicates + \(o.rejections.count) rejected ≠ \(u.fixes.count)"
             }
           }
           return nil
@@ -117,12 +132,15 @@ struct PipelinePropertyTests {
   func saveAndRestoreChangesNothing() {
     expectPass(
       PropertyCheck.run(
-        "save/restore", cases: Self.cases(300), generator: PropertyRandom.init(seed:), generate: { ServerScenario.generate(&$0) },
+        "save/restore", cases: Self.cases(300), generator: PropertyRandom.init(seed:),
+        generate: { ServerScenario.generate(&$0) },
         check: { s in
           let built = ScenarioRun.pipeline(s, places: s.places)
           let restored = ScenarioRun.play(s, built: built)
           let straight = ScenarioRun.play(s, saveAndRestore: false, built: built)
-          if restored.decided != straight.decided { return firstDifference(restored.decidedText, straight.decidedText) }
+          if restored.decided != straight.decided {
+            return firstDifference(restored.decidedText, straight.decidedText)
+          }
           if restored.finalState != straight.finalState { return "final states differ" }
           return nil
         }))
@@ -132,7 +150,8 @@ struct PipelinePropertyTests {
   func aRetriedUploadAddsNothing() {
     expectPass(
       PropertyCheck.run(
-        "retry", cases: Self.cases(300), generator: PropertyRandom.init(seed:), generate: { ServerScenario.generate(&$0) },
+        "retry", cases: Self.cases(300), generator: PropertyRandom.init(seed:),
+        generate: { ServerScenario.generate(&$0) },
         check: { s in
           var retried = s
           retried.steps = s.steps.flatMap { step -> [ServerScenario.Step] in
@@ -143,7 +162,8 @@ struct PipelinePropertyTests {
           let once = ScenarioRun.play(s, built: built)
           let twice = ScenarioRun.play(retried, built: built)
           if once.decided != twice.decided { return firstDifference(once.decidedText, twice.decidedText) }
-          for k in stride(from: 1, to: twice.uploads.count, by: 2) where twice.uploads[k].output.producedCount > 0 {
+          for k in stride(from: 1, to: twice.uploads.count, by: 2)
+          where twice.uploads[k].output.producedCount > 0 {
             return "the retry of upload \(k / 2) produced \(twice.uploads[k].output.producedCount) outputs"
           }
           return nil
@@ -187,7 +207,8 @@ struct PipelinePropertyTests {
             guard case .upload(let received, let fixes) = $0 else { return $0 }
             let distinct = fixes.filter { seen.insert("\($0.user) \($0.timeMilliseconds)").inserted }
             return .upload(
-              received: received, fixes: distinct.sorted { ($0.timeMilliseconds, $0.user) < ($1.timeMilliseconds, $1.user) })
+              received: received,
+              fixes: distinct.sorted { ($0.timeMilliseconds, $0.user) < ($1.timeMilliseconds, $1.user) })
           }
           // A timely server: its timer ticks every minute. (Without it, a
           // split that is received earlier decides a waiting arrival while
@@ -239,7 +260,8 @@ struct PipelinePropertyTests {
   func announcementsHaveTheirEventsAndLateUploadsAnnounceNothing() {
     expectPass(
       PropertyCheck.run(
-        "announcements", cases: Self.cases(600), generator: PropertyRandom.init(seed:), generate: { ServerScenario.generate(&$0) },
+        "announcements", cases: Self.cases(600), generator: PropertyRandom.init(seed:),
+        generate: { ServerScenario.generate(&$0) },
         check: { s in
           let run = ScenarioRun.play(s)
           // Fix times each person sent only in late uploads.
@@ -250,9 +272,12 @@ struct PipelinePropertyTests {
             for person in Set(u.fixes.map(\.user)) {
               let own = u.fixes.filter { $0.user == person }
               let late = rule.isLate(
-                newestFixMilliseconds: own.map(\.timeMilliseconds).max() ?? .min, receivedAtMilliseconds: u.received)
+                newestFixMilliseconds: own.map(\.timeMilliseconds).max() ?? .min,
+                receivedAtMilliseconds: u.received)
               for f in own {
-                if late { lateTimes[person, default: []].insert(f.timeMilliseconds) } else {
+                if late {
+                  lateTimes[person, default: []].insert(f.timeMilliseconds)
+                } else {
                   timelyTimes[person, default: []].insert(f.timeMilliseconds)
                 }
               }
@@ -281,13 +306,17 @@ struct PipelinePropertyTests {
           for e in run.suddenStops {
             let key = "\(e.person) \(e.stopMilliseconds)"
             if e.outcome == .pending { pendingStops.insert(key) }
-            if e.outcome == .raised && !pendingStops.contains(key) { return "stop raised without its pending stop: \(e)" }
+            if e.outcome == .raised && !pendingStops.contains(key) {
+              return "stop raised without its pending stop: \(e)"
+            }
           }
           for a in run.speedAlerts where a.outcome == .announced {
             if a.endMilliseconds - a.startMilliseconds < SpeedAlertRules().minimumOverMilliseconds {
               return "speed alert over less than 15 s: \(a)"
             }
-            if onlyLate(a.person, a.endMilliseconds) { return "speed alert announced from a late upload: \(a)" }
+            if onlyLate(a.person, a.endMilliseconds) {
+              return "speed alert announced from a late upload: \(a)"
+            }
           }
           return nil
         }))
@@ -304,7 +333,10 @@ extension PipelinePropertyTests {
     for _ in 0..<400 {
       let scenario = ServerScenario.generate(&random)
       let run = ScenarioRun.play(scenario)
-      for e in run.geofenceEvents { reasons.insert("geofence \(e.kind) \(e.outcome)") ; e.reasons.forEach { reasons.insert("\($0)") } }
+      for e in run.geofenceEvents {
+        reasons.insert("geofence \(e.kind) \(e.outcome)")
+        for reason in e.reasons { reasons.insert("\(reason)") }
+      }
       // Issue 28: drive-bys of the smallest and the largest places.
       for e in run.geofenceEvents where e.reasons.contains(.drovePast) {
         if let place = scenario.places.first(where: { $0.id == e.place }) {
@@ -321,12 +353,17 @@ extension PipelinePropertyTests {
         }
       }
       for t in run.trips.segments where t.isTrip { reasons.insert("trip") }
-      for u in run.uploads where !u.output.rejections.isEmpty || u.output.duplicates > 0 { reasons.insert("duplicates or rejections") }
+      for u in run.uploads where !u.output.rejections.isEmpty || u.output.duplicates > 0 {
+        reasons.insert("duplicates or rejections")
+      }
     }
     for wanted in [
-      "geofence arrival announced", "geofence departure announced", "geofence arrival pending", "geofence arrival cancelled",
-      "geofence departure cancelled", "geofence arrival feedOnly", "returnedSoon", "lateBatch", "fastArrivalSlowed",
-      "drovePast", "secondFixClear", "minuteWithoutReturn", "speed announced", "stop pending", "stop raised", "trip",
+      "geofence arrival announced", "geofence departure announced", "geofence arrival pending",
+      "geofence arrival cancelled",
+      "geofence departure cancelled", "geofence arrival feedOnly", "returnedSoon", "lateBatch",
+      "fastArrivalSlowed",
+      "drovePast", "secondFixClear", "minuteWithoutReturn", "speed announced", "stop pending", "stop raised",
+      "trip",
       "duplicates or rejections",
       // Issue 28.
       "drovePast r=45.0", "drovePast r=500.0", "stop raised from a rough fix", "stop sharpFixAfterLongGap",
