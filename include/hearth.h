@@ -670,6 +670,10 @@ int32_t hearth_sweep_run_trace(
  * Judges every combination over the extractions given in task order (a
  * failed recording left out, as the command does). Identical, bit for bit,
  * to `hearth impact sweep` with the same plan, however the tasks ran.
+ * HEARTH_ERROR_BAD_INPUT, naming the extraction, when one was made under
+ * another plan's extraction configuration, a generated task's extraction is
+ * repeated, missing or out of order, or there are more recordings than the
+ * plan lists; a refused merge leaves the plan without a result.
  */
 int32_t hearth_sweep_merge(
     hearth_sweep *sweep, int64_t count, const uint8_t *const *extractions, const int64_t *sizes);
