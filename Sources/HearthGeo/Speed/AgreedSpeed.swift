@@ -114,6 +114,32 @@ public enum AgreedSpeed {
     return (speed, source)
   }
 
+  /// Whether `middle` is a stray fix: it has no measured speed, and it lies
+  /// away from both its neighbours while they agree on where the phone was
+  /// (an out-and-back in one fix). Its two pairs then agree on a speed from
+  /// the ground alone, in and out again, that nothing measured: one fast
+  /// reading, which SPEC §4 never lets count (and a parked phone's stray fix
+  /// would otherwise cruise and stop, §5). Together: within `togetherMeters`
+  /// + both neighbours' accuracies; away: further than `togetherMeters` +
+  /// `middle`'s accuracy + the larger neighbour's accuracy from each (an
+  /// unknown or non-positive accuracy adds nothing). The callers ask only
+  /// about pairs already fast (over a limit, cruising).
+  /// - Complexity: O(1): three great-circle distances.
+  static func isOutAndBack(
+    _ before: TrackPoint, _ middle: TrackPoint, _ after: TrackPoint, togetherMeters: Double = 50
+  ) -> Bool {
+    guard middle.speed == nil else { return false }
+    func allowance(_ accuracy: Double) -> Double { accuracy.isFinite && accuracy > 0 ? accuracy : 0 }
+    let together = togetherMeters + allowance(before.accuracy) + allowance(after.accuracy)
+    guard GreatCircle.distanceMeters(from: before.coordinate, to: after.coordinate) <= together else {
+      return false
+    }
+    let away =
+      togetherMeters + allowance(middle.accuracy) + max(allowance(before.accuracy), allowance(after.accuracy))
+    return GreatCircle.distanceMeters(from: before.coordinate, to: middle.coordinate) > away
+      && GreatCircle.distanceMeters(from: middle.coordinate, to: after.coordinate) > away
+  }
+
   /// Per-pair agreed speeds of a track in time order: element i is the pair
   /// (i − 1, i); element 0 is nil. Identical to `pair` on each neighbour.
   /// - Complexity: O(n), see ``AgreedSpeedBatch``.

@@ -70,6 +70,12 @@ public struct SpeedAlertState: Sendable, Hashable, Codable {
     var end: Int64
     var fastest: Double
     var verdict: Verdict
+    /// Set while the stretch is one pair whose fixes both lack a measured
+    /// speed (its first fix): one reading from the ground alone, decided only
+    /// once a second pair over the limit confirms it — and dropped, that
+    /// pair with it, when the fix between them was a stray one
+    /// (``AgreedSpeed/isOutAndBack(_:_:_:togetherMeters:)``).
+    var opening: TrackPoint? = nil
   }
   var previous: [UInt32: TrackPoint] = [:]
   /// Over-limit stretch per (person, circle), keyed person << 32 | circle.
@@ -88,6 +94,9 @@ public struct SpeedAlertState: Sendable, Hashable, Codable {
 /// at least 15 s of the drive, judged on agreed speeds, so one fast reading
 /// never counts (its neighbours agree on less), two in a row at 1 Hz cover
 /// only a second, and two fixes a minute apart, both over, cover a minute.
+/// A stretch that is one pair of fixes without a measured speed (the ground
+/// alone) waits for a second pair over the limit, and a stray fix between
+/// them, out and back, counts for nothing (``SpeedAlertState/Run/opening``).
 /// At most one alert per circle every 30 min, but not never: a stretch held
 /// back by the cooldown is said once as `suppressed`, and announced (reason
 /// `cooldownEnded`) at its first later fix still over the limit once the
@@ -273,12 +282,27 @@ public struct SpeedAlertEngine: Sendable {
           slots[c].run = nil
           continue
         }
-        var stretch =
-          slots[c].run ?? .init(start: before.time, end: current.time, fastest: speed, verdict: .open)
+        var stretch: SpeedAlertState.Run
+        if var open = slots[c].run {
+          if let opening = open.opening {
+            // The second pair: a stray fix between the two (out and back)
+            // voids the stretch and this pair; otherwise it confirms it.
+            guard !AgreedSpeed.isOutAndBack(opening, before, current) else {
+              slots[c].run = nil
+              continue
+            }
+            open.opening = nil
+          }
+          stretch = open
+        } else {
+          stretch = .init(
+            start: before.time, end: current.time, fastest: speed, verdict: .open,
+            opening: before.speed == nil && current.speed == nil ? before : nil)
+        }
         stretch.end = current.time
         stretch.fastest = max(stretch.fastest, speed)
         let limit = slots[c].limit
-        if stretch.verdict != .done
+        if stretch.verdict != .done && stretch.opening == nil
           && stretch.end.saturatingSubtract(stretch.start) >= engine.rules.minimumOverMilliseconds,
           let event = engine.decide(
             person, slots[c].circle, &stretch, limit: limit,

@@ -118,6 +118,9 @@ public struct SuddenStopState: Sendable, Hashable, Codable {
   }
   struct PersonState: Sendable, Hashable, Codable {
     var last: TrackPoint?
+    /// The fix before `last` (nil in states saved before it was kept):
+    /// says whether `last` was a stray fix, out and back.
+    var beforeLast: TrackPoint?
     /// Agreed speed into `last`.
     var lastAgreed: Double?
     /// The last cruising fix and its speed, and whether every fix since came
@@ -298,12 +301,22 @@ public struct SuddenStopEngine: Sendable {
     var agreed: (metersPerSecond: Double, loose: Bool)?
     if let last = s.last {
       agreed = batch.speed(from: last, at: lastIndex, to: point, at: i)
+      // The pair into `last` cruised: was `last` a stray fix, out and back
+      // (a parked phone's outlier cruises in and out on the ground alone,
+      // SPEC §4)? Then neither of its pairs is a reading: no stop after it,
+      // and the pair out of it is no cruise.
+      let cruising = s.lastAgreed.flatMap { $0 >= rules.cruisingMetersPerSecond ? $0 : nil }
+      let stray =
+        cruising != nil
+        && (s.beforeLast.map { AgreedSpeed.isOutAndBack($0, last, point, togetherMeters: rules.movedMeters) }
+          ?? false)
+      if stray { agreed = nil }
       let stopped = point.speed.map({ $0 <= rules.stoppedMetersPerSecond }) ?? true
       let live = point.time.saturatingSubtract(last.time) <= rules.liveIntervalMilliseconds
       if s.candidate == nil && stopped {
-        if let cruising = s.lastAgreed, cruising >= rules.cruisingMetersPerSecond {
+        if let cruising {
           // The very next fix after cruising shows the stop.
-          consider(point, after: last, cruising: cruising, live: live, person, &s, &events)
+          if !stray { consider(point, after: last, cruising: cruising, live: live, person, &s, &events) }
         } else if leftProvisionalStop, let cruise = s.lastCruise,
           point.time.saturatingSubtract(cruise.time) <= rules.nextFixWithinMilliseconds
         {
@@ -330,6 +343,7 @@ public struct SuddenStopEngine: Sendable {
         s.liveSinceCruise = false
       }
     }
+    s.beforeLast = s.last
     s.last = point
     // A loose pair is no cruising reading.
     s.lastAgreed = agreed.flatMap { $0.loose ? nil : $0.metersPerSecond }

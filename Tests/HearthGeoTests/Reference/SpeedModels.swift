@@ -45,6 +45,45 @@ enum SpeedModel {
   /// past the deciding fix, within that batch) was more than 15 min old at
   /// receipt. Returns the decisions in the order the engine makes them
   /// (per batch, people ascending).
+  /// A stray fix, out and back: `o` without a measured speed, `a` and `b`
+  /// within 50 m + their accuracies of each other, `o` further than 50 m +
+  /// its accuracy + the larger of theirs from both (accuracies that are not
+  /// finite and positive count 0).
+  static func outAndBack(_ a: Fix, _ o: Fix, _ b: Fix) -> Bool {
+    guard o.speedMetersPerSecond == nil else { return false }
+    func extra(_ f: Fix) -> Double {
+      f.horizontalAccuracyMeters.isFinite && f.horizontalAccuracyMeters > 0 ? f.horizontalAccuracyMeters : 0
+    }
+    let ab = GreatCircle.distanceMeters(from: a.coordinate, to: b.coordinate)
+    let ao = GreatCircle.distanceMeters(from: a.coordinate, to: o.coordinate)
+    let ob = GreatCircle.distanceMeters(from: o.coordinate, to: b.coordinate)
+    return ab <= 50 + extra(a) + extra(b) && min(ao, ob) > 50 + extra(o) + max(extra(a), extra(b))
+  }
+
+  /// The current over-limit stretch of `track` (first fix's index), read
+  /// forwards: consecutive pairs over `limit`, not loose; a stretch that is
+  /// one pair of fixes both without a measured speed is `unconfirmed` until
+  /// a second pair over the limit, and when the fix between the two was a
+  /// stray one both pairs count for nothing. nil: no stretch at the end.
+  static func stretch(_ track: [Fix], over limit: Double) -> (first: Int, unconfirmed: Bool)? {
+    var current: (first: Int, unconfirmed: Bool)?
+    for j in track.indices.dropFirst() {
+      guard let pair = agreed(track[j - 1], track[j]), !pair.loose, pair.speed > limit else {
+        current = nil
+        continue
+      }
+      guard let open = current else {
+        let ground = track[j - 1].speedMetersPerSecond == nil && track[j].speedMetersPerSecond == nil
+        current = (j - 1, ground)
+        continue
+      }
+      if open.unconfirmed {
+        current = outAndBack(track[open.first], track[j - 1], track[j]) ? nil : (open.first, false)
+      }
+    }
+    return current
+  }
+
   static func speedAlerts(
     _ batches: [(received: Int64, fixes: [Fix])], limits: [CircleID: SpeedLimit],
     circlesOfPerson: [UserID: [CircleID]]
@@ -72,15 +111,9 @@ enum SpeedModel {
           for circle in (circlesOfPerson[person] ?? []).sorted() {
             guard let limit = limits[circle]?.metersPerSecond else { continue }
             // The stretch of consecutive over-limit pairs ending at the newest pair.
-            var first = track.count - 1
-            var fastest = 0.0
-            while first >= 1, let pair = agreed(track[first - 1], track[first]), !pair.loose,
-              pair.speed > limit
-            {
-              fastest = max(fastest, pair.speed)
-              first -= 1
-            }
-            guard first < track.count - 1 else { continue }
+            guard let (first, unconfirmed) = stretch(track, over: limit), !unconfirmed else { continue }
+            let fastest =
+              (first + 1..<track.count).compactMap { agreed(track[$0 - 1], track[$0])?.speed }.max() ?? 0
             let start = track[first].timeMilliseconds
             let end = track[track.count - 1].timeMilliseconds
             let key = "\(person) \(circle) \(start)"
@@ -189,6 +222,8 @@ struct SuddenStopModel {
   }
   struct Person {
     var track: [Fix] = []
+    /// The cruising reading into each fix of `track` (see `step`).
+    var readings: [Double?] = []
     var candidate: Candidate?
     var lastRaised: Int64?
     var raised: [Candidate] = []
@@ -315,32 +350,40 @@ struct SuddenStopModel {
     p.track.append(fix)
     let track = p.track
     let i = track.count - 1
+    // The cruising reading into each fix: the agreed pair into it, not loose;
+    // none when the fix before it was a stray one (out and back, after a
+    // cruising reading into it), whose pairs say nothing.
+    let stray =
+      i >= 2 && (p.readings[i - 1] ?? 0) >= Self.cruising
+      && SpeedModel.outAndBack(track[i - 2], track[i - 1], fix)
+    p.readings.append(stray ? nil : Self.into(track, i))
     guard i >= 1 else { return }
     let previous = track[i - 1]
     let stopped = fix.speedMetersPerSecond.map { $0 <= 1 } ?? true
     let live = t - previous.timeMilliseconds <= 1_500
     guard p.candidate == nil && stopped else { return }
-    if let cruising = Self.into(track, i - 1), cruising >= Self.cruising {
-      consider(fix, after: previous, cruising: cruising, live: live, person, &p)
+    if let cruising = p.readings[i - 1], cruising >= Self.cruising {
+      // Not when the cruising fix was a stray one, out and back.
+      if !stray { consider(fix, after: previous, cruising: cruising, live: live, person, &p) }
       return
     }
     // The provisional stop said nothing: this fix is the first after the
     // last cruising fix that does (Live when every step since was).
-    if leftProvisional, let j = (1..<i).last(where: { (Self.into(track, $0) ?? 0) >= Self.cruising }),
+    if leftProvisional, let j = (1..<i).last(where: { (p.readings[$0] ?? 0) >= Self.cruising }),
       t - track[j].timeMilliseconds <= 40_000
     {
       let everyStepLive = (j + 1...i).allSatisfy {
         track[$0].timeMilliseconds - track[$0 - 1].timeMilliseconds <= 1_500
       }
-      consider(fix, after: track[j], cruising: Self.into(track, j) ?? 0, live: everyStepLive, person, &p)
+      consider(fix, after: track[j], cruising: p.readings[j] ?? 0, live: everyStepLive, person, &p)
       return
     }
     // Live: the last cruising fix, every step since at Live cadence.
-    guard live, let j = (1..<i).last(where: { (Self.into(track, $0) ?? 0) >= Self.cruising }),
+    guard live, let j = (1..<i).last(where: { (p.readings[$0] ?? 0) >= Self.cruising }),
       (j + 1...i).allSatisfy({ track[$0].timeMilliseconds - track[$0 - 1].timeMilliseconds <= 1_500 }),
       t - track[j].timeMilliseconds <= 40_000
     else { return }
-    consider(fix, after: track[j], cruising: Self.into(track, j) ?? 0, live: true, person, &p)
+    consider(fix, after: track[j], cruising: p.readings[j] ?? 0, live: true, person, &p)
   }
 
   private mutating func consider(

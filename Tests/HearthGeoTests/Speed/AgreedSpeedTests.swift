@@ -51,4 +51,24 @@ struct AgreedSpeedTests {
     #expect(AgreedSpeed.pair(W.fix(0, 0, speed: 5), W.fix(1, 0.499, speed: 5)) == nil)
     #expect(AgreedSpeed.pair(W.fix(0, 0, speed: 5), W.fix(1, 0.5, speed: 5)) != nil)
   }
+  @Test(
+    "a stray fix out and back: neighbours within 50 m + their accuracies, it beyond 50 m + its own + the larger"
+  )
+  func outAndBack() {
+    func point(_ meters: Double, accuracy: Double, speed: Double? = nil) -> TrackPoint {
+      TrackPoint(FixColumns([FenceWorld.fix(meters, 0, accuracy: accuracy, speed: speed)]), 0)
+    }
+    let a = point(0, accuracy: 10)
+    // Together: 50 + 10 + 10 = 70 m; away: 50 + 8 + 10 = 68 m from both.
+    #expect(AgreedSpeed.isOutAndBack(a, point(1500, accuracy: 8), point(69.99, accuracy: 10)))
+    #expect(!AgreedSpeed.isOutAndBack(a, point(1500, accuracy: 8), point(70.01, accuracy: 10)))
+    #expect(AgreedSpeed.isOutAndBack(a, point(68.01, accuracy: 8), point(0, accuracy: 10)))
+    #expect(!AgreedSpeed.isOutAndBack(a, point(67.99, accuracy: 8), point(0, accuracy: 10)))
+    // A measured speed is a reading of its own: never a stray fix here.
+    #expect(!AgreedSpeed.isOutAndBack(a, point(1500, accuracy: 8, speed: 50), point(0, accuracy: 10)))
+    // Unknown accuracies add nothing: together 50 m, away 50 m.
+    let unknown = point(0, accuracy: .nan)
+    #expect(AgreedSpeed.isOutAndBack(unknown, point(50.01, accuracy: .nan), point(0, accuracy: .nan)))
+    #expect(!AgreedSpeed.isOutAndBack(unknown, point(1500, accuracy: .nan), point(50.01, accuracy: .nan)))
+  }
 }

@@ -50,6 +50,51 @@ struct SpeedAlertTests {
     #expect(run(Self.drive(speed: 16, every: 60, count: 2)).count == 1)
   }
 
+  /// A parked phone's stray fix, with no measured speeds around it, made two
+  /// fast pairs on the ground alone (in and out) and an announced alert at
+  /// 180 km/h (found by a review against the SPEC).
+  @Test(
+    "a stray fix out and back is one reading: no alert; a stretch on the ground alone waits for a second pair"
+  )
+  func strayFixOutAndBack() {
+    /// Parked at 0 m with a fix every 30 s (10 m, no speed), one fix
+    /// `strayMeters` away at 300 s (8 m), the next `backMeters` from the start.
+    func parked(strayMeters: Double = 1500, backMeters: Double = 0, straySpeed: Double? = nil) -> [Fix] {
+      (0...20).map { k in
+        let t = Double(k) * 30
+        if k == 10 { return W.fix(strayMeters, t, accuracy: 8, speed: straySpeed) }
+        return W.fix(k == 11 ? backMeters : 0, t, accuracy: 10, speed: nil)
+      }
+    }
+    #expect(run(parked()).isEmpty)
+    // The neighbours agree within 50 m + both accuracies (70 m); beyond, the
+    // phone did go 1.5 km and most of the way back: two pairs, an alert.
+    #expect(run(parked(backMeters: 69.99)).isEmpty)
+    let moved = run(parked(backMeters: 70.01))
+    #expect(moved.count == 1 && moved.first?.endMilliseconds == W.t0 + 330_000)
+    // One pair of fixes without a measured speed is decided only at the
+    // second pair: a drive every 30 s at 16 m/s alerts at its third fix.
+    let ground = (0..<4).map { W.fix(16 * Double($0) * 30, Double($0) * 30, accuracy: 8, speed: nil) }
+    #expect(run(Array(ground.prefix(2))).isEmpty)
+    #expect(run(ground).first?.endMilliseconds == W.t0 + 60_000)
+    // With a measured speed the same pair is decided at once (as before).
+    let measured = ground.map {
+      var f = $0
+      f.speedMetersPerSecond = 16
+      return f
+    }
+    #expect(run(Array(measured.prefix(2))).first?.endMilliseconds == W.t0 + 30_000)
+    // Stream == batch: fix by fix gives the same.
+    let engine = SpeedAlertEngine(limits: [7: Self.limit], circlesOfPerson: [UserID(1): [7]])
+    for fixes in [parked(), parked(backMeters: 70.01), ground] {
+      var state = SpeedAlertState()
+      let streamed = fixes.flatMap {
+        engine.process(FixColumns([$0]), receivedAtMilliseconds: $0.timeMilliseconds, state: &state)
+      }
+      #expect(streamed.map(\.endMilliseconds) == run(fixes).map(\.endMilliseconds))
+    }
+  }
+
   @Test("at the limit is not over it; just over is")
   func limitEdge() {
     #expect(run(Self.drive(speed: 50 / 3.6, every: 5, count: 10)).isEmpty)
@@ -74,7 +119,8 @@ struct SpeedAlertTests {
     // 1804.999 s after the first alert): announced then (issue 15 item 11:
     // at most once per 30 min, but not never).
     #expect(e2.count == 2 && e2[0].outcome == .suppressed && e2[0].reasons.last == .cooldown)
-    #expect(e2.count == 2 && e2[1].outcome == .announced && e2[1].reasons == [.overLimitLongEnough, .cooldownEnded])
+    #expect(
+      e2.count == 2 && e2[1].outcome == .announced && e2[1].reasons == [.overLimitLongEnough, .cooldownEnded])
     #expect(e2.last?.endMilliseconds == W.t0 + 1_819_999)
     var s = SpeedAlertState()
     _ = engine.process(FixColumns(first), receivedAtMilliseconds: first.last!.timeMilliseconds, state: &s)

@@ -551,6 +551,34 @@ struct SuddenStopTests {
     #expect(outcome(moving) == ["pending [cruisedThenStopped]", "rejected [movedWithinFiveMinutes]"])
   }
 
+  /// A parked phone's stray fix, with no measured speeds, cruised in and out
+  /// on the ground alone, and the next fix, back where the phone was, was
+  /// raised as a sudden stop five minutes later (found by a review against
+  /// the SPEC).
+  @Test(
+    "a stray fix out and back is no cruise; a cruise on the ground alone that stops further on still raises")
+  func strayFixIsNoCruise() {
+    /// Parked at 0 m, a fix every 30 s (10 m, no speed), one fix 1.5 km away
+    /// at 300 s (8 m), the next `backMeters` from the start, then parked there.
+    func parked(backMeters: Double) -> [Fix] {
+      (0...25).map { k in
+        let t = Double(k) * 30
+        if k == 10 { return W.fix(1500, t, accuracy: 8, speed: nil) }
+        return W.fix(k > 10 ? backMeters : 0, t, accuracy: 10, speed: nil)
+      }
+    }
+    #expect(run(parked(backMeters: 0), advanceBy: 300_000).isEmpty)
+    #expect(run(parked(backMeters: 69.99), advanceBy: 300_000).isEmpty)
+    // Beyond 50 m + both accuracies the phone did go and come most of the way back.
+    #expect(run(parked(backMeters: 70.01), advanceBy: 300_000).contains { $0.outcome == .raised })
+    // A drive without measured speeds that stops further on is a cruise.
+    var drive = (0...20).map { W.fix(Double($0) * 150, Double($0) * 10, accuracy: 8, speed: nil) }
+    let stop = W.fix(3020, 210, accuracy: 8, speed: 0)
+    drive.append(stop)
+    drive += (1...6).map { W.fix(2, 210 + Double($0) * 60, accuracy: 8, speed: 0, from: stop.coordinate) }
+    #expect(run(drive, advanceBy: 300_000).contains { $0.outcome == .raised })
+  }
+
   /// Issue 15 item 19: the Live test only had a car that stopped in one fix.
   @Test("Live: a car that sheds its speed over several fixes is judged from its last cruising fix")
   func liveStopThatSlowsOverSeveralFixes() {
