@@ -26,6 +26,14 @@ public struct TripRules: Sendable, Hashable, Codable {
   /// A silence up to this long between a fix at one named place and a fix
   /// inside another is a journey; longer silences always split, ms.
   public var journeySilenceMilliseconds: Int64 = 45 * 60_000
+  /// A fix without a measured speed that lies out and back between its
+  /// neighbours (``AgreedSpeed`` `isOutAndBack`: they agree within 50 m +
+  /// their accuracies, it lies beyond 50 m + its own + the larger of theirs
+  /// from both), reached and left at least this fast on the ground (m/s,
+  /// 35 km/h), is a stray fix: left out of the segment's points and
+  /// aggregates when it closes (a parked phone's one fix 1.5 km off made a
+  /// valid 3 km trip). Slower out-and-backs (a walk to the corner) stay.
+  public var strayFixMetersPerSecond = 35 / 3.6
   /// "Stopped X km from <place>" may be said up to this long after the trip ended, ms.
   public var stoppedNoticeMilliseconds: Int64 = 30 * 60_000
   public var agreed = AgreedSpeedRules()

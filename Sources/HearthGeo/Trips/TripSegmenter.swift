@@ -710,11 +710,12 @@ public struct TripSegmenter: Sendable {
   ) {
     // A lone fix (the start of the next move, a stay's last fix) is no segment.
     guard s.segment.count >= 2 else { return }
-    guard let summary = TripSummary(s.segment, rules: rules.agreed) else { return }
+    let points = withoutStrayFixes(s.segment)
+    guard let summary = TripSummary(points, rules: rules.agreed) else { return }
     s.segmentsClosed += 1
     let startPlace = namedPlace(summary.start, person)
     let endPlace = namedPlace(summary.end, person)
-    var reasons = failedThresholds(pointCount: s.segment.count, summary)
+    var reasons = failedThresholds(pointCount: points.count, summary)
     let journey = startPlace != nil && endPlace != nil && startPlace != endPlace
     let isTrip = reasons.isEmpty || journey
     if reasons.isEmpty { reasons = [.valid] }
@@ -722,8 +723,37 @@ public struct TripSegmenter: Sendable {
     closed.segments.append(
       TripSegment(
         id: UInt64(person.rawValue) << 32 | UInt64(s.segmentsClosed), person: person, isTrip: isTrip,
-        reasons: reasons, endedBy: end, fixes: s.segment, startPlace: startPlace, endPlace: endPlace,
+        reasons: reasons, endedBy: end, fixes: points, startPlace: startPlace, endPlace: endPlace,
         summary: summary), reservingOnFirst: 8)
+  }
+
+  /// `segment` without its stray fixes (``TripRules/strayFixMetersPerSecond``),
+  /// each judged between the last fix kept before it and the next one; the
+  /// first and last fix are always kept. The same array when there are none.
+  /// - Complexity: O(n): a fix with a measured speed is never stray, one
+  ///   without costs up to three distances; a copy only when one is found.
+  func withoutStrayFixes(_ segment: [Fix]) -> [Fix] {
+    guard segment.count >= 3 else { return segment }
+    func stray(_ before: Fix, _ middle: Fix, _ after: Fix) -> Bool {
+      func fast(_ a: Fix, _ b: Fix) -> Bool {
+        let seconds = Double(b.timeMilliseconds.saturatingSubtract(a.timeMilliseconds)) / 1000
+        return GreatCircle.distanceMeters(from: a.coordinate, to: b.coordinate)
+          >= rules.strayFixMetersPerSecond * seconds
+      }
+      return AgreedSpeed.isOutAndBack(TrackPoint(before), TrackPoint(middle), TrackPoint(after))
+        && fast(before, middle) && fast(middle, after)
+    }
+    guard
+      let first = (1..<segment.count - 1).first(where: {
+        stray(segment[$0 - 1], segment[$0], segment[$0 + 1])
+      })
+    else { return segment }
+    var kept = Array(segment[..<first])
+    for i in first + 1..<segment.count {
+      if i < segment.count - 1, stray(kept[kept.count - 1], segment[i], segment[i + 1]) { continue }
+      kept.append(segment[i])
+    }
+    return kept
   }
 
   /// The validity thresholds a segment misses (empty: it is valid).

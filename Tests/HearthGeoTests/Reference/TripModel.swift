@@ -246,7 +246,22 @@ struct TripModel {
     }
     func close(_ first: Int, _ last: Int, _ end: TripEnd, places: [Geofence]) {
       guard last > first else { return }
-      let points = Array(fixes[first...last])
+      // Stray fixes left out: out and back between the last kept fix and the
+      // next, without a measured speed, both legs at least 35 km/h on the ground.
+      var points: [Fix] = []
+      for k in first...last {
+        if k > first && k < last, let before = points.last {
+          let (middle, after) = (fixes[k], fixes[k + 1])
+          func fast(_ a: Fix, _ b: Fix) -> Bool {
+            GreatCircle.distanceMeters(from: a.coordinate, to: b.coordinate)
+              >= 35 / 3.6 * Double(b.timeMilliseconds - a.timeMilliseconds) / 1000
+          }
+          if SpeedModel.outAndBack(before, middle, after) && fast(before, middle) && fast(middle, after) {
+            continue
+          }
+        }
+        points.append(fixes[k])
+      }
       closedCount += 1
       out.segments.append(
         segment(points, id: UInt64(person.rawValue) << 32 | UInt64(closedCount), end, places, person))
@@ -489,7 +504,8 @@ struct TripModel {
   static func describe(_ s: TripSegment) -> String {
     describe(
       Segment(
-        id: s.id, person: s.person, isTrip: s.isTrip, reasons: Array(s.reasons), endedBy: s.endedBy, fixes: s.fixes,
+        id: s.id, person: s.person, isTrip: s.isTrip, reasons: Array(s.reasons), endedBy: s.endedBy,
+        fixes: s.fixes,
         startPlace: s.startPlace, endPlace: s.endPlace, pathMeters: s.summary.pathMeters,
         displacementMeters: s.summary.displacementMeters,
         maxAgreedSpeedMetersPerSecond: s.summary.maxAgreedSpeedMetersPerSecond,

@@ -56,6 +56,39 @@ struct TripSegmenterTests {
     ).segments
   }
 
+  /// A parked phone's one fix 1.5 km off, with no measured speeds, made a
+  /// valid 3 km trip (found by a review against the SPEC).
+  @Test("a stray fix out and back at 35 km/h or more is left out of a segment; a slower out-and-back stays")
+  func strayFixesAreLeftOut() {
+    /// Parked at 0 m every 30 s (10 m, no speed), then one fix `meters` off at
+    /// 300 s (8 m, no speed), then parked again to 11 min.
+    func parked(strayMeters meters: Double, every: Double = 30) -> [Fix] {
+      stride(from: 0.0, through: 660, by: every).map { t in
+        W.fix(t == 300 ? meters : 0, t, accuracy: 10, speed: nil)
+      }
+    }
+    let stray = run(parked(strayMeters: 1500))
+    #expect(stray.allSatisfy { !$0.isTrip })
+    #expect(stray.allSatisfy { $0.fixes.allSatisfy { $0.coordinate == W.fix(0, 0).coordinate } })
+    // Out and back at 35 km/h on each leg is the line: 291.67 m in 30 s.
+    let slower = run(parked(strayMeters: 291.6))
+    #expect(slower.contains { $0.fixes.contains { $0.timeMilliseconds == W.t0 + 300_000 } })
+    let faster = run(parked(strayMeters: 291.7))
+    #expect(!faster.contains { $0.fixes.contains { $0.timeMilliseconds == W.t0 + 300_000 } })
+    // A fix with a measured speed is never stray: it is a reading of its own.
+    var measured = parked(strayMeters: 1500)
+    measured[10].speedMetersPerSecond = 50
+    #expect(run(measured).contains { $0.fixes.contains { $0.timeMilliseconds == W.t0 + 300_000 } })
+    // A real drive without measured speeds is untouched.
+    let drive = Self.day().map { fix -> Fix in
+      var f = fix
+      f.speedMetersPerSecond = nil
+      return f
+    }
+    let trips = run(drive).filter(\.isTrip)
+    #expect(trips.count == 1 && abs((trips.first?.summary.pathMeters ?? 0) - 3000) < 1)
+  }
+
   @Test(
     "a drive between two stays is one trip from the last fix at home to the first fix there, with its aggregates"
   )
