@@ -69,9 +69,9 @@ extern "C" {
 /* Version, status, handles                                                 */
 
 #define HEARTH_ABI_VERSION_MAJOR 1
-#define HEARTH_ABI_VERSION_MINOR 3
+#define HEARTH_ABI_VERSION_MINOR 4
 #define HEARTH_ABI_VERSION_PATCH 0
-#define HEARTH_ABI_VERSION 0x010300
+#define HEARTH_ABI_VERSION 0x010400
 
 /** The loaded library's ABI version, (major << 16) | (minor << 8) | patch. A constant. */
 uint32_t hearth_abi_version(void);
@@ -442,9 +442,14 @@ int32_t hearth_trace_create(const char *metadata_json, hearth_trace **out);
  * times finite and within ±1e10 s, values within the readers' bounds (an
  * accelerometer must read gravity as 9.81 m/s²), a code that is an activity.
  * A sample that fails is rejected with its reason and counted (hearth_trace_info:
- * "files", per stream); samples out of time order are put in order and exact
- * repeats rejected; the rest are kept. HEARTH_ERROR_STATE on a recording read
- * from a file.
+ * "files", per stream). Order, per stream over every append to it (a trace
+ * folder's rule): a sample timed more than 60 s before the latest sample
+ * kept ahead of it in append order is rejected as "outOfOrder" (counted), so
+ * one stray time cannot make a streamed read hold the whole recording; a
+ * sample less late than that is put in its place by time (counted as out of
+ * order); a sample with the same time and values as the one kept before it
+ * in time order is rejected as a repeat; the rest are kept.
+ * HEARTH_ERROR_STATE on a recording read from a file.
  */
 int32_t hearth_trace_append(
     hearth_trace *trace, int32_t stream, int64_t count, const double *t_s, const double *x,
@@ -470,7 +475,9 @@ int32_t hearth_trace_write(const hearth_trace *trace, const char *folder);
 
 /**
  * One batch of phone sensor data (times in s on one clock; any order, the
- * detector sorts each stream). Fix speeds negative or NaN are unmeasured.
+ * detector sorts each stream). Fix speeds: see hearth_detector_feed (taken as
+ * given) and hearth_detector_feed_with_accuracy (the platform's raw speeds
+ * with each fix's accuracy).
  */
 typedef struct hearth_sensor_batch {
   int64_t accelerometer_count;
@@ -548,8 +555,36 @@ typedef struct hearth_condition {
  */
 int32_t hearth_detector_create(const char *configuration_json, hearth_detector **out);
 
-/** Feeds one batch; completed verdicts accumulate in the handle. O(samples). */
+/**
+ * Feeds one batch; completed verdicts accumulate in the handle. O(samples).
+ * Fix speeds are taken as given, as since ABI 1.0: negative or NaN is
+ * unmeasured, and every other value, a 0 included, is a measured speed (a 0
+ * is a real stop). A platform's raw speed is not that: Android reports 0 for
+ * a fix whose speed it never measured (SPEC §1), and such a zero here reads
+ * as a stop, so "moving before the jolt" by GPS fails and a crash at speed
+ * can stay silent. A caller with each fix's accuracy (every phone has it)
+ * feeds with hearth_detector_feed_with_accuracy instead; this function is
+ * for speeds already cleared of unmeasured zeros (as the recording readers
+ * leave them: speed_mps of hearth_trace_fixes).
+ */
 int32_t hearth_detector_feed(hearth_detector *detector, const hearth_sensor_batch *batch);
+
+/**
+ * Feeds one batch whose fix speeds are the platform's raw readings (ABI 1.4),
+ * with fix_accuracy_m[i] the horizontal accuracy of fix i, m (fix_count of
+ * them; NULL: every accuracy unknown). Each fix goes through the rule every
+ * recording reader applies (SPEC §1 *Unmeasured speed*; HearthRuntime's
+ * ImpactFixSpeeds): a negative or NaN speed is unmeasured (iOS -1); a 0 on a
+ * fix looser than 30 m, or of unknown accuracy, is unmeasured (Android's 0
+ * for a network fix); a 0 on a fix of 30 m or sharper is a real stop; any
+ * other speed is kept. An accuracy that is NaN or negative is unknown; one
+ * that is infinite or above 100 km is not a reading (a reader rejects such a
+ * row): that fix is skipped and counted (hearth_detector_counters), the rest
+ * of the batch is fed. Otherwise as hearth_detector_feed. On Android pass NaN
+ * when Location.hasAccuracy() is false (getAccuracy() then returns 0).
+ */
+int32_t hearth_detector_feed_with_accuracy(
+    hearth_detector *detector, const hearth_sensor_batch *batch, const double *fix_accuracy_m);
 
 /**
  * Feeds a whole recording as `hearth impact detect` does: 250 ms batches,
@@ -680,6 +715,10 @@ int32_t hearth_sweep_run_trace(
  * Judges every combination over the extractions given in task order (a
  * failed recording left out, as the command does). Identical, bit for bit,
  * to `hearth impact sweep` with the same plan, however the tasks ran.
+ * HEARTH_ERROR_BAD_INPUT, naming the extraction, when one was made under
+ * another plan's extraction configuration, a generated task's extraction is
+ * repeated, missing or out of order, or there are more recordings than the
+ * plan lists; a refused merge leaves the plan without a result.
  */
 int32_t hearth_sweep_merge(
     hearth_sweep *sweep, int64_t count, const uint8_t *const *extractions, const int64_t *sizes);

@@ -277,6 +277,7 @@ final class SweepPlan {
 ) -> Int32 {
   guard let h = Handle.from(sweep, as: SweepHandle.self) else { return wrongHandle(sweep) }
   return guarded(h) { () throws(ArgumentError) in
+    h.value.result = nil  // a refused merge leaves no result, not an earlier one
     let n = try checkedCount(count)
     let (pointers, lengths) = (try input(extractions, n, "extractions"), try input(sizes, n, "sizes"))
     var traces: [ImpactSweep.SweptTrace] = []
@@ -285,6 +286,11 @@ final class SweepPlan {
       do { traces.append(try ImpactSweep.SweptTrace(encoded: Data(bytes))) } catch {
         return h.fail(HEARTH_ERROR_BAD_INPUT, "extraction \(i): \(error)")
       }
+    }
+    if let problem = ImpactSweep.mergeProblem(
+      traces, generated: h.value.generated, recordings: h.value.spec.recordings.count, grid: h.value.spec.grid
+    ) {
+      return h.fail(HEARTH_ERROR_BAD_INPUT, problem)
     }
     h.value.result = ImpactSweep.assemble(traces, grid: h.value.spec.grid, seeds: 1...h.value.spec.seeds)
     return h.succeed()

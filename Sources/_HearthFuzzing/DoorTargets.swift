@@ -279,10 +279,12 @@ enum DoorTargets {
     }
   }
 
-  /// `hearth_detector_create` and `hearth_detector_feed`: batches of fuzzed
-  /// columns (times around a running clock, sometimes any bit pattern),
-  /// then `finish`; the verdicts and conditions fit their counts and
-  /// every verdict's conditions are within the list.
+  /// `hearth_detector_create` and `hearth_detector_feed` or
+  /// `hearth_detector_feed_with_accuracy` (no accuracy column, or one around
+  /// the 30 m line): batches of fuzzed columns (times around a running
+  /// clock, sometimes any bit pattern), then `finish`; the verdicts and
+  /// conditions fit their counts and every verdict's conditions are within
+  /// the list.
   static func detectorFeed(_ bytes: [UInt8]) {
     var w = FuzzWords(bytes)
     var detector: OpaquePointer?
@@ -310,6 +312,13 @@ enum DoorTargets {
         column(nb, near: 1013, spread: 20), times(nf, 1), column(nf, near: 15, spread: 20),
       ])
       defer { columns.deallocate() }
+      // The gate, and from the same word's high bits which feed: as given,
+      // with accuracy unknown (NULL), or with an accuracy column read last
+      // (so the words before it read as they did before that feed existed).
+      let gateWord = w.word()
+      let feed = (gateWord >> 32) % 3
+      let accuracy = FuzzColumns(feed == 2 ? [column(nf, near: 30, spread: 60)] : [])
+      defer { accuracy.deallocate() }
       let c = columns.pointers
       var batch = hearth_sensor_batch(
         accelerometer_count: Int64(na), accelerometer_t_s: c[0], accelerometer_x_mps2: c[1],
@@ -317,8 +326,14 @@ enum DoorTargets {
         gyroscope_t_s: c[4],
         gyroscope_x_radps: c[5], gyroscope_y_radps: c[6], gyroscope_z_radps: c[7], barometer_count: Int64(nb),
         barometer_t_s: c[8], barometer_hpa: c[9], fix_count: Int64(nf), fix_t_s: c[10], fix_speed_mps: c[11],
-        vehicle_gate: Int32(truncatingIfNeeded: w.word() % 3))
-      _ = checked(hearth_detector_feed(detector, &batch), "hearth_detector_feed")
+        vehicle_gate: Int32(truncatingIfNeeded: gateWord % 3))
+      if feed == 0 {
+        _ = checked(hearth_detector_feed(detector, &batch), "hearth_detector_feed")
+      } else {
+        _ = checked(
+          hearth_detector_feed_with_accuracy(detector, &batch, accuracy.pointers.first ?? nil),
+          "hearth_detector_feed_with_accuracy")
+      }
       clock += 1.28
     }
     _ = checked(hearth_detector_finish(detector), "hearth_detector_finish")

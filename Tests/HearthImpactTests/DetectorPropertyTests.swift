@@ -45,7 +45,9 @@ struct DetectorPropertyTests {
       var random = SplitMix64(seed: seed)
       var lateness = SplitMix64(seed: seed &+ 77)
       var arrives: [Double] = []
-      for f in whole.fixes { arrives.append(max(arrives.last ?? -.infinity, f.seconds + lateness.unit() * fixLatenessSeconds)) }
+      for f in whole.fixes {
+        arrives.append(max(arrives.last ?? -.infinity, f.seconds + lateness.unit() * fixLatenessSeconds))
+      }
       var out: [ImpactBatch] = []
       var (a, g, p, f) = (0, 0, 0, 0)
       func take<T>(_ all: [T], _ i: inout Int, before end: Double, _ time: (Int) -> Double) -> [T] {
@@ -59,13 +61,17 @@ struct DetectorPropertyTests {
         let width = max(0.001, random.unit() * maximumWidthSeconds)
         let end = start + width
         if random.chance(gateToggle) { gate.toggle() }
-        if random.chance(emptyBatches) { out.append(ImpactBatch(vehicleGate: gate, receivedSeconds: receipt ? start : nil)) }
+        if random.chance(emptyBatches) {
+          out.append(ImpactBatch(vehicleGate: gate, receivedSeconds: receipt ? start : nil))
+        }
         var b = ImpactBatch(vehicleGate: gate, receivedSeconds: receipt ? end : nil)
         b.accelerometer = take(whole.accelerometer, &a, before: end) { whole.accelerometer[$0].seconds }
         b.gyroscope = take(whole.gyroscope, &g, before: end) { whole.gyroscope[$0].seconds }
         b.barometer = take(whole.barometer, &p, before: end) { whole.barometer[$0].seconds }
         b.fixes = take(whole.fixes, &f, before: end) { arrives[$0] }
-        if random.chance(repeats), let s = b.accelerometer.randomElement(using: &random) { b.accelerometer.append(s) }
+        if random.chance(repeats), let s = b.accelerometer.randomElement(using: &random) {
+          b.accelerometer.append(s)
+        }
         if random.chance(repeats), let s = out.last?.gyroscope.last { b.gyroscope.insert(s, at: 0) }
         if random.chance(repeats), let s = b.fixes.first { b.fixes.append(s) }
         if random.chance(disorder) { b.accelerometer.reverse() }
@@ -99,15 +105,20 @@ struct DetectorPropertyTests {
       if configuration.joltMetersPerSecondSquared != d.joltMetersPerSecondSquared {
         changed.append("jolt \(configuration.joltMetersPerSecondSquared / Scene.g) g")
       }
-      if configuration.joltChainSeconds != d.joltChainSeconds { changed.append("chain \(configuration.joltChainSeconds) s") }
+      if configuration.joltChainSeconds != d.joltChainSeconds {
+        changed.append("chain \(configuration.joltChainSeconds) s")
+      }
       if configuration.joltPeakWindowSeconds != d.joltPeakWindowSeconds {
         changed.append("peak window \(configuration.joltPeakWindowSeconds) s")
       }
       if configuration.suppressionSeconds != d.suppressionSeconds {
         changed.append("suppression \(configuration.suppressionSeconds) s")
       }
-      if configuration.vibrationBinSeconds != d.vibrationBinSeconds { changed.append("bin \(configuration.vibrationBinSeconds) s") }
-      return "scene: \(scene)\ndelivery: \(delivery)\nconfiguration: \(changed.isEmpty ? "defaults" : changed.joined(separator: ", "))"
+      if configuration.vibrationBinSeconds != d.vibrationBinSeconds {
+        changed.append("bin \(configuration.vibrationBinSeconds) s")
+      }
+      return
+        "scene: \(scene)\ndelivery: \(delivery)\nconfiguration: \(changed.isEmpty ? "defaults" : changed.joined(separator: ", "))"
     }
   }
 
@@ -126,10 +137,13 @@ struct DetectorPropertyTests {
     s.jitter = r.chance(0.5) ? r.uniform(0, 0.6) : 0
     let d = s.duration
     s.vibration = (0..<(1 + r.pick(3))).map { i in
-      .init(seconds: i == 0 ? 0 : r.uniform(0, d), value: [0.05, 0.2, 0.6, 1.0, r.uniform(0, 1.2)][r.pick(5)])
+      .init(
+        seconds: i == 0 ? 0 : r.uniform(0, d), value: [0.05, 0.2, 0.6, 1.0, r.uniform(0, 1.2)][r.pick(5)])
     }
     s.speed = (0..<(1 + r.pick(4))).map { i in
-      .init(seconds: i == 0 ? 0 : r.uniform(0, d), value: [-1, 0, 1.4, 1.5, 1.6, 3, 7, 14, r.uniform(0, 25)][r.pick(9)])
+      .init(
+        seconds: i == 0 ? 0 : r.uniform(0, d),
+        value: [-1, 0, 1.4, 1.5, 1.6, 3, 7, 14, r.uniform(0, 25)][r.pick(9)])
     }
     let joltCount = r.pick(5)
     for _ in 0..<joltCount {
@@ -139,9 +153,12 @@ struct DetectorPropertyTests {
       if r.chance(0.6) {
         // Exactly at the threshold now and then (both sides of it are the point).
         let rate = r.chance(0.2) ? 3.5 : r.uniform(1, 8)
-        s.spins.append(.init(seconds: t + r.uniform(-0.5, 1.5), radiansPerSecond: rate, lengthSeconds: r.uniform(0.05, 1)))
+        s.spins.append(
+          .init(seconds: t + r.uniform(-0.5, 1.5), radiansPerSecond: rate, lengthSeconds: r.uniform(0.05, 1)))
       }
-      if r.chance(0.3) { s.pressureSteps.append(.init(seconds: t + r.uniform(-1, 2.5), value: r.uniform(0.5, 4))) }
+      if r.chance(0.3) {
+        s.pressureSteps.append(.init(seconds: t + r.uniform(-1, 2.5), value: r.uniform(0.5, 4)))
+      }
       if r.chance(0.3) {
         let end = t - r.uniform(0, 0.5)
         s.falls.append(.init(from: end - r.uniform(0.04, 0.4), to: end))
@@ -153,6 +170,18 @@ struct DetectorPropertyTests {
         s.vibration.append(.init(seconds: rest, value: r.uniform(0, 0.4)))
       }
     }
+    if d >= 20 && r.chance(0.15) {
+      // A crash as the rules describe it, so that every seed's cases reach
+      // possible-impact reports (the random jolts alone did in about one
+      // case in 75, and a part of 150 cases could fall short of the check
+      // below): cruising at 14 m/s with road vibration, a 6 g jolt with a
+      // spin, then standing still. Other pieces may still spoil it.
+      let t = r.uniform(11, d - 8)
+      s.speed += [.init(seconds: t - 11, value: 14), .init(seconds: t + 0.5, value: 0)]
+      s.vibration += [.init(seconds: t - 11, value: 0.6), .init(seconds: t + 0.5, value: 0.05)]
+      s.jolts.append(.init(seconds: t, metersPerSecondSquared: 6 * Scene.g, samples: 2))
+      s.spins.append(.init(seconds: t, radiansPerSecond: 5, lengthSeconds: 0.5))
+    }
     if r.chance(0.3) {
       let t = r.uniform(0, d)
       s.accelerometerGaps.append(.init(from: t, to: t + r.uniform(0.1, 3)))
@@ -161,7 +190,10 @@ struct DetectorPropertyTests {
       let t = r.uniform(0, d)
       s.fixGaps.append(.init(from: t, to: t + r.uniform(1, 12)))
     }
-    if r.chance(0.2) { s.spins.append(.init(seconds: r.uniform(0, d), radiansPerSecond: r.uniform(3, 8), lengthSeconds: r.uniform(0.1, 2))) }
+    if r.chance(0.2) {
+      s.spins.append(
+        .init(seconds: r.uniform(0, d), radiansPerSecond: r.uniform(3, 8), lengthSeconds: r.uniform(0.1, 2)))
+    }
     return s
   }
 
@@ -220,19 +252,27 @@ struct DetectorPropertyTests {
     return (difference(got, model), model.verdicts)
   }
 
-  static func difference(_ got: Outcome, _ model: (verdicts: [ReferenceDetector.Verdict], skipped: [ReferenceDetector.Skipped])) -> String? {
-    let streams = [got.counters.accelerometer, got.counters.gyroscope, got.counters.barometer, got.counters.fixes]
+  static func difference(
+    _ got: Outcome, _ model: (verdicts: [ReferenceDetector.Verdict], skipped: [ReferenceDetector.Skipped])
+  ) -> String? {
+    let streams = [
+      got.counters.accelerometer, got.counters.gyroscope, got.counters.barometer, got.counters.fixes,
+    ]
     for (i, (s, m)) in zip(streams, model.skipped).enumerated()
     where s.badTime != m.badTime || s.badValue != m.badValue || s.notNewer != m.notNewer {
-      return "stream \(i) skipped: detector bad time \(s.badTime), bad value \(s.badValue), not newer \(s.notNewer); model \(m)"
+      return
+        "stream \(i) skipped: detector bad time \(s.badTime), bad value \(s.badValue), not newer \(s.notNewer); model \(m)"
     }
     guard got.detector.count == model.verdicts.count else {
-      return "\(got.detector.count) verdicts, the model \(model.verdicts.count)\n  detector: \(got.detector.map(\.explanation))\n  model: \(model.verdicts)"
+      return
+        "\(got.detector.count) verdicts, the model \(model.verdicts.count)\n  detector: \(got.detector.map(\.explanation))\n  model: \(model.verdicts)"
     }
     for (v, m) in zip(got.detector, model.verdicts) {
       let context = "\n  detector: \(v.explanation)\n  model:    \(m)"
-      guard v.outcome == m.outcome, v.joltSeconds == m.joltSeconds, close(v.decidedSeconds, m.decidedSeconds) else {
-        return "verdict differs (outcome, jolt or decided time: \(v.decidedSeconds) vs \(m.decidedSeconds))" + context
+      guard v.outcome == m.outcome, v.joltSeconds == m.joltSeconds, close(v.decidedSeconds, m.decidedSeconds)
+      else {
+        return "verdict differs (outcome, jolt or decided time: \(v.decidedSeconds) vs \(m.decidedSeconds))"
+          + context
       }
       guard v.outcome != .suppressed else { continue }
       guard v.usedGPS == m.usedGPS, (v.measurement?.stopSource == .gps) == m.stopByGPS,
@@ -319,17 +359,23 @@ struct DetectorPropertyTests {
       if let problem {
         let small = Self.shrink(c)
         Issue.record(
-          "case \(i) of part \(part), seed \(Self.seed) disagrees; shrunk to:\n\(small)\n\(Self.disagreement(small) ?? problem)")
+          "case \(i) of part \(part), seed \(Self.seed) disagrees; shrunk to:\n\(small)\n\(Self.disagreement(small) ?? problem)"
+        )
         return
       }
       jolts += v.count
       reports += v.count { $0.outcome == .possibleImpact }
     }
     // The generator must exercise the rules, not only quiet drives.
-    #expect(jolts > n / 2 && reports > n / 50, "\(jolts) jolts, \(reports) reports over \(n) cases")
+    // (About 9 % of cases report; below 150 cases a part, chance alone could
+    // fall short of one in 50, so a short campaign checks agreement only.)
+    #expect(
+      n < 150 || (jolts > n / 2 && reports > n / 50), "\(jolts) jolts, \(reports) reports over \(n) cases")
   }
 
-  @Test("streaming == batch == any split: identical verdicts for random cuts of the same data (the gate on throughout)")
+  @Test(
+    "streaming == batch == any split: identical verdicts for random cuts of the same data (the gate on throughout)"
+  )
   func streamingEqualsBatch() {
     var r = SplitMix64(seed: Self.seed &+ 1)
     for i in 0..<Self.cases(1_000) / 5 {
@@ -345,9 +391,11 @@ struct DetectorPropertyTests {
         for b in d.batches(scene.batch, duration: scene.duration) { cut += detector.process(b) }
         cut += detector.finish()
         if cut != whole {
-          let differing = zip(whole, cut).first { $0 != $1 }.map { "\n  first differing:\n    \($0)\n    \($1)" } ?? ""
+          let differing =
+            zip(whole, cut).first { $0 != $1 }.map { "\n  first differing:\n    \($0)\n    \($1)" } ?? ""
           Issue.record(
-            "case \(i): \(scene)\n\(d)\n  whole: \(whole.map(\.explanation))\n  cut:   \(cut.map(\.explanation))\(differing)")
+            "case \(i): \(scene)\n\(d)\n  whole: \(whole.map(\.explanation))\n  cut:   \(cut.map(\.explanation))\(differing)"
+          )
           return
         }
       }

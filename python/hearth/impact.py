@@ -308,12 +308,17 @@ def _stream(data, names: tuple[str, ...], label: str) -> list[np.ndarray]:
     return arrays
 
 
+#: The names a fixes frame may give its accuracy column (metres): the detector's, and read_trace's.
+_FIX_ACCURACY_COLUMNS = ("accuracy_m", "horizontal_accuracy_m")
+
+
 def _fix_seconds(fixes, origin_ms=None):
-    """Fixes as (t_s, speed_mps): a frame with t_s as it is; the fixes frame
-    `read_trace` gives (time_ms, ms since the epoch) on the recording's clock,
-    t_s = (time_ms − its time origin) / 1000 as the library converts them
-    (the origin from the frame's attrs["timeOriginMs"], which read_trace
-    sets, or `origin_ms`); a tuple of arrays as it is."""
+    """Fixes as (t_s, speed_mps[, accuracy_m]): a frame with t_s as it is; the
+    fixes frame `read_trace` gives (time_ms, ms since the epoch) on the
+    recording's clock, t_s = (time_ms − its time origin) / 1000 as the
+    library converts them (the origin from the frame's attrs["timeOriginMs"],
+    which read_trace sets, or `origin_ms`), with its horizontal_accuracy_m;
+    a tuple of arrays as it is."""
     if not isinstance(fixes, pd.DataFrame) or "t_s" in fixes.columns or "time_ms" not in fixes.columns:
         return fixes
     origin = fixes.attrs.get("timeOriginMs") if origin_ms is None else origin_ms
@@ -323,7 +328,30 @@ def _fix_seconds(fixes, origin_ms=None):
             "(a recording without a wall-clock origin; pass a frame with t_s, seconds on the sensors' clock)"
         )
     t = column(fixes["time_ms"], "fixes.time_ms", np.int64)
-    return pd.DataFrame({"t_s": (t - np.int64(origin)).astype(np.float64) / 1000.0, "speed_mps": column(fixes["speed_mps"], "fixes.speed_mps")})
+    out = {"t_s": (t - np.int64(origin)).astype(np.float64) / 1000.0, "speed_mps": column(fixes["speed_mps"], "fixes.speed_mps")}
+    for name in _FIX_ACCURACY_COLUMNS:
+        if name in fixes.columns:
+            out[name] = column(fixes[name], f"fixes.{name}")
+    return pd.DataFrame(out)
+
+
+def _fix_columns(fixes) -> tuple[list[np.ndarray], np.ndarray | None]:
+    """The fixes' (t_s, speed_mps) columns and their accuracy_m column, or
+    None when they have none: a frame with an accuracy_m (or read_trace's
+    horizontal_accuracy_m) column, or a tuple of three arrays."""
+    fixes = _fix_seconds(fixes)
+    names: tuple[str, ...] = ("t_s", "speed_mps")
+    if isinstance(fixes, pd.DataFrame):
+        given = [n for n in _FIX_ACCURACY_COLUMNS if n in fixes.columns]
+        if len(given) > 1:
+            raise ValueError("fixes: both accuracy_m and horizontal_accuracy_m columns (pass one accuracy, in metres)")
+        names += tuple(given)
+    elif fixes is not None:
+        if len(fixes) not in (2, 3):
+            raise ValueError(f"fixes: expected 2 arrays (t_s, speed_mps) or 3 (t_s, speed_mps, accuracy_m), got {len(fixes)}")
+        names += ("accuracy_m",) if len(fixes) == 3 else ()
+    arrays = _stream(fixes, names, "fixes")
+    return arrays[:2], (arrays[2] if len(arrays) == 3 else None)
 
 
 class Detector:
@@ -347,23 +375,41 @@ class Detector:
              vehicle_gate: bool = True) -> "Detector":
         """One batch: accelerometer (t_s, x_mps2, y_mps2, z_mps2; gravity
         included), gyroscope (t_s, x_radps, y_radps, z_radps), barometer
-        (t_s, pressure_hpa), fixes (t_s, speed_mps; negative or NaN =
-        unmeasured), each a DataFrame with those columns or a tuple of float64
+        (t_s, pressure_hpa), fixes (t_s, speed_mps and optionally
+        accuracy_m), each a DataFrame with those columns or a tuple of float64
         arrays; times in seconds on one clock. The arrays are read in place.
         `vehicle_gate`: whether the phone is in a vehicle for this batch.
         `fixes` may also be the fixes frame `read_trace` gives (time_ms,
-        speed_mps): its times are put on the sensors' clock with the
-        recording's time origin, as `hearth impact detect` does.
+        speed_mps, horizontal_accuracy_m): its times are put on the sensors'
+        clock with the recording's time origin, as `hearth impact detect` does.
+
+        Fix speeds with an accuracy column (accuracy_m, or read_trace's
+        horizontal_accuracy_m; metres, NaN or negative = unknown) are the
+        platform's raw readings, judged as every recording reader judges them
+        (SPEC §1, hearth_detector_feed_with_accuracy): negative or NaN is
+        unmeasured (iOS −1); a 0 on a fix looser than 30 m, or of unknown
+        accuracy, is unmeasured (Android's 0 for a network fix); a 0 on a
+        sharper fix is a real stop. An accuracy that is infinite or above
+        100 km makes its fix one the detector skips (counters()). Without an
+        accuracy column the speeds are taken as given (negative or NaN =
+        unmeasured, a 0 is a stop), as before: a phone's raw speeds should
+        come with their accuracy, or an Android 0 reads as a stopped car.
 
         Example:
 
         >>> len(Detector().feed(_example_accelerometer()).verdicts())   # undecided until 20 s of data
         1
+        >>> knock = _example_accelerometer()
+        >>> zeros = (np.arange(0.0, 30.0), np.zeros(30), np.full(30, 65.0))   # Android: 0 on a 65 m fix
+        >>> Detector().feed(knock, fixes=zeros).finish().verdicts().moving_from.tolist()   # unmeasured: no GPS
+        ['vibration']
+        >>> Detector().feed(knock, fixes=zeros[:2]).finish().verdicts().moving_from.tolist()   # taken as a stop
+        ['gps']
         """
         acc = _stream(accelerometer, ("t_s", "x_mps2", "y_mps2", "z_mps2"), "accelerometer")
         gyr = _stream(gyroscope, ("t_s", "x_radps", "y_radps", "z_radps"), "gyroscope")
         bar = _stream(barometer, ("t_s", "pressure_hpa"), "barometer")
-        fix = _stream(_fix_seconds(fixes), ("t_s", "speed_mps"), "fixes")
+        fix, accuracy = _fix_columns(fixes)
         b = ffi.new("hearth_sensor_batch *")
         b.accelerometer_count = len(acc[0])
         b.accelerometer_t_s, b.accelerometer_x_mps2, b.accelerometer_y_mps2, b.accelerometer_z_mps2 = (pointer(a, "double") for a in acc)
@@ -374,7 +420,10 @@ class Detector:
         b.fix_count = len(fix[0])
         b.fix_t_s, b.fix_speed_mps = (pointer(a, "double") for a in fix)
         b.vehicle_gate = 1 if vehicle_gate else 0
-        raise_for(lib.hearth_detector_feed(self._handle, b), self._handle)
+        if accuracy is None:
+            raise_for(lib.hearth_detector_feed(self._handle, b), self._handle)
+        else:
+            raise_for(lib.hearth_detector_feed_with_accuracy(self._handle, b, pointer(accuracy, "double")), self._handle)
         return self
 
     def feed_trace(self, trace: Trace, *, vehicle_gate: str = "recording", mapping: str | None = None) -> "Detector":

@@ -162,6 +162,20 @@ def test_an_append_after_use_is_checked_with_the_rest():
     assert list(samples(handle, lib.HEARTH_STREAM_ACCELEROMETER)) == [0.0, 0.01, 0.02]
 
 
+def test_a_sample_more_than_60_s_late_is_rejected_and_a_less_late_one_is_put_in_order():
+    """hearth.h's hearth_trace_append: the reorder horizon of the readers, over every append."""
+    handle = build(accelerometer=([0.0, 100.0, 40.5, 39.5, 100.0], [0.0] * 5, [0.0] * 5, [9.81] * 5))
+    t = np.array([100.5, 40.0, 39.0])  # a second append: 60.5 s late and 61.5 s late
+    zero, g = np.zeros(3), np.full(3, 9.81)
+    raise_for(lib.hearth_trace_append(handle, lib.HEARTH_STREAM_ACCELEROMETER, 3, pointer(t, "double"),
+                                      pointer(zero, "double"), pointer(zero, "double"), pointer(g, "double")), handle)
+    accelerometer = files(handle)["accelerometer"]
+    # 40.5 s (59.5 s late) is put in order; 39.5 s, 40.0 s and 39.0 s (over 60 s late) are
+    # rejected as out of order; the second 100.0 s repeats the first.
+    assert accelerometer["rejectedByReason"] == {"outOfOrder": 3, "duplicate": 1}
+    assert list(samples(handle, lib.HEARTH_STREAM_ACCELEROMETER)) == [0.0, 40.5, 100.0, 100.5]
+
+
 def test_an_accelerometer_in_g_is_a_unit_problem_as_in_a_file():
     t = np.arange(500) * 0.02
     handle = build(accelerometer=(t, np.zeros(500), np.zeros(500), np.ones(500)))

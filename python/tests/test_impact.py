@@ -171,3 +171,85 @@ def test_a_recording_whose_vehicle_gate_closes_reports_as_the_command_does(comma
     detector = hearth.Detector()
     raise_for(lib.hearth_detector_feed_trace(detector._handle, handle, lib.HEARTH_GATE_RECORDING), detector._handle)
     assert detector.finish().report(str(folder), "text") == run(command, "impact", "detect", folder).stdout.decode()
+
+
+# MARK: fix speeds with their accuracy (SPEC §1 unmeasured speed; hearth_detector_feed_with_accuracy)
+
+KNOCK = hearth.impact._example_accelerometer()  # 30 s still, a 5.1 g knock at 10 s
+FIX_T = np.arange(0.0, 30.0)  # a fix every second around it
+
+
+def moving_from(fixes) -> str:
+    """Where "moving before the jolt" was judged from for the knock: gps when
+    a fix with a measured speed was current, vibration when none was."""
+    verdicts = hearth.Detector().feed(KNOCK, fixes=fixes).finish().verdicts()
+    assert len(verdicts) == 1
+    return verdicts.moving_from[0]
+
+
+@pytest.mark.parametrize(
+    "speed_mps, accuracy_m, judged_from",
+    [
+        (0.0, 30.0, "gps"),  # a 0 on a 30 m fix is a real stop
+        (0.0, 29.5, "gps"),
+        (0.0, 30.5, "vibration"),  # looser: Android's "never measured"
+        (0.0, 65.0, "vibration"),
+        (0.1, 65.0, "gps"),  # a small measured speed is kept on any fix
+        (0.1, 30.5, "gps"),
+        (0.0, float("nan"), "vibration"),  # unknown accuracy: a 0 is unmeasured
+        (0.0, -1.0, "vibration"),  # negative: unknown, as the readers take it
+        (0.1, float("nan"), "gps"),
+        (-1.0, 5.0, "vibration"),  # iOS's −1
+    ],
+)
+def test_a_raw_fix_speed_is_judged_with_its_accuracy(speed_mps, accuracy_m, judged_from):
+    n = len(FIX_T)
+    assert moving_from((FIX_T, np.full(n, speed_mps), np.full(n, accuracy_m))) == judged_from
+    frame = pd.DataFrame({"t_s": FIX_T, "speed_mps": np.full(n, speed_mps), "accuracy_m": np.full(n, accuracy_m)})
+    assert moving_from(frame) == judged_from
+    assert moving_from(frame.rename(columns={"accuracy_m": "horizontal_accuracy_m"})) == judged_from
+
+
+def test_without_an_accuracy_column_speeds_are_taken_as_given():
+    """hearth_detector_feed as before: a 0 is a stop, whatever fix it came from."""
+    assert moving_from((FIX_T, np.zeros(len(FIX_T)))) == "gps"
+    assert moving_from(pd.DataFrame({"t_s": FIX_T, "speed_mps": np.zeros(len(FIX_T))})) == "gps"
+    assert moving_from((FIX_T, np.full(len(FIX_T), -1.0))) == "vibration"
+
+
+def test_an_accuracy_that_is_no_reading_skips_its_fix_and_counts_it():
+    accuracy = np.full(len(FIX_T), 65.0)
+    accuracy[[3, 4, 5]] = [np.inf, -np.inf, 100_001.0]
+    d = hearth.Detector().feed(KNOCK, fixes=(FIX_T, np.full(len(FIX_T), 12.0), accuracy)).finish()
+    assert d.counters()["skipped_samples"] == 3
+    assert d.verdicts().moving_from.tolist() == ["gps"]  # the other fixes still count
+    fine = hearth.Detector().feed(KNOCK, fixes=(FIX_T, np.full(len(FIX_T), 12.0), np.full(len(FIX_T), 100_000.0))).finish()
+    assert fine.counters()["skipped_samples"] == 0
+
+
+def test_accuracy_columns_are_checked_as_the_other_columns_are():
+    with pytest.raises(ValueError, match="different lengths"):
+        hearth.Detector().feed(KNOCK, fixes=(FIX_T, np.zeros(30), np.zeros(29)))
+    with pytest.raises(ValueError, match=r"expected 2 arrays \(t_s, speed_mps\) or 3"):
+        hearth.Detector().feed(KNOCK, fixes=(FIX_T, np.zeros(30), np.zeros(30), np.zeros(30)))
+    both = pd.DataFrame({"t_s": FIX_T, "speed_mps": 0.0, "accuracy_m": 5.0, "horizontal_accuracy_m": 5.0})
+    with pytest.raises(ValueError, match="both accuracy_m and horizontal_accuracy_m"):
+        hearth.Detector().feed(KNOCK, fixes=both)
+    with pytest.raises(ValueError, match="fixes.accuracy_m"):
+        hearth.Detector().feed(KNOCK, fixes=(FIX_T, np.zeros(30), np.zeros(30, dtype=np.float32)))
+
+
+def test_a_crash_after_loose_android_zeros_is_reported_with_their_accuracy(scenario):
+    """The generated crash with every fix before the jolt made an Android
+    network fix (speed 0, never measured, 65 m): taken as given the zeros say
+    "not moving" and the crash is silent; with the accuracy it is reported."""
+    trace = hearth.read_trace(scenario)
+    a, g, b, f = columns(trace)
+    jolt = hearth.Detector().feed(a, g, b, f).finish().verdicts().query("outcome == 'possibleImpact'").jolt_time_s.iloc[0]
+    before = f.t_s.to_numpy() < jolt
+    speeds = np.where(before, 0.0, f.speed_mps.to_numpy())
+    accuracy = np.where(before, 65.0, 5.0)
+    as_given = hearth.Detector().feed(a, g, b, (f.t_s.to_numpy(), speeds)).finish().verdicts()
+    assert as_given.outcome.tolist() == ["silent"] and as_given.moving_from.tolist() == ["gps"]
+    judged = hearth.Detector().feed(a, g, b, (f.t_s.to_numpy(), speeds, accuracy)).finish().verdicts()
+    assert judged.outcome.tolist() == ["possibleImpact"] and judged.moving_from.tolist() == ["vibration"]

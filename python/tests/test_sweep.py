@@ -46,6 +46,24 @@ def test_a_process_pool_and_hand_scheduled_tasks_give_the_same_bytes(threaded):
         assert pooled.export(name) == threaded.export(name) == by_hand.export(name), name
 
 
+def test_a_merge_refuses_a_repeated_a_lost_or_another_plan_s_extraction():
+    plan_json = hearth.spec(grid={"jolt_g": [4, 5]}, seeds=1, hours=0)
+    plan = hearth.SweepPlan(plan_json)
+    parts = [plan.run_task(i) for i in range(3)]
+    rest = [plan.run_task(i) for i in range(3, len(plan))]
+    assert plan.merge(parts + rest).table.shape[0] == 2
+    with pytest.raises(hearth.BadInputError, match="extraction 2 .* repeats an earlier task"):
+        plan.merge(parts[:2] + parts[1:] + rest)
+    with pytest.raises(hearth.BadInputError, match="has no extraction"):
+        plan.merge(parts + rest[:-1])
+    other = hearth.SweepPlan(hearth.spec(grid={"jolt_g": [3, 4]}, seeds=1, hours=0))
+    with pytest.raises(hearth.BadInputError, match="extraction 0 .* another plan"):
+        plan.merge([other.run_task(0)] + parts[1:] + rest)
+    # A refused merge leaves no result behind (not the earlier one).
+    with pytest.raises(hearth.HearthError, match="not merged"):
+        hearth.SweepResult(plan).export("sweep.csv")
+
+
 def test_the_frames_are_tidy(threaded):
     assert len(threaded.table) == 4 and {"recall", "false_alarms_per_1000h"} <= set(threaded.table.columns)
     assert set(threaded.outcomes.kind) == {"scenario", "drive", "recording"}

@@ -25,10 +25,22 @@ func configuration(_ json: UnsafePointer<CChar>?) throws -> ImpactConfiguration 
   return try ImpactConfigurationFile.decode(Data(text.utf8), name: "configuration")
 }
 
+/// How a batch's fix speeds reach the detector.
+enum FixSpeedSource {
+  /// As given (`hearth_detector_feed`, ABI 1.0): negative or NaN is
+  /// unmeasured, every other value (a 0 included) is a measured speed.
+  case asGiven
+  /// Through the runtime's rule with each fix's accuracy, m
+  /// (`hearth_detector_feed_with_accuracy`, ABI 1.4; ``ImpactFixSpeeds``):
+  /// NULL is every accuracy unknown.
+  case withAccuracy(UnsafePointer<Double>?)
+}
+
 extension ImpactBatch {
   /// The batch a `hearth_sensor_batch` describes (the detector's samples are
-  /// values, so the columns are gathered into them: O(n)).
-  init(_ b: hearth_sensor_batch) throws(ArgumentError) {
+  /// values, so the columns are gathered into them: O(n)), its fix speeds
+  /// taken as `speeds` says.
+  init(_ b: hearth_sensor_batch, speeds: FixSpeedSource = .asGiven) throws(ArgumentError) {
     func vectors(
       _ count: Int64, _ t: UnsafePointer<Double>?, _ x: UnsafePointer<Double>?, _ y: UnsafePointer<Double>?,
       _ z: UnsafePointer<Double>?, _ name: String
@@ -45,6 +57,20 @@ extension ImpactBatch {
       let (t, v) = (try input(t, n, "\(name)_t_s"), try input(v, n, "\(name) values"))
       return (0..<n).map { Sample1(t[$0], v[$0]) }
     }
+    func fixes() throws(ArgumentError) -> [Sample1] {
+      guard case .withAccuracy(let accuracy) = speeds else {
+        return try scalars(b.fix_count, b.fix_t_s, b.fix_speed_mps, "fix")
+      }
+      let n = try checkedCount(b.fix_count, "fix_count")
+      let (t, v) = (try input(b.fix_t_s, n, "fix_t_s"), try input(b.fix_speed_mps, n, "fix_speed_mps"))
+      guard let accuracy else {
+        return ImpactFixSpeeds.samples(
+          seconds: t, rawSpeedsMetersPerSecond: v, horizontalAccuracyMeters: repeatElement(.nan, count: n))
+      }
+      return ImpactFixSpeeds.samples(
+        seconds: t, rawSpeedsMetersPerSecond: v,
+        horizontalAccuracyMeters: UnsafeBufferPointer(start: accuracy, count: n))
+    }
     self.init(
       accelerometer: try vectors(
         b.accelerometer_count, b.accelerometer_t_s, b.accelerometer_x_mps2, b.accelerometer_y_mps2,
@@ -53,7 +79,7 @@ extension ImpactBatch {
         b.gyroscope_count, b.gyroscope_t_s, b.gyroscope_x_radps, b.gyroscope_y_radps, b.gyroscope_z_radps,
         "gyroscope"),
       barometer: try scalars(b.barometer_count, b.barometer_t_s, b.barometer_hpa, "barometer"),
-      fixes: try scalars(b.fix_count, b.fix_t_s, b.fix_speed_mps, "fix"),
+      fixes: try fixes(),
       vehicleGate: b.vehicle_gate != 0)
   }
 }
@@ -112,12 +138,27 @@ private func feedable(_ pointer: OpaquePointer?) -> (DetectorHandle?, Int32) {
   return (h, HEARTH_OK)
 }
 
-@c public func hearth_detector_feed(_ detector: OpaquePointer?, _ batch: UnsafePointer<hearth_sensor_batch>?) -> Int32 {
+@c public func hearth_detector_feed(_ detector: OpaquePointer?, _ batch: UnsafePointer<hearth_sensor_batch>?)
+  -> Int32
+{
   let (handle, status) = feedable(detector)
   guard let h = handle else { return status }
   return guarded(h) { () throws(ArgumentError) in
     guard let batch else { throw ArgumentError(reason: "batch is NULL") }
     h.session.feed(try ImpactBatch(batch.pointee))
+    return h.succeed()
+  }
+}
+
+@c public func hearth_detector_feed_with_accuracy(
+  _ detector: OpaquePointer?, _ batch: UnsafePointer<hearth_sensor_batch>?,
+  _ fix_accuracy_m: UnsafePointer<Double>?
+) -> Int32 {
+  let (handle, status) = feedable(detector)
+  guard let h = handle else { return status }
+  return guarded(h) { () throws(ArgumentError) in
+    guard let batch else { throw ArgumentError(reason: "batch is NULL") }
+    h.session.feed(try ImpactBatch(batch.pointee, speeds: .withAccuracy(fix_accuracy_m)))
     return h.succeed()
   }
 }
@@ -132,13 +173,17 @@ func gatePolicy(_ code: Int32) -> VehicleGatePolicy? {
   }
 }
 
-@c public func hearth_detector_feed_trace(_ detector: OpaquePointer?, _ trace: OpaquePointer?, _ gate: Int32) -> Int32 {
+@c public func hearth_detector_feed_trace(_ detector: OpaquePointer?, _ trace: OpaquePointer?, _ gate: Int32)
+  -> Int32
+{
   let (handle, status) = feedable(detector)
   guard let h = handle else { return status }
   guard let t = Handle.from(trace, as: TraceHandle.self) else {
     return h.fail(HEARTH_ERROR_ARGUMENT, "trace is not a readable trace handle")
   }
-  guard let policy = gatePolicy(gate) else { return h.fail(HEARTH_ERROR_ARGUMENT, "unknown vehicle gate \(gate)") }
+  guard let policy = gatePolicy(gate) else {
+    return h.fail(HEARTH_ERROR_ARGUMENT, "unknown vehicle gate \(gate)")
+  }
   // Streamed, as `impact detect` streams it: a file read again from its
   // path, columns through the readers' checks, in bounded memory.
   do {
@@ -157,7 +202,8 @@ func gatePolicy(_ code: Int32) -> VehicleGatePolicy? {
 }
 
 @c public func hearth_detector_count(
-  _ detector: OpaquePointer?, _ verdicts: UnsafeMutablePointer<Int64>?, _ conditions: UnsafeMutablePointer<Int64>?
+  _ detector: OpaquePointer?, _ verdicts: UnsafeMutablePointer<Int64>?,
+  _ conditions: UnsafeMutablePointer<Int64>?
 ) -> Int32 {
   guard let h = Handle.from(detector, as: DetectorHandle.self) else { return wrongHandle(detector) }
   verdicts?.pointee = Int64(h.verdicts.count)
@@ -187,7 +233,8 @@ extension ImpactVerdict.Outcome {
     var first: Int64 = 0
     for (i, v) in h.verdicts.enumerated() {
       records[i] = hearth_verdict(
-        outcome: v.outcome.code, used_gps: v.usedGPS ? 1 : 0, jolt_s: v.joltSeconds, decided_s: v.decidedSeconds,
+        outcome: v.outcome.code, used_gps: v.usedGPS ? 1 : 0, jolt_s: v.joltSeconds,
+        decided_s: v.decidedSeconds,
         jolt_g: (v.measured(.jolt) ?? .nan) / ImpactConfiguration.standardGravity, first_condition: first,
         condition_count: Int64(v.conditions.count))
       first += Int64(v.conditions.count)
@@ -211,7 +258,8 @@ extension ImpactVerdict.Outcome {
       for c in v.conditions {
         let code = conditionNames.firstIndex(of: c.name) ?? -1
         records[k] = hearth_condition(
-          verdict: Int64(i), condition: Int32(code), held: c.held ? 1 : 0, measured: c.measured, threshold: c.threshold)
+          verdict: Int64(i), condition: Int32(code), held: c.held ? 1 : 0, measured: c.measured,
+          threshold: c.threshold)
         k += 1
       }
     }
@@ -257,7 +305,9 @@ func text(_ lines: [String]) -> [UInt8] { Array(lines.map { $0 + "\n" }.joined()
 @c public func hearth_configuration_json(
   _ configuration_json: UnsafePointer<CChar>?, _ out: UnsafeMutablePointer<OpaquePointer?>?
 ) -> Int32 {
-  do { return handOutBytes(out, try ImpactConfigurationFile.encode(try configuration(configuration_json))) } catch {
+  do {
+    return handOutBytes(out, try ImpactConfigurationFile.encode(try configuration(configuration_json)))
+  } catch {
     return handOutFailure(out, status(of: error), "\(error)")
   }
 }

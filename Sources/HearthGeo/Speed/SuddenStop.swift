@@ -291,7 +291,9 @@ public struct SuddenStopEngine: Sendable {
       }
     }
     // A pending stop: did anything move, or did a sharp fix spoil a long gap?
-    if s.candidate != nil { watch(point, person, &s, &events) }
+    // A stop fix without a speed that the car has clearly left was no stop.
+    var leftProvisionalStop = false
+    if s.candidate != nil { leftProvisionalStop = watch(point, person, &s, &events) }
     // A new stop after cruising?
     var agreed: (metersPerSecond: Double, loose: Bool)?
     if let last = s.last {
@@ -302,6 +304,16 @@ public struct SuddenStopEngine: Sendable {
         if let cruising = s.lastAgreed, cruising >= rules.cruisingMetersPerSecond {
           // The very next fix after cruising shows the stop.
           consider(point, after: last, cruising: cruising, live: live, person, &s, &events)
+        } else if leftProvisionalStop, let cruise = s.lastCruise,
+          point.time.saturatingSubtract(cruise.time) <= rules.nextFixWithinMilliseconds
+        {
+          // The stop fix without a speed was the car still going (its speed,
+          // derived from its neighbours, SPEC §1): it showed nothing, so this
+          // fix, within 40 s of the cruise, is the next one that does. (Not
+          // later: a run of rough fixes driving on is no cruise to stop from.)
+          consider(
+            point, after: cruise, cruising: s.lastCruiseSpeed, live: live && s.liveSinceCruise, person, &s,
+            &events)
         } else if live, s.liveSinceCruise, let cruise = s.lastCruise,
           point.time.saturatingSubtract(cruise.time) <= rules.nextFixWithinMilliseconds
         {
@@ -325,7 +337,13 @@ public struct SuddenStopEngine: Sendable {
   }
 
   /// A later fix against the pending stop: moved, spoilt by a sharp fix
-  /// after a long gap, or standing at it. Kept out of `step` (it runs only
+  /// after a long gap, or standing at it. Returns true when the pending stop
+  /// was a *provisional* one — a stop fix without a measured speed that
+  /// nothing has confirmed — and `point` lies beyond both fixes' accuracy
+  /// plus ``SuddenStopRules/movedMeters`` from it: the car was still going
+  /// there (a rough fix while cruising), so the stop is withdrawn
+  /// (`movedWithinFiveMinutes`) and `point` may be the stop after the cruise.
+  /// Kept out of `step` (it runs only
   /// while a stop waits), which keeps `step` inlined in the per-fix loop:
   /// written inside it, issue 28's confirmation grew `step` past what the
   /// optimiser inlines, and Tracking/suddenStop cost 535 instead of 496
@@ -334,11 +352,15 @@ public struct SuddenStopEngine: Sendable {
   private func watch(
     _ point: TrackPoint, _ person: UserID, _ s: inout SuddenStopState.PersonState,
     _ events: inout [SuddenStopEvent]
-  ) {
-    guard var candidate = s.candidate else { return }
+  ) -> Bool {
+    guard var candidate = s.candidate else { return false }
     let disc = rules.movedMeters + point.accuracy
     let distance = GreatCircle.distanceMeters(from: candidate.stop.coordinate, to: point.coordinate)
     let away = distance > disc
+    // Not a position the provisional stop's own accuracy could explain (an
+    // unknown accuracy explains anything: never left).
+    let leftProvisional =
+      candidate.stop.speed == nil && !candidate.confirmed && distance > disc + candidate.stop.accuracy
     // Moved: a fix faster than "stopped", or two fixes in a row away from
     // the stop. One far fix that claims to stand still is an outlier,
     // unless it is one that would drop the incident once raised (sharp
@@ -348,9 +370,11 @@ public struct SuddenStopEngine: Sendable {
     if point.accuracy <= rules.cancelAccuracyMeters && distance > rules.droveOnMeters {
       say(person, .rejected, [.movedWithinFiveMinutes, .droveOn], candidate, point.time, to: &events)
       s.candidate = nil
-    } else if moving || (away && candidate.previousAway) {
+      return leftProvisional
+    } else if moving || (away && candidate.previousAway) || leftProvisional {
       say(person, .rejected, [.movedWithinFiveMinutes], candidate, point.time, to: &events)
       s.candidate = nil
+      return leftProvisional
     } else if candidate.needsRoughFixes && point.accuracy <= rules.roughAccuracyMeters {
       say(person, .rejected, [.sharpFixAfterLongGap], candidate, point.time, to: &events)
       s.candidate = nil
@@ -364,6 +388,7 @@ public struct SuddenStopEngine: Sendable {
           && (point.speed != nil || positionShowsStanding(point, at: candidate.stop, distance: distance)))
       s.candidate = candidate
     }
+    return false
   }
 
   private func consider(

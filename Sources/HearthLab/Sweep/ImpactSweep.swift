@@ -140,6 +140,10 @@ public enum ImpactSweep {
     var crashJoltSeconds: Double?
     /// Injected events of a generated drive (drive-relative times), to name its panels.
     var events: [DriveMix.MixEvent] = []
+    /// The extraction configuration it was made under, spelled out
+    /// (``ImpactSweep/extractionStamp(_:)``), so a merge refuses the
+    /// extraction of another plan; nil from a library before the stamp.
+    var extraction: String?
 
     /// Whether verdict `i` is the labelled crash jolt: the first verdict
     /// within 1 s of it (a crash's secondary blows have verdicts of their own).

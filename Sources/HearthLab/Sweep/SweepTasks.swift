@@ -19,6 +19,16 @@ extension ImpactSweep {
     case drive(DriveMix.Drive)
     /// A recording swept as driving with no known crash.
     case recording(Recording)
+
+    /// The name its trace goes by: "C3 seed 6", "drive 12", or the
+    /// recording's name (its path).
+    public var name: String {
+      switch self {
+      case .scenario(let scenario, let seed): "\(scenario.id) seed \(seed)"
+      case .drive(let drive): "drive \(drive.index)"
+      case .recording(let recording): recording.name
+      }
+    }
   }
 
   /// The generated tasks in sweep order: every catalogue scenario × seed,
@@ -41,19 +51,81 @@ extension ImpactSweep {
     return extraction
   }
 
+  /// The extraction configuration of `grid` spelled out in full (every
+  /// setting, numbers as shortest round-trip decimals): equal exactly when
+  /// two plans extract alike. Stored in each ``SweptTrace``.
+  public static func extractionStamp(_ grid: Grid) -> String {
+    String(describing: extractionConfiguration(grid))
+  }
+
+  /// Why `traces` cannot be merged for a plan whose generated tasks are
+  /// `generated` followed by up to `recordings` recordings, with `grid`; nil
+  /// when they can. Every trace must carry this plan's extraction stamp; the
+  /// generated tasks must each be there once, in task order (a lost or
+  /// repeated result of a retried task would change every rate without a
+  /// word); recordings follow, at most as many as the plan lists (a failed
+  /// one is left out, as the command leaves it out).
+  /// - Complexity: O(traces + generated tasks).
+  public static func mergeProblem(
+    _ traces: [SweptTrace], generated: [Task], recordings: Int, grid: Grid
+  ) -> String? {
+    let stamp = extractionStamp(grid)
+    for (i, trace) in traces.enumerated() where trace.extraction != stamp {
+      return trace.extraction == nil
+        ? "extraction \(i) (\(trace.source.name)) carries no extraction stamp: made by an older library; run its task again"
+        : "extraction \(i) (\(trace.source.name)) was made under another plan's extraction configuration (\(trace.extraction ?? "")), not this plan's (\(stamp))"
+    }
+    var next = 0
+    for (i, trace) in traces.enumerated() {
+      if trace.source.kind == .recording {
+        guard next == generated.count else {
+          return
+            "extraction \(i) is the recording \(trace.source.name) but the plan's task \(next) (\(generated[next].name)) comes first: extractions go in task order"
+        }
+        continue
+      }
+      guard next < generated.count else {
+        return
+          "extraction \(i) (\(trace.source.name)) is one more generated task than the plan's \(generated.count)"
+      }
+      guard trace.source.name == generated[next].name else {
+        let earlier = generated[..<next].contains { $0.name == trace.source.name }
+        return earlier
+          ? "extraction \(i) (\(trace.source.name)) repeats an earlier task; the plan's task \(next) is \(generated[next].name)"
+          : "extraction \(i) is \(trace.source.name) where the plan's task \(next) (\(generated[next].name)) belongs: a task is missing or out of order"
+      }
+      next += 1
+    }
+    guard next == generated.count else {
+      return
+        "the plan's task \(next) (\(generated[next].name)) has no extraction: \(generated.count - next) of its \(generated.count) generated tasks are missing"
+    }
+    let given = traces.count - next
+    guard given <= recordings else {
+      return "\(given) recording extractions for a plan of \(recordings) recordings"
+    }
+    return nil
+  }
+
   /// One task through the detector under ``extractionConfiguration(_:)``:
   /// its verdicts, the signals around each, and what it should say. Pure;
   /// the same task and grid give the same trace on any machine.
   /// - Complexity: one detector pass over the trace (simulated first for
   ///   generated tasks).
   public static func extract(_ task: Task, grid: Grid) -> SweptTrace {
+    var trace = extractUnstamped(task, grid: grid)
+    trace.extraction = extractionStamp(grid)
+    return trace
+  }
+
+  private static func extractUnstamped(_ task: Task, grid: Grid) -> SweptTrace {
     let loose = extractionConfiguration(grid)
     switch task {
     case .recording(let recording):
       let (verdicts, excerpts) = ImpactEvaluation.verdictsWithSignals(
         recording.feed.batches(), configuration: loose)
       return SweptTrace(
-        source: Source(name: recording.name, kind: .recording, hours: recording.hours), verdicts: verdicts,
+        source: Source(name: task.name, kind: .recording, hours: recording.hours), verdicts: verdicts,
         excerpts: excerpts)
     case .scenario(let scenario, let seed):
       let s = scenario.generate(seed: seed)
@@ -63,7 +135,7 @@ extension ImpactSweep {
       let crash = s.label.expected == .silent ? nil : s.label.joltSeconds.first
       return SweptTrace(
         source: Source(
-          name: "\(scenario.id) seed \(seed)", kind: .scenario, scenarioID: scenario.id, seed: seed,
+          name: task.name, kind: .scenario, scenarioID: scenario.id, seed: seed,
           expected: s.label.expected, hours: 0),
         verdicts: verdicts, excerpts: excerpts, crashJoltSeconds: crash)
     case .drive(let drive):
@@ -73,7 +145,7 @@ extension ImpactSweep {
       }
       let (verdicts, excerpts) = ImpactEvaluation.verdictsWithSignals(batches, configuration: loose)
       return SweptTrace(
-        source: Source(name: "drive \(drive.index)", kind: .drive, hours: drive.plan.durationSeconds / 3600),
+        source: Source(name: task.name, kind: .drive, hours: drive.plan.durationSeconds / 3600),
         verdicts: verdicts, excerpts: excerpts, events: drive.events)
     }
   }

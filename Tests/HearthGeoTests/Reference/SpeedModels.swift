@@ -280,13 +280,19 @@ struct SuddenStopModel {
       }
       p.raised = kept
     }
+    // A stop fix without a speed, not confirmed, that this fix lies clearly
+    // beyond (further than both accuracies + 50 m): the car was still going.
+    var leftProvisional = false
     if var c = p.candidate {
       let distance = GreatCircle.distanceMeters(from: c.stop.coordinate, to: fix.coordinate)
       let away = distance > 50 + fix.horizontalAccuracyMeters
+      leftProvisional =
+        c.stop.speedMetersPerSecond == nil && !c.confirmed
+        && distance > 50 + fix.horizontalAccuracyMeters + c.stop.horizontalAccuracyMeters
       if fix.horizontalAccuracyMeters <= 250 && distance > 300 {
         event(person, .rejected, [.movedWithinFiveMinutes, .droveOn], c, t)
         p.candidate = nil
-      } else if (fix.speedMetersPerSecond ?? 0) > 1 || (away && c.previousAway) {
+      } else if (fix.speedMetersPerSecond ?? 0) > 1 || (away && c.previousAway) || leftProvisional {
         event(person, .rejected, [.movedWithinFiveMinutes], c, t)
         p.candidate = nil
       } else if c.needsRough && fix.horizontalAccuracyMeters <= 50 {
@@ -316,6 +322,17 @@ struct SuddenStopModel {
     guard p.candidate == nil && stopped else { return }
     if let cruising = Self.into(track, i - 1), cruising >= Self.cruising {
       consider(fix, after: previous, cruising: cruising, live: live, person, &p)
+      return
+    }
+    // The provisional stop said nothing: this fix is the first after the
+    // last cruising fix that does (Live when every step since was).
+    if leftProvisional, let j = (1..<i).last(where: { (Self.into(track, $0) ?? 0) >= Self.cruising }),
+      t - track[j].timeMilliseconds <= 40_000
+    {
+      let everyStepLive = (j + 1...i).allSatisfy {
+        track[$0].timeMilliseconds - track[$0 - 1].timeMilliseconds <= 1_500
+      }
+      consider(fix, after: track[j], cruising: Self.into(track, j) ?? 0, live: everyStepLive, person, &p)
       return
     }
     // Live: the last cruising fix, every step since at Live cadence.

@@ -490,6 +490,67 @@ struct SuddenStopTests {
     #expect(run(fixes, advanceBy: 300_000).contains { $0.outcome == .raised })
   }
 
+  /// A rough fix without a speed while the car still cruises is a
+  /// provisional stop; it used to hold the candidate slot, so the real stop
+  /// right after it was never considered (a crash missed). Once a fix lies
+  /// beyond both accuracies + 50 m of it, it is withdrawn and that fix is
+  /// judged as the stop after the cruise, within 40 s of the cruising fix.
+  @Test(
+    "a rough fix while still cruising does not hide the stop after it: beyond 50 m + both accuracies, within 40 s of the cruise"
+  )
+  func roughFixWhileCruisingDoesNotHideTheStop() {
+    /// Cruising at 15 m/s to 3 000 m (a fix every 10 s, the last at 200 s),
+    /// a rough fix without a speed `roughMeters` on at 210 s, then the stop
+    /// (8 m, a measured 0) `stopMeters` beyond it at `stopSeconds`, standing
+    /// there a minute apart for five minutes.
+    func drive(roughMeters: Double = 150, stopMeters: Double, stopSeconds: Double = 220) -> [Fix] {
+      var fixes = (0...20).map { W.fix(Double($0) * 150, Double($0) * 10, accuracy: 8, speed: 15) }
+      fixes.append(W.fix(3000 + roughMeters, 210, accuracy: 80, speed: nil))
+      let stop = W.fix(3000 + roughMeters + stopMeters, stopSeconds, accuracy: 8, speed: 0)
+      fixes.append(stop)
+      fixes += (1...5).map {
+        W.fix(2, stopSeconds + Double($0) * 60, accuracy: 8, speed: 0, from: stop.coordinate)
+      }
+      return fixes
+    }
+    func outcome(_ fixes: [Fix]) -> [String] {
+      outcomes(run(fixes, advanceBy: 300_000)).map { $0.replacingOccurrences(of: "\"", with: "") }
+    }
+    let handedOver = [
+      "pending [cruisedThenStopped]", "rejected [movedWithinFiveMinutes]", "pending [cruisedThenStopped]",
+      "raised [cruisedThenStopped, stillForFiveMinutes]",
+    ]
+    // 150 m on in 10 s: beyond 50 + 8 + 80 = 138 m of the rough fix.
+    #expect(outcome(drive(stopMeters: 150)) == handedOver)
+    let events = run(drive(stopMeters: 150), advanceBy: 300_000)
+    #expect(events.last?.stopMilliseconds == W.t0 + 220_000)
+    #expect(abs((events.last?.cruisingMetersPerSecond ?? 0) - 15) < 1e-9)
+    #expect(outcome(drive(stopMeters: 138.01)) == handedOver)
+    // Within the rough fix's own accuracy: it may have been the stop, so it
+    // keeps the slot, and the fixes standing away from it move it on.
+    #expect(
+      outcome(drive(stopMeters: 137.99)) == [
+        "pending [cruisedThenStopped]", "rejected [movedWithinFiveMinutes]",
+      ])
+    // The stop counts within 40 s of the cruising fix (at 200 s), not after.
+    #expect(outcome(drive(stopMeters: 150, stopSeconds: 240)) == handedOver)
+    #expect(
+      outcome(drive(stopMeters: 150, stopSeconds: 240.001)) == [
+        "pending [cruisedThenStopped]", "rejected [movedWithinFiveMinutes]",
+      ])
+    // Over 300 m from the rough fix with a sharp fix: the drop's reasons, and
+    // still handed over.
+    #expect(
+      outcome(drive(stopMeters: 310)) == [
+        "pending [cruisedThenStopped]", "rejected [movedWithinFiveMinutes, droveOn]",
+        "pending [cruisedThenStopped]", "raised [cruisedThenStopped, stillForFiveMinutes]",
+      ])
+    // A fix moving on (faster than 1 m/s) is no stop: nothing is handed over.
+    var moving = drive(stopMeters: 150)
+    moving[22].speedMetersPerSecond = 15
+    #expect(outcome(moving) == ["pending [cruisedThenStopped]", "rejected [movedWithinFiveMinutes]"])
+  }
+
   /// Issue 15 item 19: the Live test only had a car that stopped in one fix.
   @Test("Live: a car that sheds its speed over several fixes is judged from its last cruising fix")
   func liveStopThatSlowsOverSeveralFixes() {

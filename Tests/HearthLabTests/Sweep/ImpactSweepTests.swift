@@ -172,6 +172,56 @@ struct ImpactSweepTests {
     }
   }
 
+  /// A distributed sweep's merge took whatever it was handed: a retried
+  /// task's result twice, a lost one, or another plan's extraction changed
+  /// every rate without a word.
+  @Test(
+    "a merge takes each generated task once, in order, of this plan's extraction; recordings after, at most the plan's"
+  )
+  func mergeChecksTheExtractions() {
+    var grid = ImpactSweep.Grid()
+    grid.joltG = [4, 5]
+    let generated = Array(ImpactSweep.tasks(seeds: 1...1, hours: 0).prefix(3))
+    let stamp = ImpactSweep.extractionStamp(grid)
+    func trace(_ name: String, _ kind: ImpactSweep.SourceKind = .scenario, stamp: String? = stamp)
+      -> ImpactSweep.SweptTrace
+    {
+      var t = ImpactSweep.SweptTrace(
+        source: .init(name: name, kind: kind, hours: 0), verdicts: [], excerpts: [])
+      t.extraction = stamp
+      return t
+    }
+    let names = generated.map(\.name)
+    let good = names.map { trace($0) }
+    func problem(_ traces: [ImpactSweep.SweptTrace], recordings: Int = 1) -> String? {
+      ImpactSweep.mergeProblem(traces, generated: generated, recordings: recordings, grid: grid)
+    }
+    #expect(problem(good) == nil)
+    #expect(problem(good + [trace("a.csv", .recording)]) == nil)
+    #expect(
+      problem(good + [trace("a.csv", .recording)], recordings: 0)?.contains("plan of 0 recordings") == true)
+    #expect(problem([good[0], good[1], good[1], good[2]])?.contains("repeats an earlier task") == true)
+    #expect(
+      problem([good[0], good[2]])?.contains("is \(names[2]) where the plan's task 1 (\(names[1]))") == true)
+    #expect(problem([good[0], good[1]])?.contains("task 2 (\(names[2])) has no extraction") == true)
+    #expect(problem([good[0], trace("a.csv", .recording), good[1], good[2]])?.contains("task order") == true)
+    #expect(problem(good + [good[2]])?.contains("one more generated task") == true)
+    // Another plan's extraction (its loosest jolt 3 g), and one without a stamp.
+    var other = grid
+    other.joltG = [3, 4]
+    #expect(ImpactSweep.extractionStamp(other) != stamp)
+    #expect(
+      problem([good[0], trace(names[1], stamp: ImpactSweep.extractionStamp(other)), good[2]])?
+        .contains("extraction 1 (\(names[1])) was made under another plan") == true)
+    #expect(
+      problem([good[0], good[1], trace(names[2], stamp: nil)])?.contains("no extraction stamp") == true)
+    // A real extraction carries this plan's stamp, through bytes and back.
+    let extracted = ImpactSweep.extract(generated[0], grid: grid)
+    #expect(extracted.extraction == stamp && extracted.source.name == names[0])
+    let back = try? ImpactSweep.SweptTrace(encoded: (try? extracted.encoded()) ?? Data())
+    #expect(back?.extraction == stamp)
+  }
+
   @Test("panels of generated driving are named by the injected event at the jolt")
   func panelNames() {
     let event = DriveMix.MixEvent(

@@ -236,7 +236,8 @@ JNIEXPORT void JNICALL Java_hearth_Native_detectorFeed(JNIEnv *env, jclass cls, 
                                                        jdoubleArray gyr_t, jdoubleArray gyr_x, jdoubleArray gyr_y,
                                                        jdoubleArray gyr_z, jdoubleArray baro_t,
                                                        jdoubleArray baro_hpa, jdoubleArray fix_t,
-                                                       jdoubleArray fix_speed, jboolean vehicle_gate) {
+                                                       jdoubleArray fix_speed, jdoubleArray fix_accuracy,
+                                                       jboolean vehicle_gate) {
   (void)cls;
   hearth_sensor_batch batch;
   memset(&batch, 0, sizeof batch);
@@ -258,7 +259,11 @@ JNIEXPORT void JNICALL Java_hearth_Native_detectorFeed(JNIEnv *env, jclass cls, 
   batch.barometer_hpa = pin(env, &p, baro_hpa, 0);
   batch.fix_t_s = pin(env, &p, fix_t, 0);
   batch.fix_speed_mps = pin(env, &p, fix_speed, 0);
-  int32_t status = p.failed ? HEARTH_ERROR_ARGUMENT : hearth_detector_feed(HANDLE(detector), &batch);
+  /* With an accuracy column the speeds are the platform's raw ones (ABI 1.4); without, as given. */
+  const double *accuracy = pin(env, &p, fix_accuracy, 0);
+  int32_t status = p.failed ? HEARTH_ERROR_ARGUMENT
+                   : fix_accuracy ? hearth_detector_feed_with_accuracy(HANDLE(detector), &batch, accuracy)
+                                  : hearth_detector_feed(HANDLE(detector), &batch);
   unpin(env, &p);
   if (status != HEARTH_OK) throw_status(env, status, HANDLE(detector));
 }

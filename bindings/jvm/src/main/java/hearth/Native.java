@@ -49,7 +49,7 @@ final class Native {
       double[] accT, double[] accX, double[] accY, double[] accZ,
       double[] gyrT, double[] gyrX, double[] gyrY, double[] gyrZ,
       double[] baroT, double[] baroHpa,
-      double[] fixT, double[] fixSpeed,
+      double[] fixT, double[] fixSpeed, double[] fixAccuracy,
       boolean vehicleGate);
 
   static native void detectorFinish(long detector);

@@ -4,13 +4,14 @@ package hearth;
  * One batch of phone sensor data for {@link Detector#feed}: times in seconds
  * on one clock, in any order (the detector sorts each stream). Accelerometer
  * in m/s² with gravity, gyroscope in rad/s, barometer in hPa, fix speeds in
- * m/s (negative or NaN: unmeasured). A stream left out is empty.
+ * m/s and accuracies in m (see {@link #fixes(double[], double[], double[])}).
+ * A stream left out is empty.
  */
 public final class SensorBatch {
   double[] accT, accX, accY, accZ;
   double[] gyrT, gyrX, gyrY, gyrZ;
   double[] baroT, baroHpa;
-  double[] fixT, fixSpeed;
+  double[] fixT, fixSpeed, fixAccuracy;
   boolean vehicleGate;
 
   public SensorBatch accelerometer(double[] tS, double[] xMps2, double[] yMps2, double[] zMps2) {
@@ -40,10 +41,39 @@ public final class SensorBatch {
     return this;
   }
 
+  /**
+   * Fixes whose speeds are taken as given: negative or NaN is unmeasured and
+   * every other value, a 0 included, is a measured speed (a 0 is a stopped
+   * car). For a phone's raw speeds use {@link #fixes(double[], double[], double[])}:
+   * Android reports 0 for a speed it never measured, and such a 0 here reads
+   * as a stop.
+   */
   public SensorBatch fixes(double[] tS, double[] speedMps) {
     Columns.same(tS.length, "fixes tS", speedMps, "fixes speedMps");
     fixT = tS;
     fixSpeed = speedMps;
+    fixAccuracy = null;
+    return this;
+  }
+
+  /**
+   * Fixes as the platform reports them: {@code speedMps} its raw speeds
+   * ({@code Location.getSpeed()}), {@code accuracyM} each fix's horizontal
+   * accuracy in metres ({@code Location.getAccuracy()}; NaN or negative when
+   * unknown). The library judges each speed as its recording readers do
+   * (SPEC §1, hearth_detector_feed_with_accuracy): negative or NaN is
+   * unmeasured; a 0 on a fix looser than 30 m, or of unknown accuracy, is
+   * unmeasured (Android's 0 for a network fix); a 0 on a sharper fix is a
+   * real stop. An accuracy that is infinite or above 100 km makes its fix one
+   * the detector skips and counts ({@link Detector#skippedSamples}).
+   * {@code getAccuracy()} returns 0 when {@code hasAccuracy()} is false: pass
+   * NaN for such a fix, or its 0 speed reads as a stop.
+   */
+  public SensorBatch fixes(double[] tS, double[] speedMps, double[] accuracyM) {
+    Columns.same(tS.length, "fixes tS", speedMps, "fixes speedMps", accuracyM, "fixes accuracyM");
+    fixT = tS;
+    fixSpeed = speedMps;
+    fixAccuracy = accuracyM;
     return this;
   }
 

@@ -63,6 +63,14 @@ class DetectorTest {
 
   /** Feeds the recording in batches of {@code seconds}; returns the verdicts as they came. */
   static List<Verdict> feed(Detector detector, double seconds) {
+    return feed(detector, seconds, fixSpeed, null);
+  }
+
+  /**
+   * The same with the fixes' speeds {@code speed}, and their accuracies
+   * {@code accuracy} (null: the speeds are taken as given).
+   */
+  static List<Verdict> feed(Detector detector, double seconds, double[] speed, double[] accuracy) {
     List<Verdict> all = new ArrayList<>();
     double end = Math.max(accT[accT.length - 1], fixT[fixT.length - 1]);
     for (double from = Math.min(accT[0], fixT[0]); from <= end; from += seconds) {
@@ -73,8 +81,12 @@ class DetectorTest {
           .gyroscope(slice(gyrT, gyrT, from, to), slice(gyrT, gyrX, from, to), slice(gyrT, gyrY, from, to),
               slice(gyrT, gyrZ, from, to))
           .barometer(slice(baroT, baroT, from, to), slice(baroT, baroHpa, from, to))
-          .fixes(slice(fixT, fixT, from, to), slice(fixT, fixSpeed, from, to))
           .vehicleGate(true);
+      if (accuracy == null) {
+        batch.fixes(slice(fixT, fixT, from, to), slice(fixT, speed, from, to));
+      } else {
+        batch.fixes(slice(fixT, fixT, from, to), slice(fixT, speed, from, to), slice(fixT, accuracy, from, to));
+      }
       all.addAll(detector.feed(batch));
     }
     all.addAll(detector.finish());
@@ -134,5 +146,103 @@ class DetectorTest {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
         () -> new SensorBatch().barometer(new double[3], new double[2]));
     assertEquals("barometer hpa has 2 elements but barometer tS has 3", e.getMessage());
+  }
+
+  /**
+   * The generated crash with every fix before the jolt made an Android
+   * network fix (speed 0, never measured, at 65 m): taken as given the zeros
+   * say "not moving" and the crash is silent; with their accuracy they are
+   * unmeasured, the car's vibration says it was moving, and it is reported.
+   */
+  @Test
+  void aCrashAfterLooseAndroidZerosIsReportedWithTheirAccuracy() {
+    double jolt;
+    try (Detector detector = new Detector()) {
+      jolt = feed(detector, 1.0).get(0).joltSeconds;
+    }
+    double[] speed = fixSpeed.clone();
+    double[] accuracy = new double[fixT.length];
+    for (int i = 0; i < fixT.length; i++) {
+      boolean before = fixT[i] < jolt;
+      speed[i] = before ? 0 : fixSpeed[i];
+      accuracy[i] = before ? 65 : 5;
+    }
+    try (Detector asGiven = new Detector(); Detector judged = new Detector()) {
+      List<Verdict> silent = feed(asGiven, 1.0, speed, null);
+      assertEquals(1, silent.size());
+      assertEquals(Verdict.Outcome.SILENT, silent.get(0).outcome, silent.toString());
+      assertTrue(silent.get(0).usedGps);
+      List<Verdict> reported = feed(judged, 1.0, speed, accuracy);
+      assertEquals(1, reported.size());
+      assertEquals(Verdict.Outcome.POSSIBLE_IMPACT, reported.get(0).outcome, reported.toString());
+      assertFalse(reported.get(0).usedGps);
+    }
+  }
+
+  /**
+   * Feeds 30 s of a still phone with a 5 g knock at 10 s, and a fix every
+   * second of {@code speed} at {@code accuracy}, then finishes; the verdicts.
+   */
+  static List<Verdict> knock(Detector detector, double speed, double accuracy, boolean withAccuracy) {
+    int n = 1500;
+    double[] t = new double[n], zero = new double[n], z = new double[n];
+    for (int i = 0; i < n; i++) {
+      t[i] = i * 0.02;
+      z[i] = i == 500 ? 60 : 9.81;
+    }
+    double[] ft = new double[30], fv = new double[30], fa = new double[30];
+    for (int i = 0; i < 30; i++) {
+      ft[i] = i;
+      fv[i] = speed;
+      fa[i] = accuracy;
+    }
+    SensorBatch batch = new SensorBatch().accelerometer(t, zero, zero, z).vehicleGate(true);
+    if (withAccuracy) {
+      batch.fixes(ft, fv, fa);
+    } else {
+      batch.fixes(ft, fv);
+    }
+    List<Verdict> verdicts = new ArrayList<>(detector.feed(batch));
+    verdicts.addAll(detector.finish());
+    assertEquals(1, verdicts.size());
+    return verdicts;
+  }
+
+  /** Whether "moving before the jolt" was judged from GPS: a fix with a measured speed was current. */
+  static boolean judgedByGps(double speed, double accuracy, boolean withAccuracy) {
+    try (Detector detector = new Detector()) {
+      return knock(detector, speed, accuracy, withAccuracy).get(0).usedGps;
+    }
+  }
+
+  @Test
+  void aRawSpeedIsJudgedWithItsAccuracy() {
+    // A 0 on a fix of 30 m or sharper is a stop; looser, it was never measured.
+    assertTrue(judgedByGps(0, 30, true));
+    assertFalse(judgedByGps(0, 30.5, true));
+    assertFalse(judgedByGps(0, 65, true));
+    // A small measured speed is kept on any fix.
+    assertTrue(judgedByGps(0.1, 65, true));
+    // Unknown accuracy (NaN, or negative): a 0 is unmeasured.
+    assertFalse(judgedByGps(0, Double.NaN, true));
+    assertFalse(judgedByGps(0, -1, true));
+    assertTrue(judgedByGps(0.1, Double.NaN, true));
+    // Without accuracy the speeds are taken as given: a 0 is a stop.
+    assertTrue(judgedByGps(0, 65, false));
+  }
+
+  @Test
+  void anAccuracyThatIsNoReadingSkipsItsFixAndCountsIt() {
+    try (Detector detector = new Detector()) {
+      assertFalse(knock(detector, 12, Double.POSITIVE_INFINITY, true).get(0).usedGps);
+      assertEquals(30, detector.skippedSamples());
+    }
+    try (Detector detector = new Detector()) {
+      assertTrue(knock(detector, 12, 100_000, true).get(0).usedGps);
+      assertEquals(0, detector.skippedSamples());
+    }
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> new SensorBatch().fixes(new double[3], new double[3], new double[2]));
+    assertEquals("fixes accuracyM has 2 elements but fixes tS has 3", e.getMessage());
   }
 }
