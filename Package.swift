@@ -142,5 +142,7 @@ let package = Package(
       name: "HearthCommandTests",
       dependencies: ["HearthCommand", "HearthLab", "HearthRuntime", "_HearthTestSupport"]),
     .testTarget(name: "BenchTests", dependencies: ["Bench", "_HearthTestSupport"]),
+    // The C ABI called as a host calls it (libhearth's functions, linked in).
+    .testTarget(name: "HearthCTests", dependencies: ["CHearth", "HearthC"]),
   ]
 )

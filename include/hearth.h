@@ -45,6 +45,16 @@
  * above 0, or a negative count, is HEARTH_ERROR_ARGUMENT. Arrays are read
  * during the call only and never kept. Output arrays must hold `count`
  * elements (or the capacity passed); outputs may not overlap inputs.
+ *
+ * STRINGS. Every `const char *` parameter (an account, a name, a path, JSON)
+ * is UTF-8 ending at its first NUL, read during the call only; so a string
+ * cannot hold a NUL, and a binding whose strings can (Python, JavaScript,
+ * Java) refuses one before the call. Text that is not UTF-8 is refused with
+ * HEARTH_ERROR_ARGUMENT, the message naming the parameter and the offset of
+ * the first byte that is not (RFC 3629: no overlong form, no surrogate,
+ * nothing above U+10FFFF, no sequence cut short; JNI's modified UTF-8, with
+ * NUL as C0 80 and surrogate pairs, is not UTF-8). Nothing is repaired or
+ * replaced, so two different byte strings never arrive as one.
  */
 #ifndef HEARTH_H
 #define HEARTH_H

@@ -207,8 +207,11 @@ final class SweepPlan {
   _ spec_json: UnsafePointer<CChar>?, _ out: UnsafeMutablePointer<OpaquePointer?>?
 ) -> Int32 {
   create(out) {
-    do { return (SweepHandle(SweepPlan(try SweepSpec(json: string(spec_json) ?? ""))), HEARTH_OK) } catch {
-      return FailedHandle.with(HEARTH_ERROR_BAD_INPUT, "\(error)")
+    do {
+      let spec = try SweepSpec(json: try string(spec_json, "spec_json") ?? "")
+      return (SweepHandle(SweepPlan(spec)), HEARTH_OK)
+    } catch {
+      return FailedHandle.with(status(of: error), "\(error)")
     }
   }
 }
@@ -253,12 +256,15 @@ final class SweepPlan {
   guard let t = Handle.from(trace, as: TraceHandle.self) else {
     return handOutFailure(out, HEARTH_ERROR_ARGUMENT, "trace is not a trace handle")
   }
-  guard let name = string(name) else { return handOutFailure(out, HEARTH_ERROR_ARGUMENT, "name is NULL") }
+  let recordingName: String
+  do throws(ArgumentError) { recordingName = try requiredString(name, "name") } catch {
+    return handOutFailure(out, HEARTH_ERROR_ARGUMENT, error.reason)
+  }
   do {
     // Read without keeping it on the trace: tasks run concurrently on one trace.
     let whole = try t.snapshot().get()
     let extraction = ImpactSweep.extract(
-      try h.value.recording(whole.trace, name: name), grid: h.value.spec.grid)
+      try h.value.recording(whole.trace, name: recordingName), grid: h.value.spec.grid)
     return handOutBytes(out, try extraction.encoded())
   } catch {
     return handOutFailure(out, HEARTH_ERROR_BAD_INPUT, "\(error)")
@@ -337,12 +343,15 @@ struct Fault: Error {
   -> Int32
 {
   guard let h = Handle.from(sweep, as: SweepHandle.self) else { return wrongHandle(sweep) }
-  guard let folder = string(folder) else { return h.fail(HEARTH_ERROR_ARGUMENT, "folder is NULL") }
+  let path: String
+  do throws(ArgumentError) { path = try requiredString(folder, "folder") } catch {
+    return h.fail(HEARTH_ERROR_ARGUMENT, error.reason)
+  }
   guard let result = h.value.result else { return h.fail(HEARTH_ERROR_STATE, "the sweep is not merged yet") }
   do {
     try SweepExport.write(
       result, configurations: h.value.spec.grid.combinations, picked: picked < 0 ? nil : Int(picked),
-      to: folder)
+      to: path)
     return h.succeed()
   } catch {
     return h.fail(

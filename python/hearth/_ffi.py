@@ -127,11 +127,36 @@ def take_bytes(function, *arguments, library=None) -> bytes:
     return bytes(ffi.buffer(library.hearth_bytes_data(handle), library.hearth_bytes_size(handle)))
 
 
-def text(value: str | os.PathLike | None):
-    """A UTF-8 C string (NULL for None)."""
+def text(value: str | bytes | os.PathLike | None, name: str = "text"):
+    """`value` as the library's C string argument `name`: NULL for None, a
+    str as UTF-8, bytes and a path's bytes (os.fsencode) as they are.
+
+    The library takes UTF-8 without NUL and refuses anything else (bytes
+    that are not UTF-8 arrive as HEARTH_ERROR_ARGUMENT, naming the offset).
+    What C cannot be handed is refused here, before the call, with
+    ValueError naming `name`: a NUL character (a C string ends at its first
+    NUL, so "alice\\0x" would arrive as "alice") and a str that is not
+    encodable as UTF-8 (a lone surrogate, "\\udcff", which Python's
+    surrogateescape makes of undecodable bytes). Anything else is TypeError."""
     if value is None:
         return ffi.NULL
-    return ffi.new("char[]", os.fsencode(value) if isinstance(value, os.PathLike) else value.encode("utf-8"))
+    if isinstance(value, str):
+        try:
+            encoded = value.encode("utf-8")
+        except UnicodeEncodeError as error:
+            raise ValueError(
+                f"{name}: {value[error.start]!r} at index {error.start} is a lone surrogate, "
+                "which UTF-8 cannot encode"
+            ) from None
+        where = value.find("\0")
+    elif isinstance(value, (bytes, os.PathLike)):
+        encoded = os.fsencode(value)
+        where = encoded.find(b"\0")
+    else:
+        raise TypeError(f"{name}: expected a str, not {type(value).__name__}")
+    if where >= 0:
+        raise ValueError(f"{name}: a NUL character at index {where}, which a C string cannot carry")
+    return ffi.new("char[]", encoded)
 
 
 def _what(value) -> str:

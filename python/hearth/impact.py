@@ -177,7 +177,7 @@ class ImpactConfig:
         3.0
         """
         raw = text_or_bytes.decode() if isinstance(text_or_bytes, bytes) else text_or_bytes
-        return cls.from_settings(json.loads(take_bytes(lib.hearth_configuration_json, text(raw))))
+        return cls.from_settings(json.loads(take_bytes(lib.hearth_configuration_json, text(raw, "text_or_bytes"))))
 
     @classmethod
     def read(cls, path: str | os.PathLike) -> "ImpactConfig":
@@ -202,7 +202,7 @@ class ImpactConfig:
         >>> print(ImpactConfig().to_json().splitlines()[1])
           "clipMetersPerSecondSquared" : 152.003075,
         """
-        return take_bytes(lib.hearth_configuration_json, text(json.dumps(self.to_settings()))).decode()
+        return take_bytes(lib.hearth_configuration_json, text(json.dumps(self.to_settings()), "configuration")).decode()
 
     def write(self, path: str | os.PathLike) -> None:
         """Writes `to_json()` to `path` (what `impact detect --config` reads).
@@ -369,7 +369,7 @@ class Detector:
     """
 
     def __init__(self, config: ConfigLike = None) -> None:
-        self._handle = created(lib.hearth_detector_create, text(_configuration_json(config)))
+        self._handle = created(lib.hearth_detector_create, text(_configuration_json(config), "config"))
 
     def feed(self, accelerometer: Stream = None, gyroscope: Stream = None, barometer: Stream = None, fixes: Stream = None, *,
              vehicle_gate: bool = True) -> "Detector":
@@ -538,7 +538,7 @@ class Detector:
         """
         if format not in _FORMATS:
             raise ValueError(f"format must be text, json or csv, not {format!r}")
-        return take_bytes(lib.hearth_detector_report, self._handle, text(file), _FORMATS[format]).decode()
+        return take_bytes(lib.hearth_detector_report, self._handle, text(file, "file"), _FORMATS[format]).decode()
 
 
 def _recordings(traces) -> list:
@@ -689,7 +689,7 @@ class Incident:
     def __init__(self, verdict_ms: int | pd.Timestamp, account: str, *, _handle: Any = None) -> None:
         from .geo import milliseconds
 
-        self._handle = _handle if _handle is not None else created(lib.hearth_incident_create, milliseconds(verdict_ms, "verdict_ms"), text(account))
+        self._handle = _handle if _handle is not None else created(lib.hearth_incident_create, milliseconds(verdict_ms, "verdict_ms"), text(account, "account"))
 
     def check(self, now_ms: int | pd.Timestamp, input: str = "nothing", *, http_status: int = 0, tokens_held: bool = False, account: str | None = None) -> dict[str, Any]:
         """What to do at `now_ms` (ms since the epoch) after `input` (one of
@@ -710,7 +710,7 @@ class Incident:
             raise ValueError(f"input must be one of {', '.join(_INPUTS)}, not {input!r}")
         action = ffi.new("hearth_incident_action *")
         raise_for(
-            lib.hearth_incident_check(self._handle, milliseconds(now_ms), _INPUTS[input], whole(http_status, "http_status", np.int32), 1 if tokens_held else 0, text(account), action),
+            lib.hearth_incident_check(self._handle, milliseconds(now_ms), _INPUTS[input], whole(http_status, "http_status", np.int32), 1 if tokens_held else 0, text(account, "account"), action),
             self._handle,
         )
         out = {"action": _ACTIONS[action.action]}

@@ -70,7 +70,7 @@ class Ingest:
         if description is None:
             description = describe(places, circles, speed_limits_kmh=speed_limits_kmh, places_file=places_file)
         self.description = description
-        self._handle = created(lib.hearth_ingest_create, text(description))
+        self._handle = created(lib.hearth_ingest_create, text(description, "description"))
 
     def _events(self) -> pd.DataFrame:
         n, inserted, duplicates = ffi.new("int64_t *"), ffi.new("int64_t *"), ffi.new("int64_t *")
@@ -239,7 +239,7 @@ class Ingest:
         if description is None:
             description = describe(places, circles, speed_limits_kmh=speed_limits_kmh, places_file=places_file)
         dropped = ffi.new("int64_t *")
-        raise_for(lib.hearth_ingest_reconfigure(self._handle, text(description), dropped), self._handle)
+        raise_for(lib.hearth_ingest_reconfigure(self._handle, text(description, "description"), dropped), self._handle)
         self.description = description
         return dropped[0]
 

@@ -276,7 +276,7 @@ class ArrowTrace:
         []
         """
         library = library or lib
-        handle = created(library.hearth_trace_create, text(json.dumps(self.metadata)), library=library)
+        handle = created(library.hearth_trace_create, text(json.dumps(self.metadata), "metadata"), library=library)
         for stream, table in self.tables.items():
             names = [name for name, _, _ in STREAMS[stream] if name in table.column_names]
             for batch in table.select(names).to_batches():
@@ -324,7 +324,7 @@ class ArrowTrace:
         1748
         """
         handle = self.handle()
-        raise_for(lib.hearth_trace_write(handle, text(os.fspath(folder))), handle)
+        raise_for(lib.hearth_trace_write(handle, text(os.fspath(folder), "folder")), handle)
 
     def info(self) -> dict[str, Any]:
         """What `hearth_trace_info` says of the recording (hours with data, rate warnings …).

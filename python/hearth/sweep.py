@@ -161,7 +161,7 @@ class SweepPlan:
     def __init__(self, spec_json: str) -> None:
         self.spec = spec_json
         self._lab = lab()
-        self._handle = created(self._lab.hearth_sweep_plan, text(spec_json), library=self._lab)
+        self._handle = created(self._lab.hearth_sweep_plan, text(spec_json, "spec_json"), library=self._lab)
 
     def __len__(self) -> int:
         """How many tasks the plan has."""
@@ -195,7 +195,7 @@ class SweepPlan:
         True
         """
         handle = trace.handle(self._lab) if hasattr(trace, "handle") else trace
-        return take_bytes(self._lab.hearth_sweep_run_trace, self._handle, handle, text(name), library=self._lab)
+        return take_bytes(self._lab.hearth_sweep_run_trace, self._handle, handle, text(name, "name"), library=self._lab)
 
     def run_recording(self, index: int, recording: "Recording") -> bytes:
         """Task `index`, a recording: read by the library from its path, or
@@ -334,7 +334,7 @@ class SweepResult:
 
         >>> _example_result().write("/tmp/hearth-doctest-sweep")
         """
-        raise_for(self.plan._lab.hearth_sweep_write(self.plan._handle, text(os.fspath(folder)), -1 if pick is None else whole(pick, "pick")), self.plan._handle, library=self.plan._lab)
+        raise_for(self.plan._lab.hearth_sweep_write(self.plan._handle, text(os.fspath(folder), "folder"), -1 if pick is None else whole(pick, "pick")), self.plan._handle, library=self.plan._lab)
 
     def _repr_html_(self) -> str:
         table = self.table

@@ -74,7 +74,7 @@ def read_trace(path: str | os.PathLike, mapping: str | os.PathLike | None = None
 
     tracker = Progress(f"hearth read_trace {os.fspath(path)}", 6, progress, unit="streams", delay_s=1.0)
     with tracker.waiting("reading"):
-        handle = created(lib.hearth_trace_read, text(os.fspath(path)), text(None if mapping is None else os.fspath(mapping)))
+        handle = created(lib.hearth_trace_read, text(os.fspath(path), "path"), text(None if mapping is None else os.fspath(mapping), "mapping"))
     tracker.step(0.0)
     info = json.loads(take_bytes(lib.hearth_trace_info, handle))
     origin = info.get("timeOriginMs")
@@ -186,7 +186,7 @@ def trace_handle(recording, *, mapping=None, library=None):
                 is_arrow_trace = None
             if is_arrow_trace is not None and is_arrow_trace(path):
                 return ArrowTrace.read(path).handle(library)
-        return created(library.hearth_trace_read, text(path), text(None if mapping is None else os.fspath(mapping)), library=library)
+        return created(library.hearth_trace_read, text(path, "recording"), text(None if mapping is None else os.fspath(mapping), "mapping"), library=library)
     raise TypeError(
         f"a recording: a path, what read_trace returned (a dict of DataFrames), an ArrowTrace or a dict of Arrow tables, not {type(recording).__name__}"
     )
@@ -196,7 +196,7 @@ def _frames_handle(frames, library):
     name = recording_name(frames)
     info = getattr(frames, "info", None) or {}
     metadata = {k: info[k] for k in _METADATA_KEYS if info.get(k) is not None}
-    handle = created(library.hearth_trace_create, text(json.dumps(metadata)), library=library)
+    handle = created(library.hearth_trace_create, text(json.dumps(metadata), "metadata"), library=library)
     unknown = sorted(set(frames) - set(_SENSOR_COLUMNS) - {"fixes"})
     if unknown:
         raise ValueError(f"{name}: unknown streams {unknown} (streams: {', '.join([*_SENSOR_COLUMNS, 'fixes'])})")

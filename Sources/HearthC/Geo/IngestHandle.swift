@@ -137,7 +137,7 @@ final class IngestHandle: Handle {
 
 /// The description in `json` (NULL or "": the empty one), or why not.
 private func description(_ json: UnsafePointer<CChar>?) -> Result<IngestDescription, Error> {
-  Result { try IngestDescription.decode(string(json) ?? "") }
+  Result { try IngestDescription.decode(try string(json, "description_json") ?? "") }
 }
 
 @c public func hearth_ingest_create(
@@ -146,7 +146,7 @@ private func description(_ json: UnsafePointer<CChar>?) -> Result<IngestDescript
   create(out) {
     switch description(description_json) {
     case .success(let d): return (IngestHandle(IngestSession(d)), HEARTH_OK)
-    case .failure(let error): return FailedHandle.with(HEARTH_ERROR_BAD_INPUT, "\(error)")
+    case .failure(let error): return FailedHandle.with(status(of: error), "\(error)")
     }
   }
 }
@@ -221,7 +221,7 @@ private func description(_ json: UnsafePointer<CChar>?) -> Result<IngestDescript
 ) -> Int32 {
   guard let h = Handle.from(ingest, as: IngestHandle.self) else { return wrongHandle(ingest) }
   switch description(description_json) {
-  case .failure(let error): return h.fail(HEARTH_ERROR_BAD_INPUT, "\(error); the pipeline is unchanged")
+  case .failure(let error): return h.fail(status(of: error), "\(error); the pipeline is unchanged")
   case .success(let d):
     let report = h.session.reconfigure(d)
     h.recordOutput()

@@ -21,7 +21,7 @@ final class DetectorHandle: Handle {
 /// The configuration a JSON object of settings gives over the defaults
 /// (nil or empty: the defaults), as `--config` reads it.
 func configuration(_ json: UnsafePointer<CChar>?) throws -> ImpactConfiguration {
-  guard let text = string(json), !text.isEmpty else { return ImpactConfiguration() }
+  guard let text = try string(json, "configuration_json"), !text.isEmpty else { return ImpactConfiguration() }
   return try ImpactConfigurationFile.decode(Data(text.utf8), name: "configuration")
 }
 
@@ -124,7 +124,7 @@ let conditionNames: [ImpactCondition.Name] = [
 ) -> Int32 {
   create(out) {
     do { return (DetectorHandle(configuration: try configuration(configuration_json)), HEARTH_OK) } catch {
-      return FailedHandle.with(HEARTH_ERROR_BAD_INPUT, "\(error)")
+      return FailedHandle.with(status(of: error), "\(error)")
     }
   }
 }
@@ -285,7 +285,11 @@ func text(_ lines: [String]) -> [UInt8] { Array(lines.map { $0 + "\n" }.joined()
   _ out: UnsafeMutablePointer<OpaquePointer?>?
 ) -> Int32 {
   guard let h = Handle.from(detector, as: DetectorHandle.self) else { return wrongHandle(detector) }
-  let records = h.session.records(file: string(file_name) ?? "-")
+  let name: String?
+  do throws(ArgumentError) { name = try string(file_name, "file_name") } catch {
+    return handOutFailure(out, HEARTH_ERROR_ARGUMENT, error.reason)
+  }
+  let records = h.session.records(file: name ?? "-")
   do {
     switch format {
     case HEARTH_FORMAT_TEXT: return handOutBytes(out, text(records.text))
@@ -304,6 +308,6 @@ func text(_ lines: [String]) -> [UInt8] { Array(lines.map { $0 + "\n" }.joined()
   do {
     return handOutBytes(out, try ImpactConfigurationFile.encode(try configuration(configuration_json)))
   } catch {
-    return handOutFailure(out, HEARTH_ERROR_BAD_INPUT, "\(error)")
+    return handOutFailure(out, status(of: error), "\(error)")
   }
 }

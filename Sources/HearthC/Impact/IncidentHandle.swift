@@ -11,8 +11,10 @@ final class IncidentHandle: Handle {
 @c public func hearth_incident_create(
   _ verdict_ms: Int64, _ account: UnsafePointer<CChar>?, _ out: UnsafeMutablePointer<OpaquePointer?>?
 ) -> Int32 {
-  create(out) {
-    guard let account = string(account) else { return FailedHandle.with(HEARTH_ERROR_ARGUMENT, "account is NULL") }
+  create(out) { () throws(ArgumentError) in
+    guard let account = try string(account, "account") else {
+      return FailedHandle.with(HEARTH_ERROR_ARGUMENT, "account is NULL")
+    }
     return (IncidentHandle(IncidentState(verdictMilliseconds: verdict_ms, account: account)), HEARTH_OK)
   }
 }
@@ -56,7 +58,8 @@ extension IncidentEnd {
   guard let h = Handle.from(incident, as: IncidentHandle.self) else { return wrongHandle(incident) }
   return guarded(h) { () throws(ArgumentError) in
     guard let action else { throw ArgumentError(reason: "action is NULL") }
-    let given = try incidentInput(input, status: http_status, tokensHeld: tokens_held, account: string(account))
+    let given = try incidentInput(
+      input, status: http_status, tokensHeld: tokens_held, account: try string(account, "account"))
     let record: hearth_incident_action =
       switch h.state.check(now: now_ms, given) {
       case .none: hearth_incident_action(action: HEARTH_ACTION_NONE, end: -1, time_ms: 0)

@@ -5,9 +5,18 @@ import CHearth
 // check the kernels run on the caller's memory without a copy.
 
 /// Why an argument was refused (the status is always HEARTH_ERROR_ARGUMENT).
-package struct ArgumentError: Error {
+/// Interpolated, it is its reason.
+package struct ArgumentError: Error, CustomStringConvertible {
   package var reason: String
   package init(reason: String) { self.reason = reason }
+  package var description: String { reason }
+}
+
+/// The status of an error met on the way to a result: HEARTH_ERROR_ARGUMENT
+/// for an argument refused (an ``ArgumentError``: text that is not UTF-8, a
+/// NULL), `otherwise` for the rest (bad data).
+package func status(of error: any Error, otherwise: Int32 = HEARTH_ERROR_BAD_INPUT) -> Int32 {
+  error is ArgumentError ? HEARTH_ERROR_ARGUMENT : otherwise
 }
 
 /// The count as an `Int`, refusing a negative one.
@@ -46,18 +55,6 @@ package func guarded(_ handle: Handle? = nil, _ body: () throws(ArgumentError) -
   do { return try body() } catch {
     return handle?.fail(HEARTH_ERROR_ARGUMENT, error.reason) ?? HEARTH_ERROR_ARGUMENT
   }
-}
-
-/// A C string as a Swift string (nil for NULL).
-package func string(_ pointer: UnsafePointer<CChar>?) -> String? {
-  pointer.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: strlenOf($0)), as: UTF8.self) }
-}
-
-/// The length of a NUL-terminated string.
-private func strlenOf(_ pointer: UnsafePointer<CChar>) -> Int {
-  var n = 0
-  while pointer[n] != 0 { n += 1 }
-  return n
 }
 
 /// Copies `items` to the caller's array `out` of `capacity` elements, as

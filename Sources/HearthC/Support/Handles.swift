@@ -75,12 +75,19 @@ extension Handle {
 }
 
 /// Hands a new handle to `*out`: `make` either returns it ready (OK) or a
-/// failed handle already carrying its message and status.
+/// failed handle already carrying its message and status; an argument it
+/// refuses (``ArgumentError``) becomes a failed handle with
+/// HEARTH_ERROR_ARGUMENT and the reason.
 package func create(
-  _ out: UnsafeMutablePointer<OpaquePointer?>?, _ make: () -> (Handle, Int32)
+  _ out: UnsafeMutablePointer<OpaquePointer?>?, _ make: () throws(ArgumentError) -> (Handle, Int32)
 ) -> Int32 {
   guard let out else { return HEARTH_ERROR_ARGUMENT }
-  let (handle, status) = make()
+  let (handle, status): (Handle, Int32)
+  do throws(ArgumentError) {
+    (handle, status) = try make()
+  } catch {
+    (handle, status) = FailedHandle.with(HEARTH_ERROR_ARGUMENT, error.reason)
+  }
   out.pointee = handle.retainedPointer
   return status
 }

@@ -111,9 +111,10 @@ private func appendable(_ pointer: OpaquePointer?) -> (TraceHandle?, Int32) {
 ) -> Int32 {
   create(out) {
     do {
-      return (TraceHandle(metadata: try BuiltMetadata.decode(string(metadata_json) ?? "")), HEARTH_OK)
+      let text = try string(metadata_json, "metadata_json") ?? ""
+      return (TraceHandle(metadata: try BuiltMetadata.decode(text)), HEARTH_OK)
     } catch {
-      return FailedHandle.with(HEARTH_ERROR_BAD_INPUT, "\(error)")
+      return FailedHandle.with(status(of: error), "\(error)")
     }
   }
 }
@@ -151,10 +152,13 @@ private func appendable(_ pointer: OpaquePointer?) -> (TraceHandle?, Int32) {
 
 @c public func hearth_trace_write(_ trace: OpaquePointer?, _ folder: UnsafePointer<CChar>?) -> Int32 {
   guard let h = Handle.from(trace, as: TraceHandle.self) else { return wrongHandle(trace) }
-  guard let folder = string(folder) else { return h.fail(HEARTH_ERROR_ARGUMENT, "folder is NULL") }
+  let path: String
+  do throws(ArgumentError) { path = try requiredString(folder, "folder") } catch {
+    return h.fail(HEARTH_ERROR_ARGUMENT, error.reason)
+  }
   guard let whole = h.whole() else { return HEARTH_ERROR_BAD_INPUT }
   do {
-    try TraceFolder.write(whole.trace, to: folder)
+    try TraceFolder.write(whole.trace, to: path)
     return h.succeed()
   } catch {
     return h.fail(HEARTH_ERROR_BAD_INPUT, "\(error)")

@@ -146,15 +146,18 @@ extension TraceHandle.Contents {
   _ path: UnsafePointer<CChar>?, _ mapping_path: UnsafePointer<CChar>?,
   _ out: UnsafeMutablePointer<OpaquePointer?>?
 ) -> Int32 {
-  create(out) {
-    guard let path = string(path) else { return FailedHandle.with(HEARTH_ERROR_ARGUMENT, "path is NULL") }
+  create(out) { () throws(ArgumentError) in
+    guard let path = try string(path, "path") else {
+      return FailedHandle.with(HEARTH_ERROR_ARGUMENT, "path is NULL")
+    }
+    let mapping = try string(mapping_path, "mapping_path")
     guard FileManager.default.fileExists(atPath: path) else {
       return FailedHandle.with(HEARTH_ERROR_BAD_INPUT, "\(path): no such file or folder")
     }
     do {
       // Opened: the format recognised, the files planned; the rows are read
       // (and checked) when the recording is first used.
-      let stream = try TraceImport.stream(path: path, mappingPath: string(mapping_path))
+      let stream = try TraceImport.stream(path: path, mappingPath: mapping)
       return (TraceHandle(path: path, stream: stream), HEARTH_OK)
     } catch {
       let text = "\(error)"

@@ -272,21 +272,74 @@ static bool read_int32(napi_env env, napi_value value, const char *name, int32_t
   return true;
 }
 
-/* A UTF-8 copy of a string argument (free it), or NULL with an exception. */
+/* A TypeError for a string argument that C cannot be handed: a NUL (unit 0)
+   or a lone surrogate at `index` (in UTF-16 units, as JavaScript counts). */
+static void throw_string(napi_env env, const char *name, uint32_t unit, size_t index) {
+  char text[512];
+  if (unit == 0) {
+    snprintf(text, sizeof text, "%s: a NUL character at index %zu, which a C string cannot carry", name, index);
+  } else {
+    snprintf(text, sizeof text, "%s: a lone surrogate (U+%04X) at index %zu, which UTF-8 cannot encode", name,
+             (unsigned)unit, index);
+  }
+  napi_throw_type_error(env, "HEARTH_ERROR_ARGUMENT", text);
+}
+
+/* A UTF-8 copy of a string argument (free it), or NULL with an exception.
+   The string's UTF-16 is encoded here, exactly: napi_get_value_string_utf8
+   would write U+FFFD for a lone surrogate, so "\udcff" and "\udcfe" would
+   reach the library as one string. A lone surrogate (UTF-8 has no form for
+   it) or a NUL (a C string ends at its first NUL: "alice\0x" would arrive
+   as "alice") is a TypeError naming the argument and the index. What
+   remains is always UTF-8, the library's rule for every string. */
 static char *read_string(napi_env env, napi_value value, const char *name) {
   napi_valuetype type;
   if (napi_typeof(env, value, &type) != napi_ok || type != napi_string) {
     throw_type(env, "%s: expected a string", name, NULL);
     return NULL;
   }
-  size_t length = 0;
-  napi_get_value_string_utf8(env, value, NULL, 0, &length);
-  char *text = malloc(length + 1);
-  if (!text) {
+  size_t units = 0;
+  napi_get_value_string_utf16(env, value, NULL, 0, &units);
+  char16_t *utf16 = malloc((units + 1) * sizeof *utf16);
+  /* A UTF-16 unit becomes at most 3 bytes; a surrogate pair's two, 4. */
+  char *text = units <= (SIZE_MAX - 1) / 3 ? malloc(units * 3 + 1) : NULL;
+  if (!utf16 || !text) {
+    free(utf16);
+    free(text);
     napi_throw_error(env, NULL, "out of memory");
     return NULL;
   }
-  napi_get_value_string_utf8(env, value, text, length + 1, &length);
+  napi_get_value_string_utf16(env, value, utf16, units + 1, &units);
+  size_t n = 0;
+  for (size_t i = 0; i < units; i++) {
+    uint32_t c = utf16[i];
+    if (c >= 0xD800 && c <= 0xDBFF && i + 1 < units && utf16[i + 1] >= 0xDC00 && utf16[i + 1] <= 0xDFFF) {
+      c = 0x10000 + ((c - 0xD800) << 10) + (utf16[i + 1] - 0xDC00u);
+      i++;
+    } else if (c == 0 || (c >= 0xD800 && c <= 0xDFFF)) {
+      free(utf16);
+      free(text);
+      throw_string(env, name, c, i);
+      return NULL;
+    }
+    if (c < 0x80) {
+      text[n++] = (char)c;
+    } else if (c < 0x800) {
+      text[n++] = (char)(0xC0 | (c >> 6));
+      text[n++] = (char)(0x80 | (c & 0x3F));
+    } else if (c < 0x10000) {
+      text[n++] = (char)(0xE0 | (c >> 12));
+      text[n++] = (char)(0x80 | ((c >> 6) & 0x3F));
+      text[n++] = (char)(0x80 | (c & 0x3F));
+    } else {
+      text[n++] = (char)(0xF0 | (c >> 18));
+      text[n++] = (char)(0x80 | ((c >> 12) & 0x3F));
+      text[n++] = (char)(0x80 | ((c >> 6) & 0x3F));
+      text[n++] = (char)(0x80 | (c & 0x3F));
+    }
+  }
+  text[n] = 0;
+  free(utf16);
   return text;
 }
 
@@ -299,6 +352,11 @@ static bool read_named(napi_env env, napi_value value, const char *name, const n
     char text[64];
     size_t length = 0;
     napi_get_value_string_utf8(env, value, text, sizeof text, &length);
+    if (strlen(text) != length) {
+      /* C would read only what comes before the NUL, and take "signedIn\0x" for "signedIn". */
+      throw_type(env, "%s: a NUL character after '%s', which no name has", name, text);
+      return false;
+    }
     for (size_t i = 0; i < count; i++) {
       if (strcmp(table[i].name, text) == 0) {
         *out = table[i].value;
@@ -706,6 +764,10 @@ static bool read_fixes(napi_env env, napi_value object, bool copy, holder *h, he
     size_t length = 0;
     napi_get_element(env, keys, k, &key);
     if (napi_get_value_string_utf8(env, key, text, sizeof text, &length) != napi_ok) continue;
+    if (strlen(text) != length) {
+      throw_type(env, "fixes: a column named with a NUL character after '%s'%s", text, NULL);
+      return false;
+    }
     bool known = false;
     for (size_t c = 0; c < COUNT_OF(fix_columns); c++) known = known || strcmp(fix_columns[c].name, text) == 0;
     if (!known) {

@@ -94,7 +94,9 @@ static void unpin(JNIEnv *env, pinned *p) {
 
 static jsize length_of(JNIEnv *env, jarray array) { return array ? (*env)->GetArrayLength(env, array) : 0; }
 
-/* A NUL-terminated copy of UTF-8 bytes (free it); NULL for a null array. */
+/* A NUL-terminated copy of UTF-8 bytes (free it); NULL for a null array. The
+   bytes are Text.utf8's: standard UTF-8 with no NUL inside (JNI's modified
+   UTF-8, GetStringUTFChars, is not used: the library refuses it). */
 static char *text_of(JNIEnv *env, jbyteArray bytes, int *failed) {
   if (bytes == NULL) return NULL;
   jsize length = (*env)->GetArrayLength(env, bytes);

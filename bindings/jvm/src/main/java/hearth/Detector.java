@@ -43,11 +43,7 @@ public final class Detector extends Handle {
    * refused by the library, naming it). Null or "" for the defaults.
    */
   public Detector(String configurationJson) {
-    super("Detector", Native.detectorCreate(utf8(configurationJson)));
-  }
-
-  static byte[] utf8(String text) {
-    return text == null ? null : text.getBytes(StandardCharsets.UTF_8);
+    super("Detector", Native.detectorCreate(Text.utf8(configurationJson, "configurationJson")));
   }
 
   /** Feeds one batch; returns the verdicts it completed. O(samples). */
@@ -75,7 +71,7 @@ public final class Detector extends Handle {
 
   /** What `hearth impact detect --format …` prints for what was fed, named {@code fileName}. */
   public synchronized String report(String fileName, Format format) {
-    return new String(Native.detectorReport(handle(), utf8(fileName), format.code), StandardCharsets.UTF_8);
+    return new String(Native.detectorReport(handle(), Text.utf8(fileName, "fileName"), format.code), StandardCharsets.UTF_8);
   }
 
   private List<Verdict> fresh() {

@@ -1,6 +1,6 @@
 package hearth;
 
-import java.nio.charset.StandardCharsets;
+import java.util.Objects;
 
 /**
  * An incident opened by a verdict (SPEC §10): moved by the wall clock and the
@@ -108,7 +108,7 @@ public final class Incident extends Handle {
 
   /** An incident opened by a verdict at {@code verdictMs} (ms since the epoch) for {@code account}. */
   public Incident(long verdictMs, String account) {
-    super("Incident", Native.incidentCreate(verdictMs, account.getBytes(StandardCharsets.UTF_8)));
+    super("Incident", Native.incidentCreate(verdictMs, Text.utf8(Objects.requireNonNull(account, "account"), "account")));
   }
 
   private Incident(long handle) {
@@ -127,7 +127,7 @@ public final class Incident extends Handle {
 
   /** Moves the incident to {@code nowMs} with an input (HTTP: its status and the tokens held; SIGNED_IN: the account). */
   public synchronized Action check(long nowMs, Input input, int httpStatus, int tokensHeld, String account) {
-    long[] a = Native.incidentCheck(handle(), nowMs, input.code, httpStatus, tokensHeld, Detector.utf8(account));
+    long[] a = Native.incidentCheck(handle(), nowMs, input.code, httpStatus, tokensHeld, Text.utf8(account, "account"));
     Kind kind = null;
     for (Kind k : Kind.values()) {
       if (k.code == a[0]) kind = k;
