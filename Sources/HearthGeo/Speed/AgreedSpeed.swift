@@ -124,7 +124,9 @@ public enum AgreedSpeed {
   /// `middle`'s accuracy + the larger neighbour's accuracy from each (an
   /// unknown or non-positive accuracy adds nothing). The callers ask only
   /// about pairs already fast (over a limit, cruising).
-  /// - Complexity: O(1): three great-circle distances.
+  /// - Complexity: O(1): three great-circle distances. Outlined: asked
+  ///   rarely, and inlined it would swell the engines' per-fix loops.
+  @inline(never)
   static func isOutAndBack(
     _ before: TrackPoint, _ middle: TrackPoint, _ after: TrackPoint, togetherMeters: Double = 50
   ) -> Bool {

@@ -282,22 +282,20 @@ public struct SpeedAlertEngine: Sendable {
           slots[c].run = nil
           continue
         }
-        var stretch: SpeedAlertState.Run
-        if var open = slots[c].run {
-          if let opening = open.opening {
-            // The second pair: a stray fix between the two (out and back)
-            // voids the stretch and this pair; otherwise it confirms it.
-            guard !AgreedSpeed.isOutAndBack(opening, before, current) else {
-              slots[c].run = nil
-              continue
-            }
-            open.opening = nil
-          }
-          stretch = open
-        } else {
-          stretch = .init(
+        var stretch =
+          slots[c].run
+          ?? .init(
             start: before.time, end: current.time, fastest: speed, verdict: .open,
             opening: before.speed == nil && current.speed == nil ? before : nil)
+        if let opening = stretch.opening, stretch.end == before.time {
+          // The second pair of a stretch on the ground alone: a stray fix
+          // between the two (out and back) voids it and this pair;
+          // otherwise it confirms it.
+          if AgreedSpeed.isOutAndBack(opening, before, current) {
+            slots[c].run = nil
+            continue
+          }
+          stretch.opening = nil
         }
         stretch.end = current.time
         stretch.fastest = max(stretch.fastest, speed)

@@ -118,7 +118,8 @@ public struct SuddenStopState: Sendable, Hashable, Codable {
   }
   struct PersonState: Sendable, Hashable, Codable {
     var last: TrackPoint?
-    /// The fix before `last` (nil in states saved before it was kept):
+    /// The fix before `last` when the pair between them cruised (otherwise
+    /// an older one, never read; nil in states saved before it was kept):
     /// says whether `last` was a stray fix, out and back.
     var beforeLast: TrackPoint?
     /// Agreed speed into `last`.
@@ -301,41 +302,28 @@ public struct SuddenStopEngine: Sendable {
     var agreed: (metersPerSecond: Double, loose: Bool)?
     if let last = s.last {
       agreed = batch.speed(from: last, at: lastIndex, to: point, at: i)
-      // The pair into `last` cruised: was `last` a stray fix, out and back
-      // (a parked phone's outlier cruises in and out on the ground alone,
-      // SPEC §4)? Then neither of its pairs is a reading: no stop after it,
-      // and the pair out of it is no cruise.
-      let cruising = s.lastAgreed.flatMap { $0 >= rules.cruisingMetersPerSecond ? $0 : nil }
-      let stray =
-        cruising != nil
-        && (s.beforeLast.map { AgreedSpeed.isOutAndBack($0, last, point, togetherMeters: rules.movedMeters) }
-          ?? false)
-      if stray { agreed = nil }
       let stopped = point.speed.map({ $0 <= rules.stoppedMetersPerSecond }) ?? true
       let live = point.time.saturatingSubtract(last.time) <= rules.liveIntervalMilliseconds
-      if s.candidate == nil && stopped {
-        if let cruising {
-          // The very next fix after cruising shows the stop.
-          if !stray { consider(point, after: last, cruising: cruising, live: live, person, &s, &events) }
-        } else if leftProvisionalStop, let cruise = s.lastCruise,
-          point.time.saturatingSubtract(cruise.time) <= rules.nextFixWithinMilliseconds
+      // Only after a cruising reading, or for a stop that may follow a cruise
+      // a few fixes back, is there anything to look at (kept out of `step`).
+      let mayStop = s.candidate == nil && stopped
+      let afterCruise = (s.lastAgreed ?? 0) >= rules.cruisingMetersPerSecond
+      if (afterCruise && (mayStop || last.speed == nil))
+        || (mayStop && (leftProvisionalStop || (live && s.liveSinceCruise)))
+      {
+        // A stray `last` says nothing: the pair out of it is no cruise either.
+        if lookForStop(
+          point, after: last, stopped: stopped, live: live, leftProvisionalStop: leftProvisionalStop, person,
+          &s,
+          &events)
         {
-          // The stop fix without a speed was the car still going (its speed,
-          // derived from its neighbours, SPEC §1): it showed nothing, so this
-          // fix, within 40 s of the cruise, is the next one that does. (Not
-          // later: a run of rough fixes driving on is no cruise to stop from.)
-          consider(
-            point, after: cruise, cruising: s.lastCruiseSpeed, live: live && s.liveSinceCruise, person, &s,
-            &events)
-        } else if live, s.liveSinceCruise, let cruise = s.lastCruise,
-          point.time.saturatingSubtract(cruise.time) <= rules.nextFixWithinMilliseconds
-        {
-          // Live: the slowing shows in fixes of its own; judge it from the
-          // last cruising fix by its average deceleration.
-          consider(point, after: cruise, cruising: s.lastCruiseSpeed, live: true, person, &s, &events)
+          agreed = nil
         }
       }
       if let a = agreed, !a.loose, a.metersPerSecond >= rules.cruisingMetersPerSecond {
+        // Only a fix with a cruising reading into it can be asked whether it
+        // was stray, so only then is the fix before it kept.
+        s.beforeLast = last
         s.lastCruise = point
         s.lastCruiseSpeed = a.metersPerSecond
         s.liveSinceCruise = true
@@ -343,11 +331,54 @@ public struct SuddenStopEngine: Sendable {
         s.liveSinceCruise = false
       }
     }
-    s.beforeLast = s.last
     s.last = point
     // A loose pair is no cruising reading.
     s.lastAgreed = agreed.flatMap { $0.loose ? nil : $0.metersPerSecond }
     return true
+  }
+
+  /// A new stop after cruising? `point` follows `last`; returns whether
+  /// `last` was a stray fix. The pair into `last` cruised: was `last` out
+  /// and back (a parked phone's outlier cruises in and out on the ground
+  /// alone, SPEC §4)? Then neither of its pairs is a reading: no stop after
+  /// it, and the pair out of it is no cruise. Otherwise, when `point` is
+  /// stopped and nothing waits: the very next fix after cruising; the fix
+  /// after a withdrawn provisional stop; or, at Live cadence, the slowing
+  /// judged from the last cruising fix. Outlined: `step` stays small enough
+  /// to be inlined in the per-fix loop (written inside it, Tracking/pipeline
+  /// cost about 12 % more instructions, callgrind).
+  @inline(never)
+  private func lookForStop(
+    _ point: TrackPoint, after last: TrackPoint, stopped: Bool, live: Bool, leftProvisionalStop: Bool,
+    _ person: UserID, _ s: inout SuddenStopState.PersonState, _ events: inout [SuddenStopEvent]
+  ) -> Bool {
+    let cruising = s.lastAgreed.flatMap { $0 >= rules.cruisingMetersPerSecond ? $0 : nil }
+    let stray =
+      cruising != nil && last.speed == nil
+      && (s.beforeLast.map { AgreedSpeed.isOutAndBack($0, last, point, togetherMeters: rules.movedMeters) }
+        ?? false)
+    guard s.candidate == nil && stopped else { return stray }
+    if let cruising {
+      // The very next fix after cruising shows the stop.
+      if !stray { consider(point, after: last, cruising: cruising, live: live, person, &s, &events) }
+    } else if leftProvisionalStop, let cruise = s.lastCruise,
+      point.time.saturatingSubtract(cruise.time) <= rules.nextFixWithinMilliseconds
+    {
+      // The stop fix without a speed was the car still going (its speed,
+      // derived from its neighbours, SPEC §1): it showed nothing, so this
+      // fix, within 40 s of the cruise, is the next one that does. (Not
+      // later: a run of rough fixes driving on is no cruise to stop from.)
+      consider(
+        point, after: cruise, cruising: s.lastCruiseSpeed, live: live && s.liveSinceCruise, person, &s,
+        &events)
+    } else if live, s.liveSinceCruise, let cruise = s.lastCruise,
+      point.time.saturatingSubtract(cruise.time) <= rules.nextFixWithinMilliseconds
+    {
+      // Live: the slowing shows in fixes of its own; judge it from the
+      // last cruising fix by its average deceleration.
+      consider(point, after: cruise, cruising: s.lastCruiseSpeed, live: true, person, &s, &events)
+    }
+    return stray
   }
 
   /// A later fix against the pending stop: moved, spoilt by a sharp fix
