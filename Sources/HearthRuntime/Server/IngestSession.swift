@@ -133,7 +133,7 @@ public struct IngestSession: Sendable {
       throw .malformed(
         location,
         reason:
-          "not a saved ingest state (\(bytes.count) bytes): \(DecodingProblem(error)); the state is unchanged"
+          "not a saved ingest state (\(bytes.count) bytes): \(DecodingProblem(error, text: Array(bytes))); the state is unchanged"
       )
     }
     let problems = restored.state.problems(under: pipeline)
