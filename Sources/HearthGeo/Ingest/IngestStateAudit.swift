@@ -4,7 +4,7 @@
 /// with the path of the bad value instead of trapping at the next batch.
 ///
 /// The rules follow the project's units-in-names convention, over every
-/// value the state encodes (``Audit`` lists the keys each rule takes):
+/// value the state encodes (each rule names the keys it takes):
 /// - a time (every `Int64` the state keeps but a grid cell's id and a
 ///   duration) lies within ``timeWindowMilliseconds``
 ///   (1900-01-01 to 2200-01-01, where every difference of two times is
@@ -24,8 +24,9 @@
 /// - a speed (a key with `speed` or `MetersPerSecond` in it, and the agreed
 ///   speeds `fastest`, `cruising`, `lastAgreed`) is ≥ 0 or NaN (not
 ///   measured): the doors read a negative platform speed as unmeasured
-///   (``SpeedReading``), and an agreed speed is the smaller of such speeds
-///   or a ground speed;
+///   (``SpeedReading``; a Swift caller hands ``Fix`` speeds in that form,
+///   nil when unmeasured), and an agreed speed is the smaller of such
+///   speeds or a ground speed;
 /// - a count (every `Int` the state keeps: counters, capacities) lies in
 ///   0…2⁵³, so adding to it never overflows;
 /// - every place a person's geofence records name is one of the pipeline's

@@ -122,7 +122,7 @@ public struct IncidentState: Sendable, Hashable, Codable {
   /// 2200-01-01 (the span the ingest path accepts fix times in).
   public static let timeWindowMilliseconds: Range<Int64> = -2_208_988_800_000..<7_258_118_400_000
 
-  /// Why `raisedBy` says what it says: the only two values ``check(now:_:rules:)`` writes.
+  /// The values ``check(now:_:rules:)`` writes into `raisedBy`.
   static let raisers: Set<String> = ["person", "silence"]
 
   enum CodingKeys: String, CodingKey {
@@ -175,7 +175,11 @@ public struct IncidentState: Sendable, Hashable, Codable {
 
   /// What is wrong with this state's values, by field, each with why: a
   /// value ``check(now:_:rules:)`` could never have written. Empty for
-  /// every state it writes from clocks inside ``timeWindowMilliseconds``.
+  /// every state it writes from a verdict and clocks inside
+  /// ``timeWindowMilliseconds`` (with retry delays that keep the next
+  /// attempt inside it: the default ones do, short of the window's last
+  /// two minutes). A verdict or clock outside the window is not a clock:
+  /// an incident made from one saves, but its saved state is refused.
   /// - `verdictMilliseconds` and a sending phase's `nextMilliseconds` lie
   ///   in ``timeWindowMilliseconds``;
   /// - a sending phase has made 1 to 2⁵³ attempts (0 would index the retry
