@@ -94,4 +94,7 @@ for i, target in enumerate(["ingestBatch", "privacyProject", "detectorFeed", "tr
     write(target, "seed-words", words(i + 1, 256))
 write("ingestRestore", "seed-state", open(os.path.join(ROOT, "ingestState", "seed-state"), "rb").read())
 write("incidentRestore", "seed", b'{"verdictMilliseconds":1700000000000,"account":"a","phase":{"asking":{}}}')
+# What this library saves now (format version 1, sending), and a version it refuses by name.
+write("incidentRestore", "seed-version-1", b'{"account":"a","formatVersion":1,"phase":{"sending":{"attempts":2,"nextMilliseconds":1700000060000}},"raisedBy":"silence","verdictMilliseconds":1700000000000}')
+write("incidentRestore", "seed-version-99", b'{"account":"a","formatVersion":99,"phase":{"asking":{}},"verdictMilliseconds":1700000000000}')
 print("seeds written to", ROOT)

@@ -732,7 +732,12 @@ class Incident:
 
     @classmethod
     def restore(cls, state: bytes) -> "Incident":
-        """An incident from saved bytes; bad bytes raise BadInputError.
+        """An incident from saved bytes; bad bytes raise BadInputError naming the field.
+
+        The bytes carry ``formatVersion`` 1; bytes saved without one (before
+        versions were written) restore as version 1, any other version is
+        refused, and so is a value the lifecycle never writes (a verdict
+        outside 1900–2200, a sending phase with no attempt).
 
         Example:
 

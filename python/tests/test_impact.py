@@ -11,6 +11,8 @@ import pytest
 import hearth
 from conftest import DRIVE, DROP, run
 
+T_INCIDENT = 1_700_000_000_000
+
 
 @pytest.mark.parametrize("format", ["text", "json", "csv"])
 def test_report_is_the_command_s_output(command, scenario, format):
@@ -132,6 +134,47 @@ def test_the_incident_lifecycle_asks_raises_and_survives_a_restart():
     assert hearth.Incident(0, "me").check(10, "signedIn", account="other") == {"action": "finished", "end": "otherAccount"}
     with pytest.raises(hearth.BadInputError, match="not a saved incident"):
         hearth.Incident.restore(b"\x00garbage")
+
+
+def test_a_saved_incident_carries_format_version_1_and_one_saved_without_a_version_still_restores():
+    incident = hearth.Incident(T_INCIDENT, "me")
+    assert incident.check(T_INCIDENT + 30_000)["action"] == "send"
+    saved = json.loads(incident.save())
+    assert saved["formatVersion"] == 1
+    del saved["formatVersion"]  # what a tracker saved before versions were written
+    old = hearth.Incident.restore(json.dumps(saved).encode())
+    assert json.loads(old.save()) == json.loads(incident.save())
+    assert old.check(T_INCIDENT + 45_000) == incident.check(T_INCIDENT + 45_000) == {"action": "send"}
+
+
+@pytest.mark.parametrize("version", [0, 2, 99, -1, "1", 1.5])
+def test_a_saved_incident_of_another_format_version_is_refused_by_name(version):
+    saved = json.loads(hearth.Incident(T_INCIDENT, "me").save())
+    saved["formatVersion"] = version
+    with pytest.raises(hearth.BadInputError, match=r"not a saved incident \(\d+ bytes\): formatVersion: .*formatVersion"):
+        hearth.Incident.restore(json.dumps(saved).encode())
+
+
+@pytest.mark.parametrize("edit, accepted, named", [
+    (dict(verdictMilliseconds=-2_208_988_800_000), True, None),
+    (dict(verdictMilliseconds=7_258_118_399_999), True, None),
+    (dict(verdictMilliseconds=-2_208_988_800_001), False, r"verdictMilliseconds: incident state: verdictMilliseconds -2208988800001 ms is outside 1900–2200"),
+    (dict(verdictMilliseconds=7_258_118_400_000), False, r"verdictMilliseconds: .* 7258118400000 ms is outside 1900–2200"),
+    (dict(phase={"sending": {"attempts": 1, "nextMilliseconds": T_INCIDENT}}), True, None),
+    (dict(phase={"sending": {"attempts": 0, "nextMilliseconds": T_INCIDENT}}), False, r"phase: incident state: sending with 0 attempts"),
+    (dict(phase={"sending": {"attempts": 1, "nextMilliseconds": 7_258_118_400_000}}), False, r"phase: .*nextMilliseconds 7258118400000 ms"),
+    (dict(raisedBy="silence"), True, None),
+    (dict(raisedBy="robot"), False, r"raisedBy: incident state: raisedBy 'robot' is neither person nor silence"),
+])
+def test_a_saved_incident_s_values_are_checked_at_both_sides(edit, accepted, named):
+    saved = json.loads(hearth.Incident(T_INCIDENT, "me").save())
+    saved.update(edit)
+    data = json.dumps(saved).encode()
+    if accepted:
+        assert json.loads(hearth.Incident.restore(data).save()) == saved
+    else:
+        with pytest.raises(hearth.BadInputError, match=named):
+            hearth.Incident.restore(data)
 
 
 @pytest.mark.parametrize("thresholds, named", [

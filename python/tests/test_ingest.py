@@ -1,6 +1,7 @@
 """The ingest path through the ABI: events, ticks, state saved and restored."""
 
 import json
+import re
 
 import numpy as np
 import pandas as pd
@@ -112,6 +113,78 @@ def test_a_hand_edited_state_is_refused_with_the_path_and_changes_nothing():
     with pytest.raises(hearth.BadInputError, match="place 1 is not one of the pipeline's places"):
         bare.restore(before)
     assert pipeline.save() == before
+
+
+def first_path(tree, key, path=()):
+    """The path of the first number named `key` in a saved state's JSON tree."""
+    if isinstance(tree, dict):
+        for k in sorted(tree):
+            if k == key and not isinstance(tree[k], (dict, list)):
+                return path + (k,)
+            found = first_path(tree[k], key, path + (k,))
+            if found:
+                return found
+    elif isinstance(tree, list):
+        for i, inner in enumerate(tree):
+            found = first_path(inner, key, path + (i,))
+            if found:
+                return found
+    return None
+
+
+def spelled(path):
+    return "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path).lstrip(".")
+
+
+@pytest.mark.parametrize("key, good, bad, why", [
+    ("horizontalAccuracyMeters", 0.0, -0.5, "accuracy -0.5 m is negative"),
+    ("horizontalAccuracyMeters", "nan", "inf", "inf is not a finite number"),
+    ("accuracy", 0.0, -1.0, "accuracy -1.0 m is negative"),
+    ("odometerMeters", 0.0, -0.001, "length -0.001 m is not a number ≥ 0"),
+    ("speed", 0.0, -0.1, "speed -0.1 m/s is negative"),
+    ("speedMetersPerSecond", "nan", -1.0, "speed -1.0 m/s is negative"),
+    ("lastAgreed", 0.0, -1.0, "speed -1.0 m/s is negative"),
+    ("staleAfterMilliseconds", 0, -1, "duration -1 ms is outside 0…"),
+    ("timeMilliseconds", 7_258_118_399_999, 7_258_118_400_000, "time 7258118400000 ms is outside 1900–2200"),
+    ("latitudeDegrees", -90.0, -90.5, "latitude -90.5° is outside ±90°"),
+    ("droppedLate", 2**53, 2**53 + 1, "count 9007199254740993 is outside 0…2⁵³"),
+])
+def test_a_saved_value_the_engines_never_write_is_refused_by_path_and_its_edge_restores(key, good, bad, why):
+    pipeline = hearth.Ingest([HOME], {42: [7]})
+    replay(pipeline, history().iloc[:40])
+    before = pipeline.save()
+    state = json.loads(before)
+    path = first_path(state, key)
+    assert path, key
+
+    def edited(value):
+        copy = json.loads(before)
+        node = copy
+        for p in path[:-1]:
+            node = node[p]
+        node[path[-1]] = value
+        return json.dumps(copy).encode()
+
+    other = hearth.Ingest([HOME], {42: [7]})
+    other.restore(edited(good))
+    with pytest.raises(hearth.BadInputError, match=re.escape(f"{spelled(path)}: {why}")):
+        pipeline.restore(edited(bad))
+    assert pipeline.save() == before
+
+
+def test_a_state_with_a_carried_heading_of_infinity_restores():
+    # Heading, altitude and battery level are carried as a door hands them in:
+    # what the pipeline saves with them restores.
+    fixes = history().iloc[:20].copy()
+    fixes["heading_deg"] = np.inf
+    fixes["altitude_m"] = -np.inf
+    pipeline = hearth.Ingest([HOME], {42: [7]})
+    replay(pipeline, fixes)
+    saved = pipeline.save()
+    assert b'"headingDegrees":"inf"' in saved
+    restored = hearth.Ingest([HOME], {42: [7]})
+    restored.restore(saved)
+    assert restored.save() == saved
 
 
 def test_a_schema_error_refuses_the_batch_and_keeps_the_state():

@@ -1,6 +1,7 @@
 import CHearth
 import Foundation
 import HearthImpact
+import HearthRuntime
 
 /// One incident's state (SPEC §10), moved by `hearth_incident_check`.
 final class IncidentHandle: Handle {
@@ -88,12 +89,12 @@ extension IncidentEnd {
   create(out) {
     do {
       let bytes = try input(state, try checkedCount(size, "size"), "state")
-      let restored = try JSONDecoder().decode(IncidentState.self, from: Data(bytes))
-      return (IncidentHandle(restored), HEARTH_OK)
+      // The runtime checks the version and every value, and names what it refuses.
+      return (IncidentHandle(try SavedIncident.restore(Data(bytes))), HEARTH_OK)
     } catch let error as ArgumentError {
       return FailedHandle.with(HEARTH_ERROR_ARGUMENT, error.reason)
     } catch {
-      return FailedHandle.with(HEARTH_ERROR_BAD_INPUT, "not a saved incident (\(size) bytes)")
+      return FailedHandle.with(HEARTH_ERROR_BAD_INPUT, "\(error)")
     }
   }
 }

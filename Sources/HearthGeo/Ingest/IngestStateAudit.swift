@@ -4,19 +4,37 @@
 /// with the path of the bad value instead of trapping at the next batch.
 ///
 /// The rules follow the project's units-in-names convention, over every
-/// value the state encodes:
-/// - a time (every `Int64` the state keeps but a grid cell's id) lies
-///   within ``timeWindowMilliseconds``
+/// value the state encodes (each rule names the keys it takes):
+/// - a time (every `Int64` the state keeps but a grid cell's id and a
+///   duration) lies within ``timeWindowMilliseconds``
 ///   (1900-01-01 to 2200-01-01, where every difference of two times is
 ///   exact and far from Int64's range); the "never" marks of the watermarks
 ///   (`watermark`, `watermarkMilliseconds`, `newestMilliseconds`) may also
 ///   be exactly Int64.min, as a fresh state writes them;
-/// - no number is infinite, a latitude lies in [-90°, 90°] and a longitude in
-///   [-180°, 180°] (NaN, the engines' "not measured", is allowed);
+/// - a duration (a key naming one: `staleAfterMilliseconds`,
+///   `durationMilliseconds`) lies in 0 … the window's span;
+/// - no number the engines compute with is infinite, a latitude lies in
+///   [-90°, 90°] and a longitude in [-180°, 180°] (NaN, the engines' "not
+///   measured", is allowed);
+/// - an accuracy (`horizontalAccuracyMeters`, a track point's `accuracy`)
+///   is ≥ 0 or NaN (unknown): validation lets no other accuracy in;
+/// - any other length in metres (`odometerMeters`, `distanceMeters`: a key
+///   ending in `Meters`, altitude aside) is ≥ 0 and a number: a sum of
+///   distances between valid positions;
+/// - a speed (a key with `speed` or `MetersPerSecond` in it, and the agreed
+///   speeds `fastest`, `cruising`, `lastAgreed`) is ≥ 0 or NaN (not
+///   measured): the doors read a negative platform speed as unmeasured
+///   (``SpeedReading``; a Swift caller hands ``Fix`` speeds in that form,
+///   nil when unmeasured), and an agreed speed is the smaller of such
+///   speeds or a ground speed;
 /// - a count (every `Int` the state keeps: counters, capacities) lies in
 ///   0…2⁵³, so adding to it never overflows;
 /// - every place a person's geofence records name is one of the pipeline's
 ///   places.
+///
+/// A fix's heading, altitude and battery level are carried through the
+/// trips as they came (no engine computes with them, and no door limits
+/// them): no rule applies to them.
 ///
 /// - Complexity: O(size of the state).
 extension IngestState {
@@ -46,6 +64,20 @@ extension IngestState {
   }
 }
 
+extension TripNaming.Memory {
+  /// What is wrong with this memory's saved values, one line per bad value
+  /// ("path: why", paths from the memory's own keys); empty when naming may
+  /// use it. The events it keeps pass the rules of
+  /// ``IngestState/problems(under:)`` (times in the window, journey
+  /// distances ≥ 0 m, durations ≥ 0 ms, counts in 0…2⁵³).
+  /// - Complexity: O(size of the memory).
+  public func problems() -> [String] {
+    let audit = Audit()
+    do { try encode(to: audit.encoder) } catch { return ["the memory cannot be encoded: \(error)"] }
+    return audit.found.problems
+  }
+}
+
 /// Walks an encoding, checking each leaf by its key (see ``IngestState/problems(under:)``).
 private struct Audit {
   final class Found {
@@ -64,6 +96,38 @@ private struct Audit {
   static let sentinelKeys: Set<String> = ["watermark", "watermarkMilliseconds", "newestMilliseconds"]
   /// The `Int64`s a state keeps that are not times (grid cell ids).
   static let nonTimeKeys: Set<String> = ["cell"]
+  /// Values of a fix carried through as they came (no engine computes with
+  /// them, no door limits them): no rule.
+  static let carriedKeys: Set<String> = ["headingDegrees", "altitudeMeters", "batteryLevel"]
+  /// Agreed speeds (m/s) whose keys do not say so.
+  static let speedKeys: Set<String> = ["fastest", "cruising", "lastAgreed"]
+  /// The longest duration a state may keep: the time window's span, ms.
+  static let longestDuration =
+    IngestState.timeWindowMilliseconds.upperBound
+    - IngestState.timeWindowMilliseconds.lowerBound
+
+  /// What a `Double` key measures, by its name (the units-in-names convention).
+  enum Quantity: Equatable {
+    case latitude, longitude, accuracy, length, speed, other
+  }
+
+  static func quantity(_ key: String) -> Quantity {
+    let lower = key.lowercased()
+    if lower.contains("latitude") { return .latitude }
+    if lower.contains("longitude") { return .longitude }
+    if lower.contains("accuracy") { return .accuracy }
+    if speedKeys.contains(key) || lower.contains("speed") || lower.contains("meterspersecond") {
+      return .speed
+    }
+    if lower.hasSuffix("meters") { return .length }
+    return .other
+  }
+
+  /// A duration, by its key: a wait after something, or a length of time.
+  static func isDuration(_ key: String) -> Bool {
+    let lower = key.lowercased()
+    return lower.contains("after") || lower.contains("duration")
+  }
 
   /// The nearest named key of `path` (array indices skipped).
   static func name(_ path: [any CodingKey]) -> String {
@@ -78,6 +142,12 @@ private struct Audit {
   static func check(_ value: Int64, _ path: [any CodingKey], _ found: Found) {
     let key = name(path)
     guard !nonTimeKeys.contains(key) else { return }
+    if isDuration(key) {
+      if value < 0 || value > longestDuration {
+        found.add(path, "duration \(value) ms is outside 0…\(longestDuration) (300 years)")
+      }
+      return
+    }
     if value == .min && sentinelKeys.contains(key) { return }
     if !IngestState.timeWindowMilliseconds.contains(value) {
       found.add(path, "time \(value) ms is outside 1900–2200")
@@ -85,10 +155,27 @@ private struct Audit {
   }
 
   static func check(_ value: Double, _ path: [any CodingKey], _ found: Found) {
-    let key = name(path).lowercased()
-    if value.isInfinite { found.add(path, "\(value) is not a finite number") }
-    if key.contains("latitude"), abs(value) > 90 { found.add(path, "latitude \(value)° is outside ±90°") }
-    if key.contains("longitude"), abs(value) > 180 { found.add(path, "longitude \(value)° is outside ±180°") }
+    let key = name(path)
+    guard !carriedKeys.contains(key) else { return }
+    if value.isInfinite {
+      found.add(path, "\(value) is not a finite number")
+      return
+    }
+    switch quantity(key) {
+    case .latitude: if abs(value) > 90 { found.add(path, "latitude \(value)° is outside ±90°") }
+    case .longitude: if abs(value) > 180 { found.add(path, "longitude \(value)° is outside ±180°") }
+    case .accuracy:
+      if value < 0 {
+        found.add(path, "accuracy \(value) m is negative (an accuracy is ≥ 0 m, or NaN: unknown)")
+      }
+    case .length:
+      if !(value >= 0) { found.add(path, "length \(value) m is not a number ≥ 0 (a distance travelled)") }
+    case .speed:
+      if value < 0 {
+        found.add(path, "speed \(value) m/s is negative (a speed is ≥ 0 m/s, or NaN: not measured)")
+      }
+    case .other: break
+    }
   }
 
   struct Walker: Encoder {

@@ -24,7 +24,9 @@ public struct IncidentRules: Sendable, Hashable, Codable {
     dropMilliseconds = try c.decode(Int64.self, forKey: .dropMilliseconds)
     retryDelaysMilliseconds = try c.decode([Int64].self, forKey: .retryDelaysMilliseconds)
     retryEveryMilliseconds = try c.decode(Int64.self, forKey: .retryEveryMilliseconds)
-    let all = [askMilliseconds, automaticMilliseconds, dropMilliseconds, retryEveryMilliseconds] + retryDelaysMilliseconds
+    let all =
+      [askMilliseconds, automaticMilliseconds, dropMilliseconds, retryEveryMilliseconds]
+      + retryDelaysMilliseconds
     guard all.allSatisfy({ $0 >= 0 }) else {
       throw DecodingError.dataCorrupted(
         .init(codingPath: decoder.codingPath, debugDescription: "incident rules: a negative duration"))
@@ -109,18 +111,97 @@ public struct IncidentState: Sendable, Hashable, Codable {
     self.account = account
   }
 
-  /// A saved state; a sending phase with fewer than one attempt is a
-  /// `DecodingError` (it cannot arise, and would index the retry ladder at −1).
+  /// The saved-state format this library writes (`formatVersion` in the
+  /// encoding). A state saved without one (by a library from before
+  /// versions were written) is read as this version: trackers in the field
+  /// hold such states, and refusing them would lose an incident in flight
+  /// across an upgrade. Any other version is refused by name.
+  public static let formatVersion = 1
+
+  /// Times a saved state may hold, ms since the epoch: 1900-01-01 ..<
+  /// 2200-01-01 (the span the ingest path accepts fix times in).
+  public static let timeWindowMilliseconds: Range<Int64> = -2_208_988_800_000..<7_258_118_400_000
+
+  /// The values ``check(now:_:rules:)`` writes into `raisedBy`.
+  static let raisers: Set<String> = ["person", "silence"]
+
+  enum CodingKeys: String, CodingKey {
+    case formatVersion, verdictMilliseconds, account, phase, raisedBy
+  }
+
+  /// A saved state: its format version (absent: version 1, see
+  /// ``formatVersion``; any other is refused), then its values, each one
+  /// checked to be one the lifecycle could have written (``problems``).
+  /// - Throws: `DecodingError.dataCorrupted` whose coding path names the
+  ///   refused field (`formatVersion`, `verdictMilliseconds`, `phase`,
+  ///   `raisedBy`) and whose description says why.
   public init(from decoder: any Decoder) throws {
     let c = try decoder.container(keyedBy: CodingKeys.self)
+    let version: Int?
+    do { version = try c.decodeIfPresent(Int.self, forKey: .formatVersion) } catch {
+      throw DecodingError.dataCorrupted(
+        .init(
+          codingPath: c.codingPath + [CodingKeys.formatVersion],
+          debugDescription:
+            "formatVersion is not a whole number; this library reads saved incidents of format version \(Self.formatVersion)"
+        ))
+    }
+    if let version, version != Self.formatVersion {
+      throw DecodingError.dataCorrupted(
+        .init(
+          codingPath: c.codingPath + [CodingKeys.formatVersion],
+          debugDescription:
+            "a saved incident of formatVersion \(version); this library reads version \(Self.formatVersion) (or a state saved without a version)"
+        ))
+    }
     verdictMilliseconds = try c.decode(Int64.self, forKey: .verdictMilliseconds)
     account = try c.decode(String.self, forKey: .account)
     phase = try c.decode(Phase.self, forKey: .phase)
     raisedBy = try c.decodeIfPresent(String.self, forKey: .raisedBy)
-    if case .sending(let attempts, _) = phase, attempts < 1 {
+    if let (key, why) = problems.first {
       throw DecodingError.dataCorrupted(
-        .init(codingPath: decoder.codingPath, debugDescription: "incident state: sending with \(attempts) attempts"))
+        .init(codingPath: c.codingPath + [key], debugDescription: "incident state: \(why)"))
     }
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    var c = encoder.container(keyedBy: CodingKeys.self)
+    try c.encode(Self.formatVersion, forKey: .formatVersion)
+    try c.encode(verdictMilliseconds, forKey: .verdictMilliseconds)
+    try c.encode(account, forKey: .account)
+    try c.encode(phase, forKey: .phase)
+    try c.encodeIfPresent(raisedBy, forKey: .raisedBy)
+  }
+
+  /// What is wrong with this state's values, by field, each with why: a
+  /// value ``check(now:_:rules:)`` could never have written. Empty for
+  /// every state it writes from a verdict and clocks inside
+  /// ``timeWindowMilliseconds`` (with retry delays that keep the next
+  /// attempt inside it: the default ones do, short of the window's last
+  /// two minutes). A verdict or clock outside the window is not a clock:
+  /// an incident made from one saves, but its saved state is refused.
+  /// - `verdictMilliseconds` and a sending phase's `nextMilliseconds` lie
+  ///   in ``timeWindowMilliseconds``;
+  /// - a sending phase has made 1 to 2⁵³ attempts (0 would index the retry
+  ///   ladder at −1);
+  /// - `raisedBy` is absent, `person` or `silence`.
+  /// O(1).
+  var problems: [(CodingKeys, String)] {
+    var out: [(CodingKeys, String)] = []
+    func time(_ value: Int64, _ name: String) -> String? {
+      Self.timeWindowMilliseconds.contains(value) ? nil : "\(name) \(value) ms is outside 1900–2200"
+    }
+    if let why = time(verdictMilliseconds, "verdictMilliseconds") { out.append((.verdictMilliseconds, why)) }
+    if case .sending(let attempts, let next) = phase {
+      if attempts < 1 || attempts > 1 << 53 {
+        out.append((.phase, "sending with \(attempts) attempts (1…2⁵³ can arise)"))
+      }
+      if let why = time(next, "sending.nextMilliseconds") { out.append((.phase, why)) }
+    }
+    if let raisedBy, !Self.raisers.contains(raisedBy) {
+      out.append((.raisedBy, "raisedBy '\(raisedBy.prefix(40))' is neither person nor silence"))
+    }
+    return out
   }
 
   public var isFinished: Bool { if case .finished = phase { true } else { false } }

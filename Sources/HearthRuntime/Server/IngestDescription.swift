@@ -88,17 +88,19 @@ public struct IngestDescription: Sendable {
   /// The description in `text` ("" is the empty description); reads
   /// `places_file` when it names one.
   /// - Throws: `TraceError.malformed` naming the key (and the place, by its
-  ///   index in `places`) and why; the places file's own errors.
+  ///   index in `places`) and why (a number beyond a Double's range, `1e400`,
+  ///   by its path); the places file's own errors.
   /// - Complexity: O(size of the text and of the places file).
   public static func decode(_ text: String) throws -> IngestDescription {
     func bad(_ reason: String) -> TraceError {
       .malformed(SourceLocation(file: "ingest description", line: 0), reason: reason)
     }
     let given: Given
-    do { given = try JSONDecoder().decode(Given.self, from: Data((text.isEmpty ? "{}" : text).utf8)) } catch {
+    let bytes = Array((text.isEmpty ? "{}" : text).utf8)
+    do { given = try JSONDecoder().decode(Given.self, from: Data(bytes)) } catch {
       throw bad(
         "not a description of places and circles (places, places_file, circles_of_person, speed_limits_kmh): "
-          + "\(DecodingProblem(error))")
+          + "\(DecodingProblem(error, text: bytes))")
     }
     /// A whole number from 0 to UInt32.max, or the reason `at` is not one.
     func identity(_ x: Double, _ at: String) throws -> UInt32 {

@@ -118,8 +118,10 @@ public struct IngestSession: Sendable {
   /// Replaces the state and the memory with saved bytes (from a session of
   /// the same description); the last output is cleared. The bytes are
   /// decoded (the state's ``IngestState/formatVersion`` checked by name) and
-  /// then every value the pipeline will compute with is audited
-  /// (``IngestState/problems(under:)``); bad bytes change nothing.
+  /// then every value the pipeline or the trip naming will compute with is
+  /// audited (``IngestState/problems(under:)``,
+  /// ``TripNaming/Memory/problems()``: times, lengths, speeds, counts,
+  /// places); bad bytes change nothing.
   /// O(size of the state).
   /// - Throws: `TraceError.malformed` naming where the bytes are not a saved
   ///   state, or the path and reason of each refused value.
@@ -133,10 +135,11 @@ public struct IngestSession: Sendable {
       throw .malformed(
         location,
         reason:
-          "not a saved ingest state (\(bytes.count) bytes): \(DecodingProblem(error)); the state is unchanged"
+          "not a saved ingest state (\(bytes.count) bytes): \(DecodingProblem(error, text: Array(bytes))); the state is unchanged"
       )
     }
-    let problems = restored.state.problems(under: pipeline)
+    let problems =
+      restored.state.problems(under: pipeline) + restored.names.problems().map { "tripNames.\($0)" }
     guard problems.isEmpty else {
       throw .malformed(
         location,

@@ -217,8 +217,17 @@ public enum GPX {
         milliseconds: ms, latitude: lat, longitude: lon, accuracy: try decimal("accuracy").get(),
         speed: try decimal("speed").get(), heading: try decimal("course").get(),
         altitude: try decimal("ele").get())
-      if let (reason, field) = fix.problem() {
-        return .failure(PointProblem(reason: reason, field: field, detail: "\(field) out of range"))
+      if let (reason, field, value) = fix.problem() {
+        // Named by the GPX element the value came from.
+        let element =
+          switch field {
+          case .position: "lat, lon"
+          case .accuracy: "accuracy"
+          case .speed: "speed"
+          case .heading: "course"
+          case .altitude: "ele"
+          }
+        return .failure(PointProblem(reason: reason, field: element, detail: value))
       }
       let speed =
         SpeedReading.speedMetersPerSecond(raw: fix.speed, horizontalAccuracyMeters: fix.measuredAccuracy)

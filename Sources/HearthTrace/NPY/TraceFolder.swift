@@ -400,7 +400,7 @@ public enum TraceFolder {
           let fields = FixFields(
             milliseconds: ms, latitude: v[0], longitude: v[1], accuracy: v[2], speed: v[3], heading: v[4],
             altitude: v[5])
-          if let (reason, field) = fields.problem() { return (reason, field, "lat \(v[0]), lon \(v[1])") }
+          if let (reason, field, value) = fields.problem() { return (reason, field.rawValue, value) }
           if v[3] < 0 || v[3] == .infinity { return (.outOfRange, "speed", "\(v[3]) m/s") }
           guard Activity(rawValue: UInt8(exactly: v[6]) ?? .max) != nil,
             FixSource(rawValue: UInt8(exactly: v[7]) ?? .max) != nil,
@@ -496,9 +496,7 @@ public enum TraceFolder {
               longitude: value.element(row: i, column: 1),
               speed: speed, heading: value.element(row: i, column: 5),
               altitude: value.element(row: i, column: 4))
-            if let (reason, field) = fields.problem() {
-              return (reason, field, "lat \(fields.latitude), lon \(fields.longitude)")
-            }
+            if let (reason, field, value) = fields.problem() { return (reason, field.rawValue, value) }
             block.keys.append(Double(ms))
             block.lines.append(RowBlock.line(i + 1))
             FixLayout.append(fields, speedMetersPerSecond: speed >= 0 ? speed : .nan, to: &block, at: 0)

@@ -610,17 +610,22 @@ struct CSVRowConverter {
         guard let fix = fixFields(batch, i, f, time) else {
           return (.badTime, timeSlot, "\(time.seconds) s from the origin: no fix time within 1900–2200")
         }
-        if let (reason, name) = fix.problem() {
-          return (reason, f.latitude, "\(name): \(describe(fix))")
+        if let (reason, field, value) = fix.problem() {
+          // Labelled with the offending field's own column (the position's: latitude).
+          let slot: Slot? =
+            switch field {
+            case .position: f.latitude
+            case .accuracy: f.accuracy
+            case .speed: f.speed
+            case .heading: f.heading
+            case .altitude: f.altitude
+            }
+          return (reason, slot ?? f.latitude, value)
         }
       case .activity: break
       }
     }
     return nil
-  }
-
-  private func describe(_ fix: FixFields) -> String {
-    "lat \(fix.latitude), lon \(fix.longitude), accuracy \(fix.accuracy), speed \(fix.speed), heading \(fix.heading), altitude \(fix.altitude)"
   }
 
   private func fixFields(_ batch: CSVBatch, _ i: Int, _ f: Compiled.Fix, _ time: RowTime) -> FixFields? {

@@ -108,19 +108,30 @@ struct FixFields {
   /// m; NaN: none.
   var altitude: Double = .nan
 
-  /// Why the fix cannot be kept and which field, or nil.
-  func problem() -> (RowRejection.Reason, String)? {
-    if latitude.isNaN || longitude.isNaN { return (.missingValue, "position") }
-    guard abs(latitude) <= 90, abs(longitude) <= 180 else { return (.outOfRange, "position") }
+  /// A field of a fix a reader refuses it for.
+  enum Field: String {
+    case position, accuracy, speed, heading, altitude
+  }
+
+  /// Why the fix cannot be kept: the reason, the offending field and its
+  /// value as read, with its unit ("accuracy 2000000.0 m"); nil when it can.
+  func problem() -> (reason: RowRejection.Reason, field: Field, value: String)? {
+    // The texts are made only for a fix refused (this runs for every fix read).
+    if latitude.isNaN || longitude.isNaN {
+      return (.missingValue, .position, "lat \(latitude), lon \(longitude)")
+    }
+    guard abs(latitude) <= 90, abs(longitude) <= 180 else {
+      return (.outOfRange, .position, "lat \(latitude), lon \(longitude)")
+    }
     if accuracy > ReadingBounds.maximumAccuracyMeters || accuracy == -.infinity {
-      return (.outOfRange, "accuracy")
+      return (.outOfRange, .accuracy, "accuracy \(accuracy) m")
     }
     if speed > ReadingBounds.maximumSpeedMetersPerSecond || speed == -.infinity {
-      return (.outOfRange, "speed")
+      return (.outOfRange, .speed, "speed \(speed) m/s")
     }
-    if heading > 360 || heading == -.infinity { return (.outOfRange, "heading") }
+    if heading > 360 || heading == -.infinity { return (.outOfRange, .heading, "heading \(heading)°") }
     if !altitude.isNaN && !ReadingBounds.altitudeMeters.contains(altitude) {
-      return (.outOfRange, "altitude")
+      return (.outOfRange, .altitude, "altitude \(altitude) m")
     }
     return nil
   }

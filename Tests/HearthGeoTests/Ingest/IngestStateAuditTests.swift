@@ -146,6 +146,40 @@ import _HearthTestSupport
     #expect(refused > 0 && accepted > 0, "refused \(refused), accepted \(accepted)")
   }
 
+  @Test(
+    "the agreed speeds a sudden stop keeps (cruising, lastAgreed, lastCruiseSpeed) are speeds: 0 kept, −0.001 refused by path"
+  )
+  func suddenStopSpeeds() throws {
+    let pipeline = IngestPipeline(places: [], circlesOfPerson: [:])
+    func state(cruising: Double, lastAgreed: Double?, lastCruiseSpeed: Double) -> IngestState {
+      var state = IngestState()
+      let stop = TrackPoint(
+        FixColumns([
+          Fix(
+            timeMilliseconds: 1_700_000_000_000, latitudeDegrees: 48, longitudeDegrees: 2,
+            horizontalAccuracyMeters: 5, speedMetersPerSecond: 0)
+        ]), 0)
+      var person = SuddenStopState.PersonState()
+      person.last = stop
+      person.lastAgreed = lastAgreed
+      person.lastCruiseSpeed = lastCruiseSpeed
+      person.candidate = .init(stop: stop, cruising: cruising, needsRoughFixes: false)
+      person.raised = [.init(stop: stop, cruising: cruising, needsRoughFixes: false)]
+      state.suddenStops.people[7] = person
+      return state
+    }
+    #expect(state(cruising: 0, lastAgreed: 0, lastCruiseSpeed: 0).problems(under: pipeline).isEmpty)
+    #expect(state(cruising: 30, lastAgreed: nil, lastCruiseSpeed: 12).problems(under: pipeline).isEmpty)
+    let problems = state(cruising: -0.001, lastAgreed: -0.001, lastCruiseSpeed: -0.001).problems(
+      under: pipeline)
+    let why = "speed -0.001 m/s is negative (a speed is ≥ 0 m/s, or NaN: not measured)"
+    #expect(
+      problems.sorted() == [
+        "suddenStops.people[1].candidate.cruising: \(why)", "suddenStops.people[1].lastAgreed: \(why)",
+        "suddenStops.people[1].lastCruiseSpeed: \(why)", "suddenStops.people[1].raised[0].cruising: \(why)",
+      ], "\(problems)")
+  }
+
   @Test("the fuzz seed is a state this library writes (its format version, every engine)")
   func fuzzSeed() throws {
     let seed = TestPaths.repositoryRoot.appendingPathComponent("Tests/Fuzz/Corpus/ingestState/seed-state")

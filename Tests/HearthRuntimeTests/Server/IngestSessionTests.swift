@@ -35,6 +35,54 @@ struct IngestSessionTests {
     #expect(Self.refusal(#"{"places": [\#(Self.place(latitude: 90))]}"#) == nil)
   }
 
+  @Test("a number beyond a Double's range is named by its path and text, not called invalid JSON")
+  func numberOutOfRange() throws {
+    let cases: [(text: String, said: String)] = [
+      (
+        #"{"places": [\#(Self.place()), {"id": 2, "circle": 7, "latitude_deg": 1e400, "longitude_deg": 13.4, "radius_m": 100}]}"#,
+        "places[1].latitude_deg: the number 1e400 is out of range"
+      ),
+      (#"{"speed_limits_kmh": {"7": -1.5e309}}"#, "speed_limits_kmh.7: the number -1.5e309 is out of range"),
+      (
+        #"{"circles_of_person": {"42": [1, 2E999]}}"#,
+        "circles_of_person.42[1]: the number 2E999 is out of range"
+      ),
+      (#"{"places": [{"id": 1e400}]}"#, "places[0].id: the number 1e400 is out of range"),
+    ]
+    for (text, said) in cases {
+      let refused = try #require(Self.refusal(text), "\(text)")
+      #expect(refused.contains(said), "\(refused)")
+      #expect(!refused.contains("not valid JSON"), "\(refused)")
+    }
+    // The largest Double is a number: its place is refused by the place rules instead.
+    let largest = try #require(Self.refusal(#"{"places": [\#(Self.place(latitude: 1.7e308))]}"#))
+    #expect(largest.contains("places[0]") && largest.contains("WGS84"), "\(largest)")
+    // Text that is not JSON at all is still said to be so.
+    #expect(Self.refusal(#"{"places": [}"#)?.contains("not valid JSON") == true)
+  }
+
+  @Test("a saved state with a number beyond a Double's range names its path; the state is unchanged")
+  func savedNumberOutOfRange() throws {
+    var session = IngestSession(try IngestDescription.decode(#"{"places": [\#(Self.place())]}"#))
+    session.ingest(
+      FixColumns([
+        Fix(
+          timeMilliseconds: 1_700_000_000_000, latitudeDegrees: 52.52, longitudeDegrees: 13.405,
+          horizontalAccuracyMeters: 5)
+      ]), receivedAtMilliseconds: 1_700_000_001_000)
+    let saved = String(decoding: try session.saved(), as: UTF8.self)
+    let edited = saved.replacingOccurrences(
+      of: #""horizontalAccuracyMeters":5"#, with: #""horizontalAccuracyMeters":1e400"#)
+    #expect(edited != saved)
+    let before = session.state
+    #expect {
+      try session.restore(Data(edited.utf8))
+    } throws: {
+      "\($0)".contains("people[1].presence.row.horizontalAccuracyMeters: the number 1e400 is out of range")
+    }
+    #expect(session.state == before)
+  }
+
   @Test("an id is given once: inline, in the file, or across the two")
   func ids() throws {
     let twice = try #require(Self.refusal(#"{"places": [\#(Self.place()), \#(Self.place(latitude: 52.6))]}"#))

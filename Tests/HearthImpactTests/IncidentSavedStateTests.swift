@@ -1,0 +1,148 @@
+import Foundation
+import Testing
+
+@testable import HearthImpact
+
+/// A saved incident carries its format version, and a restore refuses any
+/// value the lifecycle could never have written, naming the field; a state
+/// saved before versions were written still restores (an incident in flight
+/// across an upgrade is not lost).
+@Suite("Incident saved state: format version and values")
+struct IncidentSavedStateTests {
+  static let t0: Int64 = 1_700_000_000_000
+
+  /// A sending incident's saved JSON object.
+  static func sendingObject() throws -> [String: Any] {
+    var s = IncidentState(verdictMilliseconds: t0, account: "a")
+    _ = s.check(now: t0, .alertNow)
+    let bytes = try JSONEncoder().encode(s)
+    return try #require(try JSONSerialization.jsonObject(with: bytes) as? [String: Any])
+  }
+
+  static func decode(_ object: [String: Any]) throws -> IncidentState {
+    try JSONDecoder().decode(IncidentState.self, from: try JSONSerialization.data(withJSONObject: object))
+  }
+
+  /// The refusal's coding path (dotted) and description, or nil when accepted.
+  static func refusal(_ object: [String: Any]) -> (path: String, why: String)? {
+    do {
+      _ = try decode(object)
+      return nil
+    } catch DecodingError.dataCorrupted(let c) {
+      return (c.codingPath.map(\.stringValue).joined(separator: "."), c.debugDescription)
+    } catch {
+      return ("?", "\(error)")
+    }
+  }
+
+  @Test(
+    "writes format version 1; reads 1 and a state without a version (as 1); refuses 0, 2, 99 and a string by name"
+  )
+  func version() throws {
+    let object = try Self.sendingObject()
+    #expect(object["formatVersion"] as? Int == 1)
+    #expect(IncidentState.formatVersion == 1)
+    let original = try Self.decode(object)
+    #expect(Self.refusal(object) == nil)
+    var none = object
+    none["formatVersion"] = nil
+    #expect(try Self.decode(none) == original, "saved before versions were written: read as version 1")
+    // The seed of the fuzz corpus is such a state, as trackers in the field hold it.
+    let old = #"{"verdictMilliseconds":1700000000000,"account":"a","phase":{"asking":{}}}"#
+    var restored = try JSONDecoder().decode(IncidentState.self, from: Data(old.utf8))
+    #expect(restored.check(now: Self.t0) == .ask(untilMilliseconds: Self.t0 + 30_000))
+    for version: Any in [0, 2, 99, -1] {
+      var other = object
+      other["formatVersion"] = version
+      let refused = try #require(Self.refusal(other), "\(version)")
+      #expect(refused.path == "formatVersion", "\(version)")
+      #expect(
+        refused.why.contains("formatVersion \(version); this library reads version 1"), "\(refused.why)")
+    }
+    for version: Any in ["1", 1.5, [1]] {
+      var other = object
+      other["formatVersion"] = version
+      let refused = try #require(Self.refusal(other), "\(version)")
+      #expect(
+        refused.path == "formatVersion" && refused.why.contains("formatVersion"), "\(version): \(refused)")
+    }
+  }
+
+  @Test("the verdict time lies in 1900–2200: both edges accepted, one millisecond past each refused by name")
+  func verdictWindow() throws {
+    let window = IncidentState.timeWindowMilliseconds
+    var object = try Self.sendingObject()
+    // The next attempt's time is checked too: kept inside while the verdict moves.
+    for good in [window.lowerBound, window.upperBound - 1] {
+      object["verdictMilliseconds"] = good
+      #expect(Self.refusal(object) == nil, "\(good)")
+    }
+    for bad in [window.lowerBound - 1, window.upperBound, Int64.min, Int64.max] {
+      object["verdictMilliseconds"] = bad
+      let refused = try #require(Self.refusal(object), "\(bad)")
+      #expect(refused.path == "verdictMilliseconds", "\(bad)")
+      #expect(refused.why.contains("verdictMilliseconds \(bad) ms is outside 1900–2200"), "\(refused.why)")
+    }
+  }
+
+  @Test("a sending phase: 1…2⁵³ attempts and a next attempt in 1900–2200, each side named")
+  func sendingPhase() throws {
+    let object = try Self.sendingObject()
+    func with(attempts: Any, next: Any) -> [String: Any] {
+      var o = object
+      o["phase"] = ["sending": ["attempts": attempts, "nextMilliseconds": next]]
+      return o
+    }
+    let window = IncidentState.timeWindowMilliseconds
+    #expect(Self.refusal(with(attempts: 1, next: Self.t0)) == nil)
+    #expect(Self.refusal(with(attempts: 1 << 53, next: Self.t0)) == nil)
+    #expect(Self.refusal(with(attempts: 1, next: window.lowerBound)) == nil)
+    #expect(Self.refusal(with(attempts: 1, next: window.upperBound - 1)) == nil)
+    for attempts in [0, -1, (1 << 53) + 1] {
+      let refused = try #require(Self.refusal(with(attempts: attempts, next: Self.t0)), "\(attempts)")
+      #expect(
+        refused.path == "phase" && refused.why.contains("sending with \(attempts) attempts"), "\(refused)")
+    }
+    for next in [window.lowerBound - 1, window.upperBound, Int64.max] {
+      let refused = try #require(Self.refusal(with(attempts: 2, next: next)), "\(next)")
+      #expect(
+        refused.path == "phase"
+          && refused.why.contains("sending.nextMilliseconds \(next) ms is outside 1900–2200"),
+        "\(refused)")
+    }
+  }
+
+  @Test("raisedBy is absent, person or silence; anything else is refused by name")
+  func raisedBy() throws {
+    var object = try Self.sendingObject()
+    #expect(object["raisedBy"] as? String == "person")
+    for good: Any? in ["person", "silence", nil] {
+      object["raisedBy"] = good
+      #expect(Self.refusal(object) == nil, "\(String(describing: good))")
+    }
+    for bad in ["", "Person", "timer"] {
+      object["raisedBy"] = bad
+      let refused = try #require(Self.refusal(object), "\(bad)")
+      #expect(refused.path == "raisedBy" && refused.why.contains("raisedBy '\(bad)'"), "\(refused)")
+    }
+  }
+
+  @Test("every state the lifecycle writes from clocks in the window restores to itself")
+  func writtenStatesRestore() throws {
+    let inputs: [IncidentInput] = [
+      .nothing, .alertNow, .sendResult(.networkFailure), .uploadSucceeded,
+      .sendResult(.http(status: 503, tokensHeld: false)),
+      .dismissed, .sendResult(.delivered),
+    ]
+    for (k, first) in inputs.enumerated() {
+      var s = IncidentState(verdictMilliseconds: Self.t0, account: "a")
+      var now = Self.t0
+      for input in [first] + inputs.dropFirst(k) {
+        now += 20_000
+        _ = s.check(now: now, input)
+        let back = try JSONDecoder().decode(IncidentState.self, from: try JSONEncoder().encode(s))
+        #expect(back == s)
+      }
+    }
+  }
+}
