@@ -13,7 +13,8 @@
 /// - An arrival is announced at once, unless the phone was doing 5 m/s or
 ///   more (its measured speed, else the agreed speed from its previous fix):
 ///   then it waits until a fix inside is slower, or a minute passes inside;
-///   a fix outside the radius before then is a drive-by (cancelled).
+///   a fix outside the radius before then is a drive-by (cancelled); a
+///   network estimate only when it is also beyond its exit distance.
 /// - While a fast arrival waits, departures elsewhere wait with it: if the
 ///   arrival goes out, they are dropped (only the arrival is announced); if
 ///   it is cancelled or fed only, each is decided by its own rule then.

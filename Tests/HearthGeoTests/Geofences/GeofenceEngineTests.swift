@@ -484,6 +484,50 @@ struct GeofenceEngineTests {
     }
   }
 
+  /// Review 2, F3: a 200 m network estimate 10 m outside the radius
+  /// cancelled a waiting fast arrival (`drovePast`) and ended the membership.
+  @Test(
+    "a network fix cancels a fast arrival only from more than twice its error beyond the radius; 100 m is sharp"
+  )
+  func aLooseNetworkFixDoesNotCancelAFastArrival() {
+    /// Arrives from the west at 12 m/s (inside at +20 s), then one fix
+    /// `meters` east of the centre at +30 s with `accuracy`, at rest.
+    func arrive(thenAt meters: Double, accuracy: Double) -> (W, [GeofenceEvent]) {
+      var w = W()
+      var events = w.feed([W.fix(300, 0, bearing: 270, speed: 12), W.fix(50, 20, bearing: 270, speed: 12)])
+      events += w.feed([W.fix(meters, 30, accuracy: accuracy, speed: 0)])
+      return (w, events)
+    }
+    func reasons(_ events: [GeofenceEvent]) -> [String] {
+      events.map { "\($0.outcome.rawValue) \($0.reasons.map(\.rawValue))" }
+    }
+    let waiting = "pending [\"fastArrivalWaiting\"]"
+    let drovePast = "cancelled [\"drovePast\"]"
+    let minutePassed = "announced [\"fastArrivalMinutePassed\"]"
+    // 10 m beyond the radius: a 100 m fix is sharp and out the far side…
+    var (sharp, events) = arrive(thenAt: 110, accuracy: 100)
+    #expect(reasons(events) == [waiting, drovePast])
+    #expect(sharp.state.placesInside(UserID(1)).isEmpty)
+    // …a 100.001 m fix is a network estimate: nothing changes (it is not
+    // inside either, so its 0 m/s does not confirm), and the minute passes
+    // with the person inside.
+    var (network, more) = arrive(thenAt: 110, accuracy: 100.001)
+    #expect(reasons(more) == [waiting])
+    #expect(network.state.placesInside(UserID(1)) == [1])
+    #expect(network.engine.advance(to: W.t0 + 79_999, state: &network.state).isEmpty)
+    #expect(reasons(network.engine.advance(to: W.t0 + 80_000, state: &network.state)) == [minutePassed])
+    // A 200 m estimate takes the person out only from more than 400 m
+    // beyond the radius: at 400 m minus a hair it waits, a hair beyond it cancels.
+    var (near, held) = arrive(thenAt: 499.99, accuracy: 200)
+    #expect(reasons(held) == [waiting])
+    #expect(near.state.placesInside(UserID(1)) == [1])
+    #expect(reasons(near.engine.advance(to: W.t0 + 80_000, state: &near.state)) == [minutePassed])
+    var (far, cancelled) = arrive(thenAt: 500.01, accuracy: 200)
+    #expect(reasons(cancelled) == [waiting, drovePast])
+    #expect(far.state.placesInside(UserID(1)).isEmpty)
+    #expect(far.engine.advance(to: W.t0 + 3_600_000, state: &far.state).isEmpty)
+  }
+
   /// Item 16: a drive-by with two inside fixes at 15 m/s announced the arrival.
   @Test("a drive-by with two inside fixes at 15 m/s announces nothing if it goes out within the minute")
   func aDriveByWithTwoInsideFixesAnnouncesNothing() {

@@ -57,7 +57,9 @@ struct GeofenceModel {
   mutating func process(_ fixes: [Fix], receivedAt received: Int64) {
     now = received
     for person in Set(fixes.map(\.user)).sorted() {
-      let own = fixes.filter { $0.user == person }.sorted { ($0.timeMilliseconds, $0.device) < ($1.timeMilliseconds, $1.device) }
+      let own = fixes.filter { $0.user == person }.sorted {
+        ($0.timeMilliseconds, $0.device) < ($1.timeMilliseconds, $1.device)
+      }
       late = received - (own.map(\.timeMilliseconds).max() ?? .min) > 15 * 60_000
       var p = people[person] ?? Person()
       for fix in own { apply(fix, person, &p) }
@@ -88,7 +90,9 @@ struct GeofenceModel {
     }
     if t > (p.lastFix?.timeMilliseconds ?? .min) { p.lastFix = fix }
     if fix.horizontalAccuracyMeters <= 100 && t > (p.lastSharp?.timeMilliseconds ?? .min) {
-      if let previous = p.lastSharp { p.odometer += GreatCircle.distanceMeters(from: previous.coordinate, to: fix.coordinate) }
+      if let previous = p.lastSharp {
+        p.odometer += GreatCircle.distanceMeters(from: previous.coordinate, to: fix.coordinate)
+      }
       p.lastSharp = fix
     }
     let margin = max(40, fix.horizontalAccuracyMeters > 100 ? 2 * fix.horizontalAccuracyMeters : 0)
@@ -114,10 +118,16 @@ struct GeofenceModel {
       } else if let arrival = m.arrival {
         // Out the far side is judged against the radius, not the band
         // (issue 28 item 5): beyond it, the fix is further out than the one inside.
+        // A network estimate (error over 100 m) counts as out only from more
+        // than twice its error beyond the radius (F3); nearer, it changes nothing.
+        let network = fix.horizontalAccuracyMeters > 100
+        let out = network ? d > place.radiusMeters + 2 * fix.horizontalAccuracyMeters : true
         if !inside {
-          m.arrival = nil
-          m.inside = false
-          emit(.arrival, .cancelled, [.drovePast], place, arrival.time, t, late: arrival.late, person)
+          if out {
+            m.arrival = nil
+            m.inside = false
+            emit(.arrival, .cancelled, [.drovePast], place, arrival.time, t, late: arrival.late, person)
+          }
         } else if let speed, speed < 5 {
           arrivals.append((place.id, arrival.time, .fastArrivalSlowed, arrival.late || late))
         }
@@ -136,7 +146,9 @@ struct GeofenceModel {
     }
     decide(arrivals, at: t, person, &p)
     for id in started where p.places[id]?.departure?.time == t {
-      emit(.departure, .pending, [.leftWaitingForConfirmation], place(id), t, t, late: p.places[id]!.departure!.late, person)
+      emit(
+        .departure, .pending, [.leftWaitingForConfirmation], place(id), t, t,
+        late: p.places[id]!.departure!.late, person)
     }
   }
 
@@ -152,7 +164,9 @@ struct GeofenceModel {
       }
       guard deadline <= time else { return }
       let arrivals = p.places.filter { $0.value.arrival.map { $0.time + 60_000 == deadline } ?? false }
-        .map { ($0.key, $0.value.arrival!.time, GeofenceReason.fastArrivalMinutePassed, $0.value.arrival!.late) }
+        .map {
+          ($0.key, $0.value.arrival!.time, GeofenceReason.fastArrivalMinutePassed, $0.value.arrival!.late)
+        }
         .sorted { $0.0 < $1.0 }
       decide(arrivals, at: deadline, person, &p)
     }
@@ -168,7 +182,9 @@ struct GeofenceModel {
     if !p.places.values.contains(where: { $0.arrival != nil }) {
       for (id, m) in p.places.sorted(by: { $0.key < $1.key }) {
         guard let d = m.departure else { continue }
-        if d.clearSeen { departures.append((id, d, .secondFixClear)) } else if d.time + 60_000 <= t {
+        if d.clearSeen {
+          departures.append((id, d, .secondFixClear))
+        } else if d.time + 60_000 <= t {
           departures.append((id, d, .minuteWithoutReturn))
         }
       }
@@ -182,7 +198,11 @@ struct GeofenceModel {
       p.places[id]?.lastLeft = mark.time
       var reasons = [reason]
       if !arrivals.isEmpty { reasons.append(.arrivedElsewhere) }
-      if id == smallestDeparture { p.lastDeparture = (id, mark) } else { reasons.append(.smallerPlaceAnnounced) }
+      if id == smallestDeparture {
+        p.lastDeparture = (id, mark)
+      } else {
+        reasons.append(.smallerPlaceAnnounced)
+      }
       if let q = p.places[id]?.quietUntil, mark.time < q { reasons.append(.placeQuiet) }
       decided(.departure, reasons, place(id), mark.time, t, nil, late: mark.late, person)
     }
@@ -200,11 +220,14 @@ struct GeofenceModel {
       var journey: Journey?
       if id == smallestArrival, let left = p.lastDeparture {
         journey = Journey(
-          fromPlace: left.place, departedMilliseconds: left.mark.time, distanceMeters: p.odometer - left.mark.odometer,
+          fromPlace: left.place, departedMilliseconds: left.mark.time,
+          distanceMeters: p.odometer - left.mark.odometer,
           durationMilliseconds: time - left.mark.time)
         p.lastDeparture = nil
       }
-      if decided(.arrival, reasons, place(id), time, t, journey, late: lateArrival, person) { anyAnnounced = true }
+      if decided(.arrival, reasons, place(id), time, t, journey, late: lateArrival, person) {
+        anyAnnounced = true
+      }
     }
     guard anyAnnounced else { return }
     let arrived = Set(arrivals.map(\.0))
@@ -249,7 +272,8 @@ struct GeofenceModel {
     }
     events.append(
       GeofenceEvent(
-        kind: kind, outcome: outcome, reasons: ReasonList(reasons), place: place.id, circle: place.circle, person: person,
+        kind: kind, outcome: outcome, reasons: ReasonList(reasons), place: place.id, circle: place.circle,
+        person: person,
         eventMilliseconds: time, decidedMilliseconds: at, journey: journey))
     return outcome
   }
