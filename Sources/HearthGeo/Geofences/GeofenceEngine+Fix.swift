@@ -46,7 +46,9 @@ extension GeofenceEngine {
     let accuracy = fix.horizontalAccuracyMeters
     guard accuracy <= rules.ignoreAccuracyAboveMeters else { return }  // also drops NaN
     let t = fix.timeMilliseconds
-    settle(upTo: t, &context)
+    // A later fix of the phone a minute or more after a wait began ends
+    // it (the phone's clock); the server's minute is settled per batch.
+    settle(upTo: t, on: .phone, &context)
     // The neighbour speed costs a distance: worked out only if a place asks.
     let previousFix = context.state.lastFix
     if t > (previousFix?.time ?? .min) { context.state.lastFix = TrackPoint(fix) }
@@ -95,7 +97,7 @@ extension GeofenceEngine {
         r, place, inside: inside, clear: clear, network: network, speed: speed, at: t, &crossings, &started,
         &context)
     }
-    announce(crossings, decidedAt: t, &context, departuresMayBeDue: context.departureMayBeDue)
+    announce(crossings, decidedAt: t, on: .phone, &context, departuresMayBeDue: context.departureMayBeDue)
     // Said after the arrivals of the same fix (an arrival confirmed and left
     // again reads in that order); a departure dropped by an arrival elsewhere
     // was already reported as such.
@@ -167,7 +169,8 @@ extension GeofenceEngine {
       guard inside else { return }
       record.inside = true
       if let speed = speed(), speed >= rules.fastArrivalMetersPerSecond {
-        record.pendingArrival = PendingArrival(milliseconds: t, late: context.late)
+        record.pendingArrival = PendingArrival(
+          milliseconds: t, late: context.late, receivedMilliseconds: context.now)
         emit(.arrival, .pending, [.fastArrivalWaiting], place, t, t, late: context.late, &context)
       } else {
         crossings.append(
@@ -208,7 +211,8 @@ extension GeofenceEngine {
       }
     } else if clear {
       record.pendingDeparture = DepartureMark(
-        place: place.id, milliseconds: t, odometerMeters: context.state.odometerMeters, late: context.late)
+        place: place.id, milliseconds: t, odometerMeters: context.state.odometerMeters, late: context.late,
+        receivedMilliseconds: context.now)
       started.append(r)
     }
   }
