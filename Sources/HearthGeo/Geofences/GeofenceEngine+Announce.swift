@@ -4,20 +4,22 @@
 extension GeofenceEngine {
   // MARK: Clock
 
-  /// Decides every waiting decision whose moment comes at or before `time`,
-  /// earliest first (equal deadlines together): fast arrivals whose minute
-  /// passed, and — once no fast arrival waits — departures whose minute
-  /// passed or whose second clear fix came while they were held back.
-  func settle(upTo time: Int64, _ context: inout Context) {
+  /// Decides every waiting decision whose moment on `clock` comes at or
+  /// before `time` (a fix's time on the phone's clock; a receipt or the
+  /// timer on the server's), earliest first (equal deadlines together):
+  /// fast arrivals whose minute passed, and — once no fast arrival waits —
+  /// departures whose minute passed or whose second clear fix came while
+  /// they were held back. Each is decided at its deadline on that clock.
+  func settle(upTo time: Int64, on clock: SettlingClock, _ context: inout Context) {
     var crossings: [Crossing] = []
     swap(&crossings, &context.deadlineCrossings)
     defer { swap(&crossings, &context.deadlineCrossings) }
-    while let deadline = context.state.nextDeadline(rules), deadline <= time {
+    while let deadline = context.state.nextDeadline(rules, on: clock), deadline <= time {
       crossings.empty()
       // Waiting decisions are on records in use; only those can change.
       for r in context.state.records.inUse {
         guard let a = context.state.records[r].pendingArrival,
-          a.milliseconds.saturatingAdd(rules.fastArrivalWaitMilliseconds) == deadline
+          a.start(on: clock).saturatingAdd(rules.fastArrivalWaitMilliseconds) == deadline
         else { continue }
         crossings.append(
           Crossing(
@@ -29,18 +31,20 @@ extension GeofenceEngine {
       // one, so the count of them falls with every deadline that decides
       // something; never spin on one that did not.
       let waiting = context.state.records.arrivalsWaiting + context.state.records.departuresWaiting
-      announce(crossings, decidedAt: deadline, &context)
+      announce(crossings, decidedAt: deadline, on: clock, &context)
       guard context.state.records.arrivalsWaiting + context.state.records.departuresWaiting < waiting else {
         return
       }
     }
   }
 
-  /// The departures due at `t`: each waiting departure whose second clear
-  /// fix came or whose minute has passed, unless a fast arrival still waits
-  /// (then they wait with it). The arrivals of the same moment are already
-  /// off the waiting list.
-  private func dueDepartures(at t: Int64, into due: inout [Crossing], _ context: Context) {
+  /// The departures due at `t` on `clock`: each waiting departure whose
+  /// second clear fix came or whose minute on that clock has passed, unless
+  /// a fast arrival still waits (then they wait with it). The arrivals of
+  /// the same moment are already off the waiting list.
+  private func dueDepartures(
+    at t: Int64, on clock: SettlingClock, into due: inout [Crossing], _ context: Context
+  ) {
     due.empty()
     guard !context.state.arrivalWaiting else { return }
     for r in context.state.records.inUse {
@@ -50,7 +54,7 @@ extension GeofenceEngine {
           Crossing(
             kind: .departure, recordIndex: r, eventMilliseconds: d.milliseconds, reason: .secondFixClear,
             late: d.late))
-      } else if d.milliseconds.saturatingAdd(rules.departureSettleMilliseconds) <= t {
+      } else if d.start(on: clock).saturatingAdd(rules.departureSettleMilliseconds) <= t {
         due.append(
           Crossing(
             kind: .departure, recordIndex: r, eventMilliseconds: d.milliseconds, reason: .minuteWithoutReturn,
@@ -62,10 +66,12 @@ extension GeofenceEngine {
   // MARK: Announcing
 
   /// Applies the announcing rules to the arrivals confirmed at one moment
-  /// and the departures due then (`departuresMayBeDue`: false when nothing
-  /// at this moment can have made one due, which saves the scan).
+  /// `t` on `clock` and the departures due then (`departuresMayBeDue`:
+  /// false when nothing at this moment can have made one due, which saves
+  /// the scan).
   func announce(
-    _ arrivals: [Crossing], decidedAt t: Int64, _ context: inout Context, departuresMayBeDue: Bool = true
+    _ arrivals: [Crossing], decidedAt t: Int64, on clock: SettlingClock, _ context: inout Context,
+    departuresMayBeDue: Bool = true
   ) {
     guard !arrivals.isEmpty || departuresMayBeDue else { return }
     // The arrivals of this moment stop waiting before departures are judged.
@@ -73,7 +79,7 @@ extension GeofenceEngine {
     var departures: [Crossing] = []
     swap(&departures, &context.dueDepartures)
     defer { swap(&departures, &context.dueDepartures) }
-    dueDepartures(at: t, into: &departures, context)
+    dueDepartures(at: t, on: clock, into: &departures, context)
     guard !arrivals.isEmpty || !departures.isEmpty else { return }
     let smallestDeparture = smallest(departures, context)
     let smallestArrival = smallest(arrivals, context)
@@ -111,7 +117,14 @@ extension GeofenceEngine {
     guard let place = place(of: context.state.records[r]) else { return }
     var reasons: ReasonList<GeofenceReason> = [departure.reason]
     if arrivedElsewhere { reasons.append(.arrivedElsewhere) }
-    if smallest { context.state.lastDeparture = mark } else { reasons.append(.smallerPlaceAnnounced) }
+    if smallest {
+      // What the next arrival's journey needs (its receipt is settling's only).
+      var left = mark
+      left.receivedMilliseconds = nil
+      context.state.lastDeparture = left
+    } else {
+      reasons.append(.smallerPlaceAnnounced)
+    }
     emitDecided(.departure, reasons, place, mark.milliseconds, t, r, nil, late: departure.late, &context)
   }
 

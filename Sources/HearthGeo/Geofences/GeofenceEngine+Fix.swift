@@ -46,7 +46,9 @@ extension GeofenceEngine {
     let accuracy = fix.horizontalAccuracyMeters
     guard accuracy <= rules.ignoreAccuracyAboveMeters else { return }  // also drops NaN
     let t = fix.timeMilliseconds
-    settle(upTo: t, &context)
+    // A later fix of the phone a minute or more after a wait began ends
+    // it (the phone's clock); the server's minute is settled per batch.
+    settle(upTo: t, on: .phone, &context)
     // The neighbour speed costs a distance: worked out only if a place asks.
     let previousFix = context.state.lastFix
     if t > (previousFix?.time ?? .min) { context.state.lastFix = TrackPoint(fix) }
@@ -91,9 +93,11 @@ extension GeofenceEngine {
       }
       let inside = index.isWithin(place.radiusMeters, of: p, fix.coordinate)
       let clear = !inside && !index.isWithin(place.radiusMeters + margin, of: p, fix.coordinate)
-      step(r, place, inside: inside, clear: clear, speed: speed, at: t, &crossings, &started, &context)
+      step(
+        r, place, inside: inside, clear: clear, network: network, speed: speed, at: t, &crossings, &started,
+        &context)
     }
-    announce(crossings, decidedAt: t, &context, departuresMayBeDue: context.departureMayBeDue)
+    announce(crossings, decidedAt: t, on: .phone, &context, departuresMayBeDue: context.departureMayBeDue)
     // Said after the arrivals of the same fix (an arrival confirmed and left
     // again reads in that order); a departure dropped by an arrival elsewhere
     // was already reported as such.
@@ -151,9 +155,12 @@ extension GeofenceEngine {
     candidates.removeLast(candidates.count - kept)
   }
 
-  /// The membership rules for one place and one fix.
+  /// The membership rules for one place and one fix: `inside` within the
+  /// radius; `clear` beyond the exit distance (the test of leaving, with
+  /// the accuracy gate: radius + max(40 m, 2 × error of a network fix));
+  /// `network` a fix looser than 100 m.
   private func step(
-    _ r: Int, _ place: Geofence, inside: Bool, clear: Bool, speed: () -> Double?, at t: Int64,
+    _ r: Int, _ place: Geofence, inside: Bool, clear: Bool, network: Bool, speed: () -> Double?, at t: Int64,
     _ crossings: inout [Crossing], _ started: inout [Int], _ context: inout Context
   ) {
     var record = context.state.records[r]
@@ -162,7 +169,8 @@ extension GeofenceEngine {
       guard inside else { return }
       record.inside = true
       if let speed = speed(), speed >= rules.fastArrivalMetersPerSecond {
-        record.pendingArrival = PendingArrival(milliseconds: t, late: context.late)
+        record.pendingArrival = PendingArrival(
+          milliseconds: t, late: context.late, receivedMilliseconds: context.now)
         emit(.arrival, .pending, [.fastArrivalWaiting], place, t, t, late: context.late, &context)
       } else {
         crossings.append(
@@ -172,13 +180,17 @@ extension GeofenceEngine {
       return
     }
     if let arrival = record.pendingArrival {
-      if !inside {
-        // Out again within the minute: driving past.
+      // Out again within the minute: driving past. Beyond the radius is
+      // enough for a sharp fix (the band only decides when a membership
+      // ends), but a network estimate takes nobody out unless it is clear
+      // of the place by its own test of leaving (twice its error): closer,
+      // it neither cancels the arrival nor ends the membership (F3).
+      if !inside && (clear || !network) {
         record.pendingArrival = nil
         record.inside = false
         context.departureMayBeDue = true
         emit(.arrival, .cancelled, [.drovePast], place, arrival.milliseconds, t, late: arrival.late, &context)
-      } else if let speed = speed(), speed < rules.fastArrivalMetersPerSecond {
+      } else if inside, let speed = speed(), speed < rules.fastArrivalMetersPerSecond {
         crossings.append(
           Crossing(
             kind: .arrival, recordIndex: r, eventMilliseconds: arrival.milliseconds,
@@ -199,7 +211,8 @@ extension GeofenceEngine {
       }
     } else if clear {
       record.pendingDeparture = DepartureMark(
-        place: place.id, milliseconds: t, odometerMeters: context.state.odometerMeters, late: context.late)
+        place: place.id, milliseconds: t, odometerMeters: context.state.odometerMeters, late: context.late,
+        receivedMilliseconds: context.now)
       started.append(r)
     }
   }

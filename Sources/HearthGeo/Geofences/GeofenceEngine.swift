@@ -9,11 +9,18 @@
 ///
 /// Settling (every choice is documented in the guide):
 /// - A departure waits for a second fix clear of the place, or a minute with
-///   no fix back inside; a fix back inside first cancels it.
+///   no fix back inside; a fix back inside first cancels it. The minute runs
+///   on two clocks and ends on the first to run out: the phone's (a later
+///   fix of the phone a minute or more after the one that left, on its own
+///   clock) and the server's (a minute after the server received the fix
+///   that left: a batch received then or later, or the timer). A phone's
+///   clock or its upload delay never shortens the server's minute.
 /// - An arrival is announced at once, unless the phone was doing 5 m/s or
 ///   more (its measured speed, else the agreed speed from its previous fix):
-///   then it waits until a fix inside is slower, or a minute passes inside;
-///   a fix outside the radius before then is a drive-by (cancelled).
+///   then it waits until a fix inside is slower, or a minute passes inside
+///   (on the same two clocks);
+///   a fix outside the radius before then is a drive-by (cancelled); a
+///   network estimate only when it is also beyond its exit distance.
 /// - While a fast arrival waits, departures elsewhere wait with it: if the
 ///   arrival goes out, they are dropped (only the arrival is announced); if
 ///   it is cancelled or fed only, each is decided by its own rule then.
@@ -26,13 +33,17 @@
 ///
 /// Every decision is a `GeofenceEvent` with its reasons, including pending
 /// and cancelled ones. Deadlines ("a minute") are inclusive: a fix exactly a
-/// minute after a departure finds it already confirmed.
+/// minute after a departure (on the phone's clock), or a batch received
+/// exactly a minute after the one that held it, finds it already confirmed.
 ///
 /// Streaming and batch are the same code: `process` takes any batch (one
 /// fix, a whole upload, a day) and `advance` moves the clock. Fixes not
 /// newer than a place's last evaluation are skipped for that place, so
-/// replaying a batch adds nothing; the events are the same however the fixes
-/// are split into timely batches and after the state is saved and restored.
+/// replaying a batch adds nothing; the events are the same however one
+/// receipt's fixes are split into batches, streaming each fix as it is taken
+/// gives what one batch of them gives, and saving and restoring the state
+/// changes nothing. (When fixes are received is part of the history: the
+/// server's minute starts at a receipt.)
 ///
 /// Complexity: O(candidates) per fix via `GeofenceIndex` (the places whose
 /// cell holds the fix plus those the person is in); no allocation per fix
@@ -179,8 +190,10 @@ public struct GeofenceEngine: Sendable {
   // MARK: Processing
 
   /// Applies a batch of fixes (any people, any order; sorted here by person
-  /// and time) received at `receivedAtMilliseconds`, then moves each
-  /// person's clock to that time. Returns every decision, per person in
+  /// and time) received at `receivedAtMilliseconds` (the server's clock,
+  /// ms). For each person in it, first decides what the server's minute
+  /// has decided by then (as `advance` would), then hears the fixes, then
+  /// moves their clock to that time. Returns every decision, per person in
   /// the order made.
   public func process(
     _ fixes: FixColumns, receivedAtMilliseconds now: Int64, state: inout GeofenceState
@@ -225,8 +238,13 @@ public struct GeofenceEngine: Sendable {
       }) {
         dropRecordsOfUnseenPlaces(&context, dropped: &state.droppedForRemovedPlaces)
       }
+      // The server's minute first: a wait whose minute since its receipt
+      // has run out by this receipt is decided before this batch's fixes
+      // are heard (whether or not the timer ran in between), then again
+      // after them (a departure held back by an arrival they ended).
+      settle(upTo: now, on: .server, &context)
       for k in start..<end { apply(fixes[at(k)], &context) }
-      settle(upTo: now, &context)
+      settle(upTo: now, on: .server, &context)
       evict(&context.state)
       updateWaiting(context.state, in: &state, waited: waited)
       swap(&context.state, &state.people.values[slot])
@@ -249,7 +267,9 @@ public struct GeofenceEngine: Sendable {
     let shorterWait = min(rules.fastArrivalWaitMilliseconds, rules.departureSettleMilliseconds)
     let (bound, overflow) = now.subtractingReportingOverflow(shorterWait)
     let candidates = state.waiting.due(atOrBefore: overflow ? (shorterWait > 0 ? .min : .max) : bound)
-    let due = candidates.filter { state.people[$0]?.nextDeadline(rules).map { $0 <= now } ?? true }
+    let due = candidates.filter {
+      state.people[$0]?.nextDeadline(rules, on: .server).map { $0 <= now } ?? true
+    }
     guard !due.isEmpty else { return [] }
     var context = Context(now: now, late: false, state: PersonGeofenceState(person: UserID(0)))
     for person in due {
@@ -260,7 +280,7 @@ public struct GeofenceEngine: Sendable {
       context.state = personState
       context.circles = lookup.circlesOfPerson[person]
       dropRecordsOfUnseenPlaces(&context, dropped: &state.droppedForRemovedPlaces)
-      settle(upTo: now, &context)
+      settle(upTo: now, on: .server, &context)
       store(&context.state, in: &state, waited: true)
     }
     return context.events

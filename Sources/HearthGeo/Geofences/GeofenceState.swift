@@ -86,16 +86,17 @@ struct PersonGeofenceState: Sendable, Hashable, Codable {
 
   var hasPending: Bool { records.waitingCount > 0 }
 
-  /// The earliest start of a pending fast arrival or departure, ms (nil:
-  /// nothing waits). Free of the rules, so a decoded state can index it;
-  /// ``nextDeadline(_:)`` is at least this plus the shorter wait.
+  /// The earliest start on the server's clock of a pending fast arrival or
+  /// departure, ms (nil: nothing waits). Free of the rules, so a decoded
+  /// state can index it; ``nextDeadline(_:on:)`` on the server's clock is
+  /// at least this plus the shorter wait.
   var earliestPendingMilliseconds: Int64? {
     guard hasPending else { return nil }
     var earliest: Int64?
     for r in records.inUse {
       let record = records[r]
-      if let a = record.pendingArrival { earliest = min(earliest ?? a.milliseconds, a.milliseconds) }
-      if let d = record.pendingDeparture { earliest = min(earliest ?? d.milliseconds, d.milliseconds) }
+      if let a = record.pendingArrival?.start(on: .server) { earliest = min(earliest ?? a, a) }
+      if let d = record.pendingDeparture?.start(on: .server) { earliest = min(earliest ?? d, d) }
     }
     return earliest
   }
@@ -103,10 +104,10 @@ struct PersonGeofenceState: Sendable, Hashable, Codable {
   /// Whether a fast arrival is waiting anywhere (it holds back departures).
   var arrivalWaiting: Bool { records.arrivalsWaiting > 0 }
 
-  /// The earliest moment a waiting decision falls due: a fast arrival's
-  /// minute, or (when no arrival waits) a departure's minute; nil when
-  /// nothing waits.
-  func nextDeadline(_ rules: GeofenceRules) -> Int64? {
+  /// The earliest moment on `clock` a waiting decision falls due: a fast
+  /// arrival's minute, or (when no arrival waits) a departure's minute;
+  /// nil when nothing waits.
+  func nextDeadline(_ rules: GeofenceRules, on clock: SettlingClock) -> Int64? {
     guard hasPending else { return nil }
     var arrival = Int64.max
     var departure = Int64.max
@@ -114,11 +115,11 @@ struct PersonGeofenceState: Sendable, Hashable, Codable {
     for r in records.inUse {
       let record = records[r]
       if let a = record.pendingArrival {
-        arrival = min(arrival, a.milliseconds.saturatingAdd(rules.fastArrivalWaitMilliseconds))
+        arrival = min(arrival, a.start(on: clock).saturatingAdd(rules.fastArrivalWaitMilliseconds))
         any = true
       }
       if let d = record.pendingDeparture {
-        departure = min(departure, d.milliseconds.saturatingAdd(rules.departureSettleMilliseconds))
+        departure = min(departure, d.start(on: clock).saturatingAdd(rules.departureSettleMilliseconds))
         any = true
       }
     }
@@ -137,7 +138,39 @@ struct FixPoint: Sendable, Hashable, Codable {
   }
 }
 
-struct DepartureMark: Sendable, Hashable, Codable {
+/// The two clocks a waiting decision's minute is counted on (SPEC §3
+/// settling; review 2 F2). The minute ends on whichever runs out first.
+enum SettlingClock {
+  /// The phone's own fix times: a later fix of the phone at least a minute
+  /// after the one that started the wait (and not back inside) ends it.
+  case phone
+  /// The server's clock (batch receipts and the timer, `advance`): a minute
+  /// after the server received the batch holding the fix that started the
+  /// wait, with no word back inside, ends it.
+  case server
+}
+
+/// A waiting decision: when it started on either clock.
+protocol SettlingMark {
+  /// The fix that started it, ms on the phone's clock.
+  var milliseconds: Int64 { get }
+  /// The receipt of that fix's batch, ms on the server's clock (nil: a
+  /// state saved before receipts were kept; the fix's time stands in, as
+  /// it did then).
+  var receivedMilliseconds: Int64? { get }
+}
+
+extension SettlingMark {
+  /// When the wait started on `clock`, ms.
+  func start(on clock: SettlingClock) -> Int64 {
+    switch clock {
+    case .phone: milliseconds
+    case .server: receivedMilliseconds ?? milliseconds
+    }
+  }
+}
+
+struct DepartureMark: Sendable, Hashable, Codable, SettlingMark {
   var place: PlaceID
   var milliseconds: Int64
   var odometerMeters: Double
@@ -146,6 +179,9 @@ struct DepartureMark: Sendable, Hashable, Codable {
   /// A second fix clear of the place came while a fast arrival elsewhere
   /// held the departure back: it is confirmed once that arrival is decided.
   var clearSeen = false
+  /// When the server received the fix that started the departure, ms
+  /// (coded only when known; a state saved without it reads as before).
+  var receivedMilliseconds: Int64?
 }
 
 /// One person's place records, ascending place id, with the positions of
@@ -276,8 +312,11 @@ struct PlaceRecord: Sendable, Hashable, Codable {
   var isIdle: Bool { !inside && pendingDeparture == nil && pendingArrival == nil }
 }
 
-struct PendingArrival: Sendable, Hashable, Codable {
+struct PendingArrival: Sendable, Hashable, Codable, SettlingMark {
   var milliseconds: Int64
   /// Started by a late upload: whatever it decides goes to the feed only.
   var late = false
+  /// When the server received the fix that started the wait, ms (coded
+  /// only when known; a state saved without it reads as before).
+  var receivedMilliseconds: Int64?
 }

@@ -484,6 +484,165 @@ struct GeofenceEngineTests {
     }
   }
 
+  /// Review 2, F2: the settling minute started at the fix's own time and was
+  /// checked against the server's receipt, so on a phone whose clock lags
+  /// 90 s every stray fix was announced as a departure and a return.
+  @Test(
+    "the server's minute runs from the departure's receipt: back inside received at 59.999 s cancels, at 60 s is too late; any phone clock"
+  )
+  func theDepartureMinuteRunsOnTheServersClock() {
+    for lag: Int64 in [0, 90_000] {
+      /// At home, then a fix 200 m out at +100 s (phone clock), each
+      /// received `lag` after it was taken (a phone clock `lag` behind).
+      func left() -> (W, received: Int64) {
+        var w = W()
+        w.feed([W.fix(0, 0)], receivedAt: W.t0 + lag)
+        let received = W.t0 + 100_000 + lag
+        let pending = w.feed([W.fix(200, 100)], receivedAt: received)
+        #expect(W.summary(pending) == ["departure pending 1"], "lag \(lag)")
+        return (w, received)
+      }
+      // Back inside 10 s later (phone clock), received 59.999 s after the departure: cancelled.
+      var (w, received) = left()
+      let back = w.feed([W.fix(10, 110)], receivedAt: received + 59_999)
+      #expect(W.summary(back) == ["departure cancelled 1"] && back[0].reasons == [.backInside], "lag \(lag)")
+      #expect(w.state.placesInside(UserID(1)) == [1], "lag \(lag)")
+      // Received 60 s after: the minute is over (inclusive) before the fix
+      // is heard: the departure, then the return (the one pair).
+      (w, received) = left()
+      let late = w.feed([W.fix(10, 110)], receivedAt: received + 60_000)
+      #expect(W.summary(late) == ["departure announced 1", "arrival announced 1"], "lag \(lag)")
+      #expect(late[0].reasons == [.minuteWithoutReturn] && late[0].decidedMilliseconds == received + 60_000)
+      #expect(late[1].reasons == [.entered, .returnedSoon], "lag \(lag)")
+      // The timer: the same edge.
+      (w, received) = left()
+      #expect(w.engine.advance(to: received + 59_999, state: &w.state).isEmpty, "lag \(lag)")
+      let timer = w.engine.advance(to: received + 60_000, state: &w.state)
+      #expect(W.summary(timer) == ["departure announced 1"] && timer[0].reasons == [.minuteWithoutReturn])
+      #expect(timer[0].decidedMilliseconds == received + 60_000, "lag \(lag)")
+    }
+  }
+
+  @Test(
+    "the phone's own fix a minute after the departure (its clock), not back inside, still ends the minute at once"
+  )
+  func thePhonesLaterFixEndsTheMinute() {
+    for (seconds, decided) in [(159.999, false), (160, true)] {
+      // The departure's upload reaches the server 30 s late; the next fix,
+      // in the band, 1 s after it is taken (well within the server's minute).
+      var w = W()
+      w.feed([W.fix(0, 0)])
+      #expect(W.summary(w.feed([W.fix(200, 100)], receivedAt: W.t0 + 130_000)) == ["departure pending 1"])
+      let next = w.feed([W.fix(120, seconds)], receivedAt: W.t0 + Int64(seconds * 1000) + 1_000)
+      if decided {
+        #expect(W.summary(next) == ["departure announced 1"] && next[0].reasons == [.minuteWithoutReturn])
+        #expect(next[0].decidedMilliseconds == W.t0 + 160_000)
+      } else {
+        #expect(next.isEmpty, "at \(seconds) s")
+      }
+    }
+    // Both in one upload received 90 s late: the same at the phone's +60 s.
+    var one = W()
+    one.feed([W.fix(0, 0)])
+    let events = one.feed([W.fix(200, 100), W.fix(120, 160)], receivedAt: W.t0 + 250_000)
+    #expect(W.summary(events) == ["departure pending 1", "departure announced 1"])
+    var short = W()
+    short.feed([W.fix(0, 0)])
+    #expect(
+      W.summary(short.feed([W.fix(200, 100), W.fix(120, 159.999)], receivedAt: W.t0 + 250_000)) == [
+        "departure pending 1"
+      ])
+  }
+
+  @Test("a drive-by is a drive-by whatever the phone's clock; a fast arrival's minute runs from its receipt")
+  func aFastArrivalsMinuteRunsOnTheServersClock() {
+    for lag: Int64 in [0, 90_000] {
+      func enter() -> W {
+        var w = W()
+        w.feed([W.fix(300, 0, bearing: 270, speed: 15)], receivedAt: W.t0 + lag)
+        let pending = w.feed([W.fix(50, 20, bearing: 270, speed: 15)], receivedAt: W.t0 + 20_000 + lag)
+        #expect(W.summary(pending) == ["arrival pending 1"], "lag \(lag)")
+        return w
+      }
+      var past = enter()
+      let out = past.feed([W.fix(150, 30, speed: 15)], receivedAt: W.t0 + 30_000 + lag)
+      #expect(W.summary(out) == ["arrival cancelled 1"] && out[0].reasons == [.drovePast], "lag \(lag)")
+      #expect(past.engine.advance(to: W.t0 + 3_600_000, state: &past.state).isEmpty, "lag \(lag)")
+      var stays = enter()
+      #expect(stays.engine.advance(to: W.t0 + 79_999 + lag, state: &stays.state).isEmpty, "lag \(lag)")
+      let minute = stays.engine.advance(to: W.t0 + 80_000 + lag, state: &stays.state)
+      #expect(
+        W.summary(minute) == ["arrival announced 1"] && minute[0].reasons == [.fastArrivalMinutePassed],
+        "lag \(lag)")
+      #expect(minute[0].decidedMilliseconds == W.t0 + 80_000 + lag, "lag \(lag)")
+    }
+  }
+
+  @Test("a state saved before receipts were kept reads as before: its minute runs from the fix's own time")
+  func aStateSavedWithoutReceiptsReadsAsBefore() throws {
+    var w = W()
+    w.feed([W.fix(0, 0)])
+    w.feed([W.fix(200, 100)], receivedAt: W.t0 + 130_000)
+    let saved = try JSONEncoder().encode(w.state)
+    let text = try #require(String(data: saved, encoding: .utf8))
+    #expect(text.contains("\"receivedMilliseconds\":1700000130000"))
+    let old = text.replacingOccurrences(of: ",\"receivedMilliseconds\":1700000130000", with: "")
+      .replacingOccurrences(of: "\"receivedMilliseconds\":1700000130000,", with: "")
+    #expect(!old.contains("receivedMilliseconds"))
+    var restored = try JSONDecoder().decode(GeofenceState.self, from: Data(old.utf8))
+    #expect(w.engine.advance(to: W.t0 + 159_999, state: &restored).isEmpty)
+    let done = w.engine.advance(to: W.t0 + 160_000, state: &restored)
+    #expect(W.summary(done) == ["departure announced 1"] && done[0].decidedMilliseconds == W.t0 + 160_000)
+    // The state as saved now: a minute from the receipt.
+    var current = try JSONDecoder().decode(GeofenceState.self, from: saved)
+    #expect(w.engine.advance(to: W.t0 + 189_999, state: &current).isEmpty)
+    #expect(W.summary(w.engine.advance(to: W.t0 + 190_000, state: &current)) == ["departure announced 1"])
+  }
+
+  /// Review 2, F3: a 200 m network estimate 10 m outside the radius
+  /// cancelled a waiting fast arrival (`drovePast`) and ended the membership.
+  @Test(
+    "a network fix cancels a fast arrival only from more than twice its error beyond the radius; 100 m is sharp"
+  )
+  func aLooseNetworkFixDoesNotCancelAFastArrival() {
+    /// Arrives from the west at 12 m/s (inside at +20 s), then one fix
+    /// `meters` east of the centre at +30 s with `accuracy`, at rest.
+    func arrive(thenAt meters: Double, accuracy: Double) -> (W, [GeofenceEvent]) {
+      var w = W()
+      var events = w.feed([W.fix(300, 0, bearing: 270, speed: 12), W.fix(50, 20, bearing: 270, speed: 12)])
+      events += w.feed([W.fix(meters, 30, accuracy: accuracy, speed: 0)])
+      return (w, events)
+    }
+    func reasons(_ events: [GeofenceEvent]) -> [String] {
+      events.map { "\($0.outcome.rawValue) \($0.reasons.map(\.rawValue))" }
+    }
+    let waiting = "pending [\"fastArrivalWaiting\"]"
+    let drovePast = "cancelled [\"drovePast\"]"
+    let minutePassed = "announced [\"fastArrivalMinutePassed\"]"
+    // 10 m beyond the radius: a 100 m fix is sharp and out the far side…
+    let (sharp, events) = arrive(thenAt: 110, accuracy: 100)
+    #expect(reasons(events) == [waiting, drovePast])
+    #expect(sharp.state.placesInside(UserID(1)).isEmpty)
+    // …a 100.001 m fix is a network estimate: nothing changes (it is not
+    // inside either, so its 0 m/s does not confirm), and the minute passes
+    // with the person inside.
+    var (network, more) = arrive(thenAt: 110, accuracy: 100.001)
+    #expect(reasons(more) == [waiting])
+    #expect(network.state.placesInside(UserID(1)) == [1])
+    #expect(network.engine.advance(to: W.t0 + 79_999, state: &network.state).isEmpty)
+    #expect(reasons(network.engine.advance(to: W.t0 + 80_000, state: &network.state)) == [minutePassed])
+    // A 200 m estimate takes the person out only from more than 400 m
+    // beyond the radius: at 400 m minus a hair it waits, a hair beyond it cancels.
+    var (near, held) = arrive(thenAt: 499.99, accuracy: 200)
+    #expect(reasons(held) == [waiting])
+    #expect(near.state.placesInside(UserID(1)) == [1])
+    #expect(reasons(near.engine.advance(to: W.t0 + 80_000, state: &near.state)) == [minutePassed])
+    var (far, cancelled) = arrive(thenAt: 500.01, accuracy: 200)
+    #expect(reasons(cancelled) == [waiting, drovePast])
+    #expect(far.state.placesInside(UserID(1)).isEmpty)
+    #expect(far.engine.advance(to: W.t0 + 3_600_000, state: &far.state).isEmpty)
+  }
+
   /// Item 16: a drive-by with two inside fixes at 15 m/s announced the arrival.
   @Test("a drive-by with two inside fixes at 15 m/s announces nothing if it goes out within the minute")
   func aDriveByWithTwoInsideFixesAnnouncesNothing() {

@@ -67,13 +67,14 @@ struct ServerPathRegressionTests {
     var state = IngestState()
     _ = both.ingest(
       FixColumns([W.fix(0, 0), W.fix(300, 100)]), receivedAtMilliseconds: Self.t0 + 101_000, state: &state)
-    let other = W.fix(5_000, 159.999, person: 2)
+    // The minute runs on the server's clock from the departure's receipt (review 2 F2).
+    let other = W.fix(5_000, 160.999, person: 2)
     #expect(
-      both.ingest(FixColumns([other]), receivedAtMilliseconds: Self.t0 + 159_999, state: &state)
+      both.ingest(FixColumns([other]), receivedAtMilliseconds: Self.t0 + 160_999, state: &state)
         .geofenceEvents
         .filter { $0.person == UserID(1) }.isEmpty)
     let later = both.ingest(
-      FixColumns([W.fix(5_000, 160, person: 2)]), receivedAtMilliseconds: Self.t0 + 160_000, state: &state)
+      FixColumns([W.fix(5_000, 161, person: 2)]), receivedAtMilliseconds: Self.t0 + 161_000, state: &state)
     let departure = later.geofenceEvents.filter { $0.person == UserID(1) }
     #expect(departure.map(\.outcome) == [.announced] && departure.first?.reasons == [.minuteWithoutReturn])
   }
@@ -148,11 +149,15 @@ struct ServerPathRegressionTests {
   func aLateUploadsWaitingDepartureIsFeedOnlyWhenDecidedByTheClock() {
     var w = W()
     w.feed([W.fix(0, 0)])
-    // Left at 100 s, uploaded 20 min later: the minute has passed by the
-    // receipt, so the clock decides it then, and it stays feed only.
-    let left = w.feed([W.fix(300, 100)], receivedAt: Self.t0 + 100_000 + 1_200_000)
-    #expect(W.summary(left) == ["departure pending 1", "departure feedOnly 1"])
-    #expect(left.last?.reasons == [.minuteWithoutReturn, .lateBatch])
+    // Left at 100 s, uploaded 20 min later: the server's minute runs from
+    // the receipt (review 2 F2), so the clock decides it a minute later,
+    // and it stays feed only.
+    let received = Self.t0 + 100_000 + 1_200_000
+    let left = w.feed([W.fix(300, 100)], receivedAt: received)
+    #expect(W.summary(left) == ["departure pending 1"])
+    let decided = w.engine.advance(to: received + 60_000, state: &w.state)
+    #expect(W.summary(decided) == ["departure feedOnly 1"])
+    #expect(decided.last?.reasons == [.minuteWithoutReturn, .lateBatch])
   }
 
   // MARK: Item 9

@@ -9,8 +9,11 @@ import Foundation
 /// (no waiting list), and nothing is evicted. Edits of places are not
 /// modelled (the regression tests hold them).
 struct GeofenceModel {
+  /// A waiting decision's minute runs on the phone's clock (from `time`,
+  /// the fix) and on the server's (from `received`, that fix's receipt).
   struct Mark {
     var time: Int64
+    var received: Int64
     var odometer: Double
     var late: Bool
     var clearSeen = false
@@ -19,7 +22,7 @@ struct GeofenceModel {
     var inside = false
     var watermark = Int64.min
     var departure: Mark?
-    var arrival: (time: Int64, late: Bool)?
+    var arrival: (time: Int64, received: Int64, late: Bool)?
     var lastLeft: Int64?
     var quietUntil: Int64?
     var idle: Bool { !inside && departure == nil && arrival == nil }
@@ -57,11 +60,16 @@ struct GeofenceModel {
   mutating func process(_ fixes: [Fix], receivedAt received: Int64) {
     now = received
     for person in Set(fixes.map(\.user)).sorted() {
-      let own = fixes.filter { $0.user == person }.sorted { ($0.timeMilliseconds, $0.device) < ($1.timeMilliseconds, $1.device) }
+      let own = fixes.filter { $0.user == person }.sorted {
+        ($0.timeMilliseconds, $0.device) < ($1.timeMilliseconds, $1.device)
+      }
       late = received - (own.map(\.timeMilliseconds).max() ?? .min) > 15 * 60_000
       var p = people[person] ?? Person()
+      // The server's minute is over for whatever it ran out on by this
+      // receipt, before the fixes are heard; then the fixes; then the clock again.
+      settle(upTo: received, server: true, person, &p)
       for fix in own { apply(fix, person, &p) }
-      settle(upTo: received, person, &p)
+      settle(upTo: received, server: true, person, &p)
       people[person] = p
     }
   }
@@ -71,7 +79,7 @@ struct GeofenceModel {
     late = false
     for person in people.keys.sorted() {
       var p = people[person]!
-      settle(upTo: time, person, &p)
+      settle(upTo: time, server: true, person, &p)
       people[person] = p
     }
   }
@@ -81,14 +89,16 @@ struct GeofenceModel {
   private mutating func apply(_ fix: Fix, _ person: UserID, _ p: inout Person) {
     guard fix.horizontalAccuracyMeters <= 250 else { return }
     let t = fix.timeMilliseconds
-    settle(upTo: t, person, &p)
+    settle(upTo: t, server: false, person, &p)
     var speed = fix.speedMetersPerSecond
     if speed == nil, let previous = p.lastFix, previous.timeMilliseconds < t {
       speed = SpeedModel.agreed(previous, fix)?.speed
     }
     if t > (p.lastFix?.timeMilliseconds ?? .min) { p.lastFix = fix }
     if fix.horizontalAccuracyMeters <= 100 && t > (p.lastSharp?.timeMilliseconds ?? .min) {
-      if let previous = p.lastSharp { p.odometer += GreatCircle.distanceMeters(from: previous.coordinate, to: fix.coordinate) }
+      if let previous = p.lastSharp {
+        p.odometer += GreatCircle.distanceMeters(from: previous.coordinate, to: fix.coordinate)
+      }
       p.lastSharp = fix
     }
     let margin = max(40, fix.horizontalAccuracyMeters > 100 ? 2 * fix.horizontalAccuracyMeters : 0)
@@ -105,7 +115,7 @@ struct GeofenceModel {
         if inside {
           m.inside = true
           if let speed, speed >= 5 {
-            m.arrival = (t, late)
+            m.arrival = (t, now, late)
             emit(.arrival, .pending, [.fastArrivalWaiting], place, t, t, late: late, person)
           } else {
             arrivals.append((place.id, t, .entered, late))
@@ -114,10 +124,16 @@ struct GeofenceModel {
       } else if let arrival = m.arrival {
         // Out the far side is judged against the radius, not the band
         // (issue 28 item 5): beyond it, the fix is further out than the one inside.
+        // A network estimate (error over 100 m) counts as out only from more
+        // than twice its error beyond the radius (F3); nearer, it changes nothing.
+        let network = fix.horizontalAccuracyMeters > 100
+        let out = network ? d > place.radiusMeters + 2 * fix.horizontalAccuracyMeters : true
         if !inside {
-          m.arrival = nil
-          m.inside = false
-          emit(.arrival, .cancelled, [.drovePast], place, arrival.time, t, late: arrival.late, person)
+          if out {
+            m.arrival = nil
+            m.inside = false
+            emit(.arrival, .cancelled, [.drovePast], place, arrival.time, t, late: arrival.late, person)
+          }
         } else if let speed, speed < 5 {
           arrivals.append((place.id, arrival.time, .fastArrivalSlowed, arrival.late || late))
         }
@@ -129,46 +145,58 @@ struct GeofenceModel {
           m.departure?.clearSeen = true
         }
       } else if clear {
-        m.departure = Mark(time: t, odometer: p.odometer, late: late)
+        m.departure = Mark(time: t, received: now, odometer: p.odometer, late: late)
         started.append(place.id)
       }
       p.places[place.id] = m
     }
-    decide(arrivals, at: t, person, &p)
+    decide(arrivals, at: t, server: false, person, &p)
     for id in started where p.places[id]?.departure?.time == t {
-      emit(.departure, .pending, [.leftWaitingForConfirmation], place(id), t, t, late: p.places[id]!.departure!.late, person)
+      emit(
+        .departure, .pending, [.leftWaitingForConfirmation], place(id), t, t,
+        late: p.places[id]!.departure!.late, person)
     }
   }
 
   // MARK: The clock
 
-  private mutating func settle(upTo time: Int64, _ person: UserID, _ p: inout Person) {
+  /// `time` on the server's clock (a receipt, the timer) or the phone's (a fix).
+  private mutating func settle(upTo time: Int64, server: Bool, _ person: UserID, _ p: inout Person) {
     while true {
       let arrivalWaiting = p.places.values.contains { $0.arrival != nil }
       var deadline = Int64.max
       for m in p.places.values {
-        if let a = m.arrival { deadline = min(deadline, a.time + 60_000) }
-        if !arrivalWaiting, let d = m.departure { deadline = min(deadline, d.time + 60_000) }
+        if let a = m.arrival { deadline = min(deadline, (server ? a.received : a.time) + 60_000) }
+        if !arrivalWaiting, let d = m.departure {
+          deadline = min(deadline, (server ? d.received : d.time) + 60_000)
+        }
       }
       guard deadline <= time else { return }
-      let arrivals = p.places.filter { $0.value.arrival.map { $0.time + 60_000 == deadline } ?? false }
-        .map { ($0.key, $0.value.arrival!.time, GeofenceReason.fastArrivalMinutePassed, $0.value.arrival!.late) }
-        .sorted { $0.0 < $1.0 }
-      decide(arrivals, at: deadline, person, &p)
+      let arrivals = p.places.filter {
+        $0.value.arrival.map { (server ? $0.received : $0.time) + 60_000 == deadline } ?? false
+      }
+      .map {
+        ($0.key, $0.value.arrival!.time, GeofenceReason.fastArrivalMinutePassed, $0.value.arrival!.late)
+      }
+      .sorted { $0.0 < $1.0 }
+      decide(arrivals, at: deadline, server: server, person, &p)
     }
   }
 
   // MARK: Announcing
 
   private mutating func decide(
-    _ arrivals: [(PlaceID, Int64, GeofenceReason, Bool)], at t: Int64, _ person: UserID, _ p: inout Person
+    _ arrivals: [(PlaceID, Int64, GeofenceReason, Bool)], at t: Int64, server: Bool, _ person: UserID,
+    _ p: inout Person
   ) {
     for (id, _, _, _) in arrivals { p.places[id]?.arrival = nil }
     var departures: [(PlaceID, Mark, GeofenceReason)] = []
     if !p.places.values.contains(where: { $0.arrival != nil }) {
       for (id, m) in p.places.sorted(by: { $0.key < $1.key }) {
         guard let d = m.departure else { continue }
-        if d.clearSeen { departures.append((id, d, .secondFixClear)) } else if d.time + 60_000 <= t {
+        if d.clearSeen {
+          departures.append((id, d, .secondFixClear))
+        } else if (server ? d.received : d.time) + 60_000 <= t {
           departures.append((id, d, .minuteWithoutReturn))
         }
       }
@@ -182,7 +210,11 @@ struct GeofenceModel {
       p.places[id]?.lastLeft = mark.time
       var reasons = [reason]
       if !arrivals.isEmpty { reasons.append(.arrivedElsewhere) }
-      if id == smallestDeparture { p.lastDeparture = (id, mark) } else { reasons.append(.smallerPlaceAnnounced) }
+      if id == smallestDeparture {
+        p.lastDeparture = (id, mark)
+      } else {
+        reasons.append(.smallerPlaceAnnounced)
+      }
       if let q = p.places[id]?.quietUntil, mark.time < q { reasons.append(.placeQuiet) }
       decided(.departure, reasons, place(id), mark.time, t, nil, late: mark.late, person)
     }
@@ -200,11 +232,14 @@ struct GeofenceModel {
       var journey: Journey?
       if id == smallestArrival, let left = p.lastDeparture {
         journey = Journey(
-          fromPlace: left.place, departedMilliseconds: left.mark.time, distanceMeters: p.odometer - left.mark.odometer,
+          fromPlace: left.place, departedMilliseconds: left.mark.time,
+          distanceMeters: p.odometer - left.mark.odometer,
           durationMilliseconds: time - left.mark.time)
         p.lastDeparture = nil
       }
-      if decided(.arrival, reasons, place(id), time, t, journey, late: lateArrival, person) { anyAnnounced = true }
+      if decided(.arrival, reasons, place(id), time, t, journey, late: lateArrival, person) {
+        anyAnnounced = true
+      }
     }
     guard anyAnnounced else { return }
     let arrived = Set(arrivals.map(\.0))
@@ -249,7 +284,8 @@ struct GeofenceModel {
     }
     events.append(
       GeofenceEvent(
-        kind: kind, outcome: outcome, reasons: ReasonList(reasons), place: place.id, circle: place.circle, person: person,
+        kind: kind, outcome: outcome, reasons: ReasonList(reasons), place: place.id, circle: place.circle,
+        person: person,
         eventMilliseconds: time, decidedMilliseconds: at, journey: journey))
     return outcome
   }
