@@ -735,6 +735,7 @@ public struct TripSegmenter: Sendable {
   func withoutStrayFixes(_ segment: [Fix]) -> [Fix] {
     guard segment.count >= 3 else { return segment }
     func stray(_ before: Fix, _ middle: Fix, _ after: Fix) -> Bool {
+      guard middle.speedMetersPerSecond == nil else { return false }  // a reading of its own
       func fast(_ a: Fix, _ b: Fix) -> Bool {
         let seconds = Double(b.timeMilliseconds.saturatingSubtract(a.timeMilliseconds)) / 1000
         return GreatCircle.distanceMeters(from: a.coordinate, to: b.coordinate)
