@@ -659,7 +659,11 @@ typedef struct hearth_incident_action {
   int64_t time_ms;
 } hearth_incident_action;
 
-/** An incident opened by a verdict at verdict_ms for `account` (UTF-8). */
+/**
+ * An incident opened by a verdict at verdict_ms for `account` (UTF-8). A
+ * verdict_ms outside 1900–2200 is HEARTH_ERROR_ARGUMENT (not a clock: its
+ * saved state would be refused by hearth_incident_restore).
+ */
 int32_t hearth_incident_create(int64_t verdict_ms, const char *account, hearth_incident **out);
 
 /** Moves the incident with the wall clock and an input; writes what to do. Pure in its state. */
@@ -670,7 +674,12 @@ int32_t hearth_incident_check(
 /** The incident's state as bytes (JSON), to survive a process kill. */
 int32_t hearth_incident_save(const hearth_incident *incident, hearth_bytes **out);
 
-/** An incident from saved bytes; bad bytes are HEARTH_ERROR_BAD_INPUT, never a crash. */
+/**
+ * An incident from saved bytes; bad bytes are HEARTH_ERROR_BAD_INPUT, never a
+ * crash. The bytes carry formatVersion 1 (bytes without one, saved before
+ * versions were written, read as 1); another version, or a value the
+ * lifecycle never writes, is refused naming the field.
+ */
 int32_t hearth_incident_restore(const uint8_t *state, int64_t size, hearth_incident **out);
 
 /* ------------------------------------------------------------------------ */

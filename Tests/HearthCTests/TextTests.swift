@@ -4,17 +4,6 @@ import Testing
 
 @testable import HearthC
 
-/// `bytes` NUL-terminated, as a C caller hands them.
-private func cString(_ bytes: [UInt8]) -> [CChar] { bytes.map { CChar(bitPattern: $0) } + [0] }
-
-/// What `hearth_last_error` says of `handle`.
-private func lastError(_ handle: OpaquePointer?) -> String {
-  guard let text = hearth_last_error(UnsafeRawPointer(handle)) else { return "" }
-  return String(cString: text)
-}
-
-private func release(_ handle: OpaquePointer?) { hearth_release(UnsafeMutableRawPointer(handle)) }
-
 @Suite("Text through the C ABI: strict UTF-8, never repaired")
 struct TextTests {
   // MARK: The decoder

@@ -134,6 +134,10 @@ def test_the_incident_lifecycle_asks_raises_and_survives_a_restart():
     assert hearth.Incident(0, "me").check(10, "signedIn", account="other") == {"action": "finished", "end": "otherAccount"}
     with pytest.raises(hearth.BadInputError, match="not a saved incident"):
         hearth.Incident.restore(b"\x00garbage")
+    # A verdict outside 1900–2200 is not a clock: refused before an incident exists.
+    with pytest.raises(ValueError, match="verdict_ms: 7258118400000 ms is outside 1900–2200"):
+        hearth.Incident(7_258_118_400_000, "me")
+    assert hearth.Incident(7_258_118_399_999, "me").check(7_258_118_399_999)["action"] == "ask"
 
 
 def test_a_saved_incident_carries_format_version_1_and_one_saved_without_a_version_still_restores():

@@ -16,6 +16,9 @@ final class IncidentHandle: Handle {
     guard let account = try string(account, "account") else {
       return FailedHandle.with(HEARTH_ERROR_ARGUMENT, "account is NULL")
     }
+    if let why = IncidentState.verdictProblem(verdict_ms) {
+      return FailedHandle.with(HEARTH_ERROR_ARGUMENT, "verdict_ms: \(why)")
+    }
     return (IncidentHandle(IncidentState(verdictMilliseconds: verdict_ms, account: account)), HEARTH_OK)
   }
 }

@@ -122,6 +122,15 @@ public struct IncidentState: Sendable, Hashable, Codable {
   /// 2200-01-01 (the span the ingest path accepts fix times in).
   public static let timeWindowMilliseconds: Range<Int64> = -2_208_988_800_000..<7_258_118_400_000
 
+  /// Why `verdictMilliseconds` cannot start an incident, or nil: outside
+  /// ``timeWindowMilliseconds`` it is not a clock (an incident made from one
+  /// would save, and its saved state be refused). The doors refuse such a
+  /// verdict before an incident exists. O(1).
+  public static func verdictProblem(_ verdictMilliseconds: Int64) -> String? {
+    timeWindowMilliseconds.contains(verdictMilliseconds)
+      ? nil : "\(verdictMilliseconds) ms is outside 1900–2200: not a clock"
+  }
+
   /// The values ``check(now:_:rules:)`` writes into `raisedBy`.
   static let raisers: Set<String> = ["person", "silence"]
 

@@ -1,0 +1,31 @@
+import CHearth
+import Testing
+
+@Suite("The incident door checks the verdict time as a saved state is checked")
+struct IncidentDoorTests {
+  /// An incident made from a verdict outside 1900–2200 saved, and its saved
+  /// state was refused on restore (the state's own check); the door now
+  /// refuses it before an incident exists.
+  @Test(
+    "a verdict in 1900–2200 starts an incident; one millisecond outside, or Int64's ends, is refused by name")
+  func verdictWindow() {
+    let first: Int64 = -2_208_988_800_000  // 1900-01-01
+    let end: Int64 = 7_258_118_400_000  // 2200-01-01, excluded
+    for verdict in [first, end - 1, 1_700_000_000_000] {
+      var incident: OpaquePointer?
+      #expect(hearth_incident_create(verdict, "ada", &incident) == HEARTH_OK)
+      // What it makes, it restores.
+      var saved: OpaquePointer?
+      #expect(hearth_incident_save(incident, &saved) == HEARTH_OK)
+      var back: OpaquePointer?
+      #expect(hearth_incident_restore(hearth_bytes_data(saved), hearth_bytes_size(saved), &back) == HEARTH_OK)
+      for handle in [incident, saved, back] { release(handle) }
+    }
+    for verdict in [first - 1, end, .min, .max] {
+      var incident: OpaquePointer?
+      #expect(hearth_incident_create(verdict, "ada", &incident) == HEARTH_ERROR_ARGUMENT)
+      #expect(lastError(incident) == "verdict_ms: \(verdict) ms is outside 1900–2200: not a clock")
+      release(incident)
+    }
+  }
+}
