@@ -118,9 +118,10 @@ public struct SuddenStopState: Sendable, Hashable, Codable {
   }
   struct PersonState: Sendable, Hashable, Codable {
     var last: TrackPoint?
-    /// The fix before `last` when the pair between them cruised (otherwise
-    /// an older one, never read; nil in states saved before it was kept):
-    /// says whether `last` was a stray fix, out and back.
+    /// The fix before `last` when the pair between them cruised and the
+    /// phone was not cruising into it (otherwise nil, or an older one, never
+    /// read; nil in states saved before it was kept): says whether `last`
+    /// was a stray fix, out and back.
     var beforeLast: TrackPoint?
     /// Agreed speed into `last`.
     var lastAgreed: Double?
@@ -317,13 +318,18 @@ public struct SuddenStopEngine: Sendable {
           &s,
           &events)
         {
+          // Nor was it ever the last cruising fix.
           agreed = nil
+          s.lastCruise = nil
+          s.liveSinceCruise = false
         }
       }
       if let a = agreed, !a.loose, a.metersPerSecond >= rules.cruisingMetersPerSecond {
         // Only a fix with a cruising reading into it can be asked whether it
-        // was stray, so only then is the fix before it kept.
-        s.beforeLast = last
+        // was stray, so only then is the fix before it kept — and only when
+        // the phone was not already cruising into that one: a car that
+        // drove in, turned back and stopped is no parked phone's outlier.
+        s.beforeLast = (s.lastAgreed ?? 0) >= rules.cruisingMetersPerSecond ? nil : last
         s.lastCruise = point
         s.lastCruiseSpeed = a.metersPerSecond
         s.liveSinceCruise = true

@@ -734,24 +734,28 @@ public struct TripSegmenter: Sendable {
   ///   without costs up to three distances; a copy only when one is found.
   func withoutStrayFixes(_ segment: [Fix]) -> [Fix] {
     guard segment.count >= 3 else { return segment }
-    func stray(_ before: Fix, _ middle: Fix, _ after: Fix) -> Bool {
+    func fast(_ a: Fix, _ b: Fix) -> Bool {
+      let seconds = Double(b.timeMilliseconds.saturatingSubtract(a.timeMilliseconds)) / 1000
+      return GreatCircle.distanceMeters(from: a.coordinate, to: b.coordinate)
+        >= rules.strayFixMetersPerSecond * seconds
+    }
+    /// `middle` between `before` and `after` (`earlier` the fix kept before
+    /// `before`, if any): a phone already driving into `before` that turned
+    /// back is no parked phone's outlier.
+    func stray(_ earlier: Fix?, _ before: Fix, _ middle: Fix, _ after: Fix) -> Bool {
       guard middle.speedMetersPerSecond == nil else { return false }  // a reading of its own
-      func fast(_ a: Fix, _ b: Fix) -> Bool {
-        let seconds = Double(b.timeMilliseconds.saturatingSubtract(a.timeMilliseconds)) / 1000
-        return GreatCircle.distanceMeters(from: a.coordinate, to: b.coordinate)
-          >= rules.strayFixMetersPerSecond * seconds
-      }
       return AgreedSpeed.isOutAndBack(TrackPoint(before), TrackPoint(middle), TrackPoint(after))
-        && fast(before, middle) && fast(middle, after)
+        && fast(before, middle) && fast(middle, after) && !(earlier.map { fast($0, before) } ?? false)
     }
     guard
       let first = (1..<segment.count - 1).first(where: {
-        stray(segment[$0 - 1], segment[$0], segment[$0 + 1])
+        stray($0 >= 2 ? segment[$0 - 2] : nil, segment[$0 - 1], segment[$0], segment[$0 + 1])
       })
     else { return segment }
     var kept = Array(segment[..<first])
     for i in first + 1..<segment.count {
-      if i < segment.count - 1, stray(kept[kept.count - 1], segment[i], segment[i + 1]) { continue }
+      let earlier = kept.count >= 2 ? kept[kept.count - 2] : nil
+      if i < segment.count - 1, stray(earlier, kept[kept.count - 1], segment[i], segment[i + 1]) { continue }
       kept.append(segment[i])
     }
     return kept

@@ -352,11 +352,14 @@ struct SuddenStopModel {
     let i = track.count - 1
     // The cruising reading into each fix: the agreed pair into it, not loose;
     // none when the fix before it was a stray one (out and back, after a
-    // cruising reading into it), whose pairs say nothing.
+    // cruising reading into it, the phone not cruising into the fix before
+    // that: a car that drove in, turned back and stopped is no outlier),
+    // whose pairs say nothing; nor is anything before a stray fix a cruise.
     let stray =
-      i >= 2 && (p.readings[i - 1] ?? 0) >= Self.cruising
+      i >= 2 && (p.readings[i - 1] ?? 0) >= Self.cruising && (p.readings[i - 2] ?? 0) < Self.cruising
       && SpeedModel.outAndBack(track[i - 2], track[i - 1], fix)
     p.readings.append(stray ? nil : Self.into(track, i))
+    if stray { p.readings = p.readings.map { _ in nil } }
     guard i >= 1 else { return }
     let previous = track[i - 1]
     let stopped = fix.speedMetersPerSecond.map { $0 <= 1 } ?? true

@@ -256,7 +256,11 @@ struct TripModel {
             GreatCircle.distanceMeters(from: a.coordinate, to: b.coordinate)
               >= 35 / 3.6 * Double(b.timeMilliseconds - a.timeMilliseconds) / 1000
           }
-          if SpeedModel.outAndBack(before, middle, after) && fast(before, middle) && fast(middle, after) {
+          // (Not when the phone was already driving into `before`: a turn back.)
+          let driving = points.count >= 2 && fast(points[points.count - 2], before)
+          if SpeedModel.outAndBack(before, middle, after) && fast(before, middle) && fast(middle, after)
+            && !driving
+          {
             continue
           }
         }

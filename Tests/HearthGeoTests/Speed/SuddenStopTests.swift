@@ -577,6 +577,25 @@ struct SuddenStopTests {
     drive.append(stop)
     drive += (1...6).map { W.fix(2, 210 + Double($0) * 60, accuracy: 8, speed: 0, from: stop.coordinate) }
     #expect(run(drive, advanceBy: 300_000).contains { $0.outcome == .raised })
+    // A car that was cruising into the fix before is no parked phone: it
+    // turned back (a roundabout at the end of the road) and crashed where it
+    // was a fix ago, without measured speeds: raised.
+    var uturn = (0...20).map { W.fix(Double($0) * 150, Double($0) * 10, accuracy: 8, speed: nil) }
+    uturn.append(W.fix(3000 + 150, 210, accuracy: 8, speed: nil))  // out to the roundabout
+    let crash = W.fix(3010, 220, accuracy: 8, speed: nil)  // back, 10 m from where it was
+    uturn.append(crash)
+    uturn += (1...6).map { W.fix(2, 220 + Double($0) * 60, accuracy: 8, speed: nil, from: crash.coordinate) }
+    #expect(run(uturn, advanceBy: 300_000).contains { $0.outcome == .raised })
+    // The first fix after a crash off the road (an outlier 200 m out), every
+    // later one at the crash site: still raised.
+    var outlier = (0...20).map { W.fix(Double($0) * 150, Double($0) * 10, accuracy: 8, speed: nil) }
+    let site = W.fix(3040, 210, accuracy: 8, speed: nil)
+    outlier.append(W.fix(200, 220, bearing: 0, accuracy: 8, speed: nil, from: site.coordinate))
+    outlier += (0...6).map { W.fix(2, 230 + Double($0) * 60, accuracy: 8, speed: nil, from: site.coordinate) }
+    #expect(run(outlier, advanceBy: 300_000).contains { $0.outcome == .raised })
+    // At Live cadence a parked phone's stray fix is no last cruising fix either.
+    let live = (0...600).map { k in W.fix(k == 300 ? 300 : 0, Double(k), accuracy: 8, speed: nil) }
+    #expect(!run(live, advanceBy: 300_000).contains { $0.outcome == .raised })
   }
 
   /// Issue 15 item 19: the Live test only had a car that stopped in one fix.

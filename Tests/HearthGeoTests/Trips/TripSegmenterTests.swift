@@ -87,6 +87,17 @@ struct TripSegmenterTests {
     }
     let trips = run(drive).filter(\.isTrip)
     #expect(trips.count == 1 && abs((trips.first?.summary.pathMeters ?? 0) - 3000) < 1)
+    // A car already driving into the fix before turns back: its turning
+    // point stays (a U-turn, not a parked phone's outlier).
+    var uturn = (0...20).map { W.fix(Double($0) * 150, 600 + Double($0) * 10, accuracy: 8, speed: nil) }
+    uturn.append(W.fix(3150, 810, accuracy: 8, speed: nil))
+    uturn.append(W.fix(3010, 820, accuracy: 8, speed: nil))
+    uturn += Self.stay(at: 3010, from: 880, to: 1600).map {
+      var f = $0
+      f.speedMetersPerSecond = nil
+      return f
+    }
+    #expect(run(uturn).contains { $0.fixes.contains { $0.timeMilliseconds == W.t0 + 810_000 } })
   }
 
   @Test(
