@@ -94,19 +94,6 @@ import _HearthTestSupport
     return []
   }
 
-  static func replacing(_ value: Any, at path: ArraySlice<Any>, with new: Any) -> Any {
-    guard let key = path.first else { return new }
-    if var d = value as? [String: Any], let k = key as? String, let inner = d[k] {
-      d[k] = replacing(inner, at: path.dropFirst(), with: new)
-      return d
-    }
-    if var a = value as? [Any], let i = key as? Int, a.indices.contains(i) {
-      a[i] = replacing(a[i], at: path.dropFirst(), with: new)
-      return a
-    }
-    return value
-  }
-
   @Test("single-value edits of a saved state: refused with a path, or computed with without a trap")
   func handEdits() throws {
     let extremes: [Any] = [Int64.min, Int64.max, -1, 0, 1e308, -1e308, Int64.min + 1]
@@ -120,7 +107,7 @@ import _HearthTestSupport
       for _ in 0..<min(leaves.count, 60) {
         let path = leaves[random.int(0, leaves.count - 1)]
         let value = extremes[random.int(0, extremes.count - 1)]
-        let edited = Self.replacing(tree, at: path[...], with: value)
+        let edited = JSONTree.replacing(tree, at: path[...], with: value)
         guard let data = try? JSONSerialization.data(withJSONObject: edited),
           var restored = try? Self.decoder.decode(IngestState.self, from: data),
           restored.problems(under: pipeline).isEmpty

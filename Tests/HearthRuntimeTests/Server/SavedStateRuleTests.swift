@@ -61,19 +61,6 @@ struct SavedStateRuleTests {
     return nil
   }
 
-  static func replacing(_ value: Any, at path: ArraySlice<Any>, with new: Any) -> Any {
-    guard let key = path.first else { return new }
-    if var d = value as? [String: Any], let k = key as? String, let inner = d[k] {
-      d[k] = replacing(inner, at: path.dropFirst(), with: new)
-      return d
-    }
-    if var a = value as? [Any], let i = key as? Int, a.indices.contains(i) {
-      a[i] = replacing(a[i], at: path.dropFirst(), with: new)
-      return a
-    }
-    return value
-  }
-
   /// The audit's spelling of a path: `a.b[1].c`.
   static func spelled(_ path: [Any]) -> String {
     path.map { ($0 as? Int).map { "[\($0)]" } ?? ".\($0)" }.joined().drop { $0 == "." }.description
@@ -91,7 +78,7 @@ struct SavedStateRuleTests {
   /// What restoring `tree` with `value` (JSON text) at `path` says: nil when accepted.
   static func restore(_ tree: Any, _ path: [Any], _ value: String) throws -> String? {
     let new = try JSONSerialization.jsonObject(with: Data(value.utf8), options: .fragmentsAllowed)
-    let edited = replacing(tree, at: path[...], with: new)
+    let edited = JSONTree.replacing(tree, at: path[...], with: new)
     let bytes = try JSONSerialization.data(withJSONObject: edited)
     var session = IngestSession(pipeline: setting.0, places: setting.1)
     let before = session.state
