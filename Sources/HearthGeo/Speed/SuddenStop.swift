@@ -391,9 +391,12 @@ public struct SuddenStopEngine: Sendable {
   /// after a long gap, or standing at it. Returns true when the pending stop
   /// was a *provisional* one — a stop fix without a measured speed that
   /// nothing has confirmed — and `point` lies beyond both fixes' accuracy
-  /// plus ``SuddenStopRules/movedMeters`` from it: the car was still going
-  /// there (a rough fix while cruising), so the stop is withdrawn
-  /// (`movedWithinFiveMinutes`) and `point` may be the stop after the cruise.
+  /// plus ``SuddenStopRules/movedMeters`` from it (the car was still going
+  /// there: a rough fix while cruising), or away from it (beyond
+  /// `movedMeters` + its own accuracy) as a sharper fix with a measured
+  /// speed (a better sighting of where the car is than the rough stop fix):
+  /// the stop is withdrawn (`movedWithinFiveMinutes`) and `point` may be
+  /// the stop after the cruise.
   /// Kept out of `step` (it runs only
   /// while a stop waits), which keeps `step` inlined in the per-fix loop:
   /// written inside it, issue 28's confirmation grew `step` past what the
@@ -411,7 +414,9 @@ public struct SuddenStopEngine: Sendable {
     // Not a position the provisional stop's own accuracy could explain (an
     // unknown accuracy explains anything: never left).
     let leftProvisional =
-      candidate.stop.speed == nil && !candidate.confirmed && distance > disc + candidate.stop.accuracy
+      candidate.stop.speed == nil && !candidate.confirmed
+      && (distance > disc + candidate.stop.accuracy
+        || (away && point.speed != nil && point.accuracy < candidate.stop.accuracy))
     // Moved: a fix faster than "stopped", or two fixes in a row away from
     // the stop. One far fix that claims to stand still is an outlier,
     // unless it is one that would drop the incident once raised (sharp

@@ -321,9 +321,13 @@ struct SuddenStopModel {
     if var c = p.candidate {
       let distance = GreatCircle.distanceMeters(from: c.stop.coordinate, to: fix.coordinate)
       let away = distance > 50 + fix.horizontalAccuracyMeters
+      // …or a sharper fix with a measured speed, away from it: a better
+      // sighting of where the car is than the rough stop fix.
       leftProvisional =
         c.stop.speedMetersPerSecond == nil && !c.confirmed
-        && distance > 50 + fix.horizontalAccuracyMeters + c.stop.horizontalAccuracyMeters
+        && (distance > 50 + fix.horizontalAccuracyMeters + c.stop.horizontalAccuracyMeters
+          || (away && fix.speedMetersPerSecond != nil
+            && fix.horizontalAccuracyMeters < c.stop.horizontalAccuracyMeters))
       if fix.horizontalAccuracyMeters <= 250 && distance > 300 {
         event(person, .rejected, [.movedWithinFiveMinutes, .droveOn], c, t)
         p.candidate = nil

@@ -503,10 +503,13 @@ struct SuddenStopTests {
     /// a rough fix without a speed `roughMeters` on at 210 s, then the stop
     /// (8 m, a measured 0) `stopMeters` beyond it at `stopSeconds`, standing
     /// there a minute apart for five minutes.
-    func drive(roughMeters: Double = 150, stopMeters: Double, stopSeconds: Double = 220) -> [Fix] {
+    func drive(
+      roughMeters: Double = 150, stopMeters: Double, stopSeconds: Double = 220, stopSpeed: Double? = 0,
+      roughAccuracy: Double = 80
+    ) -> [Fix] {
       var fixes = (0...20).map { W.fix(Double($0) * 150, Double($0) * 10, accuracy: 8, speed: 15) }
-      fixes.append(W.fix(3000 + roughMeters, 210, accuracy: 80, speed: nil))
-      let stop = W.fix(3000 + roughMeters + stopMeters, stopSeconds, accuracy: 8, speed: 0)
+      fixes.append(W.fix(3000 + roughMeters, 210, accuracy: roughAccuracy, speed: nil))
+      let stop = W.fix(3000 + roughMeters + stopMeters, stopSeconds, accuracy: 8, speed: stopSpeed)
       fixes.append(stop)
       fixes += (1...5).map {
         W.fix(2, stopSeconds + Double($0) * 60, accuracy: 8, speed: 0, from: stop.coordinate)
@@ -526,10 +529,20 @@ struct SuddenStopTests {
     #expect(events.last?.stopMilliseconds == W.t0 + 220_000)
     #expect(abs((events.last?.cruisingMetersPerSecond ?? 0) - 15) < 1e-9)
     #expect(outcome(drive(stopMeters: 138.01)) == handedOver)
-    // Within the rough fix's own accuracy: it may have been the stop, so it
-    // keeps the slot, and the fixes standing away from it move it on.
+    // Within the rough fix's own accuracy, a sharper fix with a measured
+    // speed is a better sighting of the car: it takes over too (a 150 m
+    // network fix 150 m short of the crash used to keep the slot, and the
+    // fixes standing at the crash moved it on: missed). One without a
+    // speed, or no sharper, leaves the slot to the rough fix, whose stop the
+    // fixes standing away from it then move on.
+    #expect(outcome(drive(stopMeters: 137.99)) == handedOver)
+    #expect(outcome(drive(stopMeters: 150, roughAccuracy: 150)) == handedOver)
     #expect(
-      outcome(drive(stopMeters: 137.99)) == [
+      outcome(drive(stopMeters: 137.99, stopSpeed: nil)) == [
+        "pending [cruisedThenStopped]", "rejected [movedWithinFiveMinutes]",
+      ])
+    #expect(
+      outcome(drive(stopMeters: 60, roughAccuracy: 8)) == [
         "pending [cruisedThenStopped]", "rejected [movedWithinFiveMinutes]",
       ])
     // The stop counts within 40 s of the cruising fix (at 200 s), not after.
