@@ -24,7 +24,8 @@ final class IncidentHandle: Handle {
 }
 
 /// The lifecycle's input for a HEARTH_INPUT_* code and its arguments.
-private func incidentInput(_ code: Int32, status: Int32, tokensHeld: Int32, account: String?) throws(ArgumentError)
+private func incidentInput(_ code: Int32, status: Int32, tokensHeld: Int32, account: String?)
+  throws(ArgumentError)
   -> IncidentInput
 {
   switch code {
@@ -70,14 +71,17 @@ extension IncidentEnd {
       case .ask(let until): hearth_incident_action(action: HEARTH_ACTION_ASK, end: -1, time_ms: until)
       case .send: hearth_incident_action(action: HEARTH_ACTION_SEND, end: -1, time_ms: 0)
       case .waitUntil(let t): hearth_incident_action(action: HEARTH_ACTION_WAIT_UNTIL, end: -1, time_ms: t)
-      case .finished(let end): hearth_incident_action(action: HEARTH_ACTION_FINISHED, end: end.code, time_ms: 0)
+      case .finished(let end):
+        hearth_incident_action(action: HEARTH_ACTION_FINISHED, end: end.code, time_ms: 0)
       }
     action.pointee = record
     return h.succeed()
   }
 }
 
-@c public func hearth_incident_save(_ incident: OpaquePointer?, _ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
+@c public func hearth_incident_save(_ incident: OpaquePointer?, _ out: UnsafeMutablePointer<OpaquePointer?>?)
+  -> Int32
+{
   guard let h = Handle.from(incident, as: IncidentHandle.self) else { return wrongHandle(incident) }
   let encoder = JSONEncoder()
   encoder.outputFormatting = [.sortedKeys]
