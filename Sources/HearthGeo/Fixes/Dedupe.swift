@@ -21,9 +21,16 @@ public struct DedupeOutcome: Sendable, Hashable {
   /// Indices of duplicates that re-reported `still` for a stored fix that said
   /// something else: the stored fix adopts `still`.
   public var stillAdoptionIndices: [Int] = []
+  /// Indices of fixes older than what the index still remembers of their
+  /// device (``DedupeIndex/insert(_:indices:retentionMilliseconds:)``): the
+  /// index cannot tell whether they are new, so they are neither stored nor
+  /// duplicates; a caller rejects them as too old. Empty without a retention.
+  public var forgottenIndices: [Int] = []
 
-  /// Every fix of the batch falls in exactly one of the three lists.
-  public var total: Int { insertedIndices.count + duplicateIndices.count + stillAdoptionIndices.count }
+  /// Every fix of the batch falls in exactly one of the four lists.
+  public var total: Int {
+    insertedIndices.count + duplicateIndices.count + stillAdoptionIndices.count + forgottenIndices.count
+  }
 }
 
 /// The keys of the fixes already stored, with the activity each one carries.
@@ -37,27 +44,66 @@ public struct DedupeOutcome: Sendable, Hashable {
 /// insert is an append, a retried or late fix a binary search, and the
 /// device is looked up once per run of its fixes in a batch (no hashing per
 /// fix, no whole-table rehash as the index grows).
+///
+/// Given a retention, a device's log forgets the times older than its
+/// newest by more than the retention, a day's worth at a time, so a
+/// server's index holds about retention + 1 day of each device's fixes
+/// instead of every fix it ever took. What was forgotten is remembered as
+/// one time per device, and fixes older than it are reported apart
+/// (``DedupeOutcome/forgottenIndices``), never mistaken for new ones.
 public struct DedupeIndex: Sendable, Hashable, Codable {
   /// One device's stored fixes: times ascending, with their activities.
   struct DeviceLog: Sendable, Hashable, Codable {
     var times: [Int64] = []
     var activities: [Activity] = []
+    /// Every stored time before this one was forgotten, ms since the epoch
+    /// (`Int64.min`: none was). Only ever rises.
+    var forgottenBefore = Int64.min
 
     init() {}
 
-    enum CodingKeys: String, CodingKey { case times, activities }
+    enum CodingKeys: String, CodingKey { case times, activities, forgottenBefore }
 
     /// Decoding checks what the searches rely on: one activity per time,
-    /// times strictly ascending (a corrupted state is an error, not a trap).
+    /// times strictly ascending and none forgotten (a corrupted state is an
+    /// error, not a trap). A log saved before logs forgot has forgotten
+    /// nothing.
     init(from decoder: any Decoder) throws {
       let container = try decoder.container(keyedBy: CodingKeys.self)
       times = try container.decode([Int64].self, forKey: .times)
       activities = try container.decode([Activity].self, forKey: .activities)
-      guard times.count == activities.count, zip(times, times.dropFirst()).allSatisfy({ $0 < $1 }) else {
+      forgottenBefore = try container.decodeIfPresent(Int64.self, forKey: .forgottenBefore) ?? .min
+      guard times.count == activities.count, zip(times, times.dropFirst()).allSatisfy({ $0 < $1 }),
+        !times.isEmpty, times[0] >= forgottenBefore
+      else {
         throw DecodingError.dataCorrupted(
-          .init(codingPath: container.codingPath, debugDescription: "a device log is not ascending or uneven")
-        )
+          .init(
+            codingPath: container.codingPath,
+            debugDescription: "a device log is empty, not ascending, uneven or holds a forgotten time"))
       }
+    }
+
+    /// A log that never forgot is written as before forgetting existed.
+    func encode(to encoder: any Encoder) throws {
+      var container = encoder.container(keyedBy: CodingKeys.self)
+      try container.encode(times, forKey: .times)
+      try container.encode(activities, forKey: .activities)
+      if forgottenBefore != .min { try container.encode(forgottenBefore, forKey: .forgottenBefore) }
+    }
+
+    /// Forgets the times older than the newest by more than `retention`
+    /// ms, once the oldest is a day past that (each time is moved about
+    /// once a day, not once per fix); returns how many it forgot.
+    mutating func forget(olderThanNewestBy retention: Int64) -> Int {
+      guard let newest = times.last, let oldest = times.first else { return 0 }
+      let (keepFrom, early) = newest.subtractingReportingOverflow(max(0, retention))
+      let (due, earlier) = keepFrom.subtractingReportingOverflow(DedupeIndex.forgettingStepMilliseconds)
+      guard !early, !earlier, oldest < due else { return 0 }
+      let cut = position(of: keepFrom).index
+      times.removeFirst(cut)
+      activities.removeFirst(cut)
+      forgottenBefore = keepFrom
+      return cut
     }
 
     /// The position of `time`, or where it would go (binary search).
@@ -74,6 +120,10 @@ public struct DedupeIndex: Sendable, Hashable, Codable {
 
   private var devices: [UInt64: DeviceLog] = [:]
   public private(set) var count = 0
+
+  /// A log forgets once its oldest time is this far past its retention,
+  /// ms (one day).
+  static let forgettingStepMilliseconds: Int64 = 86_400_000
 
   public init() {}
 
@@ -107,6 +157,15 @@ public struct DedupeIndex: Sendable, Hashable, Codable {
   /// makes the stored fix `still`. Duplicates inside the batch are handled as
   /// if they had arrived one after the other.
   ///
+  /// `retentionMilliseconds`: after the batch, each device of the batch
+  /// forgets its times older than its newest stored time by more than this
+  /// (a day's worth at a time); its later fixes older than what it forgot
+  /// go to ``DedupeOutcome/forgottenIndices``. The ingest pipeline passes
+  /// the validation window (a fix that old was too old on every server
+  /// clock that accepted the newest, SPEC §1), so forgetting changes no
+  /// outcome while the server's clock does not step back. nil (the
+  /// default): every key is kept.
+  ///
   /// - Complexity: O(k) for a device's run of k fixes rising in time after
   ///   its last stored one (what a phone sends); O(k log m) for one whose
   ///   other fixes are stored already (a retry); a run with more than 8 new
@@ -114,7 +173,9 @@ public struct DedupeIndex: Sendable, Hashable, Codable {
   ///   oldest on (one merge, however the run is ordered: a device's fixes
   ///   uploaded newest first cost a sort, not a move of the log per fix);
   ///   otherwise O(k log m + 8 t).
-  public mutating func insert(_ batch: FixColumns, indices: [Int]? = nil) -> DedupeOutcome {
+  public mutating func insert(
+    _ batch: FixColumns, indices: [Int]? = nil, retentionMilliseconds: Int64? = nil
+  ) -> DedupeOutcome {
     var outcome = DedupeOutcome()
     let n = indices?.count ?? batch.count
     outcome.insertedIndices.reserveCapacity(n)
@@ -130,10 +191,37 @@ public struct DedupeIndex: Sendable, Hashable, Codable {
         end += 1
       }
       count += Self.insert(
-        batch, indices, k..<end, into: &devices[Self.deviceKey(user, device), default: DeviceLog()], &outcome)
+        batch, indices, k..<end, retentionMilliseconds,
+        into: &devices[Self.deviceKey(user, device), default: DeviceLog()], &outcome)
       k = end
     }
     return outcome
+  }
+
+  /// One device's run: its fixes older than what the log forgot set apart,
+  /// the others stored, then the log's old times forgotten under the
+  /// retention; returns the change in the number of stored keys.
+  private static func insert(
+    _ batch: FixColumns, _ indices: [Int]?, _ run: Range<Int>, _ retention: Int64?, into log: inout DeviceLog,
+    _ outcome: inout DedupeOutcome
+  ) -> Int {
+    var (indices, run) = (indices, run)
+    let floor = log.forgottenBefore
+    if floor != .min && run.contains(where: { batch.timeMilliseconds[indices?[$0] ?? $0] < floor }) {
+      var remembered: [Int] = []
+      for k in run {
+        let index = indices?[k] ?? k
+        if batch.timeMilliseconds[index] < floor {
+          outcome.forgottenIndices.append(index)
+        } else {
+          remembered.append(index)
+        }
+      }
+      (indices, run) = (remembered, 0..<remembered.count)
+    }
+    var change = insert(batch, indices, run, into: &log, &outcome)
+    if let retention { change -= log.forget(olderThanNewestBy: retention) }
+    return change
   }
 
   /// One device's run of fixes (positions `run` of `indices`, or of the
@@ -261,18 +349,5 @@ public struct DedupeIndex: Sendable, Hashable, Codable {
       }
     }
     return inserted
-  }
-
-  /// Forgets keys older than `timeMilliseconds`. Safe once validation rejects
-  /// fixes that old (they cannot come back as duplicates). O(count).
-  public mutating func removeKeys(olderThan timeMilliseconds: Int64) {
-    for key in Array(devices.keys) {
-      guard var log = devices.removeValue(forKey: key) else { continue }
-      let keep = log.position(of: timeMilliseconds).index
-      log.times.removeFirst(keep)
-      log.activities.removeFirst(keep)
-      count -= keep
-      if !log.times.isEmpty { devices[key] = log }
-    }
   }
 }

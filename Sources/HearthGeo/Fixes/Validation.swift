@@ -36,6 +36,17 @@ public struct ValidationRules: Sendable, Hashable, Codable {
     self.maximumFutureMilliseconds = maximumFutureMilliseconds
     self.maximumAgeMilliseconds = maximumAgeMilliseconds
   }
+
+  /// How long a stored fix's key matters to dedupe, ms: the age limit plus
+  /// the future limit (saturating). A fix older than a device's newest
+  /// stored fix by more than this was too old on every server clock that
+  /// could accept the newest, so on a clock that never steps back it can
+  /// only come back rejected (``DedupeIndex`` may forget its key).
+  public var keysMatterMilliseconds: Int64 {
+    let (sum, overflow) = max(0, maximumAgeMilliseconds).addingReportingOverflow(
+      max(0, maximumFutureMilliseconds))
+    return overflow ? .max : sum
+  }
 }
 
 /// The column a validation finding is about.
@@ -68,7 +79,10 @@ public enum RejectionReason: String, Sendable, Hashable, Codable, CaseIterable {
   /// or from 2200-01-01 on (``FixValidation/plausibleMilliseconds``).
   case inFuture
   /// Dated more than ``ValidationRules/maximumAgeMilliseconds`` ago, or
-  /// before 1900-01-01.
+  /// before 1900-01-01; on the ingest path also older than a newer fix of
+  /// the same device by more than ``ValidationRules/keysMatterMilliseconds``
+  /// once dedupe forgot that far back (only after the server's clock
+  /// stepped back: the fix was too old on the clock that took the newer one).
   case tooOld
   /// Horizontal accuracy NaN, negative or infinite: the fix cannot be gated.
   case accuracyMissing

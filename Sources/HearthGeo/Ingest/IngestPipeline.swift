@@ -97,7 +97,14 @@ public struct IngestPipeline: Sendable {
     case .success(let r): report = r
     }
     output.rejections = report.rejections
-    let dedupe = state.dedupe.insert(batch, indices: report.acceptedIndices)
+    let dedupe = state.dedupe.insert(
+      batch, indices: report.acceptedIndices, retentionMilliseconds: validation.keysMatterMilliseconds)
+    if !dedupe.forgottenIndices.isEmpty {
+      // Only after the server's clock stepped back: too old on the clock
+      // that accepted the device's newer fix (SPEC §1, *Validation*).
+      output.rejections += dedupe.forgottenIndices.map { Rejection(index: $0, reason: .tooOld) }
+      output.rejections.sort { $0.index < $1.index }
+    }
     output.duplicates = dedupe.duplicateIndices.count + dedupe.stillAdoptionIndices.count
     // A `still` re-report is adopted by presence too (stale at 35 min):
     // here for a fix that holds the row already, and again below for one

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 import struct HearthSim.SeededGenerator
@@ -54,13 +55,105 @@ struct DedupeTests {
     #expect(index == snapshot)
   }
 
-  @Test("only the given indices are considered; old keys can be forgotten")
-  func indicesAndPruning() {
+  @Test("only the given indices are considered")
+  func indices() {
     var index = DedupeIndex()
     let outcome = index.insert(FixColumns([fix(1), fix(2), fix(3)]), indices: [2, 0])
     #expect(outcome.insertedIndices == [2, 0] && index.count == 2)
-    index.removeKeys(olderThan: 2)
-    #expect(index.count == 1)
+  }
+
+  static let day: Int64 = 86_400_000
+  static let week: Int64 = 7 * day
+
+  @Test(
+    "a device forgets what is older than its newest by the retention, once a day past it; older fixes are set apart"
+  )
+  func forgetting() throws {
+    let t0: Int64 = 1_700_000_000_000
+    var index = DedupeIndex()
+    _ = index.insert(
+      FixColumns([fix(t0), fix(t0 + 1), fix(t0 + 2, device: 2)]), retentionMilliseconds: Self.week)
+    // Newest exactly retention + 1 day after the oldest: nothing is due yet.
+    _ = index.insert(FixColumns([fix(t0 + Self.week + Self.day)]), retentionMilliseconds: Self.week)
+    #expect(index.count == 4)
+    // One millisecond later the oldest is due: every time before
+    // newest − retention goes (t0 and t0 + 1), the other device keeps its own.
+    let newest = t0 + Self.week + Self.day + 1
+    _ = index.insert(FixColumns([fix(newest)]), retentionMilliseconds: Self.week)
+    #expect(index.count == 3)
+    let keepFrom = newest - Self.week
+    let probe = index.insert(
+      FixColumns([fix(keepFrom - 1), fix(keepFrom), fix(t0, device: 2), fix(t0 + 1), fix(newest)]),
+      retentionMilliseconds: Self.week)
+    #expect(probe.forgottenIndices == [0, 3])
+    #expect(probe.insertedIndices == [1, 2] && probe.duplicateIndices == [4] && probe.total == 5)
+    #expect(index.count == 5)
+    // Without a retention a log forgets nothing, but what it forgot stays forgotten.
+    let late = index.insert(FixColumns([fix(t0 + 1), fix(t0 - 5 * Self.week, device: 2)]))
+    #expect(late.forgottenIndices == [0] && late.insertedIndices == [1])
+    // Saved and restored, the index keeps what it forgot; a log that never
+    // forgot is written as before.
+    let restored = try JSONDecoder().decode(DedupeIndex.self, from: JSONEncoder().encode(index))
+    #expect(restored == index)
+    let untouched = String(decoding: try JSONEncoder().encode(DedupeIndex()), as: UTF8.self)
+    #expect(!untouched.contains("forgottenBefore"))
+    var fresh = DedupeIndex()
+    _ = fresh.insert(FixColumns([fix(t0)]))
+    #expect(!String(decoding: try JSONEncoder().encode(fresh), as: UTF8.self).contains("forgottenBefore"))
+  }
+
+  @Test("a saved log holding a time it claims to have forgotten is refused")
+  func forgottenTimeInASavedLogIsRefused() throws {
+    var index = DedupeIndex()
+    _ = index.insert(FixColumns([fix(0), fix(Self.week + Self.day + 1)]), retentionMilliseconds: Self.week)
+    let text = String(decoding: try JSONEncoder().encode(index), as: UTF8.self)
+    #expect(text.contains("\"forgottenBefore\":\(Self.day + 1)"))
+    let corrupted = text.replacingOccurrences(
+      of: "\"forgottenBefore\":\(Self.day + 1)", with: "\"forgottenBefore\":\(Self.day + Self.week + 2)")
+    #expect(throws: DecodingError.self) {
+      try JSONDecoder().decode(DedupeIndex.self, from: Data(corrupted.utf8))
+    }
+  }
+
+  @Test(
+    "weeks of uploads on a clock that never steps back: forgetting under the validation window changes no outcome"
+  )
+  func forgettingIsInvisibleToValidatedFixes() {
+    let rules = ValidationRules()
+    for seed in UInt64(1)...6 {
+      var generator = SeededGenerator(seed: seed)
+      var forgetting = DedupeIndex()
+      var keeping = DedupeIndex()
+      var now: Int64 = 1_700_000_000_000
+      for round in 0..<400 {
+        now += Int64(generator.next() % UInt64(6 * 3_600_000))
+        // New fixes near the clock (up to 5 min ahead), late ones up to
+        // 8 days back (some too old), and re-sends at window edges.
+        let fixes = (0..<Int(1 + generator.next() % 12)).map { _ -> Fix in
+          let device = UInt32(generator.next() % 3)
+          let back: Int64 =
+            switch generator.next() % 4 {
+            case 0: Int64(generator.next() % UInt64(8 * Self.day))
+            case 1: rules.maximumAgeMilliseconds + Int64(generator.next() % 3) - 1
+            default: Int64(generator.next() % 600_000) - 300_000
+            }
+          return fix(now - back, device: device, activity: generator.next() % 3 == 0 ? .still : .walking)
+        }
+        let batch = FixColumns(fixes)
+        guard case .success(let report) = FixValidation.validate(batch, nowMilliseconds: now, rules: rules)
+        else {
+          Issue.record("seed \(seed) round \(round): a valid batch was refused")
+          return
+        }
+        let a = forgetting.insert(
+          batch, indices: report.acceptedIndices, retentionMilliseconds: rules.keysMatterMilliseconds)
+        let b = keeping.insert(batch, indices: report.acceptedIndices)
+        #expect(a == b, "seed \(seed) round \(round)")
+      }
+      // About 50 days of uploads: each log holds at most the retention and
+      // a day of them, the keeping index all of them.
+      #expect(forgetting.count < keeping.count / 3, "seed \(seed): \(forgetting.count) of \(keeping.count)")
+    }
   }
 
   @Test(
@@ -79,10 +172,6 @@ struct DedupeTests {
       }
       let expected = Self.modelled(fixes, &model)
       #expect(index.insert(FixColumns(fixes)) == expected, "round \(round)")
-      if round % 50 == 49 {
-        index.removeKeys(olderThan: 100)
-        model = model.filter { $0.key.timeMilliseconds >= 100 }
-      }
       #expect(index.count == model.count)
     }
     for (key, activity) in model { #expect(index.activity(for: key) == activity) }

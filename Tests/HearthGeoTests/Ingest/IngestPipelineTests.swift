@@ -97,6 +97,61 @@ import struct HearthSim.SeededGenerator
     #expect(outputs[0].inserted == fixes.count - 1)
   }
 
+  @Test(
+    "dedupe keeps about 8 days of a device's keys; a fix older than what it forgot is rejected as too old, counted, the rest goes on"
+  )
+  func dedupeForgetsWhatValidationWouldRefuse() {
+    var state = IngestState()
+    let minute: Int64 = 60_000
+    let week = pipeline.validation.maximumAgeMilliseconds
+    // Thirty days of a phone at home, one fix a minute, uploaded every 10 min.
+    var uploaded: [Fix] = []
+    for upload in 0..<(30 * 144) {
+      let fixes = (0..<10).map { k -> Fix in
+        var f = FenceWorld.fix(0, Double(upload * 600 + k * 60))
+        f.activity = .still
+        return f
+      }
+      uploaded += fixes
+      let out = pipeline.ingest(
+        FixColumns(fixes), receivedAtMilliseconds: fixes[9].timeMilliseconds + 1_000, state: &state)
+      #expect(out.inserted == 10 && out.rejections.isEmpty)
+    }
+    let newest = uploaded[uploaded.count - 1].timeMilliseconds
+    let now = newest + 1_000
+    #expect(
+      state.dedupe.count <= Int((week + pipeline.validation.maximumFutureMilliseconds + 86_400_000) / minute)
+        + 1)
+    #expect(state.dedupe.count >= Int(week / minute))
+    // On the same clock, a re-sent week-old fix is a duplicate or too old
+    // exactly as validation says, whatever was forgotten.
+    let weekOld = uploaded.filter { $0.timeMilliseconds >= now - week }.prefix(1)
+    let tooOld = uploaded.filter { $0.timeMilliseconds < now - week }.suffix(1)
+    let resent = pipeline.ingest(
+      FixColumns(Array(tooOld + weekOld)), receivedAtMilliseconds: now, state: &state)
+    #expect(resent.rejections == [Rejection(index: 0, reason: .tooOld)] && resent.duplicates == 1)
+    // The server's clock steps back two days: validation alone would take a
+    // fix 8 days old, but dedupe forgot its key, so it is rejected as too
+    // old (never taken for new); a forgotten-free old fix is a duplicate.
+    let stepped = now - 2 * 86_400_000
+    let forgotten = uploaded.first { $0.timeMilliseconds >= stepped - week }
+    let remembered = uploaded.first {
+      $0.timeMilliseconds >= newest - week - pipeline.validation.maximumFutureMilliseconds
+    }
+    guard let forgotten, let remembered, forgotten.timeMilliseconds < remembered.timeMilliseconds else {
+      Issue.record("the history does not reach back far enough")
+      return
+    }
+    var fresh = FenceWorld.fix(0, Double((newest - FenceWorld.t0) / 1000 + 60))
+    fresh.activity = .still
+    let back = pipeline.ingest(
+      FixColumns([fresh, forgotten, remembered]), receivedAtMilliseconds: stepped, state: &state)
+    #expect(
+      back.rejections == [Rejection(index: 0, reason: .inFuture), Rejection(index: 1, reason: .tooOld)])
+    #expect(back.duplicates == 1 && back.inserted == 0)
+    #expect(back.inserted + back.duplicates + back.rejections.count == 3)
+  }
+
   @Test func aRetriedUploadIsIdempotent() {
     var state = IngestState()
     let fixes = Self.drive(speed: 20)
