@@ -91,9 +91,20 @@ public struct DedupeIndex: Sendable, Hashable, Codable {
       if forgottenBefore != .min { try container.encode(forgottenBefore, forKey: .forgottenBefore) }
     }
 
+    /// Whether the oldest time is older than the newest by more than
+    /// `retention` + a day (``forget(olderThanNewestBy:)`` is due). O(1).
+    @inline(__always)
+    func isDue(_ retention: Int64) -> Bool {
+      guard let newest = times.last, let oldest = times.first else { return false }
+      let (span, overflow) = newest.subtractingReportingOverflow(oldest)
+      return !overflow && span > max(0, retention) &+ DedupeIndex.forgettingStepMilliseconds
+        && max(0, retention) < Int64.max - DedupeIndex.forgettingStepMilliseconds
+    }
+
     /// Forgets the times older than the newest by more than `retention`
     /// ms, once the oldest is a day past that (each time is moved about
     /// once a day, not once per fix); returns how many it forgot.
+    @inline(never)
     mutating func forget(olderThanNewestBy retention: Int64) -> Int {
       guard let newest = times.last, let oldest = times.first else { return 0 }
       let (keepFrom, early) = newest.subtractingReportingOverflow(max(0, retention))
@@ -201,12 +212,13 @@ public struct DedupeIndex: Sendable, Hashable, Codable {
   /// One device's run: its fixes older than what the log forgot set apart,
   /// the others stored, then the log's old times forgotten under the
   /// retention; returns the change in the number of stored keys.
+  @inline(__always)
   private static func insert(
     _ batch: FixColumns, _ indices: [Int]?, _ run: Range<Int>, _ retention: Int64?, into log: inout DeviceLog,
     _ outcome: inout DedupeOutcome
   ) -> Int {
-    var (indices, run) = (indices, run)
     let floor = log.forgottenBefore
+    var change: Int
     if floor != .min && run.contains(where: { batch.timeMilliseconds[indices?[$0] ?? $0] < floor }) {
       var remembered: [Int] = []
       for k in run {
@@ -217,10 +229,11 @@ public struct DedupeIndex: Sendable, Hashable, Codable {
           remembered.append(index)
         }
       }
-      (indices, run) = (remembered, 0..<remembered.count)
+      change = insert(batch, remembered, 0..<remembered.count, into: &log, &outcome)
+    } else {
+      change = insert(batch, indices, run, into: &log, &outcome)
     }
-    var change = insert(batch, indices, run, into: &log, &outcome)
-    if let retention { change -= log.forget(olderThanNewestBy: retention) }
+    if let retention, log.isDue(retention) { change -= log.forget(olderThanNewestBy: retention) }
     return change
   }
 
