@@ -228,15 +228,23 @@ public struct AgreedSpeedBatch: Sendable, Hashable {
   /// The agreed speed from `previous` to fix `i` of this batch and whether
   /// the pair is loose: read from the neighbour speeds when `previous` is
   /// fix i − 1 (`previousIndex`), otherwise computed. Identical either way.
+  /// - Complexity: O(1); the read is inlined into the engines' loops, the
+  ///   computation (a pair across a gap or a batch edge) is out of line.
   @inline(__always)
   func speed(from previous: TrackPoint, at previousIndex: Int, to current: TrackPoint, at i: Int)
     -> (metersPerSecond: Double, loose: Bool)?
   {
-    if previousIndex == i - 1 {
-      let v = neighbourMetersPerSecond[i]
-      return v.isNaN ? nil : (v, neighbourIsLoose[i])
-    }
-    return AgreedSpeed.pair(
+    guard previousIndex == i - 1 else { return computedSpeed(from: previous, to: current) }
+    let v = neighbourMetersPerSecond[i]
+    return v.isNaN ? nil : (v, neighbourIsLoose[i])
+  }
+
+  /// ``speed(from:at:to:at:)`` of a pair that is not neighbours in the batch.
+  @inline(never)
+  func computedSpeed(from previous: TrackPoint, to current: TrackPoint) -> (
+    metersPerSecond: Double, loose: Bool
+  )? {
+    AgreedSpeed.pair(
       timeA: previous.time, previous.coordinate, previous.accuracy, previous.speed, timeB: current.time,
       current.coordinate, current.accuracy, current.speed, rules: rules
     ).map { ($0.metersPerSecond, $0.source == .loose) }
