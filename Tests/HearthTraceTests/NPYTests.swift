@@ -107,6 +107,34 @@ struct NPYTests {
   }
 
   @Test(
+    "a trace folder's speeds go through SPEC §1's rule on reading: a 0 on a fix looser than 30 m, or of unknown accuracy, is unmeasured"
+  )
+  func folderSpeedsAreRead() throws {
+    // A folder written by other code may hold Android's raw zeros: read
+    // them as every other reader does, so every door gives one answer.
+    let cases: [(accuracy: Double, speed: Double?, read: Double?)] = [
+      (30, 0, 0), (30.000_001, 0, nil), (65, 0, nil), (.nan, 0, nil), (65, 5, 5), (10, nil, nil), (3, 0, 0),
+    ]
+    var trace = Trace(metadata: TraceMetadata(format: "test"))
+    trace.fixes = FixColumns(
+      cases.enumerated().map { k, c in
+        Fix(
+          timeMilliseconds: 1_700_000_000_000 + Int64(k) * 1_000, latitudeDegrees: 52, longitudeDegrees: 13,
+          horizontalAccuracyMeters: c.accuracy, speedMetersPerSecond: c.speed)
+      })
+    let folder = TemporaryFolder()
+    try TraceFolder.write(trace, to: folder.path("trace"))
+    let (back, _) = try TraceFolder.read(folder.path("trace"))
+    #expect(back.fixes.count == cases.count)
+    for (k, c) in cases.enumerated() where k < back.fixes.count {
+      let speed = back.fixes.speedMetersPerSecond[k]
+      #expect(
+        c.read.map { speed == $0 } ?? speed.isNaN,
+        "case \(k): accuracy \(c.accuracy), speed \(String(describing: c.speed))")
+    }
+  }
+
+  @Test(
     "regression 2026-12-05 (fuzz target columns): activity times in a trace folder read back to the last bit, so two a bit apart stay two"
   )
   func activityTimesReadBackExactly() throws {

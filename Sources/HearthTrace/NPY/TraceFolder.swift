@@ -396,12 +396,17 @@ public enum TraceFolder {
           guard let ms = time.exactInt64(i), ReadingBounds.fixMilliseconds.contains(ms) else {
             return (.badTime, "time_ms", "\(time.element(i))")
           }
-          let v = (0..<12).map { columns[$0]?.element(i) ?? defaults[$0] }
+          var v = (0..<12).map { columns[$0]?.element(i) ?? defaults[$0] }
           let fields = FixFields(
             milliseconds: ms, latitude: v[0], longitude: v[1], accuracy: v[2], speed: v[3], heading: v[4],
             altitude: v[5])
           if let (reason, field, value) = fields.problem() { return (reason, field.rawValue, value) }
           if v[3] < 0 || v[3] == .infinity { return (.outOfRange, "speed", "\(v[3]) m/s") }
+          // SPEC §1, as every reader applies it: a 0 on a fix looser than 30 m
+          // (or of unknown accuracy) is an Android "never measured", not a stop.
+          v[3] =
+            SpeedReading.speedMetersPerSecond(raw: v[3], horizontalAccuracyMeters: fields.measuredAccuracy)
+            ?? .nan
           guard Activity(rawValue: UInt8(exactly: v[6]) ?? .max) != nil,
             FixSource(rawValue: UInt8(exactly: v[7]) ?? .max) != nil,
             ChargingState(rawValue: UInt8(exactly: v[9]) ?? .max) != nil
