@@ -666,7 +666,13 @@ typedef struct hearth_incident_action {
  */
 int32_t hearth_incident_create(int64_t verdict_ms, const char *account, hearth_incident **out);
 
-/** Moves the incident with the wall clock and an input; writes what to do. Pure in its state. */
+/**
+ * Moves the incident with the wall clock and an input; writes what to do. Pure in its state.
+ * Waits run on the incident's own clock, which moves on only by the wall clock's forward
+ * moves between checks (a clock set back stretches nothing); the times written are on the
+ * wall clock as now_ms reads it. A now_ms outside 1900–2200 is HEARTH_ERROR_ARGUMENT and
+ * changes nothing (not a clock: the saved state would be refused).
+ */
 int32_t hearth_incident_check(
     hearth_incident *incident, int64_t now_ms, int32_t input, int32_t http_status,
     int32_t tokens_held, const char *account, hearth_incident_action *action);

@@ -25,6 +25,46 @@ struct IncidentLifecycleTests {
     #expect(n.raisedBy == "person")
   }
 
+  @Test(
+    "the waits run on the incident's own clock: the app's clock set back a day, an hour or a millisecond adds nothing; set forwards, it counts"
+  )
+  func clockSteps() throws {
+    // Set back a day while asking: silence still raises 30 s after the
+    // verdict on the incident's clock, and the times said are on the app's.
+    let day: Int64 = 86_400_000
+    var back = fresh()
+    #expect(back.check(now: Self.t0 + 10_000) == .ask(untilMilliseconds: Self.t0 + 30_000))
+    #expect(back.check(now: Self.t0 + 10_000 - day) == .ask(untilMilliseconds: Self.t0 + 30_000 - day))
+    #expect(back.check(now: Self.t0 + 29_999 - day) == .ask(untilMilliseconds: Self.t0 + 30_000 - day))
+    #expect(back.check(now: Self.t0 + 30_000 - day) == .send)
+    #expect(back.clockMilliseconds == Self.t0 + 30_000)
+    // Set back an hour with an attempt in flight: the retry is 15 s of the
+    // incident's clock later, not an hour (the second before the step, which
+    // no clock can show, is not counted).
+    var sending = fresh()
+    #expect(sending.check(now: Self.t0, .alertNow) == .send)
+    let hour: Int64 = 3_600_000
+    #expect(sending.check(now: Self.t0 + 1_000 - hour) == .waitUntil(Self.t0 + 16_000 - hour))
+    #expect(sending.check(now: Self.t0 + 15_999 - hour) == .waitUntil(Self.t0 + 16_000 - hour))
+    #expect(sending.check(now: Self.t0 + 16_000 - hour) == .send)
+    // A millisecond back (a clock slewed), then on: what passed after it counts.
+    var jitter = fresh()
+    _ = jitter.check(now: Self.t0 + 29_000)
+    #expect(jitter.check(now: Self.t0 + 28_999) == .ask(untilMilliseconds: Self.t0 + 29_999))
+    #expect(jitter.check(now: Self.t0 + 29_998) == .ask(untilMilliseconds: Self.t0 + 29_999))
+    #expect(jitter.check(now: Self.t0 + 29_999) == .send)
+    // Set back before the verdict at the first check: the verdict's own
+    // time is where the incident's clock starts.
+    var early = fresh()
+    #expect(early.check(now: Self.t0 - day) == .ask(untilMilliseconds: Self.t0 + 30_000 - day))
+    // Set forwards: indistinguishable from the app lying suspended, so it counts.
+    var forwards = fresh()
+    #expect(forwards.check(now: Self.t0 + 2 * hour) == .finished(.droppedAfterAnHour))
+    // The incident's clock is saved with the state.
+    let restored = try JSONDecoder().decode(IncidentState.self, from: JSONEncoder().encode(back))
+    #expect(restored == back && restored.lastCheckMilliseconds == Self.t0 + 30_000 - day)
+  }
+
   @Test("silence raises only under 5 min; later it waits for the person, who can still send")
   func fiveMinutes() {
     var young = fresh()

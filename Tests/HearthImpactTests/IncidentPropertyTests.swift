@@ -5,7 +5,10 @@ import Testing
 /// SPEC §10 read straight off the text: what each call of `check` should
 /// return, worked out from the whole history of calls so far (no state kept
 /// between calls), and seeded random histories that the state machine —
-/// saved and restored at random points — must answer identically.
+/// saved and restored at random points — must answer identically. Waits
+/// run on the incident's own clock: the verdict time plus every forward
+/// move of the app's clock between calls (a clock set back adds nothing);
+/// the times answered are on the app's clock of the call.
 enum ReferenceIncident {
   typealias Call = (now: Int64, input: IncidentInput)
 
@@ -13,37 +16,47 @@ enum ReferenceIncident {
     switch r {
     case .delivered: return false
     case .networkFailure, .firewallPage: return true
-    case .http(let status, let tokens): return (500...599).contains(status) || status == 429 || (status == 401 && tokens)
+    case .http(let status, let tokens):
+      return (500...599).contains(status) || status == 429 || (status == 401 && tokens)
     }
   }
 
   /// The answer to the last call of `calls`, from all of them.
-  static func answer(verdict v: Int64, account: String, _ calls: [Call], _ rules: IncidentRules) -> IncidentAction {
+  static func answer(verdict v: Int64, account: String, _ calls: [Call], _ rules: IncidentRules)
+    -> IncidentAction
+  {
     // The retry ladder: 15 s, 30 s, 1 min after attempts 1, 2, 3, then every 2 min.
     func wait(after attempt: Int) -> Int64 {
-      attempt <= rules.retryDelaysMilliseconds.count ? rules.retryDelaysMilliseconds[attempt - 1] : rules.retryEveryMilliseconds
+      attempt <= rules.retryDelaysMilliseconds.count
+        ? rules.retryDelaysMilliseconds[attempt - 1] : rules.retryEveryMilliseconds
     }
     var end: IncidentEnd?
     var raised = false
     var late = false  // the ask ran out after 5 min: only the person can raise it
     var attempts = 0
-    var due: Int64 = 0
+    var due: Int64 = 0  // on the incident's clock
     var answer = IncidentAction.none
+    var clock = v  // the incident's clock
+    var last = v  // the app's clock at the previous call
     for (now, input) in calls {
       if let end {
         answer = .finished(end)
         continue
       }
+      clock += max(0, now - last)
+      last = now
+      let t = clock
+      func onAppClock(_ time: Int64) -> Int64 { now + (time - t) }
       func finish(_ e: IncidentEnd) {
         end = e
         answer = .finished(e)
       }
       func send() {
         attempts += 1
-        due = now + wait(after: attempts)
+        due = t + wait(after: attempts)
         answer = .send
       }
-      if now - v >= rules.dropMilliseconds {
+      if t - v >= rules.dropMilliseconds {
         finish(.droppedAfterAnHour)  // dropped after an hour, whatever it was doing
       } else if case .signedIn(let other) = input, other != account {
         finish(.otherAccount)
@@ -53,30 +66,30 @@ enum ReferenceIncident {
         if case .alertNow = input {
           raised = true
           send()
-        } else if !late && now < v + rules.askMilliseconds {
-          answer = .ask(untilMilliseconds: v + rules.askMilliseconds)
-        } else if !late && now - v < rules.automaticMilliseconds {
+        } else if !late && t < v + rules.askMilliseconds {
+          answer = .ask(untilMilliseconds: onAppClock(v + rules.askMilliseconds))
+        } else if !late && t - v < rules.automaticMilliseconds {
           raised = true  // silence raises, while under 5 minutes
           send()
         } else {
           late = true
-          answer = .waitUntil(v + rules.dropMilliseconds)
+          answer = .waitUntil(onAppClock(v + rules.dropMilliseconds))
         }
       } else if case .sendResult(.delivered) = input {
         finish(.delivered)
       } else if case .sendResult(let failure) = input {
         if retryable(failure) {
-          due = now + wait(after: attempts)
-          answer = .waitUntil(due)
+          due = t + wait(after: attempts)
+          answer = .waitUntil(onAppClock(due))
         } else {
           finish(.refused)
         }
       } else if case .uploadSucceeded = input {
         send()  // at once after any successful upload
-      } else if now >= due {
+      } else if t >= due {
         send()
       } else {
-        answer = .waitUntil(due)
+        answer = .waitUntil(onAppClock(due))
       }
     }
     return answer
@@ -98,11 +111,13 @@ struct IncidentPropertyTests {
     case 9: return .sendResult(.networkFailure)
     case 10: return .sendResult(.firewallPage)
     default:
-      return .sendResult(.http(status: [200, 401, 403, 429, 500, 503, 599, 600][r.pick(8)], tokensHeld: r.chance(0.5)))
+      return .sendResult(
+        .http(status: [200, 401, 403, 429, 500, 503, 599, 600][r.pick(8)], tokensHeld: r.chance(0.5)))
     }
   }
 
-  @Test("every answer of check equals the reference model's, with the state saved and restored at random points")
+  @Test(
+    "every answer of check equals the reference model's, with the state saved and restored at random points")
   func agreesWithTheModel() throws {
     var r = SplitMix64(seed: DetectorPropertyTests.seed &+ 10)
     let n = DetectorPropertyTests.cases(1_200) * 2
@@ -115,7 +130,12 @@ struct IncidentPropertyTests {
       var now = Self.t0 + Int64(r.pick(40_000)) - 5_000
       for _ in 0..<(1 + r.pick(25)) {
         let steps: [Int64] = [0, 1, 999, 5_000, 14_999, 15_000, 30_000, 60_000, 120_000, 270_000, 900_000]
-        now += r.chance(0.7) ? steps[r.pick(steps.count)] : Int64(r.pick(200_000))
+        // The app's clock set back now and then: a second, a minute, an hour, a day.
+        let back: [Int64] = [-1, -60_000, -3_600_000, -86_400_000]
+        now +=
+          r.chance(0.08)
+          ? back[r.pick(back.count)]
+          : r.chance(0.7) ? steps[r.pick(steps.count)] : Int64(r.pick(200_000))
         let input = Self.input(&r)
         calls.append((now, input))
         if r.chance(0.2) { state = try decoder.decode(IncidentState.self, from: encoder.encode(state)) }
@@ -123,7 +143,9 @@ struct IncidentPropertyTests {
         let expected = ReferenceIncident.answer(verdict: Self.t0, account: "a", calls, IncidentRules())
         if got == .send { sends += 1 }
         guard got == expected else {
-          Issue.record("history \(i): \(calls.map { "\($0.now - Self.t0) ms \($0.input)" })\n  got \(got), expected \(expected)")
+          Issue.record(
+            "history \(i): \(calls.map { "\($0.now - Self.t0) ms \($0.input)" })\n  got \(got), expected \(expected)"
+          )
           return
         }
       }
@@ -131,7 +153,9 @@ struct IncidentPropertyTests {
     #expect(sends > n / 4)
   }
 
-  @Test("regression: a clock tick while an attempt is in flight waits for its retry time instead of sending again")
+  @Test(
+    "regression: a clock tick while an attempt is in flight waits for its retry time instead of sending again"
+  )
   func noDoubleSend() {
     var s = IncidentState(verdictMilliseconds: Self.t0, account: "a")
     #expect(s.check(now: Self.t0 + 30_000) == .send)
@@ -140,16 +164,23 @@ struct IncidentPropertyTests {
     #expect(s.check(now: Self.t0 + 45_000) == .send)  // no result by then: the attempt failed
   }
 
-  @Test("regression: a saved state that would trap (sending with 0 attempts) is a decoding error; extreme clocks saturate")
+  @Test(
+    "regression: a saved state that would trap (sending with 0 attempts) is a decoding error; extreme clocks saturate"
+  )
   func hostileState() throws {
     var s = IncidentState(verdictMilliseconds: Self.t0, account: "a")
     _ = s.check(now: Self.t0, .alertNow)
     let json = String(decoding: try JSONEncoder().encode(s), as: UTF8.self)
     let zero = json.replacingOccurrences(of: "\"attempts\":1", with: "\"attempts\":0")
     #expect(zero != json)
-    #expect(throws: DecodingError.self) { try JSONDecoder().decode(IncidentState.self, from: Data(zero.utf8)) }
-    let negative = #"{"askMilliseconds":-1,"automaticMilliseconds":0,"dropMilliseconds":0,"retryDelaysMilliseconds":[],"retryEveryMilliseconds":0}"#
-    #expect(throws: DecodingError.self) { try JSONDecoder().decode(IncidentRules.self, from: Data(negative.utf8)) }
+    #expect(throws: DecodingError.self) {
+      try JSONDecoder().decode(IncidentState.self, from: Data(zero.utf8))
+    }
+    let negative =
+      #"{"askMilliseconds":-1,"automaticMilliseconds":0,"dropMilliseconds":0,"retryDelaysMilliseconds":[],"retryEveryMilliseconds":0}"#
+    #expect(throws: DecodingError.self) {
+      try JSONDecoder().decode(IncidentRules.self, from: Data(negative.utf8))
+    }
     // Clocks at the ends of Int64 answer without trapping.
     for (verdict, now) in [(Int64.max, Int64.min), (Int64.min, Int64.max), (Int64.max - 10, Int64.max)] {
       var x = IncidentState(verdictMilliseconds: verdict, account: "a")

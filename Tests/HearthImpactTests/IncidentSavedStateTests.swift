@@ -75,14 +75,57 @@ struct IncidentSavedStateTests {
     // The next attempt's time is checked too: kept inside while the verdict moves.
     for good in [window.lowerBound, window.upperBound - 1] {
       object["verdictMilliseconds"] = good
+      (object["clockMilliseconds"], object["lastCheckMilliseconds"]) = (good, good)
       #expect(Self.refusal(object) == nil, "\(good)")
     }
+    // Without the incident's clock (a state saved before it was kept), which
+    // then reads as the verdict's.
+    (object["clockMilliseconds"], object["lastCheckMilliseconds"]) = (nil, nil)
     for bad in [window.lowerBound - 1, window.upperBound, Int64.min, Int64.max] {
       object["verdictMilliseconds"] = bad
       let refused = try #require(Self.refusal(object), "\(bad)")
       #expect(refused.path == "verdictMilliseconds", "\(bad)")
       #expect(refused.why.contains("verdictMilliseconds \(bad) ms is outside 1900–2200"), "\(refused.why)")
     }
+  }
+
+  @Test(
+    "the incident's clock and the last check lie in 1900–2200 and the clock not before the verdict, each side named; a state without them reads as checked at the verdict"
+  )
+  func incidentClock() throws {
+    let object = try Self.sendingObject()
+    #expect(
+      object["clockMilliseconds"] as? Int64 == Self.t0 && object["lastCheckMilliseconds"] as? Int64 == Self.t0
+    )
+    let window = IncidentState.timeWindowMilliseconds
+    for key in ["clockMilliseconds", "lastCheckMilliseconds"] {
+      for good in [Self.t0, window.upperBound - 1] {
+        var o = object
+        o[key] = good
+        #expect(Self.refusal(o) == nil, "\(key) \(good)")
+      }
+      for bad in [window.upperBound, Int64.max] {
+        var o = object
+        o[key] = bad
+        let refused = try #require(Self.refusal(o), "\(key) \(bad)")
+        #expect(
+          refused.path == key && refused.why.contains("\(key) \(bad) ms is outside 1900–2200"), "\(refused)")
+      }
+    }
+    var o = object
+    o["lastCheckMilliseconds"] = window.lowerBound
+    #expect(Self.refusal(o) == nil, "the app's clock may have been set back to 1900")
+    o["clockMilliseconds"] = Self.t0 - 1
+    let before = try #require(Self.refusal(o))
+    #expect(before.path == "clockMilliseconds" && before.why.contains("before the verdict"), "\(before)")
+    // Saved before the incident kept its own clock: as if last checked at
+    // the verdict, so it answers as it did then.
+    var old = object
+    (old["clockMilliseconds"], old["lastCheckMilliseconds"]) = (nil, nil)
+    var restored = try Self.decode(old)
+    var straight = try Self.decode(object)
+    #expect(restored == straight)
+    #expect(restored.check(now: Self.t0 + 10_000) == straight.check(now: Self.t0 + 10_000))
   }
 
   @Test("a sending phase: 1…2⁵³ attempts and a next attempt in 1900–2200, each side named")

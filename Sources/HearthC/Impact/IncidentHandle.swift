@@ -16,7 +16,7 @@ final class IncidentHandle: Handle {
     guard let account = try string(account, "account") else {
       return FailedHandle.with(HEARTH_ERROR_ARGUMENT, "account is NULL")
     }
-    if let why = IncidentState.verdictProblem(verdict_ms) {
+    if let why = IncidentState.clockProblem(verdict_ms) {
       return FailedHandle.with(HEARTH_ERROR_ARGUMENT, "verdict_ms: \(why)")
     }
     return (IncidentHandle(IncidentState(verdictMilliseconds: verdict_ms, account: account)), HEARTH_OK)
@@ -63,6 +63,7 @@ extension IncidentEnd {
   guard let h = Handle.from(incident, as: IncidentHandle.self) else { return wrongHandle(incident) }
   return guarded(h) { () throws(ArgumentError) in
     guard let action else { throw ArgumentError(reason: "action is NULL") }
+    if let why = IncidentState.clockProblem(now_ms) { throw ArgumentError(reason: "now_ms: \(why)") }
     let given = try incidentInput(
       input, status: http_status, tokensHeld: tokens_held, account: try string(account, "account"))
     let record: hearth_incident_action =

@@ -3,6 +3,13 @@
 /// does what it returns; the state is a plain `Codable` value so it survives
 /// a process kill. Times are milliseconds since the epoch; every sum of
 /// times saturates (no clock or decoded state can make it trap).
+///
+/// Every wait runs on the incident's own clock (``IncidentState/clockMilliseconds``),
+/// which moves forwards by the app clock's forward moves between checks: a
+/// wall clock set back (by the user, a time zone mistake, a network time
+/// correction) adds nothing and cannot stretch a wait, and the times the
+/// actions name are on the app's clock as it reads now. A clock set
+/// forwards cannot be told from time passing (the app suspended): it counts.
 public struct IncidentRules: Sendable, Hashable, Codable {
   /// The person is asked and has this long to answer, ms.
   public var askMilliseconds: Int64 = 30_000
@@ -45,6 +52,12 @@ extension IncidentRules {
 func saturating(_ a: Int64, plus b: Int64) -> Int64 {
   let (sum, overflow) = a.addingReportingOverflow(b)
   return overflow ? (b > 0 ? .max : .min) : sum
+}
+
+/// a − b, saturating at the ends of Int64.
+func saturating(_ a: Int64, minus b: Int64) -> Int64 {
+  let (difference, overflow) = a.subtractingReportingOverflow(b)
+  return overflow ? (b < 0 ? .max : .min) : difference
 }
 
 /// What the person or the network said, or nothing (the clock moved).
@@ -105,10 +118,18 @@ public struct IncidentState: Sendable, Hashable, Codable {
   public private(set) var phase: Phase = .asking
   /// Why it is sending: the person asked, or silence raised it.
   public private(set) var raisedBy: String?
+  /// The incident's own clock at the latest check, ms: the verdict time
+  /// plus every forward move of the app's clock from one check to the next
+  /// (from the verdict to the first). Every wait is measured on it.
+  public private(set) var clockMilliseconds: Int64
+  /// The app's clock at the latest check (the verdict time before the first), ms.
+  public private(set) var lastCheckMilliseconds: Int64
 
   public init(verdictMilliseconds: Int64, account: String) {
     self.verdictMilliseconds = verdictMilliseconds
     self.account = account
+    clockMilliseconds = verdictMilliseconds
+    lastCheckMilliseconds = verdictMilliseconds
   }
 
   /// The saved-state format this library writes (`formatVersion` in the
@@ -122,20 +143,22 @@ public struct IncidentState: Sendable, Hashable, Codable {
   /// 2200-01-01 (the span the ingest path accepts fix times in).
   public static let timeWindowMilliseconds: Range<Int64> = -2_208_988_800_000..<7_258_118_400_000
 
-  /// Why `verdictMilliseconds` cannot start an incident, or nil: outside
-  /// ``timeWindowMilliseconds`` it is not a clock (an incident made from one
-  /// would save, and its saved state be refused). The doors refuse such a
-  /// verdict before an incident exists. O(1).
-  public static func verdictProblem(_ verdictMilliseconds: Int64) -> String? {
-    timeWindowMilliseconds.contains(verdictMilliseconds)
-      ? nil : "\(verdictMilliseconds) ms is outside 1900–2200: not a clock"
+  /// Why `milliseconds` cannot be a verdict time or the app's clock at a
+  /// check, or nil: outside ``timeWindowMilliseconds`` it is not a clock (an
+  /// incident made or checked with one would save, and its saved state be
+  /// refused, losing the incident at the next process kill). The doors
+  /// refuse such a time before it reaches the state. O(1).
+  public static func clockProblem(_ milliseconds: Int64) -> String? {
+    timeWindowMilliseconds.contains(milliseconds)
+      ? nil : "\(milliseconds) ms is outside 1900–2200: not a clock"
   }
 
   /// The values ``check(now:_:rules:)`` writes into `raisedBy`.
   static let raisers: Set<String> = ["person", "silence"]
 
   enum CodingKeys: String, CodingKey {
-    case formatVersion, verdictMilliseconds, account, phase, raisedBy
+    case formatVersion, verdictMilliseconds, account, phase, raisedBy, clockMilliseconds,
+      lastCheckMilliseconds
   }
 
   /// A saved state: its format version (absent: version 1, see
@@ -167,6 +190,12 @@ public struct IncidentState: Sendable, Hashable, Codable {
     account = try c.decode(String.self, forKey: .account)
     phase = try c.decode(Phase.self, forKey: .phase)
     raisedBy = try c.decodeIfPresent(String.self, forKey: .raisedBy)
+    // A state saved before the incident kept its own clock: as if last
+    // checked at the verdict, which gives exactly the answers it gave then
+    // while the app's clock does not step back.
+    clockMilliseconds = try c.decodeIfPresent(Int64.self, forKey: .clockMilliseconds) ?? verdictMilliseconds
+    lastCheckMilliseconds =
+      try c.decodeIfPresent(Int64.self, forKey: .lastCheckMilliseconds) ?? verdictMilliseconds
     if let (key, why) = problems.first {
       throw DecodingError.dataCorrupted(
         .init(codingPath: c.codingPath + [key], debugDescription: "incident state: \(why)"))
@@ -180,6 +209,8 @@ public struct IncidentState: Sendable, Hashable, Codable {
     try c.encode(account, forKey: .account)
     try c.encode(phase, forKey: .phase)
     try c.encodeIfPresent(raisedBy, forKey: .raisedBy)
+    try c.encode(clockMilliseconds, forKey: .clockMilliseconds)
+    try c.encode(lastCheckMilliseconds, forKey: .lastCheckMilliseconds)
   }
 
   /// What is wrong with this state's values, by field, each with why: a
@@ -189,8 +220,10 @@ public struct IncidentState: Sendable, Hashable, Codable {
   /// attempt inside it: the default ones do, short of the window's last
   /// two minutes). A verdict or clock outside the window is not a clock:
   /// an incident made from one saves, but its saved state is refused.
-  /// - `verdictMilliseconds` and a sending phase's `nextMilliseconds` lie
-  ///   in ``timeWindowMilliseconds``;
+  /// - `verdictMilliseconds`, `clockMilliseconds`, `lastCheckMilliseconds`
+  ///   and a sending phase's `nextMilliseconds` lie in
+  ///   ``timeWindowMilliseconds``;
+  /// - the incident's clock is not before the verdict;
   /// - a sending phase has made 1 to 2⁵³ attempts (0 would index the retry
   ///   ladder at −1);
   /// - `raisedBy` is absent, `person` or `silence`.
@@ -201,6 +234,13 @@ public struct IncidentState: Sendable, Hashable, Codable {
       Self.timeWindowMilliseconds.contains(value) ? nil : "\(name) \(value) ms is outside 1900–2200"
     }
     if let why = time(verdictMilliseconds, "verdictMilliseconds") { out.append((.verdictMilliseconds, why)) }
+    if let why = time(clockMilliseconds, "clockMilliseconds") { out.append((.clockMilliseconds, why)) }
+    if let why = time(lastCheckMilliseconds, "lastCheckMilliseconds") {
+      out.append((.lastCheckMilliseconds, why))
+    }
+    if clockMilliseconds < verdictMilliseconds {
+      out.append((.clockMilliseconds, "clockMilliseconds \(clockMilliseconds) ms is before the verdict"))
+    }
     if case .sending(let attempts, let next) = phase {
       if attempts < 1 || attempts > 1 << 53 {
         out.append((.phase, "sending with \(attempts) attempts (1…2⁵³ can arise)"))
@@ -217,44 +257,56 @@ public struct IncidentState: Sendable, Hashable, Codable {
 
   /// Moves the incident with the clock and the input; returns what to do.
   /// Pure: the same state, time and input always give the same result.
+  /// `now`: the app's clock, ms since the epoch; the incident's own clock
+  /// moves on by however far `now` moved forwards since the last check
+  /// (nothing when it went back). The times in the action are on the app's
+  /// clock as `now` reads it. O(1).
   public mutating func check(
     now: Int64, _ input: IncidentInput = .nothing, rules: IncidentRules = IncidentRules()
   ) -> IncidentAction {
     if case .finished(let end) = phase { return .finished(end) }
-    let age = saturating(now, plus: verdictMilliseconds == .min ? .max : -verdictMilliseconds)
+    // Kept inside the saved-state window (a clock set back a century and
+    // then forwards again would otherwise carry it past 2200); never back.
+    let advanced = saturating(clockMilliseconds, plus: max(0, saturating(now, minus: lastCheckMilliseconds)))
+    let t = max(clockMilliseconds, min(advanced, Self.timeWindowMilliseconds.upperBound - 1))
+    clockMilliseconds = t
+    lastCheckMilliseconds = now
+    /// A time on the incident's clock, on the app's.
+    func onAppClock(_ time: Int64) -> Int64 { saturating(now, plus: saturating(time, minus: t)) }
+    let age = saturating(t, minus: verdictMilliseconds)
     if age >= rules.dropMilliseconds { return finish(.droppedAfterAnHour) }
     if case .signedIn(let other) = input, other != account { return finish(.otherAccount) }
     switch phase {
     case .asking, .waitingForPerson:
       switch input {
       case .dismissed: return finish(.dismissed)
-      case .alertNow: return startSending(now, by: "person", rules)
+      case .alertNow: return startSending(t, by: "person", rules)
       default: break
       }
       if case .asking = phase {
         let deadline = saturating(verdictMilliseconds, plus: rules.askMilliseconds)
-        if now < deadline { return .ask(untilMilliseconds: deadline) }
+        if t < deadline { return .ask(untilMilliseconds: onAppClock(deadline)) }
         // Silence: raise, but only while the incident is young enough.
-        if age < rules.automaticMilliseconds { return startSending(now, by: "silence", rules) }
+        if age < rules.automaticMilliseconds { return startSending(t, by: "silence", rules) }
         phase = .waitingForPerson
       }
-      return .waitUntil(saturating(verdictMilliseconds, plus: rules.dropMilliseconds))
+      return .waitUntil(onAppClock(saturating(verdictMilliseconds, plus: rules.dropMilliseconds)))
     case .sending(let attempts, let next):
       switch input {
       case .sendResult(.delivered): return finish(.delivered)
       case .sendResult(let failure):
         guard Self.retryable(failure) else { return finish(.refused) }
-        let next = saturating(now, plus: rules.delay(after: attempts))
+        let next = saturating(t, plus: rules.delay(after: attempts))
         phase = .sending(attempts: attempts, nextMilliseconds: next)
-        return .waitUntil(next)
+        return .waitUntil(onAppClock(next))
       case .uploadSucceeded:
-        return attempt(now, attempts == .max ? attempts : attempts + 1, rules)
+        return attempt(t, attempts == .max ? attempts : attempts + 1, rules)
       case .dismissed:
         // Already raised: "I'm okay" cannot unsend; it ends the retries.
         return finish(.dismissed)
       default:
-        if now >= next { return attempt(now, attempts == .max ? attempts : attempts + 1, rules) }
-        return .waitUntil(next)
+        if t >= next { return attempt(t, attempts == .max ? attempts : attempts + 1, rules) }
+        return .waitUntil(onAppClock(next))
       }
     case .finished(let end):
       return .finished(end)
@@ -277,8 +329,9 @@ public struct IncidentState: Sendable, Hashable, Codable {
     return attempt(now, 1, rules)
   }
 
-  /// Attempt number `n` now: an attempt with no result by its retry time
-  /// counts as failed (a check in between waits instead of sending twice).
+  /// Attempt number `n` at `now` (the incident's clock): an attempt with no
+  /// result by its retry time counts as failed (a check in between waits
+  /// instead of sending twice).
   private mutating func attempt(_ now: Int64, _ n: Int, _ rules: IncidentRules) -> IncidentAction {
     phase = .sending(attempts: n, nextMilliseconds: saturating(now, plus: rules.delay(after: n)))
     return .send
