@@ -138,6 +138,20 @@ def test_the_incident_lifecycle_asks_raises_and_survives_a_restart():
     with pytest.raises(ValueError, match="verdict_ms: 7258118400000 ms is outside 1900–2200"):
         hearth.Incident(7_258_118_400_000, "me")
     assert hearth.Incident(7_258_118_399_999, "me").check(7_258_118_399_999)["action"] == "ask"
+    # So is a check's clock; the incident is left as it was.
+    with pytest.raises(ValueError, match="now_ms: 7258118400000 ms is outside 1900–2200"):
+        incident.check(7_258_118_400_000, "networkFailure")
+    assert hearth.Incident.restore(incident.save()).save() == incident.save()
+
+
+def test_the_incident_waits_on_its_own_clock_when_the_wall_clock_is_set_back():
+    day = 86_400_000
+    incident = hearth.Incident(T_INCIDENT, "me")
+    assert incident.check(T_INCIDENT + 10_000) == {"action": "ask", "time_ms": T_INCIDENT + 30_000}
+    # Set back a day: still 20 s to go, on the clock as it now reads.
+    assert incident.check(T_INCIDENT + 10_000 - day) == {"action": "ask", "time_ms": T_INCIDENT + 30_000 - day}
+    restored = hearth.Incident.restore(incident.save())
+    assert restored.check(T_INCIDENT + 30_000 - day) == {"action": "send"}
 
 
 def test_a_saved_incident_carries_format_version_1_and_one_saved_without_a_version_still_restores():
@@ -160,8 +174,12 @@ def test_a_saved_incident_of_another_format_version_is_refused_by_name(version):
 
 
 @pytest.mark.parametrize("edit, accepted, named", [
-    (dict(verdictMilliseconds=-2_208_988_800_000), True, None),
-    (dict(verdictMilliseconds=7_258_118_399_999), True, None),
+    (dict(verdictMilliseconds=-2_208_988_800_000, clockMilliseconds=-2_208_988_800_000), True, None),
+    (dict(verdictMilliseconds=7_258_118_399_999, clockMilliseconds=7_258_118_399_999), True, None),
+    (dict(clockMilliseconds=T_INCIDENT - 1), False, r"clockMilliseconds: incident state: clockMilliseconds \d+ ms is before the verdict"),
+    (dict(clockMilliseconds=7_258_118_400_000), False, r"clockMilliseconds: .* 7258118400000 ms is outside 1900–2200"),
+    (dict(lastCheckMilliseconds=-2_208_988_800_000), True, None),
+    (dict(lastCheckMilliseconds=-2_208_988_800_001), False, r"lastCheckMilliseconds: .* -2208988800001 ms is outside 1900–2200"),
     (dict(verdictMilliseconds=-2_208_988_800_001), False, r"verdictMilliseconds: incident state: verdictMilliseconds -2208988800001 ms is outside 1900–2200"),
     (dict(verdictMilliseconds=7_258_118_400_000), False, r"verdictMilliseconds: .* 7258118400000 ms is outside 1900–2200"),
     (dict(phase={"sending": {"attempts": 1, "nextMilliseconds": T_INCIDENT}}), True, None),
