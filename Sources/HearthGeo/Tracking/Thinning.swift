@@ -7,7 +7,8 @@ public struct ThinningRules: Sendable, Hashable, Codable {
   /// Near-duplicates: closer than this in time (ms) and space (m) to the last kept fix.
   public var nearDuplicateMilliseconds: Int64 = 1_000
   public var nearDuplicateMeters = 1.0
-  /// Driving: at most one fix per this long, ms…
+  /// Driving: at most one fix per this long, ms (a fix up to 1/40 of it
+  /// early still counts: ``drivingIntervalEarliestMilliseconds``)…
   public var drivingIntervalMilliseconds: Int64 = 10_000
   /// …and a distance gate in steps of this many metres: the largest step
   /// strictly below `gateFraction` of the distance covered in the interval.
@@ -19,6 +20,17 @@ public struct ThinningRules: Sendable, Hashable, Codable {
   public var crawlEndsDriveMilliseconds: Int64 = 3 * 60_000
 
   public init() {}
+
+  /// The least time after the last kept fix at which a driving fix may be
+  /// kept, ms: the interval less 1/40 of it (9 750 ms of the default 10 s).
+  /// A phone's 10 s feed is stamped with tens of milliseconds of jitter; on
+  /// the exact interval, every fix that came a millisecond early was
+  /// dropped and the next kept 20 s on, half of a steady drive lost (SPEC §6:
+  /// every fix of a steady drive is kept). A 1 Hz feed still keeps one fix
+  /// in ten. O(1).
+  public var drivingIntervalEarliestMilliseconds: Int64 {
+    drivingIntervalMilliseconds - drivingIntervalMilliseconds / 40
+  }
 
   /// The driving gate's distance at `speed` m/s: 50 m steps strictly below
   /// 0.9 × the distance covered in 10 s (50 km/h → 100 m, 70 → 150,
@@ -135,7 +147,7 @@ public struct Thinner: Sendable, Hashable, Codable {
     }
     if leftRoadSpeed { return keep(time, latitude, longitude, .firstOffRoadSpeed) }
     if driving {
-      guard elapsed >= rules.drivingIntervalMilliseconds else {
+      guard elapsed >= rules.drivingIntervalEarliestMilliseconds else {
         return ThinningDecision(kept: false, reason: .drivingTooSoon, driving: driving)
       }
       if moved.isNaN { moved = distance(from: last, latitude, longitude) }

@@ -33,6 +33,33 @@ struct ThinningTests {
     }
   }
 
+  @Test(
+    "a steady drive fed every 10 s keeps every fix though the stamps jitter: up to 250 ms early counts, 251 ms does not"
+  )
+  func steadyDrivesWithJitter() {
+    for kmh in [50.0, 70, 100] {
+      let v = kmh / 3.6
+      // Every other fix 1 ms early; ±20 ms of jitter; exactly 250 ms early.
+      for early in [
+        { (k: Int) in k % 2 == 1 ? 0.001 : 0 }, { (k: Int) in k % 3 == 0 ? -0.02 : 0.02 }, { _ in 0.25 },
+      ] {
+        var thinner = Thinner()
+        var seconds = 0.0
+        let fixes = (0..<30).map { k -> Fix in
+          if k > 0 { seconds += 10 - early(k) }
+          return W.fix(v * seconds, seconds, accuracy: 5, speed: v)
+        }
+        let kept = thinner.offer(FixColumns(fixes)).filter(\.kept).count
+        #expect(kept == 30, "\(kmh) km/h: \(kept) of 30")
+      }
+    }
+    var t = Thinner()
+    _ = t.offer(W.fix(0, 0, speed: 15))
+    #expect(t.offer(W.fix(146.235, 9.749, speed: 15)).reason == .drivingTooSoon)
+    #expect(t.offer(W.fix(146.25, 9.75, speed: 15)).reason == .drivingGatePassed)
+    #expect(ThinningRules().drivingIntervalEarliestMilliseconds == 9_750)
+  }
+
   @Test("a drive starts at 6 m/s (not 5.99) without the classifier; the first fix off road speed is kept")
   func driveStartAndOffRoadSpeed() {
     var t = Thinner()
