@@ -28,7 +28,10 @@ struct JoltSequenceTests {
     s.falls = [.init(from: slide - 0.25, to: slide)]
     s.jolts.insert(.init(seconds: slide, metersPerSecondSquared: 5 * g), at: 0)
     s.spins.insert(.init(seconds: slide + 0.1, radiansPerSecond: 6, lengthSeconds: 0.2), at: 0)
-    s.speed = [.init(seconds: 0, value: 14), .init(seconds: slide, value: 10), .init(seconds: slide + gap + 1, value: 0)]
+    s.speed = [
+      .init(seconds: 0, value: 14), .init(seconds: slide, value: 10),
+      .init(seconds: slide + gap + 1, value: 0),
+    ]
     return s
   }
 
@@ -57,28 +60,71 @@ struct JoltSequenceTests {
     #expect(s.reports().isEmpty)
   }
 
-  @Test("a rollover's impacts 0.7 s apart are one incident: the stop is read from the first (rest 6.5 s after it: silent; 4 s: one report)")
+  @Test(
+    "a rollover's impacts 0.7 s apart are one incident: moving read at the first, the stop after each (rest 5.1 s after the last: silent; 4.4 s: the last reports; 4 s after the first: the first)"
+  )
   func rolloverChain() {
     func rollover(restAfter: Double) -> Scene {
       var s = Scene()
       s.jolts = (0..<4).map { .init(seconds: 30 + 0.7 * Double($0), metersPerSecondSquared: 8 * Self.g) }
       s.spins = [.init(seconds: 31, radiansPerSecond: 6, lengthSeconds: 3)]
-      s.speed = [.init(seconds: 0, value: 19), .init(seconds: 30, value: 12), .init(seconds: 30 + restAfter, value: 0)]
+      s.speed = [
+        .init(seconds: 0, value: 19), .init(seconds: 30, value: 12), .init(seconds: 30 + restAfter, value: 0),
+      ]
       s.vibration = [.init(seconds: 0, value: 0.6), .init(seconds: 30 + restAfter, value: 0.05)]
       return s
     }
-    let late = rollover(restAfter: 6.5).verdicts()
+    // The last impact is at 32.1 s: a rest 5.1 s after it is too late for every one.
+    let late = rollover(restAfter: 7.2).verdicts()
     #expect(late.count == 4 && late.allSatisfy { $0.outcome == .silent }, "\(late.map(\.explanation))")
     #expect(late.dropFirst().allSatisfy { $0.measurement?.incidentSeconds == late[0].joltSeconds })
+    // At rest 4.4 s after the last impact (6.5 s after the first; the first
+    // fix at rest 4.9 s after it): the car
+    // stopped after the rollover, and the last impact says so. (Read from
+    // the first impact, this rollover was silent.)
+    let rolled = rollover(restAfter: 6.5).verdicts()
+    #expect(
+      rolled.map(\.outcome) == [.silent, .silent, .silent, .possibleImpact], "\(rolled.map(\.explanation))")
+    #expect(rolled[3].measurement?.incidentSeconds == rolled[0].joltSeconds)
+    #expect(
+      rolled[3].measurement.map { $0.restAfterSeconds > 4 && $0.restAfterSeconds < 5 } == true,
+      "\(rolled.map(\.explanation))")
     let soon = rollover(restAfter: 4).verdicts()
     #expect(soon.map(\.outcome) == [.possibleImpact, .suppressed, .suppressed, .suppressed])
     // A jolt more than joltChainSeconds after the last starts an incident of its own.
     var apart = rollover(restAfter: 6.5)
-    apart.jolts = [.init(seconds: 30, metersPerSecondSquared: 8 * Self.g), .init(seconds: 32.05, metersPerSecondSquared: 8 * Self.g)]
+    apart.jolts = [
+      .init(seconds: 30, metersPerSecondSquared: 8 * Self.g),
+      .init(seconds: 32.05, metersPerSecondSquared: 8 * Self.g),
+    ]
     let two = apart.verdicts()
     #expect(two.count == 2 && two[1].measurement?.incidentSeconds == two[1].joltSeconds)
     // The first fix at rest (37 s) is 7 s after the first jolt and 4.95 s after the second.
     #expect(two.map(\.outcome) == [.silent, .possibleImpact], "\(two.map(\.explanation))")
+  }
+
+  /// Found by a review: a loose phone knocking at 5 g every 0.9 s for six
+  /// seconds chained its knocks into one incident, and the crash at the end
+  /// was judged for a stop after the first knock, when the car still drove.
+  @Test(
+    "knocks chained before a crash do not move its stop window onto them: the crash reports (through the knock 0.6 s before it, whose windows hold the crash's spin and stop)"
+  )
+  func knocksBeforeACrash() {
+    var s = Self.collision(at: 40)
+    let knocks = stride(from: 34.0, to: 39.9, by: 0.9).map {
+      Scene.Jolt(seconds: $0, metersPerSecondSquared: 5 * Self.g)
+    }
+    s.jolts = knocks + s.jolts
+    let v = s.verdicts()
+    let reports = v.filter { $0.outcome == .possibleImpact }
+    #expect(reports.count == 1, "\(v.map(\.explanation))")
+    #expect(
+      reports.first.map { $0.joltSeconds >= 39.3 && $0.joltSeconds <= 40.05 } == true,
+      "\(v.map(\.explanation))")
+    #expect(
+      reports.first?.measurement?.incidentSeconds == 34, "moving is still read at the incident's first jolt")
+    #expect(
+      v.filter { $0.joltSeconds < 39.3 }.allSatisfy { $0.outcome == .silent }, "\(v.map(\.explanation))")
   }
 
   @Test("jolt samples within 0.5 s make one jolt's peak; 0.52 s later is a jolt of its own")
@@ -94,7 +140,9 @@ struct JoltSequenceTests {
 
   @Test("two collisions 61 s apart are both reported; 59 s apart, the second is suppressed")
   func suppressionOnlyAfterAReport() {
-    for (gap, expected) in [(61.0, [ImpactVerdict.Outcome.possibleImpact, .possibleImpact]), (59, [.possibleImpact, .suppressed])] {
+    for (gap, expected) in [
+      (61.0, [ImpactVerdict.Outcome.possibleImpact, .possibleImpact]), (59, [.possibleImpact, .suppressed]),
+    ] {
       var s = Self.collision(at: 20, duration: 20 + gap + 20)
       s.jolts.append(.init(seconds: 20 + gap, metersPerSecondSquared: 6 * Self.g))
       s.spins.append(.init(seconds: 20 + gap + 0.3, radiansPerSecond: 5, lengthSeconds: 0.2))
@@ -118,14 +166,17 @@ struct JoltSequenceTests {
 
   // MARK: Stopped after without GPS evidence (issue 15, 2)
 
-  @Test("regression (issue 15, 2): a current fix at the jolt and none after it: the vibration half rule decides, and says so")
+  @Test(
+    "regression (issue 15, 2): a current fix at the jolt and none after it: the vibration half rule decides, and says so"
+  )
   func noFixAfterTheJolt() {
     var s = Self.collision(at: 30)
     s.fixGaps = [.init(from: 30.001, to: 100)]
     let v = s.verdicts()
     #expect(v.map(\.outcome) == [.possibleImpact], "\(v.map(\.explanation))")
     #expect(v[0].usedGPS && v[0].measurement?.stopSource == .vibration)
-    #expect(v[0].explanation.contains("no fix after the jolt") && v[0].explanation.contains("vibration half rule"))
+    #expect(
+      v[0].explanation.contains("no fix after the jolt") && v[0].explanation.contains("vibration half rule"))
     // The other side: the vibration stays above half (the car drove on): silent, for that reason.
     s.vibration = [.init(seconds: 0, value: 0.6), .init(seconds: 31, value: 0.45)]
     let on = s.verdicts()
@@ -146,16 +197,20 @@ struct JoltSequenceTests {
     #expect(three.map(\.outcome) == [.possibleImpact] && three[0].measurement?.stopSource == .gps)
   }
 
-  @Test("no rest within 5 s: a fix at t + 3 s (current at t + 5 s) decides by GPS; the last at t + 2 s leaves it to vibration")
+  @Test(
+    "no rest within 5 s: a fix at t + 3 s (current at t + 5 s) decides by GPS; the last at t + 2 s leaves it to vibration"
+  )
   func noRestWithoutACurrentFix() {
     var s = Self.collision(at: 30)
     s.speed = [.init(seconds: 0, value: 14), .init(seconds: 30.5, value: 8)]  // GPS: still moving
     s.fixGaps = [.init(from: 33.5, to: 100)]
     let gps = s.verdicts()
-    #expect(gps.map(\.outcome) == [.silent] && gps[0].measurement?.stopSource == .gps, "\(gps.map(\.explanation))")
+    #expect(
+      gps.map(\.outcome) == [.silent] && gps[0].measurement?.stopSource == .gps, "\(gps.map(\.explanation))")
     s.fixGaps = [.init(from: 32.5, to: 100)]
     let vibration = s.verdicts()
-    #expect(vibration.map(\.outcome) == [.possibleImpact] && vibration[0].measurement?.stopSource == .vibration)
+    #expect(
+      vibration.map(\.outcome) == [.possibleImpact] && vibration[0].measurement?.stopSource == .vibration)
     #expect(vibration[0].explanation.contains("no fix in the last 2.0 s of the rest window"))
   }
 
@@ -164,7 +219,8 @@ struct JoltSequenceTests {
     var s = Self.collision(at: 30)
     s.fixHertz = 0
     let v = s.verdicts()
-    #expect(v.map(\.outcome) == [.possibleImpact] && !v[0].usedGPS && v[0].measurement?.stopSource == .vibration)
+    #expect(
+      v.map(\.outcome) == [.possibleImpact] && !v[0].usedGPS && v[0].measurement?.stopSource == .vibration)
   }
 
   @Test("a vibration stop window missing a bin is skipped, not the end of the search")
@@ -180,7 +236,8 @@ struct JoltSequenceTests {
 
   // MARK: Real sensor rates
 
-  @Test("regression: a 104 Hz gyroscope and 10 Hz GNSS (comma2k19's rates) keep their windows until the verdict")
+  @Test(
+    "regression: a 104 Hz gyroscope and 10 Hz GNSS (comma2k19's rates) keep their windows until the verdict")
   func realRates() {
     var s = Self.collision(at: 30)
     s.gyroscopeHertz = 104

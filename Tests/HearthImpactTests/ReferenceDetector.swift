@@ -173,7 +173,8 @@ enum ReferenceDetector {
     // 3. Jolts: a sample at or past the line opens a jolt (gate on), unless
     //    within the peak window of the newest jolt (then it is its peak); a
     //    jolt within the chain of the last and the deadline of its incident's
-    //    first jolt continues that incident.
+    //    first jolt continues that incident. "Moving before" is read at the
+    //    incident's first jolt, "stopped after" from the jolt itself.
     struct Jolt {
       var t: Double
       var incident: Double
@@ -242,8 +243,8 @@ enum ReferenceDetector {
         cond[.movingBeforeGPS] = (before >= c.movingMedianMetersPerSecond, before)
         cond[.movingAtJoltGPS] = (atJolt >= c.movingAtJoltMetersPerSecond, atJolt)
         moving = before >= c.movingMedianMetersPerSecond && atJolt >= c.movingAtJoltMetersPerSecond
-        let restEnd = a + c.restWithinSeconds
-        if let rest = speeds.first(where: { $0.t > a && $0.t <= restEnd && $0.v <= c.stoppedMetersPerSecond })
+        let restEnd = t + c.restWithinSeconds
+        if let rest = speeds.first(where: { $0.t > t && $0.t <= restEnd && $0.v <= c.stoppedMetersPerSecond })
         {
           let after = speeds.filter { $0.t > rest.t && $0.t <= rest.t + c.stayStoppedSeconds }.map(\.v)
           let fastest = after.max() ?? .nan
@@ -252,7 +253,7 @@ enum ReferenceDetector {
             stopByGPS = true
             needVibration = false
             stopped = !(fastest > c.stoppedMetersPerSecond)
-            cond[.restWithin] = (true, rest.t - a)
+            cond[.restWithin] = (true, rest.t - t)
             cond[.stayedStoppedGPS] = (stopped, fastest)
           }
         } else {
@@ -278,11 +279,11 @@ enum ReferenceDetector {
         // The first window of whole bins, starting on a bin within [a + earliest, a + latest],
         // with every bin there and a median at most the fraction of the pre-jolt median.
         let n = max(1, Int((c.vibrationStopWindowSeconds / binLength).rounded()))
-        var k = ((a + c.vibrationStopEarliestStartSeconds) / binLength).rounded(.up)
+        var k = ((t + c.vibrationStopEarliestStartSeconds) / binLength).rounded(.up)
         var lowest = Double.nan
-        var end = a + c.vibrationStopEarliestStartSeconds
+        var end = t + c.vibrationStopEarliestStartSeconds
         var held = false
-        while k * binLength <= a + c.vibrationStopLatestStartSeconds {
+        while k * binLength <= t + c.vibrationStopLatestStartSeconds {
           let windowEnd = (k + Double(n)) * binLength
           end = windowEnd
           let window = bins.filter { $0.start >= k * binLength && $0.start < windowEnd }.map(\.rms)

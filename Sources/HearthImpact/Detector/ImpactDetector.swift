@@ -854,7 +854,12 @@ public struct ImpactDetector: Sendable {
   private func measure(_ candidate: Candidate, force: Bool) -> ImpactMeasurement? {
     let c = configuration
     let t = candidate.joltSeconds
-    let a = candidate.incidentSeconds  // the car's motion is the incident's
+    // "Moving before" is read at the incident's first jolt (a crash's later
+    // blows do not find the car already slowed); "stopped after" from this
+    // jolt, so a loose phone's knocks in the seconds before a crash, chained
+    // into one incident, do not put the crash's stop window on them while
+    // the car was still moving (a missed crash, found by a review).
+    let a = candidate.incidentSeconds
     let late = c.lateDataSeconds
     let data = dataSeconds
     func complete(_ clock: Double, _ x: Double) -> Bool { force || clock >= x || data >= x + late }
@@ -874,8 +879,8 @@ public struct ImpactDetector: Sendable {
     // its end is no earlier) or up to a + the rest window; without one, the
     // vibration stop waits for its first window.
     if current {
-      guard complete(fixSeconds, min(a + c.stayStoppedSeconds, a + c.restWithinSeconds)) else { return nil }
-    } else if !force && vibrationStopWaits(a) {
+      guard complete(fixSeconds, min(t + c.stayStoppedSeconds, t + c.restWithinSeconds)) else { return nil }
+    } else if !force && vibrationStopWaits(t) {
       return nil
     }
     var decided = max(t + c.joltPeakWindowSeconds, t + c.spinToSeconds, t + c.pressureAfterSeconds)
@@ -909,13 +914,13 @@ public struct ImpactDetector: Sendable {
       m.truncated =
         m.truncated || speeds.truncated(from: a + min(c.movingFromSeconds, -c.currentFixAgeSeconds))
       // GPS decides the stop only on evidence.
-      let restEnd = a + c.restWithinSeconds
-      if let rest = speeds.first(from: a.nextUp, to: restEnd, where: { $1 <= c.stoppedMetersPerSecond }) {
+      let restEnd = t + c.restWithinSeconds
+      if let rest = speeds.first(from: t.nextUp, to: restEnd, where: { $1 <= c.stoppedMetersPerSecond }) {
         let stayEnd = rest.0 + c.stayStoppedSeconds
         guard complete(fixSeconds, stayEnd) else { return nil }
         let after = speeds.values(from: rest.0.nextUp, to: stayEnd)
         let fastest = after.max() ?? .nan
-        m.restAfterSeconds = rest.0 - a
+        m.restAfterSeconds = rest.0 - t
         m.fastestAfterRestMetersPerSecond = fastest
         m.fixesAfterRest = after.count
         decided = max(decided, stayEnd)
@@ -935,11 +940,11 @@ public struct ImpactDetector: Sendable {
         if let moving = speeds.last(from: restEnd - c.currentFixAgeSeconds, to: restEnd) {
           (m.stopSource, m.stopped) = (.gps, false)
           m.stopReason =
-            "no rest within \(c.restWithinSeconds) s: \(short(moving.1)) m/s \(short(moving.0 - a)) s after"
+            "no rest within \(c.restWithinSeconds) s: \(short(moving.1)) m/s \(short(moving.0 - t)) s after"
         } else {
           needVibration = true
           let why =
-            speeds.last(from: a.nextUp, to: restEnd) == nil
+            speeds.last(from: t.nextUp, to: restEnd) == nil
             ? "no fix after the jolt" : "no fix in the last \(c.currentFixAgeSeconds) s of the rest window"
           m.stopReason = "GPS could not decide (\(why)): the vibration half rule decided"
         }
@@ -948,7 +953,7 @@ public struct ImpactDetector: Sendable {
       m.stopReason = "no GPS fix current at the jolt: the vibration half rule decided"
     }
     if needVibration {
-      guard let stop = vibrationStop(a, before: vibrationBefore, force: force) else { return nil }
+      guard let stop = vibrationStop(t, before: vibrationBefore, force: force) else { return nil }
       (m.stopSource, m.stopped, m.vibrationStopRatio) = (.vibration, stop.held, stop.ratio)
       decided = max(decided, stop.end)
     }

@@ -134,8 +134,8 @@ public enum ScenarioCatalogue {
   static let c4 = rollover(
     id: "C4", restSeconds: 4, expected: .report, name: "Rollover at 70 km/h, at rest within 5 s")
   static let c4Late = rollover(
-    id: "C4b", restSeconds: 6.5, expected: .silent,
-    name: "Rollover sliding to rest only after 6.5 s (D5 boundary)")
+    id: "C4b", restSeconds: 8.5, expected: .silent,
+    name: "Rollover sliding to rest only after 8.5 s, 6.6 s after its last impact (D5 boundary)")
 
   static let c5 = Scenario(
     id: "C5", name: "Loose phone on the seat, frontal 50 km/h, airbags",
