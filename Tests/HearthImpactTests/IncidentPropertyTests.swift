@@ -34,6 +34,7 @@ enum ReferenceIncident {
     var raised = false
     var late = false  // the ask ran out after 5 min: only the person can raise it
     var attempts = 0
+    var inFlight = false  // a send ordered, its result not back
     var due: Int64 = 0  // on the incident's clock
     var answer = IncidentAction.none
     var clock = v  // the incident's clock
@@ -54,6 +55,7 @@ enum ReferenceIncident {
       func send() {
         attempts += 1
         due = t + wait(after: attempts)
+        inFlight = true
         answer = .send
       }
       if t - v >= rules.dropMilliseconds {
@@ -80,12 +82,13 @@ enum ReferenceIncident {
       } else if case .sendResult(let failure) = input {
         if retryable(failure) {
           due = t + wait(after: attempts)
+          inFlight = false
           answer = .waitUntil(onAppClock(due))
         } else {
           finish(.refused)
         }
-      } else if case .uploadSucceeded = input {
-        send()  // at once after any successful upload
+      } else if case .uploadSucceeded = input, !inFlight {
+        send()  // at once after any successful upload, when no attempt is on its way
       } else if t >= due {
         send()
       } else {

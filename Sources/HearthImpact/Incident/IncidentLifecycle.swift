@@ -124,6 +124,10 @@ public struct IncidentState: Sendable, Hashable, Codable {
   public private(set) var clockMilliseconds: Int64
   /// The app's clock at the latest check (the verdict time before the first), ms.
   public private(set) var lastCheckMilliseconds: Int64
+  /// A send was ordered and its result has not come back: a successful
+  /// upload then orders no second one (it waits for the result or the
+  /// retry time, after which the attempt counts as failed).
+  public private(set) var awaitingResult = false
 
   public init(verdictMilliseconds: Int64, account: String) {
     self.verdictMilliseconds = verdictMilliseconds
@@ -158,7 +162,7 @@ public struct IncidentState: Sendable, Hashable, Codable {
 
   enum CodingKeys: String, CodingKey {
     case formatVersion, verdictMilliseconds, account, phase, raisedBy, clockMilliseconds,
-      lastCheckMilliseconds
+      lastCheckMilliseconds, awaitingResult
   }
 
   /// A saved state: its format version (absent: version 1, see
@@ -196,6 +200,7 @@ public struct IncidentState: Sendable, Hashable, Codable {
     clockMilliseconds = try c.decodeIfPresent(Int64.self, forKey: .clockMilliseconds) ?? verdictMilliseconds
     lastCheckMilliseconds =
       try c.decodeIfPresent(Int64.self, forKey: .lastCheckMilliseconds) ?? verdictMilliseconds
+    awaitingResult = try c.decodeIfPresent(Bool.self, forKey: .awaitingResult) ?? false
     if let (key, why) = problems.first {
       throw DecodingError.dataCorrupted(
         .init(codingPath: c.codingPath + [key], debugDescription: "incident state: \(why)"))
@@ -211,6 +216,7 @@ public struct IncidentState: Sendable, Hashable, Codable {
     try c.encodeIfPresent(raisedBy, forKey: .raisedBy)
     try c.encode(clockMilliseconds, forKey: .clockMilliseconds)
     try c.encode(lastCheckMilliseconds, forKey: .lastCheckMilliseconds)
+    if awaitingResult { try c.encode(awaitingResult, forKey: .awaitingResult) }
   }
 
   /// What is wrong with this state's values, by field, each with why: a
@@ -298,8 +304,11 @@ public struct IncidentState: Sendable, Hashable, Codable {
         guard Self.retryable(failure) else { return finish(.refused) }
         let next = saturating(t, plus: rules.delay(after: attempts))
         phase = .sending(attempts: attempts, nextMilliseconds: next)
+        awaitingResult = false
         return .waitUntil(onAppClock(next))
-      case .uploadSucceeded:
+      case .uploadSucceeded where !awaitingResult || t >= next:
+        // The network is back: retry at once, unless an attempt is still
+        // on its way (then its result, or its retry time, decides).
         return attempt(t, attempts == .max ? attempts : attempts + 1, rules)
       case .dismissed:
         // Already raised: "I'm okay" cannot unsend; it ends the retries.
@@ -334,6 +343,7 @@ public struct IncidentState: Sendable, Hashable, Codable {
   /// instead of sending twice).
   private mutating func attempt(_ now: Int64, _ n: Int, _ rules: IncidentRules) -> IncidentAction {
     phase = .sending(attempts: n, nextMilliseconds: saturating(now, plus: rules.delay(after: n)))
+    awaitingResult = true
     return .send
   }
 
