@@ -111,6 +111,23 @@ public struct ParkingDetector: Sendable, Hashable, Codable {
     return ParkingDecision(parked: false, reason: .insideNotLongEnough)
   }
 
+  /// The clock moved to `now` with no fix: a phone that stays put gets no
+  /// fixes from an OS with a distance filter, so silence inside the
+  /// circle is staying. Parked (at the anchor's time + 5 min, whenever the
+  /// tick comes) once 5 min have passed since the anchor and no fix since
+  /// left the circle; nil when nothing changes (already parked, no anchor,
+  /// too soon). Ticks never undo anything, and a tick's result is the one
+  /// a fix inside the circle at the same moment would give. O(1).
+  public mutating func advance(to now: Int64) -> ParkingDecision? {
+    guard !parked, let anchor else { return nil }
+    let due = anchor.timeMilliseconds.saturatingAdd(rules.stayMilliseconds)
+    guard now >= due, (recent.last?.timeMilliseconds ?? anchor.timeMilliseconds) <= due else {
+      return nil
+    }
+    park(at: due)
+    return ParkingDecision(parked: true, reason: .parkedByPosition)
+  }
+
   private mutating func stillVerdict(_ guardActive: Bool, _ time: Int64) -> ParkingDecision {
     if guardActive { return ParkingDecision(parked: false, reason: .stillIgnoredJourneyGuard) }
     park(at: time)

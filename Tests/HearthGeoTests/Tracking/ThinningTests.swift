@@ -196,6 +196,39 @@ struct ParkingTests {
     #expect(u.offer(s4).parked)
   }
 
+  /// Found by a review: after a drive the journey guard ignores the
+  /// arrival's `still` verdict, and an OS with a 60 m distance filter then
+  /// sends nothing: the phone never parked and never got its park fix.
+  @Test(
+    "a phone that stops and goes silent parks by the clock 5 min after its anchor (not 4:59.999), and its park fix follows 30 s later"
+  )
+  func parkingByTheClock() {
+    var p = ParkingDetector()
+    // A drive: the journey guard is on at the arrival.
+    for k in 0..<10 { _ = p.offer(W.fix(Double(k) * 150, Double(k) * 10, speed: 15)) }
+    var arrival = W.fix(1_500, 100, speed: 0)
+    arrival.activity = .still
+    #expect(p.offer(arrival).reason == .stillIgnoredJourneyGuard)
+    let anchor = W.t0 + 100_000
+    #expect(p.advance(to: anchor + 299_999) == nil && !p.parked)
+    #expect(p.advance(to: anchor + 300_000) == ParkingDecision(parked: true, reason: .parkedByPosition))
+    #expect(p.parkedAtMilliseconds == anchor + 300_000)
+    #expect(p.advance(to: anchor + 400_000) == nil, "a tick never repeats or undoes it")
+    #expect(p.parkFix(now: anchor + 329_999) == nil)
+    #expect(p.parkFix(now: anchor + 330_000)?.source == .park)
+    // A late tick parks at the same moment; a fix that left the circle
+    // before the tick starts a new stay.
+    var late = ParkingDetector()
+    _ = late.offer(W.fix(0, 0, speed: 0))
+    _ = late.advance(to: W.t0 + 3_600_000)
+    #expect(late.parkedAtMilliseconds == W.t0 + 300_000)
+    var moved = ParkingDetector()
+    _ = moved.offer(W.fix(0, 0, speed: 0))
+    _ = moved.offer(W.fix(200, 200, speed: 1))
+    #expect(moved.advance(to: W.t0 + 300_000) == nil)
+    #expect(moved.advance(to: W.t0 + 500_000) != nil && moved.parkedAtMilliseconds == W.t0 + 500_000)
+  }
+
   @Test("park fix: after 30 s without a fresh fix, from the newest fix under 2 min old, else the anchor")
   func parkFix() {
     var p = ParkingDetector()
