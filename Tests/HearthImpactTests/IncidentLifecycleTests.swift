@@ -161,8 +161,17 @@ struct IncidentLifecycleTests {
       .http(status: 401, tokensHeld: false), .http(status: 400, tokensHeld: true),
       .http(status: 403, tokensHeld: true),
       .http(status: 404, tokensHeld: true), .http(status: 499, tokensHeld: true),
-      .http(status: 600, tokensHeld: true),
+      .http(status: 600, tokensHeld: true), .http(status: 199, tokensHeld: true),
+      .http(status: 300, tokensHeld: true),
     ]
+    // A 2xx through `http` is the server taking it: delivered (found by a review).
+    for status in [200, 204, 299] {
+      var s = fresh()
+      _ = s.check(now: Self.t0, .alertNow)
+      #expect(
+        s.check(now: Self.t0 + 1, .sendResult(.http(status: status, tokensHeld: false)))
+          == .finished(.delivered))
+    }
     for r in retryable { #expect(IncidentState.retryable(r), "\(r)") }
     for r in refused {
       var s = fresh()

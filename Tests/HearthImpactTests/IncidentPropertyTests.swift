@@ -79,6 +79,8 @@ enum ReferenceIncident {
         }
       } else if case .sendResult(.delivered) = input {
         finish(.delivered)
+      } else if case .sendResult(.http(let status, _)) = input, (200...299).contains(status) {
+        finish(.delivered)  // the server took it
       } else if case .sendResult(let failure) = input {
         if retryable(failure) {
           due = t + wait(after: attempts)
@@ -115,7 +117,9 @@ struct IncidentPropertyTests {
     case 10: return .sendResult(.firewallPage)
     default:
       return .sendResult(
-        .http(status: [200, 401, 403, 429, 500, 503, 599, 600][r.pick(8)], tokensHeld: r.chance(0.5)))
+        .http(
+          status: [199, 200, 299, 300, 401, 403, 429, 500, 503, 599, 600][r.pick(11)],
+          tokensHeld: r.chance(0.5)))
     }
   }
 

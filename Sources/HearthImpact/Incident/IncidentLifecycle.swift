@@ -299,7 +299,9 @@ public struct IncidentState: Sendable, Hashable, Codable {
       return .waitUntil(onAppClock(saturating(verdictMilliseconds, plus: rules.dropMilliseconds)))
     case .sending(let attempts, let next):
       switch input {
-      case .sendResult(.delivered): return finish(.delivered)
+      case .sendResult(.delivered), .sendResult(.http(200...299, _)):
+        // A 2xx status is the server taking it, however the app reports it.
+        return finish(.delivered)
       case .sendResult(let failure):
         guard Self.retryable(failure) else { return finish(.refused) }
         let next = saturating(t, plus: rules.delay(after: attempts))
@@ -323,7 +325,8 @@ public struct IncidentState: Sendable, Hashable, Codable {
   }
 
   /// 5xx, 429, network failures, a firewall's page and 401 with tokens held
-  /// are worth retrying; anything else is a refusal.
+  /// are worth retrying; anything else is a refusal (a 2xx never gets here:
+  /// it is a delivery).
   static func retryable(_ result: IncidentInput.SendResult) -> Bool {
     switch result {
     case .delivered: false
