@@ -112,8 +112,9 @@ public struct VehicleGateTimeline: Sendable, Hashable {
 }
 
 /// A recording as the phone would have delivered it to the detector:
-/// consecutive windows of `batchSeconds` over every stream, each with the
-/// vehicle gate at its start. Empty windows (pauses in the recording) are
+/// consecutive windows of `batchSeconds` over every stream, a window cut
+/// where the vehicle gate switches, each part with the gate at its first
+/// sample. Empty windows (pauses in the recording) are
 /// skipped, so a week-long file with an hour of data costs an hour of batches.
 ///
 /// The accelerometer is the one that includes gravity: the stream itself,
@@ -235,9 +236,23 @@ public struct ImpactFeed: Sendable {
         // in a later window: index(limit) > window, by monotony of the index.
         guard window < grid.window(ofNanoseconds: grid.nanoseconds(limit)) else { return nil }
       }
-      // The window's last nanosecond (saturating: it is ≥ `earliest` either way).
-      let last = grid.lastNanosecond(ofWindow: window)
-      var batch = ImpactBatch(vehicleGate: feed.gate.isOn(at: grid.startSeconds(ofWindow: window)))
+      // The window's last nanosecond (saturating: it is ≥ `earliest` either way),
+      // or the one before the gate's next switch inside it: a batch has one
+      // gate, so a switch cuts the window, and each part has the gate at its
+      // first sample. (At the window's start, a classifier that turned on
+      // 80 ms before a crash in the same 250 ms left the crash unjudged.)
+      var last = grid.lastNanosecond(ofWindow: window)
+      let switches = feed.gate.switches
+      var (low, high) = (0, switches.count)
+      while low < high {
+        let mid = (low + high) / 2
+        if grid.nanoseconds(switches[mid].seconds) <= earliest { low = mid + 1 } else { high = mid }
+      }
+      if low < switches.count {
+        // After `earliest`: the head sample still goes in, so every call takes one or more.
+        last = Swift.min(last, grid.nanoseconds(switches[low].seconds) - 1)
+      }
+      var batch = ImpactBatch(vehicleGate: low == 0 ? feed.gate.initiallyOn : switches[low - 1].isOn)
       while a < feed.accelerometer.count && grid.nanoseconds(feed.accelerometer.seconds[a]) <= last {
         let s = feed.accelerometer
         batch.accelerometer.append(Sample3(s.seconds[a], s.x[a], s.y[a], s.z[a]))
@@ -310,8 +325,6 @@ struct BatchGrid: Sendable, Hashable {
     return overflow ? .max : next - 1
   }
 
-  /// Where window `k` starts, s on the trace's clock (for its gate).
-  func startSeconds(ofWindow k: Int64) -> Double { originSeconds + Double(k) * batchSeconds }
 }
 
 extension VectorStream {

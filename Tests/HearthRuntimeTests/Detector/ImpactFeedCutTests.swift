@@ -49,6 +49,36 @@ struct ImpactFeedCutTests {
     #expect(batches[opening].accelerometer.first?.seconds == 1.005 && opening == 4)
   }
 
+  /// Found by a review: the gate was read at each window's start, so a
+  /// classifier that said automotive 80 ms before a crash in the same
+  /// 250 ms left the crash unjudged (and a walking verdict 80 ms before it
+  /// left it judged).
+  @Test(
+    "a gate switch inside a window cuts it: each part has the gate at its first sample, every sample once")
+  func gateSwitchCutsTheWindow() throws {
+    var stream = VectorStream()
+    for i in 0..<50 { stream.append(seconds: Double(i) * 0.02, x: 0, y: 0, z: 9.81) }
+    var trace = Trace(metadata: TraceMetadata(format: "test"))
+    trace.accelerometer = AccelerationStream(samples: stream, content: .includesGravity)
+    // Automotive at 0.34 s (inside the window [0.25, 0.5)), walking at 0.58 s, automotive at 0.60 s.
+    trace.activities = [
+      ActivitySample(seconds: 0.34, activity: .automotive), ActivitySample(seconds: 0.58, activity: .walking),
+      ActivitySample(seconds: 0.60, activity: .automotive),
+    ]
+    let feed = try #require(ImpactFeed(trace: trace, gate: .recording))
+    let (batches, failure) = Self.cut(feed)
+    #expect(failure == nil, "\(failure ?? "")")
+    #expect(batches.flatMap { $0.accelerometer.map(\.seconds) } == stream.seconds)
+    for batch in batches {
+      for sample in batch.accelerometer {
+        #expect(batch.vehicleGate == feed.gate.isOn(at: sample.seconds), "sample at \(sample.seconds) s")
+      }
+    }
+    // [0, 0.25), [0.25, 0.34), [0.34, 0.5), [0.5, 0.58), [0.58, 0.60), [0.60, 0.75), [0.75, 1).
+    #expect(
+      batches.map(\.accelerometer.count) == [13, 4, 8, 4, 1, 8, 12], "\(batches.map(\.accelerometer.count))")
+  }
+
   @Test("the grid: ms, µs and ns stamps on an edge open their window; the index is monotone and saturates")
   func grid() {
     for (origin, digits) in [
