@@ -96,6 +96,18 @@ public struct ParkingDetector: Sendable, Hashable, Codable {
       }
       return ParkingDecision(parked: true, reason: .stillParked)
     }
+    // A fix looser than 100 m cannot end a stop (SPEC §6), nor does it
+    // restart one on its way: outside the circle, it changes nothing.
+    if let anchor, fix.horizontalAccuracyMeters > rules.leaveAccuracyMeters,
+      GreatCircle.distanceMeters(from: anchor.coordinate, to: fix.coordinate) > rules.radiusMeters
+    {
+      if time.saturatingSubtract(anchor.timeMilliseconds) >= rules.stayMilliseconds {
+        park(at: time)
+        return ParkingDecision(parked: true, reason: .parkedByPosition)
+      }
+      if fix.activity == .still { return stillVerdict(guardActive, time) }
+      return ParkingDecision(parked: false, reason: .insideNotLongEnough)
+    }
     guard let anchor,
       GreatCircle.distanceMeters(from: anchor.coordinate, to: fix.coordinate) <= rules.radiusMeters
     else {

@@ -229,6 +229,25 @@ struct ParkingTests {
     #expect(moved.advance(to: W.t0 + 500_000) != nil && moved.parkedAtMilliseconds == W.t0 + 500_000)
   }
 
+  /// Found by a review: one 500 m fix 150 m off restarted the stay, and
+  /// parking came 2:30 late.
+  @Test(
+    "a fix looser than 100 m outside the circle neither restarts the stay nor ends it; 100 m does restart it")
+  func looseFixKeepsTheStay() {
+    func stay(looseAccuracy: Double) -> ParkingDetector {
+      var p = ParkingDetector()
+      _ = p.offer(W.fix(0, 0, speed: 0))
+      _ = p.offer(W.fix(150, 150, accuracy: looseAccuracy, speed: 0))
+      _ = p.offer(W.fix(5, 300, speed: 0))
+      return p
+    }
+    let loose = stay(looseAccuracy: 100.001)
+    #expect(
+      loose.parked && loose.parkedAtMilliseconds == W.t0 + 300_000 && loose.anchor?.timeMilliseconds == W.t0)
+    let sharp = stay(looseAccuracy: 100)
+    #expect(!sharp.parked && sharp.anchor?.timeMilliseconds == W.t0 + 300_000)
+  }
+
   @Test("park fix: after 30 s without a fresh fix, from the newest fix under 2 min old, else the anchor")
   func parkFix() {
     var p = ParkingDetector()
