@@ -2,9 +2,12 @@
 /// are drawn dashed.
 ///
 /// Choices: a fix is left out when its accuracy is more than 3× the median
-/// of the last five drawn fixes and worse than 50 m ("far looser than the
-/// last few"), or when it is under 5 m from the last drawn fix. A silence
-/// of more than 2 min between two drawn fixes is dashed.
+/// of the last five fixes before it (drawn or not) and worse than 50 m
+/// ("far looser than the last few"), or when it is under 5 m from the last
+/// drawn fix. A silence of more than 2 min between two drawn fixes is
+/// dashed. The last few are every fix, not only the drawn ones: measured
+/// over drawn fixes alone, a phone that went from 5 m to 65 m fixes was
+/// never drawn again (the 65 m fixes never became "the last few").
 public struct LiveTrailRules: Sendable, Hashable, Codable {
   public var looserFactor = 3.0
   public var looserFloorMeters = 50.0
@@ -34,18 +37,21 @@ public struct LiveTrail: Sendable, Hashable, Codable {
   public var points: [Point] = []
   public var omitted: [Omitted] = []
 
-  /// The trail of `fixes` (time order). O(n).
+  /// The trail of `fixes` (time order). O(n) (a sort of at most five
+  /// accuracies per fix).
   public init(_ fixes: FixColumns, rules: LiveTrailRules = LiveTrailRules()) {
     var recent: [Double] = []
     var last: Int?
     for i in 0..<fixes.count {
       let accuracy = fixes.horizontalAccuracyMeters[i]
-      if recent.count >= 1 {
-        let median = recent.sorted()[recent.count / 2]
-        if accuracy > rules.looserFactor * median && accuracy > rules.looserFloorMeters {
-          omitted.append(Omitted(index: i, reason: .farLooserThanRecent))
-          continue
-        }
+      let median = recent.isEmpty ? nil : recent.sorted()[recent.count / 2]
+      if accuracy.isFinite {
+        recent.append(accuracy)
+        if recent.count > rules.recentCount { recent.removeFirst() }
+      }
+      if let median, accuracy > rules.looserFactor * median && accuracy > rules.looserFloorMeters {
+        omitted.append(Omitted(index: i, reason: .farLooserThanRecent))
+        continue
       }
       if let l = last {
         let step = GreatCircle.distanceMeters(from: fixes[l].coordinate, to: fixes[i].coordinate)
@@ -62,8 +68,6 @@ public struct LiveTrail: Sendable, Hashable, Codable {
         ?? false
       points.append(Point(index: i, dashedFromPrevious: dashed))
       last = i
-      recent.append(accuracy)
-      if recent.count > rules.recentCount { recent.removeFirst() }
     }
   }
 }

@@ -307,4 +307,21 @@ struct LiveTrailTests {
     #expect(trail.omitted.map(\.reason) == [.stepUnderFiveMeters, .farLooserThanRecent])
     #expect(trail.points.map(\.dashedFromPrevious) == [false, false, false, true, false])
   }
+
+  /// Found by a review: measured over drawn fixes only, the last few stayed
+  /// 5 m for ever, and 30 min of 65 m fixes were all left out.
+  @Test(
+    "a phone going from 5 m to 65 m fixes is drawn again once they are the last few; a lone outlier stays out"
+  )
+  func looserFixesBecomeTheLastFew() {
+    var fixes = (0..<5).map { W.fix(Double($0) * 100, Double($0) * 10, accuracy: 5) }
+    fixes += (5..<35).map { W.fix(Double($0) * 100, Double($0) * 60, accuracy: 65) }
+    let trail = LiveTrail(FixColumns(fixes))
+    // Three 65 m fixes are far looser than a median of 5 m; from the fourth, 65 m is the median.
+    #expect(trail.omitted.map(\.index) == [5, 6, 7])
+    #expect(trail.points.map(\.index) == Array(0..<5) + Array(8..<35))
+    var outlier = (0..<10).map { W.fix(Double($0) * 100, Double($0) * 10, accuracy: 5) }
+    outlier[6].horizontalAccuracyMeters = 500
+    #expect(LiveTrail(FixColumns(outlier)).omitted.map(\.index) == [6])
+  }
 }
