@@ -36,12 +36,14 @@ public struct PresenceStatusRules: Sendable, Hashable, Codable {
 
 public enum PresenceStatus {
   /// Parked: the last fix said `still`, or the person is inside a named
-  /// place, or the fix is under 1 m/s with accuracy ≤ 250 m.
+  /// place, or the fix is under 1 m/s with accuracy ≤ 250 m. A negative or
+  /// non-finite speed (iOS's raw −1) is unmeasured, as SPEC §1 reads it:
+  /// it says nothing about parking.
   public static func isParked(
     lastFix: Fix, insideNamedPlace: Bool, rules: PresenceStatusRules = PresenceStatusRules()
   ) -> Bool {
     if lastFix.activity == .still || insideNamedPlace { return true }
-    guard let speed = lastFix.speedMetersPerSecond else { return false }
+    guard let speed = lastFix.speedMetersPerSecond, speed >= 0, speed.isFinite else { return false }
     return speed < rules.parkedBelowMetersPerSecond
       && lastFix.horizontalAccuracyMeters <= rules.parkedAccuracyMeters
   }
@@ -94,13 +96,17 @@ public enum PresenceStatus {
   /// Battery low: at or below the circle's threshold (default 15 %) and not
   /// charging, at most once per 6 h. For a phone that went quiet, pass
   /// `phoneWentQuiet`: ≤ 5 % and not charging then reads "likely ran out".
+  /// `level` and `circleThreshold` are fractions in [0, 1]: a level outside
+  /// it (iOS's −1, "unknown") is no reading (`fine`), and a threshold
+  /// outside it (a percentage passed by mistake) gives way to the default.
   public static func battery(
     level: Double?, charging: ChargingState, circleThreshold: Double? = nil, lastLowAlertMilliseconds: Int64?,
     now: Int64, phoneWentQuiet: Bool = false, rules: PresenceStatusRules = PresenceStatusRules()
   ) -> BatteryVerdict {
-    guard let level, charging != .charging else { return .fine }
+    guard let level, (0...1).contains(level), charging != .charging else { return .fine }
     if phoneWentQuiet && level <= rules.batteryRanOutFraction { return .likelyRanOut }
-    guard level <= (circleThreshold ?? rules.batteryLowFraction) else { return .fine }
+    let threshold = circleThreshold.flatMap { (0...1).contains($0) ? $0 : nil } ?? rules.batteryLowFraction
+    guard level <= threshold else { return .fine }
     if let last = lastLowAlertMilliseconds, now.saturatingSubtract(last) < rules.batteryCooldownMilliseconds {
       return .lowButCoolingDown
     }

@@ -54,6 +54,10 @@ public struct ThinningDecision: Sendable, Hashable, Codable {
     case drivingGatePassed
     /// The first fix below road speed in a drive is kept whatever the gate says.
     case firstOffRoadSpeed
+    /// Not a position (a latitude or longitude out of range or not finite):
+    /// dropped, and it changes nothing (as the last kept fix it would have
+    /// made every later distance NaN, and nothing was kept again).
+    case notAPosition
   }
   public var kept: Bool
   public var reason: Reason
@@ -114,6 +118,9 @@ public struct Thinner: Sendable, Hashable, Codable {
     time: Int64, latitude: Double, longitude: Double, speed: Double, classifierSaysDriving: Bool?,
     phoneParked: Bool
   ) -> ThinningDecision {
+    guard abs(latitude) <= 90, abs(longitude) <= 180 else {  // false for NaN too
+      return ThinningDecision(kept: false, reason: .notAPosition, driving: driving)
+    }
     let roadSpeed = speed >= rules.driveStartMetersPerSecond
     // Drive start and end.
     if phoneParked {

@@ -25,6 +25,13 @@ struct PresenceStatusTests {
     fix.speedMetersPerSecond = nil
     fix.horizontalAccuracyMeters = 5
     #expect(!PresenceStatus.isParked(lastFix: fix, insideNamedPlace: false))
+    // iOS's raw −1 (and any negative or non-finite speed) is unmeasured, not slow (found by a review).
+    for unmeasured in [-1, -0.001, .nan, -.infinity] {
+      fix.speedMetersPerSecond = unmeasured
+      #expect(!PresenceStatus.isParked(lastFix: fix, insideNamedPlace: false), "\(unmeasured)")
+    }
+    fix.speedMetersPerSecond = 0
+    #expect(PresenceStatus.isParked(lastFix: fix, insideNamedPlace: false))
   }
 
   @Test("offline after 1 h; 12 h parked; 100 min parked on an Android-only account; two unanswered wakes")
@@ -76,6 +83,12 @@ struct PresenceStatusTests {
     #expect(verdict(0.05, quiet: true) == .likelyRanOut && verdict(0.0501, quiet: true) == .low)
     #expect(verdict(0.05, .charging, quiet: true) == .fine)
     #expect(verdict(nil) == .fine)
+    // Out of [0, 1] (found by a review): iOS's −1 is no reading; a threshold
+    // given in percent gives way to the default 15 %.
+    #expect(verdict(-1) == .fine && verdict(-1, quiet: true) == .fine && verdict(1.01) == .fine)
+    #expect(verdict(0) == .low && verdict(1, threshold: 1) == .low)
+    #expect(verdict(0.5, threshold: 15) == .fine && verdict(0.15, threshold: 15) == .low)
+    #expect(verdict(0.5, threshold: .nan) == .fine && verdict(0.1, threshold: -0.2) == .low)
   }
 
   @Test(
@@ -137,8 +150,11 @@ struct PresenceStatusTests {
     // Eight: the same two quiet are no majority.
     #expect(hold([quiet, quiet] + Array(repeating: stale, count: 6)) == .looksLikeThePhones)
     // Eight: five quiet of eight hold; four of eight do not.
-    #expect(hold(Array(repeating: quiet, count: 5) + Array(repeating: reporting, count: 3)) == .moreQuietThanReporting)
-    #expect(hold(Array(repeating: quiet, count: 4) + Array(repeating: reporting, count: 4)) == .looksLikeThePhones)
+    #expect(
+      hold(Array(repeating: quiet, count: 5) + Array(repeating: reporting, count: 3))
+        == .moreQuietThanReporting)
+    #expect(
+      hold(Array(repeating: quiet, count: 4) + Array(repeating: reporting, count: 4)) == .looksLikeThePhones)
     // Seven with one fresh: announce.
     #expect(hold([quiet, quiet, reporting] + Array(repeating: stale, count: 4)) == .looksLikeThePhones)
   }

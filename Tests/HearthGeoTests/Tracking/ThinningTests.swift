@@ -60,6 +60,26 @@ struct ThinningTests {
     #expect(ThinningRules().drivingIntervalEarliestMilliseconds == 9_750)
   }
 
+  /// Found by a review: a first fix with a NaN latitude became the last kept
+  /// fix, every later distance was NaN, and nothing was kept again.
+  @Test("a fix that is not a position is dropped and changes nothing")
+  func notAPosition() {
+    var t = Thinner()
+    for (lat, lon) in [
+      (Double.nan, 11.0), (48.0, .nan), (90.000_001, 11), (48, -180.000_001), (.infinity, 0),
+    ] {
+      let bad = Fix(
+        timeMilliseconds: W.t0, latitudeDegrees: lat, longitudeDegrees: lon, horizontalAccuracyMeters: 5)
+      #expect(t.offer(bad) == ThinningDecision(kept: false, reason: .notAPosition, driving: false))
+    }
+    let kept = (0..<20).map { t.offer(W.fix(Double($0) * 500, Double($0) * 60)).kept }
+    #expect(kept.allSatisfy { $0 })
+    var edge = Thinner()
+    let pole = Fix(
+      timeMilliseconds: 0, latitudeDegrees: 90, longitudeDegrees: 180, horizontalAccuracyMeters: 5)
+    #expect(edge.offer(pole).kept)
+  }
+
   @Test("a drive starts at 6 m/s (not 5.99) without the classifier; the first fix off road speed is kept")
   func driveStartAndOffRoadSpeed() {
     var t = Thinner()
