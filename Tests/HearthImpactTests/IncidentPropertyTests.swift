@@ -10,7 +10,9 @@ import Testing
 /// move of the app's clock between calls (a clock set back adds nothing);
 /// the times answered are on the app's clock of the call.
 enum ReferenceIncident {
-  typealias Call = (now: Int64, input: IncidentInput)
+  /// One call of `check`; `restored`: the state was saved and restored
+  /// just before it (a process killed and started again).
+  typealias Call = (now: Int64, input: IncidentInput, restored: Bool)
 
   static func retryable(_ r: IncidentInput.SendResult) -> Bool {
     switch r {
@@ -39,7 +41,9 @@ enum ReferenceIncident {
     var answer = IncidentAction.none
     var clock = v  // the incident's clock
     var last = v  // the app's clock at the previous call
-    for (now, input) in calls {
+    for (now, input, restored) in calls {
+      // A killed process lost the request it had on its way.
+      if restored { inFlight = false }
       if let end {
         answer = .finished(end)
         continue
@@ -144,8 +148,9 @@ struct IncidentPropertyTests {
           ? back[r.pick(back.count)]
           : r.chance(0.7) ? steps[r.pick(steps.count)] : Int64(r.pick(200_000))
         let input = Self.input(&r)
-        calls.append((now, input))
-        if r.chance(0.2) { state = try decoder.decode(IncidentState.self, from: encoder.encode(state)) }
+        let restored = r.chance(0.2)
+        calls.append((now, input, restored))
+        if restored { state = try decoder.decode(IncidentState.self, from: encoder.encode(state)) }
         let got = state.check(now: now, input)
         let expected = ReferenceIncident.answer(verdict: Self.t0, account: "a", calls, IncidentRules())
         if got == .send { sends += 1 }

@@ -127,6 +127,35 @@ struct JoltSequenceTests {
       v.filter { $0.joltSeconds < 39.3 }.allSatisfy { $0.outcome == .silent }, "\(v.map(\.explanation))")
   }
 
+  /// Found by the review of the fix above: with "moving at the jolt" still
+  /// read at the incident's first jolt, a phone sliding about the footwell
+  /// while driving and flipping over after the car had stopped at a red
+  /// light was "moving" from seconds earlier and "stopped" after: reported.
+  @Test(
+    "a knock after the car has stopped, chained to knocks while it drove, is not moving at its jolt: silent")
+  func knockAfterTheStopChainedToKnocksWhileDriving() {
+    var s = Scene()
+    s.duration = 70
+    s.jolts = stride(from: 40.0, to: 47.7, by: 0.95).map {
+      Scene.Jolt(seconds: $0, metersPerSecondSquared: 5 * Self.g)
+    }
+    let flip = s.jolts[s.jolts.count - 1].seconds
+    s.spins = [.init(seconds: flip + 0.1, radiansPerSecond: 6, lengthSeconds: 0.3)]
+    s.speed = [.init(seconds: 0, value: 17), .init(seconds: 45.5, value: 0)]
+    s.vibration = [.init(seconds: 0, value: 0.6), .init(seconds: 45.5, value: 0.05)]
+    let v = s.verdicts()
+    #expect(v.allSatisfy { $0.outcome == .silent }, "\(v.map(\.explanation))")
+    let last = v.last { abs($0.joltSeconds - flip) < 0.05 }
+    #expect(last?.measurement?.incidentSeconds == 40, "still one incident")
+    #expect(
+      last?.conditions.contains { $0.name == .movingAtJoltGPS && !$0.held } == true, "\(v.map(\.explanation))"
+    )
+    // The same flip while the car still drives, and it stops after: reported.
+    s.speed = [.init(seconds: 0, value: 17), .init(seconds: flip + 1, value: 0)]
+    s.vibration = [.init(seconds: 0, value: 0.6), .init(seconds: flip + 1, value: 0.05)]
+    #expect(s.verdicts().filter { $0.outcome == .possibleImpact }.count == 1)
+  }
+
   @Test("jolt samples within 0.5 s make one jolt's peak; 0.52 s later is a jolt of its own")
   func peakWindow() {
     var s = Self.collision(at: 30)

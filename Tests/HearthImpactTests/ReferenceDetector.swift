@@ -174,7 +174,8 @@ enum ReferenceDetector {
     //    within the peak window of the newest jolt (then it is its peak); a
     //    jolt within the chain of the last and the deadline of its incident's
     //    first jolt continues that incident. "Moving before" is read at the
-    //    incident's first jolt, "stopped after" from the jolt itself.
+    //    incident's first jolt; "moving at the jolt" and "stopped after" at
+    //    the jolt itself.
     struct Jolt {
       var t: Double
       var incident: Double
@@ -223,7 +224,7 @@ enum ReferenceDetector {
       func inWindow(_ x: Double, _ from: Double, _ to: Double) -> Bool { x >= from && x <= to }
       // GPS reads "moving before" only with a fix in both of its windows.
       let current =
-        speeds.contains { inWindow($0.t, a - c.currentFixAgeSeconds, a + c.movingAtJoltToSeconds) }
+        speeds.contains { inWindow($0.t, t - c.currentFixAgeSeconds, t + c.movingAtJoltToSeconds) }
         && speeds.contains { inWindow($0.t, a + c.movingFromSeconds, a + c.movingToSeconds) }
       let vBefore = median(
         bins.filter {
@@ -239,7 +240,7 @@ enum ReferenceDetector {
         let before = median(
           speeds.filter { inWindow($0.t, a + c.movingFromSeconds, a + c.movingToSeconds) }.map(\.v))
         let atJolt =
-          speeds.last { inWindow($0.t, a - c.currentFixAgeSeconds, a + c.movingAtJoltToSeconds) }?.v ?? .nan
+          speeds.last { inWindow($0.t, t - c.currentFixAgeSeconds, t + c.movingAtJoltToSeconds) }?.v ?? .nan
         cond[.movingBeforeGPS] = (before >= c.movingMedianMetersPerSecond, before)
         cond[.movingAtJoltGPS] = (atJolt >= c.movingAtJoltMetersPerSecond, atJolt)
         moving = before >= c.movingMedianMetersPerSecond && atJolt >= c.movingAtJoltMetersPerSecond
@@ -267,8 +268,8 @@ enum ReferenceDetector {
       } else {
         let atJolt = median(
           bins.filter {
-            $0.start >= a + c.vibrationMovingAtJoltFromSeconds
-              && $0.start + binLength <= a + c.vibrationMovingAtJoltToSeconds
+            $0.start >= t + c.vibrationMovingAtJoltFromSeconds
+              && $0.start + binLength <= t + c.vibrationMovingAtJoltToSeconds
           }.map(\.rms))
         let line = c.vibrationMovingMetersPerSecondSquared
         cond[.movingBeforeVibration] = (vBefore >= line, vBefore)

@@ -48,10 +48,11 @@ public struct ImpactConfiguration: Sendable, Hashable {
   /// A jolt at most this long after the previous one (and within
   /// `verdictDeadlineSeconds` of the first) continues its incident: a
   /// rollover's impacts come every 0.5–1 s, a crash's secondary blows within
-  /// a second. The car's motion (moving before, stopped after: one fact) is
-  /// then read from the incident's first jolt, while each jolt's spin,
-  /// pressure and free fall are its own. A jolt further off starts an
-  /// incident of its own, judged on its own windows.
+  /// a second. "Moving before" is then read from the incident's first jolt
+  /// (the later blows do not find the car already slowed), while "moving at
+  /// the jolt", "stopped after", the spin, pressure and free fall are each
+  /// jolt's own. A jolt further off starts an incident of its own, judged
+  /// on its own windows.
   public var joltChainSeconds = 1.0
 
   // MARK: D2, D3, D5 moving before / stopped after, GPS

@@ -854,23 +854,26 @@ public struct ImpactDetector: Sendable {
   private func measure(_ candidate: Candidate, force: Bool) -> ImpactMeasurement? {
     let c = configuration
     let t = candidate.joltSeconds
-    // "Moving before" is read at the incident's first jolt (a crash's later
-    // blows do not find the car already slowed); "stopped after" from this
-    // jolt, so a loose phone's knocks in the seconds before a crash, chained
+    // "Moving before" (the median over the seconds before) is read at the
+    // incident's first jolt (a crash's later blows do not find the car
+    // already slowed); "moving at the jolt" and "stopped after" at this
+    // jolt. So a loose phone's knocks in the seconds before a crash, chained
     // into one incident, do not put the crash's stop window on them while
-    // the car was still moving (a missed crash, found by a review).
+    // the car still drove (a missed crash), and a knock after the car has
+    // stopped, chained to one while it drove, is not moving at its jolt (a
+    // false alarm): both found by reviews.
     let a = candidate.incidentSeconds
     let late = c.lateDataSeconds
     let data = dataSeconds
     func complete(_ clock: Double, _ x: Double) -> Bool { force || clock >= x || data >= x + late }
     guard complete(accelerometerSeconds, t + c.joltPeakWindowSeconds),
       complete(gyroscopeSeconds, t + c.spinToSeconds),
-      complete(barometerSeconds, t + c.pressureAfterSeconds), complete(fixSeconds, a)
+      complete(barometerSeconds, t + c.pressureAfterSeconds), complete(fixSeconds, t)
     else { return nil }
     // GPS speaks for "moving before" only with a fix in both of its windows
     // (the median's and the one at the jolt); otherwise the vibration does.
     let current =
-      speeds.last(from: a - c.currentFixAgeSeconds, to: a + c.movingAtJoltToSeconds) != nil
+      speeds.last(from: t - c.currentFixAgeSeconds, to: t + c.movingAtJoltToSeconds) != nil
       && speeds.last(from: a + c.movingFromSeconds, to: a + c.movingToSeconds) != nil
     // Before the windows' medians (most of a look's cost, and a pending jolt
     // is looked at every batch): waits that end in nil below whatever the
@@ -893,7 +896,7 @@ public struct ImpactDetector: Sendable {
       speedAtJoltMetersPerSecond: .nan, vibrationBeforeMetersPerSecondSquared: vibrationBefore,
       vibrationAtJoltMetersPerSecondSquared: median(
         binValues(
-          from: a + c.vibrationMovingAtJoltFromSeconds, to: a + c.vibrationMovingAtJoltToSeconds, whole: true)
+          from: t + c.vibrationMovingAtJoltFromSeconds, to: t + c.vibrationMovingAtJoltToSeconds, whole: true)
       ),
       stopSource: .vibration, stopped: false, stopReason: "", restAfterSeconds: .nan,
       fastestAfterRestMetersPerSecond: .nan, fixesAfterRest: 0, vibrationStopRatio: .nan,
@@ -910,7 +913,7 @@ public struct ImpactDetector: Sendable {
       m.speedBeforeMetersPerSecond = median(
         speeds.values(from: a + c.movingFromSeconds, to: a + c.movingToSeconds))
       m.speedAtJoltMetersPerSecond =
-        speeds.last(from: a - c.currentFixAgeSeconds, to: a + c.movingAtJoltToSeconds)?.1 ?? .nan
+        speeds.last(from: t - c.currentFixAgeSeconds, to: t + c.movingAtJoltToSeconds)?.1 ?? .nan
       m.truncated =
         m.truncated || speeds.truncated(from: a + min(c.movingFromSeconds, -c.currentFixAgeSeconds))
       // GPS decides the stop only on evidence.

@@ -124,10 +124,28 @@ public struct IncidentState: Sendable, Hashable, Codable {
   public private(set) var clockMilliseconds: Int64
   /// The app's clock at the latest check (the verdict time before the first), ms.
   public private(set) var lastCheckMilliseconds: Int64
-  /// A send was ordered and its result has not come back: a successful
-  /// upload then orders no second one (it waits for the result or the
-  /// retry time, after which the attempt counts as failed).
+  /// A send was ordered in this process and its result has not come back:
+  /// a successful upload then orders no second one (it waits for the
+  /// result or the retry time, after which the attempt counts as failed).
+  /// Not saved, compared or hashed: a process that was killed lost its
+  /// request with it, so after a restore an upload retries at once (SPEC §10).
   public private(set) var awaitingResult = false
+
+  /// Equal when every saved value is (``awaitingResult`` is the process's own).
+  public static func == (a: IncidentState, b: IncidentState) -> Bool {
+    a.verdictMilliseconds == b.verdictMilliseconds && a.account == b.account && a.phase == b.phase
+      && a.raisedBy == b.raisedBy && a.clockMilliseconds == b.clockMilliseconds
+      && a.lastCheckMilliseconds == b.lastCheckMilliseconds
+  }
+
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(verdictMilliseconds)
+    hasher.combine(account)
+    hasher.combine(phase)
+    hasher.combine(raisedBy)
+    hasher.combine(clockMilliseconds)
+    hasher.combine(lastCheckMilliseconds)
+  }
 
   public init(verdictMilliseconds: Int64, account: String) {
     self.verdictMilliseconds = verdictMilliseconds
@@ -162,7 +180,7 @@ public struct IncidentState: Sendable, Hashable, Codable {
 
   enum CodingKeys: String, CodingKey {
     case formatVersion, verdictMilliseconds, account, phase, raisedBy, clockMilliseconds,
-      lastCheckMilliseconds, awaitingResult
+      lastCheckMilliseconds
   }
 
   /// A saved state: its format version (absent: version 1, see
@@ -200,7 +218,6 @@ public struct IncidentState: Sendable, Hashable, Codable {
     clockMilliseconds = try c.decodeIfPresent(Int64.self, forKey: .clockMilliseconds) ?? verdictMilliseconds
     lastCheckMilliseconds =
       try c.decodeIfPresent(Int64.self, forKey: .lastCheckMilliseconds) ?? verdictMilliseconds
-    awaitingResult = try c.decodeIfPresent(Bool.self, forKey: .awaitingResult) ?? false
     if let (key, why) = problems.first {
       throw DecodingError.dataCorrupted(
         .init(codingPath: c.codingPath + [key], debugDescription: "incident state: \(why)"))
@@ -216,7 +233,6 @@ public struct IncidentState: Sendable, Hashable, Codable {
     try c.encodeIfPresent(raisedBy, forKey: .raisedBy)
     try c.encode(clockMilliseconds, forKey: .clockMilliseconds)
     try c.encode(lastCheckMilliseconds, forKey: .lastCheckMilliseconds)
-    if awaitingResult { try c.encode(awaitingResult, forKey: .awaitingResult) }
   }
 
   /// What is wrong with this state's values, by field, each with why: a
