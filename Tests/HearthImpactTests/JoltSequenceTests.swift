@@ -258,7 +258,8 @@ struct JoltSequenceTests {
     s.fixHertz = 0
     s.accelerometerGaps = [.init(from: 33.2, to: 33.6)]  // the bin [33, 34) keeps samples: complete
     #expect(s.reports().count == 1)
-    s.accelerometerGaps = [.init(from: 32.99, to: 34.01)]  // bin [33, 34) empty: windows from 32 and 33 skipped
+    // The bin [33, 34) empty: the windows from 32 and 33 are skipped.
+    s.accelerometerGaps = [.init(from: 32.99, to: 34.01)]
     let v = s.verdicts()
     #expect(v.map(\.outcome) == [.possibleImpact], "\(v.map(\.explanation))")
   }

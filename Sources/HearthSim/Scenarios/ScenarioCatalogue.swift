@@ -84,7 +84,9 @@ public enum ScenarioCatalogue {
       airbagDecaySeconds: 1,
       airbagDelaySeconds: pulse / 2 + 0.2, mountWhipRadiansPerSecond: 1.5)
     let (plan, pulses) = crashDrive(speed: 13.9, crash: crash)
-    return ScenarioVariant(plan: plan, joltSeconds: [joltSeconds], crashPulses: pulses, parameters: ["pulseSeconds": pulse, "airbagHPa": airbag])
+    return ScenarioVariant(
+      plan: plan, joltSeconds: [joltSeconds], crashPulses: pulses,
+      parameters: ["pulseSeconds": pulse, "airbagHPa": airbag])
   }
 
   static let c3 = Scenario(
@@ -99,7 +101,9 @@ public enum ScenarioCatalogue {
       spinRadiansPerSecond: spin, airbagHPa: 1.5, airbagDelaySeconds: pulse / 2 + 0.2,
       mountWhipRadiansPerSecond: 0)
     let (plan, pulses) = crashDrive(speed: 11.1, crash: crash, restSeconds: 2)
-    return ScenarioVariant(plan: plan, joltSeconds: [joltSeconds], crashPulses: pulses, parameters: ["pulseSeconds": pulse, "spinRadiansPerSecond": spin])
+    return ScenarioVariant(
+      plan: plan, joltSeconds: [joltSeconds], crashPulses: pulses,
+      parameters: ["pulseSeconds": pulse, "spinRadiansPerSecond": spin])
   }
 
   static func rollover(id: String, restSeconds: Double, expected: ExpectedVerdict, name: String) -> Scenario {
@@ -127,7 +131,9 @@ public enum ScenarioCatalogue {
         ScenarioLabel.CrashPulse(
           startSeconds: pulseStart, endSeconds: pulseStart + 0.08, peakAcceleration: 6 * g)
       ]
-      return ScenarioVariant(plan: plan, joltSeconds: [joltSeconds], crashPulses: pulses, parameters: ["spinRadiansPerSecond": spin, "restSeconds": restSeconds])
+      return ScenarioVariant(
+        plan: plan, joltSeconds: [joltSeconds], crashPulses: pulses,
+        parameters: ["spinRadiansPerSecond": spin, "restSeconds": restSeconds])
     }
   }
 
@@ -149,7 +155,9 @@ public enum ScenarioCatalogue {
       airbagDecaySeconds: 1,
       airbagDelaySeconds: pulse + 0.15 - 0.2, mountWhipRadiansPerSecond: 0, loosePhone: true)
     let (plan, pulses) = crashDrive(speed: 13.9, crash: crash, placement: .seat)
-    return ScenarioVariant(plan: plan, joltSeconds: [joltSeconds], crashPulses: pulses, parameters: ["pulseSeconds": pulse, "airbagHPa": airbag])
+    return ScenarioVariant(
+      plan: plan, joltSeconds: [joltSeconds], crashPulses: pulses,
+      parameters: ["pulseSeconds": pulse, "airbagHPa": airbag])
   }
 
   static let c7 = Scenario(
@@ -163,7 +171,8 @@ public enum ScenarioCatalogue {
       airbagHPa: airbag,
       airbagDelaySeconds: 0.25, mountWhipRadiansPerSecond: 1.2)
     let (plan, pulses) = crashDrive(speed: 11.1, crash: crash, gps: false)
-    return ScenarioVariant(plan: plan, joltSeconds: [joltSeconds], crashPulses: pulses, parameters: ["airbagHPa": airbag])
+    return ScenarioVariant(
+      plan: plan, joltSeconds: [joltSeconds], crashPulses: pulses, parameters: ["airbagHPa": airbag])
   }
 
   static let c9 = Scenario(
@@ -191,7 +200,8 @@ public enum ScenarioCatalogue {
         airbagHPa: hPa,
         airbagDecaySeconds: 0.6, airbagDelaySeconds: 0.25, mountWhipRadiansPerSecond: 1.2)
       let (plan, pulses) = crashDrive(speed: 8.3, crash: crash)
-      return ScenarioVariant(plan: plan, joltSeconds: [joltSeconds], crashPulses: pulses, parameters: ["airbagHPa": hPa])
+      return ScenarioVariant(
+        plan: plan, joltSeconds: [joltSeconds], crashPulses: pulses, parameters: ["airbagHPa": hPa])
     }
   }
 
@@ -233,7 +243,8 @@ public enum ScenarioCatalogue {
         kind: .rear, deltaVMetersPerSecond: -deltaV(peakG: peakG, seconds: 0.12), pulseSeconds: 0.12,
         mountWhipRadiansPerSecond: 3.7)
       let (plan, pulses) = crashDrive(speed: 8.3, crash: crash, restSeconds: 3)
-      return ScenarioVariant(plan: plan, joltSeconds: [joltSeconds], crashPulses: pulses, parameters: ["peakG": peakG])
+      return ScenarioVariant(
+        plan: plan, joltSeconds: [joltSeconds], crashPulses: pulses, parameters: ["peakG": peakG])
     }
   }
 
@@ -275,7 +286,9 @@ public enum ScenarioCatalogue {
       ScenarioLabel.CrashPulse(
         startSeconds: second, endSeconds: second + 0.1, peakAcceleration: frontal.peakAcceleration),
     ]
-    return ScenarioVariant(plan: plan, joltSeconds: [joltSeconds, joltSeconds + 50], crashPulses: pulses, parameters: ["spinRadiansPerSecond": spin])
+    return ScenarioVariant(
+      plan: plan, joltSeconds: [joltSeconds, joltSeconds + 50], crashPulses: pulses,
+      parameters: ["spinRadiansPerSecond": spin])
   }
 
   static let c18 = Scenario(
@@ -296,7 +309,9 @@ public enum ScenarioCatalogue {
         MotionSegment(durationSeconds: 0.5, endSpeedMetersPerSecond: 0),
         MotionSegment(durationSeconds: 80 - pulseStart - 1.6, endSpeedMetersPerSecond: 0),
       ], events: [TimedEvent(atSeconds: pulseStart, event: .crash(crash))], initialSpeedMetersPerSecond: 8)
-    return ScenarioVariant(plan: plan, joltSeconds: [joltSeconds], crashPulses: [
+    return ScenarioVariant(
+      plan: plan, joltSeconds: [joltSeconds],
+      crashPulses: [
         ScenarioLabel.CrashPulse(
           startSeconds: pulseStart, endSeconds: pulseStart + 0.1, peakAcceleration: crash.peakAcceleration)
       ])
@@ -321,7 +336,8 @@ public enum ScenarioCatalogue {
           grade: draws.uniform(-0.005, 0.005), road: .highway))
       total += length
     }
-    return ScenarioVariant(plan: DrivePlan(segments: segments, initialSpeedMetersPerSecond: 30.6), joltSeconds: [])
+    return ScenarioVariant(
+      plan: DrivePlan(segments: segments, initialSpeedMetersPerSecond: 30.6), joltSeconds: [])
   }
 
   static let n2 = Scenario(
@@ -338,7 +354,8 @@ public enum ScenarioCatalogue {
           durationSeconds: length, endSpeedMetersPerSecond: 8.3, road: draws.chance(0.5) ? .rough : .cobbles))
       total += length
     }
-    return ScenarioVariant(plan: DrivePlan(segments: segments, initialSpeedMetersPerSecond: 8.3), joltSeconds: [])
+    return ScenarioVariant(
+      plan: DrivePlan(segments: segments, initialSpeedMetersPerSecond: 8.3), joltSeconds: [])
   }
 
   static let n3 = Scenario(
@@ -430,7 +447,8 @@ public enum ScenarioCatalogue {
   ) { draws in
     let spin = draws.uniform(8, 15)
     let fall = (2 * 0.6 / g).squareRoot()
-    return ScenarioVariant(plan: cruise(
+    return ScenarioVariant(
+      plan: cruise(
         speed: 16.7,
         events: [
           TimedEvent(
@@ -531,7 +549,8 @@ public enum ScenarioCatalogue {
     decidingGate: "jolt / stop"
   ) { draws in
     let spin = draws.uniform(3, 6)
-    return ScenarioVariant(plan: cruise(
+    return ScenarioVariant(
+      plan: cruise(
         speed: 15,
         events: [
           TimedEvent(
