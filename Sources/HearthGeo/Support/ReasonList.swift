@@ -73,7 +73,13 @@ extension ReasonList: RandomAccessCollection {
 }
 
 extension ReasonList: ExpressibleByArrayLiteral {
-  public init(arrayLiteral reasons: Reason...) { self.init(reasons) }
+  // Inlined so that the literal's array (a heap allocation per event
+  // otherwise) is promoted to the stack or folded away.
+  @inline(__always)
+  public init(arrayLiteral reasons: Reason...) {
+    self.init()
+    for reason in reasons { append(reason) }
+  }
 }
 
 extension ReasonList: Hashable {
