@@ -117,6 +117,9 @@ struct DetectorPropertyTests {
       if configuration.vibrationBinSeconds != d.vibrationBinSeconds {
         changed.append("bin \(configuration.vibrationBinSeconds) s")
       }
+      if configuration.movingAgainMetersPerSecond != d.movingAgainMetersPerSecond {
+        changed.append("moving again \(configuration.movingAgainMetersPerSecond) m/s")
+      }
       return
         "scene: \(scene)\ndelivery: \(delivery)\nconfiguration: \(changed.isEmpty ? "defaults" : changed.joined(separator: ", "))"
     }
@@ -166,8 +169,16 @@ struct DetectorPropertyTests {
       if r.chance(0.4) {
         // The car stops after it (GPS and vibration).
         let rest = t + r.uniform(0, 7)
-        s.speed.append(.init(seconds: rest, value: r.chance(0.2) ? 1.5 : r.uniform(0, 1.6)))
+        let stopped = r.chance(0.2) ? 1.5 : r.uniform(0, 1.6)
+        s.speed.append(.init(seconds: rest, value: stopped))
         s.vibration.append(.init(seconds: rest, value: r.uniform(0, 0.4)))
+        if r.chance(0.3) {
+          // One fix (or two) of GPS noise after the rest, on either side of
+          // the moving-again line.
+          let blip = rest + r.uniform(0.5, 4)
+          s.speed.append(.init(seconds: blip, value: [1.6, 2.9, 3, 3.1, r.uniform(1.5, 4)][r.pick(5)]))
+          s.speed.append(.init(seconds: blip + (r.chance(0.7) ? 0.9 : 1.9), value: stopped))
+        }
       }
     }
     if d >= 20 && r.chance(0.15) {
@@ -220,6 +231,7 @@ struct DetectorPropertyTests {
     c.joltPeakWindowSeconds = [0.1, 0.5, 1][r.pick(3)]
     c.suppressionSeconds = [0, 10, 60][r.pick(3)]
     c.vibrationBinSeconds = [1, 1, 0.5, 0.3][r.pick(4)]
+    c.movingAgainMetersPerSecond = [3, 3, 1.5, 5][r.pick(4)]
     return c
   }
 

@@ -19,6 +19,8 @@ struct Drive {
   var speedAfter = 0.0
   /// The speed of fixes from 2 s after the rest on (nil: `speedAfter`).
   var speedLater: Double?
+  /// Single fixes' speeds by their offset from the jolt, s (GPS noise).
+  var blips: [Double: Double] = [:]
   /// When the fixes come, s (nil: every whole second).
   var fixTimes: [Double]?
   /// Spin burst peak (rad/s) at t + 0.3 s; pressure step (hPa) at t + 0.5 s.
@@ -60,6 +62,7 @@ struct Drive {
         var speed = t < t0 ? speedBefore : (t < t0 + restAfterSeconds ? speedBefore / 2 : speedAfter)
         if let last = lastFixBeforeSpeed, t <= t0 - 0.5, t > t0 - 1.5 { speed = last }
         if let later = speedLater, t >= t0 + restAfterSeconds + 2 { speed = later }
+        if let blip = blips[t - t0] { speed = blip }
         b.fixes.append(Sample1(t, speed))
       }
     }
@@ -165,6 +168,36 @@ struct DetectorRuleTests {
     let carriedOn = Drive(speedLater: 1.51).verdicts()
     #expect(carriedOn[0].outcome == .silent)
     #expect(carriedOn[0].conditions.contains { $0.name == .stayedStoppedGPS && !$0.held })
+  }
+
+  /// Found by a review: one noisy fix of 1.6 m/s 4 s after a crash, the car
+  /// at rest by its other fixes and its vibration, said "moving again".
+  @Test(
+    "moving again after the rest (GPS) needs a fix over 3 m/s or two over 1.5; one just over leaves it to the vibration"
+  )
+  func movingAgainNeedsClearEvidence() {
+    func stop(_ d: Drive) -> ImpactCondition? {
+      d.verdicts().first?.conditions.first { $0.name == .stayedStoppedGPS || $0.name == .stoppedVibrationRatio }
+    }
+    // One fix at 1.6 or 3 m/s: the vibration decides (the car's has fallen: reported).
+    for speed in [1.6, 3.0] {
+      let d = Drive(blips: [4: speed])
+      #expect(d.reported(), "\(speed) m/s")
+      #expect(stop(d)?.name == .stoppedVibrationRatio, "\(speed) m/s")
+    }
+    // …and with the car's vibration still there, silent by the vibration.
+    let vibrating = Drive(vibrationAfter: 0.6, blips: [4: 1.6])
+    #expect(!vibrating.reported() && stop(vibrating)?.name == .stoppedVibrationRatio)
+    // One fix at 3.01 m/s, or two at 1.51: GPS says moving again.
+    for blips: [Double: Double] in [[4: 3.01], [3: 1.51, 5: 1.51]] {
+      let d = Drive(blips: blips)
+      #expect(!d.reported(), "\(blips)")
+      #expect(stop(d)?.name == .stayedStoppedGPS && stop(d)?.held == false, "\(blips)")
+    }
+    // The line is a setting.
+    var c = ImpactConfiguration()
+    c.movingAgainMetersPerSecond = 1.5
+    #expect(!Drive(blips: [4: 1.6]).reported(c))
   }
 
   @Test("without GPS, vibration: ≥ 0.15 m/s² RMS before, at most half of it after")

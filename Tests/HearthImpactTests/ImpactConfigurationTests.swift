@@ -18,6 +18,7 @@ struct ImpactConfigurationTests {
     #expect(c.vibrationMovingAtJoltFromSeconds == -3 && c.vibrationMovingAtJoltToSeconds == -0.5)
     #expect(c.vibrationStopEarliestStartSeconds == 1 && c.vibrationStopLatestStartSeconds == 5)
     #expect(c.vibrationStopWindowSeconds == 5 && c.verdictDeadlineSeconds == 10 && c.lateDataSeconds == 2)
+    #expect(c.stoppedMetersPerSecond == 1.5 && c.movingAgainMetersPerSecond == 3)
   }
 
   @Test("JSON: keys are the property names with units, stable; a round trip is exact; {} is the defaults")
@@ -25,7 +26,7 @@ struct ImpactConfigurationTests {
     let c = ImpactConfiguration()
     let data = try JSONEncoder().encode(c)
     let keys = try #require(JSONSerialization.jsonObject(with: data) as? [String: Any]).keys.sorted()
-    #expect(keys.count == 48)
+    #expect(keys.count == 49)
     for key in keys where key != "stayStoppedMinimumFixes" {
       #expect(
         [

@@ -253,10 +253,14 @@ enum ReferenceDetector {
           let after = speeds.filter { $0.t > rest.t && $0.t <= rest.t + c.stayStoppedSeconds }.map(\.v)
           let fastest = after.max() ?? .nan
           decided = max(decided, rest.t + c.stayStoppedSeconds)
-          if fastest > c.stoppedMetersPerSecond || after.count >= c.stayStoppedMinimumFixes {
+          // Moving again on clear evidence only (one fast fix, or two over
+          // the stopped line); a single fix just over it leaves it to the vibration.
+          let over = after.filter { $0 > c.stoppedMetersPerSecond }.count
+          let movingAgain = fastest > c.movingAgainMetersPerSecond || over >= 2
+          if movingAgain || (over == 0 && after.count >= c.stayStoppedMinimumFixes) {
             stopByGPS = true
             needVibration = false
-            stopped = !(fastest > c.stoppedMetersPerSecond)
+            stopped = !movingAgain
             cond[.restWithin] = (true, rest.t - t)
             cond[.stayedStoppedGPS] = (stopped, fastest)
           }

@@ -195,7 +195,7 @@ def test_impact_config_has_one_field_per_library_setting_with_its_default():
     fields = dataclasses.fields(hearth.ImpactConfig)
     settings = library_settings()
     assert sorted(f.metadata["setting"] for f in fields) == sorted(settings)
-    assert len(fields) == len(settings) == 48
+    assert len(fields) == len(settings) == 49
     config = hearth.ImpactConfig()
     for f in fields:
         assert getattr(config, f.name) == settings[f.metadata["setting"]], f.name

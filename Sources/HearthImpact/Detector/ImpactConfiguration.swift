@@ -82,6 +82,12 @@ public struct ImpactConfiguration: Sendable, Hashable {
   public var restWithinSeconds = 5.0
   public var stayStoppedSeconds = 5.0
   public var stayStoppedMinimumFixes = 3
+  /// After the rest, GPS says the car moved on only on clear evidence: a fix
+  /// faster than this, or two fixes over `stoppedMetersPerSecond`, m/s. A
+  /// single fix just over the stopped line (GPS noise of a phone lying in a
+  /// wreck: 1.6 m/s silenced a crash whose other fixes and vibration said
+  /// stopped) leaves the stop to the vibration rule (D6).
+  public var movingAgainMetersPerSecond = 3.0
 
   // MARK: D4, D6 vibration (no current fix, or GPS without evidence after the jolt)
 
@@ -275,6 +281,7 @@ extension ImpactConfiguration {
       ("movingAtJoltToSeconds", movingAtJoltToSeconds, offset),
       ("stoppedMetersPerSecond", stoppedMetersPerSecond, .nonNegative("m/s")),
       ("restWithinSeconds", restWithinSeconds, length), ("stayStoppedSeconds", stayStoppedSeconds, length),
+      ("movingAgainMetersPerSecond", movingAgainMetersPerSecond, .nonNegative("m/s")),
       ("vibrationMovingMetersPerSecondSquared", vibrationMovingMetersPerSecondSquared, .nonNegative("m/s²")),
       ("vibrationMovingFromSeconds", vibrationMovingFromSeconds, offset),
       ("vibrationMovingToSeconds", vibrationMovingToSeconds, offset),
@@ -379,6 +386,7 @@ extension ImpactConfiguration: Codable {
     case currentFixAgeSeconds, movingMedianMetersPerSecond, movingFromSeconds, movingToSeconds
     case movingAtJoltMetersPerSecond, movingAtJoltToSeconds
     case stoppedMetersPerSecond, restWithinSeconds, stayStoppedSeconds, stayStoppedMinimumFixes
+    case movingAgainMetersPerSecond
     case vibrationMovingMetersPerSecondSquared, vibrationMovingFromSeconds, vibrationMovingToSeconds
     case vibrationMovingAtJoltFromSeconds, vibrationMovingAtJoltToSeconds
     case vibrationStoppedFraction, vibrationStopEarliestStartSeconds, vibrationStopLatestStartSeconds
@@ -439,6 +447,7 @@ extension ImpactConfiguration: Codable {
     if let n = try c.decodeIfPresent(Int.self, forKey: .stayStoppedMinimumFixes) {
       v.stayStoppedMinimumFixes = n
     }
+    try read(.movingAgainMetersPerSecond, &v.movingAgainMetersPerSecond)
     try read(.vibrationMovingMetersPerSecondSquared, &v.vibrationMovingMetersPerSecondSquared)
     try read(.vibrationMovingFromSeconds, &v.vibrationMovingFromSeconds)
     try read(.vibrationMovingToSeconds, &v.vibrationMovingToSeconds)

@@ -936,13 +936,18 @@ public struct ImpactDetector: Sendable {
         guard complete(fixSeconds, stayEnd) else { return nil }
         let after = speeds.values(from: rest.0.nextUp, to: stayEnd)
         let fastest = after.max() ?? .nan
+        let over = after.count { $0 > c.stoppedMetersPerSecond }
         m.restAfterSeconds = rest.0 - t
         m.fastestAfterRestMetersPerSecond = fastest
         m.fixesAfterRest = after.count
         decided = max(decided, stayEnd)
-        if fastest > c.stoppedMetersPerSecond {
+        if fastest > c.movingAgainMetersPerSecond || over >= 2 {
           (m.stopSource, m.stopped) = (.gps, false)
           m.stopReason = "moving again after the rest"
+        } else if over == 1 {
+          needVibration = true
+          m.stopReason =
+            "GPS could not decide (one fix at \(short(fastest)) m/s after the rest, \(c.movingAgainMetersPerSecond) m/s or two over \(c.stoppedMetersPerSecond) m/s needed to say moving again): the vibration half rule decided"
         } else if after.count >= c.stayStoppedMinimumFixes {
           (m.stopSource, m.stopped) = (.gps, true)
         } else {
