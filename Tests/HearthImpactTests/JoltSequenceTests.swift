@@ -197,6 +197,37 @@ struct JoltSequenceTests {
     #expect(two.count == 2 && two.map(\.outcome) == [.possibleImpact, .suppressed])
   }
 
+  /// Found by a review: a suppressed jolt went out at its first sample, with
+  /// that sample's peak when the rest of its pulse came in a later batch.
+  @Test("a suppressed jolt quotes its whole peak window's peak, in one batch or in 0.1 s batches")
+  func suppressedQuotesItsPeak() {
+    var s = Self.collision(at: 20)
+    s.jolts += [
+      .init(seconds: 40, metersPerSecondSquared: 4.5 * Self.g),
+      .init(seconds: 40.1, metersPerSecondSquared: 12 * Self.g),
+    ]
+    let whole = s.verdicts()
+    var detector = ImpactDetector()
+    var cut: [ImpactVerdict] = []
+    let b = s.batch
+    for k in 0..<Int(s.duration * 10) + 1 {
+      let (from, to) = (Double(k) / 10, Double(k + 1) / 10)
+      func inside(_ t: Double) -> Bool { t >= from && t < to }
+      cut += detector.process(
+        ImpactBatch(
+          accelerometer: b.accelerometer.filter { inside($0.seconds) },
+          gyroscope: b.gyroscope.filter { inside($0.seconds) },
+          barometer: b.barometer.filter { inside($0.seconds) }, fixes: b.fixes.filter { inside($0.seconds) },
+          vehicleGate: true))
+    }
+    cut += detector.finish()
+    #expect(whole.map(\.outcome) == [.possibleImpact, .suppressed])
+    #expect(cut == whole, "\(cut.map(\.explanation))\n\(whole.map(\.explanation))")
+    #expect(whole.last?.measured(.jolt).map { $0 > 11.9 * Self.g } == true)
+    // Decided once its peak window was complete.
+    #expect(whole.last.map { $0.decidedSeconds >= $0.joltSeconds + 0.5 } == true)
+  }
+
   @Test("two collisions 61 s apart are both reported; 59 s apart, the second is suppressed")
   func suppressionOnlyAfterAReport() {
     for (gap, expected) in [
@@ -235,7 +266,7 @@ struct JoltSequenceTests {
     #expect(v.map(\.outcome) == [.possibleImpact], "\(v.map(\.explanation))")
     #expect(v[0].usedGPS && v[0].measurement?.stopSource == .vibration)
     #expect(
-      v[0].explanation.contains("no fix after the jolt") && v[0].explanation.contains("vibration half rule"))
+      v[0].explanation.contains("no measured speed after the jolt") && v[0].explanation.contains("vibration half rule"))
     // The other side: the vibration stays above half (the car drove on): silent, for that reason.
     s.vibration = [.init(seconds: 0, value: 0.6), .init(seconds: 31, value: 0.45)]
     let on = s.verdicts()
@@ -270,7 +301,7 @@ struct JoltSequenceTests {
     let vibration = s.verdicts()
     #expect(
       vibration.map(\.outcome) == [.possibleImpact] && vibration[0].measurement?.stopSource == .vibration)
-    #expect(vibration[0].explanation.contains("no fix in the last 2.0 s of the rest window"))
+    #expect(vibration[0].explanation.contains("no measured speed in the last 2.0 s of the rest window"))
   }
 
   @Test("without any current fix the vibration rule decides both points, as before")

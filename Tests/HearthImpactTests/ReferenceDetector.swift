@@ -217,7 +217,8 @@ enum ReferenceDetector {
       if let r = lastReport, t - r.t < c.suppressionSeconds {
         out.append(
           Verdict(
-            outcome: .suppressed, joltSeconds: t, incidentSeconds: a, decidedSeconds: max(t, r.decided),
+            outcome: .suppressed, joltSeconds: t, incidentSeconds: a,
+            decidedSeconds: max(t + c.joltPeakWindowSeconds, r.decided),
             usedGPS: false, stopByGPS: false, conditions: [.jolt: (true, j.peak)]))
         continue
       }

@@ -828,14 +828,18 @@ public struct ImpactDetector: Sendable {
     let c = configuration
     while let first = pending.first {
       if let report = lastReport, first.joltSeconds - report.joltSeconds < c.suppressionSeconds {
+        // Once its peak window is complete, so that the peak it quotes is
+        // the same however the samples were batched.
+        let peakEnd = first.joltSeconds + c.joltPeakWindowSeconds
+        guard force || accelerometerSeconds >= peakEnd || dataSeconds >= peakEnd + c.lateDataSeconds else { break }
         verdicts.append(
           ImpactVerdict(
             outcome: .suppressed, joltSeconds: first.joltSeconds,
-            decidedSeconds: max(first.joltSeconds, report.decidedSeconds), usedGPS: false,
+            decidedSeconds: max(peakEnd, report.decidedSeconds), usedGPS: false,
             conditions: [
               ImpactCondition(
                 .jolt, held: true, measured: first.peak, threshold: c.joltMetersPerSecondSquared,
-                note: "within \(c.suppressionSeconds) s of the impact reported at \(report.joltSeconds) s")
+                note: "within \(c.suppressionSeconds) s of the impact reported at \(short(report.joltSeconds)) s")
             ]))
         pending.removeFirst()
         continue
@@ -966,7 +970,8 @@ public struct ImpactDetector: Sendable {
           needVibration = true
           let why =
             speeds.last(from: t.nextUp, to: restEnd) == nil
-            ? "no fix after the jolt" : "no fix in the last \(c.currentFixAgeSeconds) s of the rest window"
+            ? "no measured speed after the jolt"
+            : "no measured speed in the last \(c.currentFixAgeSeconds) s of the rest window"
           m.stopReason = "GPS could not decide (\(why)): the vibration half rule decided"
         }
       }

@@ -81,8 +81,10 @@ extension ImpactUnits {
         "\(condition.name.rawValue) \(held ? "held" : "failed") (\(text(condition.measured, condition.name)) vs \(text(threshold, condition.name)))"
         + (condition.note.isEmpty ? "" : " " + condition.note)
     }
+    // A suppressed jolt is not judged: nothing was read of the car's motion.
+    let source = outcome == .suppressed ? "not judged" : "moving and stopped from \(v.usedGPS ? "GPS" : "vibration")"
     return
-      "\(outcome.rawValue) at \(String(format: "%.2f", v.joltSeconds)) s, decided at \(String(format: "%.2f", v.decidedSeconds)) s, moving and stopped from \(v.usedGPS ? "GPS" : "vibration"): "
+      "\(outcome.rawValue) at \(String(format: "%.2f", v.joltSeconds)) s, decided at \(String(format: "%.2f", v.decidedSeconds)) s, \(source): "
       + conditions.joined(separator: "; ")
   }
 }
