@@ -171,8 +171,7 @@ enum ReferenceDetector {
     }
 
     // 3. Jolts: a sample at or past the line opens a jolt (gate on), unless
-    //    within the peak window of the newest jolt (then it is its peak,
-    //    except after a vetoing fall when it has no fall of its own); a
+    //    within the peak window of the newest jolt (then it is its peak); a
     //    jolt within the chain of the last and the deadline of its incident's
     //    first jolt continues that incident. "Moving before" is read at the
     //    incident's first jolt; "moving at the jolt" and "stopped after" at
@@ -189,21 +188,19 @@ enum ReferenceDetector {
     var incident = -Double.infinity
     for (i, s) in acc.enumerated() where dynamic[i] >= c.joltMetersPerSecondSquared {
       let clipped = max(abs(s.x), abs(s.y), abs(s.z)) >= c.clipMetersPerSecondSquared
-      let fall =
-        falls.filter { $0.end <= s.t && $0.end >= s.t - c.freeFallEndsBeforeJoltSeconds }
-        .map { $0.end - $0.start }.max() ?? 0
       if s.t - newest <= c.joltPeakWindowSeconds {
-        guard let last = jolts.indices.last, jolts[last].t == newest else { continue }
-        // Past a vetoing fall with none of its own: a second impact.
-        if jolts[last].fall < c.freeFallSeconds || fall >= c.freeFallSeconds {
+        if let last = jolts.indices.last, jolts[last].t == newest {
           jolts[last].peak = max(jolts[last].peak, dynamic[i])
           jolts[last].clipped = jolts[last].clipped || clipped
-          continue
         }
+        continue
       }
       guard s.gate else { continue }
       if s.t - newest > c.joltChainSeconds || s.t - incident > c.verdictDeadlineSeconds { incident = s.t }
       newest = s.t
+      let fall =
+        falls.filter { $0.end <= s.t && $0.end >= s.t - c.freeFallEndsBeforeJoltSeconds }
+        .map { $0.end - $0.start }.max() ?? 0
       jolts.append(Jolt(t: s.t, incident: incident, peak: dynamic[i], clipped: clipped, fall: fall))
     }
 

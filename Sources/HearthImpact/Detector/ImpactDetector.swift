@@ -23,11 +23,8 @@ import _HearthShims
 ///
 /// A jolt opens an incident; jolt samples within `joltPeakWindowSeconds` of
 /// it make its peak, and a later one opens an incident of its own, however
-/// soon. So does one inside the window of a jolt the free-fall veto holds
-/// for when no fall of its own came just before it (a second impact after
-/// the phone's fall, not part of it). Several may wait for their data at
-/// once: at most two per peak window of the last deadline + late-data
-/// seconds. Each is judged by
+/// soon (several may wait for their data at once: at most one per peak
+/// window of the last deadline + late-data seconds). Each is judged by
 /// ``ImpactDecision`` as soon as every window it reads is complete, at the
 /// latest when the data reach jolt + 12 s, by whatever batch brings them (no
 /// timers); verdicts come out in jolt order. Only a reported impact
@@ -87,8 +84,6 @@ public struct ImpactDetector: Sendable {
   }
   private var pending: [Candidate] = []
   private var newestJoltSeconds = -Double.infinity
-  /// The free fall just before the newest jolt, s.
-  private var newestJoltFallSeconds = 0.0
   private var incidentSeconds = -Double.infinity
   private var lastReport: (joltSeconds: Double, decidedSeconds: Double)?
   private var nextCheckSeconds = Double.infinity
@@ -521,15 +516,7 @@ public struct ImpactDetector: Sendable {
     // The jolt.
     guard dynamic >= c.joltMetersPerSecondSquared else { return }
     let clipped = max(abs(s.x), abs(s.y), abs(s.z)) >= c.clipMetersPerSecondSquared
-    let since = t - c.freeFallEndsBeforeJoltSeconds
-    let fall = falls.longest(since: since)
-    // A pulse inside the peak window of a jolt the free-fall veto holds for,
-    // with no fall of its own just before it, is a second impact (a crash
-    // 0.35 s after the phone hit the floor): a jolt of its own, judged on its
-    // own windows, rather than a peak under the fall's veto.
-    if t - newestJoltSeconds <= c.joltPeakWindowSeconds
-      && !(newestJoltFallSeconds >= c.freeFallSeconds && fall < c.freeFallSeconds)
-    {
+    if t - newestJoltSeconds <= c.joltPeakWindowSeconds {
       if let last = pending.indices.last, pending[last].joltSeconds == newestJoltSeconds {
         pending[last].peak = max(pending[last].peak, dynamic)
         pending[last].clipped = pending[last].clipped || clipped
@@ -547,11 +534,11 @@ public struct ImpactDetector: Sendable {
       incidentSeconds = t
     }
     newestJoltSeconds = t
-    newestJoltFallSeconds = fall
+    let since = t - c.freeFallEndsBeforeJoltSeconds
     pending.append(
       Candidate(
         joltSeconds: t, incidentSeconds: incidentSeconds, peak: dynamic, clipped: clipped,
-        freeFallSeconds: fall,
+        freeFallSeconds: falls.longest(since: since),
         fallsTruncated: falls.truncated(since: since)))
     nextCheckSeconds = min(nextCheckSeconds, t)
   }
