@@ -177,7 +177,9 @@ struct DetectorRuleTests {
   )
   func movingAgainNeedsClearEvidence() {
     func stop(_ d: Drive) -> ImpactCondition? {
-      d.verdicts().first?.conditions.first { $0.name == .stayedStoppedGPS || $0.name == .stoppedVibrationRatio }
+      d.verdicts().first?.conditions.first {
+        $0.name == .stayedStoppedGPS || $0.name == .stoppedVibrationRatio
+      }
     }
     // One fix at 1.6 or 3 m/s: the vibration decides (the car's has fallen: reported).
     for speed in [1.6, 3.0] {

@@ -57,7 +57,9 @@ struct JoltSequenceTests {
   /// phone's bounces read no free fall (`RealDropBounceTests`). A collision
   /// that close after a loose phone hit the floor is reported only by the
   /// airbag's pressure.
-  @Test("a collision 0.35 s after the floor hit is the floor hit's peak, under its veto; with an airbag, reported")
+  @Test(
+    "a collision 0.35 s after the floor hit is the floor hit's peak, under its veto; with an airbag, reported"
+  )
   func collisionInsideTheVetoedPeakWindow() {
     var s = Self.slideThenCollision(slide: 30, crashAfter: 0.35)
     let v = s.verdicts()
@@ -252,7 +254,8 @@ struct JoltSequenceTests {
     #expect(v.map(\.outcome) == [.possibleImpact], "\(v.map(\.explanation))")
     #expect(v[0].usedGPS && v[0].measurement?.stopSource == .vibration)
     #expect(
-      v[0].explanation.contains("no measured speed after the jolt") && v[0].explanation.contains("vibration half rule"))
+      v[0].explanation.contains("no measured speed after the jolt")
+        && v[0].explanation.contains("vibration half rule"))
     // The other side: the vibration stays above half (the car drove on): silent, for that reason.
     s.vibration = [.init(seconds: 0, value: 0.6), .init(seconds: 31, value: 0.45)]
     let on = s.verdicts()

@@ -818,7 +818,9 @@ public struct ImpactDetector: Sendable {
         // Once its peak window is complete, so that the peak it quotes is
         // the same however the samples were batched.
         let peakEnd = first.joltSeconds + c.joltPeakWindowSeconds
-        guard force || accelerometerSeconds >= peakEnd || dataSeconds >= peakEnd + c.lateDataSeconds else { break }
+        guard force || accelerometerSeconds >= peakEnd || dataSeconds >= peakEnd + c.lateDataSeconds else {
+          break
+        }
         verdicts.append(
           ImpactVerdict(
             outcome: .suppressed, joltSeconds: first.joltSeconds,
@@ -826,7 +828,8 @@ public struct ImpactDetector: Sendable {
             conditions: [
               ImpactCondition(
                 .jolt, held: true, measured: first.peak, threshold: c.joltMetersPerSecondSquared,
-                note: "within \(c.suppressionSeconds) s of the impact reported at \(short(report.joltSeconds)) s")
+                note:
+                  "within \(c.suppressionSeconds) s of the impact reported at \(short(report.joltSeconds)) s")
             ]))
         pending.removeFirst()
         continue

@@ -82,7 +82,8 @@ extension ImpactUnits {
         + (condition.note.isEmpty ? "" : " " + condition.note)
     }
     // A suppressed jolt is not judged: nothing was read of the car's motion.
-    let source = outcome == .suppressed ? "not judged" : "moving and stopped from \(v.usedGPS ? "GPS" : "vibration")"
+    let source =
+      outcome == .suppressed ? "not judged" : "moving and stopped from \(v.usedGPS ? "GPS" : "vibration")"
     return
       "\(outcome.rawValue) at \(String(format: "%.2f", v.joltSeconds)) s, decided at \(String(format: "%.2f", v.decidedSeconds)) s, \(source): "
       + conditions.joined(separator: "; ")
@@ -99,7 +100,9 @@ public enum JSONOutput {
   /// - Throws: `TraceError.io` when the value cannot be encoded.
   public static func encode<T: Encodable>(_ value: T, pretty: Bool = false) throws -> Data {
     let encoder = JSONEncoder()
-    encoder.outputFormatting = pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
+    encoder.outputFormatting =
+      pretty
+      ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
     encoder.nonConformingFloatEncodingStrategy = .convertToString(
       positiveInfinity: nonFinite, negativeInfinity: nonFinite, nan: nonFinite)
     let data: Data

@@ -135,7 +135,9 @@ struct PresenceStatusTests {
   /// Found by a review: a 90-min outage of the server's connection leaves the
   /// phones that were moving past their 1 h cutoff (quiet) and the parked
   /// ones silent but short of their 12 h one. Those are not reporting.
-  @Test("whose outage, eight or more: reporting means fresh; a phone silent short of its cutoff counts for neither side")
+  @Test(
+    "whose outage, eight or more: reporting means fresh; a phone silent short of its cutoff counts for neither side"
+  )
   func silentShortOfTheCutoffIsNotReporting() {
     typealias P = PresenceStatus.PhoneView
     let quiet = P(quiet: true, fresh: false)
@@ -158,7 +160,8 @@ struct PresenceStatusTests {
     // A phone marked both quiet and fresh (inconsistent input) counts as quiet only.
     #expect(
       PresenceStatus.holdOfflineAlerts(
-        phones: Array(repeating: P(quiet: true, fresh: true), count: 5) + Array(repeating: reporting, count: 4),
+        phones: Array(repeating: P(quiet: true, fresh: true), count: 5)
+          + Array(repeating: reporting, count: 4),
         lastPushFailureMilliseconds: nil, holdUntilMilliseconds: nil, now: 0
       ).reason == .moreQuietThanReporting)
   }
