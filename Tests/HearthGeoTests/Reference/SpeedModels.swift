@@ -176,7 +176,7 @@ enum PresenceModel {
       if counting.count < 8 {
         return counting.filter { $0.quiet && !$0.announced }.count >= 2 && counting.allSatisfy { !$0.fresh }
       }
-      return counting.filter(\.quiet).count > counting.filter { $0.fresh && !$0.quiet }.count
+      return counting.filter(\.quiet).count > counting.filter { !$0.quiet }.count
     }
     if justified(k) { return true }
     let (now, phones, failure) = history[k]
