@@ -173,11 +173,11 @@ struct DetectorPropertyTests {
         s.speed.append(.init(seconds: rest, value: stopped))
         s.vibration.append(.init(seconds: rest, value: r.uniform(0, 0.4)))
         if r.chance(0.3) {
-          // One fix (or two) of GPS noise after the rest, on either side of
-          // the moving-again line.
+          // One to three fixes of GPS noise after the rest, on either side
+          // of the moving-again line.
           let blip = rest + r.uniform(0.5, 4)
           s.speed.append(.init(seconds: blip, value: [1.6, 2.9, 3, 3.1, r.uniform(1.5, 4)][r.pick(5)]))
-          s.speed.append(.init(seconds: blip + (r.chance(0.7) ? 0.9 : 1.9), value: stopped))
+          s.speed.append(.init(seconds: blip + [0.9, 0.9, 1.9, 2.9][r.pick(4)], value: stopped))
         }
       }
     }

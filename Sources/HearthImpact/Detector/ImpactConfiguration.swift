@@ -83,10 +83,11 @@ public struct ImpactConfiguration: Sendable, Hashable {
   public var stayStoppedSeconds = 5.0
   public var stayStoppedMinimumFixes = 3
   /// After the rest, GPS says the car moved on only on clear evidence: a fix
-  /// faster than this, or two fixes over `stoppedMetersPerSecond`, m/s. A
-  /// single fix just over the stopped line (GPS noise of a phone lying in a
-  /// wreck: 1.6 m/s silenced a crash whose other fixes and vibration said
-  /// stopped) leaves the stop to the vibration rule (D6).
+  /// faster than this, or the median of the fixes over
+  /// `stoppedMetersPerSecond`, m/s (at least that). Fixes just over the
+  /// stopped line among others under it (GPS noise of a phone lying in a
+  /// wreck: one or two fixes of 1.6 m/s silenced a crash whose other fixes
+  /// and vibration said stopped) leave the stop to the vibration rule (D6).
   public var movingAgainMetersPerSecond = 3.0
 
   // MARK: D4, D6 vibration (no current fix, or GPS without evidence after the jolt)
@@ -326,9 +327,10 @@ extension ImpactConfiguration {
   /// [0.05, 5] s; window offsets within ±60 s and each window's from ≤ to;
   /// every window after the jolt ending by the deadline; the deadline in
   /// (0, 60] s; late data in [0, 30] s; at most 1 000 fixes to stay
-  /// stopped; supported rates in (0, 2 000] Hz. The one rule every door
-  /// (file, command flag, sweep grid, C ABI, Python) checks a configuration
-  /// by before it builds an ``ImpactDetector``. O(1).
+  /// stopped; the moving-again speed at least the stopped one; supported
+  /// rates in (0, 2 000] Hz. The one rule every door (file, command flag,
+  /// sweep grid, C ABI, Python) checks a configuration by before it builds
+  /// an ``ImpactDetector``. O(1).
   public var problems: [String] {
     var out: [String] = []
     for (name, value, domain) in domains where !domain.contains(value) {
@@ -341,6 +343,10 @@ extension ImpactConfiguration {
     // The rules between settings read only values inside their domains.
     guard out.isEmpty else { return out }
     func check(_ ok: Bool, _ why: @autoclosure () -> String) { if !ok { out.append(why()) } }
+    check(
+      movingAgainMetersPerSecond >= stoppedMetersPerSecond,
+      "movingAgainMetersPerSecond: \(Self.settingText(movingAgainMetersPerSecond)) m/s must be at least stoppedMetersPerSecond (\(Self.settingText(stoppedMetersPerSecond)) m/s)"
+    )
     check(
       minimumPressureHectopascals < maximumPressureHectopascals,
       "minimumPressureHectopascals: \(Self.settingText(minimumPressureHectopascals)) hPa must be below maximumPressureHectopascals (\(Self.settingText(maximumPressureHectopascals)) hPa)"

@@ -935,13 +935,16 @@ public struct ImpactDetector: Sendable {
         m.fastestAfterRestMetersPerSecond = fastest
         m.fixesAfterRest = after.count
         decided = max(decided, stayEnd)
-        if fastest > c.movingAgainMetersPerSecond || over >= 2 {
+        if fastest > c.movingAgainMetersPerSecond {
           (m.stopSource, m.stopped) = (.gps, false)
-          m.stopReason = "moving again after the rest"
-        } else if over == 1 {
+          m.stopReason = "moving again after the rest (a fix over \(c.movingAgainMetersPerSecond) m/s)"
+        } else if median(after) > c.stoppedMetersPerSecond {
+          (m.stopSource, m.stopped) = (.gps, false)
+          m.stopReason = "moving again after the rest (most fixes over \(c.stoppedMetersPerSecond) m/s)"
+        } else if over > 0 {
           needVibration = true
           m.stopReason =
-            "GPS could not decide (one fix at \(short(fastest)) m/s after the rest, \(c.movingAgainMetersPerSecond) m/s or two over \(c.stoppedMetersPerSecond) m/s needed to say moving again): the vibration half rule decided"
+            "GPS could not decide (\(over) of \(after.count) fixes after the rest over \(c.stoppedMetersPerSecond) m/s, none over \(c.movingAgainMetersPerSecond) m/s): the vibration half rule decided"
         } else if after.count >= c.stayStoppedMinimumFixes {
           (m.stopSource, m.stopped) = (.gps, true)
         } else {
