@@ -98,6 +98,12 @@ public struct VerdictRecords: Sendable {
     return verdicts.map { "\(file): " + ImpactUnits.describe($0) }
   }
 
+  /// Where "moving" and "stopped" were read: "gps" or "vibration"; nil for
+  /// a suppressed jolt, which is not judged (nothing was read of the car's motion).
+  static func movingFrom(_ v: ImpactVerdict) -> String? {
+    v.outcome == .suppressed ? nil : v.usedGPS ? "gps" : "vibration"
+  }
+
   public static let csvHeader =
     "file,jolt_time_s,decided_time_s,outcome,moving_from,jolt_g,condition,held,measured,threshold,unit,note"
 
@@ -118,7 +124,7 @@ public struct VerdictRecords: Sendable {
       return v.conditions.map { c in
         [
           name, cell(v.joltSeconds), cell(v.decidedSeconds), v.outcome.rawValue,
-          v.usedGPS ? "gps" : "vibration",
+          Self.movingFrom(v) ?? "",
           cell(joltG), c.name.rawValue, String(c.held), cell(c.measured), cell(c.threshold),
           ImpactUnits.unit(c.name), CSVField.quoted(c.note),
         ].joined(separator: ",")
@@ -147,7 +153,7 @@ public struct VerdictRecords: Sendable {
     public var outcome: String
     public var joltTimeSeconds: Double?
     public var decidedTimeSeconds: Double?
-    /// "gps" or "vibration" (absent for `noJolt`).
+    /// "gps" or "vibration" (absent for `noJolt` and `suppressed`: not judged).
     public var movingFrom: String?
     public var joltG: Double?
     public var joltThresholdG: Double
@@ -178,7 +184,7 @@ public struct VerdictRecords: Sendable {
       return Record(
         file: file, outcome: v.outcome.rawValue, joltTimeSeconds: v.joltSeconds,
         decidedTimeSeconds: v.decidedSeconds,
-        movingFrom: v.usedGPS ? "gps" : "vibration",
+        movingFrom: Self.movingFrom(v),
         joltG: v.measured(.jolt).map { $0 / ImpactConfiguration.standardGravity },
         joltThresholdG: joltThresholdG, unmet: unmet.map(\.rawValue), recordingEnded: endNote(v),
         conditions: v.conditions.map {

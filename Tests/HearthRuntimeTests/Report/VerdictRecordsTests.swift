@@ -1,4 +1,5 @@
 import HearthGeo
+import HearthImpact
 import HearthTrace
 import Testing
 
@@ -27,5 +28,25 @@ struct VerdictRecordsTests {
     #expect(stop?.hasPrefix("vehicle gate off from 30.0 s") == true, "\(stop ?? "nil")")
     // No activity stream: on, no note.
     #expect(VerdictRecords.gateNote(Self.gate([]), firstSampleSeconds: 0) == nil)
+  }
+
+  /// Found by a review: the text said "not judged" of a suppressed jolt,
+  /// while the CSV and JSON records still said "vibration".
+  @Test("a suppressed jolt: not judged in the text, no moving_from in the CSV or the JSON record")
+  func suppressedIsNotJudged() throws {
+    let c = ImpactConfiguration()
+    let jolt = ImpactCondition(
+      .jolt, held: true, measured: 6 * ImpactConfiguration.standardGravity,
+      threshold: c.joltMetersPerSecondSquared)
+    let suppressed = ImpactVerdict(
+      outcome: .suppressed, joltSeconds: 40, decidedSeconds: 40.5, usedGPS: false, conditions: [jolt])
+    let judged = ImpactVerdict(
+      outcome: .silent, joltSeconds: 140, decidedSeconds: 146, usedGPS: false, conditions: [jolt])
+    let r = VerdictRecords(file: "f", verdicts: [suppressed, judged], configuration: c, hours: 0.1, peakG: 6)
+    #expect(r.records.map(\.movingFrom) == [nil, "vibration"])
+    #expect(r.csv.map { $0.split(separator: ",", omittingEmptySubsequences: false)[4] } == ["", "vibration"])
+    #expect(r.text[0].contains("not judged") && r.text[1].contains("moving and stopped from vibration"))
+    let json = try r.jsonLines()
+    #expect(!json[0].contains("movingFrom") && json[1].contains("\"movingFrom\":\"vibration\""))
   }
 }
