@@ -82,8 +82,14 @@ extension ImpactUnits {
         + (condition.note.isEmpty ? "" : " " + condition.note)
     }
     // A suppressed jolt is not judged: nothing was read of the car's motion.
+    // GPS may read "moving" and leave the stop to the vibration.
+    let moving = v.usedGPS ? "GPS" : "vibration"
+    let stopped = v.measurement.map { $0.stopSource == .gps ? "GPS" : "vibration" } ?? moving
     let source =
-      outcome == .suppressed ? "not judged" : "moving and stopped from \(v.usedGPS ? "GPS" : "vibration")"
+      outcome == .suppressed
+      ? "not judged"
+      : moving == stopped
+        ? "moving and stopped from \(moving)" : "moving from \(moving), stopped from \(stopped)"
     return
       "\(outcome.rawValue) at \(String(format: "%.2f", v.joltSeconds)) s, decided at \(String(format: "%.2f", v.decidedSeconds)) s, \(source): "
       + conditions.joined(separator: "; ")

@@ -1,3 +1,4 @@
+import Foundation
 import HearthGeo
 import HearthImpact
 import HearthTrace
@@ -5,7 +6,7 @@ import Testing
 
 @testable import HearthRuntime
 
-@Suite("The vehicle gate's note in a recording's verdict records")
+@Suite("A recording's verdict records: the vehicle gate's note, what was judged and from what")
 struct VerdictRecordsTests {
   static func gate(_ readings: [(Double, Activity)]) -> VehicleGateTimeline {
     VehicleGateTimeline(
@@ -48,5 +49,29 @@ struct VerdictRecordsTests {
     #expect(r.text[0].contains("not judged") && r.text[1].contains("moving and stopped from vibration"))
     let json = try r.jsonLines()
     #expect(!json[0].contains("movingFrom") && json[1].contains("\"movingFrom\":\"vibration\""))
+  }
+
+  /// Found by a review: GPS read "moving" and left the stop to the
+  /// vibration, and the line said "moving and stopped from GPS".
+  @Test("the text line names each source: moving from GPS, stopped from vibration")
+  func sourcesNamedApart() {
+    let g = ImpactConfiguration.standardGravity
+    var b = ImpactBatch(vehicleGate: true)
+    // 60 s at 50 Hz: road vibration until the 6 g jolt at 30 s, a stopped car's after.
+    for k in 0..<3_000 {
+      let t = Double(k) / 50
+      let amplitude = t < 31 ? 0.6 : 0.05
+      b.accelerometer.append(Sample3(t, k == 1_500 ? 6 * g : 0, 0, g + amplitude * sin(2 * .pi * 12 * t)))
+    }
+    for k in 0..<600 {
+      let t = Double(k) / 10
+      b.gyroscope.append(Sample3(t, t >= 30.2 && t <= 30.4 ? 5 : 0.01, 0, 0))
+    }
+    // Fixes at 14 m/s until the jolt, none after it: GPS reads "moving", the vibration the stop.
+    for t in 0..<30 { b.fixes.append(Sample1(Double(t), 14)) }
+    let v = ImpactDetector.replay(b, configuration: ImpactConfiguration())
+    let r = VerdictRecords(file: "f", verdicts: v, configuration: ImpactConfiguration(), hours: 0.02, peakG: 6)
+    #expect(v.map(\.outcome) == [.possibleImpact], "\(r.text)")
+    #expect(r.text.first?.contains("moving from GPS, stopped from vibration") == true, "\(r.text)")
   }
 }
