@@ -70,7 +70,8 @@ struct VerdictRecordsTests {
     // Fixes at 14 m/s until the jolt, none after it: GPS reads "moving", the vibration the stop.
     for t in 0..<30 { b.fixes.append(Sample1(Double(t), 14)) }
     let v = ImpactDetector.replay(b, configuration: ImpactConfiguration())
-    let r = VerdictRecords(file: "f", verdicts: v, configuration: ImpactConfiguration(), hours: 0.02, peakG: 6)
+    let r = VerdictRecords(
+      file: "f", verdicts: v, configuration: ImpactConfiguration(), hours: 0.02, peakG: 6)
     #expect(v.map(\.outcome) == [.possibleImpact], "\(r.text)")
     #expect(r.text.first?.contains("moving from GPS, stopped from vibration") == true, "\(r.text)")
   }
