@@ -145,8 +145,7 @@ public enum PresenceStatus {
   /// and until when the hold lasts (nil: not holding). Hold when the push
   /// provider failed in the last 30 min; or fewer than 8 phones count and at
   /// least 2 are quiet and unannounced with none fresh; or 8 or more count
-  /// and more are quiet (and not yet announced) than reporting (not quiet).
-  /// A hold lasts 30 min after it was
+  /// and more are quiet than reporting. A hold lasts 30 min after it was
   /// last justified. A server with a single phone cannot tell: it announces
   /// (but a running hold is handed back, so it goes on once more phones
   /// count again).
@@ -170,12 +169,8 @@ public enum PresenceStatus {
         reason = .smallServerSeveralQuietNoneFresh
       }
     } else {
-      // Most of them gone quiet at once: a phone announced offline long ago
-      // (lost, abandoned, still signed in) went quiet on its own, not with
-      // the rest, and counts for neither side.
       let quiet = counting.filter(\.quiet).count
-      let quietUnannounced = counting.filter { $0.quiet && !$0.announced }.count
-      if quietUnannounced > counting.count - quiet { reason = .moreQuietThanReporting }
+      if quiet > counting.count - quiet { reason = .moreQuietThanReporting }
     }
     if let reason { return (true, reason, now.saturatingAdd(rules.holdMilliseconds)) }
     if let until = holdUntilMilliseconds, now < until { return (true, .stillHolding, until) }

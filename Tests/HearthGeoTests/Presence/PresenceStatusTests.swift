@@ -132,35 +132,6 @@ struct PresenceStatusTests {
     #expect(r.holdUntilMilliseconds == now + 30 * Self.minute)
   }
 
-  /// Found by a review: phones announced offline long ago (lost, abandoned,
-  /// still signed in) counted as quiet at every check, so on a server of 8
-  /// with 5 of them and 3 reporting every real offline alert was held, and
-  /// the hold renewed itself for as long as they counted.
-  @Test(
-    "whose outage, eight or more: phones announced long ago count for neither side; quiet at once still holds"
-  )
-  func announcedPhonesDoNotHoldForever() {
-    typealias P = PresenceStatus.PhoneView
-    let announced = P(quiet: true, announced: true, fresh: false)
-    let quiet = P(quiet: true, fresh: false)
-    let reporting = P(quiet: false, fresh: true)
-    let stale = P(quiet: false, fresh: false)
-    func hold(_ phones: [P]) -> PresenceStatus.OutageReason {
-      PresenceStatus.holdOfflineAlerts(
-        phones: phones, lastPushFailureMilliseconds: nil, holdUntilMilliseconds: nil, now: 10 * Self.hour
-      ).reason
-    }
-    let abandoned = Array(repeating: announced, count: 5)
-    #expect(hold(abandoned + [quiet] + Array(repeating: reporting, count: 3)) == .looksLikeThePhones)
-    // The three reporting phones go quiet at once: the server's outage.
-    #expect(
-      hold(abandoned + Array(repeating: quiet, count: 3) + [reporting, reporting]) == .moreQuietThanReporting)
-    #expect(
-      hold(abandoned + Array(repeating: quiet, count: 2) + [reporting, reporting]) == .looksLikeThePhones)
-    // A phone silent short of its cutoff counts as reporting (most of them have not gone quiet).
-    #expect(hold([quiet, quiet] + Array(repeating: stale, count: 5) + [reporting]) == .looksLikeThePhones)
-  }
-
   /// Issue 15 item 19: the outage rule's two regimes at their boundary.
   @Test("whose outage: exactly 7 counting phones use the small-server rule, exactly 8 the majority rule")
   func outageRuleAtExactlySevenAndEightPhones() {

@@ -176,8 +176,7 @@ enum PresenceModel {
       if counting.count < 8 {
         return counting.filter { $0.quiet && !$0.announced }.count >= 2 && counting.allSatisfy { !$0.fresh }
       }
-      // Most gone quiet at once: those announced long ago count for neither side.
-      return counting.filter { $0.quiet && !$0.announced }.count > counting.filter { !$0.quiet }.count
+      return counting.filter(\.quiet).count > counting.filter { !$0.quiet }.count
     }
     if justified(k) { return true }
     let (now, phones, failure) = history[k]
