@@ -174,7 +174,7 @@ struct DetectorRuleTests {
   /// (1.6 and 1.7), the car at rest by its other fixes and its vibration,
   /// said "moving again".
   @Test(
-    "moving again after the rest (GPS) needs a fix over 3 m/s or most fixes over 1.5; noise over it leaves it to the vibration"
+    "moving again after the rest (GPS) needs a fix over 3 m/s or most of ≥ 3 fixes over 1.5; noise leaves it to the vibration"
   )
   func movingAgainNeedsClearEvidence() {
     func stop(_ d: Drive) -> ImpactCondition? {
@@ -189,6 +189,15 @@ struct DetectorRuleTests {
       #expect(d.reported(), "\(blips)")
       #expect(stop(d)?.name == .stoppedVibrationRatio, "\(blips)")
     }
+    // A single fix after the rest (a dropout, a slow GPS), even at 2.9 m/s, or
+    // two of four: the vibration decides too (a second review).
+    let lone = Drive(blips: [3: 2.9], fixTimes: (0...31).map(Double.init) + [33] + (37...60).map(Double.init))
+    #expect(lone.reported() && stop(lone)?.name == .stoppedVibrationRatio)
+    let fourFixes = (0...35).map(Double.init) + (37...60).map(Double.init)
+    let twoOfFour = Drive(blips: [3: 2.95, 4: 2.95], fixTimes: fourFixes)
+    #expect(twoOfFour.reported() && stop(twoOfFour)?.name == .stoppedVibrationRatio)
+    let threeOfFour = Drive(blips: [2: 1.6, 3: 2.95, 4: 2.95], fixTimes: fourFixes)
+    #expect(!threeOfFour.reported() && stop(threeOfFour)?.name == .stayedStoppedGPS)
     // …and with the car's vibration still there, silent by the vibration.
     let vibrating = Drive(vibrationAfter: 0.6, blips: [4: 1.6])
     #expect(!vibrating.reported() && stop(vibrating)?.name == .stoppedVibrationRatio)

@@ -251,10 +251,13 @@ enum ReferenceDetector {
           let after = speeds.filter { $0.t > rest.t && $0.t <= rest.t + c.stayStoppedSeconds }.map(\.v)
           let fastest = after.max() ?? .nan
           decided = max(decided, rest.t + c.stayStoppedSeconds)
-          // Moving again on clear evidence only (one fast fix, or most fixes
-          // over the stopped line); noise over it leaves it to the vibration.
+          // Moving again on clear evidence only (one fast fix, or most of at
+          // least three fixes over the stopped line); noise over it leaves it
+          // to the vibration.
           let over = after.filter { $0 > c.stoppedMetersPerSecond }.count
-          let movingAgain = fastest > c.movingAgainMetersPerSecond || median(after) > c.stoppedMetersPerSecond
+          let movingAgain =
+            fastest > c.movingAgainMetersPerSecond
+            || (after.count >= c.stayStoppedMinimumFixes && over * 2 > after.count)
           if movingAgain || (over == 0 && after.count >= c.stayStoppedMinimumFixes) {
             stopByGPS = true
             needVibration = false

@@ -83,11 +83,11 @@ public struct ImpactConfiguration: Sendable, Hashable {
   public var stayStoppedSeconds = 5.0
   public var stayStoppedMinimumFixes = 3
   /// After the rest, GPS says the car moved on only on clear evidence: a fix
-  /// faster than this, or the median of the fixes over
-  /// `stoppedMetersPerSecond`, m/s (at least that). Fixes just over the
-  /// stopped line among others under it (GPS noise of a phone lying in a
-  /// wreck: one or two fixes of 1.6 m/s silenced a crash whose other fixes
-  /// and vibration said stopped) leave the stop to the vibration rule (D6).
+  /// faster than this, m/s (at least `stoppedMetersPerSecond`), or more than
+  /// half of at least `stayStoppedMinimumFixes` fixes over the stopped line.
+  /// Fewer fixes over it (GPS noise of a phone lying in a wreck: one or two
+  /// fixes of 1.6 m/s silenced a crash whose other fixes and vibration said
+  /// stopped), or too few fixes, leave the stop to the vibration rule (D6).
   public var movingAgainMetersPerSecond = 3.0
 
   // MARK: D4, D6 vibration (no current fix, or GPS without evidence after the jolt)

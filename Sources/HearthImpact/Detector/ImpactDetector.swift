@@ -938,9 +938,10 @@ public struct ImpactDetector: Sendable {
         if fastest > c.movingAgainMetersPerSecond {
           (m.stopSource, m.stopped) = (.gps, false)
           m.stopReason = "moving again after the rest (a fix over \(c.movingAgainMetersPerSecond) m/s)"
-        } else if median(after) > c.stoppedMetersPerSecond {
+        } else if after.count >= c.stayStoppedMinimumFixes && 2 * over > after.count {
           (m.stopSource, m.stopped) = (.gps, false)
-          m.stopReason = "moving again after the rest (most fixes over \(c.stoppedMetersPerSecond) m/s)"
+          m.stopReason =
+            "moving again after the rest (\(over) of \(after.count) fixes over \(c.stoppedMetersPerSecond) m/s)"
         } else if over > 0 {
           needVibration = true
           m.stopReason =
