@@ -115,7 +115,11 @@ public enum PresenceStatus {
 
   /// One phone as the outage rule sees it.
   public struct PhoneView: Sendable, Hashable, Codable {
-    /// Counts towards the server's tally (tracking on, not signed out).
+    /// Counts towards the server's tally (tracking on, not signed out). A
+    /// phone lost or abandoned but still signed in stays quiet for good: left
+    /// counting, it stands on the quiet side of every later check, so the
+    /// caller leaves such a phone out (the rule cannot tell it from a phone
+    /// that went quiet with the server).
     public var counts: Bool
     /// Quiet: past its offline cutoff.
     public var quiet: Bool
