@@ -18,7 +18,7 @@ struct ImpactConfigurationTests {
     #expect(c.vibrationMovingAtJoltFromSeconds == -3 && c.vibrationMovingAtJoltToSeconds == -0.5)
     #expect(c.vibrationStopEarliestStartSeconds == 1 && c.vibrationStopLatestStartSeconds == 5)
     #expect(c.vibrationStopWindowSeconds == 5 && c.verdictDeadlineSeconds == 10 && c.lateDataSeconds == 2)
-    #expect(c.stoppedMetersPerSecond == 1.5 && c.movingAgainMetersPerSecond == 3)
+    #expect(c.stoppedMetersPerSecond == 1.5 && c.movingAgainMetersPerSecond == 1.5)
   }
 
   @Test("JSON: keys are the property names with units, stable; a round trip is exact; {} is the defaults")

@@ -86,7 +86,7 @@ class ImpactConfig:
     rest_within_s: float = _setting("restWithinSeconds", "s", "the first stopped fix must come this soon after the jolt")
     stay_stopped_s: float = _setting("stayStoppedSeconds", "s", "how long after the rest every fix must stay stopped")
     stay_stopped_minimum_fixes: int = _setting("stayStoppedMinimumFixes", "count", "fixes needed in that time to decide by GPS", int)
-    moving_again_mps: float = _setting("movingAgainMetersPerSecond", "m/s", "after the rest, one fix faster than this (or most of at least three over the stopped speed) says the car moved on")
+    moving_again_mps: float = _setting("movingAgainMetersPerSecond", "m/s", "after the rest, one fix faster than this (or most of at least three over the stopped speed) says the car moved on; the default is the stopped speed")
     # D4, D6 moving before and stopped after, from vibration
     vibration_moving_mps2: float = _setting("vibrationMovingMetersPerSecondSquared", "m/s²", "median vertical vibration RMS that counts as moving")
     vibration_moving_from_s: float = _setting("vibrationMovingFromSeconds", "s", "start of the vibration moving-before window (offset from the jolt)")

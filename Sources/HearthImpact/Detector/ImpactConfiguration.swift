@@ -82,13 +82,17 @@ public struct ImpactConfiguration: Sendable, Hashable {
   public var restWithinSeconds = 5.0
   public var stayStoppedSeconds = 5.0
   public var stayStoppedMinimumFixes = 3
-  /// After the rest, GPS says the car moved on only on clear evidence: a fix
-  /// faster than this, m/s (at least `stoppedMetersPerSecond`), or more than
-  /// half of at least `stayStoppedMinimumFixes` fixes over the stopped line.
-  /// Fewer fixes over it (GPS noise of a phone lying in a wreck: one or two
-  /// fixes of 1.6 m/s silenced a crash whose other fixes and vibration said
-  /// stopped), or too few fixes, leave the stop to the vibration rule (D6).
-  public var movingAgainMetersPerSecond = 3.0
+  /// After the rest, GPS says the car moved on with a fix faster than this,
+  /// m/s (at least `stoppedMetersPerSecond`), or with more than half of at
+  /// least `stayStoppedMinimumFixes` fixes over the stopped line; fewer fixes
+  /// over the line, or too few fixes, leave the stop to the vibration rule
+  /// (D6). The default, the stopped speed itself, is the rule before this
+  /// setting: any fix over the line. Higher (3 m/s) reports a crash whose
+  /// phone's GPS reads one or two noisy fixes of 1.6 m/s at rest, and also
+  /// a car stopping at a light after a knock with a spin and pulling away
+  /// gently (0.5–1 m/s²), whose vibration falls with its speed: a trade to
+  /// tune on recordings, not a free gain (both found by reviews).
+  public var movingAgainMetersPerSecond = 1.5
 
   // MARK: D4, D6 vibration (no current fix, or GPS without evidence after the jolt)
 
