@@ -99,7 +99,7 @@ public struct ParkingDetector: Sendable, Hashable, Codable {
     // A fix looser than 100 m cannot end a stop (SPEC §6), nor does it
     // restart one on its way: outside the circle, it changes nothing.
     if let anchor, fix.horizontalAccuracyMeters > rules.leaveAccuracyMeters,
-      GreatCircle.distanceMeters(from: anchor.coordinate, to: fix.coordinate) > rules.radiusMeters
+      GreatCircle.Separation(anchor.coordinate, fix.coordinate).isAbove(rules.radiusMeters)
     {
       if time.saturatingSubtract(anchor.timeMilliseconds) >= rules.stayMilliseconds {
         park(at: time)
@@ -108,8 +108,7 @@ public struct ParkingDetector: Sendable, Hashable, Codable {
       if fix.activity == .still { return stillVerdict(guardActive, time) }
       return ParkingDecision(parked: false, reason: .insideNotLongEnough)
     }
-    guard let anchor,
-      GreatCircle.distanceMeters(from: anchor.coordinate, to: fix.coordinate) <= rules.radiusMeters
+    guard let anchor, GreatCircle.Separation(anchor.coordinate, fix.coordinate).isAtMost(rules.radiusMeters)
     else {
       self.anchor = fix
       if fix.activity == .still { return stillVerdict(guardActive, time) }

@@ -111,8 +111,7 @@ public struct Thinner: Sendable, Hashable, Codable {
     }
   }
 
-  /// The rule on plain values (`speed`: m/s, 0 when unmeasured). The
-  /// distance to the last kept fix is only computed when a rule needs it.
+  /// The rule on plain values (`speed`: m/s, 0 when unmeasured).
   @inline(__always)
   private mutating func offer(
     time: Int64, latitude: Double, longitude: Double, speed: Double, classifierSaysDriving: Bool?,
@@ -142,37 +141,40 @@ public struct Thinner: Sendable, Hashable, Codable {
     atRoadSpeed = driving && roadSpeed
     guard let last = lastKept else { return keep(time, latitude, longitude, .first) }
     let elapsed = time.saturatingSubtract(last.time)
-    // Measured at most once per fix (a near-duplicate check that fails and
-    // a filter after it read the same distance; NaN: not measured yet, and
-    // a NaN distance measured again is NaN again).
-    var moved = Double.nan
+    // The separation from the last kept fix is measured only when a rule
+    // needs it, at most once per fix (the near-duplicate check and a filter
+    // after it read the same one), and compared with each threshold exactly
+    // as the distance would be, mostly without computing the distance.
+    var measured: GreatCircle.Separation?
     if elapsed < rules.nearDuplicateMilliseconds {
-      moved = distance(from: last, latitude, longitude)
-      if moved < rules.nearDuplicateMeters {
+      let moved = separation(from: last, latitude, longitude)
+      if moved.isBelow(rules.nearDuplicateMeters) {
         return ThinningDecision(kept: false, reason: .nearDuplicate, driving: driving)
       }
+      measured = moved
     }
     if leftRoadSpeed { return keep(time, latitude, longitude, .firstOffRoadSpeed) }
     if driving {
       guard elapsed >= rules.drivingIntervalEarliestMilliseconds else {
         return ThinningDecision(kept: false, reason: .drivingTooSoon, driving: driving)
       }
-      if moved.isNaN { moved = distance(from: last, latitude, longitude) }
-      guard moved >= rules.gateMeters(atMetersPerSecond: speed) else {
+      let moved = measured ?? separation(from: last, latitude, longitude)
+      guard moved.isAtLeast(rules.gateMeters(atMetersPerSecond: speed)) else {
         return ThinningDecision(kept: false, reason: .drivingWithinGate, driving: driving)
       }
       return keep(time, latitude, longitude, .drivingGatePassed)
     }
-    if moved.isNaN { moved = distance(from: last, latitude, longitude) }
-    guard moved >= rules.distanceFilterMeters else {
+    let moved = measured ?? separation(from: last, latitude, longitude)
+    guard moved.isAtLeast(rules.distanceFilterMeters) else {
       return ThinningDecision(kept: false, reason: .withinDistanceFilter, driving: driving)
     }
     return keep(time, latitude, longitude, .movedDistanceFilter)
   }
 
   @inline(__always)
-  private func distance(from last: Kept, _ latitude: Double, _ longitude: Double) -> Double {
-    GreatCircle.distanceMeters(
+  private func separation(from last: Kept, _ latitude: Double, _ longitude: Double) -> GreatCircle.Separation
+  {
+    GreatCircle.Separation(
       latitude1Degrees: last.latitude, longitude1Degrees: last.longitude, latitude2Degrees: latitude,
       longitude2Degrees: longitude)
   }

@@ -579,7 +579,7 @@ public struct TripSegmenter: Sendable {
           close(&s, person, .gap, &closed)
         }
         if let stay = s.dwellAnchor,
-          GreatCircle.distanceMeters(from: stay.coordinate, to: fix.coordinate) > rules.dwellRadiusMeters
+          GreatCircle.Separation(stay.coordinate, fix.coordinate).isAbove(rules.dwellRadiusMeters)
         {
           leave(stay, &s, person, &closed)
         }
@@ -588,7 +588,7 @@ public struct TripSegmenter: Sendable {
       }
     }
     if let stay = s.dwellAnchor {
-      if GreatCircle.distanceMeters(from: stay.coordinate, to: fix.coordinate) <= rules.dwellRadiusMeters {
+      if GreatCircle.Separation(stay.coordinate, fix.coordinate).isAtMost(rules.dwellRadiusMeters) {
         // Still staying. The segment keeps the fixes since the phone last
         // stood still (a moving run inside the disc longer than the dwell
         // time is staying too), so the next trip starts at the stay's last
@@ -610,7 +610,7 @@ public struct TripSegmenter: Sendable {
     }
     s.segment.append(fix)
     let anchor = s.segment[s.anchor]
-    if GreatCircle.distanceMeters(from: anchor.coordinate, to: fix.coordinate) > rules.dwellRadiusMeters {
+    if GreatCircle.Separation(anchor.coordinate, fix.coordinate).isAbove(rules.dwellRadiusMeters) {
       s.anchor = s.segment.count - 1  // left the possible stay: a new one may start here
       return
     }
@@ -641,10 +641,20 @@ public struct TripSegmenter: Sendable {
     let seconds = Double(b.timeMilliseconds.saturatingSubtract(a.timeMilliseconds)) / 1000
     guard seconds > 0 else { return false }
     func allowance(_ accuracy: Double) -> Double { accuracy.isFinite && accuracy > 0 ? accuracy : 0 }
-    let ground =
-      GreatCircle.distanceMeters(from: a.coordinate, to: b.coordinate) - allowance(a.horizontalAccuracyMeters)
-      - allowance(b.horizontalAccuracyMeters)
-    return ground / seconds >= v
+    let (allowanceA, allowanceB) = (
+      allowance(a.horizontalAccuracyMeters), allowance(b.horizontalAccuracyMeters)
+    )
+    // (distance − allowances) / seconds ≥ v, decided without the distance
+    // where it is clearly above or below what that needs; near the line,
+    // exactly as written. (With v > 0 every term of the threshold is
+    // positive, so Separation's margins are far wider than the rounding of
+    // the two forms; otherwise, exactly as written.)
+    let separation = GreatCircle.Separation(a.coordinate, b.coordinate)
+    switch v > 0 ? separation.side(of: v * seconds + allowanceA + allowanceB) : 0 {
+    case -1: return false
+    case 1: return true
+    default: return (separation.meters - allowanceA - allowanceB) / seconds >= v
+    }
   }
 
   /// The index in `fixes` of the last fix whose step in was not moving
