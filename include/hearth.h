@@ -528,7 +528,8 @@ const char *hearth_condition_unit(int32_t condition);
 /** One verdict; its conditions are conditions[first_condition …+condition_count]. */
 typedef struct hearth_verdict {
   int32_t outcome;
-  /** 1: moving and stopped were judged from GPS (a fix was current), 0: from vibration. */
+  /** 1: moving was judged from GPS (a fix was current), 0: from vibration; 0 too for a
+   *  suppressed verdict, which is not judged (its outcome says so). */
   int32_t used_gps;
   double jolt_s;
   double decided_s;

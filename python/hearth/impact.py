@@ -467,7 +467,8 @@ class Detector:
     def verdicts(self) -> pd.DataFrame:
         """One row per verdict so far: outcome, jolt_time_s and
         decided_time_s (seconds on the data's clock), moving_from (gps or
-        vibration), jolt_g (the jolt's peak in g).
+        vibration; None for a suppressed verdict, which is not judged, as
+        `detect` leaves it NaN), jolt_g (the jolt's peak in g).
 
         Example:
 
@@ -483,7 +484,7 @@ class Detector:
                 "outcome": [_OUTCOMES[r.outcome] for r in rows],
                 "jolt_time_s": [r.jolt_s for r in rows],
                 "decided_time_s": [r.decided_s for r in rows],
-                "moving_from": ["gps" if r.used_gps else "vibration" for r in rows],
+                "moving_from": [None if _OUTCOMES[r.outcome] == "suppressed" else "gps" if r.used_gps else "vibration" for r in rows],
                 "jolt_g": [r.jolt_g for r in rows],
             }
         )
@@ -609,7 +610,10 @@ def report(traces: Traces, config: ConfigLike = None, *, vehicle_gate: str = "re
     return "".join(out)
 
 
-_NA = {"jolt_time_s": [""], "decided_time_s": [""], "jolt_g": [""], "measured": [""], "threshold": [""]}
+# Empty fields that mean "nothing": NaN, as pandas reads a missing value
+# (moving_from is empty for a suppressed verdict, which is not judged, and
+# on a noJolt row).
+_NA = {"jolt_time_s": [""], "decided_time_s": [""], "jolt_g": [""], "measured": [""], "threshold": [""], "moving_from": [""]}
 
 
 def detect(traces: Traces, config: ConfigLike = None, *, vehicle_gate: str = "recording", mapping: str | None = None, progress: bool | Any = True) -> pd.DataFrame:

@@ -318,3 +318,20 @@ def test_a_crash_after_loose_android_zeros_is_reported_with_their_accuracy(scena
     assert as_given.outcome.tolist() == ["silent"] and as_given.moving_from.tolist() == ["gps"]
     judged = hearth.Detector().feed(a, g, b, (f.t_s.to_numpy(), speeds, accuracy)).finish().verdicts()
     assert judged.outcome.tolist() == ["possibleImpact"] and judged.moving_from.tolist() == ["vibration"]
+
+
+def test_a_suppressed_verdict_is_not_judged_so_it_has_no_moving_from(command, tmp_path):
+    """C16 (a crash, then a second jolt within the 60 s suppression): the
+    second verdict is suppressed and never judged, so neither form names a
+    source for it (pandas' missing value, as on the noJolt row), while the
+    judged verdicts name theirs."""
+    out = tmp_path / "c16"
+    run(command, "sim", "generate", "scenario", "C16", "--seed", "1", "--out", out)
+    rows = hearth.detect([out, DRIVE])
+    assert (rows.outcome == "suppressed").any() and rows[rows.outcome.isin(["suppressed", "noJolt"])].moving_from.isna().all()
+    assert set(rows[rows.outcome.isin(["possibleImpact", "silent"])].moving_from) <= {"gps", "vibration"}
+    a, g, b, f = columns(hearth.read_trace(out))
+    verdicts = hearth.Detector().feed(a, g, b, f).finish().verdicts()
+    assert verdicts.outcome.tolist().count("suppressed") == 1
+    assert verdicts[verdicts.outcome == "suppressed"].moving_from.isna().all()
+    assert verdicts[verdicts.outcome != "suppressed"].moving_from.isin(["gps", "vibration"]).all()

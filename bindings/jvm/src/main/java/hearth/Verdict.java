@@ -55,7 +55,10 @@ public final class Verdict {
   }
 
   public final Outcome outcome;
-  /** True: moving and stopped were judged from GPS (a fix was current); false: from vibration. */
+  /**
+   * True: moving was judged from GPS (a fix was current); false: from vibration, or not judged at
+   * all for a suppressed verdict (see {@code outcome}).
+   */
   public final boolean usedGps;
   public final double joltSeconds;
   public final double decidedSeconds;
