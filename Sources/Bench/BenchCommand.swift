@@ -350,8 +350,11 @@ enum BenchCommand {
       }
     }
     for path in paths {
-      try FileManager.default.createDirectory(
-        atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+      // (A bare file name has no folder to make: "" is no path.)
+      let folder = (path as NSString).deletingLastPathComponent
+      if !folder.isEmpty {
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+      }
       try Report.encode(run).write(to: URL(fileURLWithPath: path))
       printError("wrote \(path)")
     }
@@ -414,7 +417,10 @@ enum BenchCommand {
     if case .failed(let message) = prepared.verify() { throw BenchError.checkFailed(name, message) }
     InstructionCounter.region(prepared.subject)
     let line = InstructionCounter.ChildResult(items: prepared.itemCount, unit: benchmark.itemUnit)
-    try JSONEncoder().encode(line).write(to: URL(fileURLWithPath: options.out!))
+    guard let out = options.out else {
+      throw BenchError.usage("measure takes one benchmark NAME and --out FILE")
+    }
+    try JSONEncoder().encode(line).write(to: URL(fileURLWithPath: out))
     return 0
   }
 

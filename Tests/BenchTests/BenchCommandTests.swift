@@ -165,6 +165,12 @@ struct FailedBenchmarkTests {
     let passing = Self.run([results[1], results[3]])
     options.saveBaseline = nil
     #expect(try BenchCommand.finish(passing, options) == 0)
+
+    // A bare file name (no folder to make) is written where the command runs.
+    options.jsonPath = "hearth-bench-test-\(UUID().uuidString).json"
+    defer { try? FileManager.default.removeItem(atPath: options.jsonPath ?? "") }
+    #expect(try BenchCommand.finish(passing, options) == 0)
+    #expect(try Report.decode(Data(contentsOf: URL(fileURLWithPath: options.jsonPath ?? ""))) == passing)
   }
 }
 
