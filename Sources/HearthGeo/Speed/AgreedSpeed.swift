@@ -124,8 +124,10 @@ public enum AgreedSpeed {
   /// `middle`'s accuracy + the larger neighbour's accuracy from each (an
   /// unknown or non-positive accuracy adds nothing). The callers ask only
   /// about pairs already fast (over a limit, cruising).
-  /// - Complexity: O(1): three great-circle distances. Outlined: asked
-  ///   rarely, and inlined it would swell the engines' per-fix loops.
+  /// - Complexity: O(1): three great-circle distances compared with their
+  ///   thresholds (``GreatCircle/Separation``: exact, mostly without computing
+  ///   the distances). Outlined: asked rarely, and inlined it would swell the
+  ///   engines' per-fix loops.
   @inline(never)
   static func isOutAndBack(
     _ before: TrackPoint, _ middle: TrackPoint, _ after: TrackPoint, togetherMeters: Double = 50
@@ -133,13 +135,11 @@ public enum AgreedSpeed {
     guard middle.speed == nil else { return false }
     func allowance(_ accuracy: Double) -> Double { accuracy.isFinite && accuracy > 0 ? accuracy : 0 }
     let together = togetherMeters + allowance(before.accuracy) + allowance(after.accuracy)
-    guard GreatCircle.distanceMeters(from: before.coordinate, to: after.coordinate) <= together else {
-      return false
-    }
+    guard GreatCircle.Separation(before.coordinate, after.coordinate).isAtMost(together) else { return false }
     let away =
       togetherMeters + allowance(middle.accuracy) + max(allowance(before.accuracy), allowance(after.accuracy))
-    return GreatCircle.distanceMeters(from: before.coordinate, to: middle.coordinate) > away
-      && GreatCircle.distanceMeters(from: middle.coordinate, to: after.coordinate) > away
+    return GreatCircle.Separation(before.coordinate, middle.coordinate).isAbove(away)
+      && GreatCircle.Separation(middle.coordinate, after.coordinate).isAbove(away)
   }
 
   /// Per-pair agreed speeds of a track in time order: element i is the pair

@@ -288,9 +288,8 @@ public struct SuddenStopEngine: Sendable {
         guard point.time.saturatingSubtract(raised.stop.time) <= rules.cancellableForMilliseconds else {
           return true
         }
-        guard
-          GreatCircle.distanceMeters(from: raised.stop.coordinate, to: point.coordinate) > rules.droveOnMeters
-        else { return false }
+        let separation = GreatCircle.Separation(raised.stop.coordinate, point.coordinate)
+        guard separation.isAbove(rules.droveOnMeters) else { return false }
         say(person, .cancelled, [.droveOn], raised, point.time, to: &events)
         return true
       }
