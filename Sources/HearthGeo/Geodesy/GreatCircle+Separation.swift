@@ -41,6 +41,15 @@ extension GreatCircle {
     static let largestDifferenceRadians = 0.01
     /// The thresholds the shortcut is used for, metres (outside: exact).
     static let thresholdRangeMeters = 1e-6...100_000.0
+    /// How far below x² the flat haversine must be to say "below": more
+    /// than sin² x falls short of x² (x²/3 ≤ 2.1·10⁻⁵ at 100 km).
+    static let belowMargin = 1e-4
+    /// How far the flat haversine may overstate h, and so how far above x²
+    /// it must be to say "above": more than m²/3 for half-differences m up
+    /// to `largestDifferenceRadians` / 2 (8.3·10⁻⁶ at 0.01 rad: only 1.2×
+    /// room, so a wider `largestDifferenceRadians` needs a wider margin;
+    /// `GreatCircleSeparationTests.marginsCoverTheBounds` checks both).
+    static let aboveMargin = 1e-5
 
     @inline(__always)
     init(
@@ -88,8 +97,8 @@ extension GreatCircle {
       guard Self.thresholdRangeMeters.contains(thresholdMeters) else { return 0 }
       let x = thresholdMeters / (2 * GreatCircle.earthMeanRadiusMeters)
       let x2 = x * x
-      if flatHaversine < x2 * (1 - 1e-4) { return -1 }
-      if flatHaversine * (1 - 1e-5) > x2 * (1 + 1e-9) { return 1 }
+      if flatHaversine < x2 * (1 - Self.belowMargin) { return -1 }
+      if flatHaversine * (1 - Self.aboveMargin) > x2 * (1 + 1e-9) { return 1 }
       return 0
     }
 

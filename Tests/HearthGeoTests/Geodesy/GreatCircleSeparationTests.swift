@@ -114,6 +114,17 @@ struct GreatCircleSeparationTests {
     }
   }
 
+  @Test("the margins cover the bounds they rest on, with room for rounding")
+  func marginsCoverTheBounds() {
+    typealias S = GreatCircle.Separation
+    // The flat haversine overstates h by at most m²/3, m the larger half-difference.
+    let halfDifference = S.largestDifferenceRadians / 2
+    #expect(halfDifference * halfDifference / 3 < S.aboveMargin / 1.1)
+    // sin² x falls short of x² by at most x²/3, x = r / 2R at the largest threshold.
+    let x = S.thresholdRangeMeters.upperBound / (2 * GreatCircle.earthMeanRadiusMeters)
+    #expect(x * x / 3 < S.belowMargin / 2)
+  }
+
   @Test("the shortcut decides typical tracking pairs; only the narrow band computes the distance")
   func shortcutIsTaken() {
     let home = Coordinate(latitudeDegrees: 48.853, longitudeDegrees: 2.349)
