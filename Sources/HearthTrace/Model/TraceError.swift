@@ -13,9 +13,15 @@ public struct SourceLocation: Sendable, Hashable, Codable, CustomStringConvertib
     self.columnName = columnName
   }
 
+  /// "file:line:column (name)"; line 0 (a whole file, or one that is not
+  /// read by lines, such as a JSON settings file) is left out with its
+  /// column, and so is column 0.
   public var description: String {
-    var text = "\(file):\(line)"
-    if column > 0 { text += ":\(column)" }
+    var text = file
+    if line > 0 {
+      text += ":\(line)"
+      if column > 0 { text += ":\(column)" }
+    }
     if let columnName { text += " (\(columnName))" }
     return text
   }

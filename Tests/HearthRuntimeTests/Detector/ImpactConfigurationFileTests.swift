@@ -40,7 +40,7 @@ struct ImpactConfigurationFileTests {
     }
     #expect(
       reason("{\"spinRadianPerSecond\": 3}").contains(
-        "unknown setting 'spinRadianPerSecond' (nearest known: 'spinRadiansPerSecond'; known: "))
+        "c.json: unknown setting 'spinRadianPerSecond' (nearest known: 'spinRadiansPerSecond'; known: "))
     #expect(
       reason("{\"spinRadiansPerSecond\": \"3\"}").contains("'spinRadiansPerSecond' must be a finite number"))
     #expect(reason("{\"spinRadiansPerSecond\": true}").contains("must be a finite number"))
