@@ -54,8 +54,8 @@ public struct LiveTrail: Sendable, Hashable, Codable {
         continue
       }
       if let l = last {
-        let step = GreatCircle.distanceMeters(from: fixes[l].coordinate, to: fixes[i].coordinate)
-        if step < rules.minimumStepMeters {
+        let step = GreatCircle.Separation(fixes[l].coordinate, fixes[i].coordinate)
+        if step.isBelow(rules.minimumStepMeters) {
           omitted.append(Omitted(index: i, reason: .stepUnderFiveMeters))
           continue
         }

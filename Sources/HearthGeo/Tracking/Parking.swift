@@ -86,9 +86,9 @@ public struct ParkingDetector: Sendable, Hashable, Codable {
     if parked {
       freshFixSinceParking = true
       guard let anchor else { return ParkingDecision(parked: true, reason: .stillParked) }
-      let distance = GreatCircle.distanceMeters(from: anchor.coordinate, to: fix.coordinate)
+      let separation = GreatCircle.Separation(anchor.coordinate, fix.coordinate)
       let accuracy = fix.horizontalAccuracyMeters
-      if accuracy <= rules.leaveAccuracyMeters && distance > rules.radiusMeters + accuracy {
+      if accuracy <= rules.leaveAccuracyMeters && separation.isAbove(rules.radiusMeters + accuracy) {
         parked = false
         parkedAtMilliseconds = nil
         self.anchor = fix
