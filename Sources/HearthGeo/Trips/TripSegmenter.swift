@@ -741,13 +741,13 @@ public struct TripSegmenter: Sendable {
   /// each judged between the last fix kept before it and the next one; the
   /// first and last fix are always kept. The same array when there are none.
   /// - Complexity: O(n): a fix with a measured speed is never stray, one
-  ///   without costs up to three distance tests; a copy only when one is found.
+  ///   without costs up to three distances; a copy only when one is found.
   func withoutStrayFixes(_ segment: [Fix]) -> [Fix] {
     guard segment.count >= 3 else { return segment }
     func fast(_ a: Fix, _ b: Fix) -> Bool {
       let seconds = Double(b.timeMilliseconds.saturatingSubtract(a.timeMilliseconds)) / 1000
-      let separation = GreatCircle.Separation(a.coordinate, b.coordinate)
-      return separation.isAtLeast(rules.strayFixMetersPerSecond * seconds)
+      return GreatCircle.distanceMeters(from: a.coordinate, to: b.coordinate)
+        >= rules.strayFixMetersPerSecond * seconds
     }
     /// `middle` between `before` and `after` (`earlier` the fix kept before
     /// `before`, if any): a phone already driving into `before` that turned
