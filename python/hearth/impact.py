@@ -467,8 +467,8 @@ class Detector:
     def verdicts(self) -> pd.DataFrame:
         """One row per verdict so far: outcome, jolt_time_s and
         decided_time_s (seconds on the data's clock), moving_from (gps or
-        vibration; None for a suppressed verdict, which is not judged, as
-        `detect` leaves it NaN), jolt_g (the jolt's peak in g).
+        vibration, a str column; missing (NaN) for a suppressed verdict,
+        which is not judged, as in `detect`), jolt_g (the jolt's peak in g).
 
         Example:
 
@@ -484,7 +484,7 @@ class Detector:
                 "outcome": [_OUTCOMES[r.outcome] for r in rows],
                 "jolt_time_s": [r.jolt_s for r in rows],
                 "decided_time_s": [r.decided_s for r in rows],
-                "moving_from": [None if _OUTCOMES[r.outcome] == "suppressed" else "gps" if r.used_gps else "vibration" for r in rows],
+                "moving_from": pd.array([None if _OUTCOMES[r.outcome] == "suppressed" else "gps" if r.used_gps else "vibration" for r in rows], dtype="str"),
                 "jolt_g": [r.jolt_g for r in rows],
             }
         )
@@ -612,7 +612,7 @@ def report(traces: Traces, config: ConfigLike = None, *, vehicle_gate: str = "re
 
 # Empty fields that mean "nothing": NaN, as pandas reads a missing value
 # (moving_from is empty for a suppressed verdict, which is not judged, and
-# on a noJolt row).
+# on a noJolt row; it stays a str column even when every row is missing).
 _NA = {"jolt_time_s": [""], "decided_time_s": [""], "jolt_g": [""], "measured": [""], "threshold": [""], "moving_from": [""]}
 
 
@@ -647,7 +647,7 @@ def detect(traces: Traces, config: ConfigLike = None, *, vehicle_gate: str = "re
     done, failures = _records(traces, config, vehicle_gate, mapping, progress, ("csv", "json"))
     frames = []
     for _, texts in done:
-        frame = pd.read_csv(io.StringIO(texts["csv"]), keep_default_na=False, na_values=_NA)
+        frame = pd.read_csv(io.StringIO(texts["csv"]), keep_default_na=False, na_values=_NA, dtype={"moving_from": "str"})
         records = [json.loads(line) for line in texts["json"].splitlines() if line.strip()]
         verdict, met, unmet, ended = [], [], [], []
         for i, record in enumerate(records):

@@ -330,6 +330,8 @@ def test_a_suppressed_verdict_is_not_judged_so_it_has_no_moving_from(command, tm
     rows = hearth.detect([out, DRIVE])
     assert (rows.outcome == "suppressed").any() and rows[rows.outcome.isin(["suppressed", "noJolt"])].moving_from.isna().all()
     assert set(rows[rows.outcome.isin(["possibleImpact", "silent"])].moving_from) <= {"gps", "vibration"}
+    # A str column whatever the rows: .str works on a frame of noJolt rows alone.
+    assert hearth.detect(DRIVE).moving_from.str.len().isna().all()
     a, g, b, f = columns(hearth.read_trace(out))
     verdicts = hearth.Detector().feed(a, g, b, f).finish().verdicts()
     assert verdicts.outcome.tolist().count("suppressed") == 1

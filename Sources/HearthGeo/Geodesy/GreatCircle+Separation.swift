@@ -28,7 +28,7 @@ extension GreatCircle {
   /// usually without the distance's square root, arcsine and latitude sines.
   /// Internal: the tracking engines' distance tests.
   /// - Complexity: O(1): two polynomial sines to build; a comparison is a few
-  ///   multiplications, or the exact distance within 4·10⁻⁵ of the threshold.
+  ///   multiplications, or the exact distance within about 5·10⁻⁵ of the threshold.
   struct Separation {
     let latitude1Degrees: Double
     let longitude1Degrees: Double

@@ -139,7 +139,7 @@ struct GreatCircleSeparationTests {
       }
     }
     // Only the pair at exactly 100 m (and none of the others, 0.2 m apart)
-    // falls in the band of 100 m × (1 − 3.9·10⁻⁵ … 1 + 8·10⁻⁷).
+    // falls in the band of 100 m × (1 − 5·10⁻⁵ … 1 + 5·10⁻⁶).
     #expect(band == 1)
     #expect(decided == 999)
   }
