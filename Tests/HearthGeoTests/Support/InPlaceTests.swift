@@ -30,6 +30,21 @@ struct InPlaceTests {
     none.empty()
     none.removeAllIfAny { _ in true }
     #expect(none.isEmpty)
+    // Short lists go element by element, longer ones at once: both empty
+    // and keep the buffer, and a copy sharing the buffer keeps its elements.
+    for n in [1, 4, 5, 100] {
+      var scratch = Array(0..<n)
+      scratch.reserveCapacity(128)
+      let room = scratch.capacity
+      let shared = scratch
+      scratch.empty()
+      #expect(scratch.isEmpty && scratch.capacity >= min(room, n) && shared == Array(0..<n), "\(n)")
+      var unique = Array(0..<n)
+      unique.reserveCapacity(128)
+      let uniqueRoom = unique.capacity
+      unique.empty()
+      #expect(unique.isEmpty && unique.capacity == uniqueRoom, "\(n)")
+    }
   }
 
   @Test("reserveRoom(for:): room for what comes, and a list fed a little per batch is not copied every batch")
