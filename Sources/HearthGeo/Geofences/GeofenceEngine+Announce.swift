@@ -11,6 +11,8 @@ extension GeofenceEngine {
   /// departures whose minute passed or whose second clear fix came while
   /// they were held back. Each is decided at its deadline on that clock.
   func settle(upTo time: Int64, on clock: SettlingClock, _ context: inout Context) {
+    // Most calls (every fix) find nothing waiting: no deadline to look for.
+    guard context.state.hasPending else { return }
     var crossings: [Crossing] = []
     swap(&crossings, &context.deadlineCrossings)
     defer { swap(&crossings, &context.deadlineCrossings) }

@@ -72,7 +72,7 @@ extension GeofenceEngine {
       swap(&crossings, &context.crossings)
       swap(&started, &context.started)
     }
-    collectCandidates(fix.coordinate, &candidates, context)
+    collectCandidates(fix.coordinate, &candidates, circles: context.circles, records: context.state.records)
     crossings.empty()
     started.empty()
     context.departureMayBeDue = false
@@ -136,12 +136,16 @@ extension GeofenceEngine {
 
   /// Candidates: the person's places holding the fix, and the places they
   /// are in or waiting about; ascending index (= id) order.
-  private func collectCandidates(_ point: Coordinate, _ candidates: inout [Int], _ context: Context) {
+  /// (Given the context's two parts it reads, not the context: a copy of
+  /// that would retain every list it holds, per fix.)
+  private func collectCandidates(
+    _ point: Coordinate, _ candidates: inout [Int], circles: Circles?, records: PlaceRecords
+  ) {
     candidates.empty()
     index.appendContaining(point, to: &candidates)
-    if let circles = context.circles { candidates.removeAllIfAny { !circles.contains(places[$0].circle) } }
-    for r in context.state.records.inUse {
-      if let i = lookup.position(context.state.records[r].place) { candidates.append(i) }
+    if let circles { candidates.removeAllIfAny { !circles.contains(places[$0].circle) } }
+    for r in records.inUse {
+      if let i = lookup.position(records[r].place) { candidates.append(i) }
     }
     // Sorted, then repeats dropped in place: O(k log k) for k candidates
     // (a person in many overlapping places), no allocation.
