@@ -24,6 +24,25 @@ extension GeofenceEngine {
     var departureMayBeDue = false
 
     var person: UserID { state.person }
+
+    /// Swaps the reusable lists with `scratch`'s: taken at the start of a
+    /// batch, given back (emptied; dropped when grown past
+    /// `Scratch.largestKept`) at its end.
+    mutating func exchangeLists(with scratch: inout GeofenceState.Scratch) {
+      func clear<T>(_ list: inout [T]) {
+        if list.capacity > GeofenceState.Scratch.largestKept { list = [] } else { list.empty() }
+      }
+      clear(&candidates)
+      clear(&crossings)
+      clear(&started)
+      clear(&deadlineCrossings)
+      clear(&dueDepartures)
+      swap(&candidates, &scratch.candidates)
+      swap(&crossings, &scratch.crossings)
+      swap(&started, &scratch.started)
+      swap(&deadlineCrossings, &scratch.deadlineCrossings)
+      swap(&dueDepartures, &scratch.dueDepartures)
+    }
   }
 
   /// A confirmed crossing waiting to be announced with the others of its moment.

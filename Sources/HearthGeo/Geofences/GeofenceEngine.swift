@@ -213,6 +213,7 @@ public struct GeofenceEngine: Sendable {
     // person after person; each person's state is moved in and out of the
     // dictionary (not copied) while it changes.
     var context = Context(now: now, late: false, state: PersonGeofenceState(person: UserID(0)))
+    context.exchangeLists(with: &state.scratch)
     // Room for a fix among many places at once, not grown step by step.
     context.candidates.reserveCapacity(64)
     var start = 0
@@ -250,6 +251,7 @@ public struct GeofenceEngine: Sendable {
       swap(&context.state, &state.people.values[slot])
       start = end
     }
+    context.exchangeLists(with: &state.scratch)
     return context.events
   }
 

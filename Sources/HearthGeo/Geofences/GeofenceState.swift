@@ -15,8 +15,34 @@ public struct GeofenceState: Sendable, Hashable, Codable {
   /// removed or left the person's circles (each one also reported as an
   /// event with reason `placeRemoved`).
   public internal(set) var droppedForRemovedPlaces = 0
+  /// Lists `GeofenceEngine.process` reuses from batch to batch, so that an
+  /// upload of a fix or two does not allocate them again. Not state: never
+  /// saved, compared or hashed, and empty between calls (a restored state
+  /// starts without them).
+  var scratch = Scratch()
 
   public init() {}
+
+  struct Scratch: Sendable {
+    /// Lists grown beyond this many entries (a fix among that many places)
+    /// are dropped after the batch, not kept.
+    static let largestKept = 4_096
+    var candidates: [Int] = []
+    var crossings: [GeofenceEngine.Crossing] = []
+    var started: [Int] = []
+    var deadlineCrossings: [GeofenceEngine.Crossing] = []
+    var dueDepartures: [GeofenceEngine.Crossing] = []
+  }
+
+  public static func == (a: GeofenceState, b: GeofenceState) -> Bool {
+    a.people == b.people && a.waiting == b.waiting && a.droppedForRemovedPlaces == b.droppedForRemovedPlaces
+  }
+
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(people)
+    hasher.combine(waiting)
+    hasher.combine(droppedForRemovedPlaces)
+  }
 
   /// Places `person` is inside (settled or settling), ascending ids.
   public func placesInside(_ person: UserID) -> [PlaceID] {

@@ -599,6 +599,29 @@ struct GeofenceEngineTests {
     #expect(W.summary(w.engine.advance(to: W.t0 + 190_000, state: &current)) == ["departure announced 1"])
   }
 
+  @Test("the lists reused between batches are not state: not saved, compared or hashed, and never kept huge")
+  func reusedListsAreNotState() throws {
+    var w = W()
+    w.feed([W.fix(0, 0)])
+    w.feed([W.fix(10, 30)])
+    // `w.state` holds the candidate list a batch used; a restored state does not.
+    let restored = try JSONDecoder().decode(GeofenceState.self, from: JSONEncoder().encode(w.state))
+    #expect(w.state.scratch.candidates.capacity > 0 && restored.scratch.candidates.capacity == 0)
+    #expect(w.state.scratch.candidates.isEmpty && w.state.scratch.crossings.isEmpty)
+    #expect(restored == w.state && restored.hashValue == w.state.hashValue)
+    // Both hear the next fix alike.
+    var copy = W()
+    copy.state = restored
+    let next = W.fix(300, 60)
+    #expect(copy.feed([next]) == w.feed([next]) && copy.state == w.state)
+    // A fix among more places than the largest list kept: the list is dropped after the batch.
+    let many = GeofenceState.Scratch.largestKept + 1
+    var crowded = W((1...many).map { Geofence(id: PlaceID(UInt32($0)), center: W.home, radiusMeters: 100) })
+    crowded.feed([W.fix(0, 0)])
+    #expect(crowded.state.scratch.candidates.capacity == 0)
+    #expect(crowded.state.placesInside(UserID(1)).count == many)
+  }
+
   /// Review 2, F3: a 200 m network estimate 10 m outside the radius
   /// cancelled a waiting fast arrival (`drovePast`) and ended the membership.
   @Test(
