@@ -618,14 +618,15 @@ public struct TripSegmenter: Sendable {
       // A stay: the segment ends at the first fix where the phone had
       // stopped; the stay's fixes since it last stood still are kept for
       // the next trip's start.
-      let tail = Array(s.segment[s.anchor...])
+      var tail = Array(s.segment[s.anchor...])
       let stopped = endAtStay(&s)
       close(&s, person, .dwell, &closed)
       s.dwellAnchor = anchor
       s.stayStart = stopped
-      let stationary = lastStationary(tail)
-      s.segment.removeAll(keepingCapacity: true)
-      s.segment.append(contentsOf: tail[stationary...])
+      // The stay goes on in the tail's own storage: the trip's (handed to
+      // the closed segment) would be held for as long as the person stays.
+      tail.removeFirst(lastStationary(tail))
+      s.segment = tail
       s.anchor = 0
     }
   }

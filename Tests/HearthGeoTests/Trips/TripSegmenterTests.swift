@@ -336,6 +336,27 @@ struct TripSegmenterTests {
     #expect(grown <= 24, "the open segment's storage changed \(grown) times")
   }
 
+  @Test("a stay after a long drive keeps the stay's fixes, not the drive's storage")
+  func aStayDoesNotKeepTheDrivesStorage() {
+    // 4 000 fixes of driving, then 30 min parked at the end, a fix a minute, one upload each.
+    let drive = Self.drive(fromMeters: 0, toMeters: 600_000, start: 0)
+    let end = Double(drive.last!.timeMilliseconds - W.t0) / 1000
+    let parked = Self.stay(at: 600_000, from: end + 60, to: end + 1_860)
+    let segmenter = TripSegmenter()
+    var state = TripSegmenterState()
+    var trips: [TripSegment] = []
+    for fix in drive + parked {
+      trips += segmenter.process(FixColumns([fix]), now: fix.timeMilliseconds + 1_000, state: &state).segments
+    }
+    // The drive closed at the stay, whole; what stays open is the stay's few fixes.
+    #expect(trips.count == 1 && trips[0].isTrip && trips[0].fixes.count > 3_900)
+    let open = state.people[1]?.segment ?? []
+    #expect(!open.isEmpty && open.count < 40)
+    // Its storage is the stay's size, not the drive's 4 096 fixes (426 KB
+    // a person held for as long as they stayed).
+    #expect(open.capacity < 64, "the open segment holds room for \(open.capacity) fixes")
+  }
+
   @Test(
     "uploads in time order after the pending fixes (taken straight from the batch) equal the same uploads reversed (sorted into pending)"
   )
