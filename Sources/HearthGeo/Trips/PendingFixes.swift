@@ -25,29 +25,59 @@ struct PendingFixes: Sendable {
   var count: Int { storage.count - start }
   var first: Fix? { isEmpty ? nil : storage[start] }
   var last: Fix? { isEmpty ? nil : storage[storage.count - 1] }
+  /// Fixes the storage has room for (what the list holds in memory).
+  var storageCapacity: Int { storage.capacity }
 
   /// Waiting fix `k` (0: the oldest). O(1).
   subscript(k: Int) -> Fix { storage[start + k] }
 
   mutating func append(_ fix: Fix) { storage.append(fix) }
 
-  /// Puts `fix` before waiting fix `k` (`count`: at the back). O(count).
-  mutating func insert(_ fix: Fix, at k: Int) { storage.insert(fix, at: start + k) }
+  /// Sorts `fixes` in: they rise strictly in time, and none has the time
+  /// of a waiting fix. O(count + fixes.count), merged from the back.
+  mutating func merge(_ fixes: [Fix]) {
+    guard let first = fixes.first else { return }
+    var waiting = storage.count - 1
+    storage.append(contentsOf: fixes)
+    guard let last = storage[start..<(waiting + 1)].last, last.timeMilliseconds > first.timeMilliseconds
+    else { return }
+    // Every step fills position k and takes one fix from either list.
+    var k = storage.count - 1
+    var j = fixes.count - 1
+    while j >= 0 {
+      if waiting >= start && storage[waiting].timeMilliseconds > fixes[j].timeMilliseconds {
+        storage[k] = storage[waiting]
+        waiting -= 1
+      } else {
+        storage[k] = fixes[j]
+        j -= 1
+      }
+      k -= 1
+    }
+  }
 
   /// Room for `extra` more fixes (geometric growth, ``Array/reserveRoom(for:)``).
   mutating func reserveRoom(for extra: Int) { storage.reserveRoom(for: extra) }
 
   /// The oldest `k` fixes leave (0 ≤ k ≤ count). Amortised O(1) per fix.
+  /// The storage is kept for the next fixes unless it holds room for more
+  /// than ``largestKept`` (a backlog sorted in once would otherwise be
+  /// held for good: 86 400 fixes, 9 MB, for a day).
   mutating func removeFirst(_ k: Int) {
     start += k
+    let keep = storage.capacity <= Self.largestKept
     if start == storage.count {
-      storage.removeAll(keepingCapacity: true)
+      if keep { storage.removeAll(keepingCapacity: true) } else { storage = [] }
       start = 0
     } else if start >= storage.count - start {
-      storage.removeFirst(start)
+      if keep { storage.removeFirst(start) } else { storage = Array(storage[start...]) }
       start = 0
     }
   }
+
+  /// Room kept once fixes leave: five minutes (the idle gap) of one fix a
+  /// second, and some.
+  static let largestKept = 512
 }
 
 extension PendingFixes: Hashable {

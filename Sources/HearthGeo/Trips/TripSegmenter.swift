@@ -354,6 +354,9 @@ public struct TripSegmenter: Sendable {
     // Room for the whole run at once: one allocation at most, not a
     // doubling series per batch.
     person.pending.reserveRoom(for: run.count)
+    // A fix later than every pending one joins at the back; the others
+    // (none, usually) are sorted in together afterwards.
+    var before: [Int] = []
     for i in run {
       if fixes.timeMilliseconds[i] <= person.watermark {
         person.droppedLate += 1
@@ -362,11 +365,42 @@ public struct TripSegmenter: Sendable {
       {
         // (An unknown accuracy, NaN, is no sign of a network estimate: kept.)
         person.skipped += 1
+      } else if let last = person.pending.last, fixes.timeMilliseconds[i] <= last.timeMilliseconds {
+        before.append(i)
       } else {
-        if !insert(fixes[i], into: &person.pending) { person.duplicates += 1 }
+        person.pending.append(fixes[i])
       }
     }
+    if !before.isEmpty { sortIn(before, of: fixes, &person) }
     if advancing { advance(to: now, key, &person, &closed) }
+  }
+
+  /// Sorts the fixes at `positions` (in the order received) into the
+  /// pending list. One at a time from the back was O(p k) for k fixes and
+  /// p pending (a day uploaded in reverse order, 86 400 fixes, moved
+  /// 3.7 · 10⁹ of them); here they are sorted by (time, position) and
+  /// merged in: O(p + k log k). A fix at a millisecond already pending,
+  /// or taken by an earlier fix of these, is a duplicate: the first one
+  /// received stays (a fix that joined at the back before one of these
+  /// with its time was received before it).
+  private func sortIn(_ positions: [Int], of fixes: FixColumns, _ person: inout TripSegmenterState.Person) {
+    var positions = positions
+    positions.sort { (fixes.timeMilliseconds[$0], $0) < (fixes.timeMilliseconds[$1], $1) }
+    var fresh: [Fix] = []
+    fresh.reserveCapacity(positions.count)
+    var p = 0  // the first pending fix not before the one considered
+    for i in positions {
+      let time = fixes.timeMilliseconds[i]
+      while p < person.pending.count && person.pending[p].timeMilliseconds < time { p += 1 }
+      if (p < person.pending.count && person.pending[p].timeMilliseconds == time)
+        || fresh.last?.timeMilliseconds == time
+      {
+        person.duplicates += 1
+      } else {
+        fresh.append(fixes[i])
+      }
+    }
+    person.pending.merge(fresh)
   }
 
   /// Whether the times of `run` rise strictly. O(run).
@@ -508,22 +542,6 @@ public struct TripSegmenter: Sendable {
   }
 
   // MARK: The rules
-
-  /// Sorts `fix` into `pending`; false (and nothing changes) when a fix
-  /// with its time is there already.
-  private func insert(_ fix: Fix, into pending: inout PendingFixes) -> Bool {
-    // Usually in order: append; otherwise find the place (same time: the
-    // first one received stays, the later one is a duplicate).
-    if let last = pending.last, fix.timeMilliseconds <= last.timeMilliseconds {
-      var i = pending.count
-      while i > 0 && pending[i - 1].timeMilliseconds > fix.timeMilliseconds { i -= 1 }
-      if i > 0 && pending[i - 1].timeMilliseconds == fix.timeMilliseconds { return false }
-      pending.insert(fix, at: i)
-    } else {
-      pending.append(fix)
-    }
-    return true
-  }
 
   /// The smallest named place of the person's circles holding `point`.
   func namedPlace(_ point: Coordinate, _ person: UserID) -> PlaceID? {

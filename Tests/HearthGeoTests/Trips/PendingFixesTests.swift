@@ -29,7 +29,7 @@ struct PendingFixesTests {
       if step % 7 == 0, let last = array.last {
         let late = Self.fix(last.timeMilliseconds / 1000 - 1)
         let k = array.count - 1
-        queue.insert(late, at: k)
+        queue.merge([late])
         array.insert(late, at: k)
       }
       let leaving = Int.random(in: 0...min(3, array.count), using: &generator)
@@ -39,6 +39,48 @@ struct PendingFixesTests {
       #expect(queue.count == array.count && queue.first == array.first && queue.last == array.last)
       if !array.isEmpty { #expect(queue[array.count - 1] == array[array.count - 1]) }
     }
+  }
+
+  @Test(
+    "merging sorted fixes in gives the sorted union, whatever lies waiting or has left", arguments: 0..<40)
+  func mergeSortsIn(seed: UInt64) {
+    var generator = SeededGenerator(seed: 900 + seed)
+    var seconds = Array(
+      Set(
+        (0..<Int.random(in: 0...60, using: &generator)).map { _ in
+          Int64.random(in: 0...200, using: &generator)
+        })
+    ).sorted()  // (a set's order varies from run to run; the shuffle below must not)
+    seconds.shuffle(using: &generator)
+    let cut = Int.random(in: 0...seconds.count, using: &generator)
+    let waiting = seconds[..<cut].sorted()
+    let arriving = seconds[cut...].sorted()
+    var queue = PendingFixes((waiting + [1_000, 1_001]).map(Self.fix))
+    let leaving = Int.random(in: 0...waiting.count, using: &generator)
+    queue.removeFirst(leaving)  // some may have left already
+    var expected = (waiting.dropFirst(leaving) + [1_000, 1_001] + arriving).sorted()
+    queue.merge(arriving.map(Self.fix))
+    #expect(queue.fixes.map { $0.timeMilliseconds / 1000 } == expected, "seed \(seed)")
+    // Later ones go at the back.
+    queue.merge([Self.fix(1_002), Self.fix(1_003)])
+    expected += [1_002, 1_003]
+    #expect(queue.fixes.map { $0.timeMilliseconds / 1000 } == expected, "seed \(seed)")
+  }
+
+  @Test("a backlog's storage is not kept once it has left; a few minutes' worth is")
+  func aBacklogsStorageIsLetGo() {
+    var queue = PendingFixes()
+    queue.merge((0..<10_000).map { Self.fix(Int64($0)) })
+    queue.removeFirst(9_990)  // the last ten wait on, in storage of their own size
+    #expect(queue.count == 10 && queue.fixes.first?.timeMilliseconds == 9_990_000)
+    queue.removeFirst(10)
+    queue.merge([Self.fix(20_000)])
+    var few = PendingFixes()
+    few.merge((0..<300).map { Self.fix(Int64($0)) })
+    let room = few.storageCapacity
+    few.removeFirst(300)
+    few.merge([Self.fix(400)])
+    #expect(queue.storageCapacity < 64 && room >= 300 && few.storageCapacity == room)
   }
 
   @Test("equality and hashing see only the waiting fixes, not where they sit")

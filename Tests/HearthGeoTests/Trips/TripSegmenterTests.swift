@@ -336,6 +336,22 @@ struct TripSegmenterTests {
     #expect(grown <= 24, "the open segment's storage changed \(grown) times")
   }
 
+  @Test("an upload in reverse order with repeats gives what the same fixes in order give, in one merge")
+  func aReversedUploadIsMergedNotSortedInOneByOne() {
+    // 40 000 fixes of a 600 km drive, a fix a second; every 100th sent twice.
+    let drive = Self.drive(fromMeters: 0, toMeters: 600_000, start: 0, every: 1)
+    let repeated = drive.indices.filter { $0 % 100 == 0 }.map { drive[$0] }
+    let now = drive.last!.timeMilliseconds + 3_600_000
+    let segmenter = TripSegmenter()
+    var inOrder = TripSegmenterState()
+    let expected = segmenter.process(FixColumns(drive), now: now, state: &inOrder)
+    var reversed = TripSegmenterState()
+    // (Sorted in one at a time from the back, this upload moved 8 · 10⁸ fixes.)
+    let got = segmenter.process(FixColumns(drive.reversed() + repeated), now: now, state: &reversed)
+    #expect(drive.count == 40_000 && got == expected && expected.segments.count == 1)
+    #expect(reversed.people[1]?.duplicates == repeated.count && inOrder.people[1]?.duplicates == 0)
+  }
+
   @Test("a stay after a long drive keeps the stay's fixes, not the drive's storage")
   func aStayDoesNotKeepTheDrivesStorage() {
     // 4 000 fixes of driving, then 30 min parked at the end, a fix a minute, one upload each.
