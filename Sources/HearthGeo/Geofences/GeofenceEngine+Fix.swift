@@ -26,7 +26,7 @@ extension GeofenceEngine {
     var person: UserID { state.person }
 
     /// Swaps the reusable lists with `scratch`'s: taken at the start of a
-    /// batch, given back (emptied; dropped when grown past
+    /// batch, given back (emptied; dropped when its room grew past
     /// `Scratch.largestKept`) at its end.
     mutating func exchangeLists(with scratch: inout GeofenceState.Scratch) {
       func clear<T>(_ list: inout [T]) {

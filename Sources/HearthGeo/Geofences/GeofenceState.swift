@@ -24,8 +24,8 @@ public struct GeofenceState: Sendable, Hashable, Codable {
   public init() {}
 
   struct Scratch: Sendable {
-    /// Lists grown beyond this many entries (a fix among that many places)
-    /// are dropped after the batch, not kept.
+    /// A list whose storage has room for more than this many entries (a
+    /// fix among about that many places) is dropped after its batch, not kept.
     static let largestKept = 4_096
     var candidates: [Int] = []
     var crossings: [GeofenceEngine.Crossing] = []

@@ -614,12 +614,30 @@ struct GeofenceEngineTests {
     copy.state = restored
     let next = W.fix(300, 60)
     #expect(copy.feed([next]) == w.feed([next]) && copy.state == w.state)
-    // A fix among more places than the largest list kept: the list is dropped after the batch.
+    // Every list is empty after each batch: an arrival (crossings), a
+    // departure starting (started), its minute passing at the phone's next
+    // fix (deadlines, due departures).
+    func lists(_ state: GeofenceState) -> [(count: Int, capacity: Int)] {
+      let s = state.scratch
+      return [
+        (s.candidates.count, s.candidates.capacity), (s.crossings.count, s.crossings.capacity),
+        (s.started.count, s.started.capacity), (s.deadlineCrossings.count, s.deadlineCrossings.capacity),
+        (s.dueDepartures.count, s.dueDepartures.capacity),
+      ]
+    }
+    #expect(W.summary(w.feed([W.fix(300, 200)])) == ["departure announced 1"])
+    #expect(lists(w.state).allSatisfy { $0.count == 0 })
+    // A person among more places than the room kept: each list that grew
+    // past it is dropped after its batch, whichever list it is.
     let many = GeofenceState.Scratch.largestKept + 1
     var crowded = W((1...many).map { Geofence(id: PlaceID(UInt32($0)), center: W.home, radiusMeters: 100) })
-    crowded.feed([W.fix(0, 0)])
-    #expect(crowded.state.scratch.candidates.capacity == 0)
-    #expect(crowded.state.placesInside(UserID(1)).count == many)
+    // In at once; leaving (still in while the departures wait); out a minute later.
+    for (meters, seconds, inside) in [(0.0, 0.0, many), (300, 10, many), (300, 200, 0)] {
+      crowded.feed([W.fix(meters, seconds)])
+      #expect(
+        lists(crowded.state).allSatisfy { $0.count == 0 && $0.capacity <= GeofenceState.Scratch.largestKept })
+      #expect(crowded.state.placesInside(UserID(1)).count == inside)
+    }
   }
 
   /// Review 2, F3: a 200 m network estimate 10 m outside the radius
