@@ -33,6 +33,18 @@ struct PendingFixes: Sendable {
 
   mutating func append(_ fix: Fix) { storage.append(fix) }
 
+  /// The first waiting fix (0: the oldest) whose time is `time` or later
+  /// (`count`: none). O(log count).
+  func firstIndex(notBefore time: Int64) -> Int {
+    var low = 0
+    var high = count
+    while low < high {
+      let mid = low + (high - low) / 2
+      if storage[start + mid].timeMilliseconds < time { low = mid + 1 } else { high = mid }
+    }
+    return low
+  }
+
   /// Sorts `fixes` in: they rise strictly in time, and none has the time
   /// of a waiting fix. O(count + fixes.count), merged from the back.
   mutating func merge(_ fixes: [Fix]) {

@@ -326,23 +326,45 @@ public struct TripSegmenter: Sendable {
     }
     var closed = TripOutput()
     var people = Set<UInt32>()
+    // Fixes that go before one already pending (none, usually): sorted in
+    // once per person, after all of the person's runs are taken, so that
+    // people's fixes interleaved in the batch do not cost a merge per run.
+    var before: [Int] = []
     fixes.forEachPersonRun { user, run in
       if !sortedByPerson { people.insert(user.rawValue) }
       take(
         fixes, run, now: now, advancing: sortedByPerson, user.rawValue,
-        &state.people[user.rawValue, default: .init()], &closed)
+        &state.people[user.rawValue, default: .init()], &before, &closed)
       if sortedByPerson { track(user, state: &state) }
     }
-    if !sortedByPerson { closed += advance(to: now, people: people.sorted(), state: &state) }
+    if !sortedByPerson {
+      before.sort {
+        (fixes.user[$0].rawValue, fixes.timeMilliseconds[$0], $0) < (
+          fixes.user[$1].rawValue, fixes.timeMilliseconds[$1], $1
+        )
+      }
+      var start = 0
+      while start < before.count {
+        let key = fixes.user[before[start]].rawValue
+        var end = start + 1
+        while end < before.count && fixes.user[before[end]].rawValue == key { end += 1 }
+        sortIn(before[start..<end], of: fixes, &state.people[key, default: .init()])
+        start = end
+      }
+      closed += advance(to: now, people: people.sorted(), state: &state)
+    }
     return closed
   }
 
   /// One person's run of a batch into their pending fixes (late ones,
   /// heartbeats and network estimates counted and left out), then, when
-  /// `advancing`, the advance to `now`.
+  /// `advancing` (the person's only run), the advance to `now`. A fix
+  /// later than every pending one joins at the back; the positions of the
+  /// others are added to `before`, sorted in here when advancing, else by
+  /// the caller once every run is taken.
   private func take(
     _ fixes: FixColumns, _ run: Range<Int>, now: Int64, advancing: Bool, _ key: UInt32,
-    _ person: inout TripSegmenterState.Person, _ closed: inout TripOutput
+    _ person: inout TripSegmenterState.Person, _ before: inout [Int], _ closed: inout TripOutput
   ) {
     if advancing, !run.isEmpty,
       fixes.timeMilliseconds[run.lowerBound] > person.pending.last?.timeMilliseconds ?? .min,
@@ -354,9 +376,6 @@ public struct TripSegmenter: Sendable {
     // Room for the whole run at once: one allocation at most, not a
     // doubling series per batch.
     person.pending.reserveRoom(for: run.count)
-    // A fix later than every pending one joins at the back; the others
-    // (none, usually) are sorted in together afterwards.
-    var before: [Int] = []
     for i in run {
       if fixes.timeMilliseconds[i] <= person.watermark {
         person.droppedLate += 1
@@ -371,24 +390,32 @@ public struct TripSegmenter: Sendable {
         person.pending.append(fixes[i])
       }
     }
-    if !before.isEmpty { sortIn(before, of: fixes, &person) }
-    if advancing { advance(to: now, key, &person, &closed) }
+    guard advancing else { return }
+    if !before.isEmpty {
+      before.sort { (fixes.timeMilliseconds[$0], $0) < (fixes.timeMilliseconds[$1], $1) }
+      sortIn(before[...], of: fixes, &person)
+      before.removeAll(keepingCapacity: true)
+    }
+    advance(to: now, key, &person, &closed)
   }
 
-  /// Sorts the fixes at `positions` (in the order received) into the
-  /// pending list. One at a time from the back was O(p k) for k fixes and
-  /// p pending (a day uploaded in reverse order, 86 400 fixes, moved
-  /// 3.7 · 10⁹ of them); here they are sorted by (time, position) and
-  /// merged in: O(p + k log k). A fix at a millisecond already pending,
-  /// or taken by an earlier fix of these, is a duplicate: the first one
-  /// received stays (a fix that joined at the back before one of these
-  /// with its time was received before it).
-  private func sortIn(_ positions: [Int], of fixes: FixColumns, _ person: inout TripSegmenterState.Person) {
-    var positions = positions
-    positions.sort { (fixes.timeMilliseconds[$0], $0) < (fixes.timeMilliseconds[$1], $1) }
+  /// Sorts one person's fixes at `positions`, ordered by (time, position
+  /// in the batch), into their pending list. One at a time from the back
+  /// was O(p k) for k fixes and p pending (a day uploaded in reverse
+  /// order, 86 400 fixes, moved 3.7 · 10⁹ of them); this merge is
+  /// O(log p + k + the pending fixes after the earliest of them). A fix at
+  /// a millisecond already pending, or taken by an earlier fix of these,
+  /// is a duplicate: the first one received stays (a fix that joined at
+  /// the back before one of these with its time was received before it).
+  private func sortIn(
+    _ positions: ArraySlice<Int>, of fixes: FixColumns, _ person: inout TripSegmenterState.Person
+  ) {
+    guard let earliest = positions.first else { return }
     var fresh: [Fix] = []
     fresh.reserveCapacity(positions.count)
-    var p = 0  // the first pending fix not before the one considered
+    // The first pending fix not before the one considered (found by
+    // halving for the earliest, then walked).
+    var p = person.pending.firstIndex(notBefore: fixes.timeMilliseconds[earliest])
     for i in positions {
       let time = fixes.timeMilliseconds[i]
       while p < person.pending.count && person.pending[p].timeMilliseconds < time { p += 1 }
@@ -531,8 +558,8 @@ public struct TripSegmenter: Sendable {
     let ready = person.pending.fixes.prefix { $0.timeMilliseconds <= frontier }.count
     if ready > 0 {
       // Room for every fix this advance can add to the open segment (a
-      // segment closed on the way hands its storage over, and the next one
-      // starts with the same room).
+      // segment closed on the way hands its storage over; the next one
+      // grows from the stay's fixes or from empty).
       person.segment.reserveRoom(for: ready)
       for fix in person.pending.fixes.prefix(ready) { consume(fix, UserID(key), &person, &closed) }
       person.watermark = person.pending[ready - 1].timeMilliseconds

@@ -350,6 +350,20 @@ struct TripSegmenterTests {
     let got = segmenter.process(FixColumns(drive.reversed() + repeated), now: now, state: &reversed)
     #expect(drive.count == 40_000 && got == expected && expected.segments.count == 1)
     #expect(reversed.people[1]?.duplicates == repeated.count && inOrder.people[1]?.duplicates == 0)
+    // Two people's reversed fixes interleaved one by one (a run per fix):
+    // each person's are still merged once per batch, not once per run.
+    let second = drive.map {
+      var fix = $0
+      fix.user = UserID(2)
+      return fix
+    }
+    var bothInOrder = TripSegmenterState()
+    let both = segmenter.process(FixColumns(drive + second), now: now, state: &bothInOrder)
+    var interleaved = TripSegmenterState()
+    let mixed = Array(zip(drive.reversed(), second.reversed()).map { [$0, $1] }.joined())
+    #expect(segmenter.process(FixColumns(mixed + repeated), now: now, state: &interleaved) == both)
+    #expect(interleaved.people[1]?.duplicates == repeated.count && interleaved.people[2]?.duplicates == 0)
+    #expect(both.segments.count == 2)
   }
 
   @Test("a stay after a long drive keeps the stay's fixes, not the drive's storage")
