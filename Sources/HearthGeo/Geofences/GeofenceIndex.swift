@@ -585,9 +585,10 @@ public final class GeofenceIndex: Sendable {
   /// holding it, or −1. Identical to `smallestContaining` point by point.
   ///
   /// Points go through in blocks of 256, level by level (ascending, so the
-  /// first hit is the answer): the level's vectorised snap finds the cells
-  /// of the whole block, a branch-free pass keeps the points still unplaced
-  /// whose cell passes the occupancy bitset (most points stop there), and
+  /// first hit is the answer): the level's vectorised snap finds the cell
+  /// ids of the whole block (ids only: the screen never reads the centres),
+  /// a branch-free pass keeps the points still unplaced whose cell passes
+  /// the occupancy bitset (most points stop there), and
   /// only those look their cell up and test its places, smallest first.
   /// Wide places come last.
   /// - Precondition: the three buffers have the same count.
@@ -608,35 +609,31 @@ public final class GeofenceIndex: Sendable {
     }
     let block = 256
     withUnsafeTemporaryAllocation(of: Int64.self, capacity: block) { ids in
-      withUnsafeTemporaryAllocation(of: Double.self, capacity: 2 * block) { centres in
-        withUnsafeTemporaryAllocation(of: Int.self, capacity: block) { probes in
-          members.withUnsafeBufferPointer { members in
-            slots.withUnsafeBufferPointer { slots in
-              occupancy.withUnsafeBufferPointer { occupancy in
-                data.withUnsafeBufferPointer { data in
-                  var start = 0
-                  while start < n {
-                    let m = min(block, n &- start)
-                    let (la, lo, o) = (lat + start, lon + start, out + start)
-                    for k in 0..<m { o[k] = -1 }
-                    for level in levels {
-                      level.grid.snapKernel(
-                        count: m, latitudes: la, longitudes: lo, ids: ids.baseAddress!,
-                        centreLatitudes: centres.baseAddress!, centreLongitudes: centres.baseAddress! + block)
-                      screen(
-                        count: m, latitudes: la, longitudes: lo, cells: ids.baseAddress!, on: level,
-                        members: members.baseAddress!, slots: slots.baseAddress!,
-                        occupancy: occupancy.baseAddress!, data: data.baseAddress!,
-                        probes: probes.baseAddress!, into: o)
-                    }
-                    if !wide.isEmpty {
-                      for k in 0..<m {
-                        let found = o[k] >= 0 ? Int(o[k]) : nil
-                        if let i = smallestWide(la[k], lo[k], before: found) { o[k] = Int32(i) }
-                      }
-                    }
-                    start &+= m
+      withUnsafeTemporaryAllocation(of: Int.self, capacity: block) { probes in
+        members.withUnsafeBufferPointer { members in
+          slots.withUnsafeBufferPointer { slots in
+            occupancy.withUnsafeBufferPointer { occupancy in
+              data.withUnsafeBufferPointer { data in
+                var start = 0
+                while start < n {
+                  let m = min(block, n &- start)
+                  let (la, lo, o) = (lat + start, lon + start, out + start)
+                  for k in 0..<m { o[k] = -1 }
+                  for level in levels {
+                    level.grid.cellIDsKernel(count: m, latitudes: la, longitudes: lo, ids: ids.baseAddress!)
+                    screen(
+                      count: m, latitudes: la, longitudes: lo, cells: ids.baseAddress!, on: level,
+                      members: members.baseAddress!, slots: slots.baseAddress!,
+                      occupancy: occupancy.baseAddress!, data: data.baseAddress!,
+                      probes: probes.baseAddress!, into: o)
                   }
+                  if !wide.isEmpty {
+                    for k in 0..<m {
+                      let found = o[k] >= 0 ? Int(o[k]) : nil
+                      if let i = smallestWide(la[k], lo[k], before: found) { o[k] = Int32(i) }
+                    }
+                  }
+                  start &+= m
                 }
               }
             }

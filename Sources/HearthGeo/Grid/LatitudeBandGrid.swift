@@ -292,6 +292,55 @@ public struct LatitudeBandGrid: Sendable {
     }
   }
 
+  /// ``snapKernel(count:latitudes:longitudes:ids:centreLatitudes:centreLongitudes:)``
+  /// without the centres: writes each point's cell id only (−1 for NaN or
+  /// out-of-range points), element by element the same id. For callers that
+  /// read ids alone (the geofence index's bulk screen): per point one band
+  /// value is looked up instead of two and two stores are saved.
+  ///
+  /// Two passes per block of 32, as in the full kernel (the band lookups into
+  /// a stack buffer, then the arithmetic, which vectorises); the row is
+  /// recomputed in the second pass rather than carried (a multiply-add is
+  /// cheaper than a store and a load).
+  /// - Complexity: O(n), one table lookup per point, no allocation.
+  func cellIDsKernel(
+    count n: Int, latitudes: UnsafePointer<Double>, longitudes: UnsafePointer<Double>,
+    ids: UnsafeMutablePointer<Int64>
+  ) {
+    let block = 32
+    let rowsPerDegree = tables.rowsPerDegree
+    let lastRow = tables.lastRow
+    tables.bands.withUnsafeBufferPointer { bandTable in
+      withUnsafeTemporaryAllocation(of: Double.self, capacity: block) { scratch in
+        let bands = bandTable.baseAddress!
+        let stride = Tables.bandStride
+        let bandPerDegree = scratch.baseAddress!
+        var start = 0
+        while start < n {
+          let m = min(block, n &- start)
+          let la = latitudes + start
+          let lo = longitudes + start
+          for k in 0..<m {
+            let row = Int(Self.row(latitude: la[k], rowsPerDegree: rowsPerDegree, lastRow: lastRow))
+            bandPerDegree[k] = bands[stride &* row]
+          }
+          let outID = ids + start
+          for k in 0..<m {
+            let row = Self.row(latitude: la[k], rowsPerDegree: rowsPerDegree, lastRow: lastRow)
+            let perDegree = bandPerDegree[k]
+            let column = Self.column(
+              longitude: lo[k], columnsPerDegree: perDegree,
+              columnCount: tables.columnCount(columnsPerDegree: perDegree))
+            let valid = abs(la[k]) <= 90 && abs(lo[k]) <= 180
+            let id = Int64(row) << 32 | Int64(column)
+            outID[k] = valid ? id : -1
+          }
+          start &+= m
+        }
+      }
+    }
+  }
+
   /// The band of a latitude: ⌊(φ + 90)·rows/180⌋ clamped to [0, rows − 1]
   /// (NaN → 0, so a table lookup with it stays in bounds).
   @inline(__always)
@@ -305,15 +354,17 @@ public struct LatitudeBandGrid: Sendable {
   /// (row + ½)·height − 90, except the polar caps (rows 0 and `lastRow`),
   /// whose centre is the pole itself, −90° and 90° exactly (a cap is a disc
   /// around its pole; its middle latitude would be half a band from it).
-  /// Two selects; the portable release build turns them into two compares
-  /// that always predict (a cap is one band in tens of thousands): about 6
-  /// instructions a point more than the band's middle alone (the gate's
-  /// `Geo/gridSnap750`, 71.8 → 77.9; CHANGELOG). The ids do not depend on it.
+  /// The caps are marked the slow path: a cap is one band in tens of
+  /// thousands, so two compares that always predict are cheaper than a blend
+  /// for every point, which is what the portable release build made of two
+  /// plain selects once ``cellIDsKernel(count:latitudes:longitudes:ids:)``
+  /// was added beside this kernel (the gate's `Geo/gridSnap750`, 77.9 →
+  /// 82.9 instructions a point; with the hint 78.9). The ids do not depend
+  /// on it.
   @inline(__always)
   static func centreLatitude(row: Double, lastRow: Double, rowHeightDegrees height: Double) -> Double {
-    let middle = (row + 0.5) * height - 90
-    let cap = row == 0 ? -90.0 : 90.0
-    return row == 0 || row == lastRow ? cap : middle
+    if _slowPath(row == 0 || row == lastRow) { return row == 0 ? -90 : 90 }
+    return (row + 0.5) * height - 90
   }
 
   /// The column of a longitude in a band of `columnCount` columns:

@@ -305,6 +305,50 @@ struct LatitudeBandGridTests {
     }
   }
 
+  @Test(
+    "the ids-only kernel writes the full kernel's ids, element by element, on several grids and counts",
+    arguments: [50.0, 100, 750, 5_000, 2_000_000])
+  func idsOnlyKernelMatchesSnap(cellSizeMeters: Double) {
+    let grid = LatitudeBandGrid(cellSizeMeters: cellSizeMeters)
+    var generator = SeededGenerator(seed: 33)
+    let edges: [(Double, Double)] = [
+      (.nan, 0), (0, .nan), (10, .infinity), (-.infinity, 1), (90.5, 3), (-90.000001, 3), (-3, -180.25),
+      (1, 180.0000001), (90, 180), (-90, -180), (90, 0), (-90, 77), (0, 180), (0, -180),
+      (0, 180.nextDown), (90.nextDown, 179.999_999_999), (-0.0, -0.0), (45, 0),
+    ]
+    var lat: [Double] = []
+    var lon: [Double] = []
+    for i in 0..<3_001 {
+      if i % 40 < edges.count {
+        lat.append(edges[i % 40].0)
+        lon.append(edges[i % 40].1)
+      } else {
+        lat.append(generator.nextDouble(in: -90, 90))
+        lon.append(generator.nextDouble(in: -180, 180))
+      }
+    }
+    var ids: [Int64] = []
+    var centreLat: [Double] = []
+    var centreLon: [Double] = []
+    grid.snap(
+      latitudesDegrees: lat, longitudesDegrees: lon, cellIDs: &ids,
+      centreLatitudesDegrees: &centreLat, centreLongitudesDegrees: &centreLon)
+    // Every count from 0 to 70 (blocks of 32 split every way), then all.
+    for count in Array(0...70) + [lat.count] {
+      var only = [Int64](repeating: 7, count: count + 1)
+      lat.withUnsafeBufferPointer { la in
+        lon.withUnsafeBufferPointer { lo in
+          only.withUnsafeMutableBufferPointer { out in
+            grid.cellIDsKernel(
+              count: count, latitudes: la.baseAddress!, longitudes: lo.baseAddress!, ids: out.baseAddress!)
+          }
+        }
+      }
+      #expect(Array(only[..<count]) == Array(ids[..<count]), "count \(count)")
+      #expect(only[count] == 7, "wrote past count \(count)")
+    }
+  }
+
   @Test("cells, centres and bounds of 'none' and foreign cells are NaN, never a trap")
   func noneCell() {
     #expect(grid.centre(of: .none).latitudeDegrees.isNaN)
