@@ -55,9 +55,10 @@ public final class GeofenceIndex: Sendable {
   /// one 16-byte slot so a probe touches one cache line. Each level has its
   /// own power-of-two region.
   private let slots: [Slot]
-  /// One bit per hash of an occupied (level, cell) (16 bits per cell, so
-  /// about 6 % of empty cells pass): most fixes lie in no place's cell and
-  /// stop here, reading a small, cache-resident bitset instead of the table.
+  /// One bit per hash of an occupied (level, cell): 64 bits per cell (about
+  /// 1.5 % of empty cells pass) up to 1 MiB, at least 16 (about 6 %) beyond.
+  /// Most fixes lie in no place's cell and stop here, reading a small,
+  /// cache-resident bitset instead of the table.
   private let occupancy: [UInt64]
   private let occupancyMask: Int
   /// The levels that hold places, ascending by cell size (so by radius:
@@ -158,7 +159,9 @@ public final class GeofenceIndex: Sendable {
   /// ``anyExclusionHolds(_:admitting:)`` tests (nil: none).
   /// - Complexity: O(n log n) for n places (each touches at most 16 cells
   ///   or so, never more than ``maximumCellsPerPlace``); memory about 60
-  ///   bytes per cell touched plus one grid table per level in use.
+  ///   bytes per cell touched plus one grid table per level in use, and
+  ///   the occupancy bitset: up to 1 MiB at 8 bytes per occupied cell, then
+  ///   2 to 4.
   public init(places: [Geofence], cellSizeMeters: Double? = nil, exclusion: ExclusionDisc? = nil) {
     self.places = places
     self.exclusion = exclusion
@@ -253,8 +256,11 @@ public final class GeofenceIndex: Sendable {
     entries = []
     order = []
     self.members = members
+    // 64 bits per occupied cell (about 1.5 % of empty cells pass) while
+    // that fits in 1 MiB, and never fewer than 16 (about 6 %): a fix that
+    // passes wrongly costs a probe of the table, a cache miss.
     var bits = 512
-    while bits < 16 * bucketCells.count { bits *= 2 }
+    while bits < 16 * bucketCells.count || (bits < 64 * bucketCells.count && bits < 1 << 23) { bits *= 2 }
     var occupancy = [UInt64](repeating: 0, count: bits / 64)
     // Per level: its buckets' range and its slot region (at most half
     // full), sized first so the table is allocated once.
@@ -308,6 +314,12 @@ public final class GeofenceIndex: Sendable {
   /// level plus the wide places (for the tests of its cost). O(levels).
   func candidateCount(_ point: Coordinate) -> Int {
     levels.indices.reduce(wide.count) { $0 + candidates(point, level: $1).count }
+  }
+
+  /// The occupancy bitset's size in bits and the occupied cells it marks
+  /// (for the tests of its sizing rule). O(cells).
+  var occupancySizeForTesting: (bits: Int, cells: Int) {
+    (occupancyMask + 1, slots.reduce(0) { $0 + ($1.key == -1 ? 0 : 1) })
   }
 
   @inline(__always)
