@@ -160,8 +160,8 @@ public final class GeofenceIndex: Sendable {
   /// - Complexity: O(n log n) for n places (each touches at most 16 cells
   ///   or so, never more than ``maximumCellsPerPlace``); memory about 60
   ///   bytes per cell touched plus one grid table per level in use, and
-  ///   the occupancy bitset: up to 1 MiB at 8 bytes per occupied cell, then
-  ///   2 to 4.
+  ///   the occupancy bitset: 8 to 16 bytes per occupied cell while that is
+  ///   at most 1 MiB, beyond it the larger of 1 MiB and 2 to 4 bytes a cell.
   public init(places: [Geofence], cellSizeMeters: Double? = nil, exclusion: ExclusionDisc? = nil) {
     self.places = places
     self.exclusion = exclusion

@@ -162,24 +162,24 @@ struct GeofenceIndexTests {
     arguments: [10, 1_000, 40_000])
   func occupancySizing(places count: Int) {
     var g = SeededGenerator(seed: 33)
-    // Places of 50–300 m over a box of France (5° × 8°): about nine cells each.
+    // Places of 50–300 m over a box of France (5° × 8°), several cells each.
     let places = (0..<count).map { i in
       Geofence(
         id: PlaceID(UInt32(i)), center: point(g.nextDouble(in: 43, 48), g.nextDouble(in: -2, 6)),
         radiusMeters: g.nextDouble(in: 50, 300))
     }
     let (bits, cells) = GeofenceIndex(places: places).occupancySizeForTesting
-    let mebibyte = 1 << 23
+    let mebibyteOfBits = 1 << 23
     #expect(bits & (bits - 1) == 0 && bits >= 512)
     #expect(bits >= 16 * cells)
-    if 64 * cells <= mebibyte {
+    if 64 * cells <= mebibyteOfBits {
       // Under the bound: 64 bits a cell, rounded up to a power of two.
       #expect(bits >= 64 * cells && (bits == 512 || bits < 128 * cells))
     } else {
-      // Past it: the least of 1 MiB and the power of two that gives 16 a cell.
-      #expect(bits == max(mebibyte, 1 << (Int.bitWidth - (16 * cells - 1).leadingZeroBitCount)))
+      // Past it: the greater of 1 MiB and the power of two that gives 16 a cell.
+      #expect(bits == max(mebibyteOfBits, 1 << (Int.bitWidth - (16 * cells - 1).leadingZeroBitCount)))
     }
-    if count == 40_000 { #expect(64 * cells > mebibyte, "the large layout must pass the bound") }
+    if count == 40_000 { #expect(64 * cells > mebibyteOfBits, "the large layout must pass the bound") }
   }
 
   @Test("a place touching more cells than the bound goes to the wide list; one just under stays in cells")
