@@ -56,11 +56,13 @@ public final class GeofenceIndex: Sendable {
   /// own power-of-two region.
   private let slots: [Slot]
   /// One bit per hash of an occupied (level, cell): 64 bits per cell (about
-  /// 1.5 % of empty cells pass) up to 1 MiB, at least 16 (about 6 %) beyond.
+  /// 1.5 % of empty cells pass, as the hash sees the whole key) up to 1 MiB,
+  /// at least 16 (about 6 %) beyond.
   /// Most fixes lie in no place's cell and stop here, reading a small,
   /// cache-resident bitset instead of the table.
   private let occupancy: [UInt64]
-  private let occupancyMask: Int
+  /// 64 − log₂(bits): a cell's bit is the top bits of its hash.
+  private let occupancyShift: UInt64
   /// The levels that hold places, ascending by cell size (so by radius:
   /// every place of a level is smaller than every place of the next).
   private let levels: [Level]
@@ -113,12 +115,15 @@ public final class GeofenceIndex: Sendable {
     var end: Int32 = 0
   }
 
-  /// One level: its grid, its region of the slot table, the salt that
-  /// separates its cells in the occupancy bitset, and its largest radius.
+  /// One level: its grid, its region of the slot table (start, size − 1,
+  /// and 64 − log₂ size: a key's first slot is the top bits of its hash),
+  /// the salt that separates its cells in the occupancy bitset, and its
+  /// largest radius.
   struct Level: Sendable {
     var grid: LatitudeBandGrid
     var slotBase: Int
     var slotMask: Int
+    var slotShift: UInt64
     var salt: Int64
     var largestRadiusMeters: Double
   }
@@ -262,6 +267,7 @@ public final class GeofenceIndex: Sendable {
     var bits = 512
     while bits < 16 * bucketCells.count || (bits < 64 * bucketCells.count && bits < 1 << 23) { bits *= 2 }
     var occupancy = [UInt64](repeating: 0, count: bits / 64)
+    let occupancyShift = UInt64(64 - bits.trailingZeroBitCount)
     // Per level: its buckets' range and its slot region (at most half
     // full), sized first so the table is allocated once.
     var ranges: [(level: Int, first: Int, last: Int, capacity: Int)] = []
@@ -282,12 +288,13 @@ public final class GeofenceIndex: Sendable {
     for range in ranges {
       let salt = Int64(range.level) << 58
       let mask = range.capacity - 1
+      let slotShift = UInt64(64 - range.capacity.trailingZeroBitCount)
       var largest = 0.0
       for b in range.first..<range.last {
         let key = bucketCells[b] & cellBits
-        let bit = Self.occupancyHash(key ^ salt) & (bits - 1)
+        let bit = Self.occupancyHash(key ^ salt, shift: occupancyShift)
         occupancy[bit >> 6] |= 1 << UInt64(bit & 63)
-        var slot = Self.hash(key) & mask
+        var slot = Self.hash(key, shift: slotShift)
         while slots[base + slot].key != -1 { slot = (slot + 1) & mask }
         slots[base + slot] = Slot(key: key, start: bucketStarts[b], end: bucketStarts[b + 1])
         for k in Int(bucketStarts[b])..<Int(bucketStarts[b + 1]) {
@@ -296,13 +303,13 @@ public final class GeofenceIndex: Sendable {
       }
       levels.append(
         Level(
-          grid: grids[range.level, default: baseGrid], slotBase: base, slotMask: mask, salt: salt,
-          largestRadiusMeters: largest))
+          grid: grids[range.level, default: baseGrid], slotBase: base, slotMask: mask, slotShift: slotShift,
+          salt: salt, largestRadiusMeters: largest))
       base += range.capacity
     }
     self.levels = levels
     self.occupancy = occupancy
-    occupancyMask = bits - 1
+    self.occupancyShift = occupancyShift
     self.slots = slots
   }
 
@@ -319,17 +326,26 @@ public final class GeofenceIndex: Sendable {
   /// The occupancy bitset's size in bits and the occupied cells it marks
   /// (for the tests of its sizing rule). O(cells).
   var occupancySizeForTesting: (bits: Int, cells: Int) {
-    (occupancyMask + 1, slots.reduce(0) { $0 + ($1.key == -1 ? 0 : 1) })
+    (occupancy.count * 64, slots.reduce(0) { $0 + ($1.key == -1 ? 0 : 1) })
   }
 
+  /// A key's bit in the occupancy bitset: the top `64 − shift` bits of a
+  /// multiplicative hash, which depend on every bit of the key (the row, the
+  /// column and the level's salt). Lower bits of the product would see only
+  /// the key's low bits: cells whose rows differ by a multiple of a small
+  /// power of two in the same column would share a bit, and so would the
+  /// levels. In [0, 2^(64 − shift)).
   @inline(__always)
-  static func occupancyHash(_ key: Int64) -> Int {
-    Int(truncatingIfNeeded: (UInt64(bitPattern: key) &* 0xD6E8_FEB8_6659_FD93) >> 24)
+  static func occupancyHash(_ key: Int64, shift: UInt64) -> Int {
+    Int(truncatingIfNeeded: (UInt64(bitPattern: key) &* 0xD6E8_FEB8_6659_FD93) &>> shift)
   }
 
+  /// A key's first slot in its level's region: the top `64 − shift` bits of
+  /// a multiplicative (Fibonacci) hash, as ``occupancyHash(_:shift:)``. In
+  /// [0, 2^(64 − shift)).
   @inline(__always)
-  static func hash(_ key: Int64) -> Int {
-    Int(truncatingIfNeeded: (UInt64(bitPattern: key) &* 0x9E37_79B9_7F4A_7C15) >> 20)
+  static func hash(_ key: Int64, shift: UInt64) -> Int {
+    Int(truncatingIfNeeded: (UInt64(bitPattern: key) &* 0x9E37_79B9_7F4A_7C15) &>> shift)
   }
 
   /// Calls `body` with every cell id a circle of `meters` around `center`
@@ -409,11 +425,11 @@ public final class GeofenceIndex: Sendable {
 
   @inline(__always)
   private func bucket(_ key: Int64, level: Int) -> Range<Int> {
-    let bit = Self.occupancyHash(key ^ levels[level].salt) & occupancyMask
+    let bit = Self.occupancyHash(key ^ levels[level].salt, shift: occupancyShift)
     guard occupancy[bit >> 6] & (1 << UInt64(bit & 63)) != 0 else { return 0..<0 }
     let base = levels[level].slotBase
     let mask = levels[level].slotMask
-    var slot = Self.hash(key) & mask
+    var slot = Self.hash(key, shift: levels[level].slotShift)
     while true {
       let stored = slots[base + slot]
       if stored.key == key { return Int(stored.start)..<Int(stored.end) }
@@ -670,11 +686,12 @@ public final class GeofenceIndex: Sendable {
     members: UnsafePointer<Int32>, slots: UnsafePointer<Slot>, occupancy: UnsafePointer<UInt64>,
     data: UnsafePointer<PlaceData>, probes: UnsafeMutablePointer<Int>, into out: UnsafeMutablePointer<Int32>
   ) {
-    let (base, slotMask, salt, bitMask) = (level.slotBase, level.slotMask, level.salt, occupancyMask)
+    let (base, slotMask, slotShift) = (level.slotBase, level.slotMask, level.slotShift)
+    let (salt, bitShift) = (level.salt, occupancyShift)
     var survivors = 0
     for k in 0..<m {
       let key = cells[k]
-      let bit = Self.occupancyHash(key ^ salt) & bitMask
+      let bit = Self.occupancyHash(key ^ salt, shift: bitShift)
       let set = Int(truncatingIfNeeded: occupancy[bit &>> 6] &>> UInt64(bit & 63)) & 1
       // 1 when the cell id is valid (≥ 0) and the point still unplaced (< 0).
       let open = Int(truncatingIfNeeded: (~key & Int64(out[k])) >> 63) & 1
@@ -682,12 +699,12 @@ public final class GeofenceIndex: Sendable {
       survivors &+= set & open
     }
     for s in 0..<survivors {
-      hearth_prefetch(slots + base + (Self.hash(cells[probes[s]]) & slotMask))
+      hearth_prefetch(slots + base + Self.hash(cells[probes[s]], shift: slotShift))
     }
     for s in 0..<survivors {
       let k = probes[s]
       let key = cells[k]
-      var slot = Self.hash(key) & slotMask
+      var slot = Self.hash(key, shift: slotShift)
       while true {
         let stored = slots[base &+ slot]
         if stored.key == key {

@@ -159,7 +159,7 @@ struct GeofenceIndexTests {
 
   @Test(
     "the occupancy bitset: 64 bits per occupied cell up to 1 MiB, at least 16 beyond, a power of two",
-    arguments: [10, 1_000, 40_000])
+    arguments: [10, 1_000, 40_000, 120_000])
   func occupancySizing(places count: Int) {
     var g = SeededGenerator(seed: 33)
     // Places of 50–300 m over a box of France (5° × 8°), several cells each.
@@ -179,7 +179,39 @@ struct GeofenceIndexTests {
       // Past it: the greater of 1 MiB and the power of two that gives 16 a cell.
       #expect(bits == max(mebibyteOfBits, 1 << (Int.bitWidth - (16 * cells - 1).leadingZeroBitCount)))
     }
-    if count == 40_000 { #expect(64 * cells > mebibyteOfBits, "the large layout must pass the bound") }
+    if count == 40_000 { #expect(64 * cells > mebibyteOfBits, "this layout must pass the bound") }
+    if count == 120_000 {
+      // Past 2¹⁸ cells 16 a cell is more than 1 MiB: a big places file keeps
+      // the bitset it had before the 64-bit rule (a cap at 1 MiB fails here).
+      #expect(cells > 1 << 18, "this layout must pass 2¹⁸ cells")
+      #expect(bits == 1 << (Int.bitWidth - (16 * cells - 1).leadingZeroBitCount))
+    }
+  }
+
+  @Test("the bitset's bit and the first slot depend on a cell's row, column and level, at every size")
+  func hashesSeeTheWholeKey() {
+    func key(row: Int64, column: Int64, level: Int64 = 0) -> Int64 { level << 58 | row << 32 | column }
+    // 64 cells of one column whose rows differ by 2¹², 64 neighbouring
+    // columns of one row, the 12 levels of one cell (the bitset's salt; each
+    // level has its own slots): each family lands in at least half as many
+    // places as it has members, or as the room has (with the product's lower
+    // bits, the rows all met in one, and so did the levels).
+    let rows = (0..<64).map { key(row: 5_000 + Int64($0) << 12, column: 777) }
+    let columns = (0..<64).map { key(row: 5_000, column: 700 + Int64($0)) }
+    let levels = (0..<12).map { key(row: 5_000, column: 777, level: Int64($0)) }
+    for log2 in [4, 9, 12, 16, 20, 23] {
+      let (shift, room) = (UInt64(64 - log2), 1 << log2)
+      func spread(_ keys: [Int64], _ hash: (Int64, UInt64) -> Int) -> Bool {
+        let values = keys.map { hash($0, shift) }
+        #expect(values.allSatisfy { (0..<room).contains($0) }, "2^\(log2): out of range")
+        return 2 * Set(values).count >= min(room, keys.count)
+      }
+      for hash in [GeofenceIndex.occupancyHash(_:shift:), GeofenceIndex.hash(_:shift:)] {
+        #expect(spread(rows, hash), "2^\(log2): rows")
+        #expect(spread(columns, hash), "2^\(log2): columns")
+      }
+      #expect(spread(levels, GeofenceIndex.occupancyHash(_:shift:)), "2^\(log2): levels")
+    }
   }
 
   @Test("a place touching more cells than the bound goes to the wide list; one just under stays in cells")
