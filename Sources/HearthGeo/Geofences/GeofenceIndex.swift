@@ -329,6 +329,12 @@ public final class GeofenceIndex: Sendable {
     (occupancy.count * 64, slots.reduce(0) { $0 + ($1.key == -1 ? 0 : 1) })
   }
 
+  /// The rooms the hashes' shifts address: the bitset's, and per level its
+  /// slot region's by shift and by size (for the tests). O(levels).
+  var hashRoomsForTesting: (bits: Int, slots: [(byShift: Int, bySize: Int)]) {
+    (1 << (64 - Int(occupancyShift)), levels.map { (1 << (64 - Int($0.slotShift)), $0.slotMask + 1) })
+  }
+
   /// A key's bit in the occupancy bitset: the top `64 − shift` bits of a
   /// multiplicative hash, which depend on every bit of the key (the row, the
   /// column and the level's salt). Lower bits of the product would see only

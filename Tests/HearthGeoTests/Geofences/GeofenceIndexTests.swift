@@ -168,7 +168,13 @@ struct GeofenceIndexTests {
         id: PlaceID(UInt32(i)), center: point(g.nextDouble(in: 43, 48), g.nextDouble(in: -2, 6)),
         radiusMeters: g.nextDouble(in: 50, 300))
     }
-    let (bits, cells) = GeofenceIndex(places: places).occupancySizeForTesting
+    let index = GeofenceIndex(places: places)
+    let (bits, cells) = index.occupancySizeForTesting
+    // The hashes' shifts fill their rooms exactly (a shift one too large
+    // would use half of each and still give every answer).
+    let rooms = index.hashRoomsForTesting
+    #expect(rooms.bits == bits)
+    #expect(rooms.slots.allSatisfy { $0.byShift == $0.bySize })
     let mebibyteOfBits = 1 << 23
     #expect(bits & (bits - 1) == 0 && bits >= 512)
     #expect(bits >= 16 * cells)
@@ -181,36 +187,42 @@ struct GeofenceIndexTests {
     }
     if count == 40_000 { #expect(64 * cells > mebibyteOfBits, "this layout must pass the bound") }
     if count == 120_000 {
-      // Past 2¹⁸ cells 16 a cell is more than 1 MiB: a big places file keeps
-      // the bitset it had before the 64-bit rule (a cap at 1 MiB fails here).
-      #expect(cells > 1 << 18, "this layout must pass 2¹⁸ cells")
+      // Past 2¹⁸ cells the rule gives the size it gave before the 64-bit
+      // rule; past 2¹⁹, 16 a cell is more than 1 MiB, so a cap at 1 MiB
+      // fails here.
+      #expect(cells > 1 << 19, "this layout must pass 2¹⁹ cells")
       #expect(bits == 1 << (Int.bitWidth - (16 * cells - 1).leadingZeroBitCount))
     }
   }
 
-  @Test("the bitset's bit and the first slot depend on a cell's row, column and level, at every size")
+  @Test("the bitset's bit and the first slot depend on a cell's row, column and level, at every room")
   func hashesSeeTheWholeKey() {
     func key(row: Int64, column: Int64, level: Int64 = 0) -> Int64 { level << 58 | row << 32 | column }
     // 64 cells of one column whose rows differ by 2¹², 64 neighbouring
     // columns of one row, the 12 levels of one cell (the bitset's salt; each
     // level has its own slots): each family lands in at least half as many
-    // places as it has members, or as the room has (with the product's lower
-    // bits, the rows all met in one, and so did the levels).
+    // places as it has members, or as the room has, at every room the index
+    // makes (bitsets of 2⁹ bits and up, slot regions of 2⁴ and up) to 2²³
+    // (with the product's lower bits, the rows all met in one, and so did
+    // the levels). A check that the hash is spread, not that it is good:
+    // neighbouring rows share a first slot in regions of 16 more often than
+    // chance (the row is hashed by the multiplier's low half, near ½).
     let rows = (0..<64).map { key(row: 5_000 + Int64($0) << 12, column: 777) }
     let columns = (0..<64).map { key(row: 5_000, column: 700 + Int64($0)) }
     let levels = (0..<12).map { key(row: 5_000, column: 777, level: Int64($0)) }
-    for log2 in [4, 9, 12, 16, 20, 23] {
+    for log2 in 4...23 {
       let (shift, room) = (UInt64(64 - log2), 1 << log2)
       func spread(_ keys: [Int64], _ hash: (Int64, UInt64) -> Int) -> Bool {
         let values = keys.map { hash($0, shift) }
         #expect(values.allSatisfy { (0..<room).contains($0) }, "2^\(log2): out of range")
         return 2 * Set(values).count >= min(room, keys.count)
       }
-      for hash in [GeofenceIndex.occupancyHash(_:shift:), GeofenceIndex.hash(_:shift:)] {
-        #expect(spread(rows, hash), "2^\(log2): rows")
-        #expect(spread(columns, hash), "2^\(log2): columns")
-      }
-      #expect(spread(levels, GeofenceIndex.occupancyHash(_:shift:)), "2^\(log2): levels")
+      #expect(spread(rows, GeofenceIndex.hash(_:shift:)), "2^\(log2): slots, rows")
+      #expect(spread(columns, GeofenceIndex.hash(_:shift:)), "2^\(log2): slots, columns")
+      guard log2 >= 9 else { continue }
+      #expect(spread(rows, GeofenceIndex.occupancyHash(_:shift:)), "2^\(log2): bits, rows")
+      #expect(spread(columns, GeofenceIndex.occupancyHash(_:shift:)), "2^\(log2): bits, columns")
+      #expect(spread(levels, GeofenceIndex.occupancyHash(_:shift:)), "2^\(log2): bits, levels")
     }
   }
 
