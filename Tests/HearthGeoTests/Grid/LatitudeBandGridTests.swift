@@ -131,16 +131,24 @@ struct LatitudeBandGridTests {
     return 2 * GreatCircle.earthMeanRadiusMeters * asin(min(1, sqrt(h)))
   }
 
-  /// The centres the scalar API and the batch snap give for `points`.
-  static func centres(_ g: LatitudeBandGrid, _ points: [Coordinate]) -> (
-    scalar: [Coordinate], batch: [Coordinate]
+  /// The batch snap of the points (`latitudes`, `longitudes`): ids and centres.
+  static func snapped(_ g: LatitudeBandGrid, _ latitudes: [Double], _ longitudes: [Double]) -> (
+    ids: [Int64], latitudes: [Double], longitudes: [Double]
   ) {
     var ids: [Int64] = []
     var lat: [Double] = []
     var lon: [Double] = []
     g.snap(
-      latitudesDegrees: points.map(\.latitudeDegrees), longitudesDegrees: points.map(\.longitudeDegrees),
-      cellIDs: &ids, centreLatitudesDegrees: &lat, centreLongitudesDegrees: &lon)
+      latitudesDegrees: latitudes, longitudesDegrees: longitudes, cellIDs: &ids, centreLatitudesDegrees: &lat,
+      centreLongitudesDegrees: &lon)
+    return (ids, lat, lon)
+  }
+
+  /// The centres the scalar API and the batch snap give for `points`.
+  static func centres(_ g: LatitudeBandGrid, _ points: [Coordinate]) -> (
+    scalar: [Coordinate], batch: [Coordinate]
+  ) {
+    let (_, lat, lon) = snapped(g, points.map(\.latitudeDegrees), points.map(\.longitudeDegrees))
     return (
       points.map { g.centre(of: g.cell(containing: $0)) },
       zip(lat, lon).map { Coordinate(latitudeDegrees: $0, longitudeDegrees: $1) }
@@ -288,12 +296,7 @@ struct LatitudeBandGridTests {
         lon.append(generator.nextDouble(in: -180, 180))
       }
     }
-    var ids: [Int64] = []
-    var centreLat: [Double] = []
-    var centreLon: [Double] = []
-    grid.snap(
-      latitudesDegrees: lat, longitudesDegrees: lon, cellIDs: &ids,
-      centreLatitudesDegrees: &centreLat, centreLongitudesDegrees: &centreLon)
+    let (ids, centreLat, centreLon) = Self.snapped(grid, lat, lon)
     for i in lat.indices {
       let cell = grid.cell(containing: point(lat[i], lon[i]))
       #expect(ids[i] == cell.rawValue, "point \(i)")
@@ -327,12 +330,7 @@ struct LatitudeBandGridTests {
         lon.append(generator.nextDouble(in: -180, 180))
       }
     }
-    var ids: [Int64] = []
-    var centreLat: [Double] = []
-    var centreLon: [Double] = []
-    grid.snap(
-      latitudesDegrees: lat, longitudesDegrees: lon, cellIDs: &ids,
-      centreLatitudesDegrees: &centreLat, centreLongitudesDegrees: &centreLon)
+    let ids = Self.snapped(grid, lat, lon).ids
     // Every count from 0 to 70 (blocks of 32 split every way), then all.
     for count in Array(0...70) + [lat.count] {
       var only = [Int64](repeating: 7, count: count + 1)
