@@ -6,9 +6,10 @@ import _HearthShims
 ///
 /// Places are registered on *levels*: grids (`LatitudeBandGrid`) whose cells
 /// double in size from the base size s (level 0) upwards. A place of radius
-/// r goes to the lowest level whose cells are at least r on a side, so it
-/// touches at most about 16 cells whatever its radius (a 100 km place is on
-/// cells of 100–200 km, not on 1 681 cells of 5 km). A lookup snaps the
+/// r goes to the lowest level whose cells are at least r/2 on a side (r
+/// when the layout is too large for the entry budget), so it touches at
+/// most 25 cells whatever its radius (a 100 km place is on cells of
+/// 50–100 km, not on 1 681 cells of 5 km). A lookup snaps the
 /// fix to each level that holds places (a handful: radii from 50 m to
 /// 100 km span 12 levels at most), finds the cell in an open-addressing hash
 /// table and tests only that cell's places. So memory is O(places) and a
@@ -72,9 +73,20 @@ public final class GeofenceIndex: Sendable {
   /// A place touching more cells than this on its level is kept in the wide list.
   public static let maximumCellsPerPlace = 256
   /// A place goes to the lowest level whose cell size is at least its
-  /// radius divided by this (1: cells at least as wide as the radius, so a
-  /// place touches 4 to 16 of them).
-  static let radiusPerCellSize = 1.0
+  /// radius divided by the index's `radiusPerCellSize`: 2 (cells at least
+  /// half as wide as the radius, so a place touches at most 25 of them, and
+  /// places from the base size to twice it share level 0: a layout whose
+  /// radii span a factor of two around the median sits on one level, one
+  /// snap and one bitset probe a lookup) while the layout's estimated
+  /// entries are at most ``halfRadiusCellsEntryBudget``; 1 beyond (cells
+  /// at least the radius, at most 9 cells a place: about half the
+  /// entries).
+  let radiusPerCellSize: Double
+  /// About 4 M estimated (cell, place) entries: 480 000 places of
+  /// 50–300 m, just within it, took 0.33 GB in all in `hearth geo replay`
+  /// (0.30 GB on cells of their radius). 550 000 of them, or a million of
+  /// 20 m – 2 km, estimate more and get cells at least their radius.
+  public static let halfRadiusCellsEntryBudget = 1 << 22
 
   static let radiansPerDegree = Double.pi / 180
   static let metersPerDegree = GreatCircle.earthMeanRadiusMeters * Double.pi / 180
@@ -143,9 +155,9 @@ public final class GeofenceIndex: Sendable {
   }
 
   /// The level (0 = base) of a place of `radiusMeters` on base cells of
-  /// `baseMeters`: the lowest whose cells are at least r; nil when no grid
-  /// has cells that large.
-  static func level(radiusMeters: Double, baseMeters: Double) -> Int? {
+  /// `baseMeters`: the lowest whose cells are at least r divided by
+  /// `radiusPerCellSize`; nil when no grid has cells that large.
+  static func level(radiusMeters: Double, baseMeters: Double, radiusPerCellSize: Double) -> Int? {
     var level = 0
     var size = baseMeters
     while size * radiusPerCellSize < radiusMeters {
@@ -158,20 +170,49 @@ public final class GeofenceIndex: Sendable {
 
   /// Builds the index. `cellSizeMeters` (the base size) defaults to the
   /// median radius (clamped to 50 m … 5 km): each place of a typical layout
-  /// then touches four to nine cells of level 0 or 1 and a fix meets a few
-  /// times as many candidates as places hold it.
+  /// then touches at most 25 cells of level 0 (9 of level 0 or 1 past the
+  /// entry budget) and a fix meets a few times as many candidates as
+  /// places hold it.
   /// `exclusion`: a second disc per place that
   /// ``anyExclusionHolds(_:admitting:)`` tests (nil: none).
-  /// - Complexity: O(n log n) for n places (each touches at most 16 cells
-  ///   or so, never more than ``maximumCellsPerPlace``); memory about 60
-  ///   bytes per cell touched plus one grid table per level in use, and
+  /// - Complexity: O(n log n) for n places (each touches at most 25 cells
+  ///   or so, never more than ``maximumCellsPerPlace``); memory about 60 to
+  ///   90 bytes per cell touched plus one grid table per level in use, and
   ///   the occupancy bitset: 8 to 16 bytes per occupied cell while that is
   ///   at most 1 MiB, beyond it the larger of 1 MiB and 2 to 4 bytes a cell.
-  public init(places: [Geofence], cellSizeMeters: Double? = nil, exclusion: ExclusionDisc? = nil) {
+  public convenience init(
+    places: [Geofence], cellSizeMeters: Double? = nil, exclusion: ExclusionDisc? = nil
+  ) {
+    self.init(
+      places: places, cellSizeMeters: cellSizeMeters, exclusion: exclusion,
+      entryBudget: Self.halfRadiusCellsEntryBudget)
+  }
+
+  /// The expected cells of the bounding boxes of circles of `radii`
+  /// (metres) on their levels above base cells of `baseMeters`:
+  /// Σ (2r / s + 1)² over those a level takes. O(n).
+  static func estimatedEntries(radii: [Double], baseMeters: Double, radiusPerCellSize: Double) -> Double {
+    radii.reduce(0) { sum, r in
+      guard r > 0, r.isFinite,
+        let level = level(radiusMeters: r, baseMeters: baseMeters, radiusPerCellSize: radiusPerCellSize)
+      else { return sum }
+      let across = 2 * r / (baseMeters * Double(1 << level)) + 1
+      return sum + across * across
+    }
+  }
+
+  /// Builds the index with cells at least half a place's radius while
+  /// ``estimatedEntries(radii:baseMeters:radiusPerCellSize:)`` is at most
+  /// `entryBudget`, else at least its radius (the tests lower the budget
+  /// to reach both).
+  init(places: [Geofence], cellSizeMeters: Double?, exclusion: ExclusionDisc?, entryBudget: Int) {
     self.places = places
     self.exclusion = exclusion
     let radii = places.map { Self.registeredRadius($0.radiusMeters, exclusion) }.sorted()
     let size = cellSizeMeters ?? min(5_000, max(50, radii.isEmpty ? 1_000 : radii[radii.count / 2]))
+    let halfRadiusEntries = Self.estimatedEntries(radii: radii, baseMeters: size, radiusPerCellSize: 2)
+    let radiusPerCellSize = halfRadiusEntries <= Double(entryBudget) ? 2.0 : 1.0
+    self.radiusPerCellSize = radiusPerCellSize
     let baseGrid = LatitudeBandGrid(cellSizeMeters: size)
     grid = baseGrid
     data = places.map { place in
@@ -194,7 +235,8 @@ public final class GeofenceIndex: Sendable {
       else { continue }
       guard
         let level = Self.level(
-          radiusMeters: Self.registeredRadius(place.radiusMeters, exclusion), baseMeters: size)
+          radiusMeters: Self.registeredRadius(place.radiusMeters, exclusion), baseMeters: size,
+          radiusPerCellSize: radiusPerCellSize)
       else {
         levelOf[i] = -2
         continue
@@ -323,6 +365,10 @@ public final class GeofenceIndex: Sendable {
     levels.indices.reduce(wide.count) { $0 + candidates(point, level: $1).count }
   }
 
+  /// The cell-size rule the index chose and the levels it holds places on
+  /// (for the tests of the entry budget). O(1).
+  var layoutForTesting: (radiusPerCellSize: Double, levels: Int) { (radiusPerCellSize, levels.count) }
+
   /// The occupancy bitset's size in bits and the occupied cells it marks
   /// (for the tests of its sizing rule). O(cells).
   var occupancySizeForTesting: (bits: Int, cells: Int) {
@@ -356,7 +402,8 @@ public final class GeofenceIndex: Sendable {
 
   /// Calls `body` with every cell id a circle of `meters` around `center`
   /// may touch (a superset: rows by latitude; per row, the longitudes the
-  /// haversine allows at the row's largest |latitude| and the centre's,
+  /// haversine allows at the row's latitude nearest the centre's and its
+  /// largest |latitude|,
   /// every column when the circle holds the pole; 1 % and 1 m to spare). Stops and returns false as
   /// soon as more than `limit` cells would be needed (true otherwise), so a
   /// huge circle costs O(limit), not O(its area).
@@ -383,14 +430,21 @@ public final class GeofenceIndex: Sendable {
       let rowSouth = Double(row) * grid.rowHeightDegrees - 90
       let rowNorth = rowSouth + grid.rowHeightDegrees
       // Longitudes a point of this row within `reach` of the centre may
-      // have: hav Δλ ≤ hav d / (cos φ₀ · cos φ) with |φ| at most the row's
-      // widest latitude in the box (a circle around a pole takes every
-      // column of the rows near it).
-      let widest = max(abs(max(south, rowSouth)), abs(min(north, rowNorth)))
+      // have: hav d = hav Δφ + cos φ₀ · cos φ · hav Δλ, so
+      // hav Δλ ≤ (hav d − hav Δφ_min) / (cos φ₀ · cos φ_widest), with Δφ_min
+      // the row's nearest latitude to the centre's and |φ_widest| its
+      // widest latitude in the box (rows away from the centre's take
+      // fewer columns: a disc, not its bounding box; a circle around a
+      // pole takes every column of the rows near it).
+      let (rowFrom, rowTo) = (max(south, rowSouth), min(north, rowNorth))
+      let widest = max(abs(rowFrom), abs(rowTo))
+      let nearest = min(max(center.latitudeDegrees, rowFrom), rowTo) - center.latitudeDegrees
       let denominator =
         cos(min(90, abs(center.latitudeDegrees)) * radiansPerDegree) * cos(min(90, widest) * radiansPerDegree)
       let half = sin(min(reach, 180) * radiansPerDegree / 2)
-      let bound = denominator > 0 ? half * half / denominator : .infinity
+      let halfNearest = sin(min(abs(nearest), 180) * radiansPerDegree / 2)
+      let bound =
+        denominator > 0 ? max(0, half * half - halfNearest * halfNearest) / denominator : .infinity
       let spread = reach >= 180 || bound >= 1 ? 360 : 2 * asin(bound.squareRoot()) / radiansPerDegree
       // Every column when the arc (2 × spread) plus one column's width
       // reaches round the row: its two ends could then fall in one column,

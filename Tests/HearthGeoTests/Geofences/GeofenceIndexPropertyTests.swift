@@ -198,9 +198,15 @@ struct GeofenceIndexPropertyTests {
         "index lookups", cases: PropertyCampaign.cases(default: 300), generator: PropertyRandom.init(seed:),
         generate: Self.generate,
         check: { layout in
-          for (b, batch) in layout.batches.enumerated() {
+          // Cells at least half the radius (the default budget) and at
+          // least the radius (no budget).
+          let runs = layout.batches.enumerated().flatMap { b, batch in
+            [GeofenceIndex.halfRadiusCellsEntryBudget, 0].map { (b, batch, $0) }
+          }
+          for (b, batch, budget) in runs {
             let index = GeofenceIndex(
-              places: batch.places, cellSizeMeters: layout.cellSizeMeters, exclusion: layout.exclusion)
+              places: batch.places, cellSizeMeters: layout.cellSizeMeters, exclusion: layout.exclusion,
+              entryBudget: budget)
             let screened = GeofenceIndexTests.screen(batch.points, index)
             for (k, point) in batch.points.enumerated() {
               let expected = Self.holding(batch.places, point)
@@ -210,33 +216,35 @@ struct GeofenceIndexPropertyTests {
                 let scan = Self.excluding(batch.places, point, layout.exclusion).contains(where: admits)
                 if excluded != scan {
                   return
-                    "batch \(b) point \(k): anyExclusionHolds (circle \(String(describing: circle))) \(excluded), scan \(scan)"
+                    "batch \(b) (entry budget \(budget)) point \(k): anyExclusionHolds (circle \(String(describing: circle))) \(excluded), scan \(scan)"
                 }
               }
               var ordered: [Int] = []
               index.forEachContaining(point) { ordered.append($0) }
               if ordered != expected {
-                return "batch \(b) point \(k): forEachContaining \(ordered), scan \(expected)"
+                return
+                  "batch \(b) (entry budget \(budget)) point \(k): forEachContaining \(ordered), scan \(expected)"
               }
               var appended: [Int] = []
               index.appendContaining(point, to: &appended)
               if appended.sorted() != expected.sorted() {
-                return "batch \(b) point \(k): appendContaining \(appended), scan \(expected)"
+                return
+                  "batch \(b) (entry budget \(budget)) point \(k): appendContaining \(appended), scan \(expected)"
               }
               if index.smallestContaining(point) != expected.first {
                 return
-                  "batch \(b) point \(k): smallestContaining \(String(describing: index.smallestContaining(point))), scan \(String(describing: expected.first))"
+                  "batch \(b) (entry budget \(budget)) point \(k): smallestContaining \(String(describing: index.smallestContaining(point))), scan \(String(describing: expected.first))"
               }
               if screened[k] != expected.first.map(Int32.init) ?? -1 {
                 return
-                  "batch \(b) point \(k): bulk screen \(screened[k]), scan \(String(describing: expected.first))"
+                  "batch \(b) (entry budget \(budget)) point \(k): bulk screen \(screened[k]), scan \(String(describing: expected.first))"
               }
               for cap in [0.0, 1_000] {
                 let found = index.placeAt(point, capMeters: cap)
                 let scan = Self.placeAt(batch.places, point, capMeters: cap)
                 if found != scan {
                   return
-                    "batch \(b) point \(k): placeAt(cap \(cap)) \(String(describing: found)), scan \(String(describing: scan))"
+                    "batch \(b) (entry budget \(budget)) point \(k): placeAt(cap \(cap)) \(String(describing: found)), scan \(String(describing: scan))"
                 }
               }
             }

@@ -195,6 +195,51 @@ struct GeofenceIndexTests {
     }
   }
 
+  @Test(
+    "cells at least half the radius (one level for radii within a factor of two) up to the entry budget, at least the radius beyond"
+  )
+  func halfRadiusCellsWithinTheBudget() {
+    var g = SeededGenerator(seed: 3_3)
+    // 1 000 places of 50–300 m: base cell the median, about 175 m.
+    let places = (0..<1_000).map { i in
+      Geofence(
+        id: PlaceID(UInt32(i)), center: point(g.nextDouble(in: 48, 48.2), g.nextDouble(in: 2.2, 2.5)),
+        radiusMeters: g.nextDouble(in: 50, 300))
+    }
+    let radii = places.map(\.radiusMeters)
+    let base = radii.sorted()[radii.count / 2]
+    let estimate = GeofenceIndex.estimatedEntries(radii: radii, baseMeters: base, radiusPerCellSize: 2)
+    #expect(estimate > 9_000 && estimate < 16_000, "\(estimate)")
+    let budget = Int(estimate.rounded(.up))
+    for (entryBudget, perCell, levels) in [
+      (GeofenceIndex.halfRadiusCellsEntryBudget, 2.0, 1), (budget, 2, 1), (budget - 1, 1, 2), (0, 1, 2),
+    ] {
+      let index = GeofenceIndex(places: places, cellSizeMeters: nil, exclusion: nil, entryBudget: entryBudget)
+      #expect(index.layoutForTesting == (perCell, levels), "budget \(entryBudget)")
+      // Entries: at most 25 cells a place on cells of at least r/2, at
+      // most 9 on cells of at least r (fewer for the places below the
+      // base size).
+      let (low, high) = perCell == 2 ? (4, 21) : (1, 9)
+      #expect(
+        (low * places.count...high * places.count).contains(index.entryCount),
+        "budget \(entryBudget): \(index.entryCount) entries")
+      let centres = places.map(\.center)
+      let smallest = centres.map { index.smallestContaining($0).map(Int32.init) ?? -1 }
+      #expect(Self.screen(centres, index) == smallest)
+    }
+    // The places files at their limits estimate more than the budget, so
+    // they are indexed as before (the memory PlacesLimitsCommandTests holds).
+    let disc = SuddenStopRules().exclusionDisc
+    for (count, radius) in [(550_000, 50.0...300), (1_000_000, 20...2_000)] {
+      let radii = (0..<count).map { _ in
+        GeofenceIndex.registeredRadius(g.nextDouble(in: radius.lowerBound, radius.upperBound), disc)
+      }
+      let base = radii.sorted()[count / 2]
+      let estimate = GeofenceIndex.estimatedEntries(radii: radii, baseMeters: base, radiusPerCellSize: 2)
+      #expect(estimate > Double(GeofenceIndex.halfRadiusCellsEntryBudget), "\(count) places: \(estimate)")
+    }
+  }
+
   @Test("the bitset's bit and the first slot depend on a cell's row, column and level, at every room")
   func hashesSeeTheWholeKey() {
     func key(row: Int64, column: Int64, level: Int64 = 0) -> Int64 { level << 58 | row << 32 | column }
@@ -224,6 +269,43 @@ struct GeofenceIndexTests {
       #expect(spread(columns, GeofenceIndex.occupancyHash(_:shift:)), "2^\(log2): bits, columns")
       #expect(spread(levels, GeofenceIndex.occupancyHash(_:shift:)), "2^\(log2): bits, levels")
     }
+  }
+
+  @Test(
+    "a circle's cells hold every point of the circle, and a disc's rows leave out its bounding box's corners"
+  )
+  func circleCellsAreADisc() {
+    var g = SeededGenerator(seed: 33_2)
+    let grid = LatitudeBandGrid(cellSizeMeters: 200)
+    var fullDiscs = 0
+    for _ in 0..<200 {
+      let center = point(g.nextDouble(in: -60, 60), g.nextDouble(in: -180, 180))
+      let radius = g.nextDouble(in: 200, 380)
+      var cells = Set<Int64>()
+      GeofenceIndex.cells(around: center, meters: radius, grid: grid) { cells.insert($0) }
+      // Cells of at least half the radius (with the margins, under four
+      // cells across): at most five rows of five.
+      #expect(cells.count <= 25, "r \(radius) m at \(center): \(cells.count) cells")
+      // Centred on a cell, a circle of 1.9 cells: five rows of five in its
+      // bounding box, whose corners are over 2.1 cells away. A row's
+      // columns do not line up with the next row's, so the outer rows take
+      // three or four cells, never all five.
+      let centred = grid.centre(of: grid.cell(containing: center))
+      var disc = 0
+      GeofenceIndex.cells(around: centred, meters: 1.9 * 200, grid: grid) { _ in disc += 1 }
+      #expect(disc <= 23, "at \(centred): \(disc) cells")
+      if disc >= 21 { fullDiscs += 1 }
+      for _ in 0..<400 {
+        let inside = GreatCircle.destination(
+          from: center, initialBearingDegrees: g.nextDouble(in: 0, 360),
+          distanceMeters: radius * (g.nextUnit() < 0.5 ? 1 : g.nextUnit()))
+        #expect(
+          cells.contains(grid.cell(containing: inside).rawValue), "r \(radius) m at \(center): \(inside)")
+      }
+    }
+    // Most cells are about 200 m wide, so most centred circles span five
+    // rows and five columns.
+    #expect(fullDiscs > 100, "\(fullDiscs) of 200 centred circles on five rows of five")
   }
 
   @Test("a place touching more cells than the bound goes to the wide list; one just under stays in cells")
