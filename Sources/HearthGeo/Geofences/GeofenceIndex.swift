@@ -7,8 +7,8 @@ import _HearthShims
 /// Places are registered on *levels*: grids (`LatitudeBandGrid`) whose cells
 /// double in size from the base size s (level 0) upwards. A place of radius
 /// r goes to the lowest level whose cells are at least r/2 on a side (r
-/// when the layout is too large for the entry budget), so it touches at
-/// most 25 cells whatever its radius (a 100 km place is on cells of
+/// when the layout is too large for the entry budget), so it touches about
+/// 25 cells at most whatever its radius (a 100 km place is on cells of
 /// 50–100 km, not on 1 681 cells of 5 km). A lookup snaps the
 /// fix to each level that holds places (a handful: radii from 50 m to
 /// 100 km span 12 levels at most), finds the cell in an open-addressing hash
@@ -74,18 +74,21 @@ public final class GeofenceIndex: Sendable {
   public static let maximumCellsPerPlace = 256
   /// A place goes to the lowest level whose cell size is at least its
   /// radius divided by the index's `radiusPerCellSize`: 2 (cells at least
-  /// half as wide as the radius, so a place touches at most 25 of them, and
+  /// half as wide as the radius, so a place touches about 25 of them at
+  /// most (26 with the margins of ``cells(around:meters:grid:limit:_:)``), and
   /// places from the base size to twice it share level 0: a layout whose
   /// radii span a factor of two around the median sits on one level, one
   /// snap and one bitset probe a lookup) while the layout's estimated
   /// entries are at most ``halfRadiusCellsEntryBudget``; 1 beyond (cells
-  /// at least the radius, at most 9 cells a place: about half the
+  /// at least the radius, 4 to 16 cells a place: about half the
   /// entries).
   let radiusPerCellSize: Double
-  /// About 4 M estimated (cell, place) entries: 480 000 places of
-  /// 50–300 m, just within it, took 0.33 GB in all in `hearth geo replay`
-  /// (0.30 GB on cells of their radius). 550 000 of them, or a million of
-  /// 20 m – 2 km, estimate more and get cells at least their radius.
+  /// About 4 M estimated (cell, place) entries: about 475 000 places of
+  /// 50–300 m in a pipeline's index (with the sudden-stop disc), 420 000
+  /// in an engine's own. 480 000 of them on cells of half their radius took
+  /// 0.33 GB in all in `hearth geo replay` (0.30 GB on cells of their
+  /// radius). 550 000 of them, or a million of 20 m – 2 km, estimate more
+  /// and get cells at least their radius.
   public static let halfRadiusCellsEntryBudget = 1 << 22
 
   static let radiansPerDegree = Double.pi / 180
@@ -156,8 +159,11 @@ public final class GeofenceIndex: Sendable {
 
   /// The level (0 = base) of a place of `radiusMeters` on base cells of
   /// `baseMeters`: the lowest whose cells are at least r divided by
-  /// `radiusPerCellSize`; nil when no grid has cells that large.
+  /// `radiusPerCellSize`; nil when no grid has cells that large, or
+  /// `baseMeters` is below the grids' smallest cell size or NaN (so the
+  /// doubling below always ends: at most 24 steps).
   static func level(radiusMeters: Double, baseMeters: Double, radiusPerCellSize: Double) -> Int? {
+    guard baseMeters >= LatitudeBandGrid.cellSizeRangeMeters.lowerBound else { return nil }
     var level = 0
     var size = baseMeters
     while size * radiusPerCellSize < radiusMeters {
@@ -170,13 +176,13 @@ public final class GeofenceIndex: Sendable {
 
   /// Builds the index. `cellSizeMeters` (the base size) defaults to the
   /// median radius (clamped to 50 m … 5 km): each place of a typical layout
-  /// then touches at most 25 cells of level 0 (9 of level 0 or 1 past the
-  /// entry budget) and a fix meets a few times as many candidates as
-  /// places hold it.
+  /// then touches up to about 25 cells of level 0 (4 to 16 of level 0 or
+  /// 1 past the entry budget) and a fix meets a few times as many
+  /// candidates as places hold it.
   /// `exclusion`: a second disc per place that
   /// ``anyExclusionHolds(_:admitting:)`` tests (nil: none).
-  /// - Complexity: O(n log n) for n places (each touches at most 25 cells
-  ///   or so, never more than ``maximumCellsPerPlace``); memory about 60 to
+  /// - Complexity: O(n log n) for n places (each touches about 25 cells
+  ///   at most, never more than ``maximumCellsPerPlace``); memory about 60 to
   ///   90 bytes per cell touched plus one grid table per level in use, and
   ///   the occupancy bitset: 8 to 16 bytes per occupied cell while that is
   ///   at most 1 MiB, beyond it the larger of 1 MiB and 2 to 4 bytes a cell.
@@ -189,14 +195,15 @@ public final class GeofenceIndex: Sendable {
   }
 
   /// The expected cells of the bounding boxes of circles of `radii`
-  /// (metres) on their levels above base cells of `baseMeters`:
-  /// Σ (2r / s + 1)² over those a level takes. O(n).
+  /// (metres, with the 1 % and 1 m that ``cells(around:meters:grid:limit:_:)``
+  /// adds) on their levels above base cells of `baseMeters`:
+  /// Σ (2 (1.01 r + 1) / s + 1)² over those a level takes. O(n).
   static func estimatedEntries(radii: [Double], baseMeters: Double, radiusPerCellSize: Double) -> Double {
     radii.reduce(0) { sum, r in
       guard r > 0, r.isFinite,
         let level = level(radiusMeters: r, baseMeters: baseMeters, radiusPerCellSize: radiusPerCellSize)
       else { return sum }
-      let across = 2 * r / (baseMeters * Double(1 << level)) + 1
+      let across = 2 * (r * 1.01 + 1) / (baseMeters * Double(1 << level)) + 1
       return sum + across * across
     }
   }
@@ -210,10 +217,10 @@ public final class GeofenceIndex: Sendable {
     self.exclusion = exclusion
     let radii = places.map { Self.registeredRadius($0.radiusMeters, exclusion) }.sorted()
     let size = cellSizeMeters ?? min(5_000, max(50, radii.isEmpty ? 1_000 : radii[radii.count / 2]))
+    let baseGrid = LatitudeBandGrid(cellSizeMeters: size)
     let halfRadiusEntries = Self.estimatedEntries(radii: radii, baseMeters: size, radiusPerCellSize: 2)
     let radiusPerCellSize = halfRadiusEntries <= Double(entryBudget) ? 2.0 : 1.0
     self.radiusPerCellSize = radiusPerCellSize
-    let baseGrid = LatitudeBandGrid(cellSizeMeters: size)
     grid = baseGrid
     data = places.map { place in
       let c = HaversineKernel.cosineOfLatitude(place.center.latitudeDegrees)

@@ -216,9 +216,9 @@ struct GeofenceIndexTests {
     ] {
       let index = GeofenceIndex(places: places, cellSizeMeters: nil, exclusion: nil, entryBudget: entryBudget)
       #expect(index.layoutForTesting == (perCell, levels), "budget \(entryBudget)")
-      // Entries: at most 25 cells a place on cells of at least r/2, at
-      // most 9 on cells of at least r (fewer for the places below the
-      // base size).
+      // Entries on average: 4 to 21 a place on cells of at least r/2 (up
+      // to about 25 each), 1 to 9 on cells of at least r (4 to 16 each;
+      // fewer for the places below the base size).
       let (low, high) = perCell == 2 ? (4, 21) : (1, 9)
       #expect(
         (low * places.count...high * places.count).contains(index.entryCount),
@@ -238,6 +238,14 @@ struct GeofenceIndexTests {
       let estimate = GeofenceIndex.estimatedEntries(radii: radii, baseMeters: base, radiusPerCellSize: 2)
       #expect(estimate > Double(GeofenceIndex.halfRadiusCellsEntryBudget), "\(count) places: \(estimate)")
     }
+    // A base size below the grids' smallest cell, or NaN, has no level (the
+    // doubling that finds one would never end at 0 or below; review14).
+    for base in [0.0, -0.0, -5, 0.5, .nan, -.infinity] {
+      let level = GeofenceIndex.level(radiusMeters: 100, baseMeters: base, radiusPerCellSize: 2)
+      #expect(level == nil, "\(base)")
+      #expect(GeofenceIndex.estimatedEntries(radii: [100, 300], baseMeters: base, radiusPerCellSize: 2) == 0)
+    }
+    #expect(GeofenceIndex.level(radiusMeters: 100, baseMeters: 1, radiusPerCellSize: 2) == 6)
   }
 
   @Test("the bitset's bit and the first slot depend on a cell's row, column and level, at every room")
