@@ -27,8 +27,10 @@ import _HearthShims
 /// on its level, or is wider than the largest cells a grid has, is not
 /// registered in cells at all: it is kept in a short list of *wide* places
 /// that every lookup tests directly (a 20 000 km circle costs one list
-/// entry). A place whose radius is not a positive finite number holds no
-/// point.
+/// entry). A place whose radius is not a positive finite number, or whose
+/// centre is not a coordinate (latitude in [-90°, 90°], longitude in
+/// [-180°, 180°]), holds no point; a point that is not a coordinate is in
+/// no place and near none.
 ///
 /// An index may also answer for a second, *excluded* disc around every
 /// place (``ExclusionDisc``: the sudden-stop check's min(r, 200 m) + 40 m):
@@ -132,8 +134,8 @@ public final class GeofenceIndex: Sendable {
 
   /// One level: its grid, its region of the slot table (start, size − 1,
   /// and 64 − log₂ size: a key's first slot is the top bits of its hash),
-  /// the salt that separates its cells in the occupancy bitset, and its
-  /// largest radius.
+  /// the salt that separates its cells in the occupancy bitset, its
+  /// largest radius and its entries' range of ``members``.
   struct Level: Sendable {
     var grid: LatitudeBandGrid
     var slotBase: Int
@@ -141,6 +143,14 @@ public final class GeofenceIndex: Sendable {
     var slotShift: UInt64
     var salt: Int64
     var largestRadiusMeters: Double
+    var entries: Range<Int>
+  }
+
+  /// Whether `point` is a coordinate: latitude in [-90°, 90°] and
+  /// longitude in [-180°, 180°] (false for NaN), the grids' domain.
+  @inline(__always)
+  static func isCoordinate(_ point: Coordinate) -> Bool {
+    abs(point.latitudeDegrees) <= 90 && abs(point.longitudeDegrees) <= 180
   }
 
   /// The edge test's constants for one place: centre (degrees), the flat
@@ -237,9 +247,9 @@ public final class GeofenceIndex: Sendable {
     var levelOf = [Int8](repeating: -1, count: places.count)
     var grids: [Int: LatitudeBandGrid] = [0: baseGrid]
     for (i, place) in places.enumerated() {
-      guard place.radiusMeters > 0, place.radiusMeters.isFinite, place.center.latitudeDegrees.isFinite,
-        place.center.longitudeDegrees.isFinite
-      else { continue }
+      guard place.radiusMeters > 0, place.radiusMeters.isFinite, Self.isCoordinate(place.center) else {
+        continue
+      }
       guard
         let level = Self.level(
           radiusMeters: Self.registeredRadius(place.radiusMeters, exclusion), baseMeters: size,
@@ -353,7 +363,8 @@ public final class GeofenceIndex: Sendable {
       levels.append(
         Level(
           grid: grids[range.level, default: baseGrid], slotBase: base, slotMask: mask, slotShift: slotShift,
-          salt: salt, largestRadiusMeters: largest))
+          salt: salt, largestRadiusMeters: largest,
+          entries: Int(bucketStarts[range.first])..<Int(bucketStarts[range.last])))
       base += range.capacity
     }
     self.levels = levels
@@ -413,7 +424,8 @@ public final class GeofenceIndex: Sendable {
   /// largest |latitude|,
   /// every column when the circle holds the pole; 1 % and 1 m to spare). Stops and returns false as
   /// soon as more than `limit` cells would be needed (true otherwise), so a
-  /// huge circle costs O(limit), not O(its area).
+  /// huge circle costs O(limit), not O(its area). A centre that is not a
+  /// coordinate, or a negative or NaN radius, touches no cell.
   @discardableResult
   static func cells(
     around center: Coordinate, meters: Double, grid: LatitudeBandGrid, limit: Int = .max,
@@ -426,6 +438,7 @@ public final class GeofenceIndex: Sendable {
       body(cell)
       return true
     }
+    guard isCoordinate(center), meters >= 0 else { return true }
     let reach = (meters * 1.01 + 1) / metersPerDegree
     let south = max(-90, center.latitudeDegrees - reach)
     let north = min(90, center.latitudeDegrees + reach)
@@ -596,6 +609,8 @@ public final class GeofenceIndex: Sendable {
         if holds(i, point.latitudeDegrees, point.longitudeDegrees) { list.append(i) }
       }
     }
+    // (A point off the grids' domain has no cell; the wide places must agree.)
+    guard !wide.isEmpty, Self.isCoordinate(point) else { return }
     for w in wide where holds(Int(w), point.latitudeDegrees, point.longitudeDegrees) { list.append(Int(w)) }
   }
 
@@ -613,6 +628,7 @@ public final class GeofenceIndex: Sendable {
     for level in levels.indices {
       for k in candidates(point, level: level) where holds(Int(members[k])) { return true }
     }
+    guard Self.isCoordinate(point) else { return false }
     for w in wide where holds(Int(w)) { return true }
     return false
   }
@@ -635,6 +651,7 @@ public final class GeofenceIndex: Sendable {
   /// `found`, or a wide place holding the point that sorts before it.
   @inline(__always)
   private func smallestWide(_ latitude: Double, _ longitude: Double, before found: Int?) -> Int? {
+    guard !wide.isEmpty, abs(latitude) <= 90, abs(longitude) <= 180 else { return found }
     for w in wide {
       let i = Int(w)
       if let found, !smaller(i, found) { break }
@@ -646,7 +663,12 @@ public final class GeofenceIndex: Sendable {
   /// SPEC §3 placeAt: the smallest place holding `point`, else the place
   /// with the nearest centre among those whose edge is within `capMeters`
   /// (ties: the lower index), else nil; only places `admits` (an index)
-  /// lets through count (a person's circles). O(cells within the cap, per level).
+  /// lets through count (a person's circles); nil for a point that is not
+  /// a coordinate, or a negative or NaN cap when no place holds the point.
+  /// - Complexity: O(levels + candidates) when a place holds the point;
+  ///   else per level O(min(cells within the cap and its largest radius,
+  ///   the level's entries)) (a cap of half the globe scans the index
+  ///   instead of walking every cell of the sphere), plus the wide places.
   public func placeAt(
     _ point: Coordinate, capMeters: Double = GeofenceRules().placeAtNearestCapMeters,
     admitting admits: (Int) -> Bool = { _ in true }
@@ -664,12 +686,19 @@ public final class GeofenceIndex: Sendable {
       if let b = best, (b.distance, b.index) <= (d, i) { return }
       best = (d, i)
     }
-    guard capMeters.isFinite, capMeters >= 0 else { return nil }
-    for level in levels.indices {
-      Self.cells(
-        around: point, meters: capMeters + levels[level].largestRadiusMeters, grid: levels[level].grid
+    guard capMeters.isFinite, capMeters >= 0, Self.isCoordinate(point) else { return nil }
+    for (l, level) in levels.enumerated() {
+      // Walk the cells while they are fewer than the level's entries; past
+      // that, test every entry (`consider` keeps the nearest, so a place
+      // seen twice changes nothing).
+      let walked = Self.cells(
+        around: point, meters: capMeters + level.largestRadiusMeters, grid: level.grid,
+        limit: max(64, level.entries.count)
       ) { key in
-        for k in bucket(key, level: level) { consider(Int(members[k])) }
+        for k in bucket(key, level: l) { consider(Int(members[k])) }
+      }
+      if !walked {
+        for k in level.entries { consider(Int(members[k])) }
       }
     }
     for w in wide { consider(Int(w)) }

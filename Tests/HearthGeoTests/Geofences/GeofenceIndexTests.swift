@@ -330,4 +330,99 @@ struct GeofenceIndexTests {
     ) { _ in count += 1 }
     #expect(!huge && count == GeofenceIndex.maximumCellsPerPlace)
   }
+
+  /// SPEC §3 placeAt by brute force over every place: the smallest holding
+  /// `p` (by radius, then index), else the nearest centre (ties: the lower
+  /// index) whose edge is within `cap`. Places with a bad radius or centre,
+  /// and points that are not coordinates, take no part.
+  static func placeAtByScan(_ places: [Geofence], _ p: Coordinate, cap: Double) -> Int? {
+    func isCoordinate(_ c: Coordinate) -> Bool {
+      abs(c.latitudeDegrees) <= 90 && abs(c.longitudeDegrees) <= 180
+    }
+    guard isCoordinate(p) else { return nil }
+    let valid = places.indices.filter {
+      places[$0].radiusMeters > 0 && places[$0].radiusMeters.isFinite && isCoordinate(places[$0].center)
+    }
+    let distance = { (i: Int) in GreatCircle.distanceMeters(from: places[i].center, to: p) }
+    let holding = valid.filter { distance($0) <= places[$0].radiusMeters }
+    if let smallest = holding.min(by: { (places[$0].radiusMeters, $0) < (places[$1].radiusMeters, $1) }) {
+      return smallest
+    }
+    guard cap >= 0 else { return nil }
+    let near = valid.filter { distance($0) - places[$0].radiusMeters <= cap }
+    return near.min { (distance($0), $0) < (distance($1), $1) }
+  }
+
+  @Test(
+    "regression 2026-12-06 (review14 F8): a centre or point off the coordinate domain is in no place and near none; a latitude of 91 no longer traps, a longitude of 1000 no longer hangs placeAt"
+  )
+  func offTheDomain() {
+    let home = point(48.137, 11.575)
+    let places = [
+      Geofence(id: 0, center: home, radiusMeters: 200),
+      Geofence(id: 1, center: point(91, 0), radiusMeters: 100),
+      Geofence(id: 2, center: point(-90.5, 10), radiusMeters: 50_000),
+      Geofence(id: 3, center: point(48.137, 191.575), radiusMeters: 200),
+      Geofence(id: 4, center: point(0, 1000), radiusMeters: 100),
+      Geofence(id: 5, center: point(.nan, 0), radiusMeters: 100),
+      // A globe-sized place (kept in the wide list) holds every coordinate
+      // within 20 000 km of the equator's (0°, 0°), but no non-coordinate.
+      Geofence(id: 6, center: point(0, 0), radiusMeters: 2e7),
+      Geofence(id: 7, center: point(95, 0), radiusMeters: 2e7),
+    ]
+    let inside = GreatCircle.destination(from: home, initialBearingDegrees: 45, distanceMeters: 199)
+    let outside = GreatCircle.destination(from: home, initialBearingDegrees: 45, distanceMeters: 201)
+    let offDomain = [
+      point(91, 0), point(-95, 0), point(90.000_001, 11), point(48.137, 180.000_1), point(48.137, 191.575),
+      point(0, 1000), point(0, -540), point(.nan, 0), point(0, .nan), point(.infinity, 0),
+    ]
+    for exclusion in [nil, GeofenceIndex.ExclusionDisc(capMeters: 200, edgeMeters: 40)] {
+      for cell in [nil, 50.0] {
+        let index = GeofenceIndex(places: places, cellSizeMeters: cell, exclusion: exclusion)
+        #expect(index.smallestContaining(inside) == 0)
+        #expect(index.smallestContaining(outside) == 6)
+        #expect(index.placeAt(outside, capMeters: 0) == 6)
+        for p in offDomain {
+          var found: [Int] = []
+          index.forEachContaining(p) { found.append($0) }
+          #expect(found.isEmpty, "\(p)")
+          #expect(index.smallestContaining(p) == nil, "\(p)")
+          #expect(index.placeAt(p, capMeters: 1_000) == nil, "\(p)")
+          #expect(index.placeAt(p, capMeters: 2e7) == nil, "\(p)")
+          #expect(!index.anyExclusionHolds(p) { _ in true }, "\(p)")
+        }
+        #expect(Self.screen(offDomain + [inside, outside], index) == offDomain.map { _ in -1 } + [0, 6])
+        // Near the places that are not coordinates, only the valid ones count.
+        for p in [point(89.99, 0), point(-89.9, 10), point(48.137, -168.425), point(0.001, 0)] {
+          #expect(index.placeAt(p, capMeters: 5_000) == Self.placeAtByScan(places, p, cap: 5_000), "\(p)")
+        }
+      }
+    }
+  }
+
+  @Test(
+    "regression 2026-12-06 (review14 F8): placeAt with a cap far beyond the cells tests the level's entries instead of walking every cell within the cap, and equals a scan on both sides of the cap"
+  )
+  func placeAtWithAHugeCap() {
+    let (places, _) = scatter(300, seed: 7)
+    var g = SeededGenerator(seed: 8)
+    let points = (0..<60).map { _ in point(g.nextDouble(in: -90, 90), g.nextDouble(in: -180, 180)) }
+    // 50 m cells: a cap of 20 000 km would walk about 2·10¹¹ of them.
+    let index = GeofenceIndex(places: places, cellSizeMeters: 50)
+    for cap in [0.0, 1_000, 300_000, 5e6, 2e7] {
+      for p in points {
+        #expect(
+          index.placeAt(p, capMeters: cap) == Self.placeAtByScan(places, p, cap: cap), "cap \(cap) at \(p)")
+      }
+    }
+    // One place: its edge exactly 5 000 km away is near enough, 1 m farther is not.
+    let far = Geofence(id: 1, center: point(10, 20), radiusMeters: 300)
+    let one = GeofenceIndex(places: [far], cellSizeMeters: 50)
+    func east(_ meters: Double) -> Coordinate {
+      GreatCircle.destination(from: far.center, initialBearingDegrees: 80, distanceMeters: meters)
+    }
+    let (justIn, justOut) = (east(5e6 + 299), east(5e6 + 301))
+    #expect(one.placeAt(justIn, capMeters: 5e6) == 0)
+    #expect(one.placeAt(justOut, capMeters: 5e6) == nil)
+  }
 }
