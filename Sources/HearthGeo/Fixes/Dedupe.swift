@@ -177,6 +177,8 @@ public struct DedupeIndex: Sendable, Hashable, Codable {
   /// outcome while the server's clock does not step back. nil (the
   /// default): every key is kept.
   ///
+  /// - Precondition: every one of `indices` is a position of `batch` (a
+  ///   caller's list of the batch's own rows, checked first, in O(k)).
   /// - Complexity: O(k) for a device's run of k fixes rising in time after
   ///   its last stored one (what a phone sends); O(k log m) for one whose
   ///   other fixes are stored already (a retry); a run with more than 8 new
@@ -187,6 +189,11 @@ public struct DedupeIndex: Sendable, Hashable, Codable {
   public mutating func insert(
     _ batch: FixColumns, indices: [Int]? = nil, retentionMilliseconds: Int64? = nil
   ) -> DedupeOutcome {
+    if let indices {
+      precondition(
+        indices.allSatisfy { $0 >= 0 && $0 < batch.count },
+        "DedupeIndex.insert: an index lies outside the batch of \(batch.count) fixes")
+    }
     var outcome = DedupeOutcome()
     let n = indices?.count ?? batch.count
     outcome.insertedIndices.reserveCapacity(n)

@@ -54,7 +54,9 @@ public struct GeofenceState: Sendable, Hashable, Codable {
   public init(from decoder: any Decoder) throws {
     let container = try decoder.container(keyedBy: CodingKeys.self)
     let list = try container.decode([PersonGeofenceState].self, forKey: .people)
-    droppedForRemovedPlaces = try container.decodeIfPresent(Int.self, forKey: .droppedForRemovedPlaces) ?? 0
+    droppedForRemovedPlaces = try SavedCount.checked(
+      container.decodeIfPresent(Int.self, forKey: .droppedForRemovedPlaces) ?? 0, .droppedForRemovedPlaces,
+      in: container)
     for person in list {
       guard people.updateValue(person, forKey: person.person) == nil else {
         throw DecodingError.dataCorrupted(

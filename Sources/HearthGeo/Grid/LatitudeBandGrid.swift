@@ -128,8 +128,12 @@ public struct LatitudeBandGrid: Sendable {
       rowHeightDegrees: 180 / Double(rows), bands: bands)
   }
 
-  /// Number of columns in band `row`.
-  public func columnCount(row: Int) -> Int { Int(tables.columnCount(row: row)) }
+  /// Number of columns in band `row`; 0 for a row outside 0..<``rowCount``
+  /// (no cell lies there). O(1).
+  public func columnCount(row: Int) -> Int {
+    guard row >= 0 && row < rowCount else { return 0 }
+    return Int(tables.columnCount(row: row))
+  }
 
   /// Total number of cells on the sphere.
   public var cellCount: Int { (0..<rowCount).reduce(0) { $0 + columnCount(row: $1) } }

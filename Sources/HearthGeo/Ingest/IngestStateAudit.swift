@@ -29,6 +29,8 @@
 ///   speeds or a ground speed;
 /// - a count (every `Int` the state keeps: counters, capacities) lies in
 ///   0…2⁵³, so adding to it never overflows;
+/// - a person's count of closed trip segments is below 2³² − 1 (the next
+///   segment's id takes the number after it);
 /// - every place a person's geofence records name is one of the pipeline's
 ///   places.
 ///
@@ -136,7 +138,7 @@ private struct Audit {
 
   /// Counts (every `Int` a state keeps): 0 to 2⁵³, so adding to one never overflows.
   static func check(count value: Int, _ path: [any CodingKey], _ found: Found) {
-    if value < 0 || value > 1 << 53 { found.add(path, "count \(value) is outside 0…2⁵³") }
+    if !SavedCount.range.contains(value) { found.add(path, "count \(value) is outside 0…2⁵³") }
   }
 
   static func check(_ value: Int64, _ path: [any CodingKey], _ found: Found) {
@@ -206,6 +208,8 @@ private struct Audit {
     case let v as Float: check(Double(v), path, found)
     case let v as Int64: check(v, path, found)
     case let v as Int: check(count: v, path, found)
+    case let v as UInt32 where name(path) == "segmentsClosed":
+      if v == .max { found.add(path, "\(v) segments closed leaves no id for the next") }
     // The other leaves (ids, codes, flags, text) need no check, and a
     // primitive encodes itself as itself: never walked into.
     case is Bool, is String, is Int8, is Int16, is Int32, is UInt, is UInt8, is UInt16, is UInt32, is UInt64:

@@ -11,10 +11,14 @@ public struct PresenceStatusRules: Sendable, Hashable, Codable {
   public var offlineParkedMilliseconds: Int64 = 12 * 3_600_000
   public var offlineParkedAndroidOnlyMilliseconds: Int64 = 100 * 60_000
   /// Wakes: a moving phone at these delays after its last fix; a parked one
-  /// every `parkedWakeEveryMilliseconds`, `parkedWakeCount` times.
+  /// every `parkedWakeEveryMilliseconds`, `parkedWakeCount` times (at
+  /// most ``largestParkedWakeCount``).
   public var movingWakesMilliseconds: [Int64] = [10 * 60_000, 20 * 60_000, 40 * 60_000]
   public var parkedWakeEveryMilliseconds: Int64 = 30 * 60_000
   public var parkedWakeCount = 3
+  /// A larger `parkedWakeCount` is taken as this many wakes (a phone asked
+  /// for a fix every half hour for three weeks): the list is built whole.
+  public static let largestParkedWakeCount = 1_000
   /// A wakeable phone is offline only after this many unanswered wakes.
   public var unansweredWakesBeforeOffline = 2
   /// Battery: low at or below this fraction, not charging; one alert per cooldown.
@@ -72,16 +76,19 @@ public enum PresenceStatus {
 
   /// When to ask a quiet phone for a fix, ms since the epoch: a phone last
   /// seen moving at +10, +20, +40 min; a parked one every 30 min, three times.
-  /// A time past the end of Int64 is Int64.max. O(wakes).
+  /// A time past the end of Int64 is Int64.max, and a parked phone's list
+  /// ends at the first such wake; it holds at most
+  /// ``PresenceStatusRules/largestParkedWakeCount`` wakes. O(wakes).
   public static func wakeTimes(
     lastFixMilliseconds: Int64, parked: Bool, rules: PresenceStatusRules = PresenceStatusRules()
   ) -> [Int64] {
     if parked {
       var wakes: [Int64] = []
       var wake = lastFixMilliseconds
-      for _ in 0..<max(0, rules.parkedWakeCount) {
+      for _ in 0..<min(max(0, rules.parkedWakeCount), PresenceStatusRules.largestParkedWakeCount) {
         wake = wake.saturatingAdd(rules.parkedWakeEveryMilliseconds)
         wakes.append(wake)
+        if wake == .max { break }
       }
       return wakes
     }

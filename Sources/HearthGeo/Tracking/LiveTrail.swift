@@ -37,17 +37,35 @@ public struct LiveTrail: Sendable, Hashable, Codable {
   public var points: [Point] = []
   public var omitted: [Omitted] = []
 
-  /// The trail of `fixes` (time order). O(n) (a sort of at most five
-  /// accuracies per fix).
+  /// The trail of `fixes` (time order).
+  /// - Complexity: O(n · w) for w = min(n, `rules.recentCount`): the last
+  ///   w finite accuracies are kept in arrival order and in sorted order,
+  ///   each fix inserted into the sorted list (binary search) and the one
+  ///   leaving taken out; O(n) for the default five, with no allocation
+  ///   per fix.
   public init(_ fixes: FixColumns, rules: LiveTrailRules = LiveTrailRules()) {
-    var recent: [Double] = []
+    var recent: [Double] = []  // arrival order
+    var ascending: [Double] = []  // the same values, sorted
+    /// The first position in `ascending` whose value is not below `value`.
+    func position(_ value: Double) -> Int {
+      var (low, high) = (0, ascending.count)
+      while low < high {
+        let mid = (low + high) / 2
+        if ascending[mid] < value { low = mid + 1 } else { high = mid }
+      }
+      return low
+    }
     var last: Int?
     for i in 0..<fixes.count {
       let accuracy = fixes.horizontalAccuracyMeters[i]
-      let median = recent.isEmpty ? nil : recent.sorted()[recent.count / 2]
+      let median = ascending.isEmpty ? nil : ascending[ascending.count / 2]
       if accuracy.isFinite {
         recent.append(accuracy)
-        if recent.count > rules.recentCount { recent.removeFirst() }
+        ascending.insert(accuracy, at: position(accuracy))
+        if recent.count > rules.recentCount {
+          // (Finite values: the one leaving is found exactly.)
+          ascending.remove(at: position(recent.removeFirst()))
+        }
       }
       if let median, accuracy > rules.looserFactor * median && accuracy > rules.looserFloorMeters {
         omitted.append(Omitted(index: i, reason: .farLooserThanRecent))

@@ -173,9 +173,17 @@ public struct TripSegmenterState: Sendable, Hashable, Codable {
       dwellAnchor = try c.decodeIfPresent(SavedFix.self, forKey: .dwellAnchor)?.fix
       stayStart = try c.decodeIfPresent(SavedFix.self, forKey: .stayStart)?.fix
       segmentsClosed = try c.decode(UInt32.self, forKey: .segmentsClosed)
-      droppedLate = try c.decode(Int.self, forKey: .droppedLate)
-      skipped = try c.decode(Int.self, forKey: .skipped)
-      duplicates = try c.decodeIfPresent(Int.self, forKey: .duplicates) ?? 0  // absent from older states
+      // The next closed segment's id needs a number after this one.
+      guard segmentsClosed < .max else {
+        throw DecodingError.dataCorruptedError(
+          forKey: .segmentsClosed, in: c,
+          debugDescription: "\(segmentsClosed) segments closed leaves no id for the next")
+      }
+      droppedLate = try SavedCount.checked(c.decode(Int.self, forKey: .droppedLate), .droppedLate, in: c)
+      skipped = try SavedCount.checked(c.decode(Int.self, forKey: .skipped), .skipped, in: c)
+      // (Absent from older states.)
+      duplicates = try SavedCount.checked(
+        c.decodeIfPresent(Int.self, forKey: .duplicates) ?? 0, .duplicates, in: c)
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -768,7 +776,10 @@ public struct TripSegmenter: Sendable {
     guard s.segment.count >= 2 else { return }
     let points = withoutStrayFixes(s.segment)
     guard let summary = TripSummary(points, rules: rules.agreed) else { return }
-    s.segmentsClosed += 1
+    // Saturating: a decoded state holds fewer than UInt32.max, so only
+    // 4 · 10⁹ segments of one person (a segment a minute for 8 000 years)
+    // could bring ids to repeat; none traps.
+    s.segmentsClosed = s.segmentsClosed == .max ? .max : s.segmentsClosed + 1
     let startPlace = namedPlace(summary.start, person)
     let endPlace = namedPlace(summary.end, person)
     var reasons = failedThresholds(pointCount: points.count, summary)

@@ -15,6 +15,9 @@ struct LatitudeBandGridTests {
     #expect(grid.rowCount == 26_687)
     #expect(abs(grid.rowHeightDegrees * .pi / 180 * GreatCircle.earthMeanRadiusMeters - 750) < 0.01)
     #expect(grid.columnCount(row: 0) == 1 && grid.columnCount(row: grid.rowCount - 1) == 1)
+    // No row beyond the grid: no columns (review15: an index trap before).
+    #expect(grid.columnCount(row: -1) == 0 && grid.columnCount(row: grid.rowCount) == 0)
+    #expect(grid.columnCount(row: .min) == 0 && grid.columnCount(row: .max) == 0)
     #expect(grid.columnCount(row: grid.rowCount / 2) == 53_374)  // at the equator: 2πR / 750
     #expect(LatitudeBandGrid.geocoderCache.rowCount == 200_151)
   }

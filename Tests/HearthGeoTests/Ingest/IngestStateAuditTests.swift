@@ -96,7 +96,8 @@ import _HearthTestSupport
 
   @Test("single-value edits of a saved state: refused with a path, or computed with without a trap")
   func handEdits() throws {
-    let extremes: [Any] = [Int64.min, Int64.max, -1, 0, 1e308, -1e308, Int64.min + 1]
+    // (UInt32.max: a closed-segment count with no id after it, review15.)
+    let extremes: [Any] = [Int64.min, Int64.max, -1, 0, 1e308, -1e308, Int64.min + 1, Int64(UInt32.max)]
     var refused = 0
     var accepted = 0
     for seed in 0..<UInt64(PropertyCampaign.cases(default: 6)) {
@@ -165,6 +166,23 @@ import _HearthTestSupport
         "suddenStops.people[1].candidate.cruising: \(why)", "suddenStops.people[1].lastAgreed: \(why)",
         "suddenStops.people[1].lastCruiseSpeed: \(why)", "suddenStops.people[1].raised[0].cruising: \(why)",
       ], "\(problems)")
+  }
+
+  @Test(
+    "a person's closed-segment count below 2³² − 1 passes, 2³² − 1 is refused by path (review15: the next close trapped)"
+  )
+  func closedSegmentCount() {
+    let pipeline = IngestPipeline(places: [], circlesOfPerson: [:])
+    func problems(_ closed: UInt32) -> [String] {
+      var state = IngestState()
+      var person = TripSegmenterState.Person()
+      person.segmentsClosed = closed
+      state.trips.people[7] = person
+      return state.problems(under: pipeline)
+    }
+    #expect(problems(UInt32.max - 1).isEmpty)
+    let why = "4294967295 segments closed leaves no id for the next"
+    #expect(problems(UInt32.max) == ["trips.people[1].segmentsClosed: \(why)"])
   }
 
   @Test("the fuzz seed is a state this library writes (its format version, every engine)")

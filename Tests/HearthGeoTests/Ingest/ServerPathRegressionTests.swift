@@ -259,6 +259,21 @@ struct ServerPathRegressionTests {
         t["people"] = people
         j["trips"] = t
       })
+    // Counts past 0…2⁵³ (review15: Int.max trapped at the next increment).
+    for value in [(1 << 53) + 1, -1] {
+      #expect(
+        !decodes { j in
+          var g = j["geofences"] as! [String: Any]
+          g["droppedForRemovedPlaces"] = value
+          j["geofences"] = g
+        })
+    }
+    #expect(
+      decodes { j in
+        var g = j["geofences"] as! [String: Any]
+        g["droppedForRemovedPlaces"] = 1 << 53
+        j["geofences"] = g
+      })
     #expect(TripSummary([]) == nil)
   }
 

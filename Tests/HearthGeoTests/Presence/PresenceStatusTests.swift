@@ -65,6 +65,26 @@ struct PresenceStatusTests {
       ])
   }
 
+  /// Found by review15: a count of Int.max appended wakes without end.
+  @Test(
+    "regression 2026-12-06: a parked phone's wakes stop at the count's limit (1 000 kept, 1 001 taken as 1 000) and at the first wake at the end of time"
+  )
+  func parkedWakesAreBounded() {
+    var rules = PresenceStatusRules()
+    func wakes(_ count: Int, every: Int64 = 1, from last: Int64 = 0) -> [Int64] {
+      rules.parkedWakeCount = count
+      rules.parkedWakeEveryMilliseconds = every
+      return PresenceStatus.wakeTimes(lastFixMilliseconds: last, parked: true, rules: rules)
+    }
+    #expect(wakes(1_000) == Array(1...1_000))
+    #expect(wakes(1_001) == Array(1...1_000))
+    #expect(wakes(.max).count == PresenceStatusRules.largestParkedWakeCount)
+    #expect(wakes(0).isEmpty && wakes(-5).isEmpty)
+    // Two wakes before the end of time, then one at it, and no more.
+    #expect(wakes(10, every: 10, from: .max - 25) == [.max - 15, .max - 5, .max])
+    #expect(wakes(.max, every: .max, from: 0) == [.max])
+  }
+
   @Test("battery: low at ≤ 15 % (or the circle's threshold) not charging, 6 h cooldown; ran out at ≤ 5 %")
   func battery() {
     func verdict(

@@ -587,6 +587,46 @@ struct TripSegmenterTests {
     #expect(try JSONDecoder().decode(TripSegmenterState.self, from: plain) == sharp)
   }
 
+  /// Found by review15: a saved person whose closed-segment count was
+  /// UInt32.max, or whose counters were Int.max, decoded, and the next close
+  /// or count trapped on overflow.
+  @Test(
+    "regression 2026-12-06: saved counts decode up to their limits and are refused past them; a count at the last id closes segments without trapping"
+  )
+  func savedCountsAtTheirLimits() throws {
+    let segmenter = TripSegmenter()
+    var state = TripSegmenterState()
+    let day = Self.day()
+    let mid = day[day.count / 2].timeMilliseconds
+    _ = segmenter.process(FixColumns(day), now: mid, state: &state)
+    let json = try #require(
+      try JSONSerialization.jsonObject(with: JSONEncoder().encode(state)) as? [String: Any])
+    func decoded(_ key: String, _ value: Any) -> TripSegmenterState? {
+      var copy = json
+      var people = copy["people"] as? [Any] ?? []
+      var person = people[1] as? [String: Any] ?? [:]
+      person[key] = value
+      people[1] = person
+      copy["people"] = people
+      guard let data = try? JSONSerialization.data(withJSONObject: copy) else { return nil }
+      return try? JSONDecoder().decode(TripSegmenterState.self, from: data)
+    }
+    for key in ["droppedLate", "skipped", "duplicates"] {
+      #expect(decoded(key, 1 << 53) != nil, "\(key)")
+      #expect(decoded(key, (1 << 53) + 1) == nil, "\(key)")
+      #expect(decoded(key, -1) == nil, "\(key)")
+    }
+    #expect(decoded("segmentsClosed", UInt32.max) == nil)
+    var edge = try #require(decoded("segmentsClosed", UInt32.max - 1))
+    // The rest of the day closes its trip and stay with ids up to the last
+    // one; a second day's go on at it (repeating it) without a trap.
+    var out = segmenter.process(FixColumns(day), now: mid, state: &edge)
+    out += segmenter.process(FixColumns(Self.day(start: 86_400)), now: mid, state: &edge)
+    out += segmenter.advance(to: day.last!.timeMilliseconds + 3 * 86_400_000, state: &edge)
+    let ids = out.segments.map { UInt32(truncatingIfNeeded: $0.id) }
+    #expect(ids.count >= 2 && ids.allSatisfy { $0 == .max })
+  }
+
   /// Found by the trip property (Reference/TripPropertyTests): while a later
   /// fix waited out the idle gap, the clock advance did not visit the person
   /// until that fix came due, so a segment nothing could continue closed up
