@@ -667,8 +667,9 @@ public final class GeofenceIndex: Sendable {
   /// a coordinate, or a negative or NaN cap when no place holds the point.
   /// - Complexity: O(levels + candidates) when a place holds the point;
   ///   else per level O(min(cells within the cap and its largest radius,
-  ///   the level's entries)) (a cap of half the globe scans the index
-  ///   instead of walking every cell of the sphere), plus the wide places.
+  ///   8 × the level's (cell, place) entries + 256)) (a cap of half the
+  ///   globe tests the level's entries instead of walking every cell of the
+  ///   sphere), plus the wide places.
   public func placeAt(
     _ point: Coordinate, capMeters: Double = GeofenceRules().placeAtNearestCapMeters,
     admitting admits: (Int) -> Bool = { _ in true }
@@ -688,12 +689,14 @@ public final class GeofenceIndex: Sendable {
     }
     guard capMeters.isFinite, capMeters >= 0, Self.isCoordinate(point) else { return nil }
     for (l, level) in levels.enumerated() {
-      // Walk the cells while they are fewer than the level's entries; past
-      // that, test every entry (`consider` keeps the nearest, so a place
-      // seen twice changes nothing).
+      // Walk the cells while they are fewer than 8 × the level's (cell,
+      // place) entries (a cell costs a bitset probe, an entry an exact
+      // distance: the walk stays the cheaper of the two); past that, test
+      // every entry (`consider` keeps the nearest, so a place seen twice
+      // changes nothing).
       let walked = Self.cells(
         around: point, meters: capMeters + level.largestRadiusMeters, grid: level.grid,
-        limit: max(64, level.entries.count)
+        limit: max(256, 8 * level.entries.count)
       ) { key in
         for k in bucket(key, level: l) { consider(Int(members[k])) }
       }

@@ -1,7 +1,9 @@
 /// A segment of one person's fixes that was closed, with its verdict.
 /// `isTrip` segments are trips: their points carry `id`.
 public struct TripSegment: Sendable, Hashable, Codable {
-  /// Unique per person: person << 32 | the person's segment number (from 1).
+  /// Unique per person: person << 32 | the person's segment number (from 1;
+  /// it stops at 2³² − 1, so only after 4 · 10⁹ segments of one person
+  /// would ids repeat).
   public var id: UInt64
   public var person: UserID
   public var isTrip: Bool
