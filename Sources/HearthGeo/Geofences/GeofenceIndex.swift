@@ -150,7 +150,13 @@ public final class GeofenceIndex: Sendable {
   /// longitude in [-180°, 180°] (false for NaN), the grids' domain.
   @inline(__always)
   static func isCoordinate(_ point: Coordinate) -> Bool {
-    abs(point.latitudeDegrees) <= 90 && abs(point.longitudeDegrees) <= 180
+    isCoordinate(point.latitudeDegrees, point.longitudeDegrees)
+  }
+
+  /// ``isCoordinate(_:)`` for a latitude and longitude in degrees.
+  @inline(__always)
+  static func isCoordinate(_ latitude: Double, _ longitude: Double) -> Bool {
+    abs(latitude) <= 90 && abs(longitude) <= 180
   }
 
   /// The edge test's constants for one place: centre (degrees), the flat
@@ -651,7 +657,7 @@ public final class GeofenceIndex: Sendable {
   /// `found`, or a wide place holding the point that sorts before it.
   @inline(__always)
   private func smallestWide(_ latitude: Double, _ longitude: Double, before found: Int?) -> Int? {
-    guard !wide.isEmpty, abs(latitude) <= 90, abs(longitude) <= 180 else { return found }
+    guard !wide.isEmpty, Self.isCoordinate(latitude, longitude) else { return found }
     for w in wide {
       let i = Int(w)
       if let found, !smaller(i, found) { break }

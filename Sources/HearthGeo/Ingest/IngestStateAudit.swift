@@ -209,7 +209,7 @@ private struct Audit {
     case let v as Int64: check(v, path, found)
     case let v as Int: check(count: v, path, found)
     case let v as UInt32 where name(path) == "segmentsClosed":
-      if v == .max { found.add(path, "\(v) segments closed leaves no id for the next") }
+      if let problem = SavedCount.closedSegmentsProblem(v) { found.add(path, problem) }
     // The other leaves (ids, codes, flags, text) need no check, and a
     // primitive encodes itself as itself: never walked into.
     case is Bool, is String, is Int8, is Int16, is Int32, is UInt, is UInt8, is UInt16, is UInt32, is UInt64:

@@ -17,3 +17,11 @@ enum SavedCount {
     return value
   }
 }
+
+extension SavedCount {
+  /// Why a saved count of closed trip segments cannot be restored, or nil:
+  /// the next segment's id is the count plus one, so 2³² − 1 leaves none.
+  static func closedSegmentsProblem(_ count: UInt32) -> String? {
+    count < .max ? nil : "\(count) segments closed leaves no id for the next"
+  }
+}

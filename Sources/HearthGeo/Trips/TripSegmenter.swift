@@ -175,11 +175,8 @@ public struct TripSegmenterState: Sendable, Hashable, Codable {
       dwellAnchor = try c.decodeIfPresent(SavedFix.self, forKey: .dwellAnchor)?.fix
       stayStart = try c.decodeIfPresent(SavedFix.self, forKey: .stayStart)?.fix
       segmentsClosed = try c.decode(UInt32.self, forKey: .segmentsClosed)
-      // The next closed segment's id needs a number after this one.
-      guard segmentsClosed < .max else {
-        throw DecodingError.dataCorruptedError(
-          forKey: .segmentsClosed, in: c,
-          debugDescription: "\(segmentsClosed) segments closed leaves no id for the next")
+      if let problem = SavedCount.closedSegmentsProblem(segmentsClosed) {
+        throw DecodingError.dataCorruptedError(forKey: .segmentsClosed, in: c, debugDescription: problem)
       }
       droppedLate = try SavedCount.checked(c.decode(Int.self, forKey: .droppedLate), .droppedLate, in: c)
       skipped = try SavedCount.checked(c.decode(Int.self, forKey: .skipped), .skipped, in: c)
