@@ -144,7 +144,7 @@ public struct SuddenStopState: Sendable, Hashable, Codable {
   /// Notes whether `person` now has a pending stop.
   mutating func track(_ person: UserID, _ s: PersonState, rules: SuddenStopRules) {
     if let candidate = s.candidate {
-      waiting[person] = candidate.stop.time.addingReportingOverflow(rules.stillForMilliseconds).partialValue
+      waiting[person] = candidate.stop.time.saturatingAdd(rules.stillForMilliseconds)
     } else {
       waiting[person] = nil
     }

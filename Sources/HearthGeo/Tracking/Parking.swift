@@ -56,33 +56,48 @@ public struct ParkingDetector: Sendable, Hashable, Codable {
   public private(set) var parkedAtMilliseconds: Int64?
   private var freshFixSinceParking = false
   private var parkFixMade = false
-  /// Recent fixes for the journey guard (time, position, speed), ≤ 10 min.
-  private var recent: [Fix] = []
+  /// Recent fixes for the journey guard (time, position, speed): those
+  /// within 10 min of the last fix offered, either side of it.
+  private(set) var recent: [Fix] = []
 
   public init(rules: ParkingRules = ParkingRules()) { self.rules = rules }
 
   /// The journey guard at `time`: travelled > 400 m in the last 10 min, or
-  /// ≥ 3 m/s in the last 3 min.
+  /// ≥ 3 m/s in the last 3 min. A fix dated after `time` (the clock stepped
+  /// back, or fixes came out of order) counts when it lies as close to
+  /// `time` as the window's length. O(recent fixes).
   public func journeyGuardActive(at time: Int64) -> Bool {
     var travelled = 0.0
     for (a, b) in zip(recent, recent.dropFirst())
-    where time.saturatingSubtract(b.timeMilliseconds) <= rules.guardDistanceWindowMilliseconds {
+    where Self.within(rules.guardDistanceWindowMilliseconds, b.timeMilliseconds, of: time) {
       travelled += GreatCircle.distanceMeters(from: a.coordinate, to: b.coordinate)
     }
     let fast = recent.contains {
-      time.saturatingSubtract($0.timeMilliseconds) <= rules.guardSpeedWindowMilliseconds
+      Self.within(rules.guardSpeedWindowMilliseconds, $0.timeMilliseconds, of: time)
         && ($0.speedMetersPerSecond ?? 0) >= rules.guardSpeedMetersPerSecond
     }
     return travelled > rules.guardDistanceMeters || fast
   }
 
+  /// Whether `t` lies within `window` ms of `time`, before or after it
+  /// (never for a negative window). For fixes in time order only "before"
+  /// happens; "after" keeps fixes from before a clock stepped back out of
+  /// the guard's window, so the guard's list stays bounded by what one
+  /// window on either side holds whatever order fixes come in.
+  @inline(__always)
+  static func within(_ window: Int64, _ t: Int64, of time: Int64) -> Bool {
+    time.saturatingSubtract(t) <= window && t.saturatingSubtract(time) <= window
+  }
+
   /// Offers a fix (time order); `still` on the fix's activity counts as the
-  /// classifier's verdict. O(recent fixes).
+  /// classifier's verdict. O(recent fixes): those within the guard's 10 min
+  /// of this one (a fix older than the last ones offered, as after the
+  /// phone's clock stepped back, drops those more than 10 min after it).
   public mutating func offer(_ fix: Fix) -> ParkingDecision {
     let time = fix.timeMilliseconds
     let guardActive = journeyGuardActive(at: time)
     recent.append(fix)
-    recent.removeAll { time.saturatingSubtract($0.timeMilliseconds) > rules.guardDistanceWindowMilliseconds }
+    recent.removeAll { !Self.within(rules.guardDistanceWindowMilliseconds, $0.timeMilliseconds, of: time) }
     if parked {
       freshFixSinceParking = true
       guard let anchor else { return ParkingDecision(parked: true, reason: .stillParked) }

@@ -504,7 +504,11 @@ public struct TripSegmenter: Sendable {
   private func advance(to now: Int64, people: [UInt32], state: inout TripSegmenterState) -> TripOutput {
     var closed = TripOutput()
     for key in people {
-      guard var person = state.people.removeValue(forKey: key) else { continue }
+      // (A saved state may list a person it does not hold: forget the entry.)
+      guard var person = state.people.removeValue(forKey: key) else {
+        state.waiting[UserID(key)] = nil
+        continue
+      }
       advance(to: now, key, &person, &closed)
       state.people[key] = person
       track(UserID(key), state: &state, now: now)

@@ -87,6 +87,28 @@ struct SuddenStopTests {
     }
   }
 
+  /// Found by a review: the wait's end was a wrapping sum, so a stop within
+  /// five minutes of Int64.max waited until a moment far in the past and
+  /// its person was visited by every clock advance.
+  @Test("a stop whose five minutes end past Int64.max waits until Int64.max, and is raised only if they fit")
+  func waitNearTheEnd() throws {
+    let engine = SuddenStopEngine(places: [])
+    let person = UserID(1)
+    for (stopTime, fits) in [(Int64.max - 300_000, true), (Int64.max - 299_999, false)] {
+      var fixes = Self.scenario(stillFixes: 0)
+      let stopAt = try #require(fixes.last).timeMilliseconds
+      for i in fixes.indices { fixes[i].timeMilliseconds += stopTime - stopAt }
+      var state = SuddenStopState()
+      let first = engine.process(FixColumns(fixes), state: &state)
+      #expect(outcomes(first) == ["pending [\"cruisedThenStopped\"]"])
+      #expect(state.waiting[person] == .max, "stop at \(stopTime)")
+      #expect(!state.waiting.anyDue(atOrBefore: stopTime), "visited before its wait ends")
+      #expect(engine.advance(to: .max - 1, state: &state).isEmpty)
+      let last = engine.advance(to: .max, state: &state)
+      #expect(last.contains { $0.outcome == .raised } == fits, "stop at \(stopTime)")
+    }
+  }
+
   @Test("35 km/h is cruising; just below is not")
   func cruisingEdge() {
     #expect(run(Self.scenario(speed: 35 / 3.6)).contains { $0.outcome == .raised })

@@ -293,6 +293,33 @@ struct ParkingTests {
     #expect(r.parkFix(now: W.t0 + 129_999)!.horizontalAccuracyMeters == 40)
   }
 
+  /// Found by a review: the guard kept every fix dated after the one
+  /// offered, so a clock that stepped back kept the drive before the step
+  /// in "the last 10 min" until the clock caught up, and fixes in falling
+  /// time order were all kept (each offer slower than the last).
+  @Test(
+    "after the clock steps back, the guard counts fixes up to 10 min after the new time, not 10 min and 1 ms"
+  )
+  func journeyGuardAfterTheClockStepsBack() {
+    // 400.01 m travelled by 300 s: guard on at any moment within 10 min of that fix.
+    for (before, guarded) in [(Int64(600_000), true), (600_001, false)] {
+      var p = ParkingDetector()
+      _ = p.offer(W.fix(0, 0, speed: 1))
+      _ = p.offer(W.fix(400.01, 300, speed: 1))
+      var still = W.fix(400.01, 310, speed: 0)
+      still.activity = .still
+      still.timeMilliseconds = W.t0 + 300_000 - before  // dated `before` ms before the last fix
+      #expect(p.journeyGuardActive(at: still.timeMilliseconds) == guarded, "\(before) ms before")
+      #expect(p.offer(still).reason == (guarded ? .stillIgnoredJourneyGuard : .parkedByStillVerdict))
+    }
+    // Falling times: only what lies within 10 min either side stays.
+    var falling = ParkingDetector()
+    for k in 0..<2_000 {
+      _ = falling.offer(W.fix(Double(k % 7), 10_000 - Double(k)))
+      #expect(falling.recent.count == min(k + 1, 601))
+    }
+  }
+
   @Test("late batches keep the activity the tracker had, from a timeline kept for an hour")
   func timeline() {
     var timeline = ActivityTimeline()

@@ -627,6 +627,32 @@ struct TripSegmenterTests {
     #expect(ids.count >= 2 && ids.allSatisfy { $0 == .max })
   }
 
+  /// Found by a review: a saved state may list a clock deadline for a
+  /// person it holds nothing of; the advance skipped that entry but kept
+  /// it, so every later advance visited it again.
+  @Test("a deadline for a person the state does not hold is forgotten by the first advance that meets it")
+  func aDeadlineWithoutItsPerson() throws {
+    let segmenter = TripSegmenter()
+    var state = TripSegmenterState()
+    let day = Self.day()
+    _ = segmenter.process(FixColumns(day), now: day[day.count / 2].timeMilliseconds, state: &state)
+    var json = try #require(
+      try JSONSerialization.jsonObject(with: JSONEncoder().encode(state)) as? [String: Any])
+    var waiting = json["waiting"] as? [Any] ?? []
+    waiting += [999, 5] as [Any]  // person 999 due at 5 ms; no such person
+    json["waiting"] = waiting
+    var restored = try JSONDecoder().decode(
+      TripSegmenterState.self, from: JSONSerialization.data(withJSONObject: json))
+    #expect(restored.waiting.contains(UserID(999)))
+    // Before the deadline it stays; at it, it goes, and the rest is as without it.
+    #expect(segmenter.advance(to: 4, state: &restored).segments.isEmpty)
+    #expect(restored.waiting.contains(UserID(999)))
+    var plain = state
+    #expect(segmenter.advance(to: 5, state: &restored) == segmenter.advance(to: 5, state: &plain))
+    #expect(!restored.waiting.contains(UserID(999)))
+    #expect(restored == plain)
+  }
+
   /// Found by the trip property (Reference/TripPropertyTests): while a later
   /// fix waited out the idle gap, the clock advance did not visit the person
   /// until that fix came due, so a segment nothing could continue closed up
