@@ -180,7 +180,13 @@ public struct SpeedAlertEngine: Sendable {
       fixes.forEachPersonRun { person, run in
         slots.removeAll(keepingCapacity: true)
         var walker = Walker(self, person, run, now, &state, &slots)
-        for i in run { walker.step(i, batch, &state, &events, &slots) }
+        var i = run.lowerBound
+        while i < run.upperBound {
+          i = walker.skipQuiet(from: i, before: run.upperBound, batch)
+          guard i < run.upperBound else { break }
+          walker.step(i, batch, &state, &events, &slots)
+          i += 1
+        }
         walker.store(&state, slots)
       }
       return events
@@ -311,6 +317,29 @@ public struct SpeedAlertEngine: Sendable {
         }
         slots[c].run = stretch
       }
+    }
+
+    /// The fixes from `start` that ``step(_:_:_:_:_:)`` would only take as
+    /// the previous fix, passed over in one tight loop over the batch's
+    /// columns: while no stretch is open and each fix is newer than the one
+    /// before it in the batch, a pair that is unmeasured, loose or at most
+    /// the lowest limit changes nothing else (what `step` checks first, so
+    /// the walk is the same). Returns the first fix it did not pass over
+    /// (`end` when it passed every one). O(fixes passed over), at least one
+    /// when it returns more than `start`.
+    @inline(__always)
+    mutating func skipQuiet(from start: Int, before end: Int, _ batch: AgreedSpeedBatch) -> Int {
+      guard openRuns == 0, previousIndex == start - 1, start < end else { return start }
+      let time = batch.fixes.timeMilliseconds
+      let speed = batch.neighbourMetersPerSecond
+      let loose = batch.neighbourIsLoose
+      let lowest = lowestLimit
+      var i = start
+      while i < end && time[i] > time[i - 1] && (loose[i] || !(speed[i] > lowest)) {  // (NaN: not over)
+        i += 1
+      }
+      if i > start { (previous, previousIndex) = (TrackPoint(batch.fixes, i - 1), i - 1) }
+      return i
     }
 
     /// The time of the stretch's newest fix in this batch: from the fix at

@@ -653,4 +653,25 @@ struct SuddenStopTests {
     // 15 → 12 → 9 → 6 → 3 → 0: from 12 m/s over 4 s is 3 m/s²: a gentle stop.
     #expect(run(slowing([12, 9, 6, 3, 0])).map(\.reasons) == [[.gentleStopOnLive]])
   }
+
+  /// Both sides of the Live interval between slowing fixes after a cruise
+  /// (a trial fast path over such fixes that kept the Live run going past a
+  /// gap passed every other test).
+  @Test("Live: a slowing fix more than 1.5 s after the one before it ends the Live run; at 1.5 s it does not")
+  func aGapInTheSlowingEndsTheLiveRun() {
+    func slowing(gap: Double) -> [Fix] {
+      var fixes = (0..<30).map { W.fix(Double($0) * 15, Double($0), accuracy: 5, speed: 15) }
+      var (x, t) = (29 * 15.0, 29.0)
+      for (v, dt) in [(8.0, 1.0), (6.0, gap), (0.0, 1.0)] {
+        (x, t) = (x + v * dt, t + dt)
+        fixes.append(W.fix(x, t, accuracy: 5, speed: v))
+      }
+      for k in 1...6 { fixes.append(W.fix(x + 2, t + Double(k) * 60, accuracy: 5, speed: 0)) }
+      return fixes
+    }
+    // Live throughout: judged from the last cruise, 15 m/s over 3.5 s (4.3 m/s²): gentle.
+    #expect(run(slowing(gap: 1.5)).map(\.reasons) == [[.gentleStopOnLive]])
+    // Not Live after the gap, and no cruising reading before the stop: nothing to judge.
+    #expect(run(slowing(gap: 1.501)).isEmpty)
+  }
 }
