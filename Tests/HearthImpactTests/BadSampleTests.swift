@@ -48,6 +48,33 @@ struct BadSampleTests {
     #expect(d.counters.accelerometer.badTime == 1)
   }
 
+  /// Found by review17: a bound of 1e308 s passed the checks, and a sample
+  /// near it made the bin index t / 0.05 s overflow to ∞, after which the
+  /// search for the bin's end never ended.
+  @Test(
+    "the time bound may be 1e300 s, not the next double; samples at ±1e300 s with the shortest bin are taken"
+  )
+  func largestTimeBound() {
+    var c = ImpactConfiguration()
+    c.vibrationBinSeconds = 0.05
+    c.maximumAbsoluteTimeSeconds = ImpactConfiguration.largestTimeBoundSeconds
+    #expect(c.problems.isEmpty)
+    var beyond = c
+    beyond.maximumAbsoluteTimeSeconds = ImpactConfiguration.largestTimeBoundSeconds.nextUp
+    #expect(beyond.problems.count == 1)
+    #expect(beyond.problems.first?.hasPrefix("maximumAbsoluteTimeSeconds: ") == true)
+    beyond.maximumAbsoluteTimeSeconds = 1e308
+    #expect(!beyond.problems.isEmpty)
+    for bound in [-1e300, 1e300] {
+      var d = ImpactDetector(configuration: c)
+      let times = bound < 0 ? [bound, bound.nextUp] : [bound.nextDown, bound]
+      let samples = times.map { Sample3($0, 0, 0, Self.g) }
+      _ = d.process(ImpactBatch(accelerometer: samples, vehicleGate: true))
+      _ = d.finish()
+      #expect(d.counters.accelerometer.badTime == 0, "at \(bound) s")
+    }
+  }
+
   @Test(
     "a sample stamped after the batch was received is a bad time: a far-future glitch cannot make every later sample old"
   )

@@ -125,6 +125,12 @@ struct GPXTests {
       let ms = Int64(generator.nextDouble(in: -2e12, 4e12))
       #expect(ISOTime.milliseconds(Substring(ISOTime.string(milliseconds: ms))) == ms)
     }
+    // Both ends of Int64 are written (review17: Int64.min trapped, through a
+    // replayed upload log's GeoJSON): the milliseconds are the floor's remainder.
+    #expect(ISOTime.string(milliseconds: .min).hasSuffix(":04.192Z"))
+    #expect(ISOTime.string(milliseconds: .min + 1).hasSuffix(":04.193Z"))
+    #expect(ISOTime.string(milliseconds: .max).hasSuffix(":55.807Z"))
+    #expect(ISOTime.string(milliseconds: -1) == "1969-12-31T23:59:59.999Z")
   }
 }
 

@@ -149,7 +149,13 @@ public struct ImpactConfiguration: Sendable, Hashable {
 
   /// Sample times beyond ± this are bad (about 317 years: any epoch or
   /// uptime clock in seconds fits; epoch milliseconds read as seconds do not).
+  /// At most ``largestTimeBoundSeconds``.
   public var maximumAbsoluteTimeSeconds = 1e10
+  /// The largest ``maximumAbsoluteTimeSeconds``: a time within it divided by
+  /// the shortest vibration bin (0.05 s) stays finite, so every time has a
+  /// bin. (Past about 9·10³⁰⁶ s the quotient overflowed and the detector
+  /// looked for the bin's end for ever.)
+  public static let largestTimeBoundSeconds = 1e300
   /// Per axis. Phone accelerometers report up to ±16 g (iOS) or ±32 g;
   /// beyond 64 g a reading is a glitch, never a measurement.
   public var maximumAccelerationMetersPerSecondSquared = 64 * ImpactConfiguration.standardGravity
@@ -308,7 +314,10 @@ extension ImpactConfiguration {
       ("verdictDeadlineSeconds", verdictDeadlineSeconds, .aboveZero(upTo: 60, "s")),
       ("lateDataSeconds", lateDataSeconds, .closed(0, 30, "s")),
       ("suppressionSeconds", suppressionSeconds, .nonNegative("s")),
-      ("maximumAbsoluteTimeSeconds", maximumAbsoluteTimeSeconds, .positive("s")),
+      (
+        "maximumAbsoluteTimeSeconds", maximumAbsoluteTimeSeconds,
+        .aboveZero(upTo: Self.largestTimeBoundSeconds, "s")
+      ),
       (
         "maximumAccelerationMetersPerSecondSquared", maximumAccelerationMetersPerSecondSquared,
         .positive("m/s²")
@@ -332,7 +341,7 @@ extension ImpactConfiguration {
   /// every window after the jolt ending by the deadline; the deadline in
   /// (0, 60] s; late data in [0, 30] s; at most 1 000 fixes to stay
   /// stopped; the moving-again speed at least the stopped one; supported
-  /// rates in (0, 2 000] Hz. The one rule every door (file, command flag,
+  /// rates in (0, 2 000] Hz; the time bound in (0, 10³⁰⁰] s. The one rule every door (file, command flag,
   /// sweep grid, C ABI, Python) checks a configuration by before it builds
   /// an ``ImpactDetector``. O(1).
   public var problems: [String] {

@@ -784,6 +784,9 @@ public struct ImpactDetector: Sendable {
     return norm > 0 ? vertical * vertical : 0
   }
 
+  /// The most one-ulp steps ``openBin(at:)`` takes to find a bin's end.
+  static let largestBinEndSteps = 64
+
   /// Closes the open bin and opens the one holding `t`: [k·L, end) with
   /// k = floor(t / L) and `end` the first time whose floor(· / L) exceeds k
   /// (found exactly, so membership is floor(t / L) to the last bit).
@@ -800,8 +803,18 @@ public struct ImpactDetector: Sendable {
     let k = (t / length).rounded(.down)
     binStart = k * length
     var end = (k + 1) * length
-    while (end / length).rounded(.down) <= k { end = end.nextUp }
-    while (end.nextDown / length).rounded(.down) > k { end = end.nextDown }
+    // A few steps of one ulp each (the product is off by at most a few);
+    // bounded all the same, so no value can make the walk endless (a
+    // quotient that overflowed did, before the time bound was capped).
+    var steps = 0
+    while (end / length).rounded(.down) <= k && steps < Self.largestBinEndSteps {
+      end = end.nextUp
+      steps += 1
+    }
+    while (end.nextDown / length).rounded(.down) > k && steps < Self.largestBinEndSteps {
+      end = end.nextDown
+      steps += 1
+    }
     binEnd = end
     binSumOfSquares = 0
     binCount = 0

@@ -84,12 +84,17 @@ public struct ImpactStream: Sendable {
         waitingSpan = (min(waitingSpan.first, first), max(waitingSpan.last, last))
       }
     }
-    if let g = t.gyroscope { gyroscope.append(seconds: g.seconds, x: g.x, y: g.y, z: g.z) }
-    if let b = t.barometer {
-      barometer.append(
-        seconds: b.seconds, hectopascals: b.hectopascals, relativeAltitudeMeters: b.relativeAltitudeMeters)
+    // With no accelerometer sample that can ever be completed, no window
+    // will be cut: the other streams are not kept (they would be held
+    // to the end of the recording, which then has no feed).
+    if !gravityMissing {
+      if let g = t.gyroscope { gyroscope.append(seconds: g.seconds, x: g.x, y: g.y, z: g.z) }
+      if let b = t.barometer {
+        barometer.append(
+          seconds: b.seconds, hectopascals: b.hectopascals, relativeAltitudeMeters: b.relativeAltitudeMeters)
+      }
+      fixes += t.fixes.speedSamples(originMilliseconds: originMilliseconds)
     }
-    fixes += t.fixes.speedSamples(originMilliseconds: originMilliseconds)
     for sample in t.activities { gate(sample) }
     complete = chunk.completeBeforeSeconds
     gravityComplete = gravityComplete || chunk.gravityComplete
@@ -138,6 +143,13 @@ public struct ImpactStream: Sendable {
       "gravity covers \(f(max(0, gravitySpan.last - gravitySpan.first))) s (\(f(gravitySpan.first)) to \(f(gravitySpan.last)) s) of the accelerometer's \(f(waitingSpan.last - waitingSpan.first)) s: \(f(outside)) s of samples took the nearest gravity sample"
   }
 
+  /// Samples of every stream held between chunks (what the memory bound
+  /// is about; for tests). O(1).
+  var heldSampleCount: Int {
+    accelerometer.count + waiting.count + gravity.count + gyroscope.count + barometer.seconds.count
+      + fixes.count
+  }
+
   // MARK: Internals
 
   private var frontier: Double {
@@ -152,8 +164,18 @@ public struct ImpactStream: Sendable {
 
   /// Adds gravity, interpolated by time, to every waiting sample that a
   /// gravity sample after it brackets (all of them once gravity has ended).
+  /// With nothing waiting, only the gravity that can bracket a later sample
+  /// is kept: from the last gravity sample at or before `complete` on, as
+  /// every later sample comes at or after it (``TraceChunk``). Without
+  /// that, a recording whose accelerometer includes gravity kept every row
+  /// of its gravity stream.
   private mutating func addGravity(ended: Bool) {
-    guard !waiting.isEmpty, hasGravityStream || ended else { return }
+    guard !waiting.isEmpty, hasGravityStream || ended else {
+      var j = 0
+      while j + 1 < gravity.count && gravity[j + 1].seconds <= complete { j += 1 }
+      if j > 0 { gravity.removeFirst(j) }
+      return
+    }
     guard !gravity.isEmpty else {
       if ended { waiting = [] }  // no gravity at all: no feed (as ImpactFeed)
       return

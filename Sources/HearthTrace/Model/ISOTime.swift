@@ -113,9 +113,13 @@ enum ISOTime {
     }
   }
 
-  /// `YYYY-MM-DDThh:mm:ss.sssZ` (UTC, millisecond precision, always 3 digits).
+  /// `YYYY-MM-DDThh:mm:ss.sssZ` (UTC, millisecond precision, always 3 digits;
+  /// a year beyond 9999 or before 0 is written with all its digits). Any
+  /// Int64, the ends included. O(1).
   static func string(milliseconds: Int64) -> String {
-    let ms = Int(milliseconds - floorDivide(milliseconds, 1000) * 1000)
+    // (Not milliseconds − ⌊ms / 1000⌋ · 1000: at Int64.min that product overflows.)
+    let remainder = milliseconds % 1000
+    let ms = Int(remainder < 0 ? remainder + 1000 : remainder)
     let totalSeconds = floorDivide(milliseconds, 1000)
     let days = Int(floorDivide(totalSeconds, 86_400))
     let secondOfDay = Int(totalSeconds - Int64(days) * 86_400)

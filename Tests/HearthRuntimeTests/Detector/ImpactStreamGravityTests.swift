@@ -1,9 +1,10 @@
 import Foundation
 import HearthImpact
-import HearthRuntime
 import HearthTrace
 import Testing
 import _HearthTestSupport
+
+@testable import HearthRuntime
 
 /// Issue 16, second review: gravity-free samples after the gravity stream
 /// ends are finished as soon as the stream says gravity is complete, not
@@ -54,5 +55,49 @@ struct ImpactStreamGravityTests {
     // The accelerometer ends at 199.98 s.
     #expect(try warning(190) == nil && warning(199.9) == nil)
     #expect(try warning(189.9) != nil)
+  }
+
+  /// 60 min at 50 Hz of `accelerometer` (gravity-free or total) and, when
+  /// asked, a gravity stream and a gyroscope at the same rate.
+  static func hour(accelerometer: String, gravity: Bool, gyroscope: Bool) -> TemporaryFolder {
+    let folder = TemporaryFolder()
+    func rows(_ z: Double) -> String {
+      var text = "time,seconds_elapsed,z,y,x\n"
+      for i in 0..<180_000 { text += "0,\(Double(i) * 0.02),\(z),0.01,0\n" }
+      return text
+    }
+    folder.write(accelerometer, rows(accelerometer == "Accelerometer.csv" ? 0.05 : 9.85))
+    if gravity { folder.write("Gravity.csv", rows(9.80665)) }
+    if gyroscope { folder.write("Gyroscope.csv", rows(0.001)) }
+    return folder
+  }
+
+  /// The most samples the stream held between two chunks of `samples` rows.
+  static func mostHeld(_ folder: TemporaryFolder, samples: Int) throws -> (Int, [ImpactBatch]) {
+    var feed = ImpactStream(gate: .off)
+    var most = 0
+    var batches: [ImpactBatch] = []
+    _ = try TraceImport.stream(path: folder.path).forEachChunk(samples: samples) { chunk in
+      batches += feed.add(chunk)
+      most = max(most, feed.heldSampleCount)
+    }
+    batches += feed.finish()
+    return (most, batches)
+  }
+
+  /// Found by review17: a recording whose accelerometer includes gravity
+  /// kept every row of its gravity stream (79 MB at 100 min), and one with
+  /// a gravity-free accelerometer and no gravity kept its other streams to
+  /// the end (only to have no feed).
+  @Test("an hour streamed in chunks of 1 000 rows holds a few chunks' samples, whatever streams it has")
+  func memoryDoesNotGrowWithTheRecording() throws {
+    let total = Self.hour(accelerometer: "TotalAcceleration.csv", gravity: true, gyroscope: true)
+    let (held, batches) = try Self.mostHeld(total, samples: 1_000)
+    #expect(held <= 10_000, "held \(held) samples")
+    let (trace, _) = try TraceImport.read(path: total.path)
+    #expect(batches == Array(try #require(ImpactFeed(trace: trace, gate: .off)).batches()))
+    let noGravity = Self.hour(accelerometer: "Accelerometer.csv", gravity: false, gyroscope: true)
+    let (heldWithout, none) = try Self.mostHeld(noGravity, samples: 1_000)
+    #expect(heldWithout == 0 && none.isEmpty, "held \(heldWithout) samples")
   }
 }
