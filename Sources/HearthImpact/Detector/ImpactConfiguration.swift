@@ -341,9 +341,9 @@ extension ImpactConfiguration {
   /// every window after the jolt ending by the deadline; the deadline in
   /// (0, 60] s; late data in [0, 30] s; at most 1 000 fixes to stay
   /// stopped; the moving-again speed at least the stopped one; supported
-  /// rates in (0, 2 000] Hz; the time bound in (0, 10³⁰⁰] s. The one rule every door (file, command flag,
-  /// sweep grid, C ABI, Python) checks a configuration by before it builds
-  /// an ``ImpactDetector``. O(1).
+  /// rates in (0, 2 000] Hz; the time bound in (0, 10³⁰⁰] s. The one rule
+  /// every door (file, command flag, sweep grid, C ABI, Python) checks a
+  /// configuration by before it builds an ``ImpactDetector``. O(1).
   public var problems: [String] {
     var out: [String] = []
     for (name, value, domain) in domains where !domain.contains(value) {
