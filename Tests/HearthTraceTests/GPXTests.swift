@@ -131,6 +131,10 @@ struct GPXTests {
     #expect(ISOTime.string(milliseconds: .min + 1).hasSuffix(":04.193Z"))
     #expect(ISOTime.string(milliseconds: .max).hasSuffix(":55.807Z"))
     #expect(ISOTime.string(milliseconds: -1) == "1969-12-31T23:59:59.999Z")
+    // Years before 0 take their sign before the padded digits (review18: "00-1-12-31…").
+    #expect(ISOTime.string(milliseconds: -62_167_219_200_000) == "0000-01-01T00:00:00.000Z")
+    #expect(ISOTime.string(milliseconds: -62_167_219_200_001) == "-0001-12-31T23:59:59.999Z")
+    #expect(ISOTime.string(milliseconds: .min).hasPrefix("-292275055-"))
   }
 }
 

@@ -114,8 +114,9 @@ enum ISOTime {
   }
 
   /// `YYYY-MM-DDThh:mm:ss.sssZ` (UTC, millisecond precision, always 3 digits;
-  /// a year beyond 9999 or before 0 is written with all its digits). Any
-  /// Int64, the ends included. O(1).
+  /// proleptic Gregorian years, at least 4 digits: a year beyond 9999 with
+  /// all of them, one before year 0 with a minus sign first, as ISO 8601's
+  /// expanded years write it, "-0001"). Any Int64, the ends included. O(1).
   static func string(milliseconds: Int64) -> String {
     // (Not milliseconds − ⌊ms / 1000⌋ · 1000: at Int64.min that product overflows.)
     let remainder = milliseconds % 1000
@@ -128,8 +129,9 @@ enum ISOTime {
       let s = String(v)
       return String(repeating: "0", count: max(0, width - s.count)) + s
     }
+    let yearText = year < 0 ? "-" + pad(-year, 4) : pad(year, 4)
     return
-      "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(secondOfDay / 3600, 2)):\(pad(secondOfDay / 60 % 60, 2)):\(pad(secondOfDay % 60, 2)).\(pad(ms, 3))Z"
+      "\(yearText)-\(pad(month, 2))-\(pad(day, 2))T\(pad(secondOfDay / 3600, 2)):\(pad(secondOfDay / 60 % 60, 2)):\(pad(secondOfDay % 60, 2)).\(pad(ms, 3))Z"
   }
 
   static func isLeap(_ year: Int) -> Bool { (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 }
