@@ -170,6 +170,34 @@ struct IncidentSavedStateTests {
     }
   }
 
+  @Test(
+    "a retry time past 2200 (huge allowed delays, or the window's last minutes) is kept at the window's last millisecond, so the state restores; one inside is untouched"
+  )
+  func retryTimeStaysInTheWindow() throws {
+    let last = IncidentState.timeWindowMilliseconds.upperBound - 1
+    func roundTrip(_ s: IncidentState) throws -> IncidentState {
+      try JSONDecoder().decode(IncidentState.self, from: try JSONEncoder().encode(s))
+    }
+    var huge = IncidentRules()
+    huge.retryDelaysMilliseconds = [.max]
+    huge.retryEveryMilliseconds = .max
+    var s = IncidentState(verdictMilliseconds: Self.t0, account: "a")
+    #expect(s.check(now: Self.t0, .alertNow, rules: huge) == .send)
+    #expect(s.phase == .sending(attempts: 1, nextMilliseconds: last))
+    #expect(try roundTrip(s) == s)
+    #expect(s.check(now: Self.t0 + 1, .sendResult(.networkFailure), rules: huge) == .waitUntil(last))
+    #expect(try roundTrip(s) == s)
+    // The default 15 s retry 15 s before the window's end lands on its last
+    // millisecond, untouched; 1 ms later it would land past it.
+    var late = IncidentState(verdictMilliseconds: last - 15_000, account: "a")
+    #expect(late.check(now: last - 15_000, .alertNow) == .send)
+    #expect(late.phase == .sending(attempts: 1, nextMilliseconds: last))
+    #expect(try roundTrip(late) == late)
+    #expect(late.check(now: last - 14_999, .sendResult(.networkFailure)) == .waitUntil(last))
+    #expect(late.phase == .sending(attempts: 1, nextMilliseconds: last))
+    #expect(try roundTrip(late) == late)
+  }
+
   @Test("every state the lifecycle writes from clocks in the window restores to itself")
   func writtenStatesRestore() throws {
     let inputs: [IncidentInput] = [

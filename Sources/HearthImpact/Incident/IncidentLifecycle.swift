@@ -238,10 +238,10 @@ public struct IncidentState: Sendable, Hashable, Codable {
   /// What is wrong with this state's values, by field, each with why: a
   /// value ``check(now:_:rules:)`` could never have written. Empty for
   /// every state it writes from a verdict and clocks inside
-  /// ``timeWindowMilliseconds`` (with retry delays that keep the next
-  /// attempt inside it: the default ones do, short of the window's last
-  /// two minutes). A verdict or clock outside the window is not a clock:
-  /// an incident made from one saves, but its saved state is refused.
+  /// ``timeWindowMilliseconds``, whatever the rules (a retry time past the
+  /// window is kept at its last millisecond). A verdict or clock outside
+  /// the window is not a clock: an incident made from one saves, but its
+  /// saved state is refused.
   /// - `verdictMilliseconds`, `clockMilliseconds`, `lastCheckMilliseconds`
   ///   and a sending phase's `nextMilliseconds` lie in
   ///   ``timeWindowMilliseconds``;
@@ -320,7 +320,7 @@ public struct IncidentState: Sendable, Hashable, Codable {
         return finish(.delivered)
       case .sendResult(let failure):
         guard Self.retryable(failure) else { return finish(.refused) }
-        let next = saturating(t, plus: rules.delay(after: attempts))
+        let next = Self.retryTime(t, after: attempts, rules)
         phase = .sending(attempts: attempts, nextMilliseconds: next)
         awaitingResult = false
         return .waitUntil(onAppClock(next))
@@ -361,9 +361,23 @@ public struct IncidentState: Sendable, Hashable, Codable {
   /// result by its retry time counts as failed (a check in between waits
   /// instead of sending twice).
   private mutating func attempt(_ now: Int64, _ n: Int, _ rules: IncidentRules) -> IncidentAction {
-    phase = .sending(attempts: n, nextMilliseconds: saturating(now, plus: rules.delay(after: n)))
+    phase = .sending(attempts: n, nextMilliseconds: Self.retryTime(now, after: n, rules))
     awaitingResult = true
     return .send
+  }
+
+  /// The retry time after attempt `n` made or failed at `now` (the
+  /// incident's clock): `now` plus the rules' delay, kept inside
+  /// ``timeWindowMilliseconds`` as the clock is. A delay reaching past 2200
+  /// (allowed: any duration ≥ 0 is) would otherwise be saved as a state the
+  /// restore refuses, losing the incident at the next process kill; the
+  /// clock stops at the window's last millisecond, so it could never reach
+  /// that time anyway (there, a retry is due at every check). A clock
+  /// outside the window (a verdict that is not a clock) is left as it was.
+  /// Never before `now`. O(1).
+  static func retryTime(_ now: Int64, after n: Int, _ rules: IncidentRules) -> Int64 {
+    let next = saturating(now, plus: rules.delay(after: n))
+    return timeWindowMilliseconds.contains(now) ? min(next, timeWindowMilliseconds.upperBound - 1) : next
   }
 
   private mutating func finish(_ end: IncidentEnd) -> IncidentAction {
