@@ -60,8 +60,15 @@ extension GeofenceEngine {
     lookup.position(record.place).map { places[$0] }
   }
 
-  /// One fix of the context's person, in time order.
-  func apply(_ fix: Fix, _ context: inout Context) {
+  /// A distance measured already: from the point `from` to the fix it goes with, m.
+  struct OdometerStep {
+    var from: FixPoint
+    var meters: Double
+  }
+
+  /// One fix of the context's person, in time order (`fromPrevious`: the
+  /// step from the batch's previous fix, when measured already).
+  func apply(_ fix: Fix, fromPrevious: OdometerStep? = nil, _ context: inout Context) {
     let accuracy = fix.horizontalAccuracyMeters
     guard accuracy <= rules.ignoreAccuracyAboveMeters else { return }  // also drops NaN
     let t = fix.timeMilliseconds
@@ -78,7 +85,7 @@ extension GeofenceEngine {
       speedMemo = .some(value)
       return value
     }
-    advanceOdometer(fix, &context.state)
+    advanceOdometer(fix, fromPrevious: fromPrevious, &context.state)
 
     var candidates: [Int] = []
     var crossings: [Crossing] = []
@@ -140,14 +147,24 @@ extension GeofenceEngine {
   }
 
   /// The journey's odometer runs along fixes at least as sharp as 100 m.
-  private func advanceOdometer(_ fix: Fix, _ state: inout PersonGeofenceState) {
+  /// A step measured already is read when it starts at the last sharp fix
+  /// (the same time and the same bits of latitude and longitude); it is
+  /// bit-identical to the distance measured here.
+  private func advanceOdometer(_ fix: Fix, fromPrevious: OdometerStep?, _ state: inout PersonGeofenceState) {
     let t = fix.timeMilliseconds
     state.newestMilliseconds = max(state.newestMilliseconds, t)
     guard fix.horizontalAccuracyMeters <= rules.journeyAccuracyMeters,
       t > (state.lastSharp?.milliseconds ?? .min)
     else { return }
     if let previous = state.lastSharp {
-      state.odometerMeters += GreatCircle.distanceMeters(from: previous.coordinate, to: fix.coordinate)
+      if let step = fromPrevious, step.from.milliseconds == previous.milliseconds,
+        step.from.latitudeDegrees.bitPattern == previous.latitudeDegrees.bitPattern,
+        step.from.longitudeDegrees.bitPattern == previous.longitudeDegrees.bitPattern
+      {
+        state.odometerMeters += step.meters
+      } else {
+        state.odometerMeters += GreatCircle.distanceMeters(from: previous.coordinate, to: fix.coordinate)
+      }
     }
     state.lastSharp = FixPoint(
       latitudeDegrees: fix.latitudeDegrees, longitudeDegrees: fix.longitudeDegrees, milliseconds: t)

@@ -198,6 +198,18 @@ public struct GeofenceEngine: Sendable {
   public func process(
     _ fixes: FixColumns, receivedAtMilliseconds now: Int64, state: inout GeofenceState
   ) -> [GeofenceEvent] {
+    process(fixes, receivedAtMilliseconds: now, state: &state, steps: nil)
+  }
+
+  /// ``process(_:receivedAtMilliseconds:state:)`` with the batch's steps
+  /// measured already (`steps[i]`: `GreatCircle.stepsMeters` from fix i − 1
+  /// to fix i, bit-identical to the scalar distance), as the ingest
+  /// pipeline measures them once for this and the agreed speeds. The
+  /// odometer reads a step instead of measuring it when its last sharp fix
+  /// is the batch's previous fix; the events are identical.
+  func process(
+    _ fixes: FixColumns, receivedAtMilliseconds now: Int64, state: inout GeofenceState, steps: [Double]?
+  ) -> [GeofenceEvent] {
     func before(_ i: Int, _ j: Int) -> Bool {
       let a = (fixes.user[i].rawValue, fixes.timeMilliseconds[i], fixes.device[i].rawValue)
       let b = (fixes.user[j].rawValue, fixes.timeMilliseconds[j], fixes.device[j].rawValue)
@@ -244,7 +256,19 @@ public struct GeofenceEngine: Sendable {
       // are heard (whether or not the timer ran in between), then again
       // after them (a departure held back by an arrival they ended).
       settle(upTo: now, on: .server, &context)
-      for k in start..<end { apply(fixes[at(k)], &context) }
+      for k in start..<end {
+        // The step from the batch's previous fix of this person, when the
+        // batch is in its own order (so fix k − 1 is the one before).
+        var fromPrevious: OdometerStep? = nil
+        if inOrder, k > start, let steps {
+          fromPrevious = OdometerStep(
+            from: FixPoint(
+              latitudeDegrees: fixes.latitudeDegrees[k - 1], longitudeDegrees: fixes.longitudeDegrees[k - 1],
+              milliseconds: fixes.timeMilliseconds[k - 1]),
+            meters: steps[k])
+        }
+        apply(fixes[at(k)], fromPrevious: fromPrevious, &context)
+      }
       settle(upTo: now, on: .server, &context)
       evict(&context.state)
       updateWaiting(context.state, in: &state, waited: waited)

@@ -180,23 +180,47 @@ public struct AgreedSpeedBatch: Sendable, Hashable {
   public let neighbourIsLoose: [Bool]
 
   public init(_ fixes: FixColumns, rules: AgreedSpeedRules = AgreedSpeedRules()) {
-    self.fixes = fixes
-    self.rules = rules
-    guard fixes.count > 1 else {
-      neighbourMetersPerSecond = Array(repeating: .nan, count: fixes.count)
-      neighbourIsLoose = Array(repeating: false, count: fixes.count)
-      return
-    }
     // The steps are measured into the speed column itself, then each is
     // replaced by its pair's speed (pair i reads step i only). Two
     // allocations per batch: the two columns.
+    var out = [Double](repeating: 0, count: fixes.count)
+    if fixes.count > 1 {
+      var steps = out.mutableSpan
+      GreatCircle.stepsMeters(
+        latitudesDegrees: fixes.latitudeDegrees.span, longitudesDegrees: fixes.longitudeDegrees.span,
+        steps: &steps)
+    }
+    self.fixes = fixes
+    self.rules = rules
+    neighbourIsLoose = Self.replaceStepsWithSpeeds(&out, fixes, rules)
+    neighbourMetersPerSecond = out
+  }
+
+  /// The batch with its steps measured already: `steps[i]` is
+  /// `GreatCircle.stepsMeters` of the fixes (i − 1, i), as the ingest
+  /// pipeline measures them once for the geofence odometer and these
+  /// speeds. Identical to ``init(_:rules:)``. O(n).
+  init(_ fixes: FixColumns, rules: AgreedSpeedRules = AgreedSpeedRules(), steps: [Double]) {
+    precondition(steps.count == fixes.count, "one step per fix")
+    var out = steps
+    self.fixes = fixes
+    self.rules = rules
+    neighbourIsLoose = Self.replaceStepsWithSpeeds(&out, fixes, rules)
+    neighbourMetersPerSecond = out
+  }
+
+  /// Replaces each step `out[i]` (i ≥ 1) by the speed of the pair (i − 1, i),
+  /// NaN when the pair agrees on nothing, and `out[0]` by NaN; returns
+  /// which pairs are loose. O(n).
+  private static func replaceStepsWithSpeeds(
+    _ out: inout [Double], _ fixes: FixColumns, _ rules: AgreedSpeedRules
+  ) -> [Bool] {
     let n = fixes.count
     var loose = [Bool](repeating: false, count: n)
-    var out = [Double](repeating: 0, count: n)
-    var steps = out.mutableSpan
-    GreatCircle.stepsMeters(
-      latitudesDegrees: fixes.latitudeDegrees.span, longitudesDegrees: fixes.longitudeDegrees.span,
-      steps: &steps)
+    guard n > 1 else {
+      for i in 0..<n { out[i] = .nan }
+      return loose
+    }
     fixes.timeMilliseconds.withUnsafeBufferPointer { time in
       fixes.horizontalAccuracyMeters.withUnsafeBufferPointer { accuracy in
         fixes.speedMetersPerSecond.withUnsafeBufferPointer { speed in
@@ -221,8 +245,7 @@ public struct AgreedSpeedBatch: Sendable, Hashable {
         }
       }
     }
-    neighbourMetersPerSecond = out
-    neighbourIsLoose = loose
+    return loose
   }
 
   /// The agreed speed from `previous` to fix `i` of this batch and whether
