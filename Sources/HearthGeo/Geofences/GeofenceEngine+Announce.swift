@@ -21,7 +21,7 @@ extension GeofenceEngine {
       // Waiting decisions are on records in use; only those can change.
       for r in context.state.records.inUse {
         guard let a = context.state.records[r].pendingArrival,
-          a.start(on: clock).saturatingAdd(rules.fastArrivalWaitMilliseconds) == deadline
+          a.start(on: clock)?.saturatingAdd(rules.fastArrivalWaitMilliseconds) == deadline
         else { continue }
         crossings.append(
           Crossing(
@@ -56,7 +56,7 @@ extension GeofenceEngine {
           Crossing(
             kind: .departure, recordIndex: r, eventMilliseconds: d.milliseconds, reason: .secondFixClear,
             late: d.late))
-      } else if d.start(on: clock).saturatingAdd(rules.departureSettleMilliseconds) <= t {
+      } else if let start = d.start(on: clock), start.saturatingAdd(rules.departureSettleMilliseconds) <= t {
         due.append(
           Crossing(
             kind: .departure, recordIndex: r, eventMilliseconds: d.milliseconds, reason: .minuteWithoutReturn,
@@ -123,6 +123,7 @@ extension GeofenceEngine {
       // What the next arrival's journey needs (its receipt is settling's only).
       var left = mark
       left.receivedMilliseconds = nil
+      left.device = nil
       context.state.lastDeparture = left
     } else {
       reasons.append(.smallerPlaceAnnounced)

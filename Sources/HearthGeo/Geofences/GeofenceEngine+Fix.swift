@@ -74,7 +74,7 @@ extension GeofenceEngine {
     let t = fix.timeMilliseconds
     // A later fix of the phone a minute or more after a wait began ends
     // it (the phone's clock); the server's minute is settled per batch.
-    settle(upTo: t, on: .phone, &context)
+    settle(upTo: t, on: .phone(fix.device), &context)
     // The neighbour speed costs a distance: worked out only if a place asks.
     let previousFix = context.state.lastFix
     if t > (previousFix?.time ?? .min) { context.state.lastFix = TrackPoint(fix) }
@@ -120,10 +120,12 @@ extension GeofenceEngine {
       let inside = index.isWithin(place.radiusMeters, of: p, fix.coordinate)
       let clear = !inside && !index.isWithin(place.radiusMeters + margin, of: p, fix.coordinate)
       step(
-        r, place, inside: inside, clear: clear, network: network, speed: speed, at: t, &crossings, &started,
-        &context)
+        r, place, inside: inside, clear: clear, network: network, speed: speed, at: t, from: fix.device,
+        &crossings, &started, &context)
     }
-    announce(crossings, decidedAt: t, on: .phone, &context, departuresMayBeDue: context.departureMayBeDue)
+    announce(
+      crossings, decidedAt: t, on: .phone(fix.device), &context, departuresMayBeDue: context.departureMayBeDue
+    )
     // Said after the arrivals of the same fix (an arrival confirmed and left
     // again reads in that order); a departure dropped by an arrival elsewhere
     // was already reported as such.
@@ -198,10 +200,10 @@ extension GeofenceEngine {
   /// The membership rules for one place and one fix: `inside` within the
   /// radius; `clear` beyond the exit distance (the test of leaving, with
   /// the accuracy gate: radius + max(40 m, 2 × error of a network fix));
-  /// `network` a fix looser than 100 m.
+  /// `network` a fix looser than 100 m; `device` sent the fix.
   private func step(
     _ r: Int, _ place: Geofence, inside: Bool, clear: Bool, network: Bool, speed: () -> Double?, at t: Int64,
-    _ crossings: inout [Crossing], _ started: inout [Int], _ context: inout Context
+    from device: DeviceID, _ crossings: inout [Crossing], _ started: inout [Int], _ context: inout Context
   ) {
     var record = context.state.records[r]
     defer { context.state.records[r] = record }
@@ -210,7 +212,7 @@ extension GeofenceEngine {
       record.inside = true
       if let speed = speed(), speed >= rules.fastArrivalMetersPerSecond {
         record.pendingArrival = PendingArrival(
-          milliseconds: t, late: context.late, receivedMilliseconds: context.now)
+          milliseconds: t, late: context.late, receivedMilliseconds: context.now, device: device)
         emit(.arrival, .pending, [.fastArrivalWaiting], place, t, t, late: context.late, &context)
       } else {
         crossings.append(
@@ -252,7 +254,7 @@ extension GeofenceEngine {
     } else if clear {
       record.pendingDeparture = DepartureMark(
         place: place.id, milliseconds: t, odometerMeters: context.state.odometerMeters, late: context.late,
-        receivedMilliseconds: context.now)
+        receivedMilliseconds: context.now, device: device)
       started.append(r)
     }
   }

@@ -123,8 +123,8 @@ struct PersonGeofenceState: Sendable, Hashable, Codable {
     var earliest: Int64?
     for r in records.inUse {
       let record = records[r]
-      if let a = record.pendingArrival?.start(on: .server) { earliest = min(earliest ?? a, a) }
-      if let d = record.pendingDeparture?.start(on: .server) { earliest = min(earliest ?? d, d) }
+      if let a = record.pendingArrival?.serverStart { earliest = min(earliest ?? a, a) }
+      if let d = record.pendingDeparture?.serverStart { earliest = min(earliest ?? d, d) }
     }
     return earliest
   }
@@ -137,23 +137,22 @@ struct PersonGeofenceState: Sendable, Hashable, Codable {
   /// nil when nothing waits.
   func nextDeadline(_ rules: GeofenceRules, on clock: SettlingClock) -> Int64? {
     guard hasPending else { return nil }
-    var arrival = Int64.max
-    var departure = Int64.max
-    var any = false
+    var arrival: Int64?
+    var departure: Int64?
     for r in records.inUse {
       let record = records[r]
-      if let a = record.pendingArrival {
-        arrival = min(arrival, a.start(on: clock).saturatingAdd(rules.fastArrivalWaitMilliseconds))
-        any = true
+      if let a = record.pendingArrival?.start(on: clock) {
+        let due = a.saturatingAdd(rules.fastArrivalWaitMilliseconds)
+        arrival = min(arrival ?? due, due)
       }
-      if let d = record.pendingDeparture {
-        departure = min(departure, d.start(on: clock).saturatingAdd(rules.departureSettleMilliseconds))
-        any = true
+      if let d = record.pendingDeparture?.start(on: clock) {
+        let due = d.saturatingAdd(rules.departureSettleMilliseconds)
+        departure = min(departure ?? due, due)
       }
     }
-    guard any else { return nil }
-    // A waiting fast arrival holds departures back.
-    return arrival != .max ? arrival : departure
+    // A waiting fast arrival holds departures back (one that another
+    // device's clock cannot end as well).
+    return arrivalWaiting ? arrival : departure
   }
 }
 
@@ -169,9 +168,14 @@ struct FixPoint: Sendable, Hashable, Codable {
 /// The two clocks a waiting decision's minute is counted on (SPEC §3
 /// settling; review 2 F2). The minute ends on whichever runs out first.
 enum SettlingClock {
-  /// The phone's own fix times: a later fix of the phone at least a minute
-  /// after the one that started the wait (and not back inside) ends it.
-  case phone
+  /// One device's own fix times: a later fix of the device that started
+  /// the wait, at least a minute after the one that started it (and not
+  /// back inside), ends it. Another device of the person keeps its own
+  /// clock, which may run minutes apart (SPEC §1 accepts fixes up to 5 min
+  /// ahead): its fixes can bring the person back inside or take them
+  /// further out, but their times end no wait the device did not start;
+  /// the server's minute still does.
+  case phone(DeviceID)
   /// The server's clock (batch receipts and the timer, `advance`): a minute
   /// after the server received the batch holding the fix that started the
   /// wait, with no word back inside, ends it.
@@ -180,22 +184,29 @@ enum SettlingClock {
 
 /// A waiting decision: when it started on either clock.
 protocol SettlingMark {
-  /// The fix that started it, ms on the phone's clock.
+  /// The fix that started it, ms on the clock of the device that sent it.
   var milliseconds: Int64 { get }
   /// The receipt of that fix's batch, ms on the server's clock (nil: a
   /// state saved before receipts were kept; the fix's time stands in, as
   /// it did then).
   var receivedMilliseconds: Int64? { get }
+  /// The device that sent that fix (nil: a state saved before devices
+  /// were kept; any device's clock ends it, as it did then).
+  var device: DeviceID? { get }
 }
 
 extension SettlingMark {
-  /// When the wait started on `clock`, ms.
-  func start(on clock: SettlingClock) -> Int64 {
+  /// When the wait started on `clock`, ms; nil on the clock of a device
+  /// that did not start it (that clock cannot end it).
+  func start(on clock: SettlingClock) -> Int64? {
     switch clock {
-    case .phone: milliseconds
-    case .server: receivedMilliseconds ?? milliseconds
+    case .phone(let other): device == nil || device == other ? milliseconds : nil
+    case .server: serverStart
     }
   }
+
+  /// When the wait started on the server's clock, ms.
+  var serverStart: Int64 { receivedMilliseconds ?? milliseconds }
 }
 
 struct DepartureMark: Sendable, Hashable, Codable, SettlingMark {
@@ -210,6 +221,8 @@ struct DepartureMark: Sendable, Hashable, Codable, SettlingMark {
   /// When the server received the fix that started the departure, ms
   /// (coded only when known; a state saved without it reads as before).
   var receivedMilliseconds: Int64?
+  /// The device that sent that fix (coded only when known).
+  var device: DeviceID?
 }
 
 /// One person's place records, ascending place id, with the positions of
@@ -347,4 +360,6 @@ struct PendingArrival: Sendable, Hashable, Codable, SettlingMark {
   /// When the server received the fix that started the wait, ms (coded
   /// only when known; a state saved without it reads as before).
   var receivedMilliseconds: Int64?
+  /// The device that sent that fix (coded only when known).
+  var device: DeviceID?
 }

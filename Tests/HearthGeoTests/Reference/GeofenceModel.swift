@@ -9,20 +9,22 @@ import Foundation
 /// (no waiting list), and nothing is evicted. Edits of places are not
 /// modelled (the regression tests hold them).
 struct GeofenceModel {
-  /// A waiting decision's minute runs on the phone's clock (from `time`,
-  /// the fix) and on the server's (from `received`, that fix's receipt).
+  /// A waiting decision's minute runs on the clock of the device that sent
+  /// the fix (from `time`, on that device's later fixes only) and on the
+  /// server's (from `received`, that fix's receipt).
   struct Mark {
     var time: Int64
     var received: Int64
     var odometer: Double
     var late: Bool
+    var device: DeviceID
     var clearSeen = false
   }
   struct PlaceMemory {
     var inside = false
     var watermark = Int64.min
     var departure: Mark?
-    var arrival: (time: Int64, received: Int64, late: Bool)?
+    var arrival: (time: Int64, received: Int64, late: Bool, device: DeviceID)?
     var lastLeft: Int64?
     var quietUntil: Int64?
     var idle: Bool { !inside && departure == nil && arrival == nil }
@@ -89,7 +91,7 @@ struct GeofenceModel {
   private mutating func apply(_ fix: Fix, _ person: UserID, _ p: inout Person) {
     guard fix.horizontalAccuracyMeters <= 250 else { return }
     let t = fix.timeMilliseconds
-    settle(upTo: t, server: false, person, &p)
+    settle(upTo: t, server: false, device: fix.device, person, &p)
     var speed = fix.speedMetersPerSecond
     if speed == nil, let previous = p.lastFix, previous.timeMilliseconds < t {
       speed = SpeedModel.agreed(previous, fix)?.speed
@@ -115,7 +117,7 @@ struct GeofenceModel {
         if inside {
           m.inside = true
           if let speed, speed >= 5 {
-            m.arrival = (t, now, late)
+            m.arrival = (t, now, late, fix.device)
             emit(.arrival, .pending, [.fastArrivalWaiting], place, t, t, late: late, person)
           } else {
             arrivals.append((place.id, t, .entered, late))
@@ -145,12 +147,12 @@ struct GeofenceModel {
           m.departure?.clearSeen = true
         }
       } else if clear {
-        m.departure = Mark(time: t, received: now, odometer: p.odometer, late: late)
+        m.departure = Mark(time: t, received: now, odometer: p.odometer, late: late, device: fix.device)
         started.append(place.id)
       }
       p.places[place.id] = m
     }
-    decide(arrivals, at: t, server: false, person, &p)
+    decide(arrivals, at: t, server: false, device: fix.device, person, &p)
     for id in started where p.places[id]?.departure?.time == t {
       emit(
         .departure, .pending, [.leftWaitingForConfirmation], place(id), t, t,
@@ -160,34 +162,54 @@ struct GeofenceModel {
 
   // MARK: The clock
 
-  /// `time` on the server's clock (a receipt, the timer) or the phone's (a fix).
-  private mutating func settle(upTo time: Int64, server: Bool, _ person: UserID, _ p: inout Person) {
+  /// When a wait started by `device`'s fix at `time`, received at
+  /// `received`, started on the server's clock or on `clock`'s device's
+  /// (nil: another device's clock, which does not end it).
+  private static func start(
+    _ time: Int64, _ received: Int64, _ device: DeviceID, server: Bool, clock: DeviceID?
+  ) -> Int64? {
+    server ? received : device == clock ? time : nil
+  }
+
+  /// `time` on the server's clock (a receipt, the timer) or on the clock of
+  /// `device` (one of its fixes).
+  private mutating func settle(
+    upTo time: Int64, server: Bool, device: DeviceID? = nil, _ person: UserID, _ p: inout Person
+  ) {
     while true {
       let arrivalWaiting = p.places.values.contains { $0.arrival != nil }
       var deadline = Int64.max
       for m in p.places.values {
-        if let a = m.arrival { deadline = min(deadline, (server ? a.received : a.time) + 60_000) }
-        if !arrivalWaiting, let d = m.departure {
-          deadline = min(deadline, (server ? d.received : d.time) + 60_000)
+        if let a = m.arrival, let s = Self.start(a.time, a.received, a.device, server: server, clock: device)
+        {
+          deadline = min(deadline, s + 60_000)
+        }
+        if !arrivalWaiting, let d = m.departure,
+          let s = Self.start(d.time, d.received, d.device, server: server, clock: device)
+        {
+          deadline = min(deadline, s + 60_000)
         }
       }
       guard deadline <= time else { return }
       let arrivals = p.places.filter {
-        $0.value.arrival.map { (server ? $0.received : $0.time) + 60_000 == deadline } ?? false
+        $0.value.arrival.map {
+          Self.start($0.time, $0.received, $0.device, server: server, clock: device).map { $0 + 60_000 }
+            == deadline
+        } ?? false
       }
       .map {
         ($0.key, $0.value.arrival!.time, GeofenceReason.fastArrivalMinutePassed, $0.value.arrival!.late)
       }
       .sorted { $0.0 < $1.0 }
-      decide(arrivals, at: deadline, server: server, person, &p)
+      decide(arrivals, at: deadline, server: server, device: device, person, &p)
     }
   }
 
   // MARK: Announcing
 
   private mutating func decide(
-    _ arrivals: [(PlaceID, Int64, GeofenceReason, Bool)], at t: Int64, server: Bool, _ person: UserID,
-    _ p: inout Person
+    _ arrivals: [(PlaceID, Int64, GeofenceReason, Bool)], at t: Int64, server: Bool, device: DeviceID?,
+    _ person: UserID, _ p: inout Person
   ) {
     for (id, _, _, _) in arrivals { p.places[id]?.arrival = nil }
     var departures: [(PlaceID, Mark, GeofenceReason)] = []
@@ -196,7 +218,9 @@ struct GeofenceModel {
         guard let d = m.departure else { continue }
         if d.clearSeen {
           departures.append((id, d, .secondFixClear))
-        } else if (server ? d.received : d.time) + 60_000 <= t {
+        } else if let s = Self.start(d.time, d.received, d.device, server: server, clock: device),
+          s + 60_000 <= t
+        {
           departures.append((id, d, .minuteWithoutReturn))
         }
       }
