@@ -772,12 +772,17 @@ int32_t hearth_ingest_create(const char *description_json, hearth_ingest **out);
  * One uploaded batch received at received_ms (the server clock), through
  * every stage. HEARTH_ERROR_SCHEMA refuses it whole and changes no state
  * (the schema error is in hearth_last_error and in the events). The batch's
- * output replaces the previous one (hearth_ingest_events).
+ * output replaces the previous one (hearth_ingest_events). A received_ms
+ * outside 1900-01-01 ..< 2200-01-01 is no server clock (a clock in ns or s):
+ * HEARTH_ERROR_ARGUMENT names it, nothing changes.
  * O(n log n) in the batch; each engine's own bound applies.
  */
 int32_t hearth_ingest_batch(hearth_ingest *ingest, const hearth_fixes *fixes, int64_t received_ms);
 
-/** Moves every clock to now_ms with no fixes (the server's timer); its output likewise. */
+/**
+ * Moves every clock to now_ms with no fixes (the server's timer); its output
+ * likewise. now_ms outside 1900–2200: HEARTH_ERROR_ARGUMENT, nothing changes.
+ */
 int32_t hearth_ingest_tick(hearth_ingest *ingest, int64_t now_ms);
 
 #define HEARTH_EVENT_REJECTED 0     /* a fix refused: index, code = HEARTH_FIX_* */

@@ -190,4 +190,17 @@ struct IncidentLifecycleTests {
     #expect(restored.check(now: Self.t0 + 46_000) == s.check(now: Self.t0 + 46_000))
     #expect(restored.check(now: Self.t0 + 50_000, .signedIn(account: "b")) == .finished(.otherAccount))
   }
+
+  @Test(
+    "accounts are compared by their bytes: 'josé' precomposed and decomposed, or Å as U+00C5 and U+212B, are two accounts (review19)"
+  )
+  func canonicallyEquivalentAccountsDiffer() {
+    for (mine, other) in [("jos\u{E9}", "jose\u{301}"), ("\u{C5}ngstr\u{F6}m", "\u{212B}ngstr\u{F6}m")] {
+      #expect(mine == other)  // Swift's String equality would take them as one
+      var s = IncidentState(verdictMilliseconds: Self.t0, account: mine)
+      #expect(
+        s.check(now: Self.t0 + 1_000, .signedIn(account: mine)) == .ask(untilMilliseconds: Self.t0 + 30_000))
+      #expect(s.check(now: Self.t0 + 2_000, .signedIn(account: other)) == .finished(.otherAccount))
+    }
+  }
 }

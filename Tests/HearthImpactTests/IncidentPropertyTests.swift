@@ -64,7 +64,7 @@ enum ReferenceIncident {
       }
       if t - v >= rules.dropMilliseconds {
         finish(.droppedAfterAnHour)  // dropped after an hour, whatever it was doing
-      } else if case .signedIn(let other) = input, other != account {
+      } else if case .signedIn(let other) = input, !other.utf8.elementsEqual(account.utf8) {
         finish(.otherAccount)
       } else if case .dismissed = input {
         finish(.dismissed)  // "I'm okay" (while sending: ends the retries)

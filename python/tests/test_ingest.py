@@ -197,6 +197,26 @@ def test_a_schema_error_refuses_the_batch_and_keeps_the_state():
     assert pipeline.save() == before
 
 
+@pytest.mark.parametrize("clock_ms, good", [
+    (-2_208_988_800_000, True), (7_258_118_399_999, True),
+    (-2_208_988_800_001, False), (7_258_118_400_000, False), (T0 * 1_000_000, False), (-(2**63), False),
+])
+def test_the_server_clock_is_a_time_from_1900_to_2200_or_refused_by_name(clock_ms, good):
+    # A clock in ns (review19) raised every waiting stop and closed every trip at once.
+    pipeline = hearth.Ingest([HOME], {42: [7]})
+    replay(pipeline, history().iloc[:20])
+    before = pipeline.save()
+    for call, name in [(lambda: pipeline.tick(clock_ms), "now_ms"),
+                       (lambda: pipeline.ingest(history().iloc[20:22], clock_ms), "received_ms")]:
+        if good:
+            call()
+            pipeline.restore(before)
+        else:
+            with pytest.raises(ValueError, match=f"{name}: {clock_ms} is not a time from 1900 to 2200"):
+                call()
+            assert pipeline.save() == before
+
+
 def test_a_tick_with_no_data_moves_nothing_on_an_empty_pipeline():
     pipeline = hearth.Ingest()
     assert len(pipeline.tick(T0)) == 0

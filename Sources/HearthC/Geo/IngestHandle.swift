@@ -157,6 +157,9 @@ private func description(_ json: UnsafePointer<CChar>?) -> Result<IngestDescript
   guard let h = Handle.from(ingest, as: IngestHandle.self) else { return wrongHandle(ingest) }
   return guarded(h) { () throws(ArgumentError) in
     guard let fixes else { throw ArgumentError(reason: "fixes is NULL") }
+    if let why = FixValidation.serverClockProblem(received_ms) {
+      throw ArgumentError(reason: "received_ms: \(why)")
+    }
     let batch = try FixColumns(fixes.pointee)
     h.session.ingest(batch, receivedAtMilliseconds: received_ms)
     h.recordOutput()
@@ -167,9 +170,12 @@ private func description(_ json: UnsafePointer<CChar>?) -> Result<IngestDescript
 
 @c public func hearth_ingest_tick(_ ingest: OpaquePointer?, _ now_ms: Int64) -> Int32 {
   guard let h = Handle.from(ingest, as: IngestHandle.self) else { return wrongHandle(ingest) }
-  h.session.advance(to: now_ms)
-  h.recordOutput()
-  return h.succeed()
+  return guarded(h) { () throws(ArgumentError) in
+    if let why = FixValidation.serverClockProblem(now_ms) { throw ArgumentError(reason: "now_ms: \(why)") }
+    h.session.advance(to: now_ms)
+    h.recordOutput()
+    return h.succeed()
+  }
 }
 
 @c public func hearth_ingest_count(

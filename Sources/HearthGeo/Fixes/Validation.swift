@@ -18,6 +18,17 @@ public enum FixValidation {
   /// for one batch and near Int64.max for the next would otherwise accept
   /// two fixes whose interval overflows in every engine.
   public static let plausibleMilliseconds: Range<Int64> = -2_208_988_800_000..<7_258_118_400_000
+
+  /// Why `milliseconds` cannot be the server's clock (a batch's receipt, a
+  /// timer tick), or nil: a server's clock reads a date in
+  /// ``plausibleMilliseconds``. Outside it, a clock in the wrong unit (ns,
+  /// s) would raise every waiting stop and close every trip at once, or
+  /// tick through centuries; every door and reader refuses it with this
+  /// reason. O(1).
+  public static func serverClockProblem(_ milliseconds: Int64) -> String? {
+    plausibleMilliseconds.contains(milliseconds)
+      ? nil : "\(milliseconds) is not a time from 1900 to 2200 in ms since the epoch"
+  }
 }
 
 /// Limits for ``FixValidation/validate(_:nowMilliseconds:rules:)``.

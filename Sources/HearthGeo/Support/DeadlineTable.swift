@@ -141,8 +141,16 @@ extension DeadlineTable: Codable {
     self.init(try decoder.singleValueContainer().decode([UserID: Int64].self))
   }
 
+  /// A deadline past the saved-state window (a wait that began in its last
+  /// minutes, or a standalone engine's far-future times) is written as the
+  /// window's last millisecond: a state holding it would be refused at
+  /// restore (``IngestState/timeWindowMilliseconds``), losing every person
+  /// in it. The restored person is visited then, checked exactly, and
+  /// given the exact deadline again.
   func encode(to encoder: any Encoder) throws {
     var container = encoder.singleValueContainer()
-    try container.encode(deadlines)
+    let last = IngestState.timeWindowMilliseconds.upperBound - 1
+    try container.encode(
+      deadlines.contains { $0.value > last } ? deadlines.mapValues { min($0, last) } : deadlines)
   }
 }

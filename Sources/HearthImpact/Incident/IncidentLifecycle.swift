@@ -297,7 +297,11 @@ public struct IncidentState: Sendable, Hashable, Codable {
     func onAppClock(_ time: Int64) -> Int64 { saturating(now, plus: saturating(time, minus: t)) }
     let age = saturating(t, minus: verdictMilliseconds)
     if age >= rules.dropMilliseconds { return finish(.droppedAfterAnHour) }
-    if case .signedIn(let other) = input, other != account { return finish(.otherAccount) }
+    // Accounts are told apart by their bytes: Swift's `==` takes canonically
+    // equivalent text ("é" as one code point or as e + accent) as equal.
+    if case .signedIn(let other) = input, !other.utf8.elementsEqual(account.utf8) {
+      return finish(.otherAccount)
+    }
     switch phase {
     case .asking, .waitingForPerson:
       switch input {

@@ -108,9 +108,12 @@ public struct ReplayHistory: Sendable {
           // A server's clock reads a real date: a receipt outside the fix
           // time range (1900–2200) is no receipt, and cannot make the
           // replay tick through centuries.
-          guard let received = integer("received_ms", i), ReadingBounds.fixMilliseconds.contains(received)
-          else {
-            problem("received_ms", "not a time from 1900 to 2200 in ms since the epoch")
+          guard let received = integer("received_ms", i) else {
+            problem("received_ms", "not a whole number of ms since the epoch")
+            continue
+          }
+          if let why = FixValidation.serverClockProblem(received) {
+            problem("received_ms", why)
             continue
           }
           let speed = number("speed_mps", i) ?? .nan

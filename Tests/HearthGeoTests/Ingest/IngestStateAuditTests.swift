@@ -52,6 +52,36 @@ import _HearthTestSupport
     }
   }
 
+  @Test(
+    "a drive that stops in the window's last minute saves and restores: the waits past 2200 are written as its last millisecond, decided the same (review19)"
+  )
+  func waitsPastTheWindowSave() throws {
+    let pipeline = IngestPipeline(places: [], circlesOfPerson: [:])
+    let last = IngestState.timeWindowMilliseconds.upperBound - 1
+    for stopBefore: Int64 in [60_000, 3_600_000] {
+      var fixes = SuddenStopTests.scenario(stillFixes: 0)
+      let shift = last - stopBefore - fixes[fixes.count - 1].timeMilliseconds
+      for i in fixes.indices { fixes[i].timeMilliseconds += shift }
+      var state = IngestState()
+      let now = last - stopBefore
+      let out = pipeline.ingest(FixColumns(fixes), receivedAtMilliseconds: now, state: &state)
+      #expect(out.suddenStops.map(\.outcome) == [SuddenStopEvent.Outcome.pending], "\(stopBefore)")
+      let saved = try Self.encoder.encode(state)
+      let text = String(decoding: saved, as: UTF8.self)
+      var restored = try Self.decoder.decode(IngestState.self, from: saved)
+      #expect(
+        restored.problems(under: pipeline).isEmpty, "\(stopBefore): \(restored.problems(under: pipeline))")
+      // Only a deadline past the window is written at its last millisecond.
+      #expect(text.contains("\(last)") == (stopBefore == 60_000), "\(stopBefore)")
+      #expect((restored == state) == (stopBefore != 60_000), "\(stopBefore)")
+      for t in [now + 1_000, last - 1, last] {
+        #expect(
+          "\(pipeline.advance(to: t, state: &restored))" == "\(pipeline.advance(to: t, state: &state))",
+          "\(stopBefore) at \(t)")
+      }
+    }
+  }
+
   @Test("a state of another format version, or of none, is refused by name")
   func version() throws {
     let saved = try Self.encoder.encode(IngestState())
