@@ -115,6 +115,11 @@ public struct SuddenStopState: Sendable, Hashable, Codable {
     /// later fix stood at the stop (needed when the stop fix had no speed;
     /// ``SuddenStopRules/movedMeters`` says what standing there is).
     var confirmed = false
+    /// The device that sent the stop fix: only its later fixes end the five
+    /// minutes on their clock (another device's clock may run minutes
+    /// apart); the server's clock ends them for anybody. Nil in a state
+    /// saved before it was kept: any device's, as then.
+    var device: DeviceID?
   }
   struct PersonState: Sendable, Hashable, Codable {
     var last: TrackPoint?
@@ -243,7 +248,7 @@ public struct SuddenStopEngine: Sendable {
       for i in run {
         guard fixes.source[i] != .heartbeat else {
           // Not a fix for the rules, but the phone's clock moved.
-          settle(fixes.timeMilliseconds[i], person, &s, &events)
+          settle(fixes.timeMilliseconds[i], on: fixes.device[i], person, &s, &events)
           continue
         }
         if step(TrackPoint(fixes, i), at: i, of: batch, lastIndex: lastIndex, person, &s, &events) {
@@ -267,7 +272,7 @@ public struct SuddenStopEngine: Sendable {
         state.waiting[person] = nil
         continue
       }
-      settle(now, person, &s, &events)
+      settle(now, on: nil, person, &s, &events)
       state.track(person, s, rules: rules)
       state.people[person.rawValue] = s
     }
@@ -281,7 +286,8 @@ public struct SuddenStopEngine: Sendable {
     _ s: inout SuddenStopState.PersonState, _ events: inout [SuddenStopEvent]
   ) -> Bool {
     guard point.time > (s.last?.time ?? .min) else { return false }
-    settle(point.time, person, &s, &events)
+    let device = batch.fixes.device[i]
+    settle(point.time, on: device, person, &s, &events)
     // Drove on: a raised incident is dropped by a sharp fix far away.
     if point.accuracy <= rules.cancelAccuracyMeters && !s.raised.isEmpty {
       s.raised.removeAll { raised in
@@ -313,9 +319,9 @@ public struct SuddenStopEngine: Sendable {
       {
         // A stray `last` says nothing: the pair out of it is no cruise either.
         if lookForStop(
-          point, after: last, stopped: stopped, live: live, leftProvisionalStop: leftProvisionalStop, person,
-          &s,
-          &events)
+          point, from: device, after: last, stopped: stopped, live: live,
+          leftProvisionalStop: leftProvisionalStop,
+          person, &s, &events)
         {
           // Nor was it ever the last cruising fix.
           agreed = nil
@@ -354,7 +360,8 @@ public struct SuddenStopEngine: Sendable {
   /// cost about 12 % more instructions, callgrind).
   @inline(never)
   private func lookForStop(
-    _ point: TrackPoint, after last: TrackPoint, stopped: Bool, live: Bool, leftProvisionalStop: Bool,
+    _ point: TrackPoint, from device: DeviceID, after last: TrackPoint, stopped: Bool, live: Bool,
+    leftProvisionalStop: Bool,
     _ person: UserID, _ s: inout SuddenStopState.PersonState, _ events: inout [SuddenStopEvent]
   ) -> Bool {
     let cruising = s.lastAgreed.flatMap { $0 >= rules.cruisingMetersPerSecond ? $0 : nil }
@@ -365,7 +372,9 @@ public struct SuddenStopEngine: Sendable {
     guard s.candidate == nil && stopped else { return stray }
     if let cruising {
       // The very next fix after cruising shows the stop.
-      if !stray { consider(point, after: last, cruising: cruising, live: live, person, &s, &events) }
+      if !stray {
+        consider(point, from: device, after: last, cruising: cruising, live: live, person, &s, &events)
+      }
     } else if leftProvisionalStop, let cruise = s.lastCruise,
       point.time.saturatingSubtract(cruise.time) <= rules.nextFixWithinMilliseconds
     {
@@ -374,14 +383,16 @@ public struct SuddenStopEngine: Sendable {
       // fix, within 40 s of the cruise, is the next one that does. (Not
       // later: a run of rough fixes driving on is no cruise to stop from.)
       consider(
-        point, after: cruise, cruising: s.lastCruiseSpeed, live: live && s.liveSinceCruise, person, &s,
-        &events)
+        point, from: device, after: cruise, cruising: s.lastCruiseSpeed, live: live && s.liveSinceCruise,
+        person,
+        &s, &events)
     } else if live, s.liveSinceCruise, let cruise = s.lastCruise,
       point.time.saturatingSubtract(cruise.time) <= rules.nextFixWithinMilliseconds
     {
       // Live: the slowing shows in fixes of its own; judge it from the
       // last cruising fix by its average deceleration.
-      consider(point, after: cruise, cruising: s.lastCruiseSpeed, live: true, person, &s, &events)
+      consider(
+        point, from: device, after: cruise, cruising: s.lastCruiseSpeed, live: true, person, &s, &events)
     }
     return stray
   }
@@ -447,12 +458,13 @@ public struct SuddenStopEngine: Sendable {
   }
 
   private func consider(
-    _ stop: TrackPoint, after cruise: TrackPoint, cruising: Double, live: Bool,
+    _ stop: TrackPoint, from device: DeviceID, after cruise: TrackPoint, cruising: Double, live: Bool,
     _ person: UserID,
     _ s: inout SuddenStopState.PersonState, _ events: inout [SuddenStopEvent]
   ) {
     let gap = stop.time.saturatingSubtract(cruise.time)
-    var candidate = SuddenStopState.Candidate(stop: stop, cruising: cruising, needsRoughFixes: false)
+    var candidate = SuddenStopState.Candidate(
+      stop: stop, cruising: cruising, needsRoughFixes: false, device: device)
     if gap > rules.roughNextFixWithinMilliseconds {
       say(person, .rejected, [.nextFixTooLate], candidate, stop.time, to: &events)
       return
@@ -494,10 +506,16 @@ public struct SuddenStopEngine: Sendable {
       && Double(point.time.saturatingSubtract(anchor.time)) / 1000 * rules.cruisingMetersPerSecond > disc
   }
 
+  /// Decides the pending stop whose five minutes have passed by `now`: the
+  /// server's clock (`device` nil), or a fix time of `device`, which ends
+  /// them only when it sent the stop fix (another device's clock may run
+  /// minutes apart: review20).
   private func settle(
-    _ now: Int64, _ person: UserID, _ s: inout SuddenStopState.PersonState, _ events: inout [SuddenStopEvent]
+    _ now: Int64, on device: DeviceID?, _ person: UserID, _ s: inout SuddenStopState.PersonState,
+    _ events: inout [SuddenStopEvent]
   ) {
     guard let candidate = s.candidate,
+      device == nil || candidate.device == nil || candidate.device == device,
       now.saturatingSubtract(candidate.stop.time) >= rules.stillForMilliseconds
     else { return }
     s.candidate = nil

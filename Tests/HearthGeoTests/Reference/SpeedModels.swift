@@ -267,7 +267,7 @@ struct SuddenStopModel {
       for fix in fixes.filter({ $0.user == person }).sorted(by: { $0.timeMilliseconds < $1.timeMilliseconds })
       {
         if fix.source == .heartbeat {
-          settle(fix.timeMilliseconds, person, &p)
+          settle(fix.timeMilliseconds, device: fix.device, person, &p)
           continue
         }
         guard fix.timeMilliseconds > (p.track.last?.timeMilliseconds ?? .min) else { continue }
@@ -280,13 +280,17 @@ struct SuddenStopModel {
   mutating func advance(to now: Int64) {
     for person in people.keys.sorted() {
       var p = people[person]!
-      settle(now, person, &p)
+      settle(now, device: nil, person, &p)
       people[person] = p
     }
   }
 
-  private mutating func settle(_ now: Int64, _ person: UserID, _ p: inout Person) {
-    guard let c = p.candidate, now - c.stop.timeMilliseconds >= 300_000 else { return }
+  /// `now` on the server's clock (`device` nil) or a fix time of `device`,
+  /// whose clock ends only the wait of a stop it sent.
+  private mutating func settle(_ now: Int64, device: DeviceID?, _ person: UserID, _ p: inout Person) {
+    guard let c = p.candidate, device == nil || device == c.stop.device,
+      now - c.stop.timeMilliseconds >= 300_000
+    else { return }
     p.candidate = nil
     let decided = c.stop.timeMilliseconds + 300_000
     if c.stop.speedMetersPerSecond == nil && !c.confirmed {
@@ -302,7 +306,7 @@ struct SuddenStopModel {
 
   private mutating func step(_ fix: Fix, _ person: UserID, _ p: inout Person) {
     let t = fix.timeMilliseconds
-    settle(t, person, &p)
+    settle(t, device: fix.device, person, &p)
     if fix.horizontalAccuracyMeters <= 250 {
       var kept: [Candidate] = []
       for r in p.raised {

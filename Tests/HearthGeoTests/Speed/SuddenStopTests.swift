@@ -109,6 +109,39 @@ struct SuddenStopTests {
     }
   }
 
+  @Test(
+    "another device's clock does not end the five minutes (review20): a tablet 4 min ahead, standing at the stop 1 min on, raises nothing; the server's 5 min do (4:59.999 / 5:00); the phone's own fix 5 min on does"
+  )
+  func anotherDevicesClockDoesNotEndTheWait() throws {
+    let engine = SuddenStopEngine(places: [])
+    let fixes = Self.scenario(stillFixes: 0)
+    let stop = try #require(fixes.last)
+    /// A fix standing at the stop `seconds` later, from `device`, stamped `ahead` ms ahead.
+    func standing(after seconds: Int64, device: DeviceID, ahead: Int64 = 0) -> Fix {
+      var f = stop
+      f.timeMilliseconds += seconds * 1000 + ahead
+      f.device = device
+      return f
+    }
+    let tablet = DeviceID(stop.device.rawValue + 1)
+    var state = SuddenStopState()
+    #expect(
+      outcomes(engine.process(FixColumns(fixes), state: &state)) == ["pending [\"cruisedThenStopped\"]"])
+    let heard = engine.process(
+      FixColumns([standing(after: 60, device: tablet, ahead: 240_000)]), state: &state)
+    #expect(!heard.contains { $0.outcome == .raised }, "\(outcomes(heard))")
+    #expect(engine.advance(to: stop.timeMilliseconds + 299_999, state: &state).isEmpty)
+    let raised = engine.advance(to: stop.timeMilliseconds + 300_000, state: &state)
+    #expect(
+      raised.contains { $0.outcome == .raised && $0.decidedMilliseconds == stop.timeMilliseconds + 300_000 })
+    for (seconds, raises) in [(Int64(299), false), (300, true)] {
+      var phone = SuddenStopState()
+      _ = engine.process(FixColumns(fixes), state: &phone)
+      let own = engine.process(FixColumns([standing(after: seconds, device: stop.device)]), state: &phone)
+      #expect(own.contains { $0.outcome == .raised } == raises, "the phone's own fix \(seconds) s on")
+    }
+  }
+
   @Test("35 km/h is cruising; just below is not")
   func cruisingEdge() {
     #expect(run(Self.scenario(speed: 35 / 3.6)).contains { $0.outcome == .raised })
