@@ -212,7 +212,7 @@ extension GeofenceEngine {
       record.inside = true
       if let speed = speed(), speed >= rules.fastArrivalMetersPerSecond {
         record.pendingArrival = PendingArrival(
-          milliseconds: t, late: context.late, receivedMilliseconds: context.now, device: device)
+          milliseconds: t, device: device, late: context.late, receivedMilliseconds: context.now)
         emit(.arrival, .pending, [.fastArrivalWaiting], place, t, t, late: context.late, &context)
       } else {
         crossings.append(
@@ -253,8 +253,8 @@ extension GeofenceEngine {
       }
     } else if clear {
       record.pendingDeparture = DepartureMark(
-        place: place.id, milliseconds: t, odometerMeters: context.state.odometerMeters, late: context.late,
-        receivedMilliseconds: context.now, device: device)
+        place: place.id, device: device, late: context.late, milliseconds: t,
+        odometerMeters: context.state.odometerMeters, receivedMilliseconds: context.now)
       started.append(r)
     }
   }

@@ -181,8 +181,8 @@ import _HearthTestSupport
       person.last = stop
       person.lastAgreed = lastAgreed
       person.lastCruiseSpeed = lastCruiseSpeed
-      person.candidate = .init(stop: stop, cruising: cruising, needsRoughFixes: false)
-      person.raised = [.init(stop: stop, cruising: cruising, needsRoughFixes: false)]
+      person.candidate = .init(stop: stop, needsRoughFixes: false, cruising: cruising)
+      person.raised = [.init(stop: stop, needsRoughFixes: false, cruising: cruising)]
       state.suddenStops.people[7] = person
       return state
     }
