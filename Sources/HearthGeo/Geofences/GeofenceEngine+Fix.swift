@@ -72,8 +72,9 @@ extension GeofenceEngine {
     let accuracy = fix.horizontalAccuracyMeters
     guard accuracy <= rules.ignoreAccuracyAboveMeters else { return }  // also drops NaN
     let t = fix.timeMilliseconds
-    // A later fix of the phone a minute or more after a wait began ends
-    // it (the phone's clock); the server's minute is settled per batch.
+    // A later fix of the device that began a wait, a minute or more after
+    // it began, ends it (that device's clock; another device's fix times
+    // end nothing); the server's minute is settled per batch.
     settle(upTo: t, on: .phone(fix.device), &context)
     // The neighbour speed costs a distance: worked out only if a place asks.
     let previousFix = context.state.lastFix
