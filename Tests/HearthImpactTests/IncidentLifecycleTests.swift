@@ -197,6 +197,9 @@ struct IncidentLifecycleTests {
   func canonicallyEquivalentAccountsDiffer() {
     for (mine, other) in [("jos\u{E9}", "jose\u{301}"), ("\u{C5}ngstr\u{F6}m", "\u{212B}ngstr\u{F6}m")] {
       #expect(mine == other)  // Swift's String equality would take them as one
+      #expect(
+        IncidentState(verdictMilliseconds: Self.t0, account: mine)
+          != IncidentState(verdictMilliseconds: Self.t0, account: other))
       var s = IncidentState(verdictMilliseconds: Self.t0, account: mine)
       #expect(
         s.check(now: Self.t0 + 1_000, .signedIn(account: mine)) == .ask(untilMilliseconds: Self.t0 + 30_000))

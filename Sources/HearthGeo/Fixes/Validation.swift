@@ -23,8 +23,11 @@ public enum FixValidation {
   /// timer tick), or nil: a server's clock reads a date in
   /// ``plausibleMilliseconds``. Outside it, a clock in the wrong unit (ns,
   /// s) would raise every waiting stop and close every trip at once, or
-  /// tick through centuries; every door and reader refuses it with this
-  /// reason. O(1).
+  /// tick through centuries. The ABI's ingest (`hearth_ingest_batch`,
+  /// `hearth_ingest_tick`) and the upload-log reader refuse it with this
+  /// reason. (A server schedule's lingering ticks may still reach past
+  /// 2200 for a history that ends there; the ABI then refuses that tick.)
+  /// O(1).
   public static func serverClockProblem(_ milliseconds: Int64) -> String? {
     plausibleMilliseconds.contains(milliseconds)
       ? nil : "\(milliseconds) is not a time from 1900 to 2200 in ms since the epoch"

@@ -134,7 +134,9 @@ struct PersonGeofenceState: Sendable, Hashable, Codable {
 
   /// The earliest moment on `clock` a waiting decision falls due: a fast
   /// arrival's minute, or (when no arrival waits) a departure's minute;
-  /// nil when nothing waits.
+  /// nil when nothing waits, or when nothing waiting can end on `clock`
+  /// (another device's: a fast arrival it did not start still holds the
+  /// departures back).
   func nextDeadline(_ rules: GeofenceRules, on clock: SettlingClock) -> Int64? {
     guard hasPending else { return nil }
     var arrival: Int64?

@@ -8,8 +8,10 @@
 /// The table is the truth; the heap is derived from it and may hold stale
 /// entries (a deadline since moved or removed), which are recognised when
 /// they surface and dropped. Equality, hashing and coding see the table
-/// alone, coded exactly as the `[UserID: Int64]` it replaces, so saved
-/// states read and write the same bytes.
+/// alone, coded as the `[UserID: Int64]` it replaces, so saved states read
+/// and write the same bytes; only a deadline past 2200 is written as
+/// 2200's last millisecond (``encode(to:)``), so such a state restores
+/// unequal to itself and decides the same.
 struct DeadlineTable: Sendable {
   private(set) var deadlines: [UserID: Int64] = [:]
   /// (deadline, person) min-heap; every (person, deadline) of the table is

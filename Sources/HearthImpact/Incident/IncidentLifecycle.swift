@@ -131,9 +131,12 @@ public struct IncidentState: Sendable, Hashable, Codable {
   /// request with it, so after a restore an upload retries at once (SPEC §10).
   public private(set) var awaitingResult = false
 
-  /// Equal when every saved value is (``awaitingResult`` is the process's own).
+  /// Equal when every saved value is (``awaitingResult`` is the process's own);
+  /// the accounts byte for byte, as ``check(now:_:rules:)`` tells them apart
+  /// (the hash of the text is coarser, which `Hashable` allows).
   public static func == (a: IncidentState, b: IncidentState) -> Bool {
-    a.verdictMilliseconds == b.verdictMilliseconds && a.account == b.account && a.phase == b.phase
+    a.verdictMilliseconds == b.verdictMilliseconds && a.account.utf8.elementsEqual(b.account.utf8)
+      && a.phase == b.phase
       && a.raisedBy == b.raisedBy && a.clockMilliseconds == b.clockMilliseconds
       && a.lastCheckMilliseconds == b.lastCheckMilliseconds
   }
