@@ -941,8 +941,12 @@ int32_t hearth_schedule_defaults(hearth_schedule_settings *out);
  * receipt (same millisecond: the order of their first fix in the history),
  * and the timer every tick_ms after a receipt for up to idle_ticking_ms, on
  * to the end set by until_ms or linger_ms with a last tick there. What
- * `hearth geo replay` replays. Bad settings are HEARTH_ERROR_ARGUMENT.
- * O(n log n) plus one step per tick.
+ * `hearth geo replay` replays. Every step's time is a server clock from
+ * 1900 to 2200 (as hearth_ingest_batch and hearth_ingest_tick take): a
+ * received_ms or until_ms outside it is HEARTH_ERROR_ARGUMENT naming the
+ * first such fix and how many; a derived receipt (fix time plus
+ * receipt_delay_ms) or a linger past it stops at the window's end. Bad
+ * settings are HEARTH_ERROR_ARGUMENT. O(n log n) plus one step per tick.
  */
 int32_t hearth_schedule_create(const hearth_fixes *fixes, const int64_t *received_ms, const hearth_schedule_settings *settings, hearth_schedule **out);
 

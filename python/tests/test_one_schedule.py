@@ -123,3 +123,26 @@ def test_a_timer_that_would_tick_past_the_cap_is_refused_not_allocated():
     history, *_ = fleet(families=2, per_family=2, bad_upload=False, retried=False)
     with pytest.raises(ValueError, match="tick more than 5000000 times"):
         schedule(history, tick_ms=1000, idle_ticking_ms=2**63 - 1, until_ms=7_258_118_399_999)
+
+
+def test_every_step_is_a_server_clock_from_1900_to_2200():
+    # A receipt in nanoseconds or past 2200 is a clock in the wrong unit: refused
+    # naming the first such fix and how many, as hearth_ingest_batch refuses
+    # it. A linger past 2200 stops at the window's last millisecond, so every
+    # step of the plan is a clock hearth_ingest_tick takes.
+    history, *_ = fleet(families=1, per_family=2, bad_upload=False, retried=False)
+    last = 7_258_118_399_999
+    logged = history.copy()
+    logged["received_ms"] = logged.time_ms + 1_000
+    assert len(schedule(logged).steps) > 0
+    logged.loc[logged.index[3], "received_ms"] = last + 1
+    logged.loc[logged.index[5], "received_ms"] = 1_700_000_000_000_000_000  # nanoseconds
+    with pytest.raises(ValueError, match=r"the receipt of fix 3: 7258118400000 is not a time from 1900 to 2200.*\(2 receipts in all\)"):
+        schedule(logged)
+    with pytest.raises(ValueError, match="until"):
+        schedule(history, until_ms=last + 1)
+    assert schedule(history, until_ms=last).steps["time_ms"][-1] == last
+    late = history.copy()
+    late["time_ms"] += last - 60_000 - int(late.time_ms.max())
+    plan = schedule(late, linger_ms=2**63 - 1)
+    assert plan.steps["time_ms"][-1] == last and (plan.steps["time_ms"] <= last).all()

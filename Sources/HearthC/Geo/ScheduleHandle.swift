@@ -65,7 +65,7 @@ extension ServerSchedule.Settings {
         Array(try input(received_ms, history.count, "received_ms"))
       }
       let schedule = ServerSchedule(history, receivedAtMilliseconds: receipts, settings: chosen)
-      if let why = schedule.refusal { throw ArgumentError(reason: "settings: \(why)") }
+      if let why = schedule.refusal { throw ArgumentError(reason: why) }
       return (ScheduleHandle(schedule, refused: schedule.refusals(of: history)), HEARTH_OK)
     } catch {
       return FailedHandle.with(HEARTH_ERROR_ARGUMENT, error.reason)

@@ -255,8 +255,8 @@ enum GeoCommands {
     guard limit >= 0, limit.isFinite, batchSize >= 1, tickSeconds >= 1, tickSeconds <= 86_400 else {
       throw CLIError.usage("--limit-kmh must be ≥ 0, --batch ≥ 1 and --tick between 1 and 86400")
     }
-    if let until, !ReadingBounds.fixMilliseconds.contains(until) {
-      throw CLIError.usage("--until must be a time from 1900 to 2200 in ms since the epoch, not \(until)")
+    if let until, let why = FixValidation.serverClockProblem(until) {
+      throw CLIError.usage("--until: \(why)")
     }
     let only = arguments.options["only"]
     guard let filter = only.map(IngestEventFilter.init(parsing:)) ?? .everything else {

@@ -24,10 +24,9 @@ public enum FixValidation {
   /// ``plausibleMilliseconds``. Outside it, a clock in the wrong unit (ns,
   /// s) would raise every waiting stop and close every trip at once, or
   /// tick through centuries. The ABI's ingest (`hearth_ingest_batch`,
-  /// `hearth_ingest_tick`) and the upload-log reader refuse it with this
-  /// reason. (A server schedule's lingering ticks may still reach past
-  /// 2200 for a history that ends there; the ABI then refuses that tick.)
-  /// O(1).
+  /// `hearth_ingest_tick`), the upload-log reader and the runtime's server
+  /// schedule (its receipts and end) refuse it with this reason; the
+  /// schedule's derived receipts and lingering end stay inside. O(1).
   public static func serverClockProblem(_ milliseconds: Int64) -> String? {
     plausibleMilliseconds.contains(milliseconds)
       ? nil : "\(milliseconds) is not a time from 1900 to 2200 in ms since the epoch"

@@ -13,7 +13,9 @@
 /// - **without**: fixes in the order given are cut into uploads of at most
 ///   ``Policy/maximumFixes`` fixes spanning at most
 ///   ``Policy/maximumSpanMilliseconds`` (first to last fix), each received
-///   ``Policy/receiptDelayMilliseconds`` after its newest fix.
+///   ``Policy/receiptDelayMilliseconds`` after its newest fix, or at the
+///   nearer end of the server's clock window (1900–2200) when that falls
+///   outside it.
 ///
 /// Either way the server clock never goes backwards: an upload is received
 /// no earlier than the one before it.
@@ -105,8 +107,14 @@ public enum ServerUploads {
           newest = max(newest, times[end])
           end += 1
         }
+        // Kept on the server's clock (FixValidation.serverClockProblem): a
+        // fix dated outside 1900–2200 is rejected when it arrives, and its
+        // receipt is the window's nearest end, not a clock centuries away.
+        let window = FixValidation.plausibleMilliseconds
         let delayed = newest.addingReportingOverflow(policy.receiptDelayMilliseconds)
-        received = delayed.overflow ? .max : delayed.partialValue
+        let sum =
+          delayed.overflow ? (policy.receiptDelayMilliseconds > 0 ? Int64.max : .min) : delayed.partialValue
+        received = min(max(sum, window.lowerBound), window.upperBound - 1)
       }
       clock = max(clock, received)
       uploads.append((start..<end, clock))

@@ -28,6 +28,12 @@ import HearthGeo
 /// ends with an advance to that end. With no end the schedule stops at the
 /// last receipt.
 ///
+/// **The clock's window.** Every step's time is a server clock every door
+/// takes (``FixValidation/serverClockProblem(_:)``, 1900–2200): a receipt
+/// time or `untilMilliseconds` outside it refuses the schedule by name
+/// (``refusal``); a derived receipt or a linger past it stops at the
+/// window's end.
+///
 /// Every step is numbered once; a step is an upload (its fixes as positions
 /// in the history) or a tick. Deterministic: same history and settings,
 /// same steps. Complexity: O(n log n) in the fixes (the uploads sorted by
@@ -77,9 +83,11 @@ public struct ServerSchedule: Sendable, Hashable {
   /// are one upload's fixes in the order the phone sent them).
   public private(set) var rows: [Int] = []
   public private(set) var uploadCount = 0
-  /// Why the schedule has no steps though the history has fixes: its timer
-  /// would tick more than ``maximumTicks`` times (nil: it is whole). Every
-  /// door refuses such settings with this reason.
+  /// Why the schedule has no steps though the history has fixes: a receipt
+  /// time or the end is not a server clock (the first such receipt is
+  /// named, with how many there are), or the timer would tick more than
+  /// ``maximumTicks`` times (nil: it is whole). Every door refuses the
+  /// history or settings with this reason.
   public private(set) var refusal: String?
 
   /// The most timer ticks one schedule holds. Each tick is a step kept in
@@ -101,6 +109,20 @@ public struct ServerSchedule: Sendable, Hashable {
   ) {
     precondition(user.count == times.count && device.count == times.count, "one user and device per fix")
     precondition(receivedAtMilliseconds.map { $0.count == times.count } ?? true, "one receipt time per fix")
+    // The server's clock reads a date in the window every door takes
+    // (FixValidation.serverClockProblem): a receipt or an end outside it is
+    // a clock in the wrong unit, refused by name before anything is made.
+    if let receipts = receivedAtMilliseconds, let first = receipts.firstIndex(where: Self.offTheClock) {
+      let count = receipts.lazy.filter(Self.offTheClock).count
+      refusal =
+        "the receipt of fix \(first): \(FixValidation.serverClockProblem(receipts[first]) ?? "")"
+        + (count > 1 ? " (\(count) receipts in all)" : "")
+      return
+    }
+    if let until = settings.untilMilliseconds, let why = FixValidation.serverClockProblem(until) {
+      refusal = "the end (until): \(why)"
+      return
+    }
     // Each phone's fixes in the history's order, phones in order of first appearance.
     var phoneOf: [Phone: Int] = [:]
     var phones: [[Int]] = []
@@ -168,10 +190,12 @@ public struct ServerSchedule: Sendable, Hashable {
       clearIfRefused()
       return
     }
+    // A linger is a span: past the window it stops at the window's last ms.
+    let lastOnTheClock = FixValidation.plausibleMilliseconds.upperBound - 1
     let lingered =
       settings.lingerMilliseconds > 0 ? last.addingReportingOverflow(settings.lingerMilliseconds) : nil
-    let ends = [settings.untilMilliseconds, lingered.map { $0.overflow ? .max : $0.partialValue }].compactMap
-    { $0 }
+    let lingerEnd = lingered.map { $0.overflow ? lastOnTheClock : min($0.partialValue, lastOnTheClock) }
+    let ends = [settings.untilMilliseconds, lingerEnd].compactMap { $0 }
     if let end = ends.max(), end > last {
       ticks(upTo: end)
       steps.append(Step(timeMilliseconds: end, rows: rows.count..<rows.count, isUpload: false))
@@ -216,6 +240,10 @@ public struct ServerSchedule: Sendable, Hashable {
 
   /// The server's clock at the end (the last step's time), nil with no uploads.
   public var clockMilliseconds: Int64? { steps.last?.timeMilliseconds }
+
+  private static func offTheClock(_ milliseconds: Int64) -> Bool {
+    FixValidation.serverClockProblem(milliseconds) != nil
+  }
 
   private struct Phone: Hashable {
     var user: UserID

@@ -165,6 +165,59 @@ struct ServerScheduleTests {
     #expect(ServerSchedule(history, settings: settings).refusal != nil)
   }
 
+  @Test(
+    "every step is a server clock: receipts and the end outside 1900–2200 refused by name; lingers stop at 2200"
+  )
+  func theClocksWindow() {
+    let window = FixValidation.plausibleMilliseconds
+    let lastMillisecond = window.upperBound - 1
+    let history = Self.columns([Self.fix(Self.t0, user: 1), Self.fix(Self.t0 + 1_000, user: 2)])
+    // Receipts: both edges of the window taken, 1 ms past either refused,
+    // naming the first such fix and how many there are.
+    for (receipts, refused) in [
+      ([window.lowerBound, lastMillisecond], false), ([window.lowerBound - 1, Self.t0], true),
+      ([Self.t0, window.upperBound], true), ([Int64.max, .min], true),
+    ] {
+      let schedule = ServerSchedule(history, receivedAtMilliseconds: receipts, settings: Self.noTicks())
+      #expect((schedule.refusal != nil) == refused, "\(receipts)")
+      #expect(schedule.steps.isEmpty == refused && schedule.rows.isEmpty == refused, "\(receipts)")
+    }
+    let both = ServerSchedule(history, receivedAtMilliseconds: [Int64.max, .min], settings: Self.noTicks())
+    #expect(
+      both.refusal?.hasPrefix("the receipt of fix 0: 9223372036854775807 is not a time from 1900") == true)
+    #expect(both.refusal?.hasSuffix("(2 receipts in all)") == true, "\(both.refusal ?? "")")
+    // The end: the window's last millisecond taken, one past refused.
+    var settings = Self.noTicks()
+    settings.untilMilliseconds = lastMillisecond
+    #expect(ServerSchedule(history, settings: settings).clockMilliseconds == lastMillisecond)
+    settings.untilMilliseconds = window.upperBound
+    #expect(ServerSchedule(history, settings: settings).refusal?.hasPrefix("the end (until): ") == true)
+    settings.untilMilliseconds = window.lowerBound - 1
+    #expect(ServerSchedule(history, settings: settings).refusal != nil)
+    // A linger past the window stops at its last millisecond, ticks and all;
+    // one that ends inside is kept exactly.
+    let late = Self.columns([Self.fix(lastMillisecond - 150_000, user: 1)])
+    settings = ServerSchedule.Settings()
+    for (linger, end) in [
+      (Int64(148_999), lastMillisecond - 1), (149_000, lastMillisecond), (3_600_000, lastMillisecond),
+      (.max, lastMillisecond),
+    ] {
+      settings.lingerMilliseconds = linger
+      let schedule = ServerSchedule(late, settings: settings)
+      #expect(schedule.refusal == nil && schedule.clockMilliseconds == end, "linger \(linger)")
+      #expect(schedule.steps.allSatisfy { window.contains($0.timeMilliseconds) }, "linger \(linger)")
+    }
+    // A derived receipt (newest fix + the delay) stays in the window too:
+    // the fixes are refused when they arrive, the clock is not flung away.
+    let outside = Self.columns([
+      Self.fix(window.lowerBound - 86_400_000, user: 1), Self.fix(lastMillisecond - 400, user: 2),
+      Self.fix(.max, user: 3),
+    ])
+    let derived = ServerSchedule(outside, settings: Self.noTicks())
+    #expect(derived.refusal == nil)
+    #expect(derived.steps.map(\.timeMilliseconds) == [window.lowerBound, lastMillisecond, lastMillisecond])
+  }
+
   /// A random history of several people with several phones, shuffled,
   /// duplicated, with receipts or without.
   struct Case: Shrinkable, CustomStringConvertible {
