@@ -77,13 +77,40 @@ public struct SpeedAlertState: Sendable, Hashable, Codable {
     /// (``AgreedSpeed/isOutAndBack(_:_:_:togetherMeters:)``).
     var opening: TrackPoint? = nil
   }
+  /// A circle's last announced alert, on both clocks it can be measured on.
+  struct LastAlert: Sendable, Hashable, Codable {
+    /// The stretch's end when it was announced, on its phone's clock, ms.
+    var milliseconds: Int64
+    /// When the server received the upload that announced it, ms.
+    var receivedMilliseconds: Int64
+    /// The phone whose fix it was (nil in a state saved before phones were
+    /// kept: then only the server's clock counts).
+    var person: UserID?
+    var device: DeviceID?
+  }
   var previous: [UInt32: TrackPoint] = [:]
   /// Over-limit stretch per (person, circle), keyed person << 32 | circle.
   var runs: [UInt64: Run] = [:]
-  /// Last alert time per circle.
-  var lastAlert: [CircleID: Int64] = [:]
+  /// The last announced alert per circle.
+  var lastAlert: [CircleID: LastAlert] = [:]
 
   public init() {}
+
+  private enum CodingKeys: String, CodingKey { case previous, runs, lastAlert }
+
+  /// Reads a saved state; a state saved when `lastAlert` held only the
+  /// stretch's end (a time per circle) reads that time as its receipt too,
+  /// with no phone.
+  public init(from decoder: any Decoder) throws {
+    let c = try decoder.container(keyedBy: CodingKeys.self)
+    previous = try c.decode([UInt32: TrackPoint].self, forKey: .previous)
+    runs = try c.decode([UInt64: Run].self, forKey: .runs)
+    if let times = try? c.decode([CircleID: Int64].self, forKey: .lastAlert) {
+      lastAlert = times.mapValues { LastAlert(milliseconds: $0, receivedMilliseconds: $0) }
+    } else {
+      lastAlert = try c.decode([CircleID: LastAlert].self, forKey: .lastAlert)
+    }
+  }
 
   static func key(_ person: UserID, _ circle: CircleID) -> UInt64 {
     UInt64(person.rawValue) << 32 | UInt64(circle.rawValue)
@@ -100,8 +127,13 @@ public struct SpeedAlertState: Sendable, Hashable, Codable {
 /// At most one alert per circle every 30 min, but not never: a stretch held
 /// back by the cooldown is said once as `suppressed`, and announced (reason
 /// `cooldownEnded`) at its first later fix still over the limit once the
-/// cooldown has ended. Loose pairs (``AgreedSpeedRules``) never count as
-/// over the limit.
+/// cooldown has ended. The 30 min count on the server's clock (from the
+/// receipt of the upload that announced the last alert to this upload's),
+/// or, for a fix of the phone that made the last alert, on that phone's own
+/// clock, whichever ends first: phones of a circle keep their own clocks,
+/// and one running 4 min ahead of another must not shorten the circle's
+/// quiet to 26 min, while one phone's long upload still reads its own
+/// times. Loose pairs (``AgreedSpeedRules``) never count as over the limit.
 ///
 /// A drive uploaded late goes to the feed only (``LateUploadRule``). The
 /// lateness belongs to the stretch that made the alert: the newest of its
@@ -309,7 +341,7 @@ public struct SpeedAlertEngine: Sendable {
         if stretch.verdict != .done && stretch.opening == nil
           && stretch.end.saturatingSubtract(stretch.start) >= engine.rules.minimumOverMilliseconds,
           let event = engine.decide(
-            person, slots[c].circle, &stretch, limit: limit,
+            person, batch.fixes.device[i], slots[c].circle, &stretch, limit: limit,
             late: { newestOfStretch(from: current, at: i, over: limit, batch) }, receivedAtMilliseconds: now,
             state: &state)
         {
@@ -391,13 +423,13 @@ public struct SpeedAlertEngine: Sendable {
   /// the stretch's newest fix in the upload, asked only when the cooldown
   /// does not hold the stretch back.
   fileprivate func decide(
-    _ person: UserID, _ circle: CircleID, _ run: inout SpeedAlertState.Run, limit: Double,
+    _ person: UserID, _ device: DeviceID, _ circle: CircleID, _ run: inout SpeedAlertState.Run, limit: Double,
     late newestOfStretch: () -> Int64, receivedAtMilliseconds now: Int64, state: inout SpeedAlertState
   ) -> SpeedAlertEvent? {
     var reasons: ReasonList<SpeedAlertEvent.Reason> = [.overLimitLongEnough]
     var outcome = SpeedAlertEvent.Outcome.announced
     let held = run.verdict == .heldByCooldown
-    if let last = state.lastAlert[circle], run.end.saturatingSubtract(last) < rules.cooldownMilliseconds {
+    if let last = state.lastAlert[circle], !cooled(since: last, person, device, end: run.end, now: now) {
       guard !held else { return nil }
       reasons.append(.cooldown)
       outcome = .suppressed
@@ -410,9 +442,24 @@ public struct SpeedAlertEngine: Sendable {
       }
       run.verdict = .done
     }
-    if outcome == .announced { state.lastAlert[circle] = run.end }
+    if outcome == .announced {
+      state.lastAlert[circle] = .init(
+        milliseconds: run.end, receivedMilliseconds: now, person: person, device: device)
+    }
     return SpeedAlertEvent(
       person: person, circle: circle, outcome: outcome, reasons: reasons, startMilliseconds: run.start,
       endMilliseconds: run.end, agreedSpeedMetersPerSecond: run.fastest, limitMetersPerSecond: limit)
+  }
+
+  /// Whether the circle's cooldown since `last` is over for a stretch of
+  /// `person`'s `device` ending at `end` (its clock) in an upload received
+  /// at `now`: 30 min since `last`'s receipt on the server's clock, or, for
+  /// the phone that made `last`, 30 min since it on that phone's clock. O(1).
+  private func cooled(
+    since last: SpeedAlertState.LastAlert, _ person: UserID, _ device: DeviceID, end: Int64, now: Int64
+  ) -> Bool {
+    if now.saturatingSubtract(last.receivedMilliseconds) >= rules.cooldownMilliseconds { return true }
+    return last.person == person && last.device == device
+      && end.saturatingSubtract(last.milliseconds) >= rules.cooldownMilliseconds
   }
 }

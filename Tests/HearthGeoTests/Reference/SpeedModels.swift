@@ -43,8 +43,11 @@ enum SpeedModel {
   /// skipped. An alert is late (feed only) when the newest fix of its
   /// stretch in the batch that decided it (the over-limit pairs going on
   /// past the deciding fix, within that batch) was more than 15 min old at
-  /// receipt. Returns the decisions in the order the engine makes them
-  /// (per batch, people ascending).
+  /// receipt. The circle's 30 min cooldown runs from the last announced
+  /// alert: over once the server's clock has moved 30 min past that
+  /// alert's receipt, or, for a fix of the phone that made it, once the
+  /// phone's clock has. Returns the decisions in the order the engine makes
+  /// them (per batch, people ascending).
   /// A stray fix, out and back: `o` without a measured speed, `a` and `b`
   /// within 50 m + their accuracies of each other, `o` further than 50 m +
   /// its accuracy + the larger of theirs from both (accuracies that are not
@@ -93,6 +96,7 @@ enum SpeedModel {
     /// (person, circle, stretch start) → said suppressed / done.
     var suppressed = Set<String>()
     var done = Set<String>()
+    var announced: [CircleID: (end: Int64, received: Int64, user: UserID, device: DeviceID)] = [:]
     for batch in batches {
       // The cooldown goes to the earliest stretch: a batch is taken in time
       // order across people.
@@ -118,14 +122,15 @@ enum SpeedModel {
             let end = track[track.count - 1].timeMilliseconds
             let key = "\(person) \(circle) \(start)"
             guard end - start >= 15_000, !done.contains(key) else { continue }
-            // The circle's last announcement, from every decision so far.
-            let lastAlert = events.filter { $0.circle == circle && $0.outcome == .announced }.map(
-              \.endMilliseconds
-            )
-            .max()
+            // The circle's last announcement: 30 min since its receipt on
+            // the server's clock, or since its end on its own phone's.
+            let cooling = announced[circle].map { last in
+              batch.received - last.received < 30 * 60_000
+                && !(last.user == person && last.device == fix.device && end - last.end >= 30 * 60_000)
+            }
             var reasons: [SpeedAlertEvent.Reason] = [.overLimitLongEnough]
             var outcome = SpeedAlertEvent.Outcome.announced
-            if let lastAlert, end - lastAlert < 30 * 60_000 {
+            if cooling == true {
               guard !suppressed.contains(key) else { continue }
               suppressed.insert(key)
               reasons.append(.cooldown)
@@ -144,6 +149,9 @@ enum SpeedModel {
                 outcome = .feedOnly
               }
               done.insert(key)
+            }
+            if outcome == .announced {
+              announced[circle] = (end, batch.received, person, fix.device)
             }
             events.append(
               SpeedAlertEvent(

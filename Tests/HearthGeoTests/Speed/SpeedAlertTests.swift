@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import _HearthTestSupport
 
@@ -101,33 +102,38 @@ struct SpeedAlertTests {
     #expect(run(Self.drive(speed: 50 / 3.6 + 0.01, every: 5, count: 10)).count == 1)
   }
 
-  @Test("at most once every 30 min per circle; a late upload goes to the feed only")
+  /// Each fix as its own upload, received at `clockAhead` ms before its
+  /// time (a phone whose clock runs that far ahead of the server's).
+  static func stream(
+    _ fixes: [Fix], clockAhead: Int64 = 0, _ engine: SpeedAlertEngine, _ state: inout SpeedAlertState
+  ) -> [SpeedAlertEvent] {
+    fixes.flatMap {
+      engine.process(FixColumns([$0]), receivedAtMilliseconds: $0.timeMilliseconds - clockAhead, state: &state)
+    }
+  }
+
+  @Test("at most once every 30 min per circle on the server's clock; a late upload goes to the feed only")
   func cooldownAndLate() {
     let engine = SpeedAlertEngine(limits: [7: Self.limit], circlesOfPerson: [UserID(1): [7], UserID(2): [7]])
     var state = SpeedAlertState()
     let first = Self.drive(speed: 16, every: 5, count: 5)
-    #expect(
-      engine.process(FixColumns(first), receivedAtMilliseconds: first.last!.timeMilliseconds, state: &state)[
-        0
-      ].outcome == .announced)
-    // Another member of the same circle decides 29:59.999 later: suppressed
-    // (the first alert was decided at t = 15 s, the second at start + 15 s).
+    // Announced at its fix at 15 s, received then.
+    #expect(Self.stream(first, engine, &state).map(\.outcome) == [.announced])
+    // Another member of the same circle decides 29:59.999 later on the
+    // server's clock: suppressed.
     let second = Self.drive(speed: 16, every: 5, count: 5, from: 1799.999, person: 2)
-    let e2 = engine.process(
-      FixColumns(second), receivedAtMilliseconds: second.last!.timeMilliseconds, state: &state)
+    let e2 = Self.stream(second, engine, &state)
     // Still over the limit once the cooldown ends (the fix at 1819.999 s,
-    // 1804.999 s after the first alert): announced then (issue 15 item 11:
-    // at most once per 30 min, but not never).
+    // received 1804.999 s after the first alert): announced then (issue 15
+    // item 11: at most once per 30 min, but not never).
     #expect(e2.count == 2 && e2[0].outcome == .suppressed && e2[0].reasons.last == .cooldown)
     #expect(
       e2.count == 2 && e2[1].outcome == .announced && e2[1].reasons == [.overLimitLongEnough, .cooldownEnded])
     #expect(e2.last?.endMilliseconds == W.t0 + 1_819_999)
     var s = SpeedAlertState()
-    _ = engine.process(FixColumns(first), receivedAtMilliseconds: first.last!.timeMilliseconds, state: &s)
+    _ = Self.stream(first, engine, &s)
     let third = Self.drive(speed: 16, every: 5, count: 5, from: 1800, person: 2)
-    #expect(
-      engine.process(FixColumns(third), receivedAtMilliseconds: third.last!.timeMilliseconds, state: &s)[0]
-        .outcome == .announced)
+    #expect(Self.stream(third, engine, &s).first?.outcome == .announced)
     // Late: uploaded 15:00.001 after the newest fix → feed only; 15:00 → announced.
     var fresh = SpeedAlertState()
     let late = Self.drive(speed: 16, every: 5, count: 5)
@@ -140,6 +146,55 @@ struct SpeedAlertTests {
     #expect(e4[0].outcome == .announced)
   }
 
+  /// Review20: the cooldown compared the fix times of different people's
+  /// phones, so a phone 4 min ahead took a second alert 26 min after the
+  /// first on the server's clock.
+  @Test("another phone's clock does not shorten the cooldown; the alerting phone's own clock does")
+  func cooldownClocks() {
+    let engine = SpeedAlertEngine(limits: [7: Self.limit], circlesOfPerson: [UserID(1): [7], UserID(2): [7]])
+    var state = SpeedAlertState()
+    _ = Self.stream(Self.drive(speed: 16, every: 5, count: 5), engine, &state)  // announced, received at 15 s
+    // Person 2's phone runs 4 min ahead: its stretch, dated from 30 min on,
+    // reaches the server from 26 min on. Held, and announced at the first
+    // fix received 30 min after the first alert (server 1815 s, its 2055 s).
+    let ahead = Self.drive(speed: 16, every: 5, count: 61, from: 1800, person: 2)
+    let e = Self.stream(ahead, clockAhead: 240_000, engine, &state)
+    #expect(e.map(\.outcome) == [.suppressed, .announced], "\(e.map(\.outcome))")
+    #expect(e.last?.endMilliseconds == W.t0 + 2_055_000 && e.last?.reasons.last == .cooldownEnded)
+    // The alerting phone's own clock: its first alert reached the server
+    // 10 min after its fixes (not late); a second stretch 30 min later on
+    // its clock, received as it goes (only 20 min on the server's), is
+    // announced at its 15 s, held at 29:59.999 until its next fix. Another
+    // device of the same person is another clock: held by the server's.
+    func twoUploads(from start: Double, device: UInt32) -> [SpeedAlertEvent] {
+      var later = Self.drive(speed: 16, every: 5, count: 5, from: start)
+      for k in later.indices { later[k].device = DeviceID(device) }
+      // A stop between the two stretches (a fix standing still at 25 s).
+      let first = Self.drive(speed: 16, every: 5, count: 5) + [W.fix(16 * 20, 25, accuracy: 8, speed: 0)]
+      var fresh = SpeedAlertState()
+      return engine.process(FixColumns(first), receivedAtMilliseconds: W.t0 + 620_000, state: &fresh)
+        + Self.stream(later, engine, &fresh)
+    }
+    #expect(twoUploads(from: 1800, device: 0).map(\.outcome) == [.announced, .announced])
+    #expect(twoUploads(from: 1799.999, device: 0).map(\.outcome) == [.announced, .suppressed, .announced])
+    #expect(twoUploads(from: 1800, device: 5).map(\.outcome) == [.announced, .suppressed])
+  }
+
+  @Test("a state saved when the last alert was a time reads it as the receipt too")
+  func savedStateBeforePhones() throws {
+    let engine = SpeedAlertEngine(limits: [7: Self.limit], circlesOfPerson: [UserID(2): [7]])
+    let old = #"{"lastAlert":[7,1700000015000],"previous":[],"runs":[]}"#
+    for (start, outcome) in [(1799.999, SpeedAlertEvent.Outcome.suppressed), (1800, .announced)] {
+      var state = try JSONDecoder().decode(SpeedAlertState.self, from: Data(old.utf8))
+      let e = Self.stream(Self.drive(speed: 16, every: 5, count: 4, from: start, person: 2), engine, &state)
+      #expect(e.first?.outcome == outcome, "from \(start) s")
+    }
+    var state = SpeedAlertState()
+    _ = Self.stream(Self.drive(speed: 16, every: 5, count: 4), engine, &state)
+    let written = try JSONEncoder().encode(state)
+    #expect(try JSONDecoder().decode(SpeedAlertState.self, from: written) == state)
+  }
+
   @Test("mph limits convert exactly; stream == batch; replay adds nothing")
   func conversions() {
     #expect(SpeedLimit.milesPerHour(30).kilometersPerHour == 48.28032)
@@ -148,9 +203,11 @@ struct SpeedAlertTests {
     var a = SpeedAlertState()
     let batch = engine.process(
       FixColumns(fixes), receivedAtMilliseconds: fixes.last!.timeMilliseconds, state: &a)
+    // Streamed on the same server clock: the same events and state (the
+    // state keeps the receipt of the alert's upload).
     var b = SpeedAlertState()
     let stream = fixes.flatMap {
-      engine.process(FixColumns([$0]), receivedAtMilliseconds: $0.timeMilliseconds, state: &b)
+      engine.process(FixColumns([$0]), receivedAtMilliseconds: fixes.last!.timeMilliseconds, state: &b)
     }
     #expect(batch == stream && a == b)
     #expect(
