@@ -136,3 +136,36 @@ def test_dedupe_counts_duplicates_and_still_adoptions():
     assert len(d) == 2
     with pytest.raises(ValueError, match="activity 9 is not a known code"):
         d.insert(fixes([3], activity=[9]))
+
+
+def test_an_output_overlapping_an_input_is_refused_by_the_library():
+    # hearth.h: outputs may not overlap inputs. The kernels work in blocks, so an
+    # output one element on from an input gave wrong rows (review19, through Node's
+    # synchronous calls); the library now refuses the call and writes nothing.
+    from hearth._ffi import ffi, lib
+    n = 64
+    lat = np.linspace(52.3, 52.7, n)
+    lon = np.full(n, 13.4)
+    shared = np.zeros(n + 1)
+    shared[:n] = lat
+    def ptr(a):
+        return ffi.cast("double *", ffi.from_buffer(a))
+    status = lib.hearth_distances_m(n, ptr(shared[:n]), ptr(lon), ptr(lon), ptr(lon), ptr(shared[1:]))
+    assert status == lib.HEARTH_ERROR_ARGUMENT
+    assert (shared[:n] == lat).all() and shared[n] == 0
+    assert lib.hearth_distances_from_m(52.5, 13.4, n, ptr(shared[:n]), ptr(lon), ptr(shared[1:])) == lib.HEARTH_ERROR_ARGUMENT
+    steps = np.zeros(n)
+    assert lib.hearth_track_distances_m(n, ptr(lat), ptr(lon), ptr(steps), ptr(steps)) == lib.HEARTH_ERROR_ARGUMENT
+    grid = hearth.Grid(750)
+    ids = np.zeros(n, np.int64)
+    id_ptr = ffi.cast("int64_t *", ffi.from_buffer(ids))
+    centre = np.zeros(n)
+    # Two outputs over each other, and an output over an input.
+    assert lib.hearth_grid_snap(grid._handle, n, ptr(lat), ptr(lon), id_ptr, ptr(centre), ptr(centre)) == lib.HEARTH_ERROR_ARGUMENT
+    assert lib.hearth_grid_snap(grid._handle, n, ptr(lat), ptr(lon), id_ptr, ptr(centre), ptr(lon)) == lib.HEARTH_ERROR_ARGUMENT
+    assert (lon == 13.4).all() and (ids == 0).all()
+    # Apart, in one buffer: taken.
+    apart = np.zeros(2 * n)
+    apart[:n] = lat
+    assert lib.hearth_distances_m(n, ptr(apart[:n]), ptr(lon), ptr(lon), ptr(lon), ptr(apart[n:])) == lib.HEARTH_OK
+    assert np.array_equal(apart[n:], hearth.haversine(lat, lon, lon, lon))

@@ -15,6 +15,9 @@ import HearthGeo
     let (a, b) = (try input(lat1_deg, n, "lat1_deg"), try input(lon1_deg, n, "lon1_deg"))
     let (c, d) = (try input(lat2_deg, n, "lat2_deg"), try input(lon2_deg, n, "lon2_deg"))
     let out = try output(out_m, n, "out_m")
+    try apart(
+      [Column(out, "out_m")],
+      from: [Column(a, "lat1_deg"), Column(b, "lon1_deg"), Column(c, "lat2_deg"), Column(d, "lon2_deg")])
     var span = out.mutableSpan
     GreatCircle.distancesMeters(
       latitudes1Degrees: a.span, longitudes1Degrees: b.span, latitudes2Degrees: c.span,
@@ -32,6 +35,7 @@ import HearthGeo
     let n = try checkedCount(count)
     let (lat, lon) = (try input(lat_deg, n, "lat_deg"), try input(lon_deg, n, "lon_deg"))
     let out = try output(out_m, n, "out_m")
+    try apart([Column(out, "out_m")], from: [Column(lat, "lat_deg"), Column(lon, "lon_deg")])
     var span = out.mutableSpan
     GreatCircle.distancesMeters(
       from: Coordinate(latitudeDegrees: origin_lat_deg, longitudeDegrees: origin_lon_deg),
@@ -48,6 +52,9 @@ import HearthGeo
     let n = try checkedCount(count)
     let (lat, lon) = (try input(lat_deg, n, "lat_deg"), try input(lon_deg, n, "lon_deg"))
     let (steps, cumulative) = (try output(steps_m, n, "steps_m"), try output(cumulative_m, n, "cumulative_m"))
+    try apart(
+      [Column(steps, "steps_m"), Column(cumulative, "cumulative_m")],
+      from: [Column(lat, "lat_deg"), Column(lon, "lon_deg")])
     var stepSpan = steps.mutableSpan
     var cumulativeSpan = cumulative.mutableSpan
     GreatCircle.trackDistancesMeters(
@@ -88,9 +95,18 @@ final class GridHandle: Handle {
   return guarded { () throws(ArgumentError) in
     let n = try checkedCount(count)
     let (lat, lon) = (try input(lat_deg, n, "lat_deg"), try input(lon_deg, n, "lon_deg"))
-    var ids = try output(cell_id, n, "cell_id").mutableSpan
-    var centreLatitudes = try output(centre_lat_deg, n, "centre_lat_deg").mutableSpan
-    var centreLongitudes = try output(centre_lon_deg, n, "centre_lon_deg").mutableSpan
+    let (idColumn, latitudeColumn, longitudeColumn) = (
+      try output(cell_id, n, "cell_id"), try output(centre_lat_deg, n, "centre_lat_deg"),
+      try output(centre_lon_deg, n, "centre_lon_deg")
+    )
+    try apart(
+      [
+        Column(idColumn, "cell_id"), Column(latitudeColumn, "centre_lat_deg"),
+        Column(longitudeColumn, "centre_lon_deg"),
+      ], from: [Column(lat, "lat_deg"), Column(lon, "lon_deg")])
+    var ids = idColumn.mutableSpan
+    var centreLatitudes = latitudeColumn.mutableSpan
+    var centreLongitudes = longitudeColumn.mutableSpan
     h.grid.snap(
       latitudesDegrees: lat.span, longitudesDegrees: lon.span, cellIDs: &ids,
       centreLatitudesDegrees: &centreLatitudes, centreLongitudesDegrees: &centreLongitudes)
@@ -117,11 +133,27 @@ final class GridHandle: Handle {
       grid: h.grid, minimumAccuracyMeters: min_accuracy_m, timeSlotMilliseconds: slot_ms)
     let (times, accuracy) = (try input(time_ms, n, "time_ms"), try input(accuracy_m, n, "accuracy_m"))
     let (lat, lon) = (try input(lat_deg, n, "lat_deg"), try input(lon_deg, n, "lon_deg"))
-    var accuracyOut = try output(accuracy_out_m, n, "accuracy_out_m").mutableSpan
-    var slots = try output(slot_start_ms, n, "slot_start_ms").mutableSpan
-    var ids = try output(cell_id, n, "cell_id").mutableSpan
-    var centreLatitudes = try output(centre_lat_deg, n, "centre_lat_deg").mutableSpan
-    var centreLongitudes = try output(centre_lon_deg, n, "centre_lon_deg").mutableSpan
+    let columns = (
+      accuracy: try output(accuracy_out_m, n, "accuracy_out_m"),
+      slots: try output(slot_start_ms, n, "slot_start_ms"),
+      ids: try output(cell_id, n, "cell_id"), latitudes: try output(centre_lat_deg, n, "centre_lat_deg"),
+      longitudes: try output(centre_lon_deg, n, "centre_lon_deg")
+    )
+    try apart(
+      [
+        Column(columns.accuracy, "accuracy_out_m"), Column(columns.slots, "slot_start_ms"),
+        Column(columns.ids, "cell_id"), Column(columns.latitudes, "centre_lat_deg"),
+        Column(columns.longitudes, "centre_lon_deg"),
+      ],
+      from: [
+        Column(times, "time_ms"), Column(lat, "lat_deg"), Column(lon, "lon_deg"),
+        Column(accuracy, "accuracy_m"),
+      ])
+    var accuracyOut = columns.accuracy.mutableSpan
+    var slots = columns.slots.mutableSpan
+    var ids = columns.ids.mutableSpan
+    var centreLatitudes = columns.latitudes.mutableSpan
+    var centreLongitudes = columns.longitudes.mutableSpan
     projection.project(
       timesMilliseconds: times.span, latitudesDegrees: lat.span, longitudesDegrees: lon.span,
       accuraciesMeters: accuracy.span, cellIDs: &ids, centreLatitudesDegrees: &centreLatitudes,

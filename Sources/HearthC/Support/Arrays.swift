@@ -44,6 +44,40 @@ package func output<T>(_ pointer: UnsafeMutablePointer<T>?, _ count: Int, _ name
   return UnsafeMutableBufferPointer(start: pointer, count: count)
 }
 
+/// The bytes of one column a call reads or writes, with its name, for
+/// ``apart(_:from:)``.
+package struct Column {
+  let start: UInt
+  let end: UInt
+  let name: String
+
+  package init<T>(_ buffer: UnsafeBufferPointer<T>, _ name: String) {
+    start = UInt(bitPattern: buffer.baseAddress)
+    end = start + UInt(buffer.count * MemoryLayout<T>.stride)
+    self.name = name
+  }
+
+  package init<T>(_ buffer: UnsafeMutableBufferPointer<T>, _ name: String) {
+    self.init(UnsafeBufferPointer(buffer), name)
+  }
+
+  func overlaps(_ other: Column) -> Bool { start < other.end && other.start < end }
+}
+
+/// Refuses a call whose output columns overlap an input or each other
+/// (hearth.h: outputs may not overlap inputs). The kernels read and write
+/// in blocks, so an output laid over an input, even one element on, gives
+/// wrong rows, and Swift may assume the two apart. Empty columns overlap
+/// nothing. O(outputs × columns).
+package func apart(_ outputs: [Column], from inputs: [Column]) throws(ArgumentError) {
+  for (k, out) in outputs.enumerated() {
+    for other in inputs + outputs[..<k] where out.overlaps(other) {
+      throw ArgumentError(
+        reason: "\(out.name) overlaps \(other.name): outputs may not overlap inputs or each other")
+    }
+  }
+}
+
 /// An optional input column: nil when NULL.
 package func optionalInput<T>(_ pointer: UnsafePointer<T>?, _ count: Int) -> UnsafeBufferPointer<T>? {
   pointer.map { UnsafeBufferPointer(start: $0, count: count) }

@@ -154,3 +154,23 @@ test('validation: a reason per fix, a schema error for the batch, options by nam
   // A missing required column is the library's to refuse.
   assert.throws(() => hearth.validate({ time_ms: fixes.time_ms, latitude_deg: fixes.latitude_deg }, options), (error) => error.code === 'HEARTH_ERROR_ARGUMENT');
 });
+
+// review19: an output laid over an input one element on gave wrong rows in the synchronous
+// calls, which hand the caller's memory straight to the library. hearth.h forbids the overlap;
+// the library now refuses it, and a copy (the async calls copy their inputs) is still taken.
+test('an output overlapping an input is refused, not computed over', async () => {
+  const n = 100;
+  const [a, b, c, d] = cityPairs(n);
+  const expected = hearth.distances(a, b, c, d);
+  const shared = new Float64Array(n + 1);
+  shared.set(a, 0);
+  const lat = shared.subarray(0, n), out = shared.subarray(1, n + 1);
+  assert.throws(() => hearth.distances(lat, b, c, d, out), (e) => e.code === 'HEARTH_ERROR_ARGUMENT');
+  assert.throws(() => hearth.distancesFrom(a[0], b[0], lat, d, out), (e) => e.code === 'HEARTH_ERROR_ARGUMENT');
+  assert.deepEqual(Array.from(lat), Array.from(a), 'the input is untouched');
+  assert.deepEqual(await hearth.distancesAsync(lat, b, c, d, out), expected);
+  // Side by side in one buffer, not overlapping: taken.
+  const both = new Float64Array(2 * n);
+  both.set(a, 0);
+  assert.deepEqual(hearth.distances(both.subarray(0, n), b, c, d, both.subarray(n)), expected);
+});
