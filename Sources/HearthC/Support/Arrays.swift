@@ -61,7 +61,9 @@ package struct Column {
     self.init(UnsafeBufferPointer(buffer), name)
   }
 
-  func overlaps(_ other: Column) -> Bool { start < other.end && other.start < end }
+  func overlaps(_ other: Column) -> Bool {
+    start < end && other.start < other.end && start < other.end && other.start < end
+  }
 }
 
 /// Refuses a call whose output columns overlap an input or each other
@@ -70,12 +72,15 @@ package struct Column {
 /// wrong rows, and Swift may assume the two apart. Empty columns overlap
 /// nothing. O(outputs × columns).
 package func apart(_ outputs: [Column], from inputs: [Column]) throws(ArgumentError) {
-  for (k, out) in outputs.enumerated() {
-    for other in inputs + outputs[..<k] where out.overlaps(other) {
-      throw ArgumentError(
-        reason: "\(out.name) overlaps \(other.name): outputs may not overlap inputs or each other")
-    }
+  for k in outputs.indices {
+    let out = outputs[k]
+    for other in inputs where out.overlaps(other) { throw overlap(out, other) }
+    for other in outputs[..<k] where out.overlaps(other) { throw overlap(out, other) }
   }
+}
+
+private func overlap(_ out: Column, _ other: Column) -> ArgumentError {
+  ArgumentError(reason: "\(out.name) overlaps \(other.name): outputs may not overlap inputs or each other")
 }
 
 /// An optional input column: nil when NULL.
