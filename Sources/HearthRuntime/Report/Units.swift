@@ -105,23 +105,62 @@ public enum JSONOutput {
   /// The encoded value, pretty-printed or one line.
   /// - Throws: `TraceError.io` when the value cannot be encoded.
   public static func encode<T: Encodable>(_ value: T, pretty: Bool = false) throws -> Data {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting =
-      pretty
-      ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
-    encoder.nonConformingFloatEncodingStrategy = .convertToString(
-      positiveInfinity: nonFinite, negativeInfinity: nonFinite, nan: nonFinite)
-    let data: Data
-    let marker: Data
-    do {
-      data = try encoder.encode(value)
-      marker = try encoder.encode(nonFinite)
-    } catch {
-      throw TraceError.io(path: "-", reason: "cannot encode JSON: \(error)")
+    try Writer(pretty: pretty).encode(value)
+  }
+
+  /// One encoder for many values (the lines of one output): the encoder
+  /// and its placeholder's bytes are made once, not per value.
+  public struct Writer {
+    private let encoder = JSONEncoder()
+    /// The placeholder as the encoder writes it, quotes and escapes included.
+    private let marker: [UInt8]
+
+    /// - Throws: `TraceError.io` if the placeholder cannot be encoded (never in practice).
+    public init(pretty: Bool = false) throws {
+      encoder.outputFormatting =
+        pretty
+        ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
+      encoder.nonConformingFloatEncodingStrategy = .convertToString(
+        positiveInfinity: JSONOutput.nonFinite, negativeInfinity: JSONOutput.nonFinite,
+        nan: JSONOutput.nonFinite)
+      do { marker = Array(try encoder.encode(JSONOutput.nonFinite)) } catch {
+        throw TraceError.io(path: "-", reason: "cannot encode JSON: \(error)")
+      }
     }
-    // The placeholder (control characters and all, as the encoder writes it)
-    // becomes null; no text a person wrote holds it.
-    let text = String(decoding: data, as: UTF8.self)
-    return Data(text.replacingOccurrences(of: String(decoding: marker, as: UTF8.self), with: "null").utf8)
+
+    /// `value` as JSON, the placeholder of every non-finite number made
+    /// `null` (no text a person wrote holds it: it is control characters).
+    /// O(size of the text).
+    /// - Throws: `TraceError.io` when the value cannot be encoded.
+    public func encode<T: Encodable>(_ value: T) throws -> Data {
+      let data: Data
+      do { data = try encoder.encode(value) } catch {
+        throw TraceError.io(path: "-", reason: "cannot encode JSON: \(error)")
+      }
+      return Self.replacing(marker, withNullIn: data)
+    }
+
+    /// `data` with every occurrence of `marker` replaced by `null`; `data`
+    /// itself when there is none. Each pass moves on by at least one byte.
+    static func replacing(_ marker: [UInt8], withNullIn data: Data) -> Data {
+      guard let first = marker.first else { return data }
+      let bytes = [UInt8](data)
+      var out: [UInt8] = []
+      var copied = 0
+      var i = 0
+      while i + marker.count <= bytes.count {
+        if bytes[i] == first && bytes[i..<i + marker.count].elementsEqual(marker) {
+          out += bytes[copied..<i]
+          out += Array("null".utf8)
+          i += marker.count
+          copied = i
+        } else {
+          i += 1
+        }
+      }
+      guard copied > 0 else { return data }
+      out += bytes[copied...]
+      return Data(out)
+    }
   }
 }

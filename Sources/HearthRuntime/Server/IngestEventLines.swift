@@ -147,13 +147,14 @@ public struct IngestEventLines: Sendable {
   /// - Throws: `TraceError.io` only if a value cannot be encoded.
   public func lines(_ output: IngestOutput, tripNames: [TripNaming.Ends]) throws -> [String] {
     var lines: [String] = []
+    let json = try JSONOutput.Writer()
     func add<T: Encodable>(
       _ type: String, _ time: Int64, _ value: T, place: PlaceID? = nil, startPlace: PlaceID? = nil
     ) throws {
       let line = Line(
         type: type, timeMilliseconds: time, value: value, placeName: place.flatMap { placeNames[$0] },
         startPlaceName: startPlace.flatMap { placeNames[$0] })
-      lines.append(String(decoding: try JSONOutput.encode(line), as: UTF8.self))
+      lines.append(String(decoding: try json.encode(line), as: UTF8.self))
     }
     if diagnostics {
       if let error = output.schemaError { try add("schemaError", 0, error.description) }
