@@ -127,13 +127,13 @@ public struct SpeedAlertState: Sendable, Hashable, Codable {
 /// At most one alert per circle every 30 min, but not never: a stretch held
 /// back by the cooldown is said once as `suppressed`, and announced (reason
 /// `cooldownEnded`) at its first later fix still over the limit once the
-/// cooldown has ended. The 30 min count on the server's clock (from the
-/// receipt of the upload that announced the last alert to this upload's),
-/// or, for a fix of the phone that made the last alert, on that phone's own
-/// clock, whichever ends first: phones of a circle keep their own clocks,
-/// and one running 4 min ahead of another must not shorten the circle's
-/// quiet to 26 min, while one phone's long upload still reads its own
-/// times. Loose pairs (``AgreedSpeedRules``) never count as over the limit.
+/// cooldown has ended. The 30 min count on the clock of the phone that
+/// made the last alert for that phone's own fixes, and on the server's
+/// clock (from the receipt of the upload that announced the last alert to
+/// this upload's) for any other phone: phones of a circle keep their own
+/// clocks, and one running 4 min ahead of another must not shorten the
+/// circle's quiet to 26 min. Loose pairs (``AgreedSpeedRules``) never count
+/// as over the limit.
 ///
 /// A drive uploaded late goes to the feed only (``LateUploadRule``). The
 /// lateness belongs to the stretch that made the alert: the newest of its
@@ -453,13 +453,18 @@ public struct SpeedAlertEngine: Sendable {
 
   /// Whether the circle's cooldown since `last` is over for a stretch of
   /// `person`'s `device` ending at `end` (its clock) in an upload received
-  /// at `now`: 30 min since `last`'s receipt on the server's clock, or, for
-  /// the phone that made `last`, 30 min since it on that phone's clock. O(1).
+  /// at `now`: for the phone that made `last`, 30 min since it on that
+  /// phone's own clock (as a phone's times read, however its uploads came);
+  /// for any other, 30 min since `last`'s receipt on the server's clock (the
+  /// only clock both phones' alerts were read on). O(1).
   private func cooled(
     since last: SpeedAlertState.LastAlert, _ person: UserID, _ device: DeviceID, end: Int64, now: Int64
   ) -> Bool {
-    if now.saturatingSubtract(last.receivedMilliseconds) >= rules.cooldownMilliseconds { return true }
-    return last.person == person && last.device == device
-      && end.saturatingSubtract(last.milliseconds) >= rules.cooldownMilliseconds
+    let sameClock = last.person == person && last.device == device
+    let since =
+      sameClock
+      ? end.saturatingSubtract(last.milliseconds) : now.saturatingSubtract(last.receivedMilliseconds)
+    return since >= rules.cooldownMilliseconds
   }
+
 }

@@ -237,10 +237,12 @@ struct PipelinePropertyTests {
           let built = ScenarioRun.pipeline(s, places: s.places)
           let whole = ScenarioRun.play(s, built: built)
           // The geofences' settling minute runs on the server's clock from
-          // a receipt (review 2 F2), so an upload's first part received
-          // earlier is another history for them: their events are held to
-          // the same split received at once, the other engines' to the
-          // split as it was (first part received at its newest fix).
+          // a receipt (review 2 F2), and so does a circle's speed-alert
+          // cooldown between two people's phones (review20), so an
+          // upload's first part received earlier is another history for
+          // them: their events are held to the same split received at
+          // once, the other engines' to the split as it was (first part
+          // received at its newest fix).
           for cut in [1, 2, 3] {
             func split(earlier: Bool) -> ServerScenario {
               var split = s
@@ -258,9 +260,11 @@ struct PipelinePropertyTests {
               return split
             }
             var parts = ScenarioRun.play(split(earlier: true), built: built)
-            parts.geofenceEvents = ScenarioRun.play(split(earlier: false), built: built).geofenceEvents
+            let atOnce = ScenarioRun.play(split(earlier: false), built: built)
+            parts.geofenceEvents = atOnce.geofenceEvents
+            parts.speedAlerts = atOnce.speedAlerts
             if parts.decided != whole.decided {
-              return "cut at \(cut)/4 (geofences: received at once): "
+              return "cut at \(cut)/4 (geofences and speed alerts: received at once): "
                 + firstDifference(parts.decidedText, whole.decidedText)
             }
           }

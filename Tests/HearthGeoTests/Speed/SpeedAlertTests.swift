@@ -108,7 +108,8 @@ struct SpeedAlertTests {
     _ fixes: [Fix], clockAhead: Int64 = 0, _ engine: SpeedAlertEngine, _ state: inout SpeedAlertState
   ) -> [SpeedAlertEvent] {
     fixes.flatMap {
-      engine.process(FixColumns([$0]), receivedAtMilliseconds: $0.timeMilliseconds - clockAhead, state: &state)
+      engine.process(
+        FixColumns([$0]), receivedAtMilliseconds: $0.timeMilliseconds - clockAhead, state: &state)
     }
   }
 
@@ -166,6 +167,9 @@ struct SpeedAlertTests {
     // its clock, received as it goes (only 20 min on the server's), is
     // announced at its 15 s, held at 29:59.999 until its next fix. Another
     // device of the same person is another clock: held by the server's.
+    // And the other way round: a stretch 29:50 after on the phone's clock,
+    // received a minute late (30:50 on the server's), is held until the
+    // phone's clock says 30 min.
     func twoUploads(from start: Double, device: UInt32) -> [SpeedAlertEvent] {
       var later = Self.drive(speed: 16, every: 5, count: 5, from: start)
       for k in later.indices { later[k].device = DeviceID(device) }
@@ -178,6 +182,14 @@ struct SpeedAlertTests {
     #expect(twoUploads(from: 1800, device: 0).map(\.outcome) == [.announced, .announced])
     #expect(twoUploads(from: 1799.999, device: 0).map(\.outcome) == [.announced, .suppressed, .announced])
     #expect(twoUploads(from: 1800, device: 5).map(\.outcome) == [.announced, .suppressed])
+    var own = SpeedAlertState()
+    // Alerted at 15 s (its end and receipt), then a stop at 25 s.
+    _ = Self.stream(
+      Self.drive(speed: 16, every: 5, count: 5) + [W.fix(16 * 20, 25, accuracy: 8, speed: 0)], engine, &own)
+    let minuteLate = Self.stream(
+      Self.drive(speed: 16, every: 5, count: 7, from: 1790), clockAhead: -60_000, engine, &own)
+    #expect(minuteLate.map(\.outcome) == [.suppressed, .announced])
+    #expect(minuteLate.last?.endMilliseconds == W.t0 + 1_815_000)
   }
 
   @Test("a state saved when the last alert was a time reads it as the receipt too")
