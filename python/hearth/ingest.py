@@ -357,9 +357,9 @@ def uploads(fixes: pd.DataFrame, *, batch: int | None = None, span_ms: int | Non
     `hearth geo replay` cuts it (the library's `schedule`): each phone's
     fixes in uploads of at most `batch` fixes spanning at most `span_ms`
     (or, with a received_ms column, one per receipt time), each received a
-    second after its newest fix and never before the phone's previous
-    upload, all in order of receipt. Yields (fixes, received_ms), times in
-    ms since the epoch.
+    second after its newest fix (kept within 1900–2200, where the server's
+    clock reads) and never before the phone's previous upload, all in order
+    of receipt. Yields (fixes, received_ms), times in ms since the epoch.
 
     Example:
 

@@ -81,7 +81,8 @@ public struct SpeedAlertState: Sendable, Hashable, Codable {
   struct LastAlert: Sendable, Hashable, Codable {
     /// The stretch's end when it was announced, on its phone's clock, ms.
     var milliseconds: Int64
-    /// When the server received the upload that announced it, ms.
+    /// When the server received the upload that announced it, ms (kept
+    /// within 1900–2200).
     var receivedMilliseconds: Int64
     /// The phone whose fix it was (nil in a state saved before phones were
     /// kept: then only the server's clock counts).
@@ -441,10 +442,15 @@ public struct SpeedAlertEngine: Sendable {
         outcome = .feedOnly
       }
       run.verdict = .done
-    }
-    if outcome == .announced {
-      state.lastAlert[circle] = .init(
-        milliseconds: run.end, receivedMilliseconds: now, person: person, device: device)
+      if outcome == .announced {
+        // The receipt is kept on the window a saved state takes (a Swift
+        // caller's clock is not checked at a door).
+        let window = FixValidation.plausibleMilliseconds
+        state.lastAlert[circle] = .init(
+          milliseconds: run.end,
+          receivedMilliseconds: min(max(now, window.lowerBound), window.upperBound - 1),
+          person: person, device: device)
+      }
     }
     return SpeedAlertEvent(
       person: person, circle: circle, outcome: outcome, reasons: reasons, startMilliseconds: run.start,

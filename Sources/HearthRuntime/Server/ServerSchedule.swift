@@ -83,11 +83,12 @@ public struct ServerSchedule: Sendable, Hashable {
   /// are one upload's fixes in the order the phone sent them).
   public private(set) var rows: [Int] = []
   public private(set) var uploadCount = 0
-  /// Why the schedule has no steps though the history has fixes: a receipt
-  /// time or the end is not a server clock (the first such receipt is
-  /// named, with how many there are), or the timer would tick more than
-  /// ``maximumTicks`` times (nil: it is whole). Every door refuses the
-  /// history or settings with this reason.
+  /// Why the schedule has no steps: a receipt time or the end is not a
+  /// server clock (the first such receipt is named, with how many there
+  /// are; an end outside the window is refused even for a history with no
+  /// fixes), or the timer would tick more than ``maximumTicks`` times (nil:
+  /// it is whole). Every door refuses the history or settings with this
+  /// reason.
   public private(set) var refusal: String?
 
   /// The most timer ticks one schedule holds. Each tick is a step kept in

@@ -192,6 +192,26 @@ struct SpeedAlertTests {
     #expect(minuteLate.last?.endMilliseconds == W.t0 + 1_815_000)
   }
 
+  /// Review22: the receipt went into the state as given, and a Swift
+  /// caller's clock past 2200 made a state its own restore refuses.
+  @Test("the last alert's receipt is kept within 1900–2200, a clock 1 min outside or not")
+  func receiptKeptInTheWindow() {
+    let window = FixValidation.plausibleMilliseconds
+    let engine = SpeedAlertEngine(limits: [7: Self.limit], circlesOfPerson: [UserID(1): [7]])
+    for (end, received, kept) in [
+      (window.upperBound - 40_000, window.upperBound + 60_000, window.upperBound - 1),
+      (window.upperBound - 40_000, window.upperBound - 1, window.upperBound - 1),
+      (window.lowerBound + 60_000, window.lowerBound - 60_000, window.lowerBound),
+      (window.lowerBound + 60_000, window.lowerBound + 60_000, window.lowerBound + 60_000),
+    ] {
+      var state = SpeedAlertState()
+      let fixes = Self.drive(speed: 16, every: 5, count: 5, from: Double(end - W.t0) / 1000 - 20)
+      let events = engine.process(FixColumns(fixes), receivedAtMilliseconds: received, state: &state)
+      #expect(events.map(\.outcome) == [.announced], "received \(received)")
+      #expect(state.lastAlert[7]?.receivedMilliseconds == kept, "received \(received)")
+    }
+  }
+
   @Test("a state saved when the last alert was a time reads it as the receipt too")
   func savedStateBeforePhones() throws {
     let engine = SpeedAlertEngine(limits: [7: Self.limit], circlesOfPerson: [UserID(2): [7]])
