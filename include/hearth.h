@@ -44,11 +44,12 @@
  * ARRAYS. A NULL array with a count of 0 is fine; a NULL array with a count
  * above 0, or a negative count, is HEARTH_ERROR_ARGUMENT. Arrays are read
  * during the call only and never kept. Output arrays must hold `count`
- * elements (or the capacity passed); outputs may not overlap inputs or
- * each other: the geodesy and grid calls (hearth_distances_m,
- * hearth_distances_from_m, hearth_track_distances_m, hearth_grid_snap,
- * hearth_privacy_project) refuse an overlap with HEARTH_ERROR_ARGUMENT and
- * write nothing.
+ * elements (or the capacity passed). hearth_distances_m and
+ * hearth_distances_from_m take an output that overlaps an input (in place,
+ * or shifted): they write through a buffer of their own then, so the rows
+ * are right. Elsewhere outputs may not overlap inputs or each other:
+ * hearth_track_distances_m, hearth_grid_snap and hearth_privacy_project
+ * refuse an overlap with HEARTH_ERROR_ARGUMENT and write nothing.
  *
  * STRINGS. Every `const char *` parameter (an account, a name, a path, JSON)
  * is UTF-8 ending at its first NUL, read during the call only; so a string

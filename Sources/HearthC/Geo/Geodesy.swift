@@ -15,14 +15,13 @@ import HearthGeo
     let (a, b) = (try input(lat1_deg, n, "lat1_deg"), try input(lon1_deg, n, "lon1_deg"))
     let (c, d) = (try input(lat2_deg, n, "lat2_deg"), try input(lon2_deg, n, "lon2_deg"))
     let out = try output(out_m, n, "out_m")
-    try apart(
-      [Column(out, "out_m")],
-      from: [Column(a, "lat1_deg"), Column(b, "lon1_deg"), Column(c, "lat2_deg"), Column(d, "lon2_deg")])
-    var span = out.mutableSpan
-    GreatCircle.distancesMeters(
-      latitudes1Degrees: a.span, longitudes1Degrees: b.span, latitudes2Degrees: c.span,
-      longitudes2Degrees: d.span,
-      into: &span)
+    writing(out, over: [Column(a, ""), Column(b, ""), Column(c, ""), Column(d, "")]) { out in
+      var span = out.mutableSpan
+      GreatCircle.distancesMeters(
+        latitudes1Degrees: a.span, longitudes1Degrees: b.span, latitudes2Degrees: c.span,
+        longitudes2Degrees: d.span,
+        into: &span)
+    }
     return HEARTH_OK
   }
 }
@@ -35,11 +34,12 @@ import HearthGeo
     let n = try checkedCount(count)
     let (lat, lon) = (try input(lat_deg, n, "lat_deg"), try input(lon_deg, n, "lon_deg"))
     let out = try output(out_m, n, "out_m")
-    try apart([Column(out, "out_m")], from: [Column(lat, "lat_deg"), Column(lon, "lon_deg")])
-    var span = out.mutableSpan
-    GreatCircle.distancesMeters(
-      from: Coordinate(latitudeDegrees: origin_lat_deg, longitudeDegrees: origin_lon_deg),
-      toLatitudesDegrees: lat.span, longitudesDegrees: lon.span, into: &span)
+    writing(out, over: [Column(lat, ""), Column(lon, "")]) { out in
+      var span = out.mutableSpan
+      GreatCircle.distancesMeters(
+        from: Coordinate(latitudeDegrees: origin_lat_deg, longitudeDegrees: origin_lon_deg),
+        toLatitudesDegrees: lat.span, longitudesDegrees: lon.span, into: &span)
+    }
     return HEARTH_OK
   }
 }

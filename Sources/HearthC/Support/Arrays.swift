@@ -79,6 +79,22 @@ package func apart(_ outputs: [Column], from inputs: [Column]) throws(ArgumentEr
   }
 }
 
+/// Runs `body` on the output column `out`: straight on it, or, when it
+/// overlaps one of `inputs` (in place, or laid one element on), on the
+/// library's own buffer, copied onto `out` once every input was read, so
+/// the rows are right however the caller's arrays lie. O(count) more only
+/// then.
+package func writing(
+  _ out: UnsafeMutableBufferPointer<Double>, over inputs: [Column],
+  _ body: (UnsafeMutableBufferPointer<Double>) -> Void
+) {
+  let written = Column(out, "")
+  guard inputs.contains(where: written.overlaps) else { return body(out) }
+  var scratch = [Double](repeating: 0, count: out.count)
+  scratch.withUnsafeMutableBufferPointer { body($0) }
+  _ = out.update(fromContentsOf: scratch)
+}
+
 private func overlap(_ out: Column, _ other: Column) -> ArgumentError {
   ArgumentError(reason: "\(out.name) overlaps \(other.name): outputs may not overlap inputs or each other")
 }
