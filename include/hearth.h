@@ -74,9 +74,9 @@ extern "C" {
 /* Version, status, handles                                                 */
 
 #define HEARTH_ABI_VERSION_MAJOR 1
-#define HEARTH_ABI_VERSION_MINOR 4
+#define HEARTH_ABI_VERSION_MINOR 5
 #define HEARTH_ABI_VERSION_PATCH 0
-#define HEARTH_ABI_VERSION 0x010400
+#define HEARTH_ABI_VERSION 0x010500
 
 /** The loaded library's ABI version, (major << 16) | (minor << 8) | patch. A constant. */
 uint32_t hearth_abi_version(void);
@@ -291,8 +291,12 @@ int32_t hearth_privacy_project(
  * altitude, battery level), 0 (activity unknown, source ordinary, charging
  * unknown, device 0, user 0). speed_mps is the platform's raw reading, read
  * as the file readers read it (SPEC §1, unmeasured speed): negative (iOS's
- * -1), NaN or infinite is unmeasured, and so is a 0 on a fix whose accuracy
- * is worse than 30 m (Android's "no speed"); fixes read back give NaN there.
+ * -1) or NaN is unmeasured, and so is a 0 on a fix whose accuracy is worse
+ * than 30 m (Android's "no speed"); fixes read back give NaN there. A speed
+ * that is infinite or above 600 m/s is not unmeasured but out of range
+ * (since ABI 1.5; before, infinity read as unmeasured): validation and
+ * ingest reject that fix. heading_deg negative or NaN is not measured (read
+ * back as NaN since ABI 1.5).
  */
 typedef struct hearth_fixes {
   int64_t count;
@@ -332,6 +336,10 @@ typedef struct hearth_fixes_out {
 #define HEARTH_FIELD_LATITUDE 1
 #define HEARTH_FIELD_LONGITUDE 2
 #define HEARTH_FIELD_HORIZONTAL_ACCURACY 3
+#define HEARTH_FIELD_SPEED 4 /* ABI 1.5: the fields of the *_OUT_OF_RANGE rejections */
+#define HEARTH_FIELD_HEADING 5
+#define HEARTH_FIELD_ALTITUDE 6
+#define HEARTH_FIELD_BATTERY_LEVEL 7
 
 #define HEARTH_SCHEMA_NOT_FINITE 1
 #define HEARTH_SCHEMA_OUT_OF_RANGE 2
@@ -348,14 +356,26 @@ typedef struct hearth_schema_error {
 #define HEARTH_FIX_IN_FUTURE 1
 #define HEARTH_FIX_TOO_OLD 2
 #define HEARTH_FIX_ACCURACY_MISSING 3
+/* ABI 1.5: a value no phone reports, which the recording readers refuse too. */
+#define HEARTH_FIX_ACCURACY_OUT_OF_RANGE 4 /* above 100 km */
+#define HEARTH_FIX_SPEED_OUT_OF_RANGE 5    /* above 600 m/s or infinite */
+#define HEARTH_FIX_HEADING_OUT_OF_RANGE 6  /* above 360° or -infinity */
+#define HEARTH_FIX_ALTITUDE_OUT_OF_RANGE 7 /* outside -2 km … 100 km (NaN: none) */
+#define HEARTH_FIX_BATTERY_OUT_OF_RANGE 8  /* outside 0 … 1 (NaN: none) */
 
 /**
  * Validates a batch against the server clock now_ms: verdict[i] is
- * HEARTH_FIX_ACCEPTED or the reason fix i was rejected (dated more than
- * max_future_ms ahead or from 2200-01-01 on, more than max_age_ms old or
- * before 1900-01-01, accuracy not a finite number ≥ 0). HEARTH_ERROR_SCHEMA refuses the whole batch: *schema (if not
- * NULL) names the first offending fix and field, verdict is untouched. A
- * negative max_future_ms or max_age_ms is HEARTH_ERROR_ARGUMENT. O(n).
+ * HEARTH_FIX_ACCEPTED or the reason fix i was rejected, the first of: dated
+ * more than max_future_ms ahead or from 2200-01-01 on; more than max_age_ms
+ * old or before 1900-01-01; accuracy not a finite number ≥ 0; accuracy,
+ * speed, heading, altitude or battery level outside its range (the
+ * HEARTH_FIX_*_OUT_OF_RANGE codes; speeds and headings are read as
+ * hearth_fixes says, so iOS's -1 is "not measured", never out of range).
+ * hearth_ingest_batch rejects with the same codes. A caller must expect
+ * codes a later minor version adds. HEARTH_ERROR_SCHEMA refuses the whole
+ * batch: *schema (if not NULL) names the first offending fix and field,
+ * verdict is untouched. A negative max_future_ms or max_age_ms is
+ * HEARTH_ERROR_ARGUMENT. O(n).
  */
 int32_t hearth_validate(
     const hearth_fixes *fixes, int64_t now_ms, int64_t max_future_ms, int64_t max_age_ms,

@@ -43,6 +43,15 @@ struct RejectionNamingTests {
     #expect(!"\(rejections)".contains("lat 48"))
   }
 
+  @Test("trace folder: a negative heading is not measured (NaN), as the other readers and the C ABI read it")
+  func traceFolderNegativeHeading() throws {
+    let folder = try Self.folder()
+    try NPYArray.write([90.0, -1, 0, -.infinity], to: folder.path("t/fixes/heading_deg.npy"))
+    let (back, report) = try TraceFolder.read(folder.path("t"))
+    #expect(back.fixes.count == 3 && report.file(endingWith: "fixes")?.rejections.count == 1)
+    #expect(back.fixes.headingDegrees[1].isNaN && back.fixes.headingDegrees[2] == 0)
+  }
+
   @Test("trace folder: a bad position still shows the position")
   func traceFolderPosition() throws {
     let folder = try Self.folder()

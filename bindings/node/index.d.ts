@@ -86,7 +86,16 @@ export declare function distancesFromAsync(
 /** Steps (steps_m[0] = 0) and the compensated running path length along a track. */
 export declare function trackDistances(lat_deg: Float64Array, lon_deg: Float64Array): { steps_m: Float64Array; cumulative_m: Float64Array };
 
-export type FixVerdict = 'accepted' | 'inFuture' | 'tooOld' | 'accuracyMissing';
+export type FixVerdict =
+  | 'accepted'
+  | 'inFuture'
+  | 'tooOld'
+  | 'accuracyMissing'
+  | 'accuracyOutOfRange'
+  | 'speedOutOfRange'
+  | 'headingOutOfRange'
+  | 'altitudeOutOfRange'
+  | 'batteryOutOfRange';
 
 /**
  * Validation against the server clock (SPEC §1): a verdict per fix. A

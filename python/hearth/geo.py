@@ -264,8 +264,13 @@ def validate(fixes: Fixes, now_ms: int | pd.Timestamp, *, max_future_ms: int = 3
     """SPEC §1 validation against the server clock `now_ms` (ms since the
     epoch, or a tz-aware pandas Timestamp; a naive one is refused): per fix
     "accepted", "inFuture" (more than `max_future_ms` ms ahead), "tooOld"
-    (more than `max_age_ms` ms behind) or "accuracyMissing", on the index of
-    `fixes` when it is a DataFrame. A latitude or longitude out of range refuses the
+    (more than `max_age_ms` ms behind), "accuracyMissing", or a value no
+    phone reports and the recording readers refuse too: "accuracyOutOfRange"
+    (above 100 km), "speedOutOfRange" (above 600 m/s or infinite; a negative
+    speed is iOS's "not measured"), "headingOutOfRange" (above 360°),
+    "altitudeOutOfRange" (outside -2 km … 100 km), "batteryOutOfRange"
+    (outside 0 … 1); the first that applies, on the index of `fixes` when it
+    is a DataFrame. A latitude or longitude out of range refuses the
     whole batch: SchemaError naming the first offending fix and field. O(n).
 
     Example:

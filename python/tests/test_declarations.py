@@ -192,8 +192,10 @@ def test_the_names_python_gives_codes_are_the_ones_it_always_gave():
 
     assert _codes.EVENT_KINDS == {0: "rejected", 1: "sharedFrame", 2: "geofence", 3: "speedAlert", 4: "suddenStop", 5: "trip", 6: "stay"}
     assert _codes.NAMED_BY == {0: None, 1: "fence", 2: "placeAt"}
-    assert _codes.REJECTION_NAMES == {0: "accepted", 1: "inFuture", 2: "tooOld", 3: "accuracyMissing"}
-    assert _codes.FIELD_NAMES == {0: "time", 1: "latitude", 2: "longitude", 3: "horizontalAccuracy"}
+    assert _codes.REJECTION_NAMES == {0: "accepted", 1: "inFuture", 2: "tooOld", 3: "accuracyMissing", 4: "accuracyOutOfRange",
+                                      5: "speedOutOfRange", 6: "headingOutOfRange", 7: "altitudeOutOfRange", 8: "batteryOutOfRange"}
+    assert _codes.FIELD_NAMES == {0: "time", 1: "latitude", 2: "longitude", 3: "horizontalAccuracy", 4: "speed", 5: "heading",
+                                  6: "altitude", 7: "batteryLevel"}
     assert _codes.DEDUPE_OUTCOMES == {0: "inserted", 1: "duplicate", 2: "stillAdopted"}
     assert _codes.OUTCOMES == {0: "possibleImpact", 1: "silent", 2: "suppressed"}
     assert _codes.ACTIONS == {0: "none", 1: "ask", 2: "send", 3: "waitUntil", 4: "finished"}

@@ -172,15 +172,43 @@ def test_a_saved_value_the_engines_never_write_is_refused_by_path_and_its_edge_r
     assert pipeline.save() == before
 
 
-def test_a_state_with_a_carried_heading_of_infinity_restores():
-    # Heading, altitude and battery level are carried as a door hands them in:
-    # what the pipeline saves with them restores.
+def test_a_value_a_reader_refuses_is_rejected_at_the_door_with_its_reason_and_the_rest_kept():
+    # A recording reader refuses a row with a speed of 10⁹ m/s, a heading of
+    # 400° or a battery of 150 %; handed in as columns they are rejected
+    # too, each counted by reason, and never reach an engine. iOS's -1
+    # (speed, heading) is "not measured"; each bound itself is taken.
+    fixes = history().iloc[:12].copy()
+    fixes["heading_deg"] = 90.0
+    fixes["battery_level"] = 0.5
+    fixes.loc[2:3, "speed_mps"] = 1e9
+    fixes.loc[4, "speed_mps"] = np.inf
+    fixes.loc[5, "heading_deg"] = 400.0
+    fixes.loc[6, "altitude_m"] = 1e9
+    fixes.loc[7, "battery_level"] = 1.5
+    fixes.loc[8, "horizontal_accuracy_m"] = 2e5
+    fixes.loc[9, ["speed_mps", "heading_deg"]] = -1.0
+    fixes.loc[10, ["speed_mps", "heading_deg", "altitude_m", "battery_level"]] = [600.0, 360.0, -2000.0, 1.0]
+    assert hearth.validate(fixes, T0 + 400_000).tolist() == [
+        "accepted", "accepted", "speedOutOfRange", "speedOutOfRange", "speedOutOfRange", "headingOutOfRange",
+        "altitudeOutOfRange", "batteryOutOfRange", "accuracyOutOfRange", "accepted", "accepted", "accepted"]
+    pipeline = hearth.Ingest([HOME], {42: [7]})
+    events = pipeline.ingest(fixes, T0 + 400_000)
+    assert events.attrs["inserted"] == 5
+    rejected = events[events.kind == "rejected"]
+    assert rejected["index"].tolist() == [2, 3, 4, 5, 6, 7, 8]
+    reasons = [line["value"]["reason"] for line in pipeline.events_json() if line["type"] == "rejected"]
+    assert reasons == ["speedOutOfRange", "speedOutOfRange", "speedOutOfRange", "headingOutOfRange", "altitudeOutOfRange", "batteryOutOfRange",
+                       "accuracyOutOfRange"]
+
+
+def test_a_state_saved_with_a_heading_of_infinity_still_restores():
+    # Before ABI 1.5 the door took a heading of ∞ and saved it; such a state
+    # restores and saves back as it was.
     fixes = history().iloc[:20].copy()
-    fixes["heading_deg"] = np.inf
-    fixes["altitude_m"] = -np.inf
+    fixes["heading_deg"] = 90.0
     pipeline = hearth.Ingest([HOME], {42: [7]})
     replay(pipeline, fixes)
-    saved = pipeline.save()
+    saved = pipeline.save().replace(b'"headingDegrees":90', b'"headingDegrees":"inf"')
     assert b'"headingDegrees":"inf"' in saved
     restored = hearth.Ingest([HOME], {42: [7]})
     restored.restore(saved)

@@ -5,10 +5,13 @@ import HearthGeo
 
 extension FixColumns {
   /// The batch a `hearth_fixes` describes. Codes outside an enum (an
-  /// activity of 9) are refused, naming the fix and column. Speeds are the
-  /// platform's raw readings and are read as every file reader reads them
-  /// (``SpeedReading``, SPEC §1 *Unmeasured speed*): negative, NaN or
-  /// infinite is unmeasured, and so is a 0 on a fix looser than 30 m.
+  /// activity of 9) are refused, naming the fix and column. Speeds and
+  /// headings are the platform's raw readings and are read as every file
+  /// reader reads them (``SpeedReading``, SPEC §1 *Unmeasured speed*): a
+  /// negative or NaN speed is unmeasured, and so is a 0 on a fix looser than
+  /// 30 m; a negative or NaN heading is not measured. A reading a reader
+  /// refuses (a speed above 600 m/s or infinite, a heading above 360°) is
+  /// kept, for validation to reject the fix with its reason.
   /// - Complexity: O(n): one append per fix (the library's columns are its own arrays).
   init(_ c: hearth_fixes) throws(ArgumentError) {
     let n = try checkedCount(c.count, "fixes.count")
@@ -47,9 +50,10 @@ extension FixColumns {
           timeMilliseconds: time[i], latitudeDegrees: latitude[i], longitudeDegrees: longitude[i],
           horizontalAccuracyMeters: accuracy[i],
           speedMetersPerSecond: present(speed, i).flatMap {
-            SpeedReading.speedMetersPerSecond(raw: $0, horizontalAccuracyMeters: accuracy[i])
+            SpeedReading.storedSpeedMetersPerSecond(raw: $0, horizontalAccuracyMeters: accuracy[i])
           },
-          headingDegrees: present(heading, i), altitudeMeters: present(altitude, i),
+          headingDegrees: present(heading, i).flatMap(FixValidation.heading(raw:)),
+          altitudeMeters: present(altitude, i),
           activity: try code(activity, i, "activity"), source: try code(source, i, "source"),
           batteryLevel: present(battery, i), charging: try code(charging, i, "charging"),
           device: DeviceID(device?[i] ?? 0), user: UserID(user?[i] ?? 0)))
@@ -88,6 +92,10 @@ extension SchemaError {
       case .latitude: HEARTH_FIELD_LATITUDE
       case .longitude: HEARTH_FIELD_LONGITUDE
       case .horizontalAccuracy: HEARTH_FIELD_HORIZONTAL_ACCURACY
+      case .speed: HEARTH_FIELD_SPEED
+      case .heading: HEARTH_FIELD_HEADING
+      case .altitude: HEARTH_FIELD_ALTITUDE
+      case .batteryLevel: HEARTH_FIELD_BATTERY_LEVEL
       }
     let reason = self.reason == .notFinite ? HEARTH_SCHEMA_NOT_FINITE : HEARTH_SCHEMA_OUT_OF_RANGE
     return hearth_schema_error(index: Int64(index), field: field, reason: reason, value: value)
@@ -101,6 +109,11 @@ extension RejectionReason {
     case .inFuture: HEARTH_FIX_IN_FUTURE
     case .tooOld: HEARTH_FIX_TOO_OLD
     case .accuracyMissing: HEARTH_FIX_ACCURACY_MISSING
+    case .accuracyOutOfRange: HEARTH_FIX_ACCURACY_OUT_OF_RANGE
+    case .speedOutOfRange: HEARTH_FIX_SPEED_OUT_OF_RANGE
+    case .headingOutOfRange: HEARTH_FIX_HEADING_OUT_OF_RANGE
+    case .altitudeOutOfRange: HEARTH_FIX_ALTITUDE_OUT_OF_RANGE
+    case .batteryOutOfRange: HEARTH_FIX_BATTERY_OUT_OF_RANGE
     }
   }
 }

@@ -32,4 +32,16 @@ public enum SpeedReading {
     }
     return raw
   }
+
+  /// A raw reading as a door stores it before validation: the measured
+  /// speed or nil, as ``speedMetersPerSecond(raw:horizontalAccuracyMeters:zeroIsUnmeasuredBeyondAccuracyMeters:)``
+  /// reads it, except that a reading the file readers refuse (above
+  /// ``FixValidation/maximumSpeedMetersPerSecond``, or ±∞) is kept as it is,
+  /// so that validation rejects the fix (`speedOutOfRange`) as a reader
+  /// refuses its row, rather than taking it as unmeasured or as a speed.
+  /// Exact. O(1).
+  public static func storedSpeedMetersPerSecond(raw: Double, horizontalAccuracyMeters: Double) -> Double? {
+    raw.isInfinite || raw > FixValidation.maximumSpeedMetersPerSecond
+      ? raw : speedMetersPerSecond(raw: raw, horizontalAccuracyMeters: horizontalAccuracyMeters)
+  }
 }

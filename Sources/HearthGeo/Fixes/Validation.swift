@@ -5,7 +5,8 @@
 ///   finite) means the sender is broken: the whole batch is refused, naming
 ///   the first offending fix and field;
 /// - an **implausible fix** (too far in the future, too old, no usable
-///   accuracy) is rejected on its own with a reason code and counted; the
+///   accuracy, a speed, heading, altitude or battery level no phone
+///   reports) is rejected on its own with a reason code and counted; the
 ///   rest of the batch goes on.
 ///
 /// Nothing is dropped silently: `accepted + rejected == input` always.
@@ -30,6 +31,55 @@ public enum FixValidation {
   public static func serverClockProblem(_ milliseconds: Int64) -> String? {
     plausibleMilliseconds.contains(milliseconds)
       ? nil : "\(milliseconds) is not a time from 1900 to 2200 in ms since the epoch"
+  }
+}
+
+extension FixValidation {
+  // The values a fix's measured fields can take, the same for every door:
+  // the file readers refuse a row outside them (`ReadingBounds`) and
+  // validation rejects a fix outside them, so a value a reader would refuse
+  // never reaches an engine through the C ABI either (a speed of 10⁹ m/s
+  // would raise a speed alert). The reasons for each bound are in
+  // docs/guides/trace-formats.md.
+
+  /// Largest horizontal accuracy, m (a cell-tower fix is a few km).
+  public static let maximumAccuracyMeters = 100_000.0
+  /// Largest measured speed, m/s (faster than any airliner).
+  public static let maximumSpeedMetersPerSecond = 600.0
+  /// Headings, degrees clockwise from true north (360 is north too).
+  public static let headingDegrees: ClosedRange<Double> = 0...360
+  /// Altitudes, m (the Dead Sea shore is −430 m, a stratospheric balloon 40 km).
+  public static let altitudeMeters: ClosedRange<Double> = -2000...100_000
+  /// Battery levels, a fraction.
+  public static let batteryLevels: ClosedRange<Double> = 0...1
+
+  /// Why a fix's stored optional fields (NaN: not measured, as
+  /// ``FixColumns`` holds them) cannot be a reading, or nil: the first of
+  /// accuracy above its maximum, speed, heading, altitude, battery outside
+  /// its range (±∞ is outside every range; a negative speed or heading is
+  /// outside too, since a door has already made a platform's "not measured"
+  /// NaN: ``SpeedReading``, ``heading(raw:)``). O(1).
+  @inline(__always)
+  public static func rangeProblem(
+    accuracyMeters: Double, speedMetersPerSecond: Double, headingDegrees heading: Double,
+    altitudeMeters altitude: Double, batteryLevel: Double
+  ) -> RejectionReason? {
+    if accuracyMeters > maximumAccuracyMeters { return .accuracyOutOfRange }
+    if !speedMetersPerSecond.isNaN && !(0...maximumSpeedMetersPerSecond).contains(speedMetersPerSecond) {
+      return .speedOutOfRange
+    }
+    if !heading.isNaN && !headingDegrees.contains(heading) { return .headingOutOfRange }
+    if !altitude.isNaN && !altitudeMeters.contains(altitude) { return .altitudeOutOfRange }
+    if !batteryLevel.isNaN && !batteryLevels.contains(batteryLevel) { return .batteryOutOfRange }
+    return nil
+  }
+
+  /// A platform's raw heading as a fix stores it: nil (not measured) for
+  /// NaN or a negative finite reading (iOS's −1); anything else as it is,
+  /// so that ``rangeProblem(accuracyMeters:speedMetersPerSecond:headingDegrees:altitudeMeters:batteryLevel:)``
+  /// rejects 400° or −∞. Exact. O(1).
+  public static func heading(raw: Double) -> Double? {
+    raw.isNaN || (raw < 0 && raw.isFinite) ? nil : raw
   }
 }
 
@@ -64,7 +114,7 @@ public struct ValidationRules: Sendable, Hashable, Codable {
 
 /// The column a validation finding is about.
 public enum FixField: String, Sendable, Hashable, Codable, CaseIterable {
-  case time, latitude, longitude, horizontalAccuracy
+  case time, latitude, longitude, horizontalAccuracy, speed, heading, altitude, batteryLevel
 }
 
 /// Why a whole batch was refused.
@@ -99,12 +149,27 @@ public enum RejectionReason: String, Sendable, Hashable, Codable, CaseIterable {
   case tooOld
   /// Horizontal accuracy NaN, negative or infinite: the fix cannot be gated.
   case accuracyMissing
+  /// Horizontal accuracy above ``FixValidation/maximumAccuracyMeters``.
+  case accuracyOutOfRange
+  /// A measured speed outside 0 … ``FixValidation/maximumSpeedMetersPerSecond``
+  /// (infinite included).
+  case speedOutOfRange
+  /// A heading outside ``FixValidation/headingDegrees``.
+  case headingOutOfRange
+  /// An altitude outside ``FixValidation/altitudeMeters``.
+  case altitudeOutOfRange
+  /// A battery level outside ``FixValidation/batteryLevels``.
+  case batteryOutOfRange
 
   /// The field the reason is about.
   public var field: FixField {
     switch self {
     case .inFuture, .tooOld: .time
-    case .accuracyMissing: .horizontalAccuracy
+    case .accuracyMissing, .accuracyOutOfRange: .horizontalAccuracy
+    case .speedOutOfRange: .speed
+    case .headingOutOfRange: .heading
+    case .altitudeOutOfRange: .altitude
+    case .batteryOutOfRange: .batteryLevel
     }
   }
 }
@@ -156,7 +221,9 @@ extension FixValidation {
   /// - Returns: `.failure` with the first schema error (lowest index; latitude
   ///   checked before longitude), or `.success` with the accepted indices and
   ///   every rejection. A fix can have several problems; it is reported once,
-  ///   with the first reason in the order time (future, old), accuracy.
+  ///   with the first reason in the order time (future, old), accuracy
+  ///   (missing, out of range), speed, heading, altitude, battery
+  ///   (``rangeProblem(accuracyMeters:speedMetersPerSecond:headingDegrees:altitudeMeters:batteryLevel:)``).
   /// - Complexity: O(n), no allocation per fix.
   public static func validate(
     _ batch: FixColumns, nowMilliseconds: Int64, rules: ValidationRules = ValidationRules()
@@ -187,7 +254,12 @@ extension FixValidation {
           .tooOld
         } else if !(accuracy >= 0 && accuracy.isFinite) {
           .accuracyMissing
-        } else { nil }
+        } else {
+          rangeProblem(
+            accuracyMeters: accuracy, speedMetersPerSecond: batch.speedMetersPerSecond[index],
+            headingDegrees: batch.headingDegrees[index], altitudeMeters: batch.altitudeMeters[index],
+            batteryLevel: batch.batteryLevel[index])
+        }
       if let reason {
         rejections.append(Rejection(index: index, reason: reason))
       } else {

@@ -407,11 +407,12 @@ public enum TraceFolder {
           v[3] =
             SpeedReading.speedMetersPerSecond(raw: v[3], horizontalAccuracyMeters: fields.measuredAccuracy)
             ?? .nan
+          v[4] = fields.measuredHeading
           guard Activity(rawValue: UInt8(exactly: v[6]) ?? .max) != nil,
             FixSource(rawValue: UInt8(exactly: v[7]) ?? .max) != nil,
             ChargingState(rawValue: UInt8(exactly: v[9]) ?? .max) != nil
           else { return (.outOfRange, "activity, source or charging", "codes \(v[6]), \(v[7]), \(v[9])") }
-          guard v[8].isNaN || (0...1).contains(v[8]) else {
+          guard v[8].isNaN || ReadingBounds.batteryLevels.contains(v[8]) else {
             return (.outOfRange, "battery_fraction", "\(v[8])")
           }
           guard UInt32(exactly: v[10]) != nil, UInt32(exactly: v[11]) != nil else {

@@ -34,12 +34,17 @@ public enum ReadingBounds {
   public static let pressureHectopascals: ClosedRange<Double> = 260...1260
   /// Largest |relative altitude|, m.
   public static let maximumRelativeAltitudeMeters = 100_000.0
+  // A fix's own fields take the bounds ingest validation applies
+  // (FixValidation.rangeProblem), so a door taking columns refuses what a
+  // reader refuses.
   /// Largest horizontal accuracy, m.
-  public static let maximumAccuracyMeters = 100_000.0
+  public static let maximumAccuracyMeters = FixValidation.maximumAccuracyMeters
   /// Largest speed, m/s.
-  public static let maximumSpeedMetersPerSecond = 600.0
+  public static let maximumSpeedMetersPerSecond = FixValidation.maximumSpeedMetersPerSecond
   /// Altitudes accepted, m.
-  public static let altitudeMeters: ClosedRange<Double> = -2000...100_000
+  public static let altitudeMeters = FixValidation.altitudeMeters
+  /// Battery levels accepted, a fraction.
+  public static let batteryLevels = FixValidation.batteryLevels
 
   /// Whether `seconds` can be a sensor time.
   @inline(__always)
@@ -129,7 +134,9 @@ struct FixFields {
     if speed > ReadingBounds.maximumSpeedMetersPerSecond || speed == -.infinity {
       return (.outOfRange, .speed, "speed \(speed) m/s")
     }
-    if heading > 360 || heading == -.infinity { return (.outOfRange, .heading, "heading \(heading)°") }
+    if heading > FixValidation.headingDegrees.upperBound || heading == -.infinity {
+      return (.outOfRange, .heading, "heading \(heading)°")
+    }
     if !altitude.isNaN && !ReadingBounds.altitudeMeters.contains(altitude) {
       return (.outOfRange, .altitude, "altitude \(altitude) m")
     }
@@ -139,5 +146,5 @@ struct FixFields {
   /// Accuracy with "not measured" as NaN.
   var measuredAccuracy: Double { accuracy >= 0 ? accuracy : .nan }
   /// Heading with "not measured" as NaN.
-  var measuredHeading: Double { heading >= 0 ? heading : .nan }
+  var measuredHeading: Double { FixValidation.heading(raw: heading) ?? .nan }
 }

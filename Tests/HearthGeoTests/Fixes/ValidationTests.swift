@@ -80,6 +80,67 @@ struct ValidationTests {
       r.rejections.map(\.reason.field) == [.horizontalAccuracy, .horizontalAccuracy, .horizontalAccuracy])
   }
 
+  @Test("speed, heading, altitude, battery and accuracy: each bound taken, the next value past it rejected")
+  func fieldRanges() throws {
+    func with(
+      accuracy: Double = 10, speed: Double? = nil, heading: Double? = nil, altitude: Double? = nil,
+      battery: Double? = nil
+    ) -> Fix {
+      Fix(
+        timeMilliseconds: now, latitudeDegrees: 40, longitudeDegrees: -75, horizontalAccuracyMeters: accuracy,
+        speedMetersPerSecond: speed, headingDegrees: heading, altitudeMeters: altitude, batteryLevel: battery)
+    }
+    let cases: [(Fix, RejectionReason?)] = [
+      (with(), nil),
+      (with(accuracy: 100_000), nil), (with(accuracy: 100_000.0.nextUp), .accuracyOutOfRange),
+      (with(speed: 0), nil), (with(speed: 600), nil), (with(speed: 600.0.nextUp), .speedOutOfRange),
+      (with(speed: -0.0.nextUp), .speedOutOfRange), (with(speed: .infinity), .speedOutOfRange),
+      (with(speed: -.infinity), .speedOutOfRange), (with(speed: .nan), nil),
+      (with(heading: 0), nil), (with(heading: 360), nil), (with(heading: 360.0.nextUp), .headingOutOfRange),
+      (with(heading: -0.0.nextUp), .headingOutOfRange), (with(heading: -.infinity), .headingOutOfRange),
+      (with(altitude: -2000), nil), (with(altitude: (-2000.0).nextDown), .altitudeOutOfRange),
+      (with(altitude: 100_000), nil), (with(altitude: 100_000.0.nextUp), .altitudeOutOfRange),
+      (with(altitude: .infinity), .altitudeOutOfRange),
+      (with(battery: 0), nil), (with(battery: 1), nil), (with(battery: 1.0.nextUp), .batteryOutOfRange),
+      (with(battery: -0.0.nextUp), .batteryOutOfRange), (with(battery: -.infinity), .batteryOutOfRange),
+      // One reason per fix, the first in the documented order.
+      (with(accuracy: .nan, speed: 1e9), .accuracyMissing),
+      (with(accuracy: 1e6, speed: 1e9, heading: 400), .accuracyOutOfRange),
+      (with(speed: 1e9, heading: 400, altitude: 1e9, battery: 5), .speedOutOfRange),
+      (with(heading: 400, altitude: 1e9, battery: 5), .headingOutOfRange),
+      (with(altitude: 1e9, battery: 5), .altitudeOutOfRange),
+    ]
+    let r = try report(cases.map(\.0))
+    for (i, (fix, expected)) in cases.enumerated() {
+      #expect(r.rejections.first { $0.index == i }?.reason == expected, "\(fix)")
+    }
+    #expect(r.reconciles)
+    #expect(
+      [RejectionReason.speedOutOfRange, .headingOutOfRange, .altitudeOutOfRange, .batteryOutOfRange].map(
+        \.field)
+        == [.speed, .heading, .altitude, .batteryLevel])
+    #expect(RejectionReason.accuracyOutOfRange.field == .horizontalAccuracy)
+  }
+
+  @Test(
+    "a platform's raw speed and heading as a door stores them: not measured, measured, or kept to be rejected"
+  )
+  func rawReadings() {
+    #expect(SpeedReading.storedSpeedMetersPerSecond(raw: -1, horizontalAccuracyMeters: 5) == nil)
+    #expect(SpeedReading.storedSpeedMetersPerSecond(raw: 0, horizontalAccuracyMeters: 50) == nil)
+    #expect(SpeedReading.storedSpeedMetersPerSecond(raw: 0, horizontalAccuracyMeters: 5) == 0)
+    #expect(SpeedReading.storedSpeedMetersPerSecond(raw: 600, horizontalAccuracyMeters: 5) == 600)
+    #expect(
+      SpeedReading.storedSpeedMetersPerSecond(raw: 600.0.nextUp, horizontalAccuracyMeters: 5) == 600.0.nextUp)
+    #expect(SpeedReading.storedSpeedMetersPerSecond(raw: .infinity, horizontalAccuracyMeters: 5) == .infinity)
+    #expect(
+      SpeedReading.storedSpeedMetersPerSecond(raw: -.infinity, horizontalAccuracyMeters: 5) == -.infinity)
+    #expect(SpeedReading.storedSpeedMetersPerSecond(raw: .nan, horizontalAccuracyMeters: 5) == nil)
+    #expect(FixValidation.heading(raw: -1) == nil && FixValidation.heading(raw: .nan) == nil)
+    #expect(FixValidation.heading(raw: 0) == 0 && FixValidation.heading(raw: 400) == 400)
+    #expect(FixValidation.heading(raw: -.infinity) == -.infinity)
+  }
+
   @Test("accepted + rejected == input, counted by reason (seeded mix)")
   func reconciliation() throws {
     var generator = SeededGenerator(seed: 3)

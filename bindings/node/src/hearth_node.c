@@ -70,12 +70,21 @@ static const named fix_verdicts[] = {
     NAMED(HEARTH_FIX_IN_FUTURE, "inFuture"),
     NAMED(HEARTH_FIX_TOO_OLD, "tooOld"),
     NAMED(HEARTH_FIX_ACCURACY_MISSING, "accuracyMissing"),
+    NAMED(HEARTH_FIX_ACCURACY_OUT_OF_RANGE, "accuracyOutOfRange"),
+    NAMED(HEARTH_FIX_SPEED_OUT_OF_RANGE, "speedOutOfRange"),
+    NAMED(HEARTH_FIX_HEADING_OUT_OF_RANGE, "headingOutOfRange"),
+    NAMED(HEARTH_FIX_ALTITUDE_OUT_OF_RANGE, "altitudeOutOfRange"),
+    NAMED(HEARTH_FIX_BATTERY_OUT_OF_RANGE, "batteryOutOfRange"),
 };
 static const named fix_fields[] = {
     NAMED(HEARTH_FIELD_TIME, "time"),
     NAMED(HEARTH_FIELD_LATITUDE, "latitude"),
     NAMED(HEARTH_FIELD_LONGITUDE, "longitude"),
     NAMED(HEARTH_FIELD_HORIZONTAL_ACCURACY, "horizontalAccuracy"),
+    NAMED(HEARTH_FIELD_SPEED, "speed"),
+    NAMED(HEARTH_FIELD_HEADING, "heading"),
+    NAMED(HEARTH_FIELD_ALTITUDE, "altitude"),
+    NAMED(HEARTH_FIELD_BATTERY_LEVEL, "batteryLevel"),
 };
 static const named schema_reasons[] = {
     NAMED(HEARTH_SCHEMA_NOT_FINITE, "not a finite number"),

@@ -148,6 +148,21 @@ test('validation: a reason per fix, a schema error for the batch, options by nam
     return true;
   });
   assert.throws(() => hearth.validate(fixes, { now_ms: now, max_future_ms: 300000 }), /max_age_ms: expected a whole number/);
+  // A value the recording readers refuse is rejected with its field's reason
+  // (ABI 1.5); iOS's -1 is "not measured", each bound itself is taken.
+  const ranged = {
+    time_ms: Array(8).fill(now),
+    latitude_deg: Array(8).fill(52.5),
+    longitude_deg: Array(8).fill(13.4),
+    horizontal_accuracy_m: [10, 100001, 10, 10, 10, 10, 10, 100000],
+    speed_mps: [600.001, 1, Infinity, -1, 1, 1, 1, 600],
+    heading_deg: [1, 1, 1, -1, 360.5, 1, 1, 360],
+    altitude_m: [0, 0, 0, 0, 0, -2001, 0, -2000],
+    battery_level: [0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 1.01, 1],
+  };
+  assert.deepEqual(hearth.validate(ranged, options), [
+    'speedOutOfRange', 'accuracyOutOfRange', 'speedOutOfRange', 'accepted', 'headingOutOfRange', 'altitudeOutOfRange',
+    'batteryOutOfRange', 'accepted']);
   assert.throws(() => hearth.validate({ ...fixes, accuracy_m: [1, 1, 1, 1] }, options), /unknown column 'accuracy_m'/);
   assert.throws(() => hearth.validate({ ...fixes, latitude_deg: [52.5] }, options), /fixes\.latitude_deg has 1 elements but time_ms has 4/);
   assert.throws(() => hearth.validate({ ...fixes, activity: [0, 1, 2, 256] }, options), /fixes\.activity\[3\]: outside the range of a Uint8Array element/);
