@@ -53,7 +53,11 @@ package struct Column {
 
   package init<T>(_ buffer: UnsafeBufferPointer<T>, _ name: String) {
     start = UInt(bitPattern: buffer.baseAddress)
-    end = start + UInt(buffer.count * MemoryLayout<T>.stride)
+    // Saturating: a count a caller claims (2⁶⁰ elements) must not trap here;
+    // such a column reaches the end of the address space, so it overlaps.
+    let (bytes, tooMany) = UInt(buffer.count).multipliedReportingOverflow(by: UInt(MemoryLayout<T>.stride))
+    let (last, beyond) = start.addingReportingOverflow(bytes)
+    end = tooMany || beyond ? .max : last
     self.name = name
   }
 
@@ -67,7 +71,8 @@ package struct Column {
 }
 
 /// Refuses a call whose output columns overlap an input or each other
-/// (hearth.h: outputs may not overlap inputs). The kernels read and write
+/// (hearth.h: outputs may not overlap inputs, except for the two distance
+/// calls, which write through ``writing(_:over:_:)`` instead). The kernels read and write
 /// in blocks, so an output laid over an input, even one element on, gives
 /// wrong rows, and Swift may assume the two apart. Empty columns overlap
 /// nothing. O(outputs × columns).
