@@ -3,6 +3,7 @@ the same output as `hearth impact detect`, whatever the chunking."""
 
 import dataclasses
 import json
+import re
 
 import numpy as np
 import pandas as pd
@@ -171,6 +172,16 @@ def test_a_saved_incident_of_another_format_version_is_refused_by_name(version):
     saved["formatVersion"] = version
     with pytest.raises(hearth.BadInputError, match=r"not a saved incident \(\d+ bytes\): formatVersion: .*formatVersion"):
         hearth.Incident.restore(json.dumps(saved).encode())
+
+
+@pytest.mark.parametrize("number", ["1.5", "1e30", "18446744073709551616"])
+def test_a_saved_time_its_field_cannot_hold_is_named_by_its_path(number):
+    # Foundation calls such a text "not valid JSON" with no path; the door names the number and where it is.
+    saved = hearth.Incident(T_INCIDENT, "me").save().decode()
+    edited = saved.replace(f'"verdictMilliseconds":{T_INCIDENT}', f'"verdictMilliseconds":{number}')
+    assert edited != saved
+    with pytest.raises(hearth.BadInputError, match=rf"not a saved incident \(\d+ bytes\): verdictMilliseconds: the number {re.escape(number)} does not fit this field"):
+        hearth.Incident.restore(edited.encode())
 
 
 @pytest.mark.parametrize("edit, accepted, named", [

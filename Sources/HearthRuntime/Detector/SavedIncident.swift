@@ -13,10 +13,14 @@ public enum SavedIncident {
   /// - Throws: `TraceError.malformed` beginning "not a saved incident",
   ///   naming the field refused and why.
   public static func restore(_ bytes: Data) throws(TraceError) -> IncidentState {
-    do { return try JSONDecoder().decode(IncidentState.self, from: bytes) } catch {
+    do {
+      return try DecodingProblem.decoding(Array(bytes)) {
+        try JSONDecoder().decode(IncidentState.self, from: $0)
+      }
+    } catch {
       throw .malformed(
         SourceLocation(file: "saved incident", line: 0),
-        reason: "not a saved incident (\(bytes.count) bytes): \(DecodingProblem(error, text: Array(bytes)))")
+        reason: "not a saved incident (\(bytes.count) bytes): \(error.reason)")
     }
   }
 }

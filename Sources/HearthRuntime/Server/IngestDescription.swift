@@ -96,11 +96,14 @@ public struct IngestDescription: Sendable {
       .malformed(SourceLocation(file: "ingest description", line: 0), reason: reason)
     }
     let given: Given
-    let bytes = Array((text.isEmpty ? "{}" : text).utf8)
-    do { given = try JSONDecoder().decode(Given.self, from: Data(bytes)) } catch {
+    do {
+      given = try DecodingProblem.decoding(Array((text.isEmpty ? "{}" : text).utf8)) {
+        try JSONDecoder().decode(Given.self, from: $0)
+      }
+    } catch {
       throw bad(
         "not a description of places and circles (places, places_file, circles_of_person, speed_limits_kmh): "
-          + "\(DecodingProblem(error, text: bytes))")
+          + error.reason)
     }
     /// A whole number from 0 to UInt32.max, or the reason `at` is not one.
     func identity(_ x: Double, _ at: String) throws -> UInt32 {

@@ -131,12 +131,12 @@ public struct IngestSession: Sendable {
       positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
     let location = SourceLocation(file: "saved ingest state", line: 0)
     let restored: Saved
-    do { restored = try decoder.decode(Saved.self, from: bytes) } catch {
+    do {
+      restored = try DecodingProblem.decoding(Array(bytes)) { try decoder.decode(Saved.self, from: $0) }
+    } catch {
       throw .malformed(
         location,
-        reason:
-          "not a saved ingest state (\(bytes.count) bytes): \(DecodingProblem(error, text: Array(bytes))); the state is unchanged"
-      )
+        reason: "not a saved ingest state (\(bytes.count) bytes): \(error.reason); the state is unchanged")
     }
     let problems =
       restored.state.problems(under: pipeline) + restored.names.problems().map { "tripNames.\($0)" }

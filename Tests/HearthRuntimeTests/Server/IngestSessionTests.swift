@@ -83,6 +83,43 @@ struct IngestSessionTests {
     #expect(session.state == before)
   }
 
+  @Test(
+    "a saved whole number that its field cannot hold (1.5, 1e30, 2⁶⁴ for a time in ms) is named by its path, not called invalid JSON"
+  )
+  func savedNumberItsFieldCannotHold() throws {
+    var session = IngestSession(try IngestDescription.decode(#"{"places": [\#(Self.place())]}"#))
+    session.ingest(
+      FixColumns([
+        Fix(
+          timeMilliseconds: 1_700_000_000_000, latitudeDegrees: 52.52, longitudeDegrees: 13.405,
+          horizontalAccuracyMeters: 5)
+      ]), receivedAtMilliseconds: 1_700_000_001_000)
+    let saved = String(decoding: try session.saved(), as: UTF8.self)
+    let before = session.state
+    for bad in ["1.5", "1e30", "18446744073709551616", "1700000000000.5"] {
+      let edited = saved.replacingOccurrences(
+        of: #""newestMilliseconds":1700000000000"#, with: #""newestMilliseconds":\#(bad)"#)
+      let changed = edited != saved
+      #expect(changed)
+      #expect {
+        try session.restore(Data(edited.utf8))
+      } throws: {
+        "\($0)".contains("geofences.people[0].newestMilliseconds: the number \(bad) does not fit this field")
+      }
+      #expect(session.state == before)
+    }
+    // The number the text holds in a Double's field is no cause: 1.5 there restores.
+    let accuracy = saved.replacingOccurrences(
+      of: #""horizontalAccuracyMeters":5"#, with: #""horizontalAccuracyMeters":1.5"#)
+    let accuracyChanged = accuracy != saved
+    #expect(accuracyChanged)
+    try session.restore(Data(accuracy.utf8))
+    // Text that is not JSON is still said to be so.
+    #expect {
+      try session.restore(Data(saved.dropLast().utf8))
+    } throws: { "\($0)".contains("not valid JSON") }
+  }
+
   @Test("an id is given once: inline, in the file, or across the two")
   func ids() throws {
     let twice = try #require(Self.refusal(#"{"places": [\#(Self.place()), \#(Self.place(latitude: 52.6))]}"#))
