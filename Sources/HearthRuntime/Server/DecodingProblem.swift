@@ -89,10 +89,12 @@ struct DecodingProblem: CustomStringConvertible {
   /// (binary search: such k form a prefix of the numbers' indices), and
   /// then checks that writing 0 for number k alone does too, so that a
   /// number is named only when it is the cause. O(bytes × log numbers):
-  /// run only for a refused text.
+  /// run only for a refused text, and only up to ``searchedBytes`` (about
+  /// 25 decodes of the text at most; a larger text keeps Foundation's words).
   static func numberItsFieldCannotHold(
     in text: [UInt8], retry: ([UInt8]) -> (any Error)?
   ) -> (path: String, number: String)? {
+    guard text.count <= searchedBytes else { return nil }
     var spans: [Range<Int>] = []
     scanNumbers(in: text) { span, _ in
       spans.append(span)
@@ -130,6 +132,10 @@ struct DecodingProblem: CustomStringConvertible {
     }
     return found
   }
+
+  /// The largest text ``numberItsFieldCannotHold(in:retry:)`` searches:
+  /// 16 MiB, a few seconds of decoding at most.
+  static let searchedBytes = 16 << 20
 
   /// The path ("places[0].latitude_deg") and text (at most 40 bytes) of the
   /// first number in the JSON `text` whose value is beyond a Double's
