@@ -106,7 +106,7 @@ def test_a_hand_edited_state_is_refused_with_the_path_and_changes_nothing():
         pipeline.restore(json.dumps(state).encode())
     state = json.loads(before)
     state["formatVersion"] = 1
-    with pytest.raises(hearth.BadInputError, match="format version 1; this library reads version 2"):
+    with pytest.raises(hearth.BadInputError, match="format version 1; this library reads versions 2–3"):
         pipeline.restore(json.dumps(state).encode())
     # Into a pipeline without the state's places: the place is named.
     bare = hearth.Ingest([], {})

@@ -356,20 +356,20 @@ public struct IngestState: Sendable, Hashable, Codable {
     case formatVersion, dedupe, people, geofences, speedAlerts, suddenStops, trips
   }
 
-  /// Decodes a state written by this format version (``formatVersion``);
-  /// another version, or none, is refused by name. The values are checked
-  /// against a pipeline by ``problems(under:)``.
+  /// Decodes a state written by a format version this library reads
+  /// (``readableFormatVersions``); another version, or none, is refused by
+  /// name. The values are checked against a pipeline by ``problems(under:)``.
   public init(from decoder: any Decoder) throws {
     let c = try decoder.container(keyedBy: CodingKeys.self)
     let version = try c.decodeIfPresent(Int.self, forKey: .formatVersion)
-    guard version == Self.formatVersion else {
+    guard let version, Self.readableFormatVersions.contains(version) else {
+      let reads =
+        "this library reads versions \(Self.readableFormatVersions.lowerBound)–\(Self.readableFormatVersions.upperBound)"
       throw DecodingError.dataCorrupted(
         .init(
           codingPath: [CodingKeys.formatVersion],
-          debugDescription: version.map {
-            "a saved ingest state of format version \($0); this library reads version \(Self.formatVersion)"
-          }
-            ?? "a saved ingest state without a format version (written before versions, or not a saved state); this library reads version \(Self.formatVersion)"
+          debugDescription: version.map { "a saved ingest state of format version \($0); \(reads)" }
+            ?? "a saved ingest state without a format version (written before versions, or not a saved state); \(reads)"
         ))
     }
     dedupe = try c.decode(DedupeIndex.self, forKey: .dedupe)

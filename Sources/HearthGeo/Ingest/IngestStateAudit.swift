@@ -35,15 +35,22 @@
 ///   places.
 ///
 /// A fix's heading, altitude and battery level are carried through the
-/// trips as they came (no engine computes with them, and no door limits
-/// them): no rule applies to them.
+/// trips as they came (no engine computes with them): no rule applies to
+/// them here. Validation rejects an out-of-range one at ingest since ABI
+/// 1.5, but a state saved before may hold one (an infinite heading), and
+/// it restores.
 ///
 /// - Complexity: O(size of the state).
 extension IngestState {
-  /// The saved-state format this library writes and reads (``IngestState``
-  /// encodes it as `formatVersion`). A state of another version, or with
+  /// The saved-state format this library writes (``IngestState`` encodes
+  /// it as `formatVersion`): 3 since the speed alert's last alert keeps its
+  /// receipt and phone (`SpeedAlertState.LastAlert`), so that a library
+  /// that reads only version 2 refuses it by name.
+  public static let formatVersion = 3
+  /// The versions this library reads: 2 (a last alert saved as its time
+  /// alone reads that time as its receipt too) and 3. Another version, or
   /// none (saved before versions were written), is refused by name.
-  public static let formatVersion = 2
+  public static let readableFormatVersions: ClosedRange<Int> = 2...3
 
   /// Times a saved state may hold, ms since the epoch: 1900-01-01 ..< 2200-01-01.
   public static let timeWindowMilliseconds: Range<Int64> = -2_208_988_800_000..<7_258_118_400_000

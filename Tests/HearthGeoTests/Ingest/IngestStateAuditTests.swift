@@ -82,17 +82,28 @@ import _HearthTestSupport
     }
   }
 
-  @Test("a state of another format version, or of none, is refused by name")
+  @Test("a state of another format version, or of none, is refused by name; version 2 still reads")
   func version() throws {
     let saved = try Self.encoder.encode(IngestState())
     var object = try #require(try JSONSerialization.jsonObject(with: saved) as? [String: Any])
-    object["formatVersion"] = IngestState.formatVersion - 1
-    let old = try JSONSerialization.data(withJSONObject: object)
-    #expect { try Self.decoder.decode(IngestState.self, from: old) } throws: {
-      "\($0)".contains(
-        "format version \(IngestState.formatVersion - 1); this library reads version \(IngestState.formatVersion)"
-      )
+    #expect(IngestState.formatVersion == 3 && IngestState.readableFormatVersions == 2...3)
+    for refused in [1, 4] {
+      object["formatVersion"] = refused
+      let other = try JSONSerialization.data(withJSONObject: object)
+      #expect { try Self.decoder.decode(IngestState.self, from: other) } throws: {
+        "\($0)".contains("format version \(refused); this library reads versions 2–3")
+      }
     }
+    // Version 2, with a last alert saved as a bare time (before it kept its
+    // receipt and phone): reads, the time as its receipt too.
+    var speedAlerts = try #require(object["speedAlerts"] as? [String: Any])
+    speedAlerts["lastAlert"] = [7, 1_700_000_000_000]
+    object["speedAlerts"] = speedAlerts
+    object["formatVersion"] = 2
+    let two = try Self.decoder.decode(
+      IngestState.self, from: try JSONSerialization.data(withJSONObject: object))
+    let alert = try #require(two.speedAlerts.lastAlert[CircleID(7)])
+    #expect(alert.milliseconds == 1_700_000_000_000 && alert.receivedMilliseconds == 1_700_000_000_000)
     object["formatVersion"] = nil
     let none = try JSONSerialization.data(withJSONObject: object)
     #expect { try Self.decoder.decode(IngestState.self, from: none) } throws: {
