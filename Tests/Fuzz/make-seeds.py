@@ -93,6 +93,12 @@ def words(seed, count):
 for i, target in enumerate(["ingestBatch", "privacyProject", "detectorFeed", "traceColumns", "distances", "validateDedupe"]):
     write(target, "seed-words", words(i + 1, 256))
 write("ingestRestore", "seed-state", open(os.path.join(ROOT, "ingestState", "seed-state"), "rb").read())
+# The same state as format version 3 with a last speed alert kept with its
+# receipt and phone (the object form; version 2 saved a bare time).
+state = open(os.path.join(ROOT, "ingestState", "seed-state"), "rb").read()
+alert = b'"lastAlert":[1,{"device":0,"milliseconds":1700000330000,"person":1,"receivedMilliseconds":1700000331000}]'
+for target in ("ingestState", "ingestRestore"):
+    write(target, "seed-state-alert", state.replace(b'"formatVersion":2', b'"formatVersion":3').replace(b'"lastAlert":[]', alert))
 write("incidentRestore", "seed", b'{"verdictMilliseconds":1700000000000,"account":"a","phase":{"asking":{}}}')
 # What this library saves now (format version 1, sending), and a version it refuses by name.
 write("incidentRestore", "seed-version-1", b'{"account":"a","formatVersion":1,"phase":{"sending":{"attempts":2,"nextMilliseconds":1700000060000}},"raisedBy":"silence","verdictMilliseconds":1700000000000}')

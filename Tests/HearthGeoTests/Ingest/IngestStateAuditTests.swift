@@ -226,11 +226,17 @@ import _HearthTestSupport
     #expect(problems(UInt32.max) == ["trips.people[1].segmentsClosed: \(why)"])
   }
 
-  @Test("the fuzz seed is a state this library writes (its format version, every engine)")
+  @Test("the fuzz seeds are states this library reads (versions 2 and 3, every engine, a last alert)")
   func fuzzSeed() throws {
-    let seed = TestPaths.repositoryRoot.appendingPathComponent("Tests/Fuzz/Corpus/ingestState/seed-state")
-    let state = try JSONDecoder().decode(IngestState.self, from: Data(contentsOf: seed))
+    let corpus = TestPaths.repositoryRoot.appendingPathComponent("Tests/Fuzz/Corpus/ingestState")
+    let state = try JSONDecoder().decode(
+      IngestState.self, from: Data(contentsOf: corpus.appendingPathComponent("seed-state")))
     #expect(!state.geofences.people.isEmpty && state.dedupe.count == 12)
+    let alerted = try JSONDecoder().decode(
+      IngestState.self, from: Data(contentsOf: corpus.appendingPathComponent("seed-state-alert")))
+    let alert = try #require(alerted.speedAlerts.lastAlert[CircleID(1)])
+    #expect(alert.receivedMilliseconds == 1_700_000_331_000 && alert.person == UserID(1))
+    #expect(alerted.dedupe == state.dedupe)
   }
 
 }
