@@ -61,8 +61,8 @@ struct IngestSessionTests {
     #expect(Self.refusal(#"{"places": [}"#)?.contains("not valid JSON") == true)
   }
 
-  @Test("a saved state with a number beyond a Double's range names its path; the state is unchanged")
-  func savedNumberOutOfRange() throws {
+  /// A session with the one place after one fix there, and its saved text.
+  static func sessionAfterOneFix() throws -> (IngestSession, String) {
     var session = IngestSession(try IngestDescription.decode(#"{"places": [\#(Self.place())]}"#))
     session.ingest(
       FixColumns([
@@ -70,7 +70,12 @@ struct IngestSessionTests {
           timeMilliseconds: 1_700_000_000_000, latitudeDegrees: 52.52, longitudeDegrees: 13.405,
           horizontalAccuracyMeters: 5)
       ]), receivedAtMilliseconds: 1_700_000_001_000)
-    let saved = String(decoding: try session.saved(), as: UTF8.self)
+    return (session, String(decoding: try session.saved(), as: UTF8.self))
+  }
+
+  @Test("a saved state with a number beyond a Double's range names its path; the state is unchanged")
+  func savedNumberOutOfRange() throws {
+    var (session, saved) = try Self.sessionAfterOneFix()
     let edited = saved.replacingOccurrences(
       of: #""horizontalAccuracyMeters":5"#, with: #""horizontalAccuracyMeters":1e400"#)
     #expect(edited != saved)
@@ -87,14 +92,7 @@ struct IngestSessionTests {
     "a saved whole number that its field cannot hold (1.5, 1e30, 2⁶⁴ for a time in ms) is named by its path, not called invalid JSON"
   )
   func savedNumberItsFieldCannotHold() throws {
-    var session = IngestSession(try IngestDescription.decode(#"{"places": [\#(Self.place())]}"#))
-    session.ingest(
-      FixColumns([
-        Fix(
-          timeMilliseconds: 1_700_000_000_000, latitudeDegrees: 52.52, longitudeDegrees: 13.405,
-          horizontalAccuracyMeters: 5)
-      ]), receivedAtMilliseconds: 1_700_000_001_000)
-    let saved = String(decoding: try session.saved(), as: UTF8.self)
+    var (session, saved) = try Self.sessionAfterOneFix()
     let before = session.state
     for bad in ["1.5", "1e30", "18446744073709551616", "1700000000000.5"] {
       let edited = saved.replacingOccurrences(
