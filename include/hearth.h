@@ -295,8 +295,9 @@ int32_t hearth_privacy_project(
  * than 30 m (Android's "no speed"); fixes read back give NaN there. A speed
  * that is infinite or above 600 m/s is not unmeasured but out of range
  * (since ABI 1.5; before, infinity read as unmeasured): validation and
- * ingest reject that fix. heading_deg negative or NaN is not measured (read
- * back as NaN since ABI 1.5).
+ * ingest reject that fix, and a recording refuses it as a reader refuses
+ * such a row. heading_deg negative and finite, or NaN, is not measured (read
+ * back as NaN since ABI 1.5); above 360° or -infinity is out of range.
  */
 typedef struct hearth_fixes {
   int64_t count;
@@ -336,7 +337,7 @@ typedef struct hearth_fixes_out {
 #define HEARTH_FIELD_LATITUDE 1
 #define HEARTH_FIELD_LONGITUDE 2
 #define HEARTH_FIELD_HORIZONTAL_ACCURACY 3
-#define HEARTH_FIELD_SPEED 4 /* ABI 1.5: the fields of the *_OUT_OF_RANGE rejections */
+#define HEARTH_FIELD_SPEED 4 /* ABI 1.5: the field each *_OUT_OF_RANGE code is about (none is a schema error's) */
 #define HEARTH_FIELD_HEADING 5
 #define HEARTH_FIELD_ALTITUDE 6
 #define HEARTH_FIELD_BATTERY_LEVEL 7
@@ -483,9 +484,9 @@ int32_t hearth_trace_append(
 /**
  * Appends fixes to a created recording (codes outside an enum refused, naming
  * the fix and column). Each fix is then checked as a trace folder's are (time
- * within 1900–2200, position and fields within bounds; a negative speed is
- * unmeasured); a fix that fails is rejected and counted, the rest kept in the
- * order given.
+ * within 1900–2200, position and fields within bounds; a negative finite
+ * speed is unmeasured, an infinite one refused since ABI 1.5); a fix that
+ * fails is rejected and counted, the rest kept in the order given.
  */
 int32_t hearth_trace_append_fixes(hearth_trace *trace, const hearth_fixes *fixes);
 

@@ -156,6 +156,8 @@ struct ReplayCommandTests {
       Self.crashLog(extraRows: [
         // A fix from the future (10 min ahead of its upload), then a good one: upload 3.
         "1,1,\(t + 600_000),48.137,11.6,8,0,still,,\(t)", "1,1,\(t - 1_000),48.137,11.6,8,0,still,,\(t)",
+        // Infinite speeds: no reading, rejected by the server's validation (as the C ABI's).
+        "1,1,\(t - 500),48.137,11.6,8,inf,,,\(t)", "1,1,\(t - 400),48.137,11.6,8,-inf,,,\(t)",
         // A latitude out of range refuses upload 4 whole.
         "1,1,\(t + 5_000),91,11.6,8,0,,,\(t + 10_000)",
         // Unreadable rows: a user that is no id, an activity that is none.
@@ -172,10 +174,14 @@ struct ReplayCommandTests {
       replay.err.contains("upload 4 (received \(t + 10_000) ms): fix 0: latitude 91.0 is outside its range"),
       "\(replay.err)")
     #expect(
-      replay.err.contains("log.csv:20 (activity): 'dancing' is not an activity; row skipped"), "\(replay.err)"
+      replay.err.contains("log.csv:22 (activity): 'dancing' is not an activity; row skipped"), "\(replay.err)"
     )
-    #expect(replay.err.contains("log.csv:19"), "\(replay.err)")
+    #expect(replay.err.contains("log.csv:21"), "\(replay.err)")
     #expect(replay.err.contains("1 uploads refused (schema)") && replay.err.contains("rejected inFuture 1"))
+    #expect(
+      replay.err.contains("upload 3 (received \(t) ms): fix 3: speed: speedOutOfRange; fix rejected"),
+      "\(replay.err)")
+    #expect(replay.err.contains("speedOutOfRange 2"), "\(replay.err)")
   }
 
   @Test("the built executable: version, exit codes and stderr")

@@ -267,10 +267,10 @@ def validate(fixes: Fixes, now_ms: int | pd.Timestamp, *, max_future_ms: int = 3
     (more than `max_age_ms` ms behind), "accuracyMissing", or a value no
     phone reports and the recording readers refuse too: "accuracyOutOfRange"
     (above 100 km), "speedOutOfRange" (above 600 m/s or infinite; a negative
-    speed is iOS's "not measured"), "headingOutOfRange" (above 360°),
+    speed is iOS's "not measured"), "headingOutOfRange" (above 360° or -inf),
     "altitudeOutOfRange" (outside -2 km … 100 km), "batteryOutOfRange"
     (outside 0 … 1); the first that applies, on the index of `fixes` when it
-    is a DataFrame. A latitude or longitude out of range refuses the
+    is a DataFrame. A code a newer library adds is the category "code N". A latitude or longitude out of range refuses the
     whole batch: SchemaError naming the first offending fix and field. O(n).
 
     Example:
@@ -292,7 +292,14 @@ def validate(fixes: Fixes, now_ms: int | pd.Timestamp, *, max_future_ms: int = 3
         reason = "not a finite number" if schema.reason == lib.HEARTH_SCHEMA_NOT_FINITE else "outside its range"
         raise SchemaError(status, f"fix {schema.index}: {field} {schema.value} is {reason}; batch refused")
     raise_for(status)
-    return pd.Series(pd.Categorical.from_codes(verdict, categories=list(REJECTION_NAMES.values())), name="validation", index=_index_of(fixes))
+    # A library of a later minor version may add codes this package has no
+    # name for: each is its own category, "code N", rather than an error.
+    names = list(REJECTION_NAMES.values())
+    known = (verdict >= 0) & (verdict < len(names))
+    unknown = np.unique(verdict[~known])
+    verdict = np.where(known, verdict, len(names) + np.searchsorted(unknown, verdict))
+    names += [f"code {code}" for code in unknown]
+    return pd.Series(pd.Categorical.from_codes(verdict, categories=names), name="validation", index=_index_of(fixes))
 
 
 class Dedupe:

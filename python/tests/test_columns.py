@@ -185,14 +185,16 @@ def test_an_accelerometer_in_g_is_a_unit_problem_as_in_a_file():
 
 def test_raw_platform_speeds_through_the_c_door_are_read_as_the_file_readers_read_them():
     # SPEC §1, unmeasured speed: iOS's -1 and Android's 0 on a loose fix are no speed;
-    # a 0 on a sharp (GPS-class) fix is a real stop; 30 m itself is sharp.
+    # a 0 on a sharp (GPS-class) fix is a real stop; 30 m itself is sharp. An
+    # infinite speed is no reading: refused and counted, as every reader refuses
+    # its row (ABI 1.5; before, +inf was kept as unmeasured and -inf too).
     from hearth.geo import _CTYPES, _FIX_COLUMNS, FixBatch
     from hearth._ffi import out_pointer
 
-    speeds = [-1.0, 0.0, 0.0, 0.0, float("nan"), float("inf"), 12.5]
-    accuracy = [5.0, 50.0, 30.0, 30.000001, 5.0, 5.0, 50.0]
-    fixes = {"time_ms": 1_700_000_000_000 + 1000 * np.arange(7, dtype=np.int64), "latitude_deg": np.full(7, 52.5),
-             "longitude_deg": np.full(7, 13.4), "horizontal_accuracy_m": np.array(accuracy), "speed_mps": np.array(speeds)}
+    speeds = [-1.0, 0.0, 0.0, 0.0, float("nan"), -5e-324, 12.5, float("inf"), float("-inf")]
+    accuracy = [5.0, 50.0, 30.0, 30.000001, 5.0, 5.0, 50.0, 5.0, 5.0]
+    fixes = {"time_ms": 1_700_000_000_000 + 1000 * np.arange(9, dtype=np.int64), "latitude_deg": np.full(9, 52.5),
+             "longitude_deg": np.full(9, 13.4), "horizontal_accuracy_m": np.array(accuracy), "speed_mps": np.array(speeds)}
     handle = created(lib.hearth_trace_create, text('{"format": "columns"}'))
     raise_for(lib.hearth_trace_append_fixes(handle, FixBatch(fixes).struct), handle)
     count = ffi.new("int64_t *")
@@ -207,3 +209,6 @@ def test_raw_platform_speeds_through_the_c_door_are_read_as_the_file_readers_rea
     back = columns["speed_mps"]
     assert np.isnan(back[[0, 1, 3, 4, 5]]).all(), back
     assert back[2] == 0.0 and back[6] == 12.5, back
+    assert columns["time_ms"].tolist() == fixes["time_ms"][:7].tolist()
+    info = json.loads(take_bytes(lib.hearth_trace_info, handle))
+    assert "2 rejected" in json.dumps(info) or sum(f.get("rowsRejected", 0) for f in info.get("files", [])) == 2, info

@@ -124,6 +124,19 @@ def test_validation_on_both_sides_of_each_limit():
             hearth.validate(fixes([now], accuracy=[10]), now, **limits)
 
 
+def test_a_rejection_code_the_package_has_no_name_for_is_its_own_category(monkeypatch):
+    # As a package written for ABI 1.4 sees a 1.5 library: a code past its table.
+    import hearth.geo
+
+    monkeypatch.setattr(hearth.geo, "REJECTION_NAMES", {0: "accepted", 1: "inFuture", 2: "tooOld", 3: "accuracyMissing"})
+    now = 10 * 86_400_000
+    batch = fixes([now, now + 300_001, now, now], accuracy=[10, 10, 10, 2e5])
+    batch["speed_mps"] = [1e9, 1.0, 1.0, 1.0]
+    verdict = hearth.validate(batch, now)
+    assert verdict.tolist() == ["code 5", "inFuture", "accepted", "code 4"]
+    assert list(verdict.cat.categories) == ["accepted", "inFuture", "tooOld", "accuracyMissing", "code 4", "code 5"]
+
+
 def test_a_schema_error_refuses_the_batch_naming_the_fix():
     with pytest.raises(hearth.SchemaError, match="fix 1: latitude 90.5 is outside its range"):
         hearth.validate(fixes([1, 2], lat=[90.0, 90.5]), 1)

@@ -44,7 +44,8 @@ public struct Fix: Sendable, Hashable, Codable {
   public var horizontalAccuracyMeters: Double
   /// Ground speed in m/s, `nil` when unmeasured.
   public var speedMetersPerSecond: Double?
-  /// Course over ground, degrees clockwise from true north, [0, 360).
+  /// Course over ground, degrees clockwise from true north, [0, 360] (360
+  /// is north, as 0; ``FixValidation/headingDegrees``).
   public var headingDegrees: Double?
   /// Altitude in metres (the platform's datum).
   public var altitudeMeters: Double?

@@ -106,7 +106,8 @@ private struct Audit {
   /// The `Int64`s a state keeps that are not times (grid cell ids).
   static let nonTimeKeys: Set<String> = ["cell"]
   /// Values of a fix carried through as they came (no engine computes with
-  /// them, no door limits them): no rule.
+  /// them; validation limits them at ingest since ABI 1.5, but a state saved
+  /// before may hold any): no rule.
   static let carriedKeys: Set<String> = ["headingDegrees", "altitudeMeters", "batteryLevel"]
   /// Agreed speeds (m/s) whose keys do not say so.
   static let speedKeys: Set<String> = ["fastest", "cruising", "lastAgreed"]

@@ -125,9 +125,11 @@ public struct ReplayHistory: Sendable {
             Fix(
               timeMilliseconds: integer("time_ms", i) ?? 0, latitudeDegrees: number("latitude", i) ?? .nan,
               longitudeDegrees: number("longitude", i) ?? .nan, horizontalAccuracyMeters: accuracy,
+              // Read as the C ABI reads a raw speed: an infinite or > 600 m/s
+              // one is kept for the server's validation to reject.
               speedMetersPerSecond: speed.isNaN
                 ? nil
-                : SpeedReading.speedMetersPerSecond(
+                : SpeedReading.storedSpeedMetersPerSecond(
                   raw: speed, horizontalAccuracyMeters: accuracy),
               activity: activity, source: source, device: DeviceID(device), user: UserID(userID)))
           receipts.append(received)

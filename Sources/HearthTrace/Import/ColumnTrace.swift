@@ -150,7 +150,10 @@ public struct ColumnTrace: Sendable {
       let codes = { (raw: [UInt8]) in NPYArray(raw.map(Double.init)) }
       let columns: [NPYArray?] = [
         NPYArray(f.latitudeDegrees), NPYArray(f.longitudeDegrees), NPYArray(f.horizontalAccuracyMeters),
-        NPYArray(f.speedMetersPerSecond.map { $0 < 0 ? .nan : $0 }), NPYArray(f.headingDegrees),
+        // A negative finite speed is "not measured" (iOS's -1); -∞ stays, for
+        // the folder's row check to refuse as every reader does.
+        NPYArray(f.speedMetersPerSecond.map { $0 < 0 && $0.isFinite ? .nan : $0 }),
+        NPYArray(f.headingDegrees),
         NPYArray(f.altitudeMeters), codes(f.activity.map(\.rawValue)), codes(f.source.map(\.rawValue)),
         NPYArray(f.batteryLevel), codes(f.charging.map(\.rawValue)),
         NPYArray(f.device.map { Double($0.rawValue) }), NPYArray(f.user.map { Double($0.rawValue) }),
