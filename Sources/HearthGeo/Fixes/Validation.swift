@@ -38,9 +38,9 @@ extension FixValidation {
   // The values a fix's measured fields can take, the same for every door:
   // the file readers refuse a row outside them (`ReadingBounds`) and
   // validation rejects a fix outside them, so a value a reader would refuse
-  // never reaches an engine through the C ABI either (a speed of 10⁹ m/s
-  // would raise a speed alert). The reasons for each bound are in
-  // docs/guides/trace-formats.md.
+  // never reaches an engine through the C ABI either (a speed of 10⁹ m/s is
+  // no reading, whatever an engine would make of it). The reasons for each
+  // bound are in docs/guides/trace-formats.md.
 
   /// Largest horizontal accuracy, m (a cell-tower fix is a few km).
   public static let maximumAccuracyMeters = 100_000.0
