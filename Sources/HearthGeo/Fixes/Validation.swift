@@ -64,14 +64,38 @@ extension FixValidation {
     accuracyMeters: Double, speedMetersPerSecond: Double, headingDegrees heading: Double,
     altitudeMeters altitude: Double, batteryLevel: Double
   ) -> RejectionReason? {
+    // Each test is false for NaN (not measured) and true for ±∞ past a bound.
     if accuracyMeters > maximumAccuracyMeters { return .accuracyOutOfRange }
-    if !speedMetersPerSecond.isNaN && !(0...maximumSpeedMetersPerSecond).contains(speedMetersPerSecond) {
-      return .speedOutOfRange
-    }
-    if !heading.isNaN && !headingDegrees.contains(heading) { return .headingOutOfRange }
-    if !altitude.isNaN && !altitudeMeters.contains(altitude) { return .altitudeOutOfRange }
-    if !batteryLevel.isNaN && !batteryLevels.contains(batteryLevel) { return .batteryOutOfRange }
+    if outside(speedMetersPerSecond, 0...maximumSpeedMetersPerSecond) { return .speedOutOfRange }
+    if outside(heading, headingDegrees) { return .headingOutOfRange }
+    if outside(altitude, altitudeMeters) { return .altitudeOutOfRange }
+    if outside(batteryLevel, batteryLevels) { return .batteryOutOfRange }
     return nil
+  }
+
+  /// Whether `value` is a number outside `range` (NaN is not). O(1).
+  @inline(__always)
+  static func outside(_ value: Double, _ range: ClosedRange<Double>) -> Bool {
+    value < range.lowerBound || value > range.upperBound
+  }
+
+  /// Whether no fix of `batch` has a field outside its range
+  /// (``rangeProblem(accuracyMeters:speedMetersPerSecond:headingDegrees:altitudeMeters:batteryLevel:)``
+  /// nil for every fix): one pass per column with no branch per value, so
+  /// that validation looks at each fix's fields only in a batch that has
+  /// such a value. O(n).
+  static func allInRange(_ batch: FixColumns) -> Bool {
+    func none(_ column: [Double], _ range: ClosedRange<Double>) -> Bool {
+      column.withUnsafeBufferPointer { values in
+        var count = 0
+        for value in values { count &+= outside(value, range) ? 1 : 0 }
+        return count == 0
+      }
+    }
+    return none(batch.horizontalAccuracyMeters, -Double.infinity...maximumAccuracyMeters)
+      && none(batch.speedMetersPerSecond, 0...maximumSpeedMetersPerSecond)
+      && none(batch.headingDegrees, headingDegrees) && none(batch.altitudeMeters, altitudeMeters)
+      && none(batch.batteryLevel, batteryLevels)
   }
 
   /// A platform's raw heading as a fix stores it: nil (not measured) for
@@ -246,6 +270,7 @@ extension FixValidation {
       newestAllowed.overflow ? Int64.max : newestAllowed.partialValue, plausibleMilliseconds.upperBound - 1)
     let oldest = max(
       oldestAllowed.overflow ? Int64.min : oldestAllowed.partialValue, plausibleMilliseconds.lowerBound)
+    let fieldsInRange = allInRange(batch)
     for index in 0..<n {
       let time = batch.timeMilliseconds[index]
       let accuracy = batch.horizontalAccuracyMeters[index]
@@ -254,6 +279,8 @@ extension FixValidation {
           .tooOld
         } else if !(accuracy >= 0 && accuracy.isFinite) {
           .accuracyMissing
+        } else if fieldsInRange {
+          nil
         } else {
           rangeProblem(
             accuracyMeters: accuracy, speedMetersPerSecond: batch.speedMetersPerSecond[index],
