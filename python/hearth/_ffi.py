@@ -19,6 +19,8 @@ handles: a handle one made is used with that one only (`created`,
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import os
 from pathlib import Path
 
@@ -60,6 +62,21 @@ def _open(path: str):
 
 _LIBRARY_PATH = _library_path()
 lib = _open(_LIBRARY_PATH)
+
+
+@functools.cache
+def library_identity() -> str:
+    """Which libhearth this process loaded: its ABI version and the SHA-256 of
+    the file's bytes (the first 16 hex digits), e.g. "libhearth 1.5.0
+    sha256:0123456789abcdef". Two processes that loaded the same build say the
+    same; a rebuild from other sources does not, even at the same ABI version
+    (a rule can change without the ABI). Read once per process: O(file size)."""
+    version = lib.hearth_abi_version()
+    digest = hashlib.sha256()
+    with open(_LIBRARY_PATH, "rb") as file:
+        for block in iter(lambda: file.read(1 << 20), b""):
+            digest.update(block)
+    return f"libhearth {version >> 16}.{(version >> 8) & 0xFF}.{version & 0xFF} sha256:{digest.hexdigest()[:16]}"
 _lab = None
 
 

@@ -2,9 +2,12 @@
 components, replayed on workers, merged into exactly the single-process
 replay's events; checkpoints that a retried partition resumes from."""
 
+import dataclasses
+import hashlib
 import json
 import os
 import random
+import re
 import signal
 import threading
 import time
@@ -18,6 +21,7 @@ from distributed import Client, LocalCluster
 
 import hearth
 import hearth.distributed as hd
+from hearth._ffi import _LIBRARY_PATH, library_identity
 from hearth.distributed import fleet as rp
 from fleet import MINUTE, T0, fleet, person_day, reference
 from hearth.ingest import schedule
@@ -200,6 +204,7 @@ def test_a_process_pool_and_a_local_cluster_give_the_single_process_events(world
             result = hd.replay(history, places, circles, pool, speed_limits_kmh=limits, partitions=n, progress=False)
             assert result.events.equals(single.events) and result.complete, n
             assert result.partitions.fixes.sum() == len(history) and (result.partitions.resumed_from == 0).all()
+            assert (result.partitions.library == library_identity()).all()  # the workers loaded this build too
     result = hd.replay(history, places, circles, speed_limits_kmh=limits, n_workers=2, progress=False)
     assert result.events.equals(single.events) and len(result.partitions) == 4
 
@@ -257,6 +262,44 @@ def test_a_checkpoint_of_another_replay_or_a_damaged_one_is_named(world, tmp_pat
     manifest.write_text("{not json")
     with pytest.raises(hearth.BadInputError, match="damaged checkpoint"):
         rp._replay(plans[0], tmp_path, 40, None)
+
+
+def test_the_library_identity_is_the_abi_version_and_the_loaded_file_s_digest():
+    identity = library_identity()
+    version = hearth.ABI_VERSION
+    digest = hashlib.sha256(Path(_LIBRARY_PATH).read_bytes()).hexdigest()[:16]
+    assert identity == f"libhearth {version >> 16}.{(version >> 8) & 0xFF}.{version & 0xFF} sha256:{digest}"
+
+
+def test_a_checkpoint_another_library_wrote_or_an_older_layout_is_refused_by_name(world, single, tmp_path):
+    history, places, circles, limits = world
+    plans = rp.plan(history, places, circles, speed_limits_kmh=limits, partitions=1)
+    rp._replay(plans[0], tmp_path, 40, None)
+    manifest_path = tmp_path / "partition-0000" / "manifest.json"
+    written = json.loads(manifest_path.read_text())
+    assert written["library"] == library_identity()
+    other = "libhearth 1.4.0 sha256:0123456789abcdef"
+    manifest_path.write_text(json.dumps(written | {"library": other}))
+    with pytest.raises(hearth.BadInputError, match=f"written by {other}, and this worker loaded {re.escape(library_identity())}"):
+        rp._replay(plans[0], tmp_path, 40, None)
+    manifest_path.write_text(json.dumps({k: v for k, v in written.items() if k != "library"} | {"layout": "hearth-replay-checkpoint/3"}))
+    with pytest.raises(hearth.BadInputError, match="in the layout 'hearth-replay-checkpoint/3'; this package reads 'hearth-replay-checkpoint/4'"):
+        rp._replay(plans[0], tmp_path, 40, None)
+    manifest_path.write_text(json.dumps(written))  # the build that wrote it resumes it
+    resumed = rp._replay(plans[0], tmp_path, 40, None)
+    assert resumed.resumed_from == written["position"] > 0
+    assert rp.merge([resumed], rp._step_times(plans))[0].equals(single.events)
+
+
+def test_partitions_from_different_library_builds_are_not_merged(world, single):
+    history, places, circles, limits = world
+    plans = rp.plan(history, places, circles, speed_limits_kmh=limits, partitions=3)
+    parts = [rp._replay(p, None, None, None) for p in plans]
+    assert rp.merge(parts, rp._step_times(plans))[0].equals(single.events)
+    parts[1] = dataclasses.replace(parts[1], library="libhearth 1.5.0 sha256:0000000000000000")
+    with pytest.raises(ValueError, match=r"different libhearth builds \(libhearth 1.5.0 sha256:0000000000000000: partitions \[1\]; "
+                                         + re.escape(f"{library_identity()}: partitions [0, 2]")):
+        rp.merge(parts, rp._step_times(plans))
 
 
 def test_a_worker_killed_mid_replay_resumes_from_its_checkpoint(tmp_path):

@@ -49,6 +49,12 @@ RESUMING. A partition writes a checkpoint (its state as the library saves it,
 the events so far in chunks, the step reached) every `checkpoint_every_s`
 seconds or `checkpoint_every_steps` steps; a retried partition task (its
 worker died) restores the last one and goes on from the next step.
+
+ONE LIBRARY. Each partition names the libhearth build it ran on (its ABI
+version and the file's SHA-256, `hearth._ffi.library_identity`); `merge`
+refuses partitions from different builds, and a checkpoint another build
+wrote is not resumed. A rule can change without the ABI changing, so
+mixing builds could give events the single-process replay never gives.
 """
 
 from __future__ import annotations
@@ -66,7 +72,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .._ffi import BadInputError, SchemaError, ffi, lib, raise_for, take_bytes
+from .._ffi import BadInputError, SchemaError, ffi, lib, library_identity, raise_for, take_bytes
 from .._names import with_datetimes
 from ..geo import _FIX_COLUMNS, FixBatch
 from ..ingest import _EVENT_DTYPE, _EVENT_FIELDS, EVENT_KINDS, Ingest, describe, event_lines, schedule
@@ -218,12 +224,16 @@ def _take_events(handle) -> tuple[np.ndarray, np.ndarray, list[str]]:
 
 class Checkpoints:
     """A partition's checkpoints in `folder/partition-NNNN/`: manifest.json
-    (the step reached, how many event chunks, which replay), state-K.bin
-    (the pipeline's saved state) and chunk-K.npz (events since the last
-    checkpoint). The manifest is replaced last, atomically, so a worker that
-    dies mid-write leaves the previous checkpoint whole."""
+    (the step reached, how many event chunks, which replay, which library
+    wrote it), state-K.bin (the pipeline's saved state) and chunk-K.npz
+    (events since the last checkpoint). The manifest is replaced last,
+    atomically, so a worker that dies mid-write leaves the previous
+    checkpoint whole. A checkpoint another libhearth build wrote is refused
+    by name: its events and the ones after it would come from two sets of
+    rules, which the single-process replay never mixes."""
 
-    LAYOUT = "hearth-replay-checkpoint/3"  # 3: each event's origin kept (the library's, ABI 1.3); the library's schedule
+    # 3: each event's origin kept (the library's, ABI 1.3); the library's schedule. 4: the library that wrote it.
+    LAYOUT = "hearth-replay-checkpoint/4"
 
     def __init__(self, folder, plan: PartitionPlan):
         self.path = Path(folder) / f"partition-{plan.partition:04d}"
@@ -239,8 +249,15 @@ class Checkpoints:
             return None
         try:
             manifest = json.loads(manifest_path.read_text())
-            if manifest.get("layout") != self.LAYOUT or manifest.get("fingerprint") != self.fingerprint:
+            if manifest.get("layout") != self.LAYOUT:
+                raise BadInputError(lib.HEARTH_ERROR_BAD_INPUT, f"{manifest_path}: a checkpoint in the layout {manifest.get('layout')!r}; "
+                                    f"this package reads {self.LAYOUT!r} (remove it, or give another checkpoint_dir)")
+            if manifest.get("fingerprint") != self.fingerprint:
                 raise BadInputError(lib.HEARTH_ERROR_BAD_INPUT, f"{manifest_path}: a checkpoint of another replay (remove it, or give another checkpoint_dir)")
+            if manifest.get("library") != library_identity():
+                raise BadInputError(lib.HEARTH_ERROR_BAD_INPUT, f"{manifest_path}: written by {manifest.get('library')}, and this worker "
+                                    f"loaded {library_identity()}; resuming would mix two libraries' events (rerun with the "
+                                    f"library that wrote it, or remove it)")
             records, steps, origins, lines, errors = [], [], [], [], []
             for k in range(int(manifest["chunks"])):
                 with np.load(self.path / f"chunk-{k:06d}.npz", allow_pickle=False) as chunk:
@@ -266,7 +283,7 @@ class Checkpoints:
         np.savez(self.path / f"chunk-{k:06d}.npz", records=records, steps=steps, origins=origins,
                  lines=np.frombuffer(text, np.uint8), errors=np.frombuffer(json.dumps(errors).encode(), np.uint8))
         (self.path / f"state-{k:06d}.bin").write_bytes(state)
-        manifest = {"layout": self.LAYOUT, "fingerprint": self.fingerprint, "position": position, "chunks": k + 1,
+        manifest = {"layout": self.LAYOUT, "fingerprint": self.fingerprint, "library": library_identity(), "position": position, "chunks": k + 1,
                     "worker": worker_name(), "pid": os.getpid()}
         temporary = self.path / "manifest.json.tmp"
         temporary.write_text(json.dumps(manifest))
@@ -280,7 +297,8 @@ class Checkpoints:
 @dataclass
 class PartitionEvents:
     """A partition's output: events (typed records with their global step,
-    origin and JSON lines), schema errors (step, message), where it resumed from."""
+    origin and JSON lines), schema errors (step, message), where it resumed
+    from, and the libhearth build that produced it (`library_identity`)."""
 
     partition: int
     records: np.ndarray
@@ -290,6 +308,7 @@ class PartitionEvents:
     schema_errors: list
     resumed_from: int
     steps_run: int
+    library: str
 
 
 def _replay(plan: PartitionPlan, checkpoint_dir, every_steps, every_s) -> PartitionEvents:
@@ -339,7 +358,7 @@ def _replay(plan: PartitionPlan, checkpoint_dir, every_steps, every_s) -> Partit
     return PartitionEvents(
         plan.partition, _cat(done["records"] + new["records"], _PACKED), _cat(done["steps"] + new["steps"], np.int64),
         _cat(done["origins"] + new["origins"], np.int32), done["lines"] + new["lines"], done["errors"] + new["errors"],
-        resumed_from, len(plan.steps) - position,
+        resumed_from, len(plan.steps) - position, library_identity(),
     )
 
 
@@ -373,7 +392,8 @@ class ReplayResult:
     value, json: the event's JSON line with every field); `schema_errors`
     uploads refused whole (step, message); `partitions` one row per
     partition (people, fixes, steps, resumed_from: the step a retried task
-    went on from, 0 when it ran straight through); `failed` partitions
+    went on from, 0 when it ran straight through; worker, busy_s; library:
+    the libhearth build it ran on); `failed` partitions
     without a result (their people's events are missing); `summary` per
     worker (fixes, fixes per busy second)."""
 
@@ -469,7 +489,13 @@ def plan(history, places=None, circles=None, *, speed_limits_kmh=None, places_fi
 def merge(parts: list[PartitionEvents], step_time: np.ndarray | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The partitions' events in the single-process order (step, kind, the
     batch's own events before the clock's, user, then as produced; the
-    origins are the library's), and their schema errors in step order."""
+    origins are the library's), and their schema errors in step order.
+    Partitions that different libhearth builds produced are refused
+    (ValueError naming them): the single-process replay runs one library."""
+    libraries = sorted({p.library for p in parts})
+    if len(libraries) > 1:
+        which = "; ".join(f"{name}: partitions {[p.partition for p in parts if p.library == name]}" for name in libraries)
+        raise ValueError(f"the partitions ran on different libhearth builds ({which}); install one build on every worker")
     records = _cat([p.records for p in parts], _PACKED)
     steps = _cat([p.steps for p in parts], np.int64)
     lines = [line for p in parts for line in p.lines]
@@ -543,6 +569,7 @@ def replay(history, places=None, circles=None, client=None, *, speed_limits_kmh=
         "partition": p.partition, "people": len(p.users), "fixes": p.fixes, "steps": len(p.steps),
         "resumed_from": by_partition[p.partition].resumed_from if p.partition in by_partition else -1,
         "worker": outcomes[p.partition].worker, "busy_s": outcomes[p.partition].seconds,
+        "library": by_partition[p.partition].library if p.partition in by_partition else None,
     } for p in plans])
     failed = pd.DataFrame([{"partition": o.index, "kind": o.kind, "reason": o.error,
                             "users": plans[o.index].users.tolist()} for o in ordered if o.kind != "ok"],
