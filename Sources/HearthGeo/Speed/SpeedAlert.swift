@@ -128,13 +128,16 @@ public struct SpeedAlertState: Sendable, Hashable, Codable {
 /// At most one alert per circle every 30 min, but not never: a stretch held
 /// back by the cooldown is said once as `suppressed`, and announced (reason
 /// `cooldownEnded`) at its first later fix still over the limit once the
-/// cooldown has ended. The 30 min count on the clock of the phone that
-/// made the last alert for that phone's own fixes, and on the server's
-/// clock (from the receipt of the upload that announced the last alert to
-/// this upload's) for any other phone: phones of a circle keep their own
-/// clocks, and one running 4 min ahead of another must not shorten the
-/// circle's quiet to 26 min. Loose pairs (``AgreedSpeedRules``) never count
-/// as over the limit.
+/// cooldown has ended. The 30 min count on the server's clock, from the
+/// receipt of the upload that announced the last alert to this upload's,
+/// for every phone: phones of a circle keep their own clocks, and one
+/// running 4 min ahead of another must not shorten the circle's quiet to
+/// 26 min; one upload is one moment, so a long upload or a phone clock that
+/// steps forwards gives no second alert minutes after the first. For the
+/// fixes of the phone that made the last alert the 30 min must also have
+/// passed on that phone's own clock since the stretch's end, so a drive
+/// uploaded late does not count the upload's delay as quiet. Loose pairs
+/// (``AgreedSpeedRules``) never count as over the limit.
 ///
 /// A drive uploaded late goes to the feed only (``LateUploadRule``). The
 /// lateness belongs to the stretch that made the alert: the newest of its
@@ -459,18 +462,19 @@ public struct SpeedAlertEngine: Sendable {
 
   /// Whether the circle's cooldown since `last` is over for a stretch of
   /// `person`'s `device` ending at `end` (its clock) in an upload received
-  /// at `now`: for the phone that made `last`, 30 min since it on that
-  /// phone's own clock (as a phone's times read, however its uploads came);
-  /// for any other, 30 min since `last`'s receipt on the server's clock (the
-  /// only clock both phones' alerts were read on). O(1).
+  /// at `now`: 30 min since `last`'s receipt on the server's clock (the
+  /// clock every alert is heard on), and, for the phone that made `last`,
+  /// 30 min since its end on that phone's own clock too (review22 F1: its
+  /// clock alone let a long upload or a clock stepping forwards give a
+  /// second alert minutes after the first). O(1).
   private func cooled(
     since last: SpeedAlertState.LastAlert, _ person: UserID, _ device: DeviceID, end: Int64, now: Int64
   ) -> Bool {
+    guard now.saturatingSubtract(last.receivedMilliseconds) >= rules.cooldownMilliseconds else {
+      return false
+    }
     let sameClock = last.person == person && last.device == device
-    let since =
-      sameClock
-      ? end.saturatingSubtract(last.milliseconds) : now.saturatingSubtract(last.receivedMilliseconds)
-    return since >= rules.cooldownMilliseconds
+    return !sameClock || end.saturatingSubtract(last.milliseconds) >= rules.cooldownMilliseconds
   }
 
 }

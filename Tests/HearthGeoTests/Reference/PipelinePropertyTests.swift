@@ -238,7 +238,7 @@ struct PipelinePropertyTests {
           let whole = ScenarioRun.play(s, built: built)
           // The geofences' settling minute runs on the server's clock from
           // a receipt (review 2 F2), and so does a circle's speed-alert
-          // cooldown between two people's phones (review20), so an
+          // cooldown (review20, review22 F1), so an
           // upload's first part received earlier is another history for
           // them: their events are held to the same split received at
           // once, the other engines' to the split as it was (first part

@@ -44,8 +44,8 @@ enum SpeedModel {
   /// stretch in the batch that decided it (the over-limit pairs going on
   /// past the deciding fix, within that batch) was more than 15 min old at
   /// receipt. The circle's 30 min cooldown runs from the last announced
-  /// alert: for a fix of the phone that made it, on that phone's clock; for
-  /// any other, on the server's (receipt to receipt). Returns the decisions
+  /// alert on the server's clock (receipt to receipt), and for a fix of the
+  /// phone that made it on that phone's clock as well. Returns the decisions
   /// in the order the engine makes them (per batch, people ascending).
   /// A stray fix, out and back: `o` without a measured speed, `a` and `b`
   /// within 50 m + their accuracies of each other, `o` further than 50 m +
@@ -121,12 +121,12 @@ enum SpeedModel {
             let end = track[track.count - 1].timeMilliseconds
             let key = "\(person) \(circle) \(start)"
             guard end - start >= 15_000, !done.contains(key) else { continue }
-            // The circle's last announcement: 30 min since its end on its
-            // own phone's clock for that phone, since its receipt on the
-            // server's for any other.
+            // The circle's last announcement: 30 min since its receipt on
+            // the server's clock, and since its end on its own phone's clock
+            // for that phone.
             let cooling = announced[circle].map { last in
-              last.user == person && last.device == fix.device
-                ? end - last.end < 30 * 60_000 : batch.received - last.received < 30 * 60_000
+              batch.received - last.received < 30 * 60_000
+                || (last.user == person && last.device == fix.device && end - last.end < 30 * 60_000)
             }
             var reasons: [SpeedAlertEvent.Reason] = [.overLimitLongEnough]
             var outcome = SpeedAlertEvent.Outcome.announced

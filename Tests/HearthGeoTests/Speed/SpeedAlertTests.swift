@@ -150,7 +150,9 @@ struct SpeedAlertTests {
   /// Review20: the cooldown compared the fix times of different people's
   /// phones, so a phone 4 min ahead took a second alert 26 min after the
   /// first on the server's clock.
-  @Test("another phone's clock does not shorten the cooldown; the alerting phone's own clock does")
+  @Test(
+    "the cooldown runs on the server's clock for every phone, and on the alerting phone's own clock as well; one upload is one moment"
+  )
   func cooldownClocks() {
     let engine = SpeedAlertEngine(limits: [7: Self.limit], circlesOfPerson: [UserID(1): [7], UserID(2): [7]])
     var state = SpeedAlertState()
@@ -162,34 +164,55 @@ struct SpeedAlertTests {
     let e = Self.stream(ahead, clockAhead: 240_000, engine, &state)
     #expect(e.map(\.outcome) == [.suppressed, .announced], "\(e.map(\.outcome))")
     #expect(e.last?.endMilliseconds == W.t0 + 2_055_000 && e.last?.reasons.last == .cooldownEnded)
-    // The alerting phone's own clock: its first alert reached the server
-    // 10 min after its fixes (not late); a second stretch 30 min later on
-    // its clock, received as it goes (only 20 min on the server's), is
-    // announced at its 15 s, held at 29:59.999 until its next fix. Another
-    // device of the same person is another clock: held by the server's.
-    // And the other way round: a stretch 29:50 after on the phone's clock,
-    // received a minute late (30:50 on the server's), is held until the
-    // phone's clock says 30 min.
-    func twoUploads(from start: Double, device: UInt32) -> [SpeedAlertEvent] {
+    // The alerting phone: its first stretch (0–20 s, a stop at 25 s) is
+    // announced at its 15 s in one upload received at `firstReceived` s;
+    // its second stretch, from `start` s, streams fix by fix, each received
+    // `lateBy` s after its time. Another device of the same person is
+    // another clock: only the server's counts for it.
+    func twoUploads(from start: Double, firstReceived: Int64, lateBy: Int64, device: UInt32 = 0)
+      -> [SpeedAlertEvent.Outcome]
+    {
       var later = Self.drive(speed: 16, every: 5, count: 5, from: start)
       for k in later.indices { later[k].device = DeviceID(device) }
-      // A stop between the two stretches (a fix standing still at 25 s).
       let first = Self.drive(speed: 16, every: 5, count: 5) + [W.fix(16 * 20, 25, accuracy: 8, speed: 0)]
       var fresh = SpeedAlertState()
-      return engine.process(FixColumns(first), receivedAtMilliseconds: W.t0 + 620_000, state: &fresh)
-        + Self.stream(later, engine, &fresh)
+      return
+        (engine.process(FixColumns(first), receivedAtMilliseconds: W.t0 + firstReceived * 1000, state: &fresh)
+        + Self.stream(later, clockAhead: -lateBy * 1000, engine, &fresh)).map(\.outcome)
     }
-    #expect(twoUploads(from: 1800, device: 0).map(\.outcome) == [.announced, .announced])
-    #expect(twoUploads(from: 1799.999, device: 0).map(\.outcome) == [.announced, .suppressed, .announced])
-    #expect(twoUploads(from: 1800, device: 5).map(\.outcome) == [.announced, .suppressed])
-    var own = SpeedAlertState()
-    // Alerted at 15 s (its end and receipt), then a stop at 25 s.
-    _ = Self.stream(
-      Self.drive(speed: 16, every: 5, count: 5) + [W.fix(16 * 20, 25, accuracy: 8, speed: 0)], engine, &own)
-    let minuteLate = Self.stream(
-      Self.drive(speed: 16, every: 5, count: 7, from: 1790), clockAhead: -60_000, engine, &own)
-    #expect(minuteLate.map(\.outcome) == [.suppressed, .announced])
-    #expect(minuteLate.last?.endMilliseconds == W.t0 + 1_815_000)
+    // The server's clock (first upload 10 min after its fixes, the second
+    // received as it goes): the second stretch decides at start + 15 s, so
+    // 30 min after the first receipt at start 2405 s, not at 2404.999 s
+    // (held, then announced at its next fix). Its own clock says 30 min
+    // from start 1800 s, but the server's only 20: held (review22 F1, the
+    // phone's clock alone gave a second alert here; a clock that steps
+    // forwards, or one long upload, gave one minutes after the first).
+    #expect(twoUploads(from: 2405, firstReceived: 620, lateBy: 0) == [.announced, .announced])
+    #expect(
+      twoUploads(from: 2404.999, firstReceived: 620, lateBy: 0) == [.announced, .suppressed, .announced])
+    #expect(twoUploads(from: 1800, firstReceived: 620, lateBy: 0) == [.announced, .suppressed])
+    // The phone's own clock as well (first upload received at 25 s, the
+    // second a minute late, so the server's clock says 30 min first): the
+    // stretch's end 30 min after the first's (15 s) on the phone's clock
+    // at start 1800 s, not at 1799.999 s.
+    #expect(twoUploads(from: 1800, firstReceived: 25, lateBy: 60) == [.announced, .announced])
+    #expect(
+      twoUploads(from: 1799.999, firstReceived: 25, lateBy: 60) == [.announced, .suppressed, .announced])
+    // Another device of the same person: the server's clock only.
+    #expect(twoUploads(from: 1799.999, firstReceived: 25, lateBy: 60, device: 5) == [.announced, .announced])
+    #expect(
+      twoUploads(from: 2404.999, firstReceived: 620, lateBy: 0, device: 5) == [
+        .announced, .suppressed, .announced,
+      ])
+    // One upload is one moment: two stretches half an hour apart on the
+    // phone's clock, received together at 2400 s, give one alert.
+    let oneUpload =
+      Self.drive(speed: 16, every: 5, count: 361) + [W.fix(16 * 1800, 1830, accuracy: 8, speed: 0)]
+      + Self.drive(speed: 16, every: 5, count: 107, from: 1860)
+    var together = SpeedAlertState()
+    let e2 = engine.process(FixColumns(oneUpload), receivedAtMilliseconds: W.t0 + 2_400_000, state: &together)
+    #expect(e2.map(\.outcome) == [.announced, .suppressed], "\(e2.map(\.outcome))")
+    #expect(e2.map(\.endMilliseconds) == [W.t0 + 15_000, W.t0 + 1_875_000])
   }
 
   /// Review22: the receipt went into the state as given, and a Swift
