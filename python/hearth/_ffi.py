@@ -19,6 +19,7 @@ handles: a handle one made is used with that one only (`created`,
 
 from __future__ import annotations
 
+import ctypes
 import functools
 import hashlib
 import os
@@ -60,23 +61,54 @@ def _open(path: str):
     return library
 
 
+class _DlInfo(ctypes.Structure):
+    _fields_ = [("dli_fname", ctypes.c_char_p), ("dli_fbase", ctypes.c_void_p),
+                ("dli_sname", ctypes.c_char_p), ("dli_saddr", ctypes.c_void_p)]
+
+
+def _pin(library, path: str) -> tuple[int | None, str]:
+    """A descriptor open on the file the loader mapped for `library`, and
+    that file's name (dladdr's, so a bare name the loader searched
+    LD_LIBRARY_PATH for, or a relative path, names the file too): it keeps
+    the loaded bytes readable after the file is replaced by a rebuild or an
+    upgrade (a new inode). (None, why) when the file cannot be opened."""
+    info = _DlInfo()
+    address = ctypes.c_void_p(int(ffi.cast("uintptr_t", library.hearth_abi_version)))
+    found = ctypes.CDLL(None).dladdr(address, ctypes.byref(info)) and info.dli_fname
+    name = os.fsdecode(info.dli_fname) if found else path
+    try:
+        return os.open(name, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0)), name
+    except OSError as error:
+        return None, f"{name} not readable: {error.strerror}"
+
+
 _LIBRARY_PATH = _library_path()
 lib = _open(_LIBRARY_PATH)
+_LIBRARY_FILE = _pin(lib, _LIBRARY_PATH)
 
 
 @functools.cache
 def library_identity() -> str:
     """Which libhearth this process loaded: its ABI version and the SHA-256 of
-    the file's bytes (the first 16 hex digits), e.g. "libhearth 1.5.0
+    the loaded file's bytes (the first 16 hex digits), e.g. "libhearth 1.5.0
     sha256:0123456789abcdef". Two processes that loaded the same build say the
     same; a rebuild from other sources does not, even at the same ABI version
-    (a rule can change without the ABI). Read once per process: O(file size)."""
+    (a rule can change without the ABI). The bytes are read through a
+    descriptor opened when the library was loaded, so replacing the file
+    later (a rebuild, `pip install -U`) does not change the answer. Read
+    once per process, on first call: O(file size), about 0.2 s for 60 MB."""
     version = lib.hearth_abi_version()
-    digest = hashlib.sha256()
-    with open(_LIBRARY_PATH, "rb") as file:
-        for block in iter(lambda: file.read(1 << 20), b""):
-            digest.update(block)
-    return f"libhearth {version >> 16}.{(version >> 8) & 0xFF}.{version & 0xFF} sha256:{digest.hexdigest()[:16]}"
+    name = f"libhearth {version >> 16}.{(version >> 8) & 0xFF}.{version & 0xFF}"
+    descriptor, where = _LIBRARY_FILE
+    if descriptor is None:
+        return f"{name} ({where})"
+    digest, offset = hashlib.sha256(), 0
+    while block := os.pread(descriptor, 1 << 20, offset):
+        digest.update(block)
+        offset += len(block)
+    return f"{name} sha256:{digest.hexdigest()[:16]}"
+
+
 _lab = None
 
 

@@ -8,6 +8,8 @@ import json
 import os
 import random
 import re
+import subprocess
+import sys
 import signal
 import threading
 import time
@@ -264,11 +266,35 @@ def test_a_checkpoint_of_another_replay_or_a_damaged_one_is_named(world, tmp_pat
         rp._replay(plans[0], tmp_path, 40, None)
 
 
-def test_the_library_identity_is_the_abi_version_and_the_loaded_file_s_digest():
+def test_the_library_identity_is_the_abi_version_and_the_loaded_file_s_digest(tmp_path):
     identity = library_identity()
     version = hearth.ABI_VERSION
     digest = hashlib.sha256(Path(_LIBRARY_PATH).read_bytes()).hexdigest()[:16]
     assert identity == f"libhearth {version >> 16}.{(version >> 8) & 0xFF}.{version & 0xFF} sha256:{digest}"
+    # The file loaded, even once a rebuild or an upgrade replaced it; and a
+    # bare name the loader found on LD_LIBRARY_PATH (review24).
+    copy = tmp_path / "libhearth.so"
+    copy.write_bytes(Path(_LIBRARY_PATH).read_bytes())
+    probe = ("import os, sys; from hearth._ffi import library_identity; "
+             "new = sys.argv[1] + '.new'; open(new, 'wb').write(b'another build'); os.replace(new, sys.argv[1]); "
+             "print(library_identity())")
+    for given, extra in ((str(copy), {}), ("libhearth.so", {"LD_LIBRARY_PATH": str(tmp_path)})):
+        environment = os.environ | {"HEARTH_LIBRARY": given, "PYTHONPATH": str(Path(hearth.__file__).parent.parent)} | extra
+        copy.write_bytes(Path(_LIBRARY_PATH).read_bytes())
+        said = subprocess.run([sys.executable, "-c", probe, str(copy)], env=environment, capture_output=True, text=True, check=True)
+        assert said.stdout.strip() == identity, (given, said.stdout, said.stderr)
+        assert copy.read_bytes() == b"another build"
+
+
+def test_a_worker_that_loaded_another_build_refuses_the_partition_by_name(world):
+    history, places, circles, limits = world
+    plan = dataclasses.replace(rp.plan(history, places, circles, speed_limits_kmh=limits, partitions=1)[0],
+                               library="libhearth 1.5.0 sha256:0000000000000000")
+    outcome = rp.run_partition(plan)
+    assert outcome.kind == "other library" and outcome.data is None
+    assert outcome.error == ("partition 0: planned on libhearth 1.5.0 sha256:0000000000000000, and this worker loaded "
+                             f"{library_identity()}: the schedule and the events would come from two builds "
+                             "(install one build on the client and every worker) (bad input)")
 
 
 def test_a_checkpoint_another_library_wrote_or_an_older_layout_is_refused_by_name(world, single, tmp_path):
@@ -299,6 +325,9 @@ def test_partitions_from_different_library_builds_are_not_merged(world, single):
     parts[1] = dataclasses.replace(parts[1], library="libhearth 1.5.0 sha256:0000000000000000")
     with pytest.raises(ValueError, match=r"different libhearth builds \(libhearth 1.5.0 sha256:0000000000000000: partitions \[1\]; "
                                          + re.escape(f"{library_identity()}: partitions [0, 2]")):
+        rp.merge(parts, rp._step_times(plans))
+    del parts[1].library  # from a worker on a package that named no build
+    with pytest.raises(ValueError, match=re.escape("a package that names no build: partitions [1]")):
         rp.merge(parts, rp._step_times(plans))
 
 

@@ -27,7 +27,9 @@ class Outcome:
     """What one task sends back: its result (or why there is none) and how it went.
 
     `kind` is "ok", "unreadable" (the library could not read the input: its
-    reason in `error`, naming it), "time limit" or "error" (anything else);
+    reason in `error`, naming it), "other library" (a replay partition
+    planned, or its checkpoint written, on another libhearth build than
+    the worker's), "time limit" or "error" (anything else);
     `seconds` the time the task took on its worker, `amount` the work it
     covered (hours of data for a sweep, fixes for a replay), `worker` where
     it ran, `batch` the cluster task that carried it (a sweep sends its

@@ -50,11 +50,14 @@ the events so far in chunks, the step reached) every `checkpoint_every_s`
 seconds or `checkpoint_every_steps` steps; a retried partition task (its
 worker died) restores the last one and goes on from the next step.
 
-ONE LIBRARY. Each partition names the libhearth build it ran on (its ABI
-version and the file's SHA-256, `hearth._ffi.library_identity`); `merge`
-refuses partitions from different builds, and a checkpoint another build
-wrote is not resumed. A rule can change without the ABI changing, so
-mixing builds could give events the single-process replay never gives.
+ONE LIBRARY. A plan names the libhearth build the client planned it on
+(its ABI version and the loaded file's SHA-256, `hearth._ffi.library_identity`),
+since the schedule is the client's library's. A worker that loaded another
+build refuses the partition (Outcome kind "other library"), a checkpoint
+another build wrote is not resumed (the same kind), and `merge` refuses
+partitions from different builds. A rule can change without the ABI
+changing, so mixing builds could give events the single-process replay
+never gives.
 """
 
 from __future__ import annotations
@@ -182,7 +185,8 @@ class PartitionPlan:
     `bounds`: the upload's rows in `columns` or (−1, −1) for a clock
     advance (a tick, or another partition's upload), `times`: the step's
     server clock). `fingerprint` names the replay and
-    partition, so a checkpoint of another replay is never resumed."""
+    partition, so a checkpoint of another replay is never resumed;
+    `library` the libhearth build it was planned on."""
 
     partition: int
     users: np.ndarray
@@ -192,6 +196,7 @@ class PartitionPlan:
     times: np.ndarray
     description: str
     fingerprint: str
+    library: str
 
     @property
     def fixes(self) -> int:
@@ -220,6 +225,11 @@ def _take_events(handle) -> tuple[np.ndarray, np.ndarray, list[str]]:
     if len(lines) != n[0]:
         raise AssertionError(f"{len(lines)} JSON lines for {n[0]} events")
     return packed, origins, lines
+
+
+class OtherLibrary(BadInputError):
+    """A partition planned, or a checkpoint written, on another libhearth
+    build than the one this worker loaded; the message names both."""
 
 
 class Checkpoints:
@@ -255,7 +265,7 @@ class Checkpoints:
             if manifest.get("fingerprint") != self.fingerprint:
                 raise BadInputError(lib.HEARTH_ERROR_BAD_INPUT, f"{manifest_path}: a checkpoint of another replay (remove it, or give another checkpoint_dir)")
             if manifest.get("library") != library_identity():
-                raise BadInputError(lib.HEARTH_ERROR_BAD_INPUT, f"{manifest_path}: written by {manifest.get('library')}, and this worker "
+                raise OtherLibrary(lib.HEARTH_ERROR_BAD_INPUT, f"{manifest_path}: written by {manifest.get('library')}, and this worker "
                                     f"loaded {library_identity()}; resuming would mix two libraries' events (rerun with the "
                                     f"library that wrote it, or remove it)")
             records, steps, origins, lines, errors = [], [], [], [], []
@@ -312,6 +322,9 @@ class PartitionEvents:
 
 
 def _replay(plan: PartitionPlan, checkpoint_dir, every_steps, every_s) -> PartitionEvents:
+    if plan.library != library_identity():
+        raise OtherLibrary(lib.HEARTH_ERROR_BAD_INPUT, f"planned on {plan.library}, and this worker loaded {library_identity()}: "
+                           "the schedule and the events would come from two builds (install one build on the client and every worker)")
     pipeline = Ingest(description=plan.description)
     store = Checkpoints(checkpoint_dir, plan) if checkpoint_dir is not None else None
     loaded = store.load() if store is not None else None
@@ -376,6 +389,8 @@ def run_partition(plan: PartitionPlan, checkpoint_dir=None, every_steps=None, ev
         events = run_limited(_replay, (plan, checkpoint_dir, every_steps, every_s), time_limit_s)
     except TimeLimitExceeded as error:
         return Outcome(plan.partition, name, "time limit", error=f"{name}: {error}", seconds=time.perf_counter() - started, worker=where)
+    except OtherLibrary as error:
+        return Outcome(plan.partition, name, "other library", error=f"{name}: {error}", seconds=time.perf_counter() - started, worker=where)
     except BadInputError as error:
         return Outcome(plan.partition, name, "unreadable", error=f"{name}: {error}", seconds=time.perf_counter() - started, worker=where)
     return Outcome(plan.partition, name, "ok", data=events, seconds=time.perf_counter() - started, amount=plan.fixes, worker=where)
@@ -481,7 +496,7 @@ def plan(history, places=None, circles=None, *, speed_limits_kmh=None, places_fi
             partition=p, users=np.array(sorted(u for u, q in assignment.items() if q == p), dtype=np.uint32),
             columns={name: np.ascontiguousarray(values[taken]) for name, values in columns.items()},
             steps=taken_steps, bounds=bounds, times=steps["time_ms"][taken_steps], description=description,
-            fingerprint=fingerprint.hexdigest(),
+            fingerprint=fingerprint.hexdigest(), library=library_identity(),
         ))
     return plans
 
@@ -492,9 +507,10 @@ def merge(parts: list[PartitionEvents], step_time: np.ndarray | None = None) -> 
     origins are the library's), and their schema errors in step order.
     Partitions that different libhearth builds produced are refused
     (ValueError naming them): the single-process replay runs one library."""
-    libraries = sorted({p.library for p in parts})
+    build = lambda p: getattr(p, "library", "a package that names no build")  # noqa: E731 (a worker on an older package)
+    libraries = sorted({build(p) for p in parts})
     if len(libraries) > 1:
-        which = "; ".join(f"{name}: partitions {[p.partition for p in parts if p.library == name]}" for name in libraries)
+        which = "; ".join(f"{name}: partitions {[p.partition for p in parts if build(p) == name]}" for name in libraries)
         raise ValueError(f"the partitions ran on different libhearth builds ({which}); install one build on every worker")
     records = _cat([p.records for p in parts], _PACKED)
     steps = _cat([p.steps for p in parts], np.int64)
