@@ -209,6 +209,7 @@ def test_a_process_pool_and_a_local_cluster_give_the_single_process_events(world
             assert (result.partitions.library == library_identity()).all()  # the workers loaded this build too
     result = hd.replay(history, places, circles, speed_limits_kmh=limits, n_workers=2, progress=False)
     assert result.events.equals(single.events) and len(result.partitions) == 4
+    assert list(result.partitions.columns) == list(single.partitions.columns)  # the same table, one row or many
 
 
 def test_receipt_times_late_uploads_and_a_parquet_history(world, tmp_path):

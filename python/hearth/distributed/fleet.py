@@ -613,5 +613,6 @@ def replay_in_process(history, places=None, circles=None, **options) -> ReplayRe
     events = _replay(plans[0], None, None, None)
     frame, errors = merge([events], _step_times(plans))
     table = pd.DataFrame([{"partition": 0, "people": len(plans[0].users), "fixes": plans[0].fixes, "steps": len(plans[0].steps),
-                           "resumed_from": 0, "worker": worker_name(), "busy_s": time.perf_counter() - started}])
+                           "resumed_from": 0, "worker": worker_name(), "busy_s": time.perf_counter() - started,
+                           "library": events.library}])
     return ReplayResult(frame, errors, table, wall_s=time.perf_counter() - started)
