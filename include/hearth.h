@@ -74,9 +74,9 @@ extern "C" {
 /* Version, status, handles                                                 */
 
 #define HEARTH_ABI_VERSION_MAJOR 1
-#define HEARTH_ABI_VERSION_MINOR 5
+#define HEARTH_ABI_VERSION_MINOR 6
 #define HEARTH_ABI_VERSION_PATCH 0
-#define HEARTH_ABI_VERSION 0x010500
+#define HEARTH_ABI_VERSION 0x010600
 
 /** The loaded library's ABI version, (major << 16) | (minor << 8) | patch. A constant. */
 uint32_t hearth_abi_version(void);
@@ -271,6 +271,14 @@ int32_t hearth_privacy_project(
     const double *accuracy_m, int64_t *cell_id, double *centre_lat_deg, double *centre_lon_deg,
     double *accuracy_out_m, int64_t *slot_start_ms);
 
+/**
+ * ABI 1.6. hearth_privacy_project's settings checked as it checks them:
+ * HEARTH_OK with empty bytes in *out, or HEARTH_ERROR_ARGUMENT with the
+ * reason (which setting, why) on hearth_last_error(*out); the grid keeps no
+ * message, so a caller asks here why a projection was refused. O(1).
+ */
+int32_t hearth_privacy_check_settings(double min_accuracy_m, int64_t slot_ms, hearth_bytes **out);
+
 /* ------------------------------------------------------------------------ */
 /* Fixes: validation and dedupe (SPEC §1)                                   */
 
@@ -381,6 +389,14 @@ typedef struct hearth_schema_error {
 int32_t hearth_validate(
     const hearth_fixes *fixes, int64_t now_ms, int64_t max_future_ms, int64_t max_age_ms,
     int32_t *verdict, hearth_schema_error *schema);
+
+/**
+ * ABI 1.6. hearth_validate's settings checked as it checks them: HEARTH_OK
+ * with empty bytes in *out, or HEARTH_ERROR_ARGUMENT with the reason (which
+ * setting, why) on hearth_last_error(*out); hearth_validate has no handle to
+ * carry it, so a caller asks here why it was refused. O(1).
+ */
+int32_t hearth_validate_check_settings(int64_t max_future_ms, int64_t max_age_ms, hearth_bytes **out);
 
 #define HEARTH_DEDUPE_INSERTED 0
 #define HEARTH_DEDUPE_DUPLICATE 1

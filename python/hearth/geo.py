@@ -11,7 +11,7 @@ import pandas as pd
 from ._codes import DEDUPE_OUTCOMES, FIELD_NAMES, REJECTION_NAMES
 from ._names import with_datetimes
 from ._types import Column, Fixes
-from ._ffi import column, created, ffi, lib, out_pointer, pointer, raise_for, real, same_length, whole
+from ._ffi import column, created, ffi, lib, out_pointer, pointer, raise_for, real, same_length, take_bytes, whole
 
 
 def _index_of(*values):
@@ -158,14 +158,14 @@ class Grid:
         n = same_length(time_ms=t, lat=a, lon=b, accuracy_m=c)
         ids, clat, clon, acc, slot = (np.empty(n, dtype=np.int64), np.empty(n), np.empty(n), np.empty(n), np.empty(n, dtype=np.int64))
         # The grid is shared between threads and keeps no message: the
-        # library's one refusal here is its arguments (hearth.h).
+        # library says why it refused the settings when asked (hearth.h).
         status = lib.hearth_privacy_project(
             self._handle, min_accuracy, slot_length, n, pointer(t, "int64_t"), pointer(a, "double"),
             pointer(b, "double"), pointer(c, "double"), out_pointer(ids, "int64_t"), out_pointer(clat, "double"),
             out_pointer(clon, "double"), out_pointer(acc, "double"), out_pointer(slot, "int64_t"),
         )
         if status == lib.HEARTH_ERROR_ARGUMENT:
-            raise ValueError(f"min_accuracy_m {min_accuracy_m}, slot_ms {slot_ms}: refused (slot_ms must be positive and min_accuracy_m a finite number)")
+            take_bytes(lib.hearth_privacy_check_settings, min_accuracy, slot_length)  # raises with the reason
         raise_for(status)
         return with_datetimes(pd.DataFrame({"cell_id": ids, "centre_lat_deg": clat, "centre_lon_deg": clon, "accuracy_m": acc, "slot_start_ms": slot},
                                             index=_index_of(time_ms, lat, lon, accuracy_m)))
@@ -291,6 +291,8 @@ def validate(fixes: Fixes, now_ms: int | pd.Timestamp, *, max_future_ms: int = 3
         field = FIELD_NAMES[schema.field]
         reason = "not a finite number" if schema.reason == lib.HEARTH_SCHEMA_NOT_FINITE else "outside its range"
         raise SchemaError(status, f"fix {schema.index}: {field} {schema.value} is {reason}; batch refused")
+    if status == lib.HEARTH_ERROR_ARGUMENT:  # hearth_validate has no handle for the reason: ask for it
+        take_bytes(lib.hearth_validate_check_settings, whole(max_future_ms, "max_future_ms"), whole(max_age_ms, "max_age_ms"))
     raise_for(status)
     # A library of a later minor version may add codes this package has no
     # name for: each is its own category, "code N", rather than an error.

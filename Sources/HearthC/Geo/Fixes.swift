@@ -124,8 +124,8 @@ extension RejectionReason {
 ) -> Int32 {
   guarded { () throws(ArgumentError) in
     guard let fixes else { throw ArgumentError(reason: "fixes is NULL") }
-    for (name, limit) in [("max_future_ms", max_future_ms), ("max_age_ms", max_age_ms)] where limit < 0 {
-      throw ArgumentError(reason: "\(name) is \(limit), below 0")
+    if let problem = validationSettingsProblem(max_future_ms, max_age_ms) {
+      throw ArgumentError(reason: problem)
     }
     let batch = try FixColumns(fixes.pointee)
     let out = try output(verdict, batch.count, "verdict")
@@ -140,6 +140,29 @@ extension RejectionReason {
       return HEARTH_OK
     }
   }
+}
+
+/// Why `hearth_validate` refuses these settings; nil when it takes them. O(1).
+private func validationSettingsProblem(_ maximumFutureMilliseconds: Int64, _ maximumAgeMilliseconds: Int64)
+  -> String?
+{
+  for (name, limit) in [("max_future_ms", maximumFutureMilliseconds), ("max_age_ms", maximumAgeMilliseconds)]
+  where limit < 0 {
+    return "\(name) is \(limit), below 0"
+  }
+  return nil
+}
+
+/// `hearth_validate`'s settings checked as it checks them: HEARTH_OK with
+/// empty bytes, or HEARTH_ERROR_ARGUMENT with the reason on the failed bytes
+/// handle (the call itself has no handle to carry it). O(1).
+@c public func hearth_validate_check_settings(
+  _ max_future_ms: Int64, _ max_age_ms: Int64, _ out: UnsafeMutablePointer<OpaquePointer?>?
+) -> Int32 {
+  guard let problem = validationSettingsProblem(max_future_ms, max_age_ms) else {
+    return handOutBytes(out, [])
+  }
+  return handOutFailure(out, HEARTH_ERROR_ARGUMENT, problem)
 }
 
 /// A dedupe index.

@@ -123,11 +123,7 @@ final class GridHandle: Handle {
 ) -> Int32 {
   guard let h = Handle.from(grid, as: GridHandle.self) else { return wrongHandle(grid) }
   return guarded { () throws(ArgumentError) in
-    if let problem = PrivacyProjection.argumentProblem(
-      minimumAccuracyMeters: min_accuracy_m, timeSlotMilliseconds: slot_ms)
-    {
-      throw ArgumentError(reason: "min_accuracy_m \(min_accuracy_m), slot_ms \(slot_ms): \(problem)")
-    }
+    if let problem = privacySettingsProblem(min_accuracy_m, slot_ms) { throw ArgumentError(reason: problem) }
     let n = try checkedCount(count)
     let projection = PrivacyProjection(
       grid: h.grid, minimumAccuracyMeters: min_accuracy_m, timeSlotMilliseconds: slot_ms)
@@ -161,4 +157,21 @@ final class GridHandle: Handle {
       slotStartsMilliseconds: &slots)
     return HEARTH_OK
   }
+}
+
+/// Why `hearth_privacy_project` refuses these settings; nil when it takes them. O(1).
+private func privacySettingsProblem(_ minimumAccuracyMeters: Double, _ slotMilliseconds: Int64) -> String? {
+  let problem = PrivacyProjection.argumentProblem(
+    minimumAccuracyMeters: minimumAccuracyMeters, timeSlotMilliseconds: slotMilliseconds)
+  return problem.map { "min_accuracy_m \(minimumAccuracyMeters), slot_ms \(slotMilliseconds): \($0)" }
+}
+
+/// `hearth_privacy_project`'s settings checked as it checks them: HEARTH_OK
+/// with empty bytes, or HEARTH_ERROR_ARGUMENT with the reason on the failed
+/// bytes handle (the grid is shared between threads and keeps no message). O(1).
+@c public func hearth_privacy_check_settings(
+  _ min_accuracy_m: Double, _ slot_ms: Int64, _ out: UnsafeMutablePointer<OpaquePointer?>?
+) -> Int32 {
+  guard let problem = privacySettingsProblem(min_accuracy_m, slot_ms) else { return handOutBytes(out, []) }
+  return handOutFailure(out, HEARTH_ERROR_ARGUMENT, problem)
 }

@@ -190,6 +190,18 @@ static void throw_status(napi_env env, int32_t status, const void *handle) {
   napi_throw(env, status_error(env, status, hearth_last_error(handle)));
 }
 
+/* A call without a handle of its own (hearth_validate, hearth_privacy_project)
+   failed: its settings' reason, asked of its check (`checked`, which made
+   `why`), or the call's bare status when the check takes the settings. */
+static void throw_checked(napi_env env, int32_t status, int32_t checked, hearth_bytes *why) {
+  if (checked != HEARTH_OK) {
+    throw_status(env, checked, why);
+  } else {
+    throw_status(env, status, NULL);
+  }
+  hearth_release(why);
+}
+
 static void throw_type(napi_env env, const char *format, const char *a, const char *b) {
   char text[512];
   snprintf(text, sizeof text, format, a, b ? b : "");
@@ -1360,7 +1372,9 @@ static napi_value grid_project(napi_env env, napi_callback_info info) {
                              fixes.longitude_deg, fixes.horizontal_accuracy_m, ids, lat, lon, accuracy, slot);
   holder_free(env, &h);
   if (status != HEARTH_OK) {
-    throw_status(env, status, b->handle);
+    hearth_bytes *why = NULL;
+    int32_t checked = hearth_privacy_check_settings(min_accuracy_m, slot_ms, &why);
+    throw_checked(env, status, checked, why);
     return NULL;
   }
   CHECK(env, napi_create_object(env, &result));
@@ -1420,7 +1434,9 @@ static napi_value validate(napi_env env, napi_callback_info info) {
     napi_set_named_property(env, error, "schema", detail);
     napi_throw(env, error);
   } else if (status != HEARTH_OK) {
-    throw_status(env, status, NULL);
+    hearth_bytes *why = NULL;
+    int32_t checked = hearth_validate_check_settings(max_future_ms, max_age_ms, &why);
+    throw_checked(env, status, checked, why);
   } else if (napi_create_array_with_length(env, (size_t)fixes.count, &result) == napi_ok) {
     for (int64_t i = 0; i < fixes.count; i++) {
       const char *name = name_of(fix_verdicts, COUNT_OF(fix_verdicts), verdict[i]);
