@@ -272,10 +272,13 @@ int32_t hearth_privacy_project(
     double *accuracy_out_m, int64_t *slot_start_ms);
 
 /**
- * ABI 1.6. hearth_privacy_project's settings checked as it checks them:
+ * ABI 1.6. Whether hearth_privacy_project refuses min_accuracy_m and slot_ms:
  * HEARTH_OK with empty bytes in *out, or HEARTH_ERROR_ARGUMENT with the
  * reason (which setting, why) on hearth_last_error(*out); the grid keeps no
- * message, so a caller asks here why a projection was refused. O(1).
+ * message. Only the settings are judged: a projection refused for its
+ * arrays (NULL, a negative count, overlapping) or its grid has another
+ * cause. A NULL `out` is HEARTH_ERROR_ARGUMENT, as for every function with
+ * one. O(1).
  */
 int32_t hearth_privacy_check_settings(double min_accuracy_m, int64_t slot_ms, hearth_bytes **out);
 
@@ -391,12 +394,16 @@ int32_t hearth_validate(
     int32_t *verdict, hearth_schema_error *schema);
 
 /**
- * ABI 1.6. hearth_validate's settings checked as it checks them: HEARTH_OK
- * with empty bytes in *out, or HEARTH_ERROR_ARGUMENT with the reason (which
- * setting, why) on hearth_last_error(*out); hearth_validate has no handle to
- * carry it, so a caller asks here why it was refused. O(1).
+ * ABI 1.6. Why hearth_validate returned HEARTH_ERROR_ARGUMENT: its arguments
+ * but the verdict array checked as it checks them (fixes NULL, a negative
+ * max_future_ms or max_age_ms, a column it cannot read, such as an activity
+ * code outside HEARTH_ACTIVITY_*), giving HEARTH_OK with empty bytes in *out,
+ * or HEARTH_ERROR_ARGUMENT with the reason (which fix, column or setting) on
+ * hearth_last_error(*out). hearth_validate has no handle to carry it. A NULL
+ * `out` is HEARTH_ERROR_ARGUMENT, as for every function with one. O(n).
  */
-int32_t hearth_validate_check_settings(int64_t max_future_ms, int64_t max_age_ms, hearth_bytes **out);
+int32_t hearth_validate_check_arguments(
+    const hearth_fixes *fixes, int64_t max_future_ms, int64_t max_age_ms, hearth_bytes **out);
 
 #define HEARTH_DEDUPE_INSERTED 0
 #define HEARTH_DEDUPE_DUPLICATE 1

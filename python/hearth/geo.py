@@ -165,10 +165,20 @@ class Grid:
             out_pointer(clon, "double"), out_pointer(acc, "double"), out_pointer(slot, "int64_t"),
         )
         if status == lib.HEARTH_ERROR_ARGUMENT:
-            take_bytes(lib.hearth_privacy_check_settings, min_accuracy, slot_length)  # raises with the reason
+            _say_why("hearth_privacy_check_settings", min_accuracy, slot_length)
         raise_for(status)
         return with_datetimes(pd.DataFrame({"cell_id": ids, "centre_lat_deg": clat, "centre_lon_deg": clon, "accuracy_m": acc, "slot_start_ms": slot},
                                             index=_index_of(time_ms, lat, lon, accuracy_m)))
+
+
+def _say_why(check: str, *arguments) -> None:
+    """After HEARTH_ERROR_ARGUMENT from a call with no handle for its reason
+    (hearth_validate, hearth_privacy_project): asks the library's check
+    `check` (ABI 1.6), which raises ValueError with the reason. Returns when
+    the check takes the arguments, or a library before 1.6 has no check."""
+    function = getattr(lib, check, None)
+    if function is not None:
+        take_bytes(function, *arguments)
 
 
 _privacy_grid: Grid | None = None
@@ -291,8 +301,8 @@ def validate(fixes: Fixes, now_ms: int | pd.Timestamp, *, max_future_ms: int = 3
         field = FIELD_NAMES[schema.field]
         reason = "not a finite number" if schema.reason == lib.HEARTH_SCHEMA_NOT_FINITE else "outside its range"
         raise SchemaError(status, f"fix {schema.index}: {field} {schema.value} is {reason}; batch refused")
-    if status == lib.HEARTH_ERROR_ARGUMENT:  # hearth_validate has no handle for the reason: ask for it
-        take_bytes(lib.hearth_validate_check_settings, whole(max_future_ms, "max_future_ms"), whole(max_age_ms, "max_age_ms"))
+    if status == lib.HEARTH_ERROR_ARGUMENT:
+        _say_why("hearth_validate_check_arguments", batch.struct, whole(max_future_ms, "max_future_ms"), whole(max_age_ms, "max_age_ms"))
     raise_for(status)
     # A library of a later minor version may add codes this package has no
     # name for: each is its own category, "code N", rather than an error.

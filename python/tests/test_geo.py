@@ -134,6 +134,22 @@ def test_validation_on_both_sides_of_each_limit():
             hearth.validate(fixes([now], accuracy=[10]), now, **limits)
 
 
+def test_a_refused_argument_of_validate_is_named_by_the_library():
+    # hearth_validate has no handle for its reason; the package asks the library's check (ABI 1.6).
+    now = 10 * 86_400_000
+    with pytest.raises(ValueError, match=r"^fix 1: fixes\.activity 9 is not a known code"):
+        hearth.validate(fixes([now, now], activity=[1, 9]), now)
+    # The check itself: empty bytes for arguments the call takes, the reason for ones it refuses.
+    from hearth._ffi import lib, take_bytes
+    from hearth.geo import FixBatch
+
+    batch = FixBatch(fixes([now], accuracy=[10]))
+    assert take_bytes(lib.hearth_validate_check_arguments, batch.struct, 0, 0) == b""
+    assert take_bytes(lib.hearth_privacy_check_settings, 750.0, 1) == b""
+    with pytest.raises(ValueError, match="^max_age_ms is -3, below 0"):
+        take_bytes(lib.hearth_validate_check_arguments, batch.struct, 0, -3)
+
+
 def test_a_rejection_code_the_package_has_no_name_for_is_its_own_category(monkeypatch):
     # As a package written for ABI 1.4 sees a 1.5 library: a code past its table.
     import hearth.geo

@@ -123,11 +123,7 @@ extension RejectionReason {
   _ verdict: UnsafeMutablePointer<Int32>?, _ schema: UnsafeMutablePointer<hearth_schema_error>?
 ) -> Int32 {
   guarded { () throws(ArgumentError) in
-    guard let fixes else { throw ArgumentError(reason: "fixes is NULL") }
-    if let problem = validationSettingsProblem(max_future_ms, max_age_ms) {
-      throw ArgumentError(reason: problem)
-    }
-    let batch = try FixColumns(fixes.pointee)
+    let batch = try validationBatch(fixes, max_future_ms, max_age_ms)
     let out = try output(verdict, batch.count, "verdict")
     let rules = ValidationRules(maximumFutureMilliseconds: max_future_ms, maximumAgeMilliseconds: max_age_ms)
     switch FixValidation.validate(batch, nowMilliseconds: now_ms, rules: rules) {
@@ -142,27 +138,34 @@ extension RejectionReason {
   }
 }
 
-/// Why `hearth_validate` refuses these settings; nil when it takes them. O(1).
-private func validationSettingsProblem(_ maximumFutureMilliseconds: Int64, _ maximumAgeMilliseconds: Int64)
-  -> String?
-{
+/// The batch `hearth_validate` reads from its arguments, or why it refuses
+/// them: NULL fixes, a negative limit, a column the batch cannot be read
+/// from (a code outside its enum, named by fix and column). O(n).
+private func validationBatch(
+  _ fixes: UnsafePointer<hearth_fixes>?, _ maximumFutureMilliseconds: Int64, _ maximumAgeMilliseconds: Int64
+) throws(ArgumentError) -> FixColumns {
+  guard let fixes else { throw ArgumentError(reason: "fixes is NULL") }
   for (name, limit) in [("max_future_ms", maximumFutureMilliseconds), ("max_age_ms", maximumAgeMilliseconds)]
   where limit < 0 {
-    return "\(name) is \(limit), below 0"
+    throw ArgumentError(reason: "\(name) is \(limit), below 0")
   }
-  return nil
+  return try FixColumns(fixes.pointee)
 }
 
-/// `hearth_validate`'s settings checked as it checks them: HEARTH_OK with
-/// empty bytes, or HEARTH_ERROR_ARGUMENT with the reason on the failed bytes
-/// handle (the call itself has no handle to carry it). O(1).
-@c public func hearth_validate_check_settings(
-  _ max_future_ms: Int64, _ max_age_ms: Int64, _ out: UnsafeMutablePointer<OpaquePointer?>?
+/// `hearth_validate`'s arguments checked as it checks them (all but the
+/// verdict array): HEARTH_OK with empty bytes, or HEARTH_ERROR_ARGUMENT
+/// with the reason on the failed bytes handle (the call itself has no
+/// handle to carry it). O(n).
+@c public func hearth_validate_check_arguments(
+  _ fixes: UnsafePointer<hearth_fixes>?, _ max_future_ms: Int64, _ max_age_ms: Int64,
+  _ out: UnsafeMutablePointer<OpaquePointer?>?
 ) -> Int32 {
-  guard let problem = validationSettingsProblem(max_future_ms, max_age_ms) else {
+  do {
+    _ = try validationBatch(fixes, max_future_ms, max_age_ms)
     return handOutBytes(out, [])
+  } catch {
+    return handOutFailure(out, HEARTH_ERROR_ARGUMENT, error.reason)
   }
-  return handOutFailure(out, HEARTH_ERROR_ARGUMENT, problem)
 }
 
 /// A dedupe index.

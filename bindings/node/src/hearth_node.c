@@ -190,15 +190,12 @@ static void throw_status(napi_env env, int32_t status, const void *handle) {
   napi_throw(env, status_error(env, status, hearth_last_error(handle)));
 }
 
-/* A call without a handle of its own (hearth_validate, hearth_privacy_project)
-   failed: its settings' reason, asked of its check (`checked`, which made
-   `why`), or the call's bare status when the check takes the settings. */
-static void throw_checked(napi_env env, int32_t status, int32_t checked, hearth_bytes *why) {
-  if (checked != HEARTH_OK) {
-    throw_status(env, checked, why);
-  } else {
-    throw_status(env, status, NULL);
-  }
+/* A call without a handle for its reason (hearth_validate,
+   hearth_privacy_project) returned HEARTH_ERROR_ARGUMENT: the reason its check
+   gave (`checked`, which made `why`), or the bare status when the check
+   takes the arguments. Releases `why`. */
+static void throw_checked(napi_env env, int32_t checked, hearth_bytes *why) {
+  throw_status(env, HEARTH_ERROR_ARGUMENT, checked != HEARTH_OK ? why : NULL);
   hearth_release(why);
 }
 
@@ -1371,10 +1368,13 @@ static napi_value grid_project(napi_env env, napi_callback_info info) {
       hearth_privacy_project(b->handle, min_accuracy_m, slot_ms, fixes.count, fixes.time_ms, fixes.latitude_deg,
                              fixes.longitude_deg, fixes.horizontal_accuracy_m, ids, lat, lon, accuracy, slot);
   holder_free(env, &h);
-  if (status != HEARTH_OK) {
+  if (status == HEARTH_ERROR_ARGUMENT) {
     hearth_bytes *why = NULL;
     int32_t checked = hearth_privacy_check_settings(min_accuracy_m, slot_ms, &why);
-    throw_checked(env, status, checked, why);
+    throw_checked(env, checked, why);
+    return NULL;
+  } else if (status != HEARTH_OK) {
+    throw_status(env, status, b->handle);
     return NULL;
   }
   CHECK(env, napi_create_object(env, &result));
@@ -1417,6 +1417,10 @@ static napi_value validate(napi_env env, napi_callback_info info) {
   hearth_schema_error schema;
   memset(&schema, 0, sizeof schema);
   int32_t status = hearth_validate(&fixes, now_ms, max_future_ms, max_age_ms, verdict, &schema);
+  /* Its reason, asked while the columns are still held. */
+  hearth_bytes *why = NULL;
+  int32_t checked =
+      status == HEARTH_ERROR_ARGUMENT ? hearth_validate_check_arguments(&fixes, max_future_ms, max_age_ms, &why) : HEARTH_OK;
   holder_free(env, &h);
   napi_value result = NULL;
   if (status == HEARTH_ERROR_SCHEMA) {
@@ -1433,10 +1437,10 @@ static napi_value validate(napi_env env, napi_callback_info info) {
     set_number(env, detail, "value", schema.value);
     napi_set_named_property(env, error, "schema", detail);
     napi_throw(env, error);
+  } else if (status == HEARTH_ERROR_ARGUMENT) {
+    throw_checked(env, checked, why);
   } else if (status != HEARTH_OK) {
-    hearth_bytes *why = NULL;
-    int32_t checked = hearth_validate_check_settings(max_future_ms, max_age_ms, &why);
-    throw_checked(env, status, checked, why);
+    throw_status(env, status, NULL);
   } else if (napi_create_array_with_length(env, (size_t)fixes.count, &result) == napi_ok) {
     for (int64_t i = 0; i < fixes.count; i++) {
       const char *name = name_of(fix_verdicts, COUNT_OF(fix_verdicts), verdict[i]);

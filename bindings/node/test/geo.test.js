@@ -155,6 +155,7 @@ test('validation: a reason per fix, a schema error for the batch, options by nam
   // hearth_validate has no handle for its reason; the library says it when asked (ABI 1.6).
   assert.throws(() => hearth.validate(fixes, { ...options, max_future_ms: -1 }), { code: 'HEARTH_ERROR_ARGUMENT', message: /^max_future_ms is -1, below 0/ });
   assert.throws(() => hearth.validate(fixes, { ...options, max_age_ms: -2 }), { code: 'HEARTH_ERROR_ARGUMENT', message: /^max_age_ms is -2, below 0/ });
+  assert.throws(() => hearth.validate({ ...fixes, activity: [1, 9, 1, 1] }, options), { code: 'HEARTH_ERROR_ARGUMENT', message: /^fix 1: fixes\.activity 9 is not a known code/ });
   // A value the recording readers refuse is rejected with its field's reason
   // (ABI 1.5); iOS's -1 is "not measured", each bound itself is taken.
   const ranged = {
