@@ -113,6 +113,11 @@ const char *hearth_status_name(int32_t status);
  * - Unless its entry says more, a handle may be used from any thread but
  *   from one thread at a time (the caller serialises the calls; each call
  *   may change the handle, if only its last error).
+ * - A handle passed where another kind belongs is HEARTH_ERROR_ARGUMENT
+ *   (one that failed to create: HEARTH_ERROR_STATE). Its last error then
+ *   says so only if its kind is used from one thread at a time: bytes, a
+ *   grid, a schedule, a trace and a sweep plan, which other threads may be
+ *   reading, keep their last error as it was.
  */
 
 /**
@@ -197,7 +202,8 @@ typedef struct hearth_ingest hearth_ingest;
  * Ownership: the caller's; release with hearth_release.
  * Lifetime: a copy of what it computed; holds neither the fixes nor the
  * receipt times it was made from.
- * Threads: immutable after creation: any number of threads may read it at once.
+ * Threads: immutable after creation: any number of threads may read it at once
+ * (their errors are in the status only, never on the schedule).
  */
 typedef struct hearth_schedule hearth_schedule;
 

@@ -68,6 +68,7 @@ import HearthGeo
 /// A grid, immutable after creation (so shared freely between threads).
 final class GridHandle: Handle {
   let grid: LatitudeBandGrid
+  override class var sharedAcrossThreads: Bool { true }
   init(_ grid: LatitudeBandGrid) { self.grid = grid }
 }
 

@@ -3,10 +3,13 @@ import HearthGeo
 import HearthRuntime
 
 /// The runtime's server schedule (``ServerSchedule``) of one history, as the
-/// header's steps and rows, with each upload's refusal.
+/// header's steps and rows, with each upload's refusal. Immutable: any
+/// number of threads read it at once, so its calls give their errors in
+/// the status only and never write its message.
 final class ScheduleHandle: Handle {
   let steps: [hearth_step]
   let rows: [Int64]
+  override class var sharedAcrossThreads: Bool { true }
 
   init(_ schedule: ServerSchedule, refused: [Bool]) {
     steps = zip(schedule.steps, refused).map { step, refused in
@@ -79,19 +82,19 @@ extension ServerSchedule.Settings {
   guard let h = Handle.from(schedule, as: ScheduleHandle.self) else { return wrongHandle(schedule) }
   steps?.pointee = Int64(h.steps.count)
   rows?.pointee = Int64(h.rows.count)
-  return h.succeed()
+  return HEARTH_OK
 }
 
 @c public func hearth_schedule_steps(
   _ schedule: OpaquePointer?, _ capacity: Int64, _ out: UnsafeMutablePointer<hearth_step>?
 ) -> Int32 {
   guard let h = Handle.from(schedule, as: ScheduleHandle.self) else { return wrongHandle(schedule) }
-  return copyOut(h.steps, capacity: capacity, to: out, on: h, "steps")
+  return copyOut(h.steps, capacity: capacity, to: out, on: nil, "steps")
 }
 
 @c public func hearth_schedule_rows(
   _ schedule: OpaquePointer?, _ capacity: Int64, _ out: UnsafeMutablePointer<Int64>?
 ) -> Int32 {
   guard let h = Handle.from(schedule, as: ScheduleHandle.self) else { return wrongHandle(schedule) }
-  return copyOut(h.rows, capacity: capacity, to: out, on: h, "rows")
+  return copyOut(h.rows, capacity: capacity, to: out, on: nil, "rows")
 }

@@ -120,15 +120,18 @@ package func guarded(_ handle: Handle? = nil, _ body: () throws(ArgumentError) -
 /// Copies `items` to the caller's array `out` of `capacity` elements, as
 /// every "copies the …" function of the header does: HEARTH_ERROR_CAPACITY
 /// (naming how many `what` there are) when it is too small. O(items).
+/// The message goes on `handle`; nil (a handle other threads may be
+/// reading) gives the status alone.
 package func copyOut<T>(
-  _ items: [T], capacity: Int64, to out: UnsafeMutablePointer<T>?, on handle: Handle, _ what: String
+  _ items: [T], capacity: Int64, to out: UnsafeMutablePointer<T>?, on handle: Handle?, _ what: String
 ) -> Int32 {
   guarded(handle) { () throws(ArgumentError) in
     guard try checkedCount(capacity, "capacity") >= items.count else {
-      return handle.fail(HEARTH_ERROR_CAPACITY, "capacity \(capacity) < \(items.count) \(what)")
+      return handle?.fail(HEARTH_ERROR_CAPACITY, "capacity \(capacity) < \(items.count) \(what)")
+        ?? HEARTH_ERROR_CAPACITY
     }
     let records = try output(out, items.count, "out")
     for (i, item) in items.enumerated() { records[i] = item }
-    return handle.succeed()
+    return handle?.succeed() ?? HEARTH_OK
   }
 }

@@ -14,6 +14,14 @@ package class Handle {
 
   deinit { storage?.deallocate() }
 
+  /// Whether other threads may be reading this handle while any call runs:
+  /// the kinds the header calls immutable or readable from several threads
+  /// at once (bytes, a grid, a schedule, a trace, a sweep plan). No call
+  /// but the handle's own one-thread-at-a-time calls writes its message:
+  /// a write races with every other thread's read (two at once free the
+  /// same message).
+  package class var sharedAcrossThreads: Bool { false }
+
   /// What `hearth_last_error` returns: valid until the next call on the handle.
   package final var message: UnsafePointer<CChar> { storage.map { UnsafePointer($0) } ?? cText("") }
 
@@ -47,6 +55,8 @@ package func cText(_ text: StaticString) -> UnsafePointer<CChar> {
 package final class BytesHandle: Handle {
   let base: UnsafeMutablePointer<UInt8>
   let count: Int
+  /// Immutable once handed out (a failed one carries its reason from then on).
+  override package class var sharedAcrossThreads: Bool { true }
   init(_ contents: some Collection<UInt8> = [UInt8]()) {
     count = contents.count
     base = .allocate(capacity: max(1, count))
@@ -117,12 +127,17 @@ package func handOutFailure(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ stat
 }
 
 /// The status a call on a handle that failed to create, or on NULL, or on
-/// a handle of another kind, returns.
+/// a handle of another kind, returns. A handle of another kind is
+/// HEARTH_ERROR_ARGUMENT, with the message on it only when its kind is
+/// used from one thread at a time: on a kind other threads may be reading
+/// (``Handle/sharedAcrossThreads``) the caller's mistake would race with
+/// them, so its message is left as it was.
 package func wrongHandle(_ pointer: OpaquePointer?) -> Int32 {
   guard let pointer else { return HEARTH_ERROR_ARGUMENT }
   let handle = Unmanaged<Handle>.fromOpaque(UnsafeRawPointer(pointer)).takeUnretainedValue()
-  return handle is FailedHandle
-    ? HEARTH_ERROR_STATE : handle.fail(HEARTH_ERROR_ARGUMENT, "a handle of another kind was passed")
+  if handle is FailedHandle { return HEARTH_ERROR_STATE }
+  if type(of: handle).sharedAcrossThreads { return HEARTH_ERROR_ARGUMENT }
+  return handle.fail(HEARTH_ERROR_ARGUMENT, "a handle of another kind was passed")
 }
 
 /// A handle of another module of the package carrying its own state (a
@@ -130,6 +145,8 @@ package func wrongHandle(_ pointer: OpaquePointer?) -> Int32 {
 /// sweep plan.
 package final class ValueHandle<Value: AnyObject>: Handle {
   package let value: Value
+  /// The sweep plan's tasks run from several threads at once.
+  override package class var sharedAcrossThreads: Bool { true }
   package init(_ value: Value) { self.value = value }
 }
 

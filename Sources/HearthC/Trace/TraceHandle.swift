@@ -14,6 +14,8 @@ import HearthTrace
 /// detector never needs it: the recording is streamed (``stream()``), a file
 /// read again from its path, in bounded memory.
 package final class TraceHandle: Handle {
+  /// Several detectors and sweep tasks may read one trace at once.
+  override package class var sharedAcrossThreads: Bool { true }
   private enum Source {
     /// Opened from `path` (`hearth_trace_read`): `stream` reads it in time order.
     case file(path: String, stream: TraceStream)
