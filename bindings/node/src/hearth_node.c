@@ -998,7 +998,8 @@ static void job_free(napi_env env, job *j) {
 }
 
 /* Runs the detector over a recording as `hearth impact detect` does and keeps
-   its report; the message of a failure is the failing handle's. */
+   its report; the message of a failure is the failing handle's (a failed
+   report's is on the bytes it handed back, not on the detector). */
 static void run_detect(job *j) {
   hearth_trace *trace = NULL;
   hearth_detector *detector = NULL;
@@ -1009,8 +1010,12 @@ static void run_detect(job *j) {
     j->status = hearth_detector_create(j->configuration, &detector);
     if (j->status == HEARTH_OK) j->status = hearth_detector_feed_trace(detector, trace, j->gate);
     if (j->status == HEARTH_OK) j->status = hearth_detector_finish(detector);
-    if (j->status == HEARTH_OK) j->status = hearth_detector_report(detector, j->file_name, j->format, &j->bytes);
-    if (j->status != HEARTH_OK) j->message = copy_text(hearth_last_error(detector));
+    if (j->status != HEARTH_OK) {
+      j->message = copy_text(hearth_last_error(detector));
+    } else {
+      j->status = hearth_detector_report(detector, j->file_name, j->format, &j->bytes);
+      if (j->status != HEARTH_OK) j->message = copy_text(hearth_last_error(j->bytes));
+    }
   }
   hearth_release(detector);
   hearth_release(trace);
