@@ -165,23 +165,43 @@ extension GeofenceEngine {
   }
 
   /// A departure still waiting when an arrival elsewhere goes out is dropped.
+  /// - Complexity: O((k + a) log a) for k records in use and a arrivals: the
+  ///   arrived records are sorted once and looked up by bisection (a fix
+  ///   inside many overlapping places made a × k comparisons, review26 F1).
   private func dropWaitingDepartures(except arrived: [Crossing], _ t: Int64, _ context: inout Context) {
-    // By position in the list of records in use, which loses the record
-    // when it falls idle here: each turn drops one or steps past one.
-    var k = 0
-    while k < context.state.records.inUse.count {
-      let r = context.state.records.inUse[k]
-      defer { if k < context.state.records.inUse.count && context.state.records.inUse[k] == r { k += 1 } }
-      guard !arrived.contains(where: { $0.recordIndex == r }),
-        let mark = context.state.records[r].pendingDeparture
-      else { continue }
-      context.state.records[r].pendingDeparture = nil
-      context.state.records[r].inside = false
-      context.state.records[r].lastDepartureMilliseconds = mark.milliseconds
-      guard let place = place(of: context.state.records[r]) else { continue }
-      emit(
-        .departure, .feedOnly, [.supersededByArrival], place, mark.milliseconds, t, late: mark.late, &context)
+    withUnsafeTemporaryAllocation(of: Int.self, capacity: arrived.count) { buffer in
+      var sorted = buffer
+      for (i, arrival) in arrived.enumerated() { sorted.initializeElement(at: i, to: arrival.recordIndex) }
+      sorted.sort()
+      // By position in the list of records in use, which loses the record
+      // when it falls idle here: each turn drops one or steps past one.
+      var k = 0
+      while k < context.state.records.inUse.count {
+        let r = context.state.records.inUse[k]
+        defer { if k < context.state.records.inUse.count && context.state.records.inUse[k] == r { k += 1 } }
+        guard !Self.holds(UnsafeBufferPointer(sorted), r),
+          let mark = context.state.records[r].pendingDeparture
+        else { continue }
+        context.state.records[r].pendingDeparture = nil
+        context.state.records[r].inside = false
+        context.state.records[r].lastDepartureMilliseconds = mark.milliseconds
+        guard let place = place(of: context.state.records[r]) else { continue }
+        emit(
+          .departure, .feedOnly, [.supersededByArrival], place, mark.milliseconds, t, late: mark.late,
+          &context)
+      }
     }
+  }
+
+  /// Whether ascending `sorted` holds `value`, by bisection. O(log n).
+  private static func holds(_ sorted: UnsafeBufferPointer<Int>, _ value: Int) -> Bool {
+    var (low, high) = (0, sorted.count)
+    // The range halves each turn, so the loop ends.
+    while low < high {
+      let middle = low + (high - low) / 2
+      if sorted[middle] < value { low = middle + 1 } else { high = middle }
+    }
+    return low < sorted.count && sorted[low] == value
   }
 
   /// Emits a confirmed crossing, adding the quiet rule for departures (an
