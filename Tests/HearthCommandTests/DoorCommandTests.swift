@@ -138,6 +138,55 @@ struct OutputFailureCommandTests {
     }
   }
 
+  /// review26 F4: a file or folder a flag names that cannot be written said
+  /// "bad input" and exited 3, and `geo trips` counted it as its PATH's failure.
+  @Test(
+    "an output file or folder that cannot be written (a full disk, a missing folder, a folder, a file where a folder goes): exit 74 naming it and why"
+  )
+  func outputFilesCannotBeWritten() {
+    let folder = TemporaryFolder()
+    let points = (0..<5).map { k in
+      "<trkpt lat=\"48.85\(k)\" lon=\"2.35\"><time>2023-08-01T12:00:0\(k)Z</time></trkpt>"
+    }
+    let gpx = folder.write(
+      "t.gpx",
+      "<gpx version=\"1.1\" creator=\"test\"><trk><trkseg>\(points.joined())</trkseg></trk></gpx>")
+    let log = folder.write(
+      "log.csv", "user,time_ms,latitude,longitude,received_ms\n1,1700000000000,40.0,-75.0,1700000001000\n")
+    let places = folder.write(
+      "places.geojson",
+      #"{"type":"FeatureCollection","features":[{"type":"Feature","geometry":{"type":"Point","coordinates":[-75,40]},"properties":{"radiusMeters":100}}]}"#
+    )
+    let cases: [([String], String)] = [
+      (
+        ["data", "convert", gpx, "--to", "gpx", "--out", "/dev/full"],
+        "/dev/full: no space left on the device"
+      ),
+      (
+        ["data", "convert", gpx, "--to", "gpx", "--out", folder.path("missing/x.gpx")],
+        "no such file or folder"
+      ),
+      (["data", "convert", gpx, "--to", "gpx", "--out", folder.path], "the system refused the write"),
+      (["data", "convert", gpx, "--to", "folder", "--out", log], "\(log): exists and is not a folder"),
+      (["data", "convert", gpx, "--to", "folder", "--out", folder.path], "holds no trace"),
+      (["geo", "trips", gpx, "--export-fixes", "/dev/full"], "/dev/full: cannot write: no space left"),
+      (["geo", "replay", log, "--places", places, "--geojson", "/dev/full"], "/dev/full: no space left"),
+    ]
+    for (words, why) in cases {
+      let result = run(words)
+      #expect(result.code == 74, "\(words): exit \(result.code): \(result.err)")
+      let last = result.err.split(separator: "\n").last.map(String.init) ?? ""
+      #expect(
+        last.hasPrefix("hearth \(words[0]) \(words[1]): cannot write the output: ") && last.contains(why),
+        "\(words): \(result.err)")
+      #expect(
+        !result.err.contains("bad input") && !result.err.contains("NSCocoaErrorDomain"), "\(result.err)")
+    }
+    // Nothing was written into the folder that holds no trace.
+    #expect(!FileManager.default.fileExists(atPath: folder.path("trace.json")))
+    #expect(run(["data", "convert", gpx, "--to", "gpx", "--out", folder.path("ok.gpx")]).code == 0)
+  }
+
   @Test("the exit status of a failed write is in the help's table of exit codes")
   func exitCodeIsDocumented() {
     #expect(run(["--help"]).out.contains("74 the output could not be written"))

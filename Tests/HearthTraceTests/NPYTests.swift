@@ -106,6 +106,50 @@ struct NPYTests {
     #expect(TraceImport.format(of: folder.path("trace")) == .traceFolder)
   }
 
+  /// review26 F2: converting a second recording into the first's folder
+  /// left the first's fixes beside the second's streams, read as one.
+  @Test(
+    "a trace written over a trace folder replaces its streams, keeps other files; a folder with no trace, or a file, is refused untouched"
+  )
+  func writingOverAFolder() throws {
+    var first = Trace(metadata: TraceMetadata(format: "first"))
+    first.fixes = FixColumns([
+      Fix(
+        timeMilliseconds: 1_700_000_000_000, latitudeDegrees: 52, longitudeDegrees: 13,
+        horizontalAccuracyMeters: 5)
+    ])
+    first.gyroscope = VectorStream(seconds: [0, 0.1], x: [1, -0.5], y: [2, 3], z: [-1, 0])
+    first.scalars["canSpeed"] = ScalarStream(seconds: [1], values: [3], unit: "m/s")
+    var second = Trace(metadata: TraceMetadata(format: "second"))
+    second.gravity = VectorStream(seconds: [0], x: [0], y: [0], z: [9.8])
+    let folder = TemporaryFolder()
+    try TraceFolder.write(first, to: folder.path("t"))
+    let notes = folder.write("t/notes.txt", "mine")
+    try TraceFolder.write(second, to: folder.path("t"))
+    let (back, _) = try TraceFolder.read(folder.path("t"))
+    #expect(back.fixes.isEmpty && back.gyroscope == nil && back.scalars.isEmpty)
+    #expect(back.gravity == second.gravity && back.metadata.format == "second")
+    #expect(FileManager.default.fileExists(atPath: notes))
+    // An empty folder is written into.
+    try FileManager.default.createDirectory(atPath: folder.path("empty"), withIntermediateDirectories: false)
+    try TraceFolder.write(second, to: folder.path("empty"))
+    #expect(try TraceFolder.read(folder.path("empty")).0.gravity == second.gravity)
+    // A folder holding something but no trace.json, and a file: refused, nothing changed.
+    let other = folder.write("other/fixes/time_ms.npy", "not ours")
+    let file = folder.write("plain", "a file")
+    for (target, why) in [(folder.path("other"), "holds no trace"), (file, "is not a folder")] {
+      do {
+        try TraceFolder.write(first, to: target)
+        Issue.record("\(target) was written")
+      } catch let TraceError.io(path, reason) {
+        #expect(path == target && reason.contains(why), "\(reason)")
+      }
+    }
+    #expect(try String(contentsOfFile: other, encoding: .utf8) == "not ours")
+    #expect(try String(contentsOfFile: file, encoding: .utf8) == "a file")
+    #expect(!FileManager.default.fileExists(atPath: folder.path("other/trace.json")))
+  }
+
   @Test(
     "a trace folder's speeds go through SPEC §1's rule on reading: a 0 on a fix looser than 30 m, or of unknown accuracy, is unmeasured"
   )

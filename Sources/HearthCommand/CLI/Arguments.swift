@@ -67,11 +67,15 @@ enum CLIError: Error, Equatable {
   case usage(String)
   /// A file that cannot be read or is not what it should be (exit 3).
   case badInput(String)
+  /// An output file or folder the command was asked to write that could
+  /// not be written (exit 74, as for standard output).
+  case output(String)
 
   var exitCode: Int32 {
     switch self {
     case .usage: 2
     case .badInput: 3
+    case .output: HearthCommand.outputFailedStatus
     }
   }
 
@@ -79,7 +83,20 @@ enum CLIError: Error, Equatable {
     switch self {
     case .usage(let text): "usage error: \(text)"
     case .badInput(let text): "bad input: \(text)"
+    case .output(let text): "cannot write the output: \(text)"
     }
+  }
+}
+
+/// Runs `write`, which writes the output file or folder at `path` a flag
+/// named: its failure is the output's (exit 74, naming the path and why),
+/// not the input's (review26 F4: a full disk or a missing folder said
+/// "bad input").
+func writingOutput(_ path: String, _ write: () throws -> Void) throws {
+  do { try write() } catch let error as TraceError {
+    throw CLIError.output(error.description)
+  } catch {
+    throw CLIError.output("\(path): \(error)")
   }
 }
 

@@ -114,12 +114,18 @@ struct RecordPrinter {
 /// Runs `body` on every path; a path that does not exist is reported
 /// before any work starts, one that fails is reported on stderr (which,
 /// why), and the rest still run. Returns how many failed.
-func forEachPath(_ paths: [String], _ console: Console, _ body: (String) throws -> Void) -> Int {
+/// - Throws: an output that cannot be written (``CLIError/output(_:)``):
+///   it ends the run (exit 74) instead of counting as the PATH's failure.
+func forEachPath(_ paths: [String], _ console: Console, _ body: (String) throws -> Void) throws -> Int {
   let missing = Set(paths.filter { !FileManager.default.fileExists(atPath: $0) })
   for path in paths where missing.contains(path) { console.err("\(path): bad input: no such file or folder") }
   var failed = missing.count
   for path in paths where !missing.contains(path) {
-    do { try body(path) } catch {
+    do { try body(path) } catch let error as CLIError where error.exitCode == HearthCommand.outputFailedStatus
+    {
+      // The output is no PATH's: nothing more can be written.
+      throw error
+    } catch {
       failed += 1
       let reason = (error as? CLIError)?.message ?? "bad input: \(error)"
       // Reader errors name the file themselves.

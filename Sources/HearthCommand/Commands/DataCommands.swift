@@ -31,7 +31,8 @@ enum DataCommands {
   ) { arguments, console in
     guard !arguments.positionals.isEmpty else { throw CLIError.usage("data inspect needs a PATH") }
     let reading = try ReadingFlags(arguments)
-    let failed = forEachPath(arguments.positionals, console) { path in try inspectOne(path, reading, console)
+    let failed = try forEachPath(arguments.positionals, console) { path in
+      try inspectOne(path, reading, console)
     }
     return failed > 0 ? 3 : 0
   }
@@ -77,7 +78,9 @@ enum DataCommands {
       the reader rejected are reported on stderr and not written; so is
       each stream whose time span overlaps no other stream's, and each file
       whose wall clock stepped against its monotonic clock (its rows are
-      written where the monotonic clock puts them).
+      written where the monotonic clock puts them). A DEST folder that
+      exists must be empty or a trace folder, whose streams are replaced
+      (other files stay); a DEST that cannot be written exits 74.
       \(ReadingFlags.help)
       """,
     options: ReadingFlags.options.union(["to", "out"])
@@ -93,10 +96,12 @@ enum DataCommands {
     try report.requireSomethingKept(path: arguments.positionals[0])
     for warning in report.timeWarnings { console.err("warning: \(warning)") }
     importNotes(report, path: arguments.positionals[0], console)
-    if target == "gpx" {
-      try GPX.write(fixes: trace.fixes, to: out)
-    } else {
-      try TraceFolder.write(trace, to: out)
+    try writingOutput(out) {
+      if target == "gpx" {
+        try GPX.write(fixes: trace.fixes, to: out)
+      } else {
+        try TraceFolder.write(trace, to: out)
+      }
     }
     console.out("wrote \(out): \(trace.fixes.count) fixes\(target == "gpx" ? "" : ", every stream")")
     return 0

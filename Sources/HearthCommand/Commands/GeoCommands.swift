@@ -54,7 +54,7 @@ enum GeoCommands {
     }
     var printer = RecordPrinter(try Formats.choose(arguments, default: .csv), console)
     let reading = try ReadingFlags(arguments)
-    let failed = forEachPath(arguments.positionals, console) { path in
+    let failed = try forEachPath(arguments.positionals, console) { path in
       let (trace, report) = try reading.read(path)
       importNotes(report, path: path, console)
       // Each device is followed on its own (a trace may hold several, e.g.
@@ -69,7 +69,7 @@ enum GeoCommands {
       guard let newest = fixes.timeMilliseconds.max() else {
         throw CLIError.badInput("\(path): the trace has no fixes")
       }
-      if let export { try FixTable.write([fixes], to: export) }
+      if let export { try writingOutput(export) { try FixTable.write([fixes], to: export) } }
       // The segmenter and the geofences on the same fixes, received at
       // once; two hours on, everything open has closed.
       let now = newest + 2 * 3_600_000
@@ -157,7 +157,7 @@ enum GeoCommands {
     let projection = PrivacyProjection()
     let onlyChanges = arguments.flags.contains("changes-only")
     let reading = try ReadingFlags(arguments)
-    let failed = forEachPath(arguments.positionals, console) { path in
+    let failed = try forEachPath(arguments.positionals, console) { path in
       let (trace, report) = try reading.read(path)
       importNotes(report, path: path, console)
       let fixes = trace.fixes
@@ -297,7 +297,8 @@ enum GeoCommands {
         + (history.rowProblems.isEmpty ? "" : "; \(history.rowProblems.count) rows of the history unreadable")
     )
     if let path = arguments.options["geojson"] {
-      try GeoJSON.write(result.features(places: places, fixes: history.fixes), to: path)
+      let features = result.features(places: places, fixes: history.fixes)
+      try writingOutput(path) { try GeoJSON.write(features, to: path) }
     }
     return 0
   }

@@ -85,7 +85,7 @@ enum ImpactCommands {
     if format == .csv { console.out(VerdictRecords.csvHeader) }
     var reported = false
     var timeWarnings = 0
-    let failed = forEachPath(arguments.positionals, console) { path in
+    let failed = try forEachPath(arguments.positionals, console) { path in
       // Streamed: a recording of any size in bounded memory.
       let stream = try reading.stream(path)
       let replay = try ImpactReplay.run(stream, path: path, gate: gate, configuration: configuration)
@@ -244,7 +244,7 @@ enum ImpactCommands {
     let gate = try gatePolicy(arguments)
     let reading = try ReadingFlags(arguments)
     var recordings: [ImpactSweep.Recording] = []
-    let failed = forEachPath(arguments.positionals, console) { path in
+    let failed = try forEachPath(arguments.positionals, console) { path in
       recordings.append(
         ImpactSweep.Recording(name: path, feed: try impactFeed(path, reading, gate: gate, console)))
     }
@@ -254,7 +254,9 @@ enum ImpactCommands {
     for line in SweepExport.csvLines(result) { console.out(line) }
     if let model = result.model { console.err(SweepExport.modelSummary(model)) }
     if let out = arguments.options["out"] {
-      try SweepExport.write(result, configurations: grid.combinations, picked: picked, to: out)
+      try writingOutput(out) {
+        try SweepExport.write(result, configurations: grid.combinations, picked: picked, to: out)
+      }
     }
     return failed > 0 ? 3 : 0
   }

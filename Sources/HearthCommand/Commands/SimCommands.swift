@@ -71,7 +71,7 @@ enum SimCommands {
     let out = try arguments.required("out")
     let seed: UInt64 = try arguments.value("seed", default: 1)
     let generated = scenario.generate(seed: seed)
-    try SimOutput.write(generated, to: out)
+    try writingOutput(out) { _ = try SimOutput.write(generated, to: out) }
     console.out(
       "\(id) seed \(seed): \(generated.trace.accelerometer?.samples.count ?? 0) accelerometer samples, \(generated.trace.fixes.count) fixes, expected \(scenario.expected.rawValue) → \(out)"
     )
@@ -96,7 +96,7 @@ enum SimCommands {
     guard (1...2).contains(options.carriedPhones) else { throw CLIError.usage("--phones must be 1 or 2") }
     options.homeTablet = !arguments.flags.contains("no-tablet")
     let generated = DayGenerator.generate(seed: seed, options: options)
-    try SimOutput.write(generated, to: out)
+    try writingOutput(out) { _ = try SimOutput.write(generated, to: out) }
     let labels = generated.labels
     console.out(
       "day seed \(seed): \(generated.fixesInArrivalOrder.count) fixes in \(generated.uploads.count) uploads, \(labels.trips.count) trips, \(labels.stops.count) stops, \(labels.visits.count) visits → \(out)"
@@ -123,7 +123,8 @@ enum SimCommands {
       options: .init(
         hours: hours, eventsPerHour: try arguments.value("events-per-hour", default: 6),
         crashesPerHour: try arguments.value("crashes-per-hour", default: 0)))
-    let files = try SimOutput.writeMix(&generator, to: out)
+    var files: [String] = []
+    try writingOutput(out) { files = try SimOutput.writeMix(&generator, to: out) }
     console.out("mix: \(files.count - 1) drives, \(hours) h → \(out)")
     return 0
   }

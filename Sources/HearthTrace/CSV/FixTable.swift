@@ -13,7 +13,8 @@ public enum FixTable {
     var text = header + "\n"
     for f in fixes {
       for i in 0..<f.count {
-        text += "\(f.user[i].rawValue),\(f.timeMilliseconds[i]),\(f.latitudeDegrees[i]),\(f.longitudeDegrees[i])\n"
+        text +=
+          "\(f.user[i].rawValue),\(f.timeMilliseconds[i]),\(f.latitudeDegrees[i]),\(f.longitudeDegrees[i])\n"
       }
     }
     return text
@@ -23,7 +24,7 @@ public enum FixTable {
   /// - Throws: `TraceError.io` when the file cannot be written.
   public static func write(_ fixes: some Sequence<FixColumns>, to path: String) throws {
     do { try Data(text(fixes).utf8).write(to: URL(fileURLWithPath: path)) } catch {
-      throw TraceError.io(path: path, reason: "cannot write: \(error.localizedDescription)")
+      throw TraceError.io(path: path, reason: "cannot write: \(FolderListing.reason(error))")
     }
   }
 }

@@ -273,7 +273,7 @@ public enum GPX {
     do {
       try Data(document(fixes: fixes, trackName: trackName).utf8).write(to: URL(fileURLWithPath: path))
     } catch {
-      throw TraceError.io(path: path, reason: error.localizedDescription)
+      throw TraceError.io(path: path, reason: FolderListing.reason(error))
     }
   }
 }

@@ -160,7 +160,7 @@ public enum GeoJSON {
     do {
       try Data(document(features).utf8).write(to: URL(fileURLWithPath: path))
     } catch {
-      throw TraceError.io(path: path, reason: error.localizedDescription)
+      throw TraceError.io(path: path, reason: FolderListing.reason(error))
     }
   }
 

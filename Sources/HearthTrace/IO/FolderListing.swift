@@ -13,12 +13,25 @@ enum FolderListing {
     }
   }
 
-  /// The system's words for why, without Foundation's long wrapper.
+  /// The system's words for why, without Foundation's long wrapper (its
+  /// file errors carry no errno on Linux: the common ones are named here).
   static func reason(_ error: Error) -> String {
     if let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError,
       underlying.domain == NSPOSIXErrorDomain
     {
       return String(cString: strerror(Int32(underlying.code)))
+    }
+    if let cocoa = error as? CocoaError {
+      switch cocoa.code {
+      case .fileWriteOutOfSpace: return "no space left on the device"
+      case .fileNoSuchFile, .fileReadNoSuchFile: return "no such file or folder"
+      case .fileWriteNoPermission, .fileReadNoPermission: return "permission denied"
+      case .fileWriteVolumeReadOnly: return "the file system is read-only"
+      case .fileWriteFileExists: return "something of that name is already there"
+      case .fileWriteUnknown:
+        return "the system refused the write (a folder of that name, or a file it cannot open)"
+      default: break
+      }
     }
     return (error as NSError).localizedDescription
   }

@@ -382,7 +382,7 @@ public struct NPYArray: Sendable {
     do {
       try file.write(to: URL(fileURLWithPath: path))
     } catch {
-      throw TraceError.io(path: path, reason: error.localizedDescription)
+      throw TraceError.io(path: path, reason: FolderListing.reason(error))
     }
   }
 }

@@ -21,14 +21,47 @@ import HearthGeo
 /// ``readComma2k19Segment(_:)`` reads that dataset's own folders.
 /// This is the project's only on-disk layout of its own (decision 0004).
 public enum TraceFolder {
+  /// The entries a trace folder of this layout consists of.
+  static let layoutEntries = [
+    "trace.json", "fixes", "accelerometer", "gravity", "gyroscope", "barometer", "scalars",
+  ]
+
   /// Writes `trace` under `folder` (created if needed). Values are written
   /// bit for bit; reading the folder back gives an equal trace.
+  ///
+  /// A folder that exists must be empty or a trace folder (it holds a
+  /// `trace.json`): an earlier trace's entries (``layoutEntries``) are
+  /// removed first, so no stream of another recording stays beside this
+  /// one and is read with it (review26 F2); anything else in it is left.
+  /// - Throws: `TraceError.io` naming the folder when it exists and is not
+  ///   a folder, or holds other files but no trace, or cannot be written.
   public static func write(_ trace: Trace, to folder: String) throws {
     let fm = FileManager.default
     func path(_ parts: String...) -> String { ([folder] + parts).joined(separator: "/") }
     func makeFolder(_ p: String) throws {
       do { try fm.createDirectory(atPath: p, withIntermediateDirectories: true) } catch {
-        throw TraceError.io(path: p, reason: error.localizedDescription)
+        throw TraceError.io(path: p, reason: FolderListing.reason(error))
+      }
+    }
+    if fm.fileExists(atPath: folder) {
+      guard FolderListing.isFolder(folder) else {
+        throw TraceError.io(path: folder, reason: "exists and is not a folder")
+      }
+      let names = try FolderListing.names(folder)
+      if !names.isEmpty {
+        guard names.contains("trace.json") else {
+          throw TraceError.io(
+            path: folder,
+            reason:
+              "is not empty and holds no trace (no trace.json): a trace is written into a new or empty folder, or over a trace folder"
+          )
+        }
+        for name in layoutEntries where names.contains(name) {
+          do { try fm.removeItem(atPath: path(name)) } catch {
+            throw TraceError.io(
+              path: path(name), reason: "cannot remove the earlier trace's: \(FolderListing.reason(error))")
+          }
+        }
       }
     }
     try makeFolder(folder)
@@ -105,7 +138,7 @@ public enum TraceFolder {
     do {
       try Data(JSONValue.object(manifest).text.utf8).write(to: URL(fileURLWithPath: path("trace.json")))
     } catch {
-      throw TraceError.io(path: path("trace.json"), reason: error.localizedDescription)
+      throw TraceError.io(path: path("trace.json"), reason: FolderListing.reason(error))
     }
   }
 
