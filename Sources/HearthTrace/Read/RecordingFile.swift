@@ -140,7 +140,7 @@ extension RecordingFile {
   /// A first pass over the file: what its checked rows' keys say.
   func survey() throws -> FileSurvey {
     let source = try open()
-    var survey = FileSurvey()
+    var survey = FileSurvey(lateLimit: RowOrderer.maximumReorderSeconds * keysPerSecond)
     while let block = try source.next() { survey.add(block.keys) }
     return survey
   }

@@ -3,17 +3,31 @@
 /// came (the reorder horizon), the earliest key and how many rows passed.
 struct FileSurvey: Sendable, Hashable {
   var rows = 0
-  /// The smallest key (nil when no row passed).
+  /// The smallest key of a row the ordering keeps (nil when none passed): a
+  /// row more than `lateLimit` behind a newer key before it is rejected as
+  /// `outOfOrder` (``RowBlock/arrival(_:latest:limit:)``), so its time
+  /// sets no origin (review26 F6: a rejected 1900 row made the origin 1900).
   var earliestKey: Double?
   /// The largest (newest key so far − key) over the rows in file order: 0
   /// for a file already in time order.
   var horizon = 0.0
+  /// How far behind the newest key a row is still put in order, key units.
+  let lateLimit: Double
   private var latest = -Double.infinity
+
+  /// A survey whose rows more than `lateLimit` (key units) behind a newer
+  /// one are too late, as the ordering of the second pass rejects them.
+  init(lateLimit: Double) { self.lateLimit = lateLimit }
 
   mutating func add(_ keys: [Double]) {
     for t in keys {
       rows += 1
-      if earliestKey.map({ t < $0 }) ?? true { earliestKey = t }
+      var newest = latest
+      if RowBlock.arrival(t, latest: &newest, limit: lateLimit) != .tooLate,
+        earliestKey.map({ t < $0 }) ?? true
+      {
+        earliestKey = t
+      }
       if t < latest { horizon = max(horizon, latest - t) } else { latest = t }
     }
   }

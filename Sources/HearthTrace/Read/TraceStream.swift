@@ -208,7 +208,7 @@ struct TraceMerge {
   /// failed: then every row is a `unitProblem` in the report).
   static func survey(_ plan: RecordingFile, options: ReadOptions) throws -> (FileSurvey, FileReport, Bool) {
     let source = try plan.open()
-    var survey = FileSurvey()
+    var survey = FileSurvey(lateLimit: RowOrderer.maximumReorderSeconds * plan.keysPerSecond)
     var checks = plan.newGravityChecks()
     while let block = try source.next() {
       survey.add(block.keys)

@@ -16,9 +16,11 @@ struct ReorderHorizonTests {
     var block = RowBlock(columnCount: 1)
     for i in 0..<10_000 { block.append(key: Double(i) * 0.1, line: i + 2, 0) }
     block.append(key: -1, line: 10_002, 0)
-    var survey = FileSurvey()
+    var survey = FileSurvey(lateLimit: RowOrderer.maximumReorderSeconds)
     survey.add(block.keys)
     #expect(survey.horizon > 1000)
+    // The row at −1 s is rejected: it sets no origin (review26 F6).
+    #expect(survey.earliestKey == 0)
     var orderer = RowOrderer(columnCount: 1, horizon: survey.horizon, rule: .sameKeyAndValues)
     #expect(orderer.horizon == RowOrderer.maximumReorderSeconds)
     var report = FileReport(file: "f")
