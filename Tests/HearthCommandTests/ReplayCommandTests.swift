@@ -184,6 +184,43 @@ struct ReplayCommandTests {
     #expect(replay.err.contains("speedOutOfRange 2"), "\(replay.err)")
   }
 
+  /// review26 F3: a GPX or tracktable trace has no accuracy, every fix was
+  /// rejected and the replay exited 0 with nothing on stdout.
+  @Test(
+    "a history whose every fix is rejected exits 3 saying nothing was replayed (and why, for missing accuracy); one fix kept, 0"
+  )
+  func everyFixRejected() throws {
+    let folder = TemporaryFolder()
+    let points = (0..<5).map { k in
+      "<trkpt lat=\"48.13\(k)\" lon=\"11.6\"><time>2023-08-01T12:00:0\(k)Z</time></trkpt>"
+    }
+    let gpx = folder.write(
+      "t.gpx", "<gpx version=\"1.1\" creator=\"test\"><trk><trkseg>\(points.joined())</trkseg></trk></gpx>")
+    let places = folder.write("none.geojson", #"{"type":"FeatureCollection","features":[]}"#)
+    let none = run(["geo", "replay", gpx, "--places", places])
+    #expect(none.code == 3, "\(none.err)")
+    #expect(
+      none.err.contains(
+        "t.gpx: every one of its 5 fixes was rejected, nothing replayed (none carries an accuracy"),
+      "\(none.err)")
+    // Every fix rejected for another reason: the same exit, no accuracy hint.
+    let t: Int64 = 1_700_000_200_000
+    let header = "user,time_ms,latitude,longitude,received_ms,speed_mps\n"
+    let future = folder.write("future.csv", header + "1,\(t + 600_000),48.1,11.6,\(t),1\n")
+    let late = run(["geo", "replay", future, "--places", places])
+    let last = late.err.split(separator: "\n").last.map(String.init)
+    #expect(
+      late.code == 3
+        && last
+          == "hearth geo replay: bad input: \(future): every one of its 1 fixes was rejected, nothing replayed",
+      "\(late.err)")
+    // One of two kept: a replay.
+    let one = folder.write(
+      "one.csv", header + "1,\(t + 600_000),48.1,11.6,\(t),1\n1,\(t - 1_000),48.1,11.6,\(t),1\n")
+    let kept = run(["geo", "replay", one, "--places", places])
+    #expect(kept.code == 0 && kept.err.contains("rejected inFuture 1"), "\(kept.err)")
+  }
+
   @Test("the built executable: version, exit codes and stderr")
   func executable() throws {
     func launch(_ words: [String]) throws -> (Int32, String, String) {

@@ -223,7 +223,9 @@ enum GeoCommands {
       raised sudden stops: what reaches a phone), e.g. --only announced or
       --only announced,geofence or --only trip,stay.
       Every refused upload and rejected fix is printed on stderr with its
-      upload, index in the upload, field and reason, then the counts.
+      upload, index in the upload, field and reason, then the counts; a
+      history whose every fix is rejected (a GPX or tracktable trace has no
+      accuracy) replays nothing and exits 3.
       --geojson also writes the places, each person's track, the trips and
       the events as a FeatureCollection. The places file is GeoJSON: Point
       features with a radiusMeters property (at most 100 km; optional name,
@@ -296,6 +298,16 @@ enum GeoCommands {
         + (rejected.isEmpty ? "none" : rejected.joined(separator: ", "))
         + (history.rowProblems.isEmpty ? "" : "; \(history.rowProblems.count) rows of the history unreadable")
     )
+    // Every fix rejected is no replay: say so rather than exit 0 with nothing
+    // on stdout (review26 F3: a GPX or tracktable trace carries no accuracy).
+    if result.rejectedByReason.values.reduce(0, +) == history.fixes.count {
+      let missing = result.rejectedByReason[RejectionReason.accuracyMissing.rawValue] == history.fixes.count
+      throw CLIError.badInput(
+        "\(arguments.positionals[0]): every one of its \(history.fixes.count) fixes was rejected, nothing replayed"
+          + (missing
+            ? " (none carries an accuracy: as an upload log, with accuracy_m or its default of 10 m, it replays)"
+            : ""))
+    }
     if let path = arguments.options["geojson"] {
       let features = result.features(places: places, fixes: history.fixes)
       try writingOutput(path) { try GeoJSON.write(features, to: path) }
