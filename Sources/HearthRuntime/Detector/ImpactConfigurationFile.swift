@@ -32,6 +32,9 @@ public enum ImpactConfigurationFile {
     func bad(_ reason: String) -> TraceError {
       .malformed(SourceLocation(file: name, line: 0), reason: reason)
     }
+    if let repeated = JSONKeys.repeatedMember(in: Array(data)) {
+      throw bad("not a JSON object of detector settings: \(repeated)")
+    }
     let given: [String: Setting]
     do { given = try JSONDecoder().decode([String: Setting].self, from: data) } catch {
       throw bad("not a JSON object of detector settings, each a number")

@@ -95,6 +95,9 @@ public struct IngestDescription: Sendable {
     func bad(_ reason: String) -> TraceError {
       .malformed(SourceLocation(file: "ingest description", line: 0), reason: reason)
     }
+    if let repeated = JSONKeys.repeatedMember(in: Array(text.utf8)) {
+      throw bad("not a description of places and circles: \(repeated)")
+    }
     let given: Given
     do {
       given = try DecodingProblem.decoding(Array((text.isEmpty ? "{}" : text).utf8)) {

@@ -160,6 +160,10 @@ public struct ColumnMapping: Sendable, Hashable, Codable {
   ///   missing or mistyped field.
   public static func load(path: String) throws -> ColumnMapping {
     let bytes = try RegularFile.read(path, limit: maximumFileBytes)
+    if let repeated = JSONKeys.repeatedMember(in: bytes) {
+      throw TraceError.malformed(
+        SourceLocation(file: path, line: 1), reason: "not a column mapping: \(repeated)")
+    }
     do {
       return try JSONDecoder().decode(ColumnMapping.self, from: Data(bytes))
     } catch let error as DecodingError {

@@ -13,6 +13,8 @@ struct JSONPullScanner {
   struct Failure: Error {
     var reason: String
     var byteOffset: Int
+    /// A member name repeated within one object (``key(distinctFrom:)``).
+    var repeatedMember = false
   }
 
   /// The kinds of value, by their first byte.
@@ -259,20 +261,37 @@ struct JSONPullScanner {
     }
   }
 
+  /// An object member's key and its colon, as ``key()``, refused when
+  /// `seen` (the names of this object's members so far) holds it: readers
+  /// disagree on which of two same-named members counts (review26 F7), so
+  /// a repeated member is an error, not a choice. O(|seen|).
+  mutating func key(distinctFrom seen: inout [[UInt8]]) throws {
+    try key()
+    guard !seen.contains(scratch) else {
+      let name = String(decoding: scratch.prefix(80), as: UTF8.self)
+      var repeated = failure("the member \"\(name)\" appears twice in one object")
+      repeated.repeatedMember = true
+      throw repeated
+    }
+    seen.append(scratch)
+  }
+
   /// Consumes the next value whatever it is, nested ones included, without
-  /// recursion (one byte per open container).
+  /// recursion (one byte and the member names so far per open container);
+  /// a member name repeated within one object fails
+  /// (``key(distinctFrom:)``).
   mutating func skipValue() throws {
-    var open: [Kind] = []
+    var open: [(kind: Kind, names: [[UInt8]])] = []
     var first = false
     repeat {
-      if let kind = open.last {
+      if let kind = open.last?.kind {
         // Between the items of the innermost open container.
         guard try more(kind, first: first) else {
           open.removeLast()
           first = false
           continue
         }
-        if kind == .object { try key() }
+        if kind == .object { try key(distinctFrom: &open[open.count - 1].names) }
       }
       first = false
       switch try peekKind() {
@@ -280,7 +299,7 @@ struct JSONPullScanner {
         let kind = try peekKind()
         guard open.count < Self.maximumDepth else { throw failure("nested deeper than \(Self.maximumDepth)") }
         try self.open(kind)
-        open.append(kind)
+        open.append((kind, []))
         first = true
       case .string: try readString()
       case .number: _ = try number()
@@ -292,5 +311,24 @@ struct JSONPullScanner {
   /// Fails unless only white space is left.
   mutating func expectEnd() throws {
     guard try peek() == nil else { throw failure("more text after the value") }
+  }
+
+  /// The first member name an object of `text` (a JSON document) repeats,
+  /// with its byte offset ("at byte 40: the member \"unit\" appears twice
+  /// in one object"); nil when none does, or when `text` is not JSON (its
+  /// decoder says why). JSONDecoder keeps one of two same-named members
+  /// silently (the first, on Linux) while Python's json keeps the last, so
+  /// the readers of files people write ask this first.
+  /// O(bytes · members per object).
+  static func repeatedMember(in text: [UInt8]) -> String? {
+    var scanner = JSONPullScanner(ChunkSource(bytes: text, displayName: "json"))
+    do {
+      try scanner.skipValue()
+      return nil
+    } catch let failure as Failure where failure.repeatedMember {
+      return "at byte \(failure.byteOffset): \(failure.reason)"
+    } catch {
+      return nil
+    }
   }
 }

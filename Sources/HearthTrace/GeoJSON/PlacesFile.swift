@@ -127,7 +127,9 @@ public enum PlacesFile {
     } catch let failure as JSONPullScanner.Failure {
       throw .malformed(
         SourceLocation(file: file, line: 0),
-        reason: "not JSON: \(failure.reason) at byte \(failure.byteOffset)")
+        reason:
+          "\(failure.repeatedMember ? "ambiguous" : "not JSON"): \(failure.reason) at byte \(failure.byteOffset)"
+      )
     } catch {
       throw .malformed(SourceLocation(file: file, line: 0), reason: "not JSON: \(error)")
     }
@@ -153,9 +155,10 @@ public enum PlacesFile {
     var sawFeatures = false
     try scanner.open(.object)
     var first = true
+    var names: [[UInt8]] = []
     while try scanner.more(.object, first: first) {
       first = false
-      try scanner.key()
+      try scanner.key(distinctFrom: &names)
       if scanner.scratchIs("type") {
         guard try scanner.peekKind() == .string, try scanner.string() == "FeatureCollection" else {
           try scanner.skipValue()
@@ -164,9 +167,6 @@ public enum PlacesFile {
         }
         isCollection = true
       } else if scanner.scratchIs("features"), try scanner.peekKind() == .array {
-        // A repeated key: the last one counts.
-        places.removeAll()
-        ids.removeAll()
         sawFeatures = true
         try scanner.open(.array)
         var n = 0
@@ -211,9 +211,10 @@ public enum PlacesFile {
     }
     try scanner.open(.object)
     var first = true
+    var names: [[UInt8]] = []
     while try scanner.more(.object, first: first) {
       first = false
-      try scanner.key()
+      try scanner.key(distinctFrom: &names)
       if scanner.scratchIs("geometry") {
         feature.geometryIsObject = false
         feature.geometryIsPoint = false
@@ -227,9 +228,10 @@ public enum PlacesFile {
         feature.geometryIsObject = true
         try scanner.open(.object)
         var firstMember = true
+        var memberNames: [[UInt8]] = []
         while try scanner.more(.object, first: firstMember) {
           firstMember = false
-          try scanner.key()
+          try scanner.key(distinctFrom: &memberNames)
           if scanner.scratchIs("type") {
             if try scanner.peekKind() == .string {
               feature.geometryIsPoint = try scanner.string() == "Point"
@@ -262,9 +264,10 @@ public enum PlacesFile {
         }
         try scanner.open(.object)
         var firstMember = true
+        var memberNames: [[UInt8]] = []
         while try scanner.more(.object, first: firstMember) {
           firstMember = false
-          try scanner.key()
+          try scanner.key(distinctFrom: &memberNames)
           let kind = try scanner.peekKind()
           if scanner.scratchIs("radiusMeters") {
             feature.radius = kind == .number ? try scanner.number() : nil

@@ -13,6 +13,14 @@ public enum JSONKeys {
     return "unknown \(what) '\(shown)' (\(nearest)known: \(known.sorted().joined(separator: ", ")))"
   }
 
+  /// The first member name an object of the JSON document `text` repeats,
+  /// with its byte offset (`at byte 40: the member "unit" appears twice in
+  /// one object`), nil when none does or `text` is not JSON: a document
+  /// people write is refused with this before it is decoded, since a
+  /// decoder keeps one of the two silently and another reader the other
+  /// (review26 F7). O(bytes · members per object).
+  public static func repeatedMember(in text: [UInt8]) -> String? { JSONPullScanner.repeatedMember(in: text) }
+
   /// The first of `keys` not in `known`, in sorted order (nil: all known).
   public static func firstUnknown(_ keys: some Sequence<String>, known: some Sequence<String>) -> String? {
     let known = Set(known)

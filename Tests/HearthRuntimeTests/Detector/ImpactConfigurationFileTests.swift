@@ -10,6 +10,17 @@ struct ImpactConfigurationFileTests {
     try ImpactConfigurationFile.decode(Data(text.utf8), name: "c.json")
   }
 
+  @Test("a setting named twice is refused by name (review26 F7: the first one counted)")
+  func repeatedSetting() throws {
+    #expect(try decode(#"{"spinRadiansPerSecond": 3}"#).spinRadiansPerSecond == 3)
+    do {
+      _ = try decode(#"{"spinRadiansPerSecond": 3, "spinRadiansPerSecond": 4}"#)
+      Issue.record("a repeated setting was read")
+    } catch let TraceError.malformed(_, reason) {
+      #expect(reason.contains(#"the member "spinRadiansPerSecond" appears twice"#), "\(reason)")
+    }
+  }
+
   @Test("any subset of the settings: missing ones keep their defaults; a written file reads back equal")
   func subsetAndRoundTrip() throws {
     let spin = try decode("{\"spinRadiansPerSecond\": 3}")

@@ -18,6 +18,15 @@ struct IngestDescriptionTests {
 
   static let place = #"{"id": 1, "circle": 7, "latitude_deg": 52.5, "longitude_deg": 13.4, "radius_m": 100}"#
 
+  @Test("a key named twice in one object is refused by name (review26 F7: the first one counted)")
+  func repeatedKey() {
+    let twice = Self.place.replacingOccurrences(
+      of: #""radius_m": 100"#, with: #""radius_m": 100, "radius_m": 1e8"#)
+    #expect(refusal(#"{"places": [\#(Self.place)]}"#) == nil)
+    let why = refusal(#"{"places": [\#(twice)]}"#) ?? ""
+    #expect(why.contains(#"the member "radius_m" appears twice in one object"#), "\(why)")
+  }
+
   @Test("the known keys build the pipeline; the empty text is the empty description")
   func knownKeys() throws {
     let d = try IngestDescription.decode(

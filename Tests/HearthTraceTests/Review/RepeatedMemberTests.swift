@@ -1,0 +1,82 @@
+import Foundation
+import HearthGeo
+import Testing
+import _HearthTestSupport
+
+@testable import HearthTrace
+
+/// review26 F7: a member named twice in one object was read silently, the
+/// first value winning in the decoders and the last in the places reader
+/// and in Python's json; a repeated member is now refused by name.
+@Suite("A JSON member named twice in one object is refused, naming it and the byte")
+struct RepeatedMemberTests {
+  @Test("repeated members found at any depth, escapes decoded; the same name in sibling objects is fine")
+  func scanner() {
+    let repeated: [(String, String)] = [
+      (#"{"a": 1, "a": 2}"#, #"the member "a" appears twice"#),
+      (#"{"x": {"unit": "g", "column": "ax", "unit": "m/s^2"}}"#, #""unit" appears twice"#),
+      (#"[1, {"k": [{"b": 1, "c": 2, "b": null}]}]"#, #""b" appears twice"#),
+      (#"{"\u0061": 1, "a": 2}"#, #""a" appears twice"#),
+    ]
+    for (text, why) in repeated {
+      let problem = JSONKeys.repeatedMember(in: Array(text.utf8))
+      #expect(
+        problem?.contains(why) == true && problem?.hasPrefix("at byte ") == true,
+        "\(text): \(problem ?? "nil")")
+    }
+    for text in [
+      #"{"a": {"k": 1}, "b": {"k": 2}}"#, #"[{"a": 1}, {"a": 2}]"#, #"{"a": 1, "A": 2, "a ": 3}"#, "{}", "[]",
+      "7",
+      // Not JSON: nil, the decoder says why.
+      #"{"a": 1,"#, "", "{\"a\": 1} x",
+    ] {
+      #expect(JSONKeys.repeatedMember(in: Array(text.utf8)) == nil, "\(text)")
+    }
+    // Nested as deep as the scanner follows, and deeper: no trap, no recursion.
+    let deep = String(repeating: "[", count: 200_000) + String(repeating: "]", count: 200_000)
+    #expect(JSONKeys.repeatedMember(in: Array(deep.utf8)) == nil)
+  }
+
+  @Test("a column mapping with a unit named twice is refused, naming the file and the member")
+  func mapping() throws {
+    let folder = TemporaryFolder()
+    folder.write("d.csv", "t,lat,lon\n1690891200000,40,-75\n")
+    let once =
+      #"{"name": "m", "files": [{"file": "d.csv", "time": {"column": "t", "format": "epoch-milliseconds"}, "fixes": {"latitude": {"column": "lat", "unit": "deg"}, "longitude": {"column": "lon", "unit": "deg"}}}]}"#
+    folder.write("once.json", once)
+    let (trace, _) = try TraceImport.read(path: folder.path, mappingPath: folder.path("once.json"))
+    #expect(trace.fixes.count == 1)
+    folder.write(
+      "twice.json",
+      once.replacingOccurrences(of: #""unit": "deg"}}"#, with: #""unit": "deg", "unit": "rad"}}"#))
+    do {
+      _ = try TraceImport.read(path: folder.path, mappingPath: folder.path("twice.json"))
+      Issue.record("a mapping with a repeated unit was read")
+    } catch let TraceError.malformed(location, reason) {
+      #expect(
+        location.file.hasSuffix("twice.json") && reason.contains(#"the member "unit" appears twice"#),
+        "\(reason)")
+    }
+  }
+
+  @Test("a places file with a radius named twice is ambiguous; the same member in two features is not")
+  func places() throws {
+    func collection(_ properties: String) -> Data {
+      Data(
+        #"{"type":"FeatureCollection","features":[{"type":"Feature","geometry":{"type":"Point","coordinates":[2,48]},"properties":{\#(properties)}},{"type":"Feature","geometry":{"type":"Point","coordinates":[2,48]},"properties":{"radiusMeters":80}}]}"#
+          .utf8)
+    }
+    #expect(try PlacesFile.parse(collection(#""radiusMeters":100"#), file: "p.geojson").count == 2)
+    for properties in [
+      #""radiusMeters":100,"radiusMeters":1e9"#, #""radiusMeters":100,"extra":{"a":1,"a":2}"#,
+    ] {
+      do {
+        _ = try PlacesFile.parse(collection(properties), file: "p.geojson")
+        Issue.record("\(properties) was read")
+      } catch {
+        guard case .malformed(_, let reason) = error else { return }
+        #expect(reason.hasPrefix("ambiguous: the member ") && reason.contains("appears twice"), "\(reason)")
+      }
+    }
+  }
+}
