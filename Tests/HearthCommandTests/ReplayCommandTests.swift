@@ -176,6 +176,12 @@ struct ReplayCommandTests {
     #expect(
       replay.err.contains("log.csv:22 (activity): 'dancing' is not an activity; row skipped"), "\(replay.err)"
     )
+    // A hostile activity cell is echoed with its control characters as codes (review26 F11).
+    let hostile = folder.write(
+      "esc.csv", Self.crashLog(extraRows: ["1,1,\(t),48.1,11.6,8,0,\u{1B}]0;pwned\u{7},,\(t + 20_000)"]))
+    let escaped = run(["geo", "replay", hostile, "--places", folder.path("none.geojson")])
+    #expect(escaped.err.contains(#"(activity): '\u{1B}]0;pwned\u{7}' is not an activity"#), "\(escaped.err)")
+    #expect(!escaped.err.contains("\u{1B}") && !escaped.out.contains("\u{1B}"))
     #expect(replay.err.contains("log.csv:21"), "\(replay.err)")
     #expect(replay.err.contains("1 uploads refused (schema)") && replay.err.contains("rejected inFuture 1"))
     #expect(

@@ -97,7 +97,8 @@ public struct ReplayHistory: Sendable {
           }
           let activityText = text("activity", i) ?? ""
           guard let activity = activityText.isEmpty ? .unknown : activities[activityText.lowercased()] else {
-            problem("activity", "'\(activityText.prefix(40))' is not an activity")
+            problem(
+              "activity", "'\(Excerpt.of(String(activityText.prefix(40)), bytes: 160))' is not an activity")
             continue
           }
           let sourceText = text("source", i) ?? ""

@@ -87,13 +87,15 @@ public struct RowRejection: Sendable, Hashable, Codable, CustomStringConvertible
 
   public var location: SourceLocation
   public var reason: Reason
-  /// The offending text, shortened to 64 characters.
+  /// The offending text, printable (``Excerpt/printable(_:)``) and
+  /// shortened to 64 characters.
   public var detail: String
 
   public init(location: SourceLocation, reason: Reason, detail: String) {
     self.location = location
     self.reason = reason
-    self.detail = detail.count > 64 ? String(detail.prefix(61)) + "…" : detail
+    let shown = Excerpt.printable(detail)
+    self.detail = shown.count > 64 ? String(shown.prefix(61)) + "…" : shown
   }
 
   public var description: String { "\(location): \(reason.rawValue): \(detail)" }
