@@ -103,7 +103,7 @@ public struct ReplayHistory: Sendable {
           }
           let sourceText = text("source", i) ?? ""
           guard let source = sourceText.isEmpty ? .ordinary : sources[sourceText.lowercased()] else {
-            problem("source", "'\(sourceText.prefix(40))' is not a source")
+            problem("source", "'\(Excerpt.of(String(sourceText.prefix(40)), bytes: 160))' is not a source")
             continue
           }
           // A server's clock reads a real date: a receipt outside the fix
