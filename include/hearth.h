@@ -522,10 +522,12 @@ int32_t hearth_trace_append_fixes(hearth_trace *trace, const hearth_fixes *fixes
 /**
  * Writes any recording as a trace folder (docs/decisions/0004: .npy columns
  * and trace.json), which hearth_trace_read and every command read back.
- * `folder` is made when missing; an existing one must be empty or a trace
- * folder (it holds trace.json), whose streams are replaced, not added to
- * (other files in it stay). Anything else, or a write that fails, is
- * HEARTH_ERROR_BAD_INPUT naming the path and why, with nothing removed.
+ * `folder` is made when missing; an existing one must be empty (names
+ * starting with "." aside) or a trace folder this layout wrote (trace.json
+ * naming "hearth-trace-folder/"), whose streams are replaced once the new
+ * trace is written whole (other files in it stay). Anything else, or a
+ * write that fails, is HEARTH_ERROR_BAD_INPUT naming the path and why, with
+ * the folder as it was.
  */
 int32_t hearth_trace_write(const hearth_trace *trace, const char *folder);
 

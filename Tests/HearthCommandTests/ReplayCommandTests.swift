@@ -207,7 +207,8 @@ struct ReplayCommandTests {
     #expect(none.code == 3, "\(none.err)")
     #expect(
       none.err.contains(
-        "t.gpx: every one of its 5 fixes was rejected, nothing replayed (none carries an accuracy"),
+        "t.gpx: every one of its 5 fixes was rejected or in an upload refused, nothing replayed (none carries an accuracy"
+      ),
       "\(none.err)")
     // Every fix rejected for another reason: the same exit, no accuracy hint.
     let t: Int64 = 1_700_000_200_000
@@ -218,8 +219,16 @@ struct ReplayCommandTests {
     #expect(
       late.code == 3
         && last
-          == "hearth geo replay: bad input: \(future): every one of its 1 fixes was rejected, nothing replayed",
+          == "hearth geo replay: bad input: \(future): every one of its 1 fixes was rejected or in an upload refused, nothing replayed",
       "\(late.err)")
+    // Every upload refused whole (a latitude of 95), or one refused and the other's fix rejected (review27 R5).
+    let refused = folder.write("refused.csv", header + "1,\(t - 1_000),95,11.6,\(t),1\n")
+    let mixed = folder.write(
+      "mixed.csv", header + "1,\(t - 1_000),95,11.6,\(t),1\n1,\(t + 900_000),48.1,11.6,\(t + 60_000),1\n")
+    for history in [refused, mixed] {
+      let result = run(["geo", "replay", history, "--places", places])
+      #expect(result.code == 3 && result.err.contains("nothing replayed"), "\(result.err)")
+    }
     // One of two kept: a replay.
     let one = folder.write(
       "one.csv", header + "1,\(t + 600_000),48.1,11.6,\(t),1\n1,\(t - 1_000),48.1,11.6,\(t),1\n")

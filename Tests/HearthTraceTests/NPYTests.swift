@@ -134,10 +134,30 @@ struct NPYTests {
     try FileManager.default.createDirectory(atPath: folder.path("empty"), withIntermediateDirectories: false)
     try TraceFolder.write(second, to: folder.path("empty"))
     #expect(try TraceFolder.read(folder.path("empty")).0.gravity == second.gravity)
-    // A folder holding something but no trace.json, and a file: refused, nothing changed.
+    // Names starting with "." do not make a folder non-empty.
+    folder.write("dotted/.gitkeep", "")
+    try TraceFolder.write(second, to: folder.path("dotted"))
+    #expect(try TraceFolder.read(folder.path("dotted")).0.gravity == second.gravity)
+    // A write that fails part way (a stream name the file system refuses)
+    // leaves the earlier trace whole, and no staging folder behind (review27 R3).
+    var broken = second
+    broken.scalars["bad\u{0}name"] = ScalarStream(seconds: [1], values: [3], unit: "m/s")
+    #expect(throws: TraceError.self) { try TraceFolder.write(broken, to: folder.path("t")) }
+    #expect(try TraceFolder.read(folder.path("t")).0.gravity == second.gravity)
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: folder.path("t")).sorted() == [
+        "gravity", "notes.txt", "trace.json",
+      ])
+    // A folder holding something but no trace.json of this layout (another
+    // program's trace.json, review27 R2), and a file: refused, nothing changed.
     let other = folder.write("other/fixes/time_ms.npy", "not ours")
+    let foreign = folder.write("foreign/fixes/0001-bug.patch", "a patch")
+    let chrome = folder.write("foreign/trace.json", #"{"traceEvents": []}"#)
     let file = folder.write("plain", "a file")
-    for (target, why) in [(folder.path("other"), "holds no trace"), (file, "is not a folder")] {
+    for (target, why) in [
+      (folder.path("other"), "holds no trace folder"), (folder.path("foreign"), "holds no trace folder"),
+      (file, "is not a folder"),
+    ] {
       do {
         try TraceFolder.write(first, to: target)
         Issue.record("\(target) was written")
@@ -146,6 +166,8 @@ struct NPYTests {
       }
     }
     #expect(try String(contentsOfFile: other, encoding: .utf8) == "not ours")
+    #expect(try String(contentsOfFile: foreign, encoding: .utf8) == "a patch")
+    #expect(try String(contentsOfFile: chrome, encoding: .utf8) == #"{"traceEvents": []}"#)
     #expect(try String(contentsOfFile: file, encoding: .utf8) == "a file")
     #expect(!FileManager.default.fileExists(atPath: folder.path("other/trace.json")))
   }

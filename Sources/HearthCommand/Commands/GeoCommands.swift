@@ -300,10 +300,10 @@ enum GeoCommands {
     )
     // Every fix rejected is no replay: say so rather than exit 0 with nothing
     // on stdout (review26 F3: a GPX or tracktable trace carries no accuracy).
-    if result.rejectedByReason.values.reduce(0, +) == history.fixes.count {
+    if result.rejectedByReason.values.reduce(0, +) + result.refusedFixes == history.fixes.count {
       let missing = result.rejectedByReason[RejectionReason.accuracyMissing.rawValue] == history.fixes.count
       throw CLIError.badInput(
-        "\(arguments.positionals[0]): every one of its \(history.fixes.count) fixes was rejected, nothing replayed"
+        "\(arguments.positionals[0]): every one of its \(history.fixes.count) fixes was rejected or in an upload refused, nothing replayed"
           + (missing
             ? " (none carries an accuracy: as an upload log, with accuracy_m or its default of 10 m, it replays)"
             : ""))

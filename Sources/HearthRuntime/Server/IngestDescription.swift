@@ -145,17 +145,24 @@ public struct IngestDescription: Sendable {
         description.places.append(place)
       }
     }
-    for (key, value) in given.circlesOfPerson ?? [:] {
-      guard let user = UInt32(key) else {
-        throw bad("circles_of_person: '\(key.prefix(40))' is not a user id")
+    /// The id a key names, written as the id is ("7": not "07" or "+7",
+    /// which name the same id: two such keys made the description depend
+    /// on the order of a hash table, review27 R4).
+    func key(_ key: String) -> UInt32? { UInt32(key).flatMap { String($0) == key ? $0 : nil } }
+    for (text, value) in (given.circlesOfPerson ?? [:]).sorted(by: { $0.key < $1.key }) {
+      let shown = Excerpt.of(String(text.prefix(40)), bytes: 160)
+      guard let user = key(text) else {
+        throw bad("circles_of_person: '\(shown)' is not a user id (0 to \(UInt32.max), digits only)")
       }
       description.circlesOfPerson[UserID(user)] = try value.enumerated().map { k, circle in
-        CircleID(try identity(circle, "circles_of_person.\(key.prefix(40))[\(k)]"))
+        CircleID(try identity(circle, "circles_of_person.\(shown)[\(k)]"))
       }.sorted()
     }
-    for (key, kmh) in given.speedLimitsKilometersPerHour ?? [:] {
-      guard let circle = UInt32(key), kmh > 0, kmh.isFinite else {
-        throw bad("speed_limits_kmh: '\(key.prefix(40))' must be a circle id with a positive limit")
+    for (text, kmh) in (given.speedLimitsKilometersPerHour ?? [:]).sorted(by: { $0.key < $1.key }) {
+      guard let circle = key(text), kmh > 0, kmh.isFinite else {
+        throw bad(
+          "speed_limits_kmh: '\(Excerpt.of(String(text.prefix(40)), bytes: 160))' must be a circle id (digits only) with a positive limit"
+        )
       }
       description.speedLimits[CircleID(circle)] = SpeedLimit(kilometersPerHour: kmh)
     }

@@ -29,6 +29,8 @@ public struct ServerReplay: Sendable {
     public var uploadCount = 0
     /// Uploads refused whole (schema).
     public var refusedUploads = 0
+    /// The fixes of the uploads refused whole.
+    public var refusedFixes = 0
     /// Every refused upload and rejected fix in upload order, each with its
     /// upload number (from 1), receipt, index in the upload, field and reason.
     public var problems: [String] = []
@@ -99,6 +101,7 @@ public struct ServerReplay: Sendable {
       let at = "upload \(upload) (received \(step.timeMilliseconds) ms)"
       if let error = output.schemaError {
         result.refusedUploads += 1
+        result.refusedFixes += step.rows.count
         result.problems.append("\(at): \(error)")
       }
       for r in output.rejections {

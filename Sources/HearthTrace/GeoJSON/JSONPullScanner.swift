@@ -264,16 +264,16 @@ struct JSONPullScanner {
   /// An object member's key and its colon, as ``key()``, refused when
   /// `seen` (the names of this object's members so far) holds it: readers
   /// disagree on which of two same-named members counts (review26 F7), so
-  /// a repeated member is an error, not a choice. O(|seen|).
-  mutating func key(distinctFrom seen: inout [[UInt8]]) throws {
+  /// a repeated member is an error, not a choice. O(length of the name)
+  /// expected (a hashed set: an object of n members costs O(n), review27 R1).
+  mutating func key(distinctFrom seen: inout Set<[UInt8]>) throws {
     try key()
-    guard !seen.contains(scratch) else {
-      let name = String(decoding: scratch.prefix(80), as: UTF8.self)
+    guard seen.insert(scratch).inserted else {
+      let name = Excerpt.of(String(decoding: scratch, as: UTF8.self), bytes: 80)
       var repeated = failure("the member \"\(name)\" appears twice in one object")
       repeated.repeatedMember = true
       throw repeated
     }
-    seen.append(scratch)
   }
 
   /// Consumes the next value whatever it is, nested ones included, without
@@ -281,7 +281,7 @@ struct JSONPullScanner {
   /// a member name repeated within one object fails
   /// (``key(distinctFrom:)``).
   mutating func skipValue() throws {
-    var open: [(kind: Kind, names: [[UInt8]])] = []
+    var open: [(kind: Kind, names: Set<[UInt8]>)] = []
     var first = false
     repeat {
       if let kind = open.last?.kind {

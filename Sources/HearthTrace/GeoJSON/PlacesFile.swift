@@ -155,7 +155,7 @@ public enum PlacesFile {
     var sawFeatures = false
     try scanner.open(.object)
     var first = true
-    var names: [[UInt8]] = []
+    var names = Set<[UInt8]>()
     while try scanner.more(.object, first: first) {
       first = false
       try scanner.key(distinctFrom: &names)
@@ -211,7 +211,7 @@ public enum PlacesFile {
     }
     try scanner.open(.object)
     var first = true
-    var names: [[UInt8]] = []
+    var names = Set<[UInt8]>()
     while try scanner.more(.object, first: first) {
       first = false
       try scanner.key(distinctFrom: &names)
@@ -228,7 +228,7 @@ public enum PlacesFile {
         feature.geometryIsObject = true
         try scanner.open(.object)
         var firstMember = true
-        var memberNames: [[UInt8]] = []
+        var memberNames = Set<[UInt8]>()
         while try scanner.more(.object, first: firstMember) {
           firstMember = false
           try scanner.key(distinctFrom: &memberNames)
@@ -264,7 +264,7 @@ public enum PlacesFile {
         }
         try scanner.open(.object)
         var firstMember = true
-        var memberNames: [[UInt8]] = []
+        var memberNames = Set<[UInt8]>()
         while try scanner.more(.object, first: firstMember) {
           firstMember = false
           try scanner.key(distinctFrom: &memberNames)

@@ -29,7 +29,7 @@ enum FolderListing {
       case .fileWriteVolumeReadOnly: return "the file system is read-only"
       case .fileWriteFileExists: return "something of that name is already there"
       case .fileWriteUnknown:
-        return "the system refused the write (a folder of that name, or a file it cannot open)"
+        return "the system refused the write (no reason given: a folder of that name, a file too large, …)"
       default: break
       }
     }

@@ -95,7 +95,20 @@ public struct RowRejection: Sendable, Hashable, Codable, CustomStringConvertible
     self.location = location
     self.reason = reason
     let shown = Excerpt.printable(detail)
-    self.detail = shown.count > 64 ? String(shown.prefix(61)) + "…" : shown
+    guard shown.count > 64 else {
+      self.detail = shown
+      return
+    }
+    // Character by character, so a code is never cut in half.
+    var cut = ""
+    var length = 0
+    for character in detail {
+      let piece = Excerpt.printable(String(character))
+      guard length + piece.count <= 61 else { break }
+      cut += piece
+      length += piece.count
+    }
+    self.detail = cut + "…"
   }
 
   public var description: String { "\(location): \(reason.rawValue): \(detail)" }

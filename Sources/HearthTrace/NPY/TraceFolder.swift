@@ -21,47 +21,76 @@ import HearthGeo
 /// ``readComma2k19Segment(_:)`` reads that dataset's own folders.
 /// This is the project's only on-disk layout of its own (decision 0004).
 public enum TraceFolder {
-  /// The entries a trace folder of this layout consists of.
+  /// The entries a trace folder of this layout consists of, the manifest
+  /// last (an earlier trace's are replaced in this order).
   static let layoutEntries = [
-    "trace.json", "fixes", "accelerometer", "gravity", "gyroscope", "barometer", "scalars",
+    "fixes", "accelerometer", "gravity", "gyroscope", "barometer", "scalars", "trace.json",
   ]
+  /// What the manifest's `layout` member starts with in a folder this writes.
+  static let layoutName = "hearth-trace-folder/"
 
   /// Writes `trace` under `folder` (created if needed). Values are written
   /// bit for bit; reading the folder back gives an equal trace.
   ///
-  /// A folder that exists must be empty or a trace folder (it holds a
-  /// `trace.json`): an earlier trace's entries (``layoutEntries``) are
-  /// removed first, so no stream of another recording stays beside this
-  /// one and is read with it (review26 F2); anything else in it is left.
+  /// A folder that exists must be empty (names starting with "." aside) or
+  /// a trace folder this layout wrote (its `trace.json` names the layout):
+  /// the new trace is written beside the earlier one first, in a hidden
+  /// folder inside it, and only once it is whole do its entries replace the
+  /// earlier trace's (``layoutEntries``), so no stream of another recording
+  /// stays to be read with this one (review26 F2), a failed write leaves
+  /// the earlier trace as it was (review27 R3), and nothing else in the
+  /// folder is touched. A folder holding anything else, a `trace.json` of
+  /// another program's included (review27 R2), is refused untouched.
   /// - Throws: `TraceError.io` naming the folder when it exists and is not
-  ///   a folder, or holds other files but no trace, or cannot be written.
+  ///   a folder, or holds something but no trace of this layout, or when a
+  ///   write fails.
   public static func write(_ trace: Trace, to folder: String) throws {
+    let fm = FileManager.default
+    guard fm.fileExists(atPath: folder) else { return try writeLayout(trace, into: folder) }
+    guard FolderListing.isFolder(folder) else {
+      throw TraceError.io(path: folder, reason: "exists and is not a folder")
+    }
+    let names = try FolderListing.names(folder).filter { !$0.hasPrefix(".") }
+    guard !names.isEmpty else { return try writeLayout(trace, into: folder) }
+    guard names.contains("trace.json"), isLayoutManifest(folder + "/trace.json") else {
+      throw TraceError.io(
+        path: folder,
+        reason:
+          "is not empty and holds no trace folder (no trace.json naming \(layoutName)1): a trace is written into a new or empty folder, or over a trace folder"
+      )
+    }
+    let staging = folder + "/.hearth-writing-\(UUID().uuidString)"
+    defer { try? fm.removeItem(atPath: staging) }
+    try writeLayout(trace, into: staging)
+    for name in layoutEntries {
+      let (earlier, written) = (folder + "/" + name, staging + "/" + name)
+      do {
+        if fm.fileExists(atPath: earlier) { try fm.removeItem(atPath: earlier) }
+        if fm.fileExists(atPath: written) { try fm.moveItem(atPath: written, toPath: earlier) }
+      } catch {
+        throw TraceError.io(
+          path: earlier, reason: "cannot replace the earlier trace's: \(FolderListing.reason(error))")
+      }
+    }
+  }
+
+  /// Whether the file at `path` is a manifest of this layout (a JSON object
+  /// whose `layout` starts with ``layoutName``).
+  static func isLayoutManifest(_ path: String) -> Bool {
+    guard let bytes = try? RegularFile.read(path, limit: maximumManifestBytes),
+      let object = (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any],
+      let layout = object["layout"] as? String
+    else { return false }
+    return layout.hasPrefix(layoutName)
+  }
+
+  /// Writes the layout's entries for `trace` into `folder`, made if missing.
+  private static func writeLayout(_ trace: Trace, into folder: String) throws {
     let fm = FileManager.default
     func path(_ parts: String...) -> String { ([folder] + parts).joined(separator: "/") }
     func makeFolder(_ p: String) throws {
       do { try fm.createDirectory(atPath: p, withIntermediateDirectories: true) } catch {
         throw TraceError.io(path: p, reason: FolderListing.reason(error))
-      }
-    }
-    if fm.fileExists(atPath: folder) {
-      guard FolderListing.isFolder(folder) else {
-        throw TraceError.io(path: folder, reason: "exists and is not a folder")
-      }
-      let names = try FolderListing.names(folder)
-      if !names.isEmpty {
-        guard names.contains("trace.json") else {
-          throw TraceError.io(
-            path: folder,
-            reason:
-              "is not empty and holds no trace (no trace.json): a trace is written into a new or empty folder, or over a trace folder"
-          )
-        }
-        for name in layoutEntries where names.contains(name) {
-          do { try fm.removeItem(atPath: path(name)) } catch {
-            throw TraceError.io(
-              path: path(name), reason: "cannot remove the earlier trace's: \(FolderListing.reason(error))")
-          }
-        }
       }
     }
     try makeFolder(folder)
@@ -113,7 +142,7 @@ public enum TraceFolder {
       try NPYArray.write(stream.values, to: path("scalars", name, "value.npy"))
     }
     var manifest: [(String, JSONValue)] = [
-      ("layout", .string("hearth-trace-folder/1")),
+      ("layout", .string(layoutName + "1")),
       ("format", .string(trace.metadata.format)),
       ("platform", .string(trace.metadata.platform.rawValue)),
       ("sourceFiles", .array(trace.metadata.sourceFiles.map { .string($0) })),
@@ -171,6 +200,9 @@ public enum TraceFolder {
     let manifestBytes: [UInt8]
     do {
       manifestBytes = try RegularFile.read(path("trace.json"), limit: maximumManifestBytes)
+      if let repeated = JSONKeys.repeatedMember(in: manifestBytes) {
+        throw TraceError.io(path: path("trace.json"), reason: "ambiguous: \(repeated)")
+      }
       guard let object = try? JSONSerialization.jsonObject(with: Data(manifestBytes)) as? [String: Any] else {
         throw TraceError.io(path: path("trace.json"), reason: "not a JSON object")
       }

@@ -27,6 +27,20 @@ struct IngestDescriptionTests {
     #expect(why.contains(#"the member "radius_m" appears twice in one object"#), "\(why)")
   }
 
+  @Test(
+    "an id key is written as the id: '07' or '+7' is refused (the same person twice, resolved by hash order)")
+  func canonicalIdKeys() throws {
+    let place = #"{"places": [\#(Self.place)], "#
+    #expect(refusal(place + #""circles_of_person": {"7": [7], "0": [], "4294967295": [7]}}"#) == nil)
+    #expect(refusal(place + #""speed_limits_kmh": {"7": 30}}"#) == nil)
+    for key in ["07", "+7", " 7", "7.0", "4294967296", "-0", ""] {
+      let circles = refusal(place + #""circles_of_person": {"\#(key)": [7], "7": [8]}}"#) ?? ""
+      #expect(circles.contains("is not a user id"), "\(key): \(circles)")
+      let limits = refusal(place + #""speed_limits_kmh": {"\#(key)": 30}}"#) ?? ""
+      #expect(limits.contains("must be a circle id"), "\(key): \(limits)")
+    }
+  }
+
   @Test("the known keys build the pipeline; the empty text is the empty description")
   func knownKeys() throws {
     let d = try IngestDescription.decode(

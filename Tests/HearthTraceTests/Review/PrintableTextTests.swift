@@ -25,6 +25,20 @@ struct PrintableTextTests {
         + "… (100 bytes)")
   }
 
+  @Test("a rejection's value is cut at 61 characters between codes, never inside one")
+  func rejectionCut() {
+    for prefix in 0..<70 {
+      let detail = String(repeating: "x", count: prefix) + String(repeating: "\u{1B}", count: 30)
+      let rejection = RowRejection(
+        location: SourceLocation(file: "f", line: 1), reason: .notANumber, detail: detail)
+      let shown = rejection.detail.hasSuffix("…") ? String(rejection.detail.dropLast()) : rejection.detail
+      #expect(shown.count <= 64, "\(prefix)")
+      #expect(
+        shown.replacingOccurrences(of: #"\u{1B}"#, with: "").allSatisfy { $0 == "x" },
+        "\(prefix): \(rejection.detail)")
+    }
+  }
+
   @Test("a GPX value with an escape sequence is rejected with its code shown, not the sequence")
   func rejectionDetail() throws {
     let folder = TemporaryFolder()

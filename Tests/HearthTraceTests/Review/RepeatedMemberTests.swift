@@ -37,6 +37,26 @@ struct RepeatedMemberTests {
     #expect(JSONKeys.repeatedMember(in: Array(deep.utf8)) == nil)
   }
 
+  /// review27 R1: each name was compared with every earlier one, so a
+  /// 40 000-person description took 43 s.
+  @Test(
+    "an object of 200 000 members is checked in linear time: a repeat at its end found, none in a distinct one",
+    .timeLimit(.minutes(1)))
+  func wideObject() {
+    let members = (0..<200_000).map { "\"p\($0)\": [7]" }
+    let distinct = "{" + members.joined(separator: ",") + "}"
+    #expect(JSONKeys.repeatedMember(in: Array(distinct.utf8)) == nil)
+    let repeated = "{" + members.joined(separator: ",") + ", \"p0\": [8]}"
+    #expect(JSONKeys.repeatedMember(in: Array(repeated.utf8))?.contains(#""p0" appears twice"#) == true)
+  }
+
+  @Test("the repeated name is shown printable")
+  func printableName() {
+    let problem = JSONKeys.repeatedMember(in: Array(#"{"\u001b[2J": 1, "\u001b[2J": 2}"#.utf8)) ?? ""
+    #expect(
+      problem.contains(#"the member "\u{1B}[2J" appears twice"#) && !problem.contains("\u{1B}"), "\(problem)")
+  }
+
   @Test("a column mapping with a unit named twice is refused, naming the file and the member")
   func mapping() throws {
     let folder = TemporaryFolder()
@@ -55,6 +75,28 @@ struct RepeatedMemberTests {
     } catch let TraceError.malformed(location, reason) {
       #expect(
         location.file.hasSuffix("twice.json") && reason.contains(#"the member "unit" appears twice"#),
+        "\(reason)")
+    }
+  }
+
+  @Test(
+    "a trace folder whose trace.json names a member twice is refused (review27 R11: two decoders kept different ones)"
+  )
+  func traceManifest() throws {
+    let folder = TemporaryFolder()
+    var trace = Trace(metadata: TraceMetadata(format: "first"))
+    trace.gravity = VectorStream(seconds: [0], x: [0], y: [0], z: [9.8])
+    try TraceFolder.write(trace, to: folder.path("t"))
+    let manifest = folder.path("t/trace.json")
+    let text = try String(contentsOfFile: manifest, encoding: .utf8)
+    try text.replacingOccurrences(of: #""format":"first""#, with: #""format":"first","format":"other""#)
+      .write(toFile: manifest, atomically: true, encoding: .utf8)
+    do {
+      _ = try TraceFolder.read(folder.path("t"))
+      Issue.record("a manifest with a repeated member was read")
+    } catch let TraceError.io(path, reason) {
+      #expect(
+        path == manifest && reason.contains(#"ambiguous: at byte"#) && reason.contains(#""format""#),
         "\(reason)")
     }
   }
