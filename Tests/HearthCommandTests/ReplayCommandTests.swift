@@ -105,6 +105,25 @@ struct ReplayCommandTests {
     #expect(run(["geo", "replay", trace, "--places", folder.path("missing.geojson")]).code == 3)
     #expect(run(["geo", "replay", trace]).code == 2)
     #expect(run(["geo", "replay", trace, "--places", folder.path("bad.geojson"), "--batch", "0"]).code == 2)
+    // Each flag outside its domain is named with the value given (review26 F10); its edges are taken.
+    try #"{"type":"FeatureCollection","features":[]}"#.write(
+      toFile: folder.path("none.geojson"), atomically: true, encoding: .utf8)
+    let log = folder.write("log.csv", Self.crashLog())
+    let refused: [([String], String)] = [
+      (["--batch", "0"], "--batch must be ≥ 1 fix, not 0"),
+      (["--tick", "0"], "--tick must be between 1 and 86400 s, not 0"),
+      (["--tick", "86401"], "--tick must be between 1 and 86400 s, not 86401"),
+      (["--limit-kmh", "-1"], "--limit-kmh must be a finite speed ≥ 0 km/h (0: no limit), not -1.0"),
+      (["--limit-kmh", "1e309"], "--limit-kmh must be a finite speed ≥ 0 km/h (0: no limit), not inf"),
+    ]
+    for (flags, why) in refused {
+      let result = run(["geo", "replay", log, "--places", folder.path("none.geojson")] + flags)
+      #expect(result.code == 2 && result.err.contains(why), "\(flags): \(result.err)")
+    }
+    for flags in [["--batch", "1"], ["--tick", "1"], ["--tick", "86400"], ["--limit-kmh", "0"]] {
+      let result = run(["geo", "replay", log, "--places", folder.path("none.geojson")] + flags)
+      #expect(result.code == 0, "\(flags): \(result.err)")
+    }
   }
 
   /// An upload log: a drive at 20 m/s, a stop, then nothing (one upload a
@@ -188,6 +207,25 @@ struct ReplayCommandTests {
       replay.err.contains("upload 3 (received \(t) ms): fix 3: speed: speedOutOfRange; fix rejected"),
       "\(replay.err)")
     #expect(replay.err.contains("speedOutOfRange 2"), "\(replay.err)")
+  }
+
+  /// review26 F9: an empty device cell rejected its row, though the help
+  /// says the device defaults to the user.
+  @Test("an empty device cell is the user's device; one that is no id skips its row, named")
+  func emptyDeviceCell() throws {
+    let folder = TemporaryFolder()
+    let t: Int64 = 1_700_000_200_000
+    let log = folder.write(
+      "log.csv",
+      "user,time_ms,latitude,longitude,received_ms,device\n"
+        + "1,\(t),48.1,11.6,\(t + 1_000),\n1,\(t + 1_000),48.1,11.6,\(t + 2_000),2\n"
+        + "1,\(t + 2_000),48.1,11.6,\(t + 3_000),1.5\n1,\(t + 3_000),48.1,11.6,\(t + 4_000),4294967296\n")
+    let places = folder.write("none.geojson", #"{"type":"FeatureCollection","features":[]}"#)
+    let replay = run(["geo", "replay", log, "--places", places])
+    #expect(replay.code == 0 && replay.err.contains("replayed 2 fixes"), "\(replay.err)")
+    #expect(replay.err.contains("log.csv:4 (device): not a device id"), "\(replay.err)")
+    #expect(replay.err.contains("log.csv:5 (device): not a device id"), "\(replay.err)")
+    #expect(!replay.err.contains("log.csv:2"), "\(replay.err)")
   }
 
   /// review26 F3: a GPX or tracktable trace has no accuracy, every fix was

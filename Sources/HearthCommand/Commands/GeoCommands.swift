@@ -234,7 +234,9 @@ enum GeoCommands {
       --limit-kmh sets the speed limit of every circle (default 50; 0: none).
       --description FILE instead gives places, circles and limits as the
       JSON hearth_ingest_create and Python's hearth.describe take (places,
-      places_file, circles_of_person, speed_limits_kmh).
+      places_file, circles_of_person, speed_limits_kmh); a person that
+      circles_of_person does not list is in every circle, as the engines
+      take a person they know no circles of.
       \(ReadingFlags.help)
       """,
     options: ReadingFlags.options.union([
@@ -254,8 +256,13 @@ enum GeoCommands {
     let until: Int64? = try arguments.options["until"].map { _ in
       try arguments.value("until", default: Int64(0))
     }
-    guard limit >= 0, limit.isFinite, batchSize >= 1, tickSeconds >= 1, tickSeconds <= 86_400 else {
-      throw CLIError.usage("--limit-kmh must be ≥ 0, --batch ≥ 1 and --tick between 1 and 86400")
+    // Each flag's own domain, named with the value given (review26 F10).
+    guard limit >= 0, limit.isFinite else {
+      throw CLIError.usage("--limit-kmh must be a finite speed ≥ 0 km/h (0: no limit), not \(limit)")
+    }
+    guard batchSize >= 1 else { throw CLIError.usage("--batch must be ≥ 1 fix, not \(batchSize)") }
+    guard tickSeconds >= 1, tickSeconds <= 86_400 else {
+      throw CLIError.usage("--tick must be between 1 and 86400 s, not \(tickSeconds)")
     }
     if let until, let why = FixValidation.serverClockProblem(until) {
       throw CLIError.usage("--until: \(why)")

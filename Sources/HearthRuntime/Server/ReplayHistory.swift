@@ -41,7 +41,7 @@ public struct ReplayHistory: Sendable {
   /// The columns of an upload log: (name, kind, required).
   private static let columns: [(String, CSVColumnRequest.Kind, Bool)] = [
     ("user", .integer, true), ("time_ms", .integer, true), ("latitude", .number, true),
-    ("longitude", .number, true), ("received_ms", .integer, true), ("device", .integer, false),
+    ("longitude", .number, true), ("received_ms", .integer, true), ("device", .number, false),
     ("accuracy_m", .number, false), ("speed_mps", .number, false), ("activity", .text, false),
     ("source", .text, false),
   ]
@@ -90,7 +90,9 @@ public struct ReplayHistory: Sendable {
             problem("user", "not a user id (0 to 4294967295)")
             continue
           }
-          let deviceValue = integer("device", i) ?? user
+          // An empty device cell is the default (the user), as a missing
+          // column is (review26 F9: it rejected the row).
+          let deviceValue = number("device", i).flatMap { $0.isNaN ? nil : $0 } ?? Double(user)
           guard let device = UInt32(exactly: deviceValue) else {
             problem("device", "not a device id (0 to 4294967295)")
             continue
