@@ -117,49 +117,48 @@ enum DuplicateRule: Sendable, Hashable {
 
 /// How a file's rows are put in time order and cleared of repeats, the same
 /// whichever way the file is read:
-/// - time order is a stable sort by key (rows with equal keys keep the file's order);
-/// - a row that repeats the row kept before it in that order is a `duplicate`;
-/// - rows whose key is below the largest key before them in the file are
-///   counted as `reorderedRows`, unless they are more than
-///   ``RowOrderer/maximumReorderSeconds`` below it: those are rejected as
-///   `outOfOrder`, so one stray row cannot make a streamed read hold the file.
+/// - rows are judged in file order by ``ArrivalRule``: a row behind the
+///   newest key kept before it is counted in `reorderedRows`, unless it is
+///   more than ``RowOrderer/maximumReorderSeconds`` behind: then it is
+///   rejected as `outOfOrder`, so one stray row cannot make a streamed read
+///   hold the file; a lone jump ahead the file does not go on from is
+///   rejected as `outOfOrder` too;
+/// - time order is a stable sort by key of the rows kept (rows with equal
+///   keys keep the file's order);
+/// - a row that repeats the row kept before it in that order is a `duplicate`.
 extension RowBlock {
-  /// Where a row's key falls against the newest key before it.
-  enum Arrival {
-    case inOrder
-    case reordered
-    case tooLate
-  }
-
-  /// Classifies key `t` against `latest` (the newest key of the rows before
-  /// it that were not too late), updating `latest`. `limit` is the reorder
-  /// horizon in key units.
-  @inline(__always)
-  static func arrival(_ t: Double, latest: inout Double, limit: Double) -> Arrival {
-    if t >= latest {
-      latest = t
-      return .inOrder
-    }
-    return t < latest - limit ? .tooLate : .reordered
-  }
-
   /// The whole file at once: rows too late rejected, the rest sorted, repeats
   /// rejected into `report`. Keys count `keysPerSecond` per second (1000 for
   /// fix milliseconds). O(n log n) when out of order, O(n) otherwise.
   mutating func finish(rule: DuplicateRule, keysPerSecond: Double = 1, report: inout FileReport) {
-    var latest = -Double.infinity
     let limit = rule == .keepFileOrder ? Double.infinity : RowOrderer.maximumReorderSeconds * keysPerSecond
+    var arrivals = ArrivalRule(limit: limit)
     var reordered = 0
     var late: [Int] = []
+    var held: [Int] = []
+    func settle() {
+      if case .kept(let n) = arrivals.resolution {
+        reordered += n
+      } else if arrivals.resolution == .dropped {
+        for j in held { report.rejectAhead(line: lines[j]) }
+        late += held
+      }
+      if arrivals.resolution != .none { held.removeAll(keepingCapacity: true) }
+    }
     for (i, t) in keys.enumerated() {
-      switch Self.arrival(t, latest: &latest, limit: limit) {
+      let arrival = arrivals.arrive(t)
+      if arrivals.resolution != .none { settle() }
+      switch arrival {
       case .inOrder: break
       case .reordered: reordered += 1
+      case .held: held.append(i)
       case .tooLate:
         late.append(i)
         report.rejectLate(line: lines[i])
       }
     }
+    arrivals.end()
+    settle()
     report.reorderedRows += reordered
     if rule == .keepFileOrder { return }
     var order: [Int32]?
@@ -198,6 +197,18 @@ extension FileReport {
       RowRejection(
         location: SourceLocation(file: file, line: Int(line)), reason: .duplicate,
         detail: "repeats the row before it in time order"))
+  }
+
+  /// A kept row was held after a jump ahead, and the rows after it went on
+  /// from before the jump (``ArrivalRule``).
+  mutating func rejectAhead(line: UInt32) {
+    rowsKept -= 1
+    reject(
+      RowRejection(
+        location: SourceLocation(file: file, line: Int(line)), reason: .outOfOrder,
+        detail:
+          "a lone jump more than \(Int(RowOrderer.maximumReorderSeconds)) s ahead of the rows before and after"
+      ))
   }
 
   /// A kept row came further behind a row before it than the reorder horizon.

@@ -1,35 +1,35 @@
 /// What a first pass over a file learns, so a second pass can put its rows
-/// in time order in bounded memory: how far behind the newest key any row
-/// came (the reorder horizon), the earliest key and how many rows passed.
-struct FileSurvey: Sendable, Hashable {
+/// in time order in bounded memory: how far behind the newest key a kept row
+/// came (the reorder horizon), the earliest key kept and how many rows passed.
+struct FileSurvey: Sendable {
   var rows = 0
-  /// The smallest key of a row the ordering keeps (nil when none passed): a
-  /// row more than `lateLimit` behind a newer key before it is rejected as
-  /// `outOfOrder` (``RowBlock/arrival(_:latest:limit:)``), so its time
-  /// sets no origin (review26 F6: a rejected 1900 row made the origin 1900).
-  var earliestKey: Double?
-  /// The largest (newest key so far − key) over the rows in file order: 0
-  /// for a file already in time order.
-  var horizon = 0.0
-  /// How far behind the newest key a row is still put in order, key units.
-  let lateLimit: Double
-  private var latest = -Double.infinity
+  private var rule: ArrivalRule
 
-  /// A survey whose rows more than `lateLimit` (key units) behind a newer
-  /// one are too late, as the ordering of the second pass rejects them.
-  init(lateLimit: Double) { self.lateLimit = lateLimit }
+  /// A survey by the rule the second pass orders by: rows more than
+  /// `lateLimit` (key units) behind the newest key kept are too late, and a
+  /// lone jump more than that ahead is dropped (``ArrivalRule``).
+  init(lateLimit: Double) { rule = ArrivalRule(limit: lateLimit) }
+
+  /// The smallest key of a row the ordering keeps (nil when none passed), so
+  /// a rejected row's time sets no origin (review26 F6: a rejected 1900 row
+  /// made the origin 1900; F5: nor does a lone row dated years ahead).
+  var earliestKey: Double? {
+    var settled = rule
+    settled.end()
+    return settled.earliestKept.isFinite ? settled.earliestKept : nil
+  }
+
+  /// The deepest a kept row came behind the newest key kept before it, key
+  /// units: 0 for a file already in time order.
+  var horizon: Double {
+    var settled = rule
+    settled.end()
+    return settled.deepestKept
+  }
 
   mutating func add(_ keys: [Double]) {
-    for t in keys {
-      rows += 1
-      var newest = latest
-      if RowBlock.arrival(t, latest: &newest, limit: lateLimit) != .tooLate,
-        earliestKey.map({ t < $0 }) ?? true
-      {
-        earliestKey = t
-      }
-      if t < latest { horizon = max(horizon, latest - t) } else { latest = t }
-    }
+    rows += keys.count
+    for t in keys { _ = rule.arrive(t) }
   }
 }
 
@@ -60,7 +60,9 @@ struct RowOrderer {
   let keysPerSecond: Double
   private var pool: RowBlock
   private var heap: [Int32] = []
-  private var latest = -Double.infinity
+  private var arrivals: ArrivalRule
+  /// Rows after a jump ahead, until a later row decides (``ArrivalRule``).
+  private var held: RowBlock
   private var lastKept: RowBlock
   private var hasLast = false
 
@@ -70,32 +72,34 @@ struct RowOrderer {
     self.horizon = min(horizon, limit)
     self.rule = rule
     self.keysPerSecond = keysPerSecond
+    arrivals = ArrivalRule(limit: limit)
     pool = RowBlock(columnCount: columnCount)
+    held = RowBlock(columnCount: columnCount)
     lastKept = RowBlock(columnCount: columnCount)
   }
 
   /// Rows of the next block in file order in; the rows now certain of their
-  /// place out, in time order, repeats rejected into `report`.
+  /// place out, in time order, repeats and rows out of order rejected into `report`.
   mutating func push(_ block: RowBlock, report: inout FileReport) -> RowBlock {
     var out = RowBlock(columnCount: block.columnCount)
     for i in 0..<block.count {
-      switch RowBlock.arrival(block.keys[i], latest: &latest, limit: limit) {
+      let arrival = arrivals.arrive(block.keys[i])
+      if arrivals.resolution != .none { settleHeld(into: &out, report: &report) }
+      switch arrival {
       case .inOrder: break
       case .reordered: report.reorderedRows += 1
       case .tooLate:
         report.rejectLate(line: block.lines[i])
         continue
-      }
-      if horizon == 0 {
-        keep(block, i, into: &out, report: &report)
+      case .held:
+        held.append(from: block, at: i)
         continue
       }
-      pool.append(from: block, at: i)
-      heap.append(Int32(pool.count - 1))
-      siftUp(heap.count - 1)
+      enter(block, i, into: &out, report: &report)
     }
     if horizon == 0 { return out }
     // Any later row has key ≥ newest − horizon; the slack covers rounding.
+    let latest = arrivals.latest
     let slack = 8 * (abs(latest) + horizon) * Double.ulpOfOne
     while let top = heap.first, pool.keys[Int(top)] + horizon + slack < latest {
       popTop(into: &out, report: &report)
@@ -107,9 +111,34 @@ struct RowOrderer {
   /// Every row still waiting, in time order.
   mutating func finish(report: inout FileReport) -> RowBlock {
     var out = RowBlock(columnCount: pool.columnCount)
+    arrivals.end()
+    if arrivals.resolution != .none { settleHeld(into: &out, report: &report) }
     while !heap.isEmpty { popTop(into: &out, report: &report) }
     pool.removeAll(keepingCapacity: false)
     return out
+  }
+
+  /// A kept row: out now in a file in order, else waiting in the heap.
+  private mutating func enter(_ block: RowBlock, _ i: Int, into out: inout RowBlock, report: inout FileReport)
+  {
+    if horizon == 0 {
+      keep(block, i, into: &out, report: &report)
+      return
+    }
+    pool.append(from: block, at: i)
+    heap.append(Int32(pool.count - 1))
+    siftUp(heap.count - 1)
+  }
+
+  /// Acts on what the last arrival decided for the held rows.
+  private mutating func settleHeld(into out: inout RowBlock, report: inout FileReport) {
+    if case .kept(let reordered) = arrivals.resolution {
+      report.reorderedRows += reordered
+      for j in 0..<held.count { enter(held, j, into: &out, report: &report) }
+    } else {
+      for line in held.lines { report.rejectAhead(line: line) }
+    }
+    held.removeAll()
   }
 
   private mutating func keep(_ block: RowBlock, _ i: Int, into out: inout RowBlock, report: inout FileReport)

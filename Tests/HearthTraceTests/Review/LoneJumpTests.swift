@@ -1,0 +1,274 @@
+import Foundation
+import HearthSim
+import Testing
+import _HearthTestSupport
+
+@testable import HearthTrace
+
+/// review26 F5: one row dated far ahead became the newest time of its file,
+/// so every later row was more than 60 s behind it and rejected: a recording
+/// of an hour kept a second of it, and the detector said "no jolt". Now a
+/// jump ahead is held until the rows after it say whether the file went on
+/// from it (``ArrivalRule``), the same whether a file is sorted whole,
+/// surveyed or streamed.
+@Suite("A lone row far ahead is rejected; the rows after it are kept")
+struct LoneJumpTests {
+  struct Outcome: Equatable {
+    var kept: [Double]
+    var rejectedLines: [Int]
+    var reordered: Int
+    var earliestKey: Double?
+  }
+
+  /// `keys` as one file's rows (line = index + 2, value = index, so no row
+  /// repeats another), read whole and streamed in blocks of 1, 3 and 64.
+  /// Records an issue unless all agree.
+  static func read(_ keys: [Double], limit: Double = RowOrderer.maximumReorderSeconds) -> Outcome {
+    var block = RowBlock(columnCount: 1)
+    for (i, t) in keys.enumerated() { block.append(key: t, line: i + 2, Double(i)) }
+    var wholeReport = FileReport(file: "f")
+    wholeReport.rowsRead = keys.count
+    wholeReport.rowsKept = keys.count
+    var whole = block
+    whole.finish(
+      rule: .sameKeyAndValues, keysPerSecond: limit / RowOrderer.maximumReorderSeconds, report: &wholeReport)
+    wholeReport.settle()
+    var survey = FileSurvey(lateLimit: limit)
+    survey.add(keys)
+    let outcome = Outcome(
+      kept: whole.keys, rejectedLines: wholeReport.rejections.map(\.location.line).sorted(),
+      reordered: wholeReport.reorderedRows, earliestKey: survey.earliestKey)
+    #expect(outcome.earliestKey == whole.keys.min(), "keys \(keys)")
+    for size in [1, 3, 64] {
+      var orderer = RowOrderer(
+        columnCount: 1, horizon: survey.horizon, rule: .sameKeyAndValues,
+        keysPerSecond: limit / RowOrderer.maximumReorderSeconds)
+      var report = FileReport(file: "f")
+      report.rowsRead = keys.count
+      report.rowsKept = keys.count
+      var rest = block
+      var streamed = RowBlock(columnCount: 1)
+      while !rest.isEmpty {
+        streamed.append(contentsOf: orderer.push(rest.removeFirst(min(size, rest.count)), report: &report))
+      }
+      streamed.append(contentsOf: orderer.finish(report: &report))
+      report.settle()
+      #expect(
+        streamed.keys == whole.keys && streamed.lines == whole.lines && report == wholeReport,
+        "blocks of \(size), keys \(keys): streamed \(streamed.keys), whole \(whole.keys)")
+    }
+    #expect(wholeReport.reconciles)
+    return outcome
+  }
+
+  static func seconds(_ range: Range<Int>) -> [Double] { range.map(Double.init) }
+
+  @Test("one row years ahead in the middle of a file: that row alone is rejected, as a lone jump ahead")
+  func loneRowAhead() {
+    let keys = Self.seconds(0..<100) + [3e9] + Self.seconds(100..<200)
+    let outcome = Self.read(keys)
+    #expect(outcome.kept == Self.seconds(0..<200) && outcome.rejectedLines == [102] && outcome.reordered == 0)
+    var block = RowBlock(columnCount: 1)
+    for (i, t) in keys.enumerated() { block.append(key: t, line: i + 2, 0) }
+    var report = FileReport(file: "f")
+    report.rowsRead = keys.count
+    report.rowsKept = keys.count
+    block.finish(rule: .sameKey, report: &report)
+    let rejection = report.rejections.first
+    #expect(
+      rejection?.reason == .outOfOrder
+        && rejection?.detail == "a lone jump more than 60 s ahead of the rows before and after")
+  }
+
+  @Test("the first row, or the second, years ahead: rejected, the file kept")
+  func outlierAtTheStart() {
+    #expect(Self.read([3e9] + Self.seconds(0..<50)).kept == Self.seconds(0..<50))
+    #expect(Self.read([0, 3e9] + Self.seconds(1..<50)).kept == Self.seconds(0..<50))
+    // A first row 60 s ahead of the second is not a jump; 60.5 s is.
+    #expect(Self.read([60] + Self.seconds(0..<50)).kept.count == 51)
+    #expect(Self.read([60.5] + Self.seconds(0..<50)).kept == Self.seconds(0..<50))
+  }
+
+  @Test(
+    "a row exactly 60 s ahead is an ordinary row; 60 s + 1 ms ahead is held, and dropped when the file goes back"
+  )
+  func jumpThreshold() {
+    // Exactly 60 s ahead of 9: kept, so a row at 8.5 is then too late.
+    let at60 = Self.read(Self.seconds(0..<10) + [69, 8.5])
+    #expect(at60.kept == Self.seconds(0..<10) + [69] && at60.rejectedLines == [13])
+    // 60.001 s ahead: held; 8.5 is more than 60 s behind it and goes on from 9.
+    let past60 = Self.read(Self.seconds(0..<10) + [69.001, 8.5])
+    #expect(past60.kept == (Self.seconds(0..<10) + [8.5]).sorted() && past60.rejectedLines == [12])
+    // A row within 60 s of both goes on from the held row: nothing is dropped.
+    let between = Self.read(Self.seconds(0..<10) + [69.001] + Self.seconds(10..<20))
+    #expect(between.rejectedLines.isEmpty && between.reordered == 10)
+  }
+
+  @Test(
+    "after a held jump, a row more than 60 s behind every held row drops them; one within 60 s of some is only too late itself"
+  )
+  func dropThreshold() {
+    // Kept up to 100; 200 and 230 are held.
+    let base = Self.seconds(90..<101) + [200, 230]
+    // 140 is 60 s behind 200 and 90 s behind 230: too late, deciding nothing.
+    let tooLate = Self.read(base + [140])
+    #expect(tooLate.kept == base && tooLate.rejectedLines == [15])
+    // 139.999 is more than 60 s behind both: they were a lone jump.
+    let dropped = Self.read(base + [139.999])
+    #expect(dropped.kept == Self.seconds(90..<101) + [139.999] && dropped.rejectedLines == [13, 14])
+    // 170 is 60 s behind 230: it goes on from them.
+    let held = Self.read(base + [170])
+    #expect(held.kept == Self.seconds(90..<101) + [170, 200, 230] && held.rejectedLines.isEmpty)
+  }
+
+  @Test(
+    "16 rows ahead and back is a lone jump; 17 rows are where the clock went, and what comes back is too late"
+  )
+  func heldRunLength() {
+    let before = Self.seconds(0..<10)
+    let after = Self.seconds(10..<20)
+    let run16 = (0..<16).map { 1000 + Double($0) }
+    let sixteen = Self.read(before + run16 + after)
+    #expect(sixteen.kept == before + after && sixteen.rejectedLines == Array(12..<28))
+    let run17 = (0..<17).map { 1000 + Double($0) }
+    let seventeen = Self.read(before + run17 + after)
+    #expect(seventeen.kept == before + run17 && seventeen.rejectedLines == Array(29..<39))
+  }
+
+  @Test("a pause in logging, a step of the clock ahead and a jump on the last row lose nothing")
+  func realJumpsKept() {
+    let paused = Self.seconds(0..<30) + Self.seconds(600..<700)
+    #expect(Self.read(paused).kept == paused)
+    let stepped = Self.seconds(0..<30) + Self.seconds(3630..<3640) + Self.seconds(3640..<3700).reversed()
+    let outcome = Self.read(stepped)
+    #expect(outcome.kept == stepped.sorted() && outcome.rejectedLines.isEmpty)
+    #expect(Self.read(Self.seconds(0..<30) + [9e9]).kept == Self.seconds(0..<30) + [9e9])
+    // A second jump ahead of a held one keeps the first and holds itself.
+    let twice = Self.read(Self.seconds(0..<5) + [100, 200] + Self.seconds(101..<110))
+    #expect(twice.kept == Self.seconds(0..<5) + [100] + Self.seconds(101..<110) && twice.rejectedLines == [8])
+  }
+
+  @Test("fix milliseconds: the same rule at 1000 keys per second")
+  func milliseconds() {
+    let ms = (0..<50).map { 1_700_000_000_000 + Double($0) * 1000 }
+    let outcome = Self.read(Array(ms[..<20]) + [4_000_000_000_000] + Array(ms[20...]), limit: 60_000)
+    #expect(outcome.kept == ms && outcome.rejectedLines == [22])
+  }
+
+  @Test("a Sensor Logger recording with one row dated years ahead keeps every other row, whole and streamed")
+  func throughTheReader() throws {
+    let folder = TemporaryFolder()
+    folder.write(
+      "Metadata.csv", "version,device name,recording epoch time,platform\n3,Pixel,1700000000000,android\n")
+    var text = "time,seconds_elapsed,z,y,x\n"
+    func row(_ s: Double) -> String {
+      "\(1_700_000_000_000_000_000 + Int64((s * 1e9).rounded())),\(s),9.81,0,0\n"
+    }
+    for i in 0..<5000 {
+      text += i == 40 ? "4000000000000000000,2300000000,9.81,0,0\n" : row(Double(i) * 0.02)
+    }
+    folder.write("TotalAcceleration.csv", text)
+    let (whole, wholeReport) = try TraceImport.read(path: folder.path)
+    let stream = try TraceImport.stream(path: folder.path)
+    var seconds: [Double] = []
+    let streamedReport = try stream.forEachChunk(samples: 333) {
+      seconds += $0.trace.accelerometer?.samples.seconds ?? []
+    }
+    let file = try #require(wholeReport.file(endingWith: "TotalAcceleration.csv"))
+    #expect(
+      file.rowsKept == 4999 && file.rejectedByReason == [.outOfOrder: 1]
+        && file.rejections.first?.location.line == 42)
+    #expect(seconds == whole.accelerometer?.samples.seconds && streamedReport == wholeReport)
+    #expect(seconds.count == 4999 && seconds.last.map { abs($0 - 99.98) < 1e-9 } == true)
+  }
+
+  // MARK: - Against a plain model of the rule
+
+  /// A file's keys, shrunk by dropping rows and rounding keys.
+  struct Keys: Shrinkable, CustomStringConvertible {
+    var keys: [Double]
+    var shrinkCandidates: [Keys] {
+      var out = keys.indices.map { i in Keys(keys: keys.enumerated().filter { $0.offset != i }.map(\.element))
+      }
+      let rounded = keys.map { $0.rounded() }
+      if rounded != keys { out.append(Keys(keys: rounded)) }
+      return out
+    }
+    var description: String { "\(keys)" }
+  }
+
+  /// The rule as ``ArrivalRule`` states it, written plainly over lists:
+  /// the lines of the rows it rejects, in file order.
+  static func model(_ keys: [Double], limit: Double) -> [Int] {
+    var kept: [Double] = []
+    var held: [Int] = []
+    var rejected: [Int] = []
+    func judge(_ i: Int, startOver: Bool) {
+      let newest = kept.max() ?? -.infinity
+      if kept.isEmpty && startOver {
+        kept.append(keys[i])
+      } else if kept.isEmpty || keys[i] > newest + limit {
+        held = [i]
+      } else if keys[i] < newest - limit {
+        rejected.append(i)
+      } else {
+        kept.append(keys[i])
+      }
+    }
+    for (i, t) in keys.enumerated() {
+      if held.isEmpty {
+        judge(i, startOver: false)
+        continue
+      }
+      let heldKeys = held.map { keys[$0] }
+      let newestHeld = heldKeys.max() ?? 0
+      if t >= newestHeld - limit && t <= newestHeld + limit && held.count < ArrivalRule.heldRowsAtMost {
+        held.append(i)
+      } else if t >= newestHeld - limit {
+        kept += heldKeys
+        held = []
+        judge(i, startOver: false)
+      } else if t < (heldKeys.min() ?? 0) - limit && t >= (kept.max() ?? -.infinity) - limit {
+        rejected += held
+        held = []
+        judge(i, startOver: true)
+      } else {
+        rejected.append(i)
+      }
+    }
+    return rejected.map { $0 + 2 }.sorted()
+  }
+
+  @Test("random files of jumps ahead and behind near 60 s, lone and in runs: the rule == its plain model")
+  func agreesWithTheModel() {
+    let failure = PropertyCheck.run(
+      "arrival rule == model", cases: PropertyCampaign.cases(default: 400),
+      generator: { SeededGenerator(seed: $0) },
+      generate: { random -> Keys in
+        var keys: [Double] = []
+        var t = 0.0
+        let n = 1 + Int(random.nextUnit() * 80)
+        while keys.count < n {
+          let u = random.nextUnit()
+          if u < 0.08 {  // a jump ahead, sometimes back again
+            let jump = [59.0, 60, 61, 300, 3e9][Int(random.nextUnit() * 5) % 5]
+            let run = 1 + Int(random.nextUnit() * 20)
+            for k in 0..<run { keys.append(t + jump + Double(k)) }
+            if random.nextUnit() < 0.3 { t += jump + Double(run) }
+          } else if u < 0.14 {  // a row behind
+            keys.append(t - [30.0, 60, 61, 1e4][Int(random.nextUnit() * 4) % 4])
+          } else {
+            t += [0, 0.5, 1, 2][Int(random.nextUnit() * 4) % 4]
+            keys.append(t)
+          }
+        }
+        return Keys(keys: keys)
+      },
+      check: { c in
+        let expected = Self.model(c.keys, limit: 60)
+        let got = Self.read(c.keys).rejectedLines
+        return got == expected ? nil : "rejected lines \(got), the model's \(expected)"
+      })
+    #expect(failure == nil, "\(failure ?? "")")
+  }
+}
