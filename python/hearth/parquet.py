@@ -50,6 +50,8 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -243,6 +245,16 @@ class ArrowTrace:
         when read back) or "arrow" (Arrow IPC files, uncompressed, for
         memory-mapping). Units in the schema, as the layout has them.
 
+        A folder that exists must be empty (names starting with "." aside) or
+        hold a recording of this layout: the new one is written beside it
+        first, in a hidden folder inside it, and only once whole replaces
+        every stream file of the earlier one, so no stream of another
+        recording is read back with this one and a failed write leaves the
+        earlier recording as it was; other files are not touched (as the
+        library's trace folders, review27 R6). Anything else, a stream file
+        another program wrote included, raises `BadInputError` naming the
+        folder and leaves it untouched.
+
         Example:
 
         >>> ArrowTrace.from_recording("../shared/datasets/phone-drop-freefall/raw_data/fall_1").write("/tmp/hearth-doctest-drop-ipc", format="arrow")
@@ -252,6 +264,36 @@ class ArrowTrace:
         if format not in ("parquet", "arrow"):
             raise ValueError(f"format: parquet or arrow, not {format!r}")
         folder = Path(os.fspath(folder))
+        if not folder.exists():
+            return self._write_streams(folder, format, row_group_rows)
+        if not folder.is_dir():
+            raise _bad(f"{folder}: exists and is not a folder")
+        names = sorted(n for n in os.listdir(folder) if not n.startswith("."))
+        if not names:
+            return self._write_streams(folder, format, row_group_rows)
+        layout = [f"{stream}{suffix}" for stream in STREAMS for suffix in _SUFFIXES]
+        streams = [n for n in names if n in layout]
+        foreign = next((n for n in streams if not _written_by_layout(folder / n)), None)
+        if not streams or foreign is not None:
+            why = f"{foreign} is not a stream file of {LAYOUT}" if foreign else f"it holds no stream file of {LAYOUT}"
+            raise _bad(f"{folder}: is not empty and {why}: a recording is written into a new or empty folder, or over one of this layout")
+        staging = folder / f".hearth-writing-{uuid.uuid4().hex}"
+        try:
+            self._write_streams(staging, format, row_group_rows)
+            for name in layout:
+                earlier, written = folder / name, staging / name
+                try:
+                    if earlier.exists():
+                        earlier.unlink()
+                    if written.exists():
+                        written.replace(earlier)
+                except OSError as error:
+                    raise _bad(f"{earlier}: cannot replace the earlier recording's: {error.strerror or error}") from None
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+
+    def _write_streams(self, folder: Path, format: str, row_group_rows: int | None) -> None:
+        """Every stream's file into `folder` (made if missing)."""
         folder.mkdir(parents=True, exist_ok=True)
         for stream, table in self.tables.items():
             table = table.select([name for name, _, _ in STREAMS[stream] if name in table.column_names])
@@ -346,6 +388,22 @@ class ArrowTrace:
         8.8
         """
         return float(self.info().get("hoursWithData") or 0.0)
+
+
+def _written_by_layout(path: Path) -> bool:
+    """Whether `path` is a stream file this layout wrote: its schema names the
+    layout and the stream its file name says."""
+    stream, suffix = os.path.splitext(path.name)
+    try:
+        if suffix == ".parquet":
+            given = pq.read_schema(path)
+        else:
+            with pa.memory_map(str(path)) as source:
+                given = pa.ipc.open_file(source).schema
+    except (OSError, pa.ArrowException):
+        return False
+    meta = given.metadata or {}
+    return meta.get(b"hearth.layout", b"").startswith(LAYOUT.split("/")[0].encode() + b"/") and meta.get(b"hearth.stream") == stream.encode()
 
 
 def _schema_for(table, stream: str, metadata: dict) -> pa.Schema:

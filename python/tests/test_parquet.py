@@ -237,3 +237,65 @@ def test_latitude_91_a_time_of_int64_min_and_nan_times_are_rejected_with_the_rea
     assert report["fixes"]["rowsKept"] == len(fixes) - 2
     assert report["accelerometer"]["rejectedByReason"] == {"badTime": 1}, report["accelerometer"]
     assert report["accelerometer"]["rowsKept"] == len(accelerometer) - 1
+
+
+def test_writing_over_a_recording_replaces_its_streams_and_touches_nothing_else(tmp_path):
+    # review27 R6: a cropped recording written over the original read back the stream it dropped.
+    whole = hp.ArrowTrace.from_recording(DRIVE)
+    assert {"accelerometer", "fixes"} <= set(whole.tables)
+    folder = tmp_path / "drive"
+    whole.write(folder)
+    (folder / "notes.txt").write_text("mine")
+    cropped = hp.ArrowTrace({k: v for k, v in whole.tables.items() if k != "fixes"}, whole.metadata, "cropped")
+    cropped.write(folder)
+    assert sorted(hp.ArrowTrace.read(folder).tables) == sorted(cropped.tables)
+    assert (folder / "notes.txt").read_text() == "mine"
+    # Arrow over Parquet: the Parquet files go (else the folder holds both forms of a stream).
+    whole.write(folder, format="arrow")
+    assert sorted(p.name for p in folder.iterdir()) == sorted([f"{s}.arrow" for s in whole.tables] + ["notes.txt"])
+    assert sorted(hp.ArrowTrace.read(folder).tables) == sorted(whole.tables)
+
+
+def test_a_failed_write_leaves_the_earlier_recording_whole(tmp_path, monkeypatch):
+    whole = hp.ArrowTrace.from_recording(DRIVE)
+    folder = tmp_path / "drive"
+    whole.write(folder)
+    before = {p.name: p.read_bytes() for p in folder.iterdir()}
+    written = []
+    real = hp.pq.write_table
+
+    def write_until_the_disk_fills(table, where, **options):
+        if written:
+            raise OSError(28, "No space left on device")
+        written.append(where)
+        real(table, where, **options)
+
+    monkeypatch.setattr(hp.pq, "write_table", write_until_the_disk_fills)
+    with pytest.raises(OSError, match="No space left"):
+        whole.write(folder)
+    assert written, "one stream was written before the failure"
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == before, "nothing replaced, no staging folder left"
+
+
+def test_a_folder_of_anything_else_is_refused_untouched(tmp_path):
+    trace = hp.ArrowTrace.from_recording(DROP)
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(hearth.BadInputError, match="exists and is not a folder"):
+        trace.write(tmp_path / "file")
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "data.csv").write_text("a,b\n")
+    with pytest.raises(hearth.BadInputError, match="holds no stream file of hearth-trace-parquet/1"):
+        trace.write(other)
+    # A stream file's name is not enough: another program's fixes.parquet is not replaced.
+    pq.write_table(pa.table({"t": [1.0]}), other / "fixes.parquet")
+    with pytest.raises(hearth.BadInputError, match="fixes.parquet is not a stream file of hearth-trace-parquet/1"):
+        trace.write(other)
+    assert sorted(p.name for p in other.iterdir()) == ["data.csv", "fixes.parquet"]
+    assert pq.read_table(other / "fixes.parquet").column_names == ["t"]
+    # Hidden names aside, an empty folder is written into.
+    hidden = tmp_path / "hidden"
+    hidden.mkdir()
+    (hidden / ".DS_Store").write_text("")
+    trace.write(hidden)
+    assert sorted(hp.ArrowTrace.read(hidden).tables) == ["accelerometer"]
