@@ -118,3 +118,23 @@ def test_a_plan_over_the_memory_budget_is_refused_from_its_estimate_before_any_t
 def test_a_plan_within_the_memory_budget_is_planned():
     plan = hearth.SweepPlan(hearth.spec(grid={"jolt_g": [3, 4, 5, 6]}, seeds=2, hours=1))
     assert len(plan) > 2 * 30  # 30 scenarios × 2 seeds, then the drives of 1 h
+
+
+def test_a_plan_passed_where_another_kind_belongs_is_refused_and_keeps_its_message():
+    # review27 R12: the plan is read by several threads at once, so a wrong-kind call writes no message on it.
+    from hearth._ffi import created, ffi
+
+    plan = hearth.SweepPlan(hearth.spec(grid={"jolt_g": [4]}, seeds=1, hours=0))
+    lab = plan._lab
+    count = ffi.new("int64_t *", -1)
+    assert lab.hearth_trace_count(ffi.cast("hearth_trace *", plan._handle), 0, count) == lab.HEARTH_ERROR_ARGUMENT
+    assert count[0] == -1
+    assert lab.hearth_detector_finish(ffi.cast("hearth_detector *", plan._handle)) == lab.HEARTH_ERROR_ARGUMENT
+    assert ffi.string(lab.hearth_last_error(plan._handle)) == b""
+    assert len(plan) > 0, "the plan still works"
+    # A detector (one thread at a time) handed to the plan's call is told on its own message.
+    detector = created(lab.hearth_detector_create, ffi.NULL, library=lab)
+    tasks = ffi.new("int64_t *", -1)
+    assert lab.hearth_sweep_task_count(ffi.cast("hearth_sweep *", detector), tasks) == lab.HEARTH_ERROR_ARGUMENT
+    assert tasks[0] == -1
+    assert ffi.string(lab.hearth_last_error(detector)) == b"a handle of another kind was passed"
