@@ -193,8 +193,10 @@ public struct ColumnMapping: Sendable, Hashable, Codable {
   ///
   /// Time origin: the clock's boot time (the median of epoch − relative over
   /// the clock file's first 100 000 usable rows), else the earliest valid
-  /// wall-clock time of a row any mapped file keeps (a row rejected as too
-  /// far out of order sets none). With a clock, its file is placed
+  /// wall-clock time of a row any mapped file keeps in time order (a row
+  /// rejected as too far out of order, or as a lone jump ahead, sets none;
+  /// one rejected later for its values does: only the time column is read
+  /// for the origin, review27 R7). With a clock, its file is placed
   /// on the relative clock even where its time names the epoch column, and
   /// a step of the epoch column is in the clock file's report (SPEC §9).
   func recording(folder: String, options: ReadOptions) throws -> Recording {
