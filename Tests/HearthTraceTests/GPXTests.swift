@@ -84,6 +84,33 @@ struct GPXTests {
     }
   }
 
+  @Test(
+    "review28 F4: points out of order by up to 60 s are sorted, as in every reader; 60.001 s behind is rejected"
+  )
+  func reorderHorizonInSeconds() throws {
+    func track(_ seconds: [Double]) throws -> (FixColumns, FileReport) {
+      let points = seconds.map { s in
+        let ms = Int((s * 1000).rounded())  // from 2024-05-01T10:00:00Z
+        let time = String(format: "2024-05-01T10:%02d:%02d.%03dZ", ms / 60_000, ms / 1000 % 60, ms % 1000)
+        return #"<trkpt lat="48.1" lon="11.5"><time>\#(time)</time></trkpt>"#
+      }
+      let text =
+        "<gpx version=\"1.1\"><trk><trkseg>\n" + points.joined(separator: "\n") + "\n</trkseg></trk></gpx>"
+      let (trace, report) = try GPX.read(bytes: Array(text.utf8), name: "t.gpx")
+      return (trace.fixes, report.files[0])
+    }
+    // Two neighbours swapped (1 s), and a point 60 s behind the newest before it: all kept, in order.
+    let (sorted, kept) = try track([0, 1, 3, 2, 4, 64, 4.5, 65])
+    #expect(kept.rejectedByReason.isEmpty && kept.reorderedRows == 2)
+    #expect(
+      sorted.timeMilliseconds.map { $0 - 1_714_557_600_000 } == [
+        0, 1000, 2000, 3000, 4000, 4500, 64_000, 65_000,
+      ])
+    // 60.001 s behind: rejected as out of order, named in seconds.
+    let (_, late) = try track([0, 64, 3.999, 65])
+    #expect(late.rejectedByReason == [.outOfOrder: 1] && late.rejections.first?.location.line == 4)
+  }
+
   @Test("a malformed entity spoils its own point (rejected, counted), not the points after it")
   func malformedEntityInAPoint() throws {
     func point(_ k: Int, name: String = "ok") -> String {

@@ -165,7 +165,7 @@ public enum GPX {
     guard sawGPX else {
       throw TraceError.malformed(SourceLocation(file: name, line: 1), reason: "no <gpx> element")
     }
-    block.finish(rule: .sameKey, report: &report)
+    block.finish(rule: .sameKey, keysPerSecond: 1000, report: &report)
     report.settle()
     var trace = Trace(metadata: TraceMetadata(sourceFiles: [name], format: "gpx"))
     trace.fixes.reserveCapacity(block.count)

@@ -6,48 +6,74 @@
 /// - A row at or after the newest key kept before it is `inOrder`.
 /// - A row at most `limit` behind that key is `reordered`: put in its place.
 /// - A row more than `limit` behind it is `tooLate`: rejected `outOfOrder`.
-/// - A row more than `limit` ahead of that key, and the first row of a file,
-///   is `held`, with the rows that go on from it (none more than `limit`
-///   behind or ahead of the newest held). The rows after decide:
-///   - one more row going on from the held rows, once ``heldRowsAtMost`` are
-///     held, keeps them all (``Resolution/kept(reordered:)``): the file's
-///     clock moved on, as after a pause in logging;
-///   - a row more than `limit` ahead of them keeps them too, and is held
-///     itself: a second jump starts from the first;
-///   - a row more than `limit` behind every held row but not behind the rows
-///     kept before them drops them (``Resolution/dropped``), each rejected
-///     `outOfOrder` as a lone jump ahead;
+/// - A row more than `limit` ahead of that key starts a held group with the
+///   rows that go on from it (none more than `limit` behind or ahead of the
+///   newest held). The rows after decide:
+///   - one more row going on from the group, once ``heldRowsAtMost`` are
+///     held, keeps it (``Outcome/kept(reordered:)``): the file's clock moved
+///     on, as after a pause in logging; so do a row more than `limit` ahead
+///     of the group (a second jump starts from the first) and the end of the
+///     file;
+///   - a row more than `limit` behind every held row, not too late for the
+///     rows kept before, is held as the group's rival. If the next row goes
+///     on from the rival (within `limit` of it, not of the group), the group
+///     is dropped (``Outcome/dropped``), each of its rows rejected
+///     `outOfOrder` as a lone jump, and the rival is judged as any row. A
+///     next row too late for the rows kept before is `tooLate` and leaves the
+///     rival held; any other next row, and the end of the file, reject the
+///     rival as `tooLate` (``Resolution/rivalRejected``), and the row is then
+///     judged against the group. One stray row alone never overrules the
+///     group (review28 F3: a stale row after a pause cost the rows after it);
 ///   - any other row more than `limit` behind the newest held is `tooLate`
-///     and decides nothing, as it would be were they kept;
-///   - the end of the file keeps them.
+///     and decides nothing, as it would be were the group kept.
 ///
 /// Why (review26 F5): one row dated years ahead used to become the newest
 /// key, so every later row of the file was `tooLate` and a recording of an
 /// hour kept a second of it.
 ///
-/// A `limit` of infinity (a file kept in its own order) holds nothing and
+/// The first row of a file is kept whatever its time: nothing before it says
+/// whether it strays, and holding it would cost a recording that pauses
+/// after its first rows those rows (so a first row dated years ahead still
+/// makes the rest too late, and one dated 1900 is kept; review28 F1). A
+/// `limit` of infinity (a file kept in its own order) holds nothing and
 /// rejects nothing. Keys are finite: the readers reject other times first.
 ///
 /// - Complexity: O(1) per row, no allocation; the rows held are the caller's
-///   to keep, at most ``heldRowsAtMost`` of them.
+///   to keep, in the order they came: the group, then the rival if there is
+///   one, at most ``heldRowsAtMost`` + 1 rows.
 struct ArrivalRule: Sendable {
   /// How a row's key stands.
   enum Arrival: Equatable {
     case inOrder
     case reordered
     case tooLate
-    /// Held with the rows before it that are held, until a later row decides.
+    /// Held, in the group or as its rival, until a later row decides.
     case held
   }
 
-  /// What a row (or the end) decided for the rows held before it.
-  enum Resolution: Equatable {
+  /// What became of a held group.
+  enum Outcome: Equatable {
     case none
-    /// They are kept, in the order held; `reordered` of them came behind a
-    /// held row before them.
+    /// Kept, in the order held; `reordered` of its rows came behind a held
+    /// row before them.
     case kept(reordered: Int)
-    /// They are rejected: a jump ahead the file did not go on from.
+    /// Rejected: a jump ahead the file did not go on from.
     case dropped
+  }
+
+  /// What a row (or the end) decided for the rows held before it, acted on
+  /// in this order: the rival, the group, then (when the group was dropped)
+  /// the rival again.
+  struct Resolution: Equatable {
+    /// The rival (the last row held) is rejected as too late.
+    var rivalRejected = false
+    /// The group (the rows held, the rival aside).
+    var group = Outcome.none
+    /// When the group was dropped: the rival's own arrival, judged then
+    /// (`held`: it starts a new group).
+    var rival = Arrival.held
+
+    static let none = Resolution()
   }
 
   /// The most rows held after a jump ahead: a jump that this many rows go on
@@ -69,12 +95,14 @@ struct ArrivalRule: Sendable {
   /// What the last ``arrive(_:)`` or ``end()`` decided for the held rows
   /// before it; the caller acts on it before the row's own arrival.
   private(set) var resolution = Resolution.none
-  /// How many rows are held now.
+  /// How many rows the group holds now (the rival aside).
   private(set) var heldCount = 0
   private var heldLatest = -Double.infinity
   private var heldEarliest = Double.infinity
   private var heldDeepest = 0.0
   private var heldReordered = 0
+  /// The rival's key, when one is held.
+  private var rival: Double?
 
   init(limit: Double) { self.limit = limit }
 
@@ -84,6 +112,35 @@ struct ArrivalRule: Sendable {
   mutating func arrive(_ t: Double) -> Arrival {
     resolution = .none
     if heldCount == 0 { return judge(t) }
+    if let b = rival {
+      if t >= heldLatest - limit && t <= heldLatest + limit {
+        rejectRival()
+      } else if abs(t - b) <= limit {
+        // Two rows agree against the group: it was a lone jump.
+        resolution.group = .dropped
+        heldCount = 0
+        rival = nil
+        resolution.rival = judge(b)
+        return heldCount == 0 ? judge(t) : group(t)
+      } else if t < latest - limit {
+        return .tooLate
+      } else {
+        rejectRival()
+      }
+    }
+    return group(t)
+  }
+
+  /// The end of the file: a rival is rejected, the group kept (``resolution``).
+  mutating func end() {
+    resolution = .none
+    if rival != nil { rejectRival() }
+    if heldCount > 0 { keepHeld() }
+  }
+
+  /// `t` against the group, with no rival held.
+  @inline(__always)
+  private mutating func group(_ t: Double) -> Arrival {
     if t >= heldLatest - limit {
       if t <= heldLatest + limit && heldCount < Self.heldRowsAtMost {
         hold(t)
@@ -93,23 +150,20 @@ struct ArrivalRule: Sendable {
       keepHeld()
       return judge(t)
     }
-    // Too late for the held rows, though near some of them, or too late for all.
-    guard t < heldEarliest - limit && t >= latest - limit else { return .tooLate }
-    resolution = .dropped
-    heldCount = 0
-    // At the start of a file the row that denied the first ones starts it.
-    return latest == -.infinity ? take(t) : judge(t)
+    // Near some held rows but too late for the newest, or too late for all.
+    if t >= heldEarliest - limit || t < latest - limit { return .tooLate }
+    rival = t
+    return .held
   }
 
-  /// The end of the file: held rows are kept (``resolution``).
-  mutating func end() {
-    resolution = .none
-    if heldCount > 0 { keepHeld() }
+  private mutating func rejectRival() {
+    resolution.rivalRejected = true
+    rival = nil
   }
 
   @inline(__always)
   private mutating func judge(_ t: Double) -> Arrival {
-    if t > latest + limit {  // false for an infinite limit (NaN at the start)
+    if t > latest + limit && latest > -.infinity {  // never for an infinite limit
       heldLatest = t
       heldEarliest = t
       heldDeepest = 0
@@ -148,7 +202,7 @@ struct ArrivalRule: Sendable {
   /// rest no more than `limit` behind the newest held), so kept in the order
   /// held they are judged against each other alone.
   private mutating func keepHeld() {
-    resolution = .kept(reordered: heldReordered)
+    resolution.group = .kept(reordered: heldReordered)
     latest = heldLatest
     earliestKept = min(earliestKept, heldEarliest)
     deepestKept = max(deepestKept, heldDeepest)

@@ -45,6 +45,13 @@ struct RowBlock {
     for k in columns.indices { columns[k].append(contentsOf: other.columns[k]) }
   }
 
+  /// Removes the last row (the block must not be empty).
+  mutating func removeLast() {
+    keys.removeLast()
+    lines.removeLast()
+    for k in columns.indices { columns[k].removeLast() }
+  }
+
   /// Rows `0..<n` moved out into a new block; the rest stay. O(count).
   mutating func removeFirst(_ n: Int) -> RowBlock {
     var head = RowBlock(columnCount: columnCount)
@@ -137,13 +144,30 @@ extension RowBlock {
     var late: [Int] = []
     var held: [Int] = []
     func settle() {
-      if case .kept(let n) = arrivals.resolution {
+      let resolution = arrivals.resolution
+      if resolution.rivalRejected, let rival = held.popLast() {
+        late.append(rival)
+        report.rejectLate(line: lines[rival])
+      }
+      switch resolution.group {
+      case .none: return
+      case .kept(let n):
         reordered += n
-      } else if arrivals.resolution == .dropped {
+        held.removeAll(keepingCapacity: true)
+      case .dropped:
+        guard let rival = held.popLast() else { return }
         for j in held { report.rejectAhead(line: lines[j]) }
         late += held
+        held.removeAll(keepingCapacity: true)
+        switch resolution.rival {
+        case .held: held.append(rival)
+        case .inOrder: break
+        case .reordered: reordered += 1
+        case .tooLate:
+          late.append(rival)
+          report.rejectLate(line: lines[rival])
+        }
       }
-      if arrivals.resolution != .none { held.removeAll(keepingCapacity: true) }
     }
     for (i, t) in keys.enumerated() {
       let arrival = arrivals.arrive(t)

@@ -130,15 +130,36 @@ struct RowOrderer {
     siftUp(heap.count - 1)
   }
 
-  /// Acts on what the last arrival decided for the held rows.
+  /// Acts on what the last arrival decided for the held rows: the group,
+  /// then the rival, in the order ``ArrivalRule/Resolution`` gives.
   private mutating func settleHeld(into out: inout RowBlock, report: inout FileReport) {
-    if case .kept(let reordered) = arrivals.resolution {
+    let resolution = arrivals.resolution
+    if resolution.rivalRejected, let line = held.lines.last {
+      report.rejectLate(line: line)
+      held.removeLast()
+    }
+    switch resolution.group {
+    case .none: return
+    case .kept(let reordered):
       report.reorderedRows += reordered
       for j in 0..<held.count { enter(held, j, into: &out, report: &report) }
-    } else {
-      for line in held.lines { report.rejectAhead(line: line) }
+      held.removeAll()
+    case .dropped:
+      let rival = held.count - 1
+      for j in 0..<rival { report.rejectAhead(line: held.lines[j]) }
+      _ = held.removeFirst(rival)
+      switch resolution.rival {
+      case .held: return  // it starts the next group
+      case .inOrder: break
+      case .reordered: report.reorderedRows += 1
+      case .tooLate:
+        if let line = held.lines.last { report.rejectLate(line: line) }
+        held.removeAll()
+        return
+      }
+      enter(held, 0, into: &out, report: &report)
+      held.removeAll()
     }
-    held.removeAll()
   }
 
   private mutating func keep(_ block: RowBlock, _ i: Int, into out: inout RowBlock, report: inout FileReport)

@@ -80,32 +80,41 @@ struct LoneJumpTests {
         && rejection?.detail == "a lone jump more than 60 s ahead of the rows before and after")
   }
 
-  @Test("the first row, or the second, years ahead: rejected, the file kept")
-  func outlierAtTheStart() {
-    #expect(Self.read([3e9] + Self.seconds(0..<50)).kept == Self.seconds(0..<50))
-    #expect(Self.read([0, 3e9] + Self.seconds(1..<50)).kept == Self.seconds(0..<50))
-    // A first row 60 s ahead of the second is not a jump; 60.5 s is.
-    #expect(Self.read([60] + Self.seconds(0..<50)).kept.count == 51)
-    #expect(Self.read([60.5] + Self.seconds(0..<50)).kept == Self.seconds(0..<50))
+  @Test("the second row or the third, years ahead or far back: that row rejected, the file kept")
+  func strayNearTheStart() {
+    for stray in [3e9, -3e9] {
+      let second = Self.read([0, stray] + Self.seconds(1..<50))
+      #expect(second.kept == Self.seconds(0..<50) && second.rejectedLines == [3], "second row at \(stray)")
+    }
+    // review28 F1: a row dated far back among the first rows is the stray, not the rows before it.
+    let third = Self.read([1000, 1001, 0] + Self.seconds(1002..<1020))
+    #expect(third.kept == Self.seconds(1000..<1020) && third.rejectedLines == [4])
+    // The first row is kept whatever its time (nothing before it to judge it by): the rows
+    // after a first row years ahead are too late, as before.
+    let first = Self.read([3e9] + Self.seconds(0..<5))
+    #expect(first.kept == [3e9] && first.rejectedLines == Array(3..<8))
   }
 
   @Test(
-    "a row exactly 60 s ahead is an ordinary row; 60 s + 1 ms ahead is held, and dropped when the file goes back"
+    "a row exactly 60 s ahead is an ordinary row; 60 s + 1 ms ahead is held, and dropped when two rows go back"
   )
   func jumpThreshold() {
     // Exactly 60 s ahead of 9: kept, so a row at 8.5 is then too late.
     let at60 = Self.read(Self.seconds(0..<10) + [69, 8.5])
     #expect(at60.kept == Self.seconds(0..<10) + [69] && at60.rejectedLines == [13])
-    // 60.001 s ahead: held; 8.5 is more than 60 s behind it and goes on from 9.
-    let past60 = Self.read(Self.seconds(0..<10) + [69.001, 8.5])
-    #expect(past60.kept == (Self.seconds(0..<10) + [8.5]).sorted() && past60.rejectedLines == [12])
+    // 60.001 s ahead: held; 8.5 and 8.9 are more than 60 s behind it and go on from 9.
+    let past60 = Self.read(Self.seconds(0..<10) + [69.001, 8.5, 8.9])
+    #expect(past60.kept == (Self.seconds(0..<10) + [8.5, 8.9]).sorted() && past60.rejectedLines == [12])
+    // One row going back alone overrules nothing: it is too late itself.
+    let alone = Self.read(Self.seconds(0..<10) + [69.001, 8.5])
+    #expect(alone.kept == Self.seconds(0..<10) + [69.001] && alone.rejectedLines == [13])
     // A row within 60 s of both goes on from the held row: nothing is dropped.
     let between = Self.read(Self.seconds(0..<10) + [69.001] + Self.seconds(10..<20))
     #expect(between.rejectedLines.isEmpty && between.reordered == 10)
   }
 
   @Test(
-    "after a held jump, a row more than 60 s behind every held row drops them; one within 60 s of some is only too late itself"
+    "after a held jump, two rows more than 60 s behind every held row drop them; one, or one within 60 s of some, is only too late"
   )
   func dropThreshold() {
     // Kept up to 100; 200 and 230 are held.
@@ -113,9 +122,14 @@ struct LoneJumpTests {
     // 140 is 60 s behind 200 and 90 s behind 230: too late, deciding nothing.
     let tooLate = Self.read(base + [140])
     #expect(tooLate.kept == base && tooLate.rejectedLines == [15])
-    // 139.999 is more than 60 s behind both: they were a lone jump.
-    let dropped = Self.read(base + [139.999])
-    #expect(dropped.kept == Self.seconds(90..<101) + [139.999] && dropped.rejectedLines == [13, 14])
+    // 139.999 is more than 60 s behind both, and so is the next row: they were a lone jump.
+    let dropped = Self.read(base + [139.999, 139.9995])
+    #expect(
+      dropped.kept == Self.seconds(90..<101) + [139.999, 139.9995] && dropped.rejectedLines == [13, 14])
+    // The next row goes on from them instead, or the file ends: 139.999 alone was the stray.
+    let stray = Self.read(base + [139.999, 231])
+    #expect(stray.kept == base + [231] && stray.rejectedLines == [15])
+    #expect(Self.read(base + [139.999]).rejectedLines == [15])
     // 170 is 60 s behind 230: it goes on from them.
     let held = Self.read(base + [170])
     #expect(held.kept == Self.seconds(90..<101) + [170, 200, 230] && held.rejectedLines.isEmpty)
@@ -133,6 +147,28 @@ struct LoneJumpTests {
     let run17 = (0..<17).map { 1000 + Double($0) }
     let seventeen = Self.read(before + run17 + after)
     #expect(seventeen.kept == before + run17 && seventeen.rejectedLines == Array(29..<39))
+  }
+
+  @Test("review28 F3: one stale row after a real pause in logging costs itself, not the rows after the pause")
+  func staleRowAfterAPause() {
+    let before = Self.seconds(0..<30)
+    let after = Self.seconds(100..<120)
+    let outcome = Self.read(before + after.prefix(13) + [29.5] + after.dropFirst(13))
+    #expect(outcome.kept == before + after && outcome.rejectedLines == [45])
+  }
+
+  @Test("review28 F3: two clocks interleaved keep the one most rows are on, as before")
+  func interleavedClocks() {
+    // Every 17th row, the first included, on a clock 1000 s behind the rest
+    // (review28's file): the first row is kept, the jump after it held and
+    // kept once 16 rows went on from it, the rest of the slow clock too late.
+    let behind: (Int) -> Bool = { $0 % 17 == 0 }
+    let keys: [Double] = (0..<340).map { i in Double(i) * 0.005 + (behind(i) ? 0 : 1000) }
+    let outcome = Self.read(keys)
+    let ahead: [Double] = keys.filter { $0 >= 1000 }
+    let strayLines: [Int] = keys.indices.filter(behind).dropFirst().map { $0 + 2 }
+    #expect(outcome.kept == [0] + ahead)
+    #expect(outcome.rejectedLines == strayLines)
   }
 
   @Test("a pause in logging, a step of the clock ahead and a jump on the last row lose nothing")
@@ -201,41 +237,64 @@ struct LoneJumpTests {
   /// the lines of the rows it rejects, in file order.
   static func model(_ keys: [Double], limit: Double) -> [Int] {
     var kept: [Double] = []
-    var held: [Int] = []
+    var group: [Int] = []
+    var rival: Int?
     var rejected: [Int] = []
-    func judge(_ i: Int, startOver: Bool) {
-      let newest = kept.max() ?? -.infinity
-      if kept.isEmpty && startOver {
-        kept.append(keys[i])
-      } else if kept.isEmpty || keys[i] > newest + limit {
-        held = [i]
-      } else if keys[i] < newest - limit {
+    func newestKept() -> Double { kept.max() ?? -.infinity }
+    func judge(_ i: Int) {
+      if !kept.isEmpty && keys[i] > newestKept() + limit {
+        group = [i]
+      } else if keys[i] < newestKept() - limit {
         rejected.append(i)
       } else {
         kept.append(keys[i])
+      }
+    }
+    func againstGroup(_ i: Int) {
+      let t = keys[i]
+      let held = group.map { keys[$0] }
+      let (newest, earliest) = (held.max() ?? 0, held.min() ?? 0)
+      if t >= newest - limit {
+        if t <= newest + limit && group.count < ArrivalRule.heldRowsAtMost {
+          group.append(i)
+        } else {
+          kept += held
+          group = []
+          judge(i)
+        }
+      } else if t >= earliest - limit || t < newestKept() - limit {
+        rejected.append(i)
+      } else {
+        rival = i
       }
     }
     for (i, t) in keys.enumerated() {
-      if held.isEmpty {
-        judge(i, startOver: false)
+      if group.isEmpty {
+        judge(i)
         continue
       }
-      let heldKeys = held.map { keys[$0] }
-      let newestHeld = heldKeys.max() ?? 0
-      if t >= newestHeld - limit && t <= newestHeld + limit && held.count < ArrivalRule.heldRowsAtMost {
-        held.append(i)
-      } else if t >= newestHeld - limit {
-        kept += heldKeys
-        held = []
-        judge(i, startOver: false)
-      } else if t < (heldKeys.min() ?? 0) - limit && t >= (kept.max() ?? -.infinity) - limit {
-        rejected += held
-        held = []
-        judge(i, startOver: true)
-      } else {
-        rejected.append(i)
+      if let r = rival {
+        let newest = group.map { keys[$0] }.max() ?? 0
+        if t >= newest - limit && t <= newest + limit {
+          rejected.append(r)
+          rival = nil
+        } else if abs(t - keys[r]) <= limit {
+          rejected += group
+          (group, rival) = ([], nil)
+          judge(r)
+          if group.isEmpty { judge(i) } else { againstGroup(i) }
+          continue
+        } else if t < newestKept() - limit {
+          rejected.append(i)
+          continue
+        } else {
+          rejected.append(r)
+          rival = nil
+        }
       }
+      againstGroup(i)
     }
+    if let r = rival { rejected.append(r) }
     return rejected.map { $0 + 2 }.sorted()
   }
 
@@ -255,6 +314,8 @@ struct LoneJumpTests {
             let run = 1 + Int(random.nextUnit() * 20)
             for k in 0..<run { keys.append(t + jump + Double(k)) }
             if random.nextUnit() < 0.3 { t += jump + Double(run) }
+          } else if u < 0.1 {  // a row far back
+            keys.append(t - [61.0, 1e4, 3e9][Int(random.nextUnit() * 3) % 3])
           } else if u < 0.14 {  // a row behind
             keys.append(t - [30.0, 60, 61, 1e4][Int(random.nextUnit() * 4) % 4])
           } else {
