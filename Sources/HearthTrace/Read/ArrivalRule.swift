@@ -6,81 +6,72 @@
 /// - A row at or after the newest key kept before it is `inOrder`.
 /// - A row at most `limit` behind that key is `reordered`: put in its place.
 /// - A row more than `limit` behind it is `tooLate`: rejected `outOfOrder`.
-/// - A row more than `limit` ahead of that key starts a held group with the
-///   rows that go on from it (none more than `limit` behind or ahead of the
-///   newest held). The rows after decide:
-///   - one more row going on from the group, once ``heldRowsAtMost`` are
-///     held, keeps it (``Outcome/kept(reordered:)``): the file's clock moved
-///     on, as after a pause in logging; so do a row more than `limit` ahead
-///     of the group (a second jump starts from the first) and the end of the
-///     file;
-///   - a row more than `limit` behind every held row, not too late for the
-///     rows kept before, is held as the group's rival. If the next row goes
-///     on from the rival (within `limit` of it, not of the group), the group
-///     is dropped (``Outcome/dropped``), each of its rows rejected
-///     `outOfOrder` as a lone jump, and the rival is judged as any row. A
-///     next row too late for the rows kept before is `tooLate` and leaves the
-///     rival held; any other next row, and the end of the file, reject the
+/// - A row more than `limit` ahead of that key (a jump) is `held` until the
+///   rows after it decide:
+///   - a row within `limit` of it, a row more than `limit` ahead of it (a
+///     second jump, held in turn) and the end of the file keep it
+///     (``Outcome/kept``): the file's clock moved on, as after a pause in
+///     logging or a clock stepped forward;
+///   - a row more than `limit` behind it, not too late for the rows kept
+///     before, is held as its rival. If the next row is too late for the
+///     rows kept before, it is `tooLate` and the rival stays held. If it
+///     goes on from the rival instead (within `limit` of it, not of the
+///     jump), two rows in a row say the jump was a lone row: it is dropped
+///     (``Outcome/dropped``), rejected `outOfOrder`, and the rival is judged
+///     as any row. Any other next row, and the end of the file, reject the
 ///     rival as `tooLate` (``Resolution/rivalRejected``), and the row is then
-///     judged against the group. One stray row alone never overrules the
-///     group (review28 F3: a stale row after a pause cost the rows after it);
-///   - any other row more than `limit` behind the newest held is `tooLate`
-///     and decides nothing, as it would be were the group kept.
+///     judged against the jump. One stray row never overrules another
+///     (review28 F3: a stale row after a pause cost the rows after it).
 ///
-/// Why (review26 F5): one row dated years ahead used to become the newest
-/// key, so every later row of the file was `tooLate` and a recording of an
-/// hour kept a second of it.
+/// Only a lone row is dropped: two rows or more that go on from a jump are
+/// where the file's clock went, as before this rule (review29 F1, F2: two
+/// stale rows after a pause, or a minority clock written in bursts, would
+/// otherwise overrule real rows). Why the lone row is (review26 F5): one row
+/// dated years ahead used to become the newest key, so every later row of
+/// the file was `tooLate` and a recording of an hour kept a second of it.
 ///
 /// The first row of a file is kept whatever its time: nothing before it says
-/// whether it strays, and holding it would cost a recording that pauses
-/// after its first rows those rows (so a first row dated years ahead still
-/// makes the rest too late, and one dated 1900 is kept; review28 F1). A
-/// `limit` of infinity (a file kept in its own order) holds nothing and
-/// rejects nothing. Keys are finite: the readers reject other times first.
+/// whether it strays (so a first row dated years ahead still makes the rest
+/// too late, and one dated 1900 is kept; review28 F1). A `limit` of infinity
+/// (a file kept in its own order) holds nothing and rejects nothing. Keys are
+/// finite: the readers reject other times first.
 ///
 /// - Complexity: O(1) per row, no allocation; the rows held are the caller's
-///   to keep, in the order they came: the group, then the rival if there is
-///   one, at most ``heldRowsAtMost`` + 1 rows.
+///   to keep, in the order they came: the jump, then its rival if there is one.
 struct ArrivalRule: Sendable {
   /// How a row's key stands.
   enum Arrival: Equatable {
     case inOrder
     case reordered
     case tooLate
-    /// Held, in the group or as its rival, until a later row decides.
+    /// Held, as a jump or as its rival, until a later row decides.
     case held
   }
 
-  /// What became of a held group.
+  /// What became of a held jump.
   enum Outcome: Equatable {
     case none
-    /// Kept, in the order held; `reordered` of its rows came behind a held
-    /// row before them.
-    case kept(reordered: Int)
-    /// Rejected: a jump ahead the file did not go on from.
+    /// Kept: the newest key kept.
+    case kept
+    /// Rejected: a lone row ahead the file did not go on from.
     case dropped
   }
 
   /// What a row (or the end) decided for the rows held before it, acted on
-  /// in this order: the rival, the group, then (when the group was dropped)
+  /// in this order: the rival, the jump, then (when the jump was dropped)
   /// the rival again.
   struct Resolution: Equatable {
     /// The rival (the last row held) is rejected as too late.
     var rivalRejected = false
-    /// The group (the rows held, the rival aside).
-    var group = Outcome.none
-    /// When the group was dropped: the rival's own arrival, judged then
-    /// (`held`: it starts a new group).
+    /// The jump (the first row held).
+    var jump = Outcome.none
+    /// When the jump was dropped: the rival's own arrival, judged then
+    /// (`inOrder` or `reordered`; a rival that is a jump itself is kept by
+    /// the row that went on from it).
     var rival = Arrival.held
 
     static let none = Resolution()
   }
-
-  /// The most rows held after a jump ahead: a jump that this many rows go on
-  /// from, and one more, is where the file's clock went. Choice: 16, more
-  /// than the few rows a glitching clock or a corrupted export writes wrong,
-  /// and so few that holding them costs nothing.
-  static let heldRowsAtMost = 16
 
   /// How far behind the newest key a row is still put in order, and how far
   /// ahead of it a row must jump to be held, key units.
@@ -95,13 +86,8 @@ struct ArrivalRule: Sendable {
   /// What the last ``arrive(_:)`` or ``end()`` decided for the held rows
   /// before it; the caller acts on it before the row's own arrival.
   private(set) var resolution = Resolution.none
-  /// How many rows the group holds now (the rival aside).
-  private(set) var heldCount = 0
-  private var heldLatest = -Double.infinity
-  private var heldEarliest = Double.infinity
-  private var heldDeepest = 0.0
-  private var heldReordered = 0
-  /// The rival's key, when one is held.
+  /// The held jump's key, and its rival's.
+  private var jump: Double?
   private var rival: Double?
 
   init(limit: Double) { self.limit = limit }
@@ -111,49 +97,43 @@ struct ArrivalRule: Sendable {
   @inline(__always)
   mutating func arrive(_ t: Double) -> Arrival {
     resolution = .none
-    if heldCount == 0 { return judge(t) }
+    guard let j = jump else { return judge(t) }
     if let b = rival {
-      if t >= heldLatest - limit && t <= heldLatest + limit {
+      if abs(t - j) <= limit {
         rejectRival()
-      } else if abs(t - b) <= limit {
-        // Two rows agree against the group: it was a lone jump.
-        resolution.group = .dropped
-        heldCount = 0
-        rival = nil
-        resolution.rival = judge(b)
-        return heldCount == 0 ? judge(t) : group(t)
       } else if t < latest - limit {
         return .tooLate
+      } else if abs(t - b) <= limit {
+        // Two rows in a row go on from before the jump: it was a lone row.
+        resolution.jump = .dropped
+        (jump, rival) = (nil, nil)
+        if b > latest + limit {
+          // The rival is a jump itself, and `t` goes on from it: kept.
+          latest = b
+          earliestKept = min(earliestKept, b)
+          resolution.rival = .inOrder
+        } else {
+          resolution.rival = judge(b)
+        }
+        return judge(t)
       } else {
         rejectRival()
       }
     }
-    return group(t)
+    if t >= j - limit {
+      keepJump(j)
+      return judge(t)
+    }
+    if t < latest - limit { return .tooLate }
+    rival = t
+    return .held
   }
 
-  /// The end of the file: a rival is rejected, the group kept (``resolution``).
+  /// The end of the file: a rival is rejected, a jump kept (``resolution``).
   mutating func end() {
     resolution = .none
     if rival != nil { rejectRival() }
-    if heldCount > 0 { keepHeld() }
-  }
-
-  /// `t` against the group, with no rival held.
-  @inline(__always)
-  private mutating func group(_ t: Double) -> Arrival {
-    if t >= heldLatest - limit {
-      if t <= heldLatest + limit && heldCount < Self.heldRowsAtMost {
-        hold(t)
-        return .held
-      }
-      // Enough rows went on from the jump, or another jump starts from them.
-      keepHeld()
-      return judge(t)
-    }
-    // Near some held rows but too late for the newest, or too late for all.
-    if t >= heldEarliest - limit || t < latest - limit { return .tooLate }
-    rival = t
-    return .held
+    if let j = jump { keepJump(j) }
   }
 
   private mutating func rejectRival() {
@@ -161,21 +141,19 @@ struct ArrivalRule: Sendable {
     rival = nil
   }
 
-  @inline(__always)
-  private mutating func judge(_ t: Double) -> Arrival {
-    if t > latest + limit && latest > -.infinity {  // never for an infinite limit
-      heldLatest = t
-      heldEarliest = t
-      heldDeepest = 0
-      heldReordered = 0
-      heldCount = 1
-      return .held
-    }
-    return take(t)
+  private mutating func keepJump(_ j: Double) {
+    resolution.jump = .kept
+    jump = nil
+    latest = j
+    earliestKept = min(earliestKept, j)
   }
 
   @inline(__always)
-  private mutating func take(_ t: Double) -> Arrival {
+  private mutating func judge(_ t: Double) -> Arrival {
+    if t > latest + limit && latest > -.infinity {  // never for an infinite limit
+      jump = t
+      return .held
+    }
     if t >= latest {
       latest = t
       earliestKept = min(earliestKept, t)
@@ -185,27 +163,5 @@ struct ArrivalRule: Sendable {
     deepestKept = max(deepestKept, latest - t)
     earliestKept = min(earliestKept, t)
     return .reordered
-  }
-
-  private mutating func hold(_ t: Double) {
-    heldCount += 1
-    heldEarliest = min(heldEarliest, t)
-    if t >= heldLatest {
-      heldLatest = t
-    } else {
-      heldReordered += 1
-      heldDeepest = max(heldDeepest, heldLatest - t)
-    }
-  }
-
-  /// Held rows all come after `latest` (the first by more than `limit`, the
-  /// rest no more than `limit` behind the newest held), so kept in the order
-  /// held they are judged against each other alone.
-  private mutating func keepHeld() {
-    resolution.group = .kept(reordered: heldReordered)
-    latest = heldLatest
-    earliestKept = min(earliestKept, heldEarliest)
-    deepestKept = max(deepestKept, heldDeepest)
-    heldCount = 0
   }
 }

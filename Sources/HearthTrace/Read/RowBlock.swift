@@ -142,32 +142,32 @@ extension RowBlock {
     var arrivals = ArrivalRule(limit: limit)
     var reordered = 0
     var late: [Int] = []
-    var held: [Int] = []
+    var held: [Int] = []  // a jump, then its rival
     func settle() {
       let resolution = arrivals.resolution
       if resolution.rivalRejected, let rival = held.popLast() {
         late.append(rival)
         report.rejectLate(line: lines[rival])
       }
-      switch resolution.group {
+      switch resolution.jump {
       case .none: return
-      case .kept(let n):
-        reordered += n
-        held.removeAll(keepingCapacity: true)
+      case .kept: break
       case .dropped:
-        guard let rival = held.popLast() else { return }
-        for j in held { report.rejectAhead(line: lines[j]) }
-        late += held
-        held.removeAll(keepingCapacity: true)
-        switch resolution.rival {
-        case .held: held.append(rival)
-        case .inOrder: break
-        case .reordered: reordered += 1
-        case .tooLate:
-          late.append(rival)
-          report.rejectLate(line: lines[rival])
+        if let jump = held.first {
+          late.append(jump)
+          report.rejectAhead(line: lines[jump])
+        }
+        for rival in held.dropFirst() {
+          switch resolution.rival {
+          case .inOrder: break
+          case .reordered: reordered += 1
+          case .tooLate, .held:
+            late.append(rival)
+            report.rejectLate(line: lines[rival])
+          }
         }
       }
+      held.removeAll(keepingCapacity: true)
     }
     for (i, t) in keys.enumerated() {
       let arrival = arrivals.arrive(t)
@@ -223,8 +223,8 @@ extension FileReport {
         detail: "repeats the row before it in time order"))
   }
 
-  /// A kept row was held after a jump ahead, and the rows after it went on
-  /// from before the jump (``ArrivalRule``).
+  /// A row held as a jump ahead, and two rows in a row after it went on
+  /// from before it (``ArrivalRule``).
   mutating func rejectAhead(line: UInt32) {
     rowsKept -= 1
     reject(

@@ -61,7 +61,7 @@ struct RowOrderer {
   private var pool: RowBlock
   private var heap: [Int32] = []
   private var arrivals: ArrivalRule
-  /// Rows after a jump ahead, until a later row decides (``ArrivalRule``).
+  /// A jump ahead, then its rival, until a later row decides (``ArrivalRule``).
   private var held: RowBlock
   private var lastKept: RowBlock
   private var hasLast = false
@@ -130,36 +130,30 @@ struct RowOrderer {
     siftUp(heap.count - 1)
   }
 
-  /// Acts on what the last arrival decided for the held rows: the group,
-  /// then the rival, in the order ``ArrivalRule/Resolution`` gives.
+  /// Acts on what the last arrival decided for the held rows (a jump, then
+  /// its rival), in the order ``ArrivalRule/Resolution`` gives.
   private mutating func settleHeld(into out: inout RowBlock, report: inout FileReport) {
     let resolution = arrivals.resolution
     if resolution.rivalRejected, let line = held.lines.last {
       report.rejectLate(line: line)
       held.removeLast()
     }
-    switch resolution.group {
+    switch resolution.jump {
     case .none: return
-    case .kept(let reordered):
-      report.reorderedRows += reordered
+    case .kept:
       for j in 0..<held.count { enter(held, j, into: &out, report: &report) }
-      held.removeAll()
     case .dropped:
-      let rival = held.count - 1
-      for j in 0..<rival { report.rejectAhead(line: held.lines[j]) }
-      _ = held.removeFirst(rival)
+      if let line = held.lines.first { report.rejectAhead(line: line) }
+      guard held.count == 2 else { break }  // the jump, then its rival
       switch resolution.rival {
-      case .held: return  // it starts the next group
-      case .inOrder: break
-      case .reordered: report.reorderedRows += 1
-      case .tooLate:
-        if let line = held.lines.last { report.rejectLate(line: line) }
-        held.removeAll()
-        return
+      case .inOrder: enter(held, 1, into: &out, report: &report)
+      case .reordered:
+        report.reorderedRows += 1
+        enter(held, 1, into: &out, report: &report)
+      case .tooLate, .held: report.rejectLate(line: held.lines[1])
       }
-      enter(held, 0, into: &out, report: &report)
-      held.removeAll()
     }
+    held.removeAll()
   }
 
   private mutating func keep(_ block: RowBlock, _ i: Int, into out: inout RowBlock, report: inout FileReport)

@@ -114,39 +114,38 @@ struct LoneJumpTests {
   }
 
   @Test(
-    "after a held jump, two rows more than 60 s behind every held row drop them; one, or one within 60 s of some, is only too late"
+    "after a jump, two rows in a row more than 60 s behind it drop it; one alone, or one too late for the rows before, is only too late"
   )
   func dropThreshold() {
-    // Kept up to 100; 200 and 230 are held.
-    let base = Self.seconds(90..<101) + [200, 230]
-    // 140 is 60 s behind 200 and 90 s behind 230: too late, deciding nothing.
-    let tooLate = Self.read(base + [140])
-    #expect(tooLate.kept == base && tooLate.rejectedLines == [15])
-    // 139.999 is more than 60 s behind both, and so is the next row: they were a lone jump.
-    let dropped = Self.read(base + [139.999, 139.9995])
+    // Kept up to 100; 200 is held.
+    let base = Self.seconds(90..<101) + [200]
+    // 140 is exactly 60 s behind it: it goes on from it, and it is kept.
+    let near = Self.read(base + [140])
     #expect(
-      dropped.kept == Self.seconds(90..<101) + [139.999, 139.9995] && dropped.rejectedLines == [13, 14])
-    // The next row goes on from them instead, or the file ends: 139.999 alone was the stray.
-    let stray = Self.read(base + [139.999, 231])
-    #expect(stray.kept == base + [231] && stray.rejectedLines == [15])
-    #expect(Self.read(base + [139.999]).rejectedLines == [15])
-    // 170 is 60 s behind 230: it goes on from them.
-    let held = Self.read(base + [170])
-    #expect(held.kept == Self.seconds(90..<101) + [170, 200, 230] && held.rejectedLines.isEmpty)
+      near.kept == Self.seconds(90..<101) + [140, 200] && near.rejectedLines.isEmpty && near.reordered == 1)
+    // 139.999 is more than 60 s behind, and so is the next row: 200 was a lone row.
+    let dropped = Self.read(base + [139.999, 139.9995])
+    #expect(dropped.kept == Self.seconds(90..<101) + [139.999, 139.9995] && dropped.rejectedLines == [13])
+    // The next row goes on from 200 instead, or the file ends: 139.999 alone was the stray.
+    let stray = Self.read(base + [139.999, 201])
+    #expect(stray.kept == base + [201] && stray.rejectedLines == [14])
+    #expect(Self.read(base + [139.999]).rejectedLines == [14])
+    // review29 F3: a second row near the first but too late for the rows kept (39.5 < 100 − 60)
+    // is too late itself and drops nothing; the end then rejects the first.
+    let late = Self.read(base + [41, 39.5])
+    #expect(late.kept == base && late.rejectedLines == [14, 15])
   }
 
   @Test(
-    "16 rows ahead and back is a lone jump; 17 rows are where the clock went, and what comes back is too late"
-  )
-  func heldRunLength() {
+    "two rows going on from a jump are where the file's clock went: what comes back is too late, as before")
+  func twoRowsAhead() {
     let before = Self.seconds(0..<10)
     let after = Self.seconds(10..<20)
-    let run16 = (0..<16).map { 1000 + Double($0) }
-    let sixteen = Self.read(before + run16 + after)
-    #expect(sixteen.kept == before + after && sixteen.rejectedLines == Array(12..<28))
-    let run17 = (0..<17).map { 1000 + Double($0) }
-    let seventeen = Self.read(before + run17 + after)
-    #expect(seventeen.kept == before + run17 && seventeen.rejectedLines == Array(29..<39))
+    let outcome = Self.read(before + [1000, 1001] + after)
+    #expect(outcome.kept == before + [1000, 1001] && outcome.rejectedLines == Array(14..<24))
+    // review29 F4, left open: two stray rows in a row, each a jump, are two rows.
+    let twoStrays = Self.read(before + [1e8, 2e8] + after)
+    #expect(twoStrays.kept == before + [1e8, 2e8] && twoStrays.rejectedLines == Array(14..<24))
   }
 
   @Test("review28 F3: one stale row after a real pause in logging costs itself, not the rows after the pause")
@@ -157,11 +156,11 @@ struct LoneJumpTests {
     #expect(outcome.kept == before + after && outcome.rejectedLines == [45])
   }
 
-  @Test("review28 F3: two clocks interleaved keep the one most rows are on, as before")
+  @Test("review28 F3, review29 F2: two clocks interleaved keep the one most rows are on, as before")
   func interleavedClocks() {
     // Every 17th row, the first included, on a clock 1000 s behind the rest
     // (review28's file): the first row is kept, the jump after it held and
-    // kept once 16 rows went on from it, the rest of the slow clock too late.
+    // kept by the row after it, the rest of the slow clock too late.
     let behind: (Int) -> Bool = { $0 % 17 == 0 }
     let keys: [Double] = (0..<340).map { i in Double(i) * 0.005 + (behind(i) ? 0 : 1000) }
     let outcome = Self.read(keys)
@@ -237,68 +236,60 @@ struct LoneJumpTests {
   /// the lines of the rows it rejects, in file order.
   static func model(_ keys: [Double], limit: Double) -> [Int] {
     var kept: [Double] = []
-    var group: [Int] = []
+    var jump: Int?
     var rival: Int?
     var rejected: [Int] = []
-    func newestKept() -> Double { kept.max() ?? -.infinity }
+    func newest() -> Double { kept.max() ?? -.infinity }
     func judge(_ i: Int) {
-      if !kept.isEmpty && keys[i] > newestKept() + limit {
-        group = [i]
-      } else if keys[i] < newestKept() - limit {
+      if !kept.isEmpty && keys[i] > newest() + limit {
+        jump = i
+      } else if keys[i] < newest() - limit {
         rejected.append(i)
       } else {
         kept.append(keys[i])
       }
     }
-    func againstGroup(_ i: Int) {
-      let t = keys[i]
-      let held = group.map { keys[$0] }
-      let (newest, earliest) = (held.max() ?? 0, held.min() ?? 0)
-      if t >= newest - limit {
-        if t <= newest + limit && group.count < ArrivalRule.heldRowsAtMost {
-          group.append(i)
-        } else {
-          kept += held
-          group = []
+    for (i, t) in keys.enumerated() {
+      guard let j = jump else {
+        judge(i)
+        continue
+      }
+      if let r = rival {
+        if abs(t - keys[j]) <= limit {
+          rejected.append(r)
+          rival = nil
+        } else if t < newest() - limit {
+          rejected.append(i)
+          continue
+        } else if abs(t - keys[r]) <= limit {
+          // Two rows in a row against the jump: it goes, the rival stays.
+          rejected.append(j)
+          kept.append(keys[r])
+          (jump, rival) = (nil, nil)
           judge(i)
+          continue
+        } else {
+          rejected.append(r)
+          rival = nil
         }
-      } else if t >= earliest - limit || t < newestKept() - limit {
+      }
+      if t >= keys[j] - limit {
+        kept.append(keys[j])
+        jump = nil
+        judge(i)
+      } else if t < newest() - limit {
         rejected.append(i)
       } else {
         rival = i
       }
     }
-    for (i, t) in keys.enumerated() {
-      if group.isEmpty {
-        judge(i)
-        continue
-      }
-      if let r = rival {
-        let newest = group.map { keys[$0] }.max() ?? 0
-        if t >= newest - limit && t <= newest + limit {
-          rejected.append(r)
-          rival = nil
-        } else if abs(t - keys[r]) <= limit {
-          rejected += group
-          (group, rival) = ([], nil)
-          judge(r)
-          if group.isEmpty { judge(i) } else { againstGroup(i) }
-          continue
-        } else if t < newestKept() - limit {
-          rejected.append(i)
-          continue
-        } else {
-          rejected.append(r)
-          rival = nil
-        }
-      }
-      againstGroup(i)
-    }
     if let r = rival { rejected.append(r) }
     return rejected.map { $0 + 2 }.sorted()
   }
 
-  @Test("random files of jumps ahead and behind near 60 s, lone and in runs: the rule == its plain model")
+  @Test(
+    "random files of jumps ahead and behind near 60 s, lone and in runs, stale rows: the rule == its plain model"
+  )
   func agreesWithTheModel() {
     let failure = PropertyCheck.run(
       "arrival rule == model", cases: PropertyCampaign.cases(default: 400),
