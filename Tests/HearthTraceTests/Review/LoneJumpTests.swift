@@ -192,17 +192,9 @@ struct LoneJumpTests {
 
   @Test("a Sensor Logger recording with one row dated years ahead keeps every other row, whole and streamed")
   func throughTheReader() throws {
-    let folder = TemporaryFolder()
-    folder.write(
-      "Metadata.csv", "version,device name,recording epoch time,platform\n3,Pixel,1700000000000,android\n")
-    var text = "time,seconds_elapsed,z,y,x\n"
-    func row(_ s: Double) -> String {
-      "\(1_700_000_000_000_000_000 + Int64((s * 1e9).rounded())),\(s),9.81,0,0\n"
-    }
-    for i in 0..<5000 {
-      text += i == 40 ? "4000000000000000000,2300000000,9.81,0,0\n" : row(Double(i) * 0.02)
-    }
-    folder.write("TotalAcceleration.csv", text)
+    var rows = (0..<5000).map { Double($0) * 0.02 }
+    rows[40] = 2.3e9  // 2096
+    let folder = ReorderHorizonTests.folder(seconds: rows)
     let (whole, wholeReport) = try TraceImport.read(path: folder.path)
     let stream = try TraceImport.stream(path: folder.path)
     var seconds: [Double] = []

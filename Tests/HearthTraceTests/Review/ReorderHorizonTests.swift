@@ -43,20 +43,20 @@ struct ReorderHorizonTests {
     #expect(whole.keys == out.keys && wholeReport == report)
   }
 
-  /// A Sensor Logger folder: 100 s of TotalAcceleration at 50 Hz in order,
-  /// then rows at the given seconds.
-  static func folder(lateRowsAt late: [Double]) -> TemporaryFolder {
+  /// A Sensor Logger folder whose TotalAcceleration rows are at `seconds`.
+  static func folder(seconds: [Double]) -> TemporaryFolder {
     let folder = TemporaryFolder()
     folder.write(
       "Metadata.csv", "version,device name,recording epoch time,platform\n3,Pixel,1700000000000,android\n")
     var text = "time,seconds_elapsed,z,y,x\n"
-    func row(_ s: Double) -> String {
-      "\(1_700_000_000_000_000_000 + Int64((s * 1e9).rounded())),\(s),9.81,0,0\n"
-    }
-    for i in 0..<5000 { text += row(Double(i) * 0.02) }
-    for s in late { text += row(s) }
+    for s in seconds { text += "\(1_700_000_000_000_000_000 + Int64((s * 1e9).rounded())),\(s),9.81,0,0\n" }
     folder.write("TotalAcceleration.csv", text)
     return folder
+  }
+
+  /// 100 s of TotalAcceleration at 50 Hz in order, then rows at the given seconds.
+  static func folder(lateRowsAt late: [Double]) -> TemporaryFolder {
+    folder(seconds: (0..<5000).map { Double($0) * 0.02 } + late)
   }
 
   @Test(
