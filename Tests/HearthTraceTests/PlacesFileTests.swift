@@ -115,6 +115,32 @@ import Testing
     }
   }
 
+  @Test("review26 F10: a lone Feature, or another type, is named as what it is, not called 'not JSON'")
+  func notACollectionIsNamed() {
+    let feature =
+      #"{"type": "Feature", "geometry": {"type": "Point", "coordinates": [13.4, 52.5]}, "properties": {}}"#
+    let cases: [(String, String)] = [
+      (feature, "found a single Feature: put it in {\"type\": \"FeatureCollection\""),
+      (#"{"type": "Point\u001b[2J", "coordinates": [1, 2]}"#, "found type 'Point\\u{1B}[2J'"),
+      (#"{"type": 7, "features": []}"#, "expected a GeoJSON FeatureCollection"),
+    ]
+    for (text, expected) in cases {
+      do {
+        _ = try parse(text)
+        Issue.record("accepted: \(text)")
+      } catch {
+        #expect(error.description.contains(expected) && !error.description.contains("not JSON"), "\(error)")
+      }
+    }
+    // Broken JSON after the type is still named as broken JSON first.
+    do {
+      _ = try parse(#"{"type": "Feature", "geometry": }"#)
+      Issue.record("accepted")
+    } catch {
+      #expect(error.description.contains("not JSON"), "\(error)")
+    }
+  }
+
   /// The count limit, on both sides (a small limit stands in for the
   /// million so the test stays small; the command test holds the million).
   @Test func theCountLimitIsTakenAndOneMoreIsRefusedByName() throws {

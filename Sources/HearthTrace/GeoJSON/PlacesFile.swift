@@ -160,10 +160,19 @@ public enum PlacesFile {
       first = false
       try scanner.key(distinctFrom: &names)
       if scanner.scratchIs("type") {
-        guard try scanner.peekKind() == .string, try scanner.string() == "FeatureCollection" else {
-          try scanner.skipValue()
+        // The value is read once (review26 F10: a lone Feature's type was
+        // read, then skipped again, and the file called "not JSON").
+        let type = try scanner.peekKind() == .string ? try scanner.string() : nil
+        if type == nil { try scanner.skipValue() }
+        guard type == "FeatureCollection" else {
           try skipToEnd(&scanner)
-          throw notACollection
+          guard let type else { throw notACollection }
+          throw TraceError.malformed(
+            SourceLocation(file: file, line: 0),
+            reason: type == "Feature"
+              ? "expected a GeoJSON FeatureCollection, found a single Feature: put it in "
+                + #"{"type": "FeatureCollection", "features": [...]}"#
+              : "expected a GeoJSON FeatureCollection, found type '\(Excerpt.of(type, bytes: 60))'")
         }
         isCollection = true
       } else if scanner.scratchIs("features"), try scanner.peekKind() == .array {
