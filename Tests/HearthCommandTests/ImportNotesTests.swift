@@ -85,6 +85,18 @@ struct ImportNotesTests {
     """.write(toFile: log, atomically: true, encoding: .utf8)
     let refused = run(["geo", "replay", log, "--places", fifo])
     #expect(refused.code == 3 && refused.err.contains("not a regular file"), "\(refused.err)")
+    // A description or detector configuration that is a FIFO or a device
+    // says so (review26 F10: "cannot read", no reason).
+    let description = run(["geo", "replay", log, "--description", fifo])
+    #expect(
+      description.code == 3 && description.err.contains("not a regular file (a FIFO)"), "\(description.err)")
+    let configuration = run(["impact", "detect", log, "--config", "/dev/zero"])
+    #expect(
+      configuration.code == 3
+        && configuration.err.contains("/dev/zero: not a regular file (a character device)"),
+      "\(configuration.err)")
+    let missing = run(["impact", "detect", log, "--config", folder.path("none.json")])
+    #expect(missing.code == 3 && missing.err.contains("No such file"), "\(missing.err)")
     try #"{"type":"FeatureCollection","features":[]}"#.write(
       toFile: folder.path("none.geojson"), atomically: true, encoding: .utf8)
     let replay = run(["geo", "replay", log, "--places", folder.path("none.geojson")])

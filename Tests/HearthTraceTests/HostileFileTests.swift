@@ -344,14 +344,23 @@ struct HostileFileTests {
     .timeLimit(.minutes(1)))
   func fifo() throws {
     let folder = TemporaryFolder()
-    for name in ["pipe.gpx", "pipe.traj", "pipe.csv", "Location.csv"] {
+    for name in ["pipe.gpx", "pipe.traj", "pipe.csv", "Location.csv", "pipe"] {
       #expect(mkfifo(folder.path(name), 0o600) == 0)
     }
-    for name in ["pipe.gpx", "pipe.traj"] {
+    // With no extension it is named as a FIFO too (review26 F10: "not a
+    // recognised trace"), as a device is; a regular file is not recognised.
+    for name in ["pipe.gpx", "pipe.traj", "pipe"] {
       #expect {
         try TraceImport.read(path: folder.path(name))
       } throws: { error in "\(error)".contains("not a regular file (a FIFO)") }
     }
+    #expect {
+      try TraceImport.read(path: "/dev/zero")
+    } throws: { error in "\(error)".contains("not a regular file (a character device)") }
+    folder.write("notes", "hello\n")
+    #expect {
+      try TraceImport.read(path: folder.path("notes"))
+    } throws: { error in "\(error)".contains("not a recognised trace") }
     #expect(throws: TraceError.self) {
       try CSVStream.read(path: folder.path("pipe.csv"), select: { _, _ in [] }, body: { _ in })
     }

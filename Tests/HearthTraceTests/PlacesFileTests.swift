@@ -141,6 +141,39 @@ import Testing
     }
   }
 
+  @Test(
+    "review26 F10: a byte order mark is skipped as the trace readers skip it; a stray byte is shown by its code"
+  )
+  func byteOrderMarkIsSkipped() throws {
+    let collection =
+      #"{"type":"FeatureCollection","features":[{"type":"Feature","geometry":{"type":"Point","coordinates":[11.5,48.1]},"properties":{"radiusMeters":50}}]}"#
+    #expect(try parse("\u{FEFF}" + collection).map(\.geofence.radiusMeters) == [50])
+    // From a file too, where the first chunk is read inside the scanner.
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("bom-\(getpid()).geojson").path
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    try Data([0xEF, 0xBB, 0xBF] + Array(collection.utf8)).write(to: URL(fileURLWithPath: path))
+    #expect(try PlacesFile.read(path: path).count == 1)
+    // A BOM alone is an empty text; two BOMs are one too many.
+    for (text, expected) in [
+      ("\u{FEFF}", "the text ends where a value should be at byte 3"),
+      ("\u{FEFF}\u{FEFF}" + collection, "unexpected byte 0xEF where a value should be at byte 3"),
+      ("\u{1B}[2J" + collection, "unexpected byte 0x1B where a value should be at byte 0"),
+      ("é", "unexpected byte 0xC3"),
+    ] {
+      do {
+        _ = try parse(text)
+        Issue.record("accepted: \(text.debugDescription)")
+      } catch {
+        #expect(error.description.contains(expected), "\(error)")
+      }
+    }
+  }
+
+  @Test("a repeated member is found after a byte order mark as well")
+  func repeatedMemberAfterByteOrderMark() {
+    #expect(JSONKeys.repeatedMember(in: [0xEF, 0xBB, 0xBF] + Array(#"{"a": 1, "a": 2}"#.utf8)) != nil)
+  }
+
   /// The count limit, on both sides (a small limit stands in for the
   /// million so the test stays small; the command test holds the million).
   @Test func theCountLimitIsTakenAndOneMoreIsRefusedByName() throws {

@@ -14,15 +14,17 @@ import HearthTrace
 /// never silently ignored.
 public enum ImpactConfigurationFile {
   /// The configuration in `path` over the defaults.
-  /// - Throws: `TraceError.io` when the file cannot be read,
+  /// - Throws: `TraceError.io` when the file cannot be read (with the
+  ///   system's reason; a FIFO, a device, over ``maximumFileBytes``),
   ///   `TraceError.malformed` naming the key and why when it is not a
   ///   configuration.
   public static func read(path: String) throws -> ImpactConfiguration {
-    guard FileManager.default.isReadableFile(atPath: path),
-      let data = FileManager.default.contents(atPath: path)
-    else { throw TraceError.io(path: path, reason: "cannot read the configuration file") }
-    return try decode(data, name: path)
+    try decode(Data(RegularFile.read(path, limit: maximumFileBytes)), name: path)
   }
+
+  /// The largest configuration file read, bytes (a whole configuration is
+  /// under 2 KB).
+  public static let maximumFileBytes = 1 << 20
 
   /// The configuration in `data` (named `name` in errors) over `base`.
   /// - Throws: `TraceError.malformed` as for ``read(path:)``.

@@ -171,12 +171,12 @@ public struct IngestDescription: Sendable {
 
   /// The description in the file at `path` (what `hearth geo replay
   /// --description` reads; the JSON `hearth_ingest_create` takes).
-  /// - Throws: `TraceError.io` when the file cannot be read; as ``decode(_:)``.
+  /// - Throws: `TraceError.io` when the file cannot be read, with the
+  ///   system's reason ("not a regular file (a FIFO)", larger than a places
+  ///   file may be); as ``decode(_:)``.
   public static func read(path: String) throws -> IngestDescription {
-    guard FileManager.default.isReadableFile(atPath: path),
-      let data = FileManager.default.contents(atPath: path)
-    else { throw TraceError.io(path: path, reason: "cannot read the ingest description") }
-    return try decode(String(decoding: data, as: UTF8.self))
+    let bytes = try RegularFile.read(path, limit: PlacesFile.maximumFileBytes)
+    return try decode(String(decoding: bytes, as: UTF8.self))
   }
 
   /// The pipeline the description makes.

@@ -5,7 +5,7 @@ extension CSVParser {
   /// Reads the first non-blank line as the header, detecting the delimiter.
   mutating func readHeader(source: inout ChunkSource) throws -> [String] {
     _ = try source.refill()
-    skipByteOrderMark(&source)
+    source.skipByteOrderMark()
     while true {
       guard let lineEnd = headerLineEnd(source) else {
         if source.available > options.maximumLineBytes {
@@ -31,14 +31,6 @@ extension CSVParser {
         throw TraceError.malformed(
           SourceLocation(file: name, line: line - 1), reason: "empty file: no header line")
       }
-    }
-  }
-
-  private func skipByteOrderMark(_ source: inout ChunkSource) {
-    if source.available >= 3 && source.buffer[0] == 0xEF && source.buffer[1] == 0xBB
-      && source.buffer[2] == 0xBF
-    {
-      source.start = 3
     }
   }
 

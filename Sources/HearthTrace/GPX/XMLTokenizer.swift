@@ -36,12 +36,8 @@ struct XMLTokenizer {
     self.source = source
     self.maximumTokenBytes = maximumTokenBytes
     _ = try self.source.refill()
+    self.source.skipByteOrderMark()
     i = self.source.start
-    if self.source.available >= 3 && self.source.buffer[i] == 0xEF && self.source.buffer[i + 1] == 0xBB
-      && self.source.buffer[i + 2] == 0xBF
-    {
-      i += 3
-    }
   }
 
   mutating func close() { source.close() }

@@ -36,6 +36,11 @@ struct JSONPullScanner {
 
   init(_ source: ChunkSource) {
     self.source = source
+    // A UTF-8 byte order mark is not JSON, but editors write one: skipped,
+    // as every text reader skips it (review26 F10). A read that fails here
+    // fails again, with its reason, at the first token.
+    if self.source.available < 3 { _ = try? self.source.refill() }
+    self.source.skipByteOrderMark()
     scratch.reserveCapacity(256)
   }
 
@@ -90,7 +95,14 @@ struct JSONPullScanner {
     case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number
     case UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"): return .literal
     default:
-      throw failure("unexpected character '\(Character(Unicode.Scalar(byte)))' where a value should be")
+      // A printable ASCII byte is shown as it is; any other by its code, so
+      // a control byte reaches no terminal and a UTF-8 lead byte is not
+      // shown as the Latin-1 letter it is not.
+      let shown =
+        (0x21...0x7E).contains(byte)
+        ? "character '\(Character(Unicode.Scalar(byte)))'"
+        : "byte 0x\(String(byte, radix: 16, uppercase: true))"
+      throw failure("unexpected \(shown) where a value should be")
     }
   }
 

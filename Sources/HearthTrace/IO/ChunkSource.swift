@@ -80,6 +80,15 @@ struct ChunkSource {
   /// Bytes not yet consumed.
   var available: Int { end - start }
 
+  /// Consumes a UTF-8 byte order mark if the unconsumed bytes begin with
+  /// one: editors on Windows write it, and every text reader takes a file
+  /// with or without it.
+  mutating func skipByteOrderMark() {
+    if available >= 3 && buffer[start] == 0xEF && buffer[start + 1] == 0xBB && buffer[start + 2] == 0xBF {
+      start += 3
+    }
+  }
+
   /// Moves unconsumed bytes to the front and reads more. Returns false at end of file.
   mutating func refill() throws -> Bool {
     if atEndOfFile { return false }

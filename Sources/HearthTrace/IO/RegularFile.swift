@@ -9,7 +9,7 @@
 /// stream without end; a reader given one where a file is expected must say
 /// so rather than hang. The file is opened non-blocking, checked with
 /// `fstat`, and only a regular file is kept (blocking again for reading).
-enum RegularFile {
+public enum RegularFile {
   /// A descriptor for reading the regular file at `path`.
   /// - Throws: `TraceError.io` naming `displayName`: missing, unreadable, or
   ///   "not a regular file (a FIFO)" and the like.
@@ -37,7 +37,8 @@ enum RegularFile {
   /// The whole regular file at `path`, at most `limit` bytes.
   /// - Throws: `TraceError.io` as ``open(_:displayName:)``, or when the file
   ///   is larger than `limit` (with both sizes).
-  static func read(_ path: String, displayName: String? = nil, limit: Int) throws -> [UInt8] {
+  /// - Complexity: O(file size), one allocation of it.
+  public static func read(_ path: String, displayName: String? = nil, limit: Int) throws -> [UInt8] {
     let name = displayName ?? path
     let descriptor = try open(path, displayName: name)
     defer { _ = close(descriptor) }

@@ -114,6 +114,9 @@ public enum TraceImport {
       throw TraceError.io(path: path, reason: "no such file or folder")
     }
     guard let format = try recognise(path, hasMapping: mappingPath != nil) else {
+      // A FIFO or device is named as what it is, with or without a known
+      // extension (review26 F10: without one it was "not recognised").
+      if !FolderListing.isFolder(path) { _ = try RegularFile.prefix(path, bytes: 0) }
       throw TraceError.unsupported(SourceLocation(file: path, line: 0), reason: notRecognised)
     }
     switch format {
