@@ -228,6 +228,71 @@ struct ReplayCommandTests {
     #expect(!replay.err.contains("log.csv:2"), "\(replay.err)")
   }
 
+  /// review26 F9 and F10: number errors named a column index only, came
+  /// after every other problem, a rejected fix named no row, "no fixes"
+  /// named no file, and an --until before the last receipt was ignored
+  /// without a word.
+  @Test(
+    "unreadable rows in line order by column name; a rejected fix by its row; counts past the list; --until before the end said"
+  )
+  func problemsNameTheirRows() throws {
+    let folder = TemporaryFolder()
+    let t: Int64 = 1_700_000_200_000
+    let header = "user,time_ms,latitude,longitude,received_ms,accuracy_m\n"
+    let log = folder.write(
+      "log.csv",
+      header
+        + [
+          "1,\(t),48.1,11.6,\(t + 1_000),5",  // line 2: kept
+          "1,\(t + 1_000).5,48.1,11.6,\(t + 2_000),5",  // line 3: time_ms not a whole number
+          "1,\(t + 2_000),48.1,11.6,\(t + 3_000),5",  // line 4: kept
+          "x,\(t + 3_000),48.1,11.6,\(t + 4_000),5",  // line 5: user not a number
+          "4294967296,\(t + 4_000),48.1,11.6,\(t + 5_000),5",  // line 6: user past UInt32
+          "1,\(t + 5_000),48.1,11.6,\(t + 6_000),-1",  // line 7: accuracy rejected by the server
+        ].joined(separator: "\n") + "\n")
+    let places = folder.write("none.geojson", #"{"type":"FeatureCollection","features":[]}"#)
+    let replay = run(["geo", "replay", log, "--places", places])
+    #expect(replay.code == 0, "\(replay.err)")
+    let lines = replay.err.split(separator: "\n").map(String.init)
+    let skipped = lines.filter { $0.hasSuffix("row skipped") }
+    #expect(
+      skipped == [
+        "\(log):3:2 (time_ms): notANumber: \(t + 1_000).5; row skipped",
+        "\(log):5:1 (user): notANumber: x; row skipped",
+        "\(log):6 (user): not a user id (0 to 4294967295); row skipped",
+      ], "\(replay.err)")
+    #expect(
+      lines.contains {
+        $0.hasPrefix("\(log):7: upload ") && $0.hasSuffix("horizontalAccuracy: accuracyMissing; fix rejected")
+      },
+      "\(replay.err)")
+    #expect(replay.err.contains("; 3 rows of the history unreadable") && !replay.err.contains("note:"))
+    // --until before the last receipt: said, and the replay ends at the receipt.
+    let until = run(["geo", "replay", log, "--places", places, "--until", "\(t + 5_999)"])
+    #expect(
+      until.code == 0
+        && until.err.contains("note: --until \(t + 5_999) ms is before the last receipt (\(t + 6_000) ms)"),
+      "\(until.err)")
+    #expect(
+      !run(["geo", "replay", log, "--places", places, "--until", "\(t + 6_000)"]).err.contains("note:"))
+    // More unreadable rows than are listed: the rest counted; none readable: the file named.
+    let bad = folder.write(
+      "bad.csv",
+      header
+        + Array(repeating: "x,\(t),48.1,11.6,\(t),5", count: FileReport.detailLimit + 7).joined(
+          separator: "\n"))
+    let none = run(["geo", "replay", bad, "--places", places])
+    #expect(none.code == 3, "\(none.err)")
+    #expect(
+      none.err.split(separator: "\n").filter { $0.hasSuffix("row skipped") }.count == FileReport.detailLimit)
+    #expect(none.err.contains("… and 7 more unreadable rows, not listed"), "\(none.err.suffix(400))")
+    #expect(
+      none.err.contains(
+        "bad input: \(bad): the history has no fixes (its \(FileReport.detailLimit + 7) rows could not be read: see above)"
+      ),
+      "\(none.err.suffix(400))")
+  }
+
   /// review26 F3: a GPX or tracktable trace has no accuracy, every fix was
   /// rejected and the replay exited 0 with nothing on stdout.
   @Test(
@@ -301,6 +366,16 @@ struct ReplayCommandTests {
     try same.write(toFile: folder.path("same.json"), atomically: true, encoding: .utf8)
     let described = run(["geo", "replay", folder.path("d/trace"), "--description", folder.path("same.json")])
     #expect(described.code == 0 && described.out == places.out && !places.out.isEmpty, "\(described.err)")
+    #expect(!described.err.contains("note:"), "\(described.err)")
+    // A typo in the person's id: the same lines (user 1 sees every place)
+    // without the alerts, and a note on each (review26 F8).
+    let typo =
+      #"{"places_file": "\#(folder.path("d/places.geojson"))", "circles_of_person": {"11": [0]}, "speed_limits_kmh": {"0": 50}}"#
+    try typo.write(toFile: folder.path("typo.json"), atomically: true, encoding: .utf8)
+    let noted = run(["geo", "replay", folder.path("d/trace"), "--description", folder.path("typo.json")])
+    #expect(noted.code == 0 && !noted.out.contains(#""speedAlert""#), "\(noted.err)")
+    #expect(noted.err.contains("note: user 1 not in circles_of_person"), "\(noted.err)")
+    #expect(!noted.err.contains("note: speed_limits_kmh"), "\(noted.err)")
     // No speed limit in the description: no alerts, the rest as before.
     let unlimited =
       #"{"places_file": "\#(folder.path("d/places.geojson"))", "circles_of_person": {"1": [0]}}"#

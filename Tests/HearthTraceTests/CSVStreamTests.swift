@@ -76,8 +76,13 @@ struct CSVStreamTests {
     #expect(r.report.rowsRead == 5 && r.report.rowsKept == 2 && r.report.reconciles)
     #expect(r.report.rejectedByReason == [.notANumber: 1, .wrongFieldCount: 2])
     let bad = r.report.rejections[0]
-    #expect(bad.location == SourceLocation(file: "data.csv", line: 3, column: 2))
+    // Named by column number and name (review26 F9), on the quoted path too.
+    #expect(bad.location == SourceLocation(file: "data.csv", line: 3, column: 2, columnName: "b"))
     #expect(bad.reason == .notANumber && bad.detail == "x")
+    #expect("\(bad)".hasPrefix("data.csv:3:2 (b): notANumber"), "\(bad)")
+    let quoted = try read("a,\"b\u{1B}[2J\"\n1,\"x\"\n")
+    #expect(
+      quoted.report.rejections.first?.location.columnName == #"b\u{1B}[2J"#, "\(quoted.report.rejections)")
     #expect(r.report.rejections[1].detail == "expected 3 fields, found 2")
     #expect(r.report.rejections[2].detail == "expected 3 fields, found 4")
   }

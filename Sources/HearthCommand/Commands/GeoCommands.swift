@@ -196,7 +196,8 @@ enum GeoCommands {
       received it. PATH is either
       - an upload log: a CSV whose header has received_ms, with one fix per
         row in the order the server got them: user, time_ms, latitude,
-        longitude, received_ms, and optionally device (default: the user),
+        longitude, received_ms (user and device whole numbers 0 to
+        4294967295, times whole ms), and optionally device (default: the user),
         accuracy_m (default 10), speed_mps (empty: unmeasured), activity
         (still, walking, running, cycling, automotive, unknown) and source
         (ordinary, heartbeat, park). Rows with the same received_ms are one
@@ -214,7 +215,9 @@ enum GeoCommands {
       waits longer; then it jumps to the next receipt), so waiting decisions
       and sudden stops are decided on time even when nothing arrives; at the
       end of the input it stops at the last receipt, or goes on to --until
-      (ms since the epoch). A receipt or --until outside 1900–2200 is refused.
+      (ms since the epoch; one before the last receipt is noted on stderr).
+      A receipt or --until outside 1900–2200 is refused. Unreadable rows and
+      rejected fixes are listed on stderr by file, line and column.
       Prints one JSON object per line: {"type": "geofence" | "speedAlert" |
       "suddenStop" | "trip" | "stay", "timeMilliseconds", "value",
       "placeName" (geofence events and trips ending at a named place)};
@@ -280,7 +283,16 @@ enum GeoCommands {
       path: arguments.positionals[0], mapping: reading.mappingPath, options: reading.options)
     if let report = history.importReport { importNotes(report, path: arguments.positionals[0], console) }
     for problem in history.rowProblems { console.err(problem) }
-    guard !history.fixes.isEmpty else { throw CLIError.badInput("the history has no fixes") }
+    let unreadable = history.unreadableRowCount
+    if unreadable > history.rowProblems.count {
+      console.err("… and \(unreadable - history.rowProblems.count) more unreadable rows, not listed")
+    }
+    guard !history.fixes.isEmpty else {
+      throw CLIError.badInput(
+        "\(arguments.positionals[0]): the history has no fixes"
+          + (unreadable > 0 ? " (its \(unreadable) rows could not be read: see above)" : ""))
+    }
+    for note in description?.notes(people: history.fixes.user) ?? [] { console.err("note: \(note)") }
     var settings = ServerReplay.Settings()
     settings.schedule.uploads = ServerUploads.Policy(maximumFixes: batchSize)
     settings.schedule.tickMilliseconds = tickSeconds * 1000
@@ -303,8 +315,14 @@ enum GeoCommands {
         + "\(result.refusedUploads) uploads refused (schema), \(result.duplicates) duplicates, "
         + "kept from the engines \(result.notNewer) not newer and \(result.overruled) overruled, rejected "
         + (rejected.isEmpty ? "none" : rejected.joined(separator: ", "))
-        + (history.rowProblems.isEmpty ? "" : "; \(history.rowProblems.count) rows of the history unreadable")
+        + (unreadable == 0 ? "" : "; \(unreadable) rows of the history unreadable")
     )
+    // --until only goes on after the last receipt (review26 F10: an earlier
+    // one was silently ignored).
+    if let until, let clock = result.clockMilliseconds, until < clock {
+      console.err(
+        "note: --until \(until) ms is before the last receipt (\(clock) ms): the replay ended there")
+    }
     // Every fix rejected is no replay: say so rather than exit 0 with nothing
     // on stdout (review26 F3: a GPX or tracktable trace carries no accuracy).
     if result.rejectedByReason.values.reduce(0, +) + result.refusedFixes == history.fixes.count {

@@ -184,3 +184,37 @@ public struct IngestDescription: Sendable {
     IngestPipeline(places: places.map(\.geofence), circlesOfPerson: circlesOfPerson, speedLimits: speedLimits)
   }
 }
+
+extension IngestDescription {
+  /// What the description does that its writer probably did not mean, in
+  /// words, for a door to show beside a run of `people` (review26 F8: a
+  /// typo in an id was silent):
+  /// - people of `people` missing from a non-empty `circles_of_person`:
+  ///   they see every circle's places and get no speed alert;
+  /// - speed limits of circles no listed person is in: they alert nobody.
+  ///
+  /// Nothing here changes the pipeline (an unlisted person seeing every
+  /// place is the rule of ``GeofenceEngine``). At most ten ids are named
+  /// per note, then the count. O(people + circles listed).
+  public func notes(people: some Sequence<UserID>) -> [String] {
+    func named<ID: HearthIdentity>(_ ids: [ID]) -> String {
+      ids.prefix(10).map(\.description).joined(separator: ", ")
+        + (ids.count > 10 ? ", … (\(ids.count) in all)" : "")
+    }
+    var notes: [String] = []
+    let unlisted = Set(people).filter { circlesOfPerson[$0] == nil }.sorted()
+    if !circlesOfPerson.isEmpty && !unlisted.isEmpty {
+      notes.append(
+        "user \(named(unlisted)) not in circles_of_person: sees every circle's places and gets no speed alert"
+      )
+    }
+    let joined = Set(circlesOfPerson.values.joined())
+    let idle = speedLimits.keys.filter { !joined.contains($0) }.sorted()
+    if !idle.isEmpty {
+      notes.append(
+        "speed_limits_kmh of circle \(named(idle)), which no one in circles_of_person is in: it alerts nobody"
+      )
+    }
+    return notes
+  }
+}

@@ -6,8 +6,16 @@ import HearthTrace
 public struct ReplayHistory: Sendable {
   public var fixes = FixColumns()
   public var receivedAtMilliseconds: [Int64]?
-  /// Rows of an upload log that could not be read, each with its line, field and reason.
+  /// Rows of an upload log that could not be read, in line order, each
+  /// with its line, column name and reason: the first
+  /// ``FileReport/detailLimit`` of them (``unreadableRowCount`` counts all).
   public var rowProblems: [String] = []
+  /// Every row of an upload log that could not be read.
+  public var unreadableRowCount = 0
+  /// The upload log's path, and each fix's line in it (empty for a trace):
+  /// what names a fix the server rejects by its row (``ServerReplay``).
+  public var logPath: String?
+  public var logLines: [Int] = []
   /// What reading a trace (not an upload log) kept and rejected, file by file.
   public var importReport: ImportReport?
 
@@ -21,7 +29,8 @@ public struct ReplayHistory: Sendable {
   /// accuracy_m, speed_mps, activity, source; one fix per row in the order
   /// the server got them), or else any trace `hearth` reads (no receipt
   /// times: ``ServerReplay`` cuts it into uploads). Rows of a log that cannot
-  /// be read are kept in `rowProblems` (line, field, reason) and skipped;
+  /// be read are listed in `rowProblems` (line, column, reason, in line
+  /// order), counted in `unreadableRowCount` and skipped;
   /// positions go through as logged, for the server's validation to refuse.
   /// - Throws: `TraceError` when the file cannot be read or a log lacks a
   ///   required column.
@@ -49,7 +58,12 @@ public struct ReplayHistory: Sendable {
   /// Nil when the CSV has no received_ms column (then it is read as a trace).
   private static func readUploadLog(path: String) throws -> ReplayHistory? {
     var history = ReplayHistory()
+    history.logPath = path
     var receipts: [Int64] = []
+    // The rows refused here and the ones the CSV reader refused are listed
+    // together in line order (review26 F9: all of these came first).
+    var problems: [(line: Int, text: String)] = []
+    var problemCount = 0
     var present: [String: (kind: CSVColumnRequest.Kind, slot: Int)] = [:]
     var isLog = true
     let activities = Dictionary(
@@ -84,7 +98,9 @@ public struct ReplayHistory: Sendable {
         func text(_ name: String, _ i: Int) -> String? { present[name].map { batch.texts[$0.slot][i] } }
         for i in 0..<batch.count {
           func problem(_ field: String, _ reason: String) {
-            history.rowProblems.append("\(path):\(batch.lines[i]) (\(field)): \(reason); row skipped")
+            problemCount += 1
+            guard problems.count < FileReport.detailLimit else { return }
+            problems.append((batch.lines[i], "\(path):\(batch.lines[i]) (\(field)): \(reason); row skipped"))
           }
           guard let user = integer("user", i), let userID = UInt32(exactly: user) else {
             problem("user", "not a user id (0 to 4294967295)")
@@ -136,10 +152,18 @@ public struct ReplayHistory: Sendable {
                   raw: speed, horizontalAccuracyMeters: accuracy),
               activity: activity, source: source, device: DeviceID(device), user: UserID(userID)))
           receipts.append(received)
+          history.logLines.append(batch.lines[i])
         }
       })
     guard isLog else { return nil }
-    for rejection in report.rejections { history.rowProblems.append("\(rejection); row skipped") }
+    problems += report.rejections.map { ($0.location.line, "\($0); row skipped") }
+    // Each list holds its first rows, so the first of both merged are the
+    // file's first (a stable sort keeps one line's order).
+    history.rowProblems = problems.enumerated().sorted {
+      ($0.element.line, $0.offset) < ($1.element.line, $1.offset)
+    }
+    .prefix(FileReport.detailLimit).map(\.element.text)
+    history.unreadableRowCount = problemCount + report.rowsRejected
     history.receivedAtMilliseconds = receipts
     return history
   }

@@ -32,7 +32,8 @@ public struct ServerReplay: Sendable {
     /// The fixes of the uploads refused whole.
     public var refusedFixes = 0
     /// Every refused upload and rejected fix in upload order, each with its
-    /// upload number (from 1), receipt, index in the upload, field and reason.
+    /// upload number (from 1), receipt, index in the upload, field and
+    /// reason; for an upload log, first the file and line of the fix.
     public var problems: [String] = []
     public var rejectedByReason: [String: Int] = [:]
     public var duplicates: Int { outputs.map(\.duplicates).reduce(0, +) }
@@ -96,18 +97,27 @@ public struct ServerReplay: Sendable {
         continue
       }
       upload += 1
+      let positions = schedule.positions(of: step)
       let output = session.ingest(
-        history.fixes.selecting(schedule.positions(of: step)), receivedAtMilliseconds: step.timeMilliseconds)
+        history.fixes.selecting(positions), receivedAtMilliseconds: step.timeMilliseconds)
       let at = "upload \(upload) (received \(step.timeMilliseconds) ms)"
+      // An upload log's fix is named by its row too (review26 F9).
+      func row(_ index: Int) -> String {
+        guard let path = history.logPath, index >= 0, index < positions.count,
+          positions[positions.startIndex + index] < history.logLines.count
+        else { return "" }
+        return "\(path):\(history.logLines[positions[positions.startIndex + index]]): "
+      }
       if let error = output.schemaError {
         result.refusedUploads += 1
         result.refusedFixes += step.rows.count
-        result.problems.append("\(at): \(error)")
+        result.problems.append("\(row(error.index))\(at): \(error)")
       }
       for r in output.rejections {
         result.rejectedByReason[r.reason.rawValue, default: 0] += 1
         result.problems.append(
-          "\(at): fix \(r.index): \(r.reason.field.rawValue): \(r.reason.rawValue); fix rejected")
+          "\(row(r.index))\(at): fix \(r.index): \(r.reason.field.rawValue): \(r.reason.rawValue); fix rejected"
+        )
       }
       result.outputs.append(output)
       result.tripNames.append(session.tripNames)

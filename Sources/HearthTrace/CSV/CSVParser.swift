@@ -9,8 +9,11 @@ struct CSVParser {
   /// Per header column: where its value goes (-1 = not requested).
   var slotOfColumn: [Int] = []
   var kindOfColumn: [CSVColumnRequest.Kind] = []
-  /// Per header column: its name and time format when it is a time column.
-  var timeColumns: [Int: (name: String, format: String)] = [:]
+  /// Per requested column: its name as a rejection shows it (printable, at
+  /// most 80 bytes), so a row refused is named by column name and number.
+  var requestedNames: [Int: String] = [:]
+  /// Per header column: its time format when it is a time column.
+  var timeFormats: [Int: String] = [:]
   var numberCount = 0
   var integerCount = 0
   var textCount = 0
@@ -41,7 +44,8 @@ struct CSVParser {
       precondition(request.index >= 0 && request.index < fieldCount, "column index outside the header")
       precondition(slotOfColumn[request.index] < 0, "column \(request.index) requested twice")
       kindOfColumn[request.index] = request.kind
-      if let format = request.timeFormat { timeColumns[request.index] = (header[request.index], format) }
+      requestedNames[request.index] = Excerpt.of(header[request.index], bytes: 80)
+      if let format = request.timeFormat { timeFormats[request.index] = format }
       switch request.kind {
       case .number:
         slotOfColumn[request.index] = numberCount
@@ -205,19 +209,18 @@ struct CSVParser {
     return nil
   }
 
-  /// A rejection naming the field (1-based column) and its first 64 bytes.
+  /// A rejection naming the field (1-based column and, when requested, its
+  /// name; review26 F9) and its first 64 bytes.
   func rejection(
     _ reason: RowRejection.Reason, _ bytes: UnsafeBufferPointer<UInt8>, column: Int, line: Int
   ) -> RowRejection {
     let text = String(decoding: bytes.prefix(64), as: UTF8.self)
-    if let time = timeColumns[column], reason == .notANumber {
-      return RowRejection(
-        location: SourceLocation(
-          file: name, line: line, column: column + 1, columnName: Excerpt.of(time.name, bytes: 80)),
-        reason: .badTime, detail: "'\(text)': expected \(time.format)")
+    let location = SourceLocation(
+      file: name, line: line, column: column + 1, columnName: requestedNames[column])
+    if let format = timeFormats[column], reason == .notANumber {
+      return RowRejection(location: location, reason: .badTime, detail: "'\(text)': expected \(format)")
     }
-    return RowRejection(
-      location: SourceLocation(file: name, line: line, column: column + 1), reason: reason, detail: text)
+    return RowRejection(location: location, reason: reason, detail: text)
   }
 }
 

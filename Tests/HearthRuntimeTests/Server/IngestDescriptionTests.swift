@@ -80,4 +80,33 @@ struct IngestDescriptionTests {
     #expect(refusal(#"{"circles_of_person": {"42": [7, 4294967295]}}"#) == nil)
     #expect(refusal("[]")?.contains("not a description of places and circles") == true)
   }
+
+  @Test(
+    "review26 F8: a person left out of circles_of_person and a limit nobody is under are noted; else nothing")
+  func notesOnWhatWasProbablyMeant() throws {
+    let text =
+      #"{"places": [{"id": 1, "circle": 7, "latitude_deg": 40, "longitude_deg": -75, "radius_m": 100}], "circles_of_person": {"2": [7], "3": []}, "speed_limits_kmh": {"7": 50, "8": 30}}"#
+    let description = try IngestDescription.decode(text)
+    // Listed people (an empty list too) draw no note; user 1 does; circle 8 has nobody.
+    #expect(
+      description.notes(people: [2, 3]) == [
+        "speed_limits_kmh of circle 8, which no one in circles_of_person is in: it alerts nobody"
+      ])
+    #expect(
+      description.notes(people: [1, 2, 1]).first
+        == "user 1 not in circles_of_person: sees every circle's places and gets no speed alert")
+    // No circles_of_person at all: every person in every circle is the plain
+    // description, not a mistake; its limits alert nobody, and say so.
+    let open = try IngestDescription.decode(#"{"speed_limits_kmh": {"7": 50}}"#)
+    #expect(
+      open.notes(people: [1]) == [
+        "speed_limits_kmh of circle 7, which no one in circles_of_person is in: it alerts nobody"
+      ])
+    #expect(try IngestDescription.decode("").notes(people: [1, 2]).isEmpty)
+    // Many: ten named, then the count.
+    let many = description.notes(people: (100..<125).map(UserID.init))
+    #expect(
+      many.first?.hasPrefix("user 100, 101, 102, 103, 104, 105, 106, 107, 108, 109, … (25 in all) not in")
+        == true, "\(many)")
+  }
 }
