@@ -142,6 +142,41 @@ import Testing
   }
 
   @Test(
+    "review26 F10: ids and circles take every UInt32 (4e9 and 2³² − 1 included), 2³² and fractions are refused, named"
+  )
+  func identityDomain() throws {
+    func place(_ id: String, circle: String = "0") -> String {
+      #"{"type":"FeatureCollection","features":[{"type":"Feature","id":\#(id),"geometry":{"type":"Point","coordinates":[11.5,48.1]},"properties":{"radiusMeters":50,"circle":\#(circle)}}]}"#
+    }
+    for (id, expected) in [("0", 0), ("-0", 0), ("4000000000", 4_000_000_000), ("4294967295", UInt32.max)]
+      as [(String, UInt32)]
+    {
+      #expect(try parse(place(id)).first?.geofence.id.rawValue == expected, "\(id)")
+      #expect(try parse(place("1", circle: id)).first?.geofence.circle.rawValue == expected, "\(id)")
+    }
+    for (id, shown) in [("4294967296", "4294967296.0"), ("-1", "-1.0"), ("1.5", "1.5")] {
+      #expect(throws: TraceError.self) { try parse(place(id)) }
+      do {
+        _ = try parse(place("1", circle: id))
+        Issue.record("accepted circle \(id)")
+      } catch {
+        #expect(
+          error.description.contains("circle \(shown) is not a whole number from 0 to 4294967295"), "\(error)"
+        )
+      }
+    }
+    do {
+      _ = try parse(place("null"))
+      Issue.record("accepted a null id")
+    } catch {
+      #expect(
+        error.description.contains("id is not a number (a whole number from 0 to 4294967295 is wanted)"),
+        "\(error)")
+    }
+    #expect(PlacesFile.identity(.nan) == nil && PlacesFile.identity(-.infinity) == nil)
+  }
+
+  @Test(
     "review26 F10: a byte order mark is skipped as the trace readers skip it; a stray byte is shown by its code"
   )
   func byteOrderMarkIsSkipped() throws {

@@ -110,10 +110,10 @@ public struct IngestDescription: Sendable {
     }
     /// A whole number from 0 to UInt32.max, or the reason `at` is not one.
     func identity(_ x: Double, _ at: String) throws -> UInt32 {
-      guard x >= 0, x <= Double(UInt32.max), x.rounded(.towardZero) == x else {
-        throw bad("\(at): \(x) is not an id (a whole number from 0 to \(UInt32.max))")
+      guard let id = PlacesFile.identity(x) else {
+        throw bad("\(at): \(x) is not an id (\(PlacesFile.identityDomain))")
       }
-      return UInt32(x)
+      return id
     }
     var description = IngestDescription()
     var ids = Set<PlaceID>()

@@ -19,8 +19,8 @@ public struct NamedPlace: Sendable, Hashable, Codable {
 /// The file is a GeoJSON FeatureCollection of Point features, each
 /// with a `radiusMeters` property (> 0 and at most
 /// ``Geofence/maximumRadiusMeters``, 100 km) and optionally `name`, `circle`
-/// (a non-negative integer, default 0) and a numeric feature `id` (default:
-/// its position). This is the shape ``GeoJSON/place(id:name:centre:radiusMeters:properties:)``
+/// (an id, ``identity(_:)``; default 0) and a numeric feature `id` (an id;
+/// default: its position). This is the shape ``GeoJSON/place(id:name:centre:radiusMeters:properties:)``
 /// writes, so a file written by `hearth` reads back.
 public enum PlacesFile {
   /// Largest places file read, bytes (256 MiB: a million places with names).
@@ -90,6 +90,14 @@ public enum PlacesFile {
     }
     return nil
   }
+
+  /// The id a number read from outside stands for (a place's, a circle's,
+  /// a person's): ``identityDomain``, nil for anything else (a fraction,
+  /// below 0, 2³² and beyond, NaN). O(1).
+  public static func identity(_ value: Double) -> UInt32? { UInt32(exactly: value) }
+
+  /// What ``identity(_:)`` takes, in words.
+  public static let identityDomain = "a whole number from 0 to 4294967295"
 
   /// Why a list of places is refused when `id` comes a second time.
   public static func usedTwice(_ id: PlaceID) -> String { "id \(id.rawValue) is used twice" }
@@ -324,20 +332,20 @@ public enum PlacesFile {
       case .radius: throw fail(n, "radiusMeters", problem.reason)
       }
     }
-    var circle: UInt32 = 0
-    if let value = feature.circle {
-      guard let c = value, c >= 0, c < 4e9, c == c.rounded() else {
-        throw fail(n, "circle", "circle must be a non-negative integer")
+    // The ids' one domain, as an ingest description's (review26 F10: ids
+    // from 4e9 to 2³² − 1 were refused as "not a non-negative integer").
+    func identity(_ value: Double??, _ field: String) throws(TraceError) -> UInt32? {
+      guard let value else { return nil }
+      guard let number = value, let id = Self.identity(number) else {
+        throw fail(
+          n, field,
+          value.map { "\(field) \($0) is not \(Self.identityDomain)" }
+            ?? "\(field) is not a number (\(Self.identityDomain) is wanted)")
       }
-      circle = UInt32(c)
+      return id
     }
-    var id = UInt32(n - 1)
-    if let value = feature.id {
-      guard let number = value, number >= 0, number < 4e9, number == number.rounded() else {
-        throw fail(n, "id", "id must be a non-negative integer")
-      }
-      id = UInt32(number)
-    }
+    let circle = try identity(feature.circle, "circle") ?? 0
+    let id = try identity(feature.id, "id") ?? UInt32(n - 1)
     return NamedPlace(
       geofence: Geofence(
         id: PlaceID(id), circle: CircleID(circle),
