@@ -109,6 +109,24 @@ struct CSVStreamTests {
     #expect(badQuote.report.rejectedByReason == [.badQuote: 1] && badQuote.numbers == [[3]])
   }
 
+  @Test(
+    "review26 F10: lines ending in a carriage return alone are refused by name; CRLF and a CR in quotes are read"
+  )
+  func carriageReturnLineEnds() throws {
+    for text in ["a,b\r1,2\r3,4\r", "a,b\r1,2", "\"x\",b\r1,2\n"] {
+      #expect {
+        try read(text)
+      } throws: { error in
+        "\(error)".contains(
+          "data.csv:1: unsupported: lines end with a carriage return alone (classic Mac OS)")
+      }
+    }
+    #expect(try read("a,b\r\n1,2\r\n").numbers == [[1], [2]])
+    #expect(try read("a,b\r").numbers == [[], []])
+    let quoted = try read("\"a\rb\",c\n1,2\n")
+    #expect(quoted.numbers == [[1], [2]] && quoted.report.reconciles)
+  }
+
   @Test("empty files and files with only blank lines have no header: a clear error")
   func empty() {
     for text in ["", "\n\n", "\r\n"] {

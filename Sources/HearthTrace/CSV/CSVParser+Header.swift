@@ -9,6 +9,8 @@ extension CSVParser {
     while true {
       guard let lineEnd = headerLineEnd(source) else {
         if source.available > options.maximumLineBytes {
+          try refuseCarriageReturnLines(
+            UnsafeBufferPointer(rebasing: source.buffer[source.start..<source.end]))
           throw TraceError.malformed(
             SourceLocation(file: name, line: line),
             reason: "header longer than \(options.maximumLineBytes) bytes")
@@ -22,6 +24,7 @@ extension CSVParser {
         lineBytes.count > 0 && lineBytes.last == 0x0D
         ? UnsafeBufferPointer(rebasing: lineBytes.dropLast()) : lineBytes
       guard trimmed.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) else {
+        try refuseCarriageReturnLines(trimmed)
         dialect = Self.detectDialect(trimmed)
         line += 1
         return Self.splitHeader(trimmed, delimiter: dialect.delimiter)
@@ -30,6 +33,24 @@ extension CSVParser {
       if source.start >= source.end && source.atEndOfFile {
         throw TraceError.malformed(
           SourceLocation(file: name, line: line - 1), reason: "empty file: no header line")
+      }
+    }
+  }
+
+  /// Refuses a file whose lines end in a carriage return alone (classic
+  /// Mac OS): its header would be the whole file, and every column
+  /// "missing" (review26 F10: an upload log was "not a recognised trace").
+  /// `bytes` is the header line; a CR inside quotes is a field's. O(bytes).
+  private func refuseCarriageReturnLines(_ bytes: UnsafeBufferPointer<UInt8>) throws {
+    var quoted = false
+    for (i, c) in bytes.enumerated() {
+      if c == UInt8(ascii: "\"") {
+        quoted.toggle()
+      } else if c == 0x0D && !quoted && i + 1 < bytes.count && bytes[i + 1] != 0x0A {
+        throw TraceError.unsupported(
+          SourceLocation(file: name, line: 1),
+          reason: "lines end with a carriage return alone (classic Mac OS): save it with LF or CRLF line ends"
+        )
       }
     }
   }
