@@ -39,7 +39,7 @@ struct SweepSpec {
       .malformed(SourceLocation(file: "sweep spec", line: 0), reason: reason)
     }
     let data = Data((text.isEmpty ? "{}" : text).utf8)
-    if let repeated = JSONKeys.repeatedMember(in: Array(data)) { throw bad(repeated) }
+    if let problem = JSONKeys.problem(in: Array(data)) { throw bad(problem) }
     guard let keys = try? JSONDecoder().decode([String: JSONValue].self, from: data) else {
       throw bad("not a JSON object")
     }

@@ -206,7 +206,7 @@ import Testing
 
   @Test("a repeated member is found after a byte order mark as well")
   func repeatedMemberAfterByteOrderMark() {
-    #expect(JSONKeys.repeatedMember(in: [0xEF, 0xBB, 0xBF] + Array(#"{"a": 1, "a": 2}"#.utf8)) != nil)
+    #expect(JSONKeys.problem(in: [0xEF, 0xBB, 0xBF] + Array(#"{"a": 1, "a": 2}"#.utf8)) != nil)
   }
 
   /// The count limit, on both sides (a small limit stands in for the

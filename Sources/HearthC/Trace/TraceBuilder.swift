@@ -30,7 +30,7 @@ private struct BuiltMetadata: Decodable {
       .malformed(SourceLocation(file: "trace metadata", line: 0), reason: reason)
     }
     let data = Data((text.isEmpty ? "{}" : text).utf8)
-    if let repeated = JSONKeys.repeatedMember(in: Array(data)) { throw bad(repeated) }
+    if let problem = JSONKeys.problem(in: Array(data)) { throw bad(problem) }
     guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
       throw bad("not a JSON object")
     }

@@ -34,8 +34,8 @@ public enum ImpactConfigurationFile {
     func bad(_ reason: String) -> TraceError {
       .malformed(SourceLocation(file: name, line: 0), reason: reason)
     }
-    if let repeated = JSONKeys.repeatedMember(in: Array(data)) {
-      throw bad("not a JSON object of detector settings: \(repeated)")
+    if let problem = JSONKeys.problem(in: Array(data)) {
+      throw bad("not a JSON object of detector settings: \(problem)")
     }
     let given: [String: Setting]
     do { given = try JSONDecoder().decode([String: Setting].self, from: data) } catch {

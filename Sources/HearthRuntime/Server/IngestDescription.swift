@@ -86,17 +86,19 @@ public struct IngestDescription: Sendable {
   }
 
   /// The description in `text` ("" is the empty description); reads
-  /// `places_file` when it names one.
+  /// `places_file` when it names one. `name` says where the text came from
+  /// in errors (the file's path for ``read(path:)``).
   /// - Throws: `TraceError.malformed` naming the key (and the place, by its
   ///   index in `places`) and why (a number beyond a Double's range, `1e400`,
-  ///   by its path); the places file's own errors.
+  ///   by its path; text that is not JSON or nests deeper than 512 levels,
+  ///   by its byte); the places file's own errors.
   /// - Complexity: O(size of the text and of the places file).
-  public static func decode(_ text: String) throws -> IngestDescription {
+  public static func decode(_ text: String, name: String = "ingest description") throws -> IngestDescription {
     func bad(_ reason: String) -> TraceError {
-      .malformed(SourceLocation(file: "ingest description", line: 0), reason: reason)
+      .malformed(SourceLocation(file: name, line: 0), reason: reason)
     }
-    if let repeated = JSONKeys.repeatedMember(in: Array(text.utf8)) {
-      throw bad("not a description of places and circles: \(repeated)")
+    if let problem = JSONKeys.problem(in: Array((text.isEmpty ? "{}" : text).utf8)) {
+      throw bad("not a description of places and circles: \(problem)")
     }
     let given: Given
     do {
@@ -176,7 +178,7 @@ public struct IngestDescription: Sendable {
   ///   file may be); as ``decode(_:)``.
   public static func read(path: String) throws -> IngestDescription {
     let bytes = try RegularFile.read(path, limit: PlacesFile.maximumFileBytes)
-    return try decode(String(decoding: bytes, as: UTF8.self))
+    return try decode(String(decoding: bytes, as: UTF8.self), name: path)
   }
 
   /// The pipeline the description makes.

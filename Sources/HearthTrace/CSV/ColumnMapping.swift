@@ -160,9 +160,9 @@ public struct ColumnMapping: Sendable, Hashable, Codable {
   ///   missing or mistyped field.
   public static func load(path: String) throws -> ColumnMapping {
     let bytes = try RegularFile.read(path, limit: maximumFileBytes)
-    if let repeated = JSONKeys.repeatedMember(in: bytes) {
+    if let problem = JSONKeys.problem(in: bytes) {
       throw TraceError.malformed(
-        SourceLocation(file: path, line: 1), reason: "not a column mapping: \(repeated)")
+        SourceLocation(file: path, line: 1), reason: "not a column mapping: \(problem)")
     }
     do {
       return try JSONDecoder().decode(ColumnMapping.self, from: Data(bytes))

@@ -15,6 +15,10 @@ struct JSONPullScanner {
     var byteOffset: Int
     /// A member name repeated within one object (``key(distinctFrom:)``).
     var repeatedMember = false
+    /// Nesting deeper than ``JSONPullScanner/depthLimit`` (still JSON).
+    var tooDeep = false
+    /// Whether the text is not JSON (neither of the two above).
+    var notJSON: Bool { !repeatedMember && !tooDeep }
   }
 
   /// The kinds of value, by their first byte.
@@ -27,6 +31,11 @@ struct JSONPullScanner {
   static let maximumTokenBytes = 1 << 16
   /// The deepest nesting skipped over.
   static let maximumDepth = 10_000
+  /// The deepest nesting `JSONDecoder` reads: a document deeper is refused
+  /// by it as "not valid JSON" with no position, so ``problem(in:)`` names it.
+  static let decoderDepth = 512
+  /// The deepest nesting this scanner skips over.
+  var depthLimit = maximumDepth
 
   private var source: ChunkSource
   /// Bytes consumed before `source.start`.
@@ -309,7 +318,11 @@ struct JSONPullScanner {
       switch try peekKind() {
       case .object, .array:
         let kind = try peekKind()
-        guard open.count < Self.maximumDepth else { throw failure("nested deeper than \(Self.maximumDepth)") }
+        guard open.count < depthLimit else {
+          var deep = failure("nested deeper than \(depthLimit) levels")
+          deep.tooDeep = true
+          throw deep
+        }
         try self.open(kind)
         open.append((kind, []))
         first = true
@@ -325,22 +338,25 @@ struct JSONPullScanner {
     guard try peek() == nil else { throw failure("more text after the value") }
   }
 
-  /// The first member name an object of `text` (a JSON document) repeats,
-  /// with its byte offset ("at byte 40: the member \"unit\" appears twice
-  /// in one object"); nil when none does, or when `text` is not JSON (its
-  /// decoder says why). JSONDecoder keeps one of two same-named members
-  /// silently (the first, on Linux) while Python's json keeps the last, so
-  /// the readers of files people write ask this first.
-  /// O(bytes · members per object).
-  static func repeatedMember(in text: [UInt8]) -> String? {
+  /// The first problem of `text` as a JSON document a person wrote, with
+  /// its byte offset ("at byte 40: the member \"unit\" appears twice in one
+  /// object"), nil when there is none: a member name repeated in one object
+  /// (JSONDecoder keeps one of the two silently, the first on Linux, while
+  /// Python's json keeps the last), text that is not JSON, or nesting deeper
+  /// than ``decoderDepth`` (JSONDecoder says neither where nor why, review26
+  /// F10). The readers of files people write ask this before decoding.
+  /// O(bytes · members per object); memory O(depth).
+  static func problem(in text: [UInt8]) -> String? {
     var scanner = JSONPullScanner(ChunkSource(bytes: text, displayName: "json"))
+    scanner.depthLimit = decoderDepth
     do {
       try scanner.skipValue()
+      try scanner.expectEnd()
       return nil
-    } catch let failure as Failure where failure.repeatedMember {
-      return "at byte \(failure.byteOffset): \(failure.reason)"
+    } catch let failure as Failure {
+      return "at byte \(failure.byteOffset): \(failure.notJSON ? "not JSON: " : "")\(failure.reason)"
     } catch {
-      return nil
+      return "\(error)"
     }
   }
 }

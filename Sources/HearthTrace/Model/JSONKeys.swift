@@ -13,13 +13,16 @@ public enum JSONKeys {
     return "unknown \(what) '\(shown)' (\(nearest)known: \(known.sorted().joined(separator: ", ")))"
   }
 
-  /// The first member name an object of the JSON document `text` repeats,
-  /// with its byte offset (`at byte 40: the member "unit" appears twice in
-  /// one object`), nil when none does or `text` is not JSON: a document
-  /// people write is refused with this before it is decoded, since a
-  /// decoder keeps one of the two silently and another reader the other
-  /// (review26 F7). O(bytes · members per object).
-  public static func repeatedMember(in text: [UInt8]) -> String? { JSONPullScanner.repeatedMember(in: text) }
+  /// The first problem of the JSON document `text`, with its byte offset:
+  /// a member named twice in one object (`at byte 40: the member "unit"
+  /// appears twice in one object`; a decoder keeps one of the two silently
+  /// and another reader the other, review26 F7), text that is not JSON
+  /// (`at byte 17: not JSON: unexpected character '}' where a value should
+  /// be`) or nesting deeper than a decoder reads (512 levels); nil when it
+  /// has none. A document people write is checked with this before it is
+  /// decoded, since the decoder's own error names no position.
+  /// O(bytes · members per object).
+  public static func problem(in text: [UInt8]) -> String? { JSONPullScanner.problem(in: text) }
 
   /// The first of `keys` not in `known`, in sorted order (nil: all known).
   public static func firstUnknown(_ keys: some Sequence<String>, known: some Sequence<String>) -> String? {

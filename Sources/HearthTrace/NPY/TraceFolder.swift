@@ -200,8 +200,8 @@ public enum TraceFolder {
     let manifestBytes: [UInt8]
     do {
       manifestBytes = try RegularFile.read(path("trace.json"), limit: maximumManifestBytes)
-      if let repeated = JSONKeys.repeatedMember(in: manifestBytes) {
-        throw TraceError.io(path: path("trace.json"), reason: "ambiguous: \(repeated)")
+      if let problem = JSONKeys.problem(in: manifestBytes) {
+        throw TraceError.io(path: path("trace.json"), reason: "not a trace manifest: \(problem)")
       }
       guard let object = try? JSONSerialization.jsonObject(with: Data(manifestBytes)) as? [String: Any] else {
         throw TraceError.io(path: path("trace.json"), reason: "not a JSON object")

@@ -109,4 +109,28 @@ struct IngestDescriptionTests {
       many.first?.hasPrefix("user 100, 101, 102, 103, 104, 105, 106, 107, 108, 109, … (25 in all) not in")
         == true, "\(many)")
   }
+
+  @Test(
+    "review26 F10: a description that is not JSON, or nests deeper than 512 levels, is named by its byte and file"
+  )
+  func notJSONIsPlaced() throws {
+    func refusal(_ text: String, name: String = "ingest description") -> String? {
+      do {
+        _ = try IngestDescription.decode(text, name: name)
+        return nil
+      } catch { return "\(error)" }
+    }
+    #expect(
+      refusal(#"{"places": [1,}"#)?.contains(
+        "ingest description: not a description of places and circles: at byte 14: not JSON") == true)
+    let deep = #"{"x": "# + String(repeating: "[", count: 600) + String(repeating: "]", count: 600) + "}"
+    #expect(
+      refusal(deep, name: "d.json")?.contains(
+        "d.json: not a description of places and circles: at byte 517: nested deeper than 512 levels") == true
+    )
+    // 512 levels are JSON the decoder reads: refused for the unknown key, not the depth.
+    let deepest = #"{"x": "# + String(repeating: "[", count: 511) + String(repeating: "]", count: 511) + "}"
+    #expect(refusal(deepest)?.contains("unknown key 'x'") == true, "\(refusal(deepest) ?? "nil")")
+    #expect(refusal("") == nil && refusal("\u{FEFF}{}") == nil)
+  }
 }

@@ -19,22 +19,45 @@ struct RepeatedMemberTests {
       (#"{"\u0061": 1, "a": 2}"#, #""a" appears twice"#),
     ]
     for (text, why) in repeated {
-      let problem = JSONKeys.repeatedMember(in: Array(text.utf8))
+      let problem = JSONKeys.problem(in: Array(text.utf8))
       #expect(
         problem?.contains(why) == true && problem?.hasPrefix("at byte ") == true,
         "\(text): \(problem ?? "nil")")
     }
     for text in [
       #"{"a": {"k": 1}, "b": {"k": 2}}"#, #"[{"a": 1}, {"a": 2}]"#, #"{"a": 1, "A": 2, "a ": 3}"#, "{}", "[]",
-      "7",
-      // Not JSON: nil, the decoder says why.
-      #"{"a": 1,"#, "", "{\"a\": 1} x",
+      "7", "\u{FEFF}{}",
     ] {
-      #expect(JSONKeys.repeatedMember(in: Array(text.utf8)) == nil, "\(text)")
+      #expect(JSONKeys.problem(in: Array(text.utf8)) == nil, "\(text)")
     }
-    // Nested as deep as the scanner follows, and deeper: no trap, no recursion.
-    let deep = String(repeating: "[", count: 200_000) + String(repeating: "]", count: 200_000)
-    #expect(JSONKeys.repeatedMember(in: Array(deep.utf8)) == nil)
+    // Not JSON: named with the byte (review26 F10: the decoder named none).
+    for (text, expected) in [
+      (#"{"a": 1,"#, "at byte 8: not JSON: expected a member name"),
+      ("", "at byte 0: not JSON: the text ends"),
+      ("{\"a\": 1} x", "at byte 9: not JSON: more text after the value"),
+      (#"{"a": [1,}"#, "at byte 9: not JSON: unexpected character '}'"),
+    ] {
+      let problem = JSONKeys.problem(in: Array(text.utf8))
+      #expect(problem?.hasPrefix(expected) == true, "\(text): \(problem ?? "nil")")
+    }
+    // As deep as JSONDecoder reads (512 levels) and one deeper, and far
+    // deeper: named, no trap, no recursion.
+    func nested(_ levels: Int) -> [UInt8] {
+      Array((String(repeating: "[", count: levels) + String(repeating: "]", count: levels)).utf8)
+    }
+    #expect(JSONKeys.problem(in: nested(512)) == nil)
+    /// Lists in lists, as JSONDecoder reads them.
+    struct Nest: Decodable {
+      init(from decoder: any Decoder) throws {
+        var list = try decoder.unkeyedContainer()
+        while !list.isAtEnd { _ = try list.decode(Nest.self) }
+      }
+    }
+    #expect((try? JSONDecoder().decode(Nest.self, from: Data(nested(512)))) != nil)
+    for levels in [513, 200_000] {
+      #expect(JSONKeys.problem(in: nested(levels)) == "at byte 512: nested deeper than 512 levels")
+    }
+    #expect((try? JSONDecoder().decode(Nest.self, from: Data(nested(513)))) == nil)
   }
 
   /// review27 R1: each name was compared with every earlier one, so a
@@ -45,14 +68,14 @@ struct RepeatedMemberTests {
   func wideObject() {
     let members = (0..<200_000).map { "\"p\($0)\": [7]" }
     let distinct = "{" + members.joined(separator: ",") + "}"
-    #expect(JSONKeys.repeatedMember(in: Array(distinct.utf8)) == nil)
+    #expect(JSONKeys.problem(in: Array(distinct.utf8)) == nil)
     let repeated = "{" + members.joined(separator: ",") + ", \"p0\": [8]}"
-    #expect(JSONKeys.repeatedMember(in: Array(repeated.utf8))?.contains(#""p0" appears twice"#) == true)
+    #expect(JSONKeys.problem(in: Array(repeated.utf8))?.contains(#""p0" appears twice"#) == true)
   }
 
   @Test("the repeated name is shown printable")
   func printableName() {
-    let problem = JSONKeys.repeatedMember(in: Array(#"{"\u001b[2J": 1, "\u001b[2J": 2}"#.utf8)) ?? ""
+    let problem = JSONKeys.problem(in: Array(#"{"\u001b[2J": 1, "\u001b[2J": 2}"#.utf8)) ?? ""
     #expect(
       problem.contains(#"the member "\u{1B}[2J" appears twice"#) && !problem.contains("\u{1B}"), "\(problem)")
   }
@@ -96,7 +119,8 @@ struct RepeatedMemberTests {
       Issue.record("a manifest with a repeated member was read")
     } catch let TraceError.io(path, reason) {
       #expect(
-        path == manifest && reason.contains(#"ambiguous: at byte"#) && reason.contains(#""format""#),
+        path == manifest && reason.contains(#"not a trace manifest: at byte"#)
+          && reason.contains(#""format""#),
         "\(reason)")
     }
   }
