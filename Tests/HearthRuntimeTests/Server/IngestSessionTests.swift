@@ -57,8 +57,9 @@ struct IngestSessionTests {
     // The largest Double is a number: its place is refused by the place rules instead.
     let largest = try #require(Self.refusal(#"{"places": [\#(Self.place(latitude: 1.7e308))]}"#))
     #expect(largest.contains("places[0]") && largest.contains("WGS84"), "\(largest)")
-    // Text that is not JSON at all is still said to be so.
-    #expect(Self.refusal(#"{"places": [}"#)?.contains("not valid JSON") == true)
+    // Text that is not JSON at all is still said to be so, at its byte.
+    #expect(
+      Self.refusal(#"{"places": [}"#)?.contains("at byte 12: not JSON: unexpected character '}'") == true)
   }
 
   /// A session with the one place after one fix there, and its saved text.
