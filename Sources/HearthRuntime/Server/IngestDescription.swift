@@ -94,15 +94,22 @@ public struct IngestDescription: Sendable {
   ///   by its byte); the places file's own errors.
   /// - Complexity: O(size of the text and of the places file).
   public static func decode(_ text: String, name: String = "ingest description") throws -> IngestDescription {
+    try decode(bytes: Array(text.utf8), name: name)
+  }
+
+  /// The same from the bytes of a file, so bytes that are not UTF-8 are
+  /// refused by position, not read as U+FFFD.
+  static func decode(bytes: [UInt8], name: String) throws -> IngestDescription {
     func bad(_ reason: String) -> TraceError {
       .malformed(SourceLocation(file: name, line: 0), reason: reason)
     }
-    if let problem = JSONKeys.problem(in: Array((text.isEmpty ? "{}" : text).utf8)) {
+    let text = bytes.isEmpty ? Array("{}".utf8) : bytes
+    if let problem = JSONKeys.problem(in: text) {
       throw bad("not a description of places and circles: \(problem)")
     }
     let given: Given
     do {
-      given = try DecodingProblem.decoding(Array((text.isEmpty ? "{}" : text).utf8)) {
+      given = try DecodingProblem.decoding(text) {
         try JSONDecoder().decode(Given.self, from: $0)
       }
     } catch {
@@ -178,7 +185,7 @@ public struct IngestDescription: Sendable {
   ///   file may be); as ``decode(_:)``.
   public static func read(path: String) throws -> IngestDescription {
     let bytes = try RegularFile.read(path, limit: PlacesFile.maximumFileBytes)
-    return try decode(String(decoding: bytes, as: UTF8.self), name: path)
+    return try decode(bytes: bytes, name: path)
   }
 
   /// The pipeline the description makes.

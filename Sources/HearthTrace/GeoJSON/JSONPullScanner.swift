@@ -42,6 +42,8 @@ struct JSONPullScanner {
   private var consumedBefore = 0
   /// The bytes of the last string or number read.
   private(set) var scratch: [UInt8] = []
+  /// The offset of the last string's opening quote.
+  private var stringStart = 0
 
   init(_ source: ChunkSource) {
     self.source = source
@@ -167,9 +169,21 @@ struct JSONPullScanner {
     return text
   }
 
+  /// Fails unless the last string read (``scratch``) is valid UTF-8: what
+  /// ``skipValue()`` asks of the strings and names it skips, so a document
+  /// ``problem(in:)`` passes is one the decoders read without replacing
+  /// bytes (review30: a place's name kept U+FFFD for bytes that were not
+  /// UTF-8). O(length).
+  private func requireUTF8Scratch() throws {
+    guard String(validating: scratch, as: UTF8.self) != nil else {
+      throw Failure(reason: "a string is not valid UTF-8", byteOffset: stringStart)
+    }
+  }
+
   /// Reads a string token into ``scratch``, escapes decoded.
   private mutating func readString() throws {
     scratch.removeAll(keepingCapacity: true)
+    stringStart = byteOffset
     guard try nextByte() == UInt8(ascii: "\"") else { throw failure("expected a string") }
     while true {
       let byte = try nextByte()
@@ -312,7 +326,10 @@ struct JSONPullScanner {
           first = false
           continue
         }
-        if kind == .object { try key(distinctFrom: &open[open.count - 1].names) }
+        if kind == .object {
+          try key(distinctFrom: &open[open.count - 1].names)
+          try requireUTF8Scratch()
+        }
       }
       first = false
       switch try peekKind() {
@@ -326,7 +343,9 @@ struct JSONPullScanner {
         try self.open(kind)
         open.append((kind, []))
         first = true
-      case .string: try readString()
+      case .string:
+        try readString()
+        try requireUTF8Scratch()
       case .number: _ = try number()
       case .literal: try literal()
       }

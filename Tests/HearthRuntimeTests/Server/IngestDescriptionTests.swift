@@ -1,3 +1,4 @@
+import Foundation
 import HearthGeo
 import HearthRuntime
 import HearthTrace
@@ -132,5 +133,17 @@ struct IngestDescriptionTests {
     let deepest = #"{"x": "# + String(repeating: "[", count: 511) + String(repeating: "]", count: 511) + "}"
     #expect(refusal(deepest)?.contains("unknown key 'x'") == true, "\(refusal(deepest) ?? "nil")")
     #expect(refusal("") == nil && refusal("\u{FEFF}{}") == nil)
+    // A file whose place name is not UTF-8 is refused by its byte, not read with U+FFFD (review30).
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("d-\(getpid()).json").path
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let named =
+      #"{"places": [{"id": 1, "latitude_deg": 40, "longitude_deg": -75, "radius_m": 100, "name": "h"#
+    try Data(Array(named.utf8) + [0xFF] + Array(#""}]}"#.utf8)).write(to: URL(fileURLWithPath: path))
+    #expect {
+      try IngestDescription.read(path: path)
+    } throws: {
+      "\($0)".contains(
+        "\(path): not a description of places and circles: at byte 89: not JSON: a string is not valid UTF-8")
+    }
   }
 }

@@ -40,6 +40,16 @@ struct RepeatedMemberTests {
       let problem = JSONKeys.problem(in: Array(text.utf8))
       #expect(problem?.hasPrefix(expected) == true, "\(text): \(problem ?? "nil")")
     }
+    // Bytes that are not UTF-8 in a value or a name it skips (review30: a decoder read them
+    // as U+FFFD); text in UTF-8 of every length is fine.
+    for bytes in [[0xFF], [0xC0, 0xAF], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0xC3]] as [[UInt8]] {
+      for (open, close) in [(#"{"a": "x"#, #""}"#), (#"{"x"#, #"": 1}"#)] {
+        let problem = JSONKeys.problem(in: Array(open.utf8) + bytes + Array(close.utf8))
+        #expect(
+          problem?.contains("not JSON: a string is not valid UTF-8") == true, "\(bytes): \(problem ?? "nil")")
+      }
+    }
+    #expect(JSONKeys.problem(in: Array(#"{"é€😀": "é€😀\u00e9"}"#.utf8)) == nil)
     // As deep as JSONDecoder reads (512 levels) and one deeper, and far
     // deeper: named, no trap, no recursion.
     func nested(_ levels: Int) -> [UInt8] {
