@@ -263,7 +263,8 @@ struct ReplayCommandTests {
       ], "\(replay.err)")
     #expect(
       lines.contains {
-        $0.hasPrefix("\(log):7: upload ") && $0.hasSuffix("horizontalAccuracy: accuracyMissing; fix rejected")
+        $0.hasPrefix("\(log):7 (accuracy_m): upload ")
+          && $0.hasSuffix("horizontalAccuracy: accuracyMissing; fix rejected")
       },
       "\(replay.err)")
     #expect(replay.err.contains("; 3 rows of the history unreadable") && !replay.err.contains("note:"))

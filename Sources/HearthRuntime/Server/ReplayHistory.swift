@@ -47,6 +47,19 @@ public struct ReplayHistory: Sendable {
     return history
   }
 
+  /// The upload-log column a fix's field is read from (nil for a field the
+  /// log does not carry): what names the column of a fix the server rejects.
+  public static func logColumn(of field: FixField) -> String? {
+    switch field {
+    case .time: "time_ms"
+    case .latitude: "latitude"
+    case .longitude: "longitude"
+    case .horizontalAccuracy: "accuracy_m"
+    case .speed: "speed_mps"
+    case .heading, .altitude, .batteryLevel: nil
+    }
+  }
+
   /// The columns of an upload log: (name, kind, required).
   private static let columns: [(String, CSVColumnRequest.Kind, Bool)] = [
     ("user", .integer, true), ("time_ms", .integer, true), ("latitude", .number, true),

@@ -101,22 +101,24 @@ public struct ServerReplay: Sendable {
       let output = session.ingest(
         history.fixes.selecting(positions), receivedAtMilliseconds: step.timeMilliseconds)
       let at = "upload \(upload) (received \(step.timeMilliseconds) ms)"
-      // An upload log's fix is named by its row too (review26 F9).
-      func row(_ index: Int) -> String {
+      // An upload log's fix is named by its row and column too (review26
+      // F9, review30), as the log's unreadable rows are.
+      func row(_ index: Int, _ field: FixField) -> String {
         guard let path = history.logPath, index >= 0, index < positions.count,
           positions[positions.startIndex + index] < history.logLines.count
         else { return "" }
-        return "\(path):\(history.logLines[positions[positions.startIndex + index]]): "
+        let column = ReplayHistory.logColumn(of: field).map { " (\($0))" } ?? ""
+        return "\(path):\(history.logLines[positions[positions.startIndex + index]])\(column): "
       }
       if let error = output.schemaError {
         result.refusedUploads += 1
         result.refusedFixes += step.rows.count
-        result.problems.append("\(row(error.index))\(at): \(error)")
+        result.problems.append("\(row(error.index, error.field))\(at): \(error)")
       }
       for r in output.rejections {
         result.rejectedByReason[r.reason.rawValue, default: 0] += 1
         result.problems.append(
-          "\(row(r.index))\(at): fix \(r.index): \(r.reason.field.rawValue): \(r.reason.rawValue); fix rejected"
+          "\(row(r.index, r.reason.field))\(at): fix \(r.index): \(r.reason.field.rawValue): \(r.reason.rawValue); fix rejected"
         )
       }
       result.outputs.append(output)

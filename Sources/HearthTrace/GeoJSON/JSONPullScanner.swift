@@ -305,9 +305,10 @@ struct JSONPullScanner {
     try key()
     guard seen.insert(scratch).inserted else {
       let name = Excerpt.of(String(decoding: scratch, as: UTF8.self), bytes: 80)
-      var repeated = failure("the member \"\(name)\" appears twice in one object")
-      repeated.repeatedMember = true
-      throw repeated
+      // Placed at the repeated name's opening quote (review30: after its colon).
+      throw Failure(
+        reason: "the member \"\(name)\" appears twice in one object", byteOffset: stringStart,
+        repeatedMember: true)
     }
   }
 

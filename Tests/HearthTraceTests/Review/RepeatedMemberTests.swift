@@ -50,6 +50,12 @@ struct RepeatedMemberTests {
       }
     }
     #expect(JSONKeys.problem(in: Array(#"{"é€😀": "é€😀\u00e9"}"#.utf8)) == nil)
+    // Both placed at the string's opening quote, as a repeated name is (review30).
+    #expect(
+      JSONKeys.problem(in: Array(#"{"a":1,"a":2}"#.utf8))?.hasPrefix(#"at byte 7: the member "a""#) == true)
+    #expect(
+      JSONKeys.problem(in: Array(#"{"a": "x"#.utf8) + [0xFF, 0x22, 0x7D])?.hasPrefix("at byte 6: not JSON")
+        == true)
     // As deep as JSONDecoder reads (512 levels) and one deeper, and far
     // deeper: named, no trap, no recursion.
     func nested(_ levels: Int) -> [UInt8] {
