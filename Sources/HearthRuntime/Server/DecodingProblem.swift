@@ -1,4 +1,5 @@
 import Foundation
+import HearthTrace
 
 /// A decoding error in words: where in the document (the coding path) and
 /// why, without Foundation's debug dump.
@@ -53,7 +54,11 @@ struct DecodingProblem: CustomStringConvertible {
     return text.isEmpty ? "the top level" : String(text.drop { $0 == "." })
   }
 
-  var description: String {
+  /// Shown printable (``Excerpt/printable(_:)``): a key in the path is the
+  /// document's own text (review30: DEL and C1 codes reached the terminal).
+  var description: String { Excerpt.printable(words) }
+
+  private var words: String {
     guard let error = error as? DecodingError else { return "\(error)" }
     let path = Self.path
     switch error {
@@ -69,8 +74,10 @@ struct DecodingProblem: CustomStringConvertible {
       }
       return "\(path(c.codingPath)): \(c.debugDescription)"
     case .keyNotFound(let key, let c): return "\(path(c.codingPath + [key])): missing"
-    case .typeMismatch(let type, let c): return "\(path(c.codingPath)): not a \(type)"
-    case .valueNotFound(let type, let c): return "\(path(c.codingPath)): no \(type) value"
+    // The type in words, not Swift's name for it (review30: "not a Array<Any>").
+    case .typeMismatch(let type, let c): return "\(path(c.codingPath)): not \(JSONKeys.describe(type))"
+    case .valueNotFound(let type, let c):
+      return "\(path(c.codingPath)): no value (\(JSONKeys.describe(type)))"
     @unknown default: return "\(error)"
     }
   }
@@ -127,7 +134,7 @@ struct DecodingProblem: CustomStringConvertible {
     scanNumbers(in: text) { span, path in
       defer { index += 1 }
       guard index == low else { return false }
-      found = (path(), String(decoding: text[span].prefix(40), as: UTF8.self))
+      found = (path(), Excerpt.of(String(decoding: text[span], as: UTF8.self), bytes: 40))
       return true
     }
     return found
@@ -145,7 +152,7 @@ struct DecodingProblem: CustomStringConvertible {
     scanNumbers(in: text) { span, path in
       let number = String(decoding: text[span], as: UTF8.self)
       guard let value = Double(number), value.isInfinite else { return false }
-      found = (path(), String(number.prefix(40)))
+      found = (path(), Excerpt.of(String(number), bytes: 40))
       return true
     }
     return found

@@ -22,8 +22,10 @@ public enum Excerpt {
   }
 
   /// `text` with every control character (U+0000–U+001F, U+007F–U+009F:
-  /// tab and line breaks included) written as `\u{XX}`; other text as it
-  /// is. O(bytes).
+  /// tab and line breaks included) and every bidirectional embedding,
+  /// override or isolate (U+202A–U+202E, U+2066–U+2069: they reorder the
+  /// text shown after them, review30) written as `\u{XX}`; other text as
+  /// it is. O(bytes).
   public static func printable(_ text: String) -> String {
     guard text.unicodeScalars.contains(where: isControl) else { return text }
     var out = ""
@@ -39,6 +41,7 @@ public enum Excerpt {
   }
 
   private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-    scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+    scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || (0x202A...0x202E).contains(scalar.value)
+      || (0x2066...0x2069).contains(scalar.value)
   }
 }

@@ -95,7 +95,9 @@ public enum JSONKeys {
     }
   }
 
-  private static func describe(_ type: Any.Type) -> String {
+  /// A decoded type in words ("a number", "a list"), never Swift's name of
+  /// it (`Array<Any>`).
+  public static func describe(_ type: Any.Type) -> String {
     switch type {
     case is String.Type: "a string"
     case is Double.Type, is Float.Type: "a number"

@@ -133,6 +133,12 @@ struct IngestDescriptionTests {
     let deepest = #"{"x": "# + String(repeating: "[", count: 511) + String(repeating: "]", count: 511) + "}"
     #expect(refusal(deepest)?.contains("unknown key 'x'") == true, "\(refusal(deepest) ?? "nil")")
     #expect(refusal("") == nil && refusal("\u{FEFF}{}") == nil)
+    // A type in words, not Swift's name for it; a key's DEL and C1 codes shown as codes (review30).
+    let list = refusal(#"{"circles_of_person": {"1": 7}}"#) ?? ""
+    #expect(list.hasSuffix(": not a list") && !list.contains("Array"), "\(list)")
+    #expect(refusal(#"{"places": [{"id": "x"}]}"#)?.hasSuffix("places[0].id: not a number") == true)
+    let hostile = refusal("{\"places\": [], \"x\": {\"\u{7F}\u{9B}\": [1e400]}}") ?? ""
+    #expect(hostile.contains(#"x.\u{7F}\u{9B}[0]: the number 1e400 is out of range"#), "\(hostile)")
     // A file whose place name is not UTF-8 is refused by its byte, not read with U+FFFD (review30).
     let path = FileManager.default.temporaryDirectory.appendingPathComponent("d-\(getpid()).json").path
     defer { try? FileManager.default.removeItem(atPath: path) }

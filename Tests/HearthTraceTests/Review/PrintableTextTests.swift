@@ -19,6 +19,13 @@ struct PrintableTextTests {
         !shown.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) },
         "U+\(String(scalar.value, radix: 16)) stays a control character")
     }
+    // Bidirectional embeddings, overrides and isolates reorder what a terminal shows after
+    // them: shown as codes too (review30); the marks beside them are not controls.
+    for value in Array(0x202A...0x202E) + Array(0x2066...0x2069) {
+      let scalar = Unicode.Scalar(UInt32(value))!
+      #expect(Excerpt.printable("a\(scalar)b") == "a\\u{\(String(value, radix: 16, uppercase: true))}b")
+    }
+    for kept in ["\u{2029}", "\u{2065}", "\u{206A}", "\u{200E}"] { #expect(Excerpt.printable(kept) == kept) }
     // Shortened after it is made printable, counting the bytes given.
     #expect(
       Excerpt.of(String(repeating: "\u{1B}", count: 100), bytes: 20) == #"\u{1B}\u{1B}\u{1B}"#
