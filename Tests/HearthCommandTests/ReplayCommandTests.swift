@@ -101,7 +101,7 @@ struct ReplayCommandTests {
       #"{"type":"FeatureCollection","features":[{"type":"Feature","geometry":{"type":"Point","coordinates":[11.5,48.1]},"properties":{"radiusMeters":100}},{"type":"Feature","geometry":{"type":"Point","coordinates":[11.5,48.1]},"properties":{}}]}"#
       .write(toFile: folder.path("bad.geojson"), atomically: true, encoding: .utf8)
     let bad = run(["geo", "replay", trace, "--places", folder.path("bad.geojson")])
-    #expect(bad.code == 3 && bad.err.contains("bad.geojson:2 (radiusMeters)"), "\(bad.err)")
+    #expect(bad.code == 3 && bad.err.contains("bad.geojson (radiusMeters): feature 2"), "\(bad.err)")
     #expect(run(["geo", "replay", trace, "--places", folder.path("missing.geojson")]).code == 3)
     #expect(run(["geo", "replay", trace]).code == 2)
     #expect(run(["geo", "replay", trace, "--places", folder.path("bad.geojson"), "--batch", "0"]).code == 2)

@@ -39,12 +39,12 @@ import Testing
       #"{"type":"Feature","geometry":{"type":"Point","coordinates":[11.5,48.1]},"properties":{"radiusMeters":50}}"#
     #expect(
       error(#"{"type":"Feature","geometry":{"type":"LineString","coordinates":[]},"properties":{}}"#)
-        .contains("p.geojson:1 (geometry)"))
+        .contains("p.geojson (geometry): feature 1"))
     #expect(
       error(
         good + ","
           + #"{"type":"Feature","geometry":{"type":"Point","coordinates":[11.5,91]},"properties":{"radiusMeters":5}}"#
-      ).contains("p.geojson:2 (geometry)"))
+      ).contains("p.geojson (geometry): feature 2"))
     #expect(
       error(
         #"{"type":"Feature","geometry":{"type":"Point","coordinates":[11.5,48.1]},"properties":{"radiusMeters":0}}"#
@@ -73,7 +73,7 @@ import Testing
         _ = try parse(place(radius))
         Issue.record("radius \(radius) accepted")
       } catch {
-        #expect(error.description.contains("p.geojson:1 (radiusMeters)"), "\(error)")
+        #expect(error.description.contains("p.geojson (radiusMeters): feature 1"), "\(error)")
         #expect(error.description.contains("beyond the 100000 m"), "\(error)")
       }
     }
@@ -228,7 +228,8 @@ import Testing
       Issue.record("four places accepted under a limit of three")
     } catch {
       #expect(
-        error.description.contains("p:4 (features)") && error.description.contains("more than the 3 places"))
+        error.description.contains("p (features): feature 4")
+          && error.description.contains("more than the 3 places"))
     }
   }
 }

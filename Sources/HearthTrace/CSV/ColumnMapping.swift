@@ -162,17 +162,17 @@ public struct ColumnMapping: Sendable, Hashable, Codable {
     let bytes = try RegularFile.read(path, limit: maximumFileBytes)
     if let problem = JSONKeys.problem(in: bytes) {
       throw TraceError.malformed(
-        SourceLocation(file: path, line: 1), reason: "not a column mapping: \(problem)")
+        SourceLocation(file: path, line: 0), reason: "not a column mapping: \(problem)")
     }
     do {
       return try JSONDecoder().decode(ColumnMapping.self, from: Data(bytes))
     } catch let error as DecodingError {
       throw TraceError.malformed(
-        SourceLocation(file: path, line: 1),
+        SourceLocation(file: path, line: 0),
         reason: "not a column mapping: \(Excerpt.of(JSONKeys.describe(error), bytes: 400))")
     } catch {
       throw TraceError.malformed(
-        SourceLocation(file: path, line: 1),
+        SourceLocation(file: path, line: 0),
         reason: "not a column mapping: \(Excerpt.of("\(error)", bytes: 300))")
     }
   }

@@ -148,7 +148,9 @@ public enum PlacesFile {
   {
     func fail(_ feature: Int, _ field: String, _ reason: String) -> TraceError {
       .malformed(
-        SourceLocation(file: file, line: feature, columnName: field), reason: "feature \(feature): \(reason)")
+        // Line 0: the feature is named by its number, not as a line of the
+        // file it is not (review30: "p.json:2" for a feature on line 9).
+        SourceLocation(file: file, line: 0, columnName: field), reason: "feature \(feature): \(reason)")
     }
     let notACollection = TraceError.malformed(
       SourceLocation(file: file, line: 0), reason: "expected a GeoJSON FeatureCollection")
