@@ -30,14 +30,11 @@
 /// dated years ahead used to become the newest key, so every later row of
 /// the file was `tooLate` and a recording of an hour kept a second of it.
 ///
-/// The first row of a file is held as a jump is, since nothing before it
-/// says whether it strays: two rows in a row more than `limit` behind it
-/// drop it, and anything else keeps it. So a first row dated years ahead
-/// costs itself, not the rest of the file (which used to be too late), and
-/// one dated 1900 is still kept (the rows after it might be a jump; review28
-/// F1: the good rows before a stray far back are never dropped). A `limit`
-/// of infinity (a file kept in its own order) holds nothing and rejects
-/// nothing. Keys are finite: the readers reject other times first.
+/// The first row of a file is kept whatever its time: nothing before it says
+/// whether it strays (so a first row dated years ahead still makes the rest
+/// too late, and one dated 1900 is kept; review28 F1). A `limit` of infinity
+/// (a file kept in its own order) holds nothing and rejects nothing. Keys are
+/// finite: the readers reject other times first.
 ///
 /// - Complexity: O(1) per row, no allocation; the rows held are the caller's
 ///   to keep, in the order they came: the jump, then its rival if there is one.
@@ -153,10 +150,7 @@ struct ArrivalRule: Sendable {
 
   @inline(__always)
   private mutating func judge(_ t: Double) -> Arrival {
-    // Held: a jump ahead of the rows kept, or the file's first row (only
-    // the first finds `latest` at −∞: every resolution of a held row keeps
-    // one). Never for an infinite limit.
-    if limit.isFinite && (t > latest + limit || latest == -.infinity) {
+    if t > latest + limit && latest > -.infinity {  // never for an infinite limit
       jump = t
       return .held
     }

@@ -231,7 +231,7 @@ extension FileReport {
       RowRejection(
         location: SourceLocation(file: file, line: Int(line)), reason: .outOfOrder,
         detail:
-          "a lone row more than \(Int(RowOrderer.maximumReorderSeconds)) s ahead of the rows around it"
+          "a lone jump more than \(Int(RowOrderer.maximumReorderSeconds)) s ahead of the rows before and after"
       ))
   }
 
