@@ -121,6 +121,10 @@ struct CSVStreamTests {
           "data.csv:1: unsupported: lines end with a carriage return alone (classic Mac OS)")
       }
     }
+    // Named on the header's own line, after blank lines too.
+    #expect {
+      try read("\n\na,b\r1,2\r")
+    } throws: { "\($0)".contains("data.csv:3: unsupported: lines end with a carriage return alone") }
     #expect(try read("a,b\r\n1,2\r\n").numbers == [[1], [2]])
     #expect(try read("a,b\r").numbers == [[], []])
     let quoted = try read("\"a\rb\",c\n1,2\n")

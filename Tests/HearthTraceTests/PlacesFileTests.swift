@@ -104,7 +104,6 @@ import Testing
       #"{"type":"FeatureCollection","features":[],}"#, #"{"type":"FeatureCollection","features":[01]}"#,
       #"{"type":"FeatureCollection","features":[]} x"#, #"{"type":"FeatureCollection","features":[NaN]}"#,
       #"{"type":"FeatureCollection","features":["\ud800"]}"#, #"{"type":"FeatureCollection""#,
-      String(repeating: "[", count: 20_000),
     ] {
       do {
         _ = try parse(bad)
@@ -113,6 +112,10 @@ import Testing
         #expect(error.description.contains("not JSON") && error.description.contains("at byte"), "\(error)")
       }
     }
+    // Past the depth it follows: said so, not called "not JSON" (review32).
+    #expect {
+      try parse(String(repeating: "[", count: 20_000))
+    } throws: { "\($0)".hasSuffix("p.geojson: nested deeper than 10000 levels at byte 10000") }
   }
 
   @Test("review26 F10: a lone Feature, or another type, is named as what it is, not called 'not JSON'")
@@ -174,6 +177,19 @@ import Testing
         "\(error)")
     }
     #expect(PlacesFile.identity(.nan) == nil && PlacesFile.identity(-.infinity) == nil)
+    // A string id is plain digits, as a description's id keys (review32).
+    #expect(try parse(place(#""7""#)).first?.geofence.id.rawValue == 7)
+    for id in [#""+7""#, #""0x10""#, #""1e3""#, #""-0""#, #"" 7""#, #""""#, #""42949672950""#] {
+      #expect(throws: TraceError.self, "\(id)") { try parse(place(id)) }
+    }
+    // Text a places file skips need not be UTF-8, as before (only the pre-check of the
+    // documents handed to a decoder asks it).
+    let latin1 =
+      Array(
+        #"{"type":"FeatureCollection","features":[{"type":"Feature","geometry":{"type":"Point","coordinates":[11.5,48.1]},"properties":{"radiusMeters":50,"note":"caf"#
+          .utf8) + [0xE9] + Array(#""}}]}"#.utf8)
+    #expect(try PlacesFile.parse(Data(latin1), file: "p.geojson").count == 1)
+    #expect(JSONKeys.problem(in: latin1)?.contains("not JSON: a string is not valid UTF-8") == true)
   }
 
   @Test(
@@ -206,7 +222,8 @@ import Testing
 
   @Test("a repeated member is found after a byte order mark as well")
   func repeatedMemberAfterByteOrderMark() {
-    #expect(JSONKeys.problem(in: [0xEF, 0xBB, 0xBF] + Array(#"{"a": 1, "a": 2}"#.utf8)) != nil)
+    let problem = JSONKeys.problem(in: [0xEF, 0xBB, 0xBF] + Array(#"{"a": 1, "a": 2}"#.utf8))
+    #expect(problem?.hasPrefix(#"at byte 12: the member "a" appears twice"#) == true, "\(problem ?? "nil")")
   }
 
   /// The count limit, on both sides (a small limit stands in for the

@@ -238,8 +238,9 @@ enum GeoCommands {
       --description FILE instead gives places, circles and limits as the
       JSON hearth_ingest_create and Python's hearth.describe take (places,
       places_file, circles_of_person, speed_limits_kmh); a person that
-      circles_of_person does not list is in every circle, as the engines
-      take a person they know no circles of.
+      circles_of_person does not list sees every circle's places and gets
+      no speed alert, as the engines take a person they know no circles of
+      (noted on stderr when circles_of_person lists others).
       \(ReadingFlags.help)
       """,
     options: ReadingFlags.options.union([

@@ -40,7 +40,8 @@ extension CSVParser {
   /// Refuses a file whose lines end in a carriage return alone (classic
   /// Mac OS): its header would be the whole file, and every column
   /// "missing" (review26 F10: an upload log was "not a recognised trace").
-  /// `bytes` is the header line; a CR inside quotes is a field's. O(bytes).
+  /// `bytes` is the header line (on ``line``); a CR inside quotes is a
+  /// field's. O(bytes).
   private func refuseCarriageReturnLines(_ bytes: UnsafeBufferPointer<UInt8>) throws {
     var quoted = false
     for (i, c) in bytes.enumerated() {
@@ -48,7 +49,7 @@ extension CSVParser {
         quoted.toggle()
       } else if c == 0x0D && !quoted && i + 1 < bytes.count && bytes[i + 1] != 0x0A {
         throw TraceError.unsupported(
-          SourceLocation(file: name, line: 1),
+          SourceLocation(file: name, line: line),
           reason: "lines end with a carriage return alone (classic Mac OS): save it with LF or CRLF line ends"
         )
       }

@@ -36,6 +36,11 @@ struct JSONPullScanner {
   static let decoderDepth = 512
   /// The deepest nesting this scanner skips over.
   var depthLimit = maximumDepth
+  /// The longest string or number this scanner reads.
+  var tokenLimit = maximumTokenBytes
+  /// Whether a string or name ``skipValue()`` passes over must be UTF-8
+  /// (``problem(in:)``'s check; a places file skips what it does not read).
+  var skippedStringsMustBeUTF8 = false
 
   private var source: ChunkSource
   /// Bytes consumed before `source.start`.
@@ -169,13 +174,13 @@ struct JSONPullScanner {
     return text
   }
 
-  /// Fails unless the last string read (``scratch``) is valid UTF-8: what
-  /// ``skipValue()`` asks of the strings and names it skips, so a document
-  /// ``problem(in:)`` passes is one the decoders read without replacing
-  /// bytes (review30: a place's name kept U+FFFD for bytes that were not
-  /// UTF-8). O(length).
+  /// Fails unless the last string read (``scratch``) is valid UTF-8, when
+  /// ``skippedStringsMustBeUTF8``: what ``skipValue()`` then asks of the
+  /// strings and names it skips, so a document ``problem(in:)`` passes is
+  /// one the decoders read without replacing bytes (review30: a place's
+  /// name kept U+FFFD for bytes that were not UTF-8). O(length).
   private func requireUTF8Scratch() throws {
-    guard String(validating: scratch, as: UTF8.self) != nil else {
+    guard !skippedStringsMustBeUTF8 || String(validating: scratch, as: UTF8.self) != nil else {
       throw Failure(reason: "a string is not valid UTF-8", byteOffset: stringStart)
     }
   }
@@ -187,8 +192,8 @@ struct JSONPullScanner {
     guard try nextByte() == UInt8(ascii: "\"") else { throw failure("expected a string") }
     while true {
       let byte = try nextByte()
-      guard scratch.count < Self.maximumTokenBytes else {
-        throw failure("a string longer than \(Self.maximumTokenBytes) bytes")
+      guard scratch.count < tokenLimit else {
+        throw failure("a string longer than \(tokenLimit) bytes")
       }
       switch byte {
       case UInt8(ascii: "\""): return
@@ -251,8 +256,8 @@ struct JSONPullScanner {
     func digits(_ scanner: inout JSONPullScanner) throws -> Int {
       var count = 0
       while let byte = try scanner.peekByte(), (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) {
-        guard scanner.scratch.count < Self.maximumTokenBytes else {
-          throw scanner.failure("a number longer than \(Self.maximumTokenBytes) bytes")
+        guard scanner.scratch.count < scanner.tokenLimit else {
+          throw scanner.failure("a number longer than \(scanner.tokenLimit) bytes")
         }
         scanner.scratch.append(byte)
         scanner.advance()
@@ -367,8 +372,15 @@ struct JSONPullScanner {
   /// F10). The readers of files people write ask this before decoding.
   /// O(bytes · members per object); memory O(depth).
   static func problem(in text: [UInt8]) -> String? {
+    // UTF-16 or UTF-32 named as such, as every reader names it.
+    if let encoding = TextEncoding.problem(Array(text.prefix(64))) { return encoding }
     var scanner = JSONPullScanner(ChunkSource(bytes: text, displayName: "json"))
+    defer { scanner.close() }
+    // The text is in memory already: no token is too long to check (a
+    // trace's free-text device name may pass 64 KiB, review32).
     scanner.depthLimit = decoderDepth
+    scanner.tokenLimit = .max
+    scanner.skippedStringsMustBeUTF8 = true
     do {
       try scanner.skipValue()
       try scanner.expectEnd()

@@ -96,6 +96,15 @@ public enum PlacesFile {
   /// below 0, 2³² and beyond, NaN). O(1).
   public static func identity(_ value: Double) -> UInt32? { UInt32(exactly: value) }
 
+  /// The number a string id of only ASCII digits (at most 10) spells, nil
+  /// for any other string. O(length).
+  static func digits(_ text: String) -> Double? {
+    guard !text.isEmpty, text.utf8.count <= 10, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else {
+      return nil
+    }
+    return Double(text)
+  }
+
   /// What ``identity(_:)`` takes, in words.
   public static let identityDomain = "a whole number from 0 to 4294967295"
 
@@ -136,7 +145,7 @@ public enum PlacesFile {
       throw .malformed(
         SourceLocation(file: file, line: 0),
         reason:
-          "\(failure.repeatedMember ? "ambiguous" : "not JSON"): \(failure.reason) at byte \(failure.byteOffset)"
+          "\(failure.repeatedMember ? "ambiguous: " : failure.notJSON ? "not JSON: " : "")\(failure.reason) at byte \(failure.byteOffset)"
       )
     } catch {
       throw .malformed(SourceLocation(file: file, line: 0), reason: "not JSON: \(error)")
@@ -304,7 +313,9 @@ public enum PlacesFile {
       } else if scanner.scratchIs("id") {
         switch try scanner.peekKind() {
         case .number: feature.id = .some(try scanner.number())
-        case .string: feature.id = .some(Double(try scanner.string()))
+        // A string id is plain digits, as an ingest description's id keys
+        // (review32: "+7", "0x10" and "1e3" were read as numbers).
+        case .string: feature.id = .some(PlacesFile.digits(try scanner.string()))
         default:
           feature.id = .some(nil)
           try scanner.skipValue()

@@ -50,6 +50,15 @@ struct RepeatedMemberTests {
       }
     }
     #expect(JSONKeys.problem(in: Array(#"{"é€😀": "é€😀\u00e9"}"#.utf8)) == nil)
+    // A string or number past the places reader's 64 KiB token limit is JSON the decoder
+    // reads: not refused (review32: a trace's long device name was "not JSON").
+    let long = String(repeating: "d", count: 70_000)
+    #expect(
+      JSONKeys.problem(
+        in: Array(#"{"device": "\#(long)", "n": 1\#(String(repeating: "0", count: 70_000))}"#.utf8)) == nil)
+    // UTF-16 is named as every reader names it.
+    let utf16: [UInt8] = [0xFF, 0xFE, UInt8(ascii: "{"), 0, UInt8(ascii: "}"), 0]
+    #expect(JSONKeys.problem(in: utf16)?.hasPrefix("UTF-16 text (little-endian") == true)
     // Both placed at the string's opening quote, as a repeated name is (review30).
     #expect(
       JSONKeys.problem(in: Array(#"{"a":1,"a":2}"#.utf8))?.hasPrefix(#"at byte 7: the member "a""#) == true)
