@@ -129,7 +129,8 @@ public struct DedupeIndex: Sendable, Hashable, Codable {
     }
   }
 
-  private var devices: [UInt64: DeviceLog] = [:]
+  /// Keyed by (user, device).
+  private var devices: [IdentityPair: DeviceLog] = [:]
   public private(set) var count = 0
 
   /// A log forgets once its oldest time is this far past its retention,
@@ -142,7 +143,8 @@ public struct DedupeIndex: Sendable, Hashable, Codable {
 
   public init(from decoder: any Decoder) throws {
     let container = try decoder.container(keyedBy: CodingKeys.self)
-    devices = try container.decode([UInt64: DeviceLog].self, forKey: .devices)
+    devices = try container.decode([UInt64: DeviceLog].self, forKey: .devices).rekeyed(
+      IdentityPair.init(rawValue:))
     count = devices.values.reduce(0) { $0 + $1.times.count }
     guard try container.decode(Int.self, forKey: .count) == count else {
       throw DecodingError.dataCorrupted(
@@ -150,8 +152,14 @@ public struct DedupeIndex: Sendable, Hashable, Codable {
     }
   }
 
-  private static func deviceKey(_ user: UserID, _ device: DeviceID) -> UInt64 {
-    UInt64(user.rawValue) << 32 | UInt64(device.rawValue)
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    try container.encode(devices.rekeyed(\.rawValue), forKey: .devices)
+    try container.encode(count, forKey: .count)
+  }
+
+  private static func deviceKey(_ user: UserID, _ device: DeviceID) -> IdentityPair {
+    IdentityPair(user, device)
   }
 
   /// The activity stored for `key`, if the key is stored. O(log n) in the device's fixes.

@@ -27,11 +27,40 @@ extension HearthIdentity {
   /// resistance to chosen collisions buys nothing here. Equal identities
   /// hash equal; no output may depend on the values (tables are seeded
   /// per process). O(1).
-  public func _rawHashValue(seed: Int) -> Int {
-    var z = (UInt64(rawValue) ^ UInt64(bitPattern: Int64(seed))) &+ 0x9E37_79B9_7F4A_7C15
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return Int(truncatingIfNeeded: z ^ (z >> 31))
+  public func _rawHashValue(seed: Int) -> Int { identityHash(UInt64(rawValue), seed: seed) }
+}
+
+/// splitmix64's finaliser of `value` xor a table's `seed`: the bucket hash
+/// of identities and of ``IdentityPair``. O(1).
+@inline(__always)
+func identityHash(_ value: UInt64, seed: Int) -> Int {
+  var z = (value ^ UInt64(bitPattern: Int64(seed))) &+ 0x9E37_79B9_7F4A_7C15
+  z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+  z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+  return Int(truncatingIfNeeded: z ^ (z >> 31))
+}
+
+/// Two identities in one table key, the first in the high half (a person
+/// and a device, a person and a circle), bucketed as an identity is (see
+/// ``HearthIdentity/_rawHashValue(seed:)``), not through SipHash. Saved
+/// states write the bare integer, as they did when tables were keyed by it.
+struct IdentityPair: Sendable, Hashable {
+  var rawValue: UInt64
+
+  init<A: HearthIdentity, B: HearthIdentity>(_ a: A, _ b: B) {
+    rawValue = UInt64(a.rawValue) << 32 | UInt64(b.rawValue)
+  }
+  init(rawValue: UInt64) { self.rawValue = rawValue }
+
+  func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
+  func _rawHashValue(seed: Int) -> Int { identityHash(rawValue, seed: seed) }
+}
+
+extension Dictionary {
+  /// The same entries under keys converted one to one (a table saved by the
+  /// integer it used to be keyed by, read back under its key type). O(n).
+  func rekeyed<K: Hashable>(_ convert: (Key) -> K) -> [K: Value] {
+    [K: Value](uniqueKeysWithValues: map { (convert($0.key), $0.value) })
   }
 }
 

@@ -154,7 +154,9 @@ public struct IngestPipeline: Sendable {
     defer {
       // Kept unless this batch was unusually large (a whole history
       // replayed at once): what the state holds between batches stays bounded.
-      if scratch.keys.capacity > IngestState.Scratch.largestKept { scratch = IngestState.Scratch() }
+      if max(scratch.keys.capacity, scratch.sorter.bufferCapacity) > IngestState.Scratch.largestKept {
+        scratch = IngestState.Scratch()
+      }
       swap(&scratch, &state.scratch)
     }
     scratch.keys.removeAll(keepingCapacity: true)
@@ -162,7 +164,7 @@ public struct IngestPipeline: Sendable {
       scratch.keys.append(
         UInt64(batch.user[index].rawValue) << 32 | UInt64(UInt32(truncatingIfNeeded: index)))
     }
-    scratch.keys.sort()
+    scratch.sorter.sort(&scratch.keys)
     let keys = scratch.keys
     func position(_ key: UInt64) -> Int { Int(key & 0xFFFF_FFFF) }
     scratch.order.removeAll(keepingCapacity: true)
@@ -314,6 +316,8 @@ public struct IngestState: Sendable, Hashable, Codable {
     static let largestKept = 65_536
     /// (person, position) keys of the batch's new fixes, sorted.
     var keys: [UInt64] = []
+    /// What sorts `keys` (its buffer and `keys` may trade storage).
+    var sorter = KeySorter()
     /// One person's new fixes in time order.
     var run: [(time: Int64, rank: UInt64, index: Int)] = []
     /// Positions of the fixes that reach the engines, person by person.

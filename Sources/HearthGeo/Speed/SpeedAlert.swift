@@ -89,9 +89,9 @@ public struct SpeedAlertState: Sendable, Hashable, Codable {
     var person: UserID?
     var device: DeviceID?
   }
-  var previous: [UInt32: TrackPoint] = [:]
-  /// Over-limit stretch per (person, circle), keyed person << 32 | circle.
-  var runs: [UInt64: Run] = [:]
+  var previous: [UserID: TrackPoint] = [:]
+  /// Over-limit stretch per (person, circle).
+  var runs: [IdentityPair: Run] = [:]
   /// The last announced alert per circle.
   var lastAlert: [CircleID: LastAlert] = [:]
 
@@ -104,8 +104,8 @@ public struct SpeedAlertState: Sendable, Hashable, Codable {
   /// with no phone.
   public init(from decoder: any Decoder) throws {
     let c = try decoder.container(keyedBy: CodingKeys.self)
-    previous = try c.decode([UInt32: TrackPoint].self, forKey: .previous)
-    runs = try c.decode([UInt64: Run].self, forKey: .runs)
+    previous = try c.decode([UInt32: TrackPoint].self, forKey: .previous).rekeyed(UserID.init(rawValue:))
+    runs = try c.decode([UInt64: Run].self, forKey: .runs).rekeyed(IdentityPair.init(rawValue:))
     if let times = try? c.decode([CircleID: Int64].self, forKey: .lastAlert) {
       lastAlert = times.mapValues { LastAlert(milliseconds: $0, receivedMilliseconds: $0) }
     } else {
@@ -113,9 +113,16 @@ public struct SpeedAlertState: Sendable, Hashable, Codable {
     }
   }
 
-  static func key(_ person: UserID, _ circle: CircleID) -> UInt64 {
-    UInt64(person.rawValue) << 32 | UInt64(circle.rawValue)
+  /// Saved as they were when the tables were keyed by integers (a person's
+  /// id, person << 32 | circle).
+  public func encode(to encoder: any Encoder) throws {
+    var c = encoder.container(keyedBy: CodingKeys.self)
+    try c.encode(previous.rekeyed(\.rawValue), forKey: .previous)
+    try c.encode(runs.rekeyed(\.rawValue), forKey: .runs)
+    try c.encode(lastAlert, forKey: .lastAlert)
   }
+
+  static func key(_ person: UserID, _ circle: CircleID) -> IdentityPair { IdentityPair(person, circle) }
 }
 
 /// SPEC §4 speed alert: fires when a person stays over a circle's limit for
@@ -207,7 +214,7 @@ public struct SpeedAlertEngine: Sendable {
         if slots.contains(where: { $0.circle == circle }) {
           shared = true
         } else {
-          slots.append((circle, 0, 0, nil))
+          slots.append((circle, 0, IdentityPair(rawValue: 0), nil))
         }
       }
     }
@@ -266,7 +273,7 @@ public struct SpeedAlertEngine: Sendable {
     /// The batch's receipt, ms.
     let now: Int64
     /// A circle with a limit: its limit (m/s), state key and open stretch.
-    typealias Slot = (circle: CircleID, limit: Double, key: UInt64, run: SpeedAlertState.Run?)
+    typealias Slot = (circle: CircleID, limit: Double, key: IdentityPair, run: SpeedAlertState.Run?)
     /// Where this person's circles sit in the batch's slot buffer.
     let circles: Range<Int>
     /// The lowest of `circles`' limits (+∞: none), and how many of them
@@ -296,7 +303,7 @@ public struct SpeedAlertEngine: Sendable {
         if run != nil { openRuns += 1 }
       }
       circles = first..<slots.count
-      previous = state.previous[person.rawValue]
+      previous = state.previous[person]
     }
 
     mutating func step(
@@ -402,7 +409,7 @@ public struct SpeedAlertEngine: Sendable {
     }
 
     func store(_ state: inout SpeedAlertState, _ slots: [Slot]) {
-      state.previous[person.rawValue] = previous
+      state.previous[person] = previous
       // A stretch that ended is dropped; one still open is kept.
       for c in circles { state.runs[slots[c].key] = slots[c].run }
     }
@@ -412,7 +419,7 @@ public struct SpeedAlertEngine: Sendable {
   /// has (the person left the circle, or its limit was removed); returns
   /// how many. O(stretches).
   public func reconcile(_ state: inout SpeedAlertState) -> Int {
-    var valid = Set<UInt64>()
+    var valid = Set<IdentityPair>()
     for (person, circles) in circlesOfPerson {
       for circle in circles where limits[circle] != nil { valid.insert(SpeedAlertState.key(person, circle)) }
     }

@@ -141,12 +141,27 @@ public struct SuddenStopState: Sendable, Hashable, Codable {
     var lastRaised: Int64?
     var raised: [Candidate] = []
   }
-  var people: [UInt32: PersonState] = [:]
+  var people: [UserID: PersonState] = [:]
   /// People with a pending stop and when its five minutes end, ms: what a
   /// clock advance visits (not everybody).
   var waiting = DeadlineTable()
 
   public init() {}
+
+  enum CodingKeys: String, CodingKey { case people, waiting }
+
+  /// People are saved by their bare ids, as when the table was keyed by them.
+  public init(from decoder: any Decoder) throws {
+    let c = try decoder.container(keyedBy: CodingKeys.self)
+    people = try c.decode([UInt32: PersonState].self, forKey: .people).rekeyed(UserID.init(rawValue:))
+    waiting = try c.decode(DeadlineTable.self, forKey: .waiting)
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    var c = encoder.container(keyedBy: CodingKeys.self)
+    try c.encode(people.rekeyed(\.rawValue), forKey: .people)
+    try c.encode(waiting, forKey: .waiting)
+  }
 
   /// Notes whether `person` now has a pending stop.
   mutating func track(_ person: UserID, _ s: PersonState, rules: SuddenStopRules) {
@@ -242,7 +257,7 @@ public struct SuddenStopEngine: Sendable {
     fixes.forEachPersonRun { person, run in
       // Owned outright while the run is processed (no copy on write), and
       // put back at the same position (one lookup, no deletion).
-      let slot = state.people.position(of: person.rawValue, inserting: .init())
+      let slot = state.people.position(of: person, inserting: .init())
       var s = SuddenStopState.PersonState()
       swap(&s, &state.people.values[slot])
       let waited = s.candidate != nil
@@ -270,13 +285,13 @@ public struct SuddenStopEngine: Sendable {
     var events: [SuddenStopEvent] = []
     guard state.waiting.anyDue(atOrBefore: now) else { return events }
     for person in state.waiting.due(atOrBefore: now) {
-      guard var s = state.people[person.rawValue] else {
+      guard var s = state.people[person] else {
         state.waiting[person] = nil
         continue
       }
       settle(now, on: nil, person, &s, &events)
       state.track(person, s, rules: rules)
-      state.people[person.rawValue] = s
+      state.people[person] = s
     }
     return events
   }

@@ -228,7 +228,7 @@ public struct TripSegmenterState: Sendable, Hashable, Codable {
       }
     }
   }
-  var people: [UInt32: Person] = [:]
+  var people: [UserID: Person] = [:]
   /// People with pending fixes or an open segment, and the earliest time a
   /// clock advance can change anything for them (what `advance` visits).
   var waiting = DeadlineTable()
@@ -239,7 +239,7 @@ public struct TripSegmenterState: Sendable, Hashable, Codable {
 
   public init(from decoder: any Decoder) throws {
     let container = try decoder.container(keyedBy: CodingKeys.self)
-    people = try container.decode([UInt32: Person].self, forKey: .people)
+    people = try container.decode([UInt32: Person].self, forKey: .people).rekeyed(UserID.init(rawValue:))
     for (key, person) in people {
       // What the segmenter indexes must be in range: a corrupted state is an error, not a trap.
       guard person.segment.isEmpty ? person.anchor == 0 : person.segment.indices.contains(person.anchor),
@@ -257,16 +257,17 @@ public struct TripSegmenterState: Sendable, Hashable, Codable {
 
   public func encode(to encoder: any Encoder) throws {
     var container = encoder.container(keyedBy: CodingKeys.self)
-    try container.encode(people, forKey: .people)
+    // By bare ids, as when the table was keyed by them.
+    try container.encode(people.rekeyed(\.rawValue), forKey: .people)
     try container.encode(waiting, forKey: .waiting)
   }
 
   /// Fixes that arrived after their time had already been considered, per person.
-  public func droppedLate(_ person: UserID) -> Int { people[person.rawValue]?.droppedLate ?? 0 }
+  public func droppedLate(_ person: UserID) -> Int { people[person]?.droppedLate ?? 0 }
   /// Heartbeats and network estimates skipped, per person.
-  public func skipped(_ person: UserID) -> Int { people[person.rawValue]?.skipped ?? 0 }
+  public func skipped(_ person: UserID) -> Int { people[person]?.skipped ?? 0 }
   /// Fixes left out because one at the same millisecond was already pending, per person.
-  public func duplicates(_ person: UserID) -> Int { people[person.rawValue]?.duplicates ?? 0 }
+  public func duplicates(_ person: UserID) -> Int { people[person]?.duplicates ?? 0 }
 
   /// The earliest time a segment of `person` that has not closed yet can
   /// start at, ms since the epoch: the open segment's first fix, else just
@@ -274,7 +275,7 @@ public struct TripSegmenterState: Sendable, Hashable, Codable {
   /// for a person the segmenter has never been given. `TripNaming.Memory`
   /// forgets what is older. O(1).
   public func earliestOpenStartMilliseconds(_ person: UserID) -> Int64? {
-    guard let p = people[person.rawValue] else { return nil }
+    guard let p = people[person] else { return nil }
     return p.segment.first?.timeMilliseconds ?? p.watermark.saturatingAdd(1)
   }
 }
@@ -332,16 +333,16 @@ public struct TripSegmenter: Sendable {
       previous = user.rawValue
     }
     var closed = TripOutput()
-    var people = Set<UInt32>()
+    var people = Set<UserID>()
     // Fixes that go before one already pending (none, usually): sorted in
     // once per person, after all of the person's runs are taken, so that
     // people's fixes interleaved in the batch do not cost a merge per run.
     var before: [Int] = []
     fixes.forEachPersonRun { user, run in
-      if !sortedByPerson { people.insert(user.rawValue) }
+      if !sortedByPerson { people.insert(user) }
       take(
         fixes, run, now: now, advancing: sortedByPerson, user.rawValue,
-        &state.people[user.rawValue, default: .init()], &before, &closed)
+        &state.people[user, default: .init()], &before, &closed)
       if sortedByPerson { track(user, state: &state) }
     }
     if !sortedByPerson {
@@ -352,9 +353,9 @@ public struct TripSegmenter: Sendable {
       }
       var start = 0
       while start < before.count {
-        let key = fixes.user[before[start]].rawValue
+        let key = fixes.user[before[start]]
         var end = start + 1
-        while end < before.count && fixes.user[before[end]].rawValue == key { end += 1 }
+        while end < before.count && fixes.user[before[end]] == key { end += 1 }
         sortIn(before[start..<end], of: fixes, &state.people[key, default: .init()])
         start = end
       }
@@ -496,22 +497,22 @@ public struct TripSegmenter: Sendable {
   /// - Complexity: O(w log n) plus the work done, for w people due of n waiting.
   public func advance(to now: Int64, state: inout TripSegmenterState) -> TripOutput {
     guard state.waiting.anyDue(atOrBefore: now) else { return TripOutput() }
-    let due = state.waiting.due(atOrBefore: now).map(\.rawValue)
+    let due = state.waiting.due(atOrBefore: now)
     guard !due.isEmpty else { return TripOutput() }
     return advance(to: now, people: due, state: &state)
   }
 
-  private func advance(to now: Int64, people: [UInt32], state: inout TripSegmenterState) -> TripOutput {
+  private func advance(to now: Int64, people: [UserID], state: inout TripSegmenterState) -> TripOutput {
     var closed = TripOutput()
     for key in people {
       // (A saved state may list a person it does not hold: forget the entry.)
       guard var person = state.people.removeValue(forKey: key) else {
-        state.waiting[UserID(key)] = nil
+        state.waiting[key] = nil
         continue
       }
-      advance(to: now, key, &person, &closed)
+      advance(to: now, key.rawValue, &person, &closed)
       state.people[key] = person
-      track(UserID(key), state: &state, now: now)
+      track(key, state: &state, now: now)
     }
     return closed
   }
@@ -529,7 +530,7 @@ public struct TripSegmenter: Sendable {
     var rescheduled = 0
     for (key, person) in state.people where person.dwellAnchor == nil {
       guard let last = person.segment.last else { continue }
-      let user = UserID(key)
+      let user = key
       let soonest = last.timeMilliseconds.saturatingAdd(rules.idleGapMilliseconds)
         .saturatingAdd(rules.splitGapMilliseconds).saturatingAdd(1)
       state.waiting[user] = min(state.waiting[user] ?? soonest, soonest)
@@ -544,7 +545,7 @@ public struct TripSegmenter: Sendable {
   /// the journey silence; fixes still pending do not hold it open, see
   /// `closeIfIdle`); nothing when neither can happen.
   private func track(_ user: UserID, state: inout TripSegmenterState, now: Int64 = .min) {
-    guard let person = state.people[user.rawValue] else {
+    guard let person = state.people[user] else {
       state.waiting[user] = nil
       return
     }

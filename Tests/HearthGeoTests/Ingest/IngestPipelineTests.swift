@@ -280,6 +280,32 @@ import struct HearthSim.SeededGenerator
     #expect(restored == straight)
   }
 
+  @Test("a saved state keys its per-person and per-device tables by bare integers, and reads back equal")
+  func savedTablesAreKeyedByIntegers() throws {
+    var state = IngestState()
+    _ = feed(Self.drive(speed: 20) + Self.drive(speed: 25, device: 3), size: 30, state: &state)
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys]
+    let data = try encoder.encode(state)
+    let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+    // A table keyed by integers is written as a list of key, value, key,
+    // value…: its keys, as numbers (nil: not such a list).
+    func keys(_ part: String, _ name: String) -> Set<UInt64>? {
+      guard let list = (object[part] as? [String: Any])?[name] as? [Any] else { return nil }
+      let numbers = stride(from: 0, to: list.count, by: 2).compactMap { (list[$0] as? NSNumber)?.uint64Value }
+      return numbers.count * 2 == list.count ? Set(numbers) : nil
+    }
+    // Person 1; its phones 1 and 3 as person << 32 | device.
+    let phones: Set<UInt64> = [1 << 32 | 1, 1 << 32 | 3]
+    #expect(keys("dedupe", "devices") == phones)
+    #expect(keys("trips", "people") == [1])
+    #expect(keys("suddenStops", "people") == [1])
+    #expect(keys("speedAlerts", "previous") != nil && keys("speedAlerts", "runs") != nil)
+    let restored = try JSONDecoder().decode(IngestState.self, from: data)
+    #expect(restored == state)
+    #expect(try encoder.encode(restored) == data)
+  }
+
   @Test(
     "one way of cutting a history into uploads: receipt times group as logged, or as a batcher gathers them")
   func cuttingAHistoryIntoUploads() {
