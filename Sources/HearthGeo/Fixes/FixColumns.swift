@@ -139,10 +139,26 @@ public struct FixColumns: Sendable, Hashable {
   /// in its own storage: a batch kept between calls gathers without
   /// allocating once its columns have room. O(indices.count).
   public mutating func select<C: Collection>(_ indices: C, from other: FixColumns) where C.Element == Int {
+    // The column filled at once, then written through pointers: an append
+    // per fix checked the buffer's uniqueness and room every time (about
+    // 16 instructions a value, 5 % of the ingest path). Each index is still
+    // checked against the source.
     func gather<T>(_ column: inout [T], _ source: [T]) {
       column.removeAll(keepingCapacity: true)
-      column.reserveCapacity(indices.count)
-      for index in indices { column.append(source[index]) }
+      guard let first = indices.first else { return }
+      column.append(contentsOf: repeatElement(source[first], count: indices.count))
+      source.withUnsafeBufferPointer { source in
+        column.withUnsafeMutableBufferPointer { column in
+          var k = 0
+          for index in indices {
+            precondition(
+              UInt(bitPattern: index) < UInt(source.count) && k < column.count,
+              "FixColumns.select: index \(index) outside the batch, or more indices than counted")
+            column[k] = source[index]
+            k &+= 1
+          }
+        }
+      }
     }
     gather(&timeMilliseconds, other.timeMilliseconds)
     gather(&latitudeDegrees, other.latitudeDegrees)
