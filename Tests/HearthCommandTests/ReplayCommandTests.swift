@@ -259,7 +259,7 @@ struct ReplayCommandTests {
       skipped == [
         "\(log):3:2 (time_ms): notANumber: \(t + 1_000).5; row skipped",
         "\(log):5:1 (user): notANumber: x; row skipped",
-        "\(log):6 (user): not a user id (0 to 4294967295); row skipped",
+        "\(log):6 (user): not a user id (a whole number from 0 to 4294967295); row skipped",
       ], "\(replay.err)")
     #expect(
       lines.contains {

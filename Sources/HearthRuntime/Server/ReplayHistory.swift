@@ -116,14 +116,14 @@ public struct ReplayHistory: Sendable {
             problems.append((batch.lines[i], "\(path):\(batch.lines[i]) (\(field)): \(reason); row skipped"))
           }
           guard let user = integer("user", i), let userID = UInt32(exactly: user) else {
-            problem("user", "not a user id (0 to 4294967295)")
+            problem("user", "not a user id (\(PlacesFile.identityDomain))")
             continue
           }
           // An empty device cell is the default (the user), as a missing
           // column is (review26 F9: it rejected the row).
           let deviceValue = number("device", i).flatMap { $0.isNaN ? nil : $0 } ?? Double(user)
           guard let device = UInt32(exactly: deviceValue) else {
-            problem("device", "not a device id (0 to 4294967295)")
+            problem("device", "not a device id (\(PlacesFile.identityDomain))")
             continue
           }
           let activityText = text("activity", i) ?? ""
