@@ -143,8 +143,7 @@ public struct DedupeIndex: Sendable, Hashable, Codable {
 
   public init(from decoder: any Decoder) throws {
     let container = try decoder.container(keyedBy: CodingKeys.self)
-    devices = try container.decode([UInt64: DeviceLog].self, forKey: .devices).rekeyed(
-      IdentityPair.init(rawValue:))
+    devices = try container.decode([IdentityPair: DeviceLog].self, forKey: .devices)
     count = devices.values.reduce(0) { $0 + $1.times.count }
     guard try container.decode(Int.self, forKey: .count) == count else {
       throw DecodingError.dataCorrupted(
@@ -154,7 +153,7 @@ public struct DedupeIndex: Sendable, Hashable, Codable {
 
   public func encode(to encoder: any Encoder) throws {
     var container = encoder.container(keyedBy: CodingKeys.self)
-    try container.encode(devices.rekeyed(\.rawValue), forKey: .devices)
+    try container.encodeInKeyOrder(devices, forKey: .devices)
     try container.encode(count, forKey: .count)
   }
 

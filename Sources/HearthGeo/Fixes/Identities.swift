@@ -42,9 +42,9 @@ func identityHash(_ value: UInt64, seed: Int) -> Int {
 
 /// Two identities in one table key, the first in the high half (a person
 /// and a device, a person and a circle), bucketed as an identity is (see
-/// ``HearthIdentity/_rawHashValue(seed:)``), not through SipHash. Saved
-/// states write the bare integer, as they did when tables were keyed by it.
-struct IdentityPair: Sendable, Hashable {
+/// ``HearthIdentity/_rawHashValue(seed:)``), not through SipHash. Coded as
+/// the bare integer, as saved states wrote it when tables were keyed by it.
+struct IdentityPair: Sendable, Hashable, Comparable, Codable {
   var rawValue: UInt64
 
   init<A: HearthIdentity, B: HearthIdentity>(_ a: A, _ b: B) {
@@ -52,16 +52,15 @@ struct IdentityPair: Sendable, Hashable {
   }
   init(rawValue: UInt64) { self.rawValue = rawValue }
 
+  init(from decoder: any Decoder) throws { rawValue = try decoder.singleValueContainer().decode(UInt64.self) }
+  func encode(to encoder: any Encoder) throws {
+    var container = encoder.singleValueContainer()
+    try container.encode(rawValue)
+  }
+
+  static func < (a: IdentityPair, b: IdentityPair) -> Bool { a.rawValue < b.rawValue }
   func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
   func _rawHashValue(seed: Int) -> Int { identityHash(rawValue, seed: seed) }
-}
-
-extension Dictionary {
-  /// The same entries under keys converted one to one (a table saved by the
-  /// integer it used to be keyed by, read back under its key type). O(n).
-  func rekeyed<K: Hashable>(_ convert: (Key) -> K) -> [K: Value] {
-    [K: Value](uniqueKeysWithValues: map { (convert($0.key), $0.value) })
-  }
 }
 
 /// An account.

@@ -388,7 +388,7 @@ public struct IngestState: Sendable, Hashable, Codable {
     var c = encoder.container(keyedBy: CodingKeys.self)
     try c.encode(Self.formatVersion, forKey: .formatVersion)
     try c.encode(dedupe, forKey: .dedupe)
-    try c.encode(people, forKey: .people)
+    try c.encodeInKeyOrder(people, forKey: .people)
     try c.encode(geofences, forKey: .geofences)
     try c.encode(speedAlerts, forKey: .speedAlerts)
     try c.encode(suddenStops, forKey: .suddenStops)

@@ -104,8 +104,8 @@ public struct SpeedAlertState: Sendable, Hashable, Codable {
   /// with no phone.
   public init(from decoder: any Decoder) throws {
     let c = try decoder.container(keyedBy: CodingKeys.self)
-    previous = try c.decode([UInt32: TrackPoint].self, forKey: .previous).rekeyed(UserID.init(rawValue:))
-    runs = try c.decode([UInt64: Run].self, forKey: .runs).rekeyed(IdentityPair.init(rawValue:))
+    previous = try c.decode([UserID: TrackPoint].self, forKey: .previous)
+    runs = try c.decode([IdentityPair: Run].self, forKey: .runs)
     if let times = try? c.decode([CircleID: Int64].self, forKey: .lastAlert) {
       lastAlert = times.mapValues { LastAlert(milliseconds: $0, receivedMilliseconds: $0) }
     } else {
@@ -113,13 +113,12 @@ public struct SpeedAlertState: Sendable, Hashable, Codable {
     }
   }
 
-  /// Saved as they were when the tables were keyed by integers (a person's
-  /// id, person << 32 | circle).
+  /// Each table in ascending key order (SavedTables.swift).
   public func encode(to encoder: any Encoder) throws {
     var c = encoder.container(keyedBy: CodingKeys.self)
-    try c.encode(previous.rekeyed(\.rawValue), forKey: .previous)
-    try c.encode(runs.rekeyed(\.rawValue), forKey: .runs)
-    try c.encode(lastAlert, forKey: .lastAlert)
+    try c.encodeInKeyOrder(previous, forKey: .previous)
+    try c.encodeInKeyOrder(runs, forKey: .runs)
+    try c.encodeInKeyOrder(lastAlert, forKey: .lastAlert)
   }
 
   static func key(_ person: UserID, _ circle: CircleID) -> IdentityPair { IdentityPair(person, circle) }

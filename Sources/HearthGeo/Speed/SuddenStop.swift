@@ -150,16 +150,15 @@ public struct SuddenStopState: Sendable, Hashable, Codable {
 
   enum CodingKeys: String, CodingKey { case people, waiting }
 
-  /// People are saved by their bare ids, as when the table was keyed by them.
   public init(from decoder: any Decoder) throws {
     let c = try decoder.container(keyedBy: CodingKeys.self)
-    people = try c.decode([UInt32: PersonState].self, forKey: .people).rekeyed(UserID.init(rawValue:))
+    people = try c.decode([UserID: PersonState].self, forKey: .people)
     waiting = try c.decode(DeadlineTable.self, forKey: .waiting)
   }
 
   public func encode(to encoder: any Encoder) throws {
     var c = encoder.container(keyedBy: CodingKeys.self)
-    try c.encode(people.rekeyed(\.rawValue), forKey: .people)
+    try c.encodeInKeyOrder(people, forKey: .people)
     try c.encode(waiting, forKey: .waiting)
   }
 

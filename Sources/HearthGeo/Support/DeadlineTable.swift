@@ -149,10 +149,11 @@ extension DeadlineTable: Codable {
   /// restore (``IngestState/timeWindowMilliseconds``), losing every person
   /// in it. The restored person is visited then, checked exactly, and
   /// given the exact deadline again.
+  /// People in ascending id order (SavedTables.swift).
   func encode(to encoder: any Encoder) throws {
-    var container = encoder.singleValueContainer()
+    var list = encoder.unkeyedContainer()
     let last = IngestState.timeWindowMilliseconds.upperBound - 1
-    try container.encode(
+    try list.encodeInKeyOrder(
       deadlines.contains { $0.value > last } ? deadlines.mapValues { min($0, last) } : deadlines)
   }
 }

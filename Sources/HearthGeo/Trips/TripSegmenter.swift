@@ -239,7 +239,7 @@ public struct TripSegmenterState: Sendable, Hashable, Codable {
 
   public init(from decoder: any Decoder) throws {
     let container = try decoder.container(keyedBy: CodingKeys.self)
-    people = try container.decode([UInt32: Person].self, forKey: .people).rekeyed(UserID.init(rawValue:))
+    people = try container.decode([UserID: Person].self, forKey: .people)
     for (key, person) in people {
       // What the segmenter indexes must be in range: a corrupted state is an error, not a trap.
       guard person.segment.isEmpty ? person.anchor == 0 : person.segment.indices.contains(person.anchor),
@@ -257,8 +257,7 @@ public struct TripSegmenterState: Sendable, Hashable, Codable {
 
   public func encode(to encoder: any Encoder) throws {
     var container = encoder.container(keyedBy: CodingKeys.self)
-    // By bare ids, as when the table was keyed by them.
-    try container.encode(people.rekeyed(\.rawValue), forKey: .people)
+    try container.encodeInKeyOrder(people, forKey: .people)
     try container.encode(waiting, forKey: .waiting)
   }
 

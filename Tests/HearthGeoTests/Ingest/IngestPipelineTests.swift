@@ -280,30 +280,54 @@ import struct HearthSim.SeededGenerator
     #expect(restored == straight)
   }
 
-  @Test("a saved state keys its per-person and per-device tables by bare integers, and reads back equal")
+  @Test("a saved state writes its tables by bare ids in ascending order: equal states, the same bytes")
   func savedTablesAreKeyedByIntegers() throws {
+    // People in no order, each with two phones, every engine holding them.
+    let people: [UInt32] = [7, 3, 12, 1, 30, 5, 21, 2]
+    var fixes: [Fix] = []
+    for (k, person) in people.enumerated() {
+      for device in [person, person + 100] {
+        fixes += Self.drive(speed: 20 + Double(k), device: device).map {
+          var f = $0
+          f.user = UserID(person)
+          return f
+        }
+      }
+    }
+    fixes.sort { ($0.timeMilliseconds, $0.user, $0.device) < ($1.timeMilliseconds, $1.user, $1.device) }
     var state = IngestState()
-    _ = feed(Self.drive(speed: 20) + Self.drive(speed: 25, device: 3), size: 30, state: &state)
+    _ = feed(fixes, size: 40, state: &state)
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys]
     let data = try encoder.encode(state)
     let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
-    // A table keyed by integers is written as a list of key, value, key,
-    // value…: its keys, as numbers (nil: not such a list).
-    func keys(_ part: String, _ name: String) -> Set<UInt64>? {
-      guard let list = (object[part] as? [String: Any])?[name] as? [Any] else { return nil }
+    // A table keyed by ids is a list of key, value, key, value…: its keys
+    // as numbers, in the order written (nil: not such a list).
+    func keys(_ part: String?, _ name: String) -> [UInt64]? {
+      let owner = part.map { object[$0] as? [String: Any] } ?? object
+      guard let list = owner?[name] as? [Any] else { return nil }
       let numbers = stride(from: 0, to: list.count, by: 2).compactMap { (list[$0] as? NSNumber)?.uint64Value }
-      return numbers.count * 2 == list.count ? Set(numbers) : nil
+      return numbers.count * 2 == list.count ? numbers : nil
     }
-    // Person 1; its phones 1 and 3 as person << 32 | device.
-    let phones: Set<UInt64> = [1 << 32 | 1, 1 << 32 | 3]
+    let ids = people.sorted().map(UInt64.init)
+    let phones = people.flatMap { [UInt64($0) << 32 | UInt64($0), UInt64($0) << 32 | UInt64($0 + 100)] }
+      .sorted()
     #expect(keys("dedupe", "devices") == phones)
-    #expect(keys("trips", "people") == [1])
-    #expect(keys("suddenStops", "people") == [1])
-    #expect(keys("speedAlerts", "previous") != nil && keys("speedAlerts", "runs") != nil)
-    let restored = try JSONDecoder().decode(IngestState.self, from: data)
-    #expect(restored == state)
-    #expect(try encoder.encode(restored) == data)
+    #expect(keys(nil, "people") == ids)
+    #expect(keys("trips", "people") == ids)
+    #expect(keys("suddenStops", "people") == ids)
+    #expect(keys("speedAlerts", "previous") == ids)
+    for (part, name) in [("speedAlerts", "runs"), ("speedAlerts", "lastAlert"), ("trips", "waiting")] {
+      let written = try #require(keys(part, name), "\(part).\(name)")
+      #expect(written == written.sorted(), "\(part).\(name)")
+    }
+    // Each restore is a new table with its own hash seed; every one is
+    // written as the same bytes.
+    for _ in 0..<5 {
+      let restored = try JSONDecoder().decode(IngestState.self, from: data)
+      #expect(restored == state)
+      #expect(try encoder.encode(restored) == data)
+    }
   }
 
   @Test(
