@@ -94,6 +94,9 @@ struct KeySorter: Sendable {
   private static func countingPass(
     from source: [UInt64], into target: inout [UInt64], shift: UInt64, counts: inout [Int]
   ) {
+    // The writes below go through pointers: every key lands inside `target`
+    // only while the two lists have the same length (`sort` sizes them so).
+    precondition(source.count == target.count && counts.count == 256, "KeySorter: lists of unequal length")
     source.withUnsafeBufferPointer { source in
       target.withUnsafeMutableBufferPointer { target in
         counts.withUnsafeMutableBufferPointer { counts in
