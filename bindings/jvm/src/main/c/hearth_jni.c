@@ -3,7 +3,8 @@
  * bindings/jvm/src/main/java/hearth (the native methods of hearth.Native).
  *
  * A door: it moves Java arrays to the header's arrays and back and forwards
- * the call; every check on the data is the library's. A failed status
+ * the call; every check on the data is the library's, and this side checks
+ * only that each array holds the count the call is given. A failed status
  * becomes a hearth.HearthException built by Java from the status and the
  * library's message (UTF-8 bytes: JNI's own strings are modified UTF-8).
  *
@@ -62,20 +63,29 @@ typedef struct pinned {
   void *data[MAX_PINNED];
   jint modes[MAX_PINNED];
   int count;
-  int failed;
+  /* Why an array was not pinned (NULL: every one was); the call is then not made. */
+  const char *failed;
 } pinned;
 
 /* A pointer to the elements of `array` (NULL for a null array); `written`:
-   copied back on release (an output), else released without copying. */
-static void *pin(JNIEnv *env, pinned *p, jarray array, int written) {
+   copied back on release (an output), else released without copying.
+   `length`: the elements the call will read or write (-1: the array's own
+   length). The Java classes check that a call's columns have one length;
+   this side checks again, so that no caller of hearth.Native can make the
+   library read or write past an array. */
+static void *pin(JNIEnv *env, pinned *p, jarray array, int written, jsize length) {
   if (array == NULL || p->failed) return NULL;
+  if (length >= 0 && (*env)->GetArrayLength(env, array) != length) {
+    p->failed = "the arrays of one call differ in length";
+    return NULL;
+  }
   if (p->count == MAX_PINNED) {
-    p->failed = 1;
+    p->failed = "more arrays than one call pins";
     return NULL;
   }
   void *data = (*env)->GetPrimitiveArrayCritical(env, array, NULL);
   if (data == NULL) {
-    p->failed = 1;
+    p->failed = "the VM could not lend an array";
     return NULL;
   }
   p->arrays[p->count] = array;
@@ -85,10 +95,17 @@ static void *pin(JNIEnv *env, pinned *p, jarray array, int written) {
   return data;
 }
 
-static void unpin(JNIEnv *env, pinned *p) {
+/* Releases what `pin` lent; then throws why an array was not pinned, or the
+   library's failed status (the call's own message, `handle`'s last error). */
+static void unpin(JNIEnv *env, pinned *p, int32_t status, const void *handle) {
   while (p->count > 0) {
     p->count--;
     (*env)->ReleasePrimitiveArrayCritical(env, p->arrays[p->count], p->data[p->count], p->modes[p->count]);
+  }
+  if (p->failed) {
+    throw_message(env, HEARTH_ERROR_ARGUMENT, p->failed);
+  } else if (status != HEARTH_OK) {
+    throw_status(env, status, handle);
   }
 }
 
@@ -171,12 +188,11 @@ JNIEXPORT void JNICALL Java_hearth_Native_distances(JNIEnv *env, jclass cls, jdo
   (void)cls;
   jsize count = length_of(env, out);
   pinned p = {0};
-  const double *a = pin(env, &p, lat1, 0), *b = pin(env, &p, lon1, 0), *c = pin(env, &p, lat2, 0),
-               *d = pin(env, &p, lon2, 0);
-  double *o = pin(env, &p, out, 1);
+  const double *a = pin(env, &p, lat1, 0, count), *b = pin(env, &p, lon1, 0, count),
+               *c = pin(env, &p, lat2, 0, count), *d = pin(env, &p, lon2, 0, count);
+  double *o = pin(env, &p, out, 1, count);
   int32_t status = p.failed ? HEARTH_ERROR_ARGUMENT : hearth_distances_m(count, a, b, c, d, o);
-  unpin(env, &p);
-  if (status != HEARTH_OK) throw_status(env, status, NULL);
+  unpin(env, &p, status, NULL);
 }
 
 JNIEXPORT void JNICALL Java_hearth_Native_distancesFrom(JNIEnv *env, jclass cls, jdouble origin_lat_deg,
@@ -185,12 +201,11 @@ JNIEXPORT void JNICALL Java_hearth_Native_distancesFrom(JNIEnv *env, jclass cls,
   (void)cls;
   jsize count = length_of(env, out);
   pinned p = {0};
-  const double *a = pin(env, &p, lat, 0), *b = pin(env, &p, lon, 0);
-  double *o = pin(env, &p, out, 1);
+  const double *a = pin(env, &p, lat, 0, count), *b = pin(env, &p, lon, 0, count);
+  double *o = pin(env, &p, out, 1, count);
   int32_t status =
       p.failed ? HEARTH_ERROR_ARGUMENT : hearth_distances_from_m(origin_lat_deg, origin_lon_deg, count, a, b, o);
-  unpin(env, &p);
-  if (status != HEARTH_OK) throw_status(env, status, NULL);
+  unpin(env, &p, status, NULL);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -209,12 +224,11 @@ JNIEXPORT void JNICALL Java_hearth_Native_gridSnap(JNIEnv *env, jclass cls, jlon
   (void)cls;
   jsize count = length_of(env, lat);
   pinned p = {0};
-  const double *a = pin(env, &p, lat, 0), *b = pin(env, &p, lon, 0);
-  int64_t *ids = pin(env, &p, cell_id, 1);
-  double *clat = pin(env, &p, centre_lat, 1), *clon = pin(env, &p, centre_lon, 1);
+  const double *a = pin(env, &p, lat, 0, count), *b = pin(env, &p, lon, 0, count);
+  int64_t *ids = pin(env, &p, cell_id, 1, count);
+  double *clat = pin(env, &p, centre_lat, 1, count), *clon = pin(env, &p, centre_lon, 1, count);
   int32_t status = p.failed ? HEARTH_ERROR_ARGUMENT : hearth_grid_snap(HANDLE(grid), count, a, b, ids, clat, clon);
-  unpin(env, &p);
-  if (status != HEARTH_OK) throw_status(env, status, HANDLE(grid));
+  unpin(env, &p, status, HANDLE(grid));
 }
 
 /* ------------------------------------------------------------------------ */
@@ -247,25 +261,26 @@ JNIEXPORT void JNICALL Java_hearth_Native_detectorFeed(JNIEnv *env, jclass cls, 
   batch.fix_count = length_of(env, fix_t);
   batch.vehicle_gate = vehicle_gate ? 1 : 0;
   pinned p = {0};
-  batch.accelerometer_t_s = pin(env, &p, acc_t, 0);
-  batch.accelerometer_x_mps2 = pin(env, &p, acc_x, 0);
-  batch.accelerometer_y_mps2 = pin(env, &p, acc_y, 0);
-  batch.accelerometer_z_mps2 = pin(env, &p, acc_z, 0);
-  batch.gyroscope_t_s = pin(env, &p, gyr_t, 0);
-  batch.gyroscope_x_radps = pin(env, &p, gyr_x, 0);
-  batch.gyroscope_y_radps = pin(env, &p, gyr_y, 0);
-  batch.gyroscope_z_radps = pin(env, &p, gyr_z, 0);
-  batch.barometer_t_s = pin(env, &p, baro_t, 0);
-  batch.barometer_hpa = pin(env, &p, baro_hpa, 0);
-  batch.fix_t_s = pin(env, &p, fix_t, 0);
-  batch.fix_speed_mps = pin(env, &p, fix_speed, 0);
+  const jsize acc = (jsize)batch.accelerometer_count, gyr = (jsize)batch.gyroscope_count,
+              baro = (jsize)batch.barometer_count, fixes = (jsize)batch.fix_count;
+  batch.accelerometer_t_s = pin(env, &p, acc_t, 0, acc);
+  batch.accelerometer_x_mps2 = pin(env, &p, acc_x, 0, acc);
+  batch.accelerometer_y_mps2 = pin(env, &p, acc_y, 0, acc);
+  batch.accelerometer_z_mps2 = pin(env, &p, acc_z, 0, acc);
+  batch.gyroscope_t_s = pin(env, &p, gyr_t, 0, gyr);
+  batch.gyroscope_x_radps = pin(env, &p, gyr_x, 0, gyr);
+  batch.gyroscope_y_radps = pin(env, &p, gyr_y, 0, gyr);
+  batch.gyroscope_z_radps = pin(env, &p, gyr_z, 0, gyr);
+  batch.barometer_t_s = pin(env, &p, baro_t, 0, baro);
+  batch.barometer_hpa = pin(env, &p, baro_hpa, 0, baro);
+  batch.fix_t_s = pin(env, &p, fix_t, 0, fixes);
+  batch.fix_speed_mps = pin(env, &p, fix_speed, 0, fixes);
   /* With an accuracy column the speeds are the platform's raw ones (ABI 1.4); without, as given. */
-  const double *accuracy = pin(env, &p, fix_accuracy, 0);
+  const double *accuracy = pin(env, &p, fix_accuracy, 0, fixes);
   int32_t status = p.failed ? HEARTH_ERROR_ARGUMENT
                    : fix_accuracy ? hearth_detector_feed_with_accuracy(HANDLE(detector), &batch, accuracy)
                                   : hearth_detector_feed(HANDLE(detector), &batch);
-  unpin(env, &p);
-  if (status != HEARTH_OK) throw_status(env, status, HANDLE(detector));
+  unpin(env, &p, status, HANDLE(detector));
 }
 
 JNIEXPORT void JNICALL Java_hearth_Native_detectorFinish(JNIEnv *env, jclass cls, jlong detector) {
@@ -422,10 +437,14 @@ JNIEXPORT jlong JNICALL Java_hearth_Native_incidentRestore(JNIEnv *env, jclass c
   (void)cls;
   jsize size = length_of(env, state);
   pinned p = {0};
-  const uint8_t *data = pin(env, &p, state, 0);
+  const uint8_t *data = pin(env, &p, state, 0, -1);
+  if (p.failed) {
+    unpin(env, &p, HEARTH_OK, NULL);
+    return 0;
+  }
   hearth_incident *incident = NULL;
-  int32_t status = p.failed ? HEARTH_ERROR_ARGUMENT : hearth_incident_restore(data, size, &incident);
-  unpin(env, &p);
+  int32_t status = hearth_incident_restore(data, size, &incident);
+  unpin(env, &p, HEARTH_OK, NULL);
   return created(env, status, incident);
 }
 
