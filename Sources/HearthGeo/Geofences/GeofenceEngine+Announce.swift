@@ -10,20 +10,20 @@ extension GeofenceEngine {
   /// fast arrivals whose minute passed, and — once no fast arrival waits —
   /// departures whose minute passed or whose second clear fix came while
   /// they were held back. Each is decided at its deadline on that clock.
-  func settle(upTo time: Int64, on clock: SettlingClock, _ context: inout Context) {
+  func settle(
+    upTo time: Int64, on clock: SettlingClock, _ context: inout Context,
+    _ scratch: inout GeofenceState.Scratch
+  ) {
     // Most calls (every fix) find nothing waiting: no deadline to look for.
     guard context.state.hasPending else { return }
-    var crossings: [Crossing] = []
-    swap(&crossings, &context.deadlineCrossings)
-    defer { swap(&crossings, &context.deadlineCrossings) }
     while let deadline = context.state.nextDeadline(rules, on: clock), deadline <= time {
-      crossings.empty()
+      scratch.deadlineCrossings.empty()
       // Waiting decisions are on records in use; only those can change.
       for r in context.state.records.inUse {
         guard let a = context.state.records[r].pendingArrival,
           a.start(on: clock)?.saturatingAdd(rules.fastArrivalWaitMilliseconds) == deadline
         else { continue }
-        crossings.append(
+        scratch.deadlineCrossings.append(
           Crossing(
             kind: .arrival, recordIndex: r, eventMilliseconds: a.milliseconds,
             reason: .fastArrivalMinutePassed,
@@ -33,7 +33,7 @@ extension GeofenceEngine {
       // one, so the count of them falls with every deadline that decides
       // something; never spin on one that did not.
       let waiting = context.state.records.arrivalsWaiting + context.state.records.departuresWaiting
-      announce(crossings, decidedAt: deadline, on: clock, &context)
+      announce(scratch.deadlineCrossings, decidedAt: deadline, on: clock, &context, &scratch)
       guard context.state.records.arrivalsWaiting + context.state.records.departuresWaiting < waiting else {
         return
       }
@@ -68,21 +68,17 @@ extension GeofenceEngine {
   // MARK: Announcing
 
   /// Applies the announcing rules to the arrivals confirmed at one moment
-  /// `t` on `clock` and the departures due then (`departuresMayBeDue`:
-  /// false when nothing at this moment can have made one due, which saves
-  /// the scan).
+  /// `t` on `clock` and the departures due then (`scratch.dueDepartures`
+  /// holds those while they are announced).
   func announce(
     _ arrivals: [Crossing], decidedAt t: Int64, on clock: SettlingClock, _ context: inout Context,
-    departuresMayBeDue: Bool = true
+    _ scratch: inout GeofenceState.Scratch
   ) {
-    guard !arrivals.isEmpty || departuresMayBeDue else { return }
     // The arrivals of this moment stop waiting before departures are judged.
     for arrival in arrivals { context.state.records[arrival.recordIndex].pendingArrival = nil }
-    var departures: [Crossing] = []
-    swap(&departures, &context.dueDepartures)
-    defer { swap(&departures, &context.dueDepartures) }
-    dueDepartures(at: t, on: clock, into: &departures, context)
-    guard !arrivals.isEmpty || !departures.isEmpty else { return }
+    dueDepartures(at: t, on: clock, into: &scratch.dueDepartures, context)
+    guard !arrivals.isEmpty || !scratch.dueDepartures.isEmpty else { return }
+    let departures = scratch.dueDepartures
     let smallestDeparture = smallest(departures, context)
     let smallestArrival = smallest(arrivals, context)
     for departure in departures {

@@ -12,37 +12,11 @@ extension GeofenceEngine {
     /// The person's circles (nil: every place counts), looked up once per person.
     var circles: Circles? = nil
     var events: [GeofenceEvent] = []
-    /// Reused per fix (no allocation in the steady state).
-    var candidates: [Int] = []
-    var crossings: [Crossing] = []
-    var started: [Int] = []
-    /// Reused by the clock's deadlines and by each moment's due departures.
-    var deadlineCrossings: [Crossing] = []
-    var dueDepartures: [Crossing] = []
     /// This fix saw a departure's second clear fix or cancelled a fast
     /// arrival: a waiting departure may be due at it.
     var departureMayBeDue = false
 
     var person: UserID { state.person }
-
-    /// Swaps the reusable lists with `scratch`'s: taken at the start of a
-    /// batch, given back (emptied; dropped when its room grew past
-    /// `Scratch.largestKept`) at its end.
-    mutating func exchangeLists(with scratch: inout GeofenceState.Scratch) {
-      func clear<T>(_ list: inout [T]) {
-        if list.capacity > GeofenceState.Scratch.largestKept { list = [] } else { list.empty() }
-      }
-      clear(&candidates)
-      clear(&crossings)
-      clear(&started)
-      clear(&deadlineCrossings)
-      clear(&dueDepartures)
-      swap(&candidates, &scratch.candidates)
-      swap(&crossings, &scratch.crossings)
-      swap(&started, &scratch.started)
-      swap(&deadlineCrossings, &scratch.deadlineCrossings)
-      swap(&dueDepartures, &scratch.dueDepartures)
-    }
   }
 
   /// A confirmed crossing waiting to be announced with the others of its moment.
@@ -67,15 +41,19 @@ extension GeofenceEngine {
   }
 
   /// One fix of the context's person, in time order (`fromPrevious`: the
-  /// step from the batch's previous fix, when measured already).
-  func apply(_ fix: Fix, fromPrevious: OdometerStep? = nil, _ context: inout Context) {
+  /// step from the batch's previous fix, when measured already; `scratch`:
+  /// the lists it fills, kept from fix to fix).
+  func apply(
+    _ fix: Fix, fromPrevious: OdometerStep? = nil, _ context: inout Context,
+    _ scratch: inout GeofenceState.Scratch
+  ) {
     let accuracy = fix.horizontalAccuracyMeters
     guard accuracy <= rules.ignoreAccuracyAboveMeters else { return }  // also drops NaN
     let t = fix.timeMilliseconds
     // A later fix of the device that began a wait, a minute or more after
     // it began, ends it (that device's clock; another device's fix times
     // end nothing); the server's minute is settled per batch.
-    settle(upTo: t, on: .phone(fix.device), &context)
+    settle(upTo: t, on: .phone(fix.device), &context, &scratch)
     // The neighbour speed costs a distance: worked out only if a place asks.
     let previousFix = context.state.lastFix
     if t > (previousFix?.time ?? .min) { context.state.lastFix = TrackPoint(fix) }
@@ -88,26 +66,18 @@ extension GeofenceEngine {
     }
     advanceOdometer(fix, fromPrevious: fromPrevious, &context.state)
 
-    var candidates: [Int] = []
-    var crossings: [Crossing] = []
-    var started: [Int] = []  // departures that begin waiting on this fix
-    swap(&candidates, &context.candidates)
-    swap(&crossings, &context.crossings)
-    swap(&started, &context.started)
-    defer {
-      swap(&candidates, &context.candidates)
-      swap(&crossings, &context.crossings)
-      swap(&started, &context.started)
-    }
-    collectCandidates(fix.coordinate, &candidates, circles: context.circles, records: context.state.records)
-    crossings.empty()
-    started.empty()
+    collectCandidates(
+      fix.coordinate, &scratch.candidates, circles: context.circles, records: context.state.records)
+    scratch.crossings.empty()
+    scratch.started.empty()
     context.departureMayBeDue = false
     let network = accuracy > rules.networkAccuracyAboveMeters
     let margin = max(rules.exitBandMeters, network ? rules.networkExitErrorMultiple * accuracy : 0)
     // Candidates ascend by place id like the records, so a record inserted
-    // here never shifts one already noted in `crossings`.
-    for p in candidates {
+    // here never shifts one already noted in `crossings`. (By position: the
+    // loop holds no second reference to the list, so no retain per fix.)
+    for c in scratch.candidates.indices {
+      let p = scratch.candidates[c]
       let place = places[p]
       let known = context.state.records.count
       let r = context.state.recordIndex(place.id, watermark: t)
@@ -122,15 +92,16 @@ extension GeofenceEngine {
       let clear = !inside && !index.isWithin(place.radiusMeters + margin, of: p, fix.coordinate)
       step(
         r, place, inside: inside, clear: clear, network: network, speed: speed, at: t, from: fix.device,
-        &crossings, &started, &context)
+        &scratch.crossings, &scratch.started, &context)
     }
-    announce(
-      crossings, decidedAt: t, on: .phone(fix.device), &context, departuresMayBeDue: context.departureMayBeDue
-    )
+    if !scratch.crossings.isEmpty || context.departureMayBeDue {
+      announce(scratch.crossings, decidedAt: t, on: .phone(fix.device), &context, &scratch)
+    }
     // Said after the arrivals of the same fix (an arrival confirmed and left
     // again reads in that order); a departure dropped by an arrival elsewhere
     // was already reported as such.
-    for r in started {
+    for s in scratch.started.indices {
+      let r = scratch.started[s]
       guard let mark = context.state.records[r].pendingDeparture, mark.milliseconds == t,
         let place = place(of: context.state.records[r])
       else { continue }

@@ -225,9 +225,8 @@ public struct GeofenceEngine: Sendable {
     // person after person; each person's state is moved in and out of the
     // dictionary (not copied) while it changes.
     var context = Context(now: now, late: false, state: PersonGeofenceState(person: UserID(0)))
-    context.exchangeLists(with: &state.scratch)
     // Room for a fix among many places at once, not grown step by step.
-    context.candidates.reserveCapacity(64)
+    state.scratch.candidates.reserveCapacity(64)
     var start = 0
     while start < count {
       let person = fixes.user[at(start)]
@@ -255,7 +254,7 @@ public struct GeofenceEngine: Sendable {
       // has run out by this receipt is decided before this batch's fixes
       // are heard (whether or not the timer ran in between), then again
       // after them (a departure held back by an arrival they ended).
-      settle(upTo: now, on: .server, &context)
+      settle(upTo: now, on: .server, &context, &state.scratch)
       for k in start..<end {
         // The step from the batch's previous fix of this person, when the
         // batch is in its own order (so fix k − 1 is the one before).
@@ -267,15 +266,15 @@ public struct GeofenceEngine: Sendable {
               milliseconds: fixes.timeMilliseconds[k - 1]),
             meters: steps[k])
         }
-        apply(fixes[at(k)], fromPrevious: fromPrevious, &context)
+        apply(fixes[at(k)], fromPrevious: fromPrevious, &context, &state.scratch)
       }
-      settle(upTo: now, on: .server, &context)
+      settle(upTo: now, on: .server, &context, &state.scratch)
       evict(&context.state)
       updateWaiting(context.state, in: &state, waited: waited)
       swap(&context.state, &state.people.values[slot])
       start = end
     }
-    context.exchangeLists(with: &state.scratch)
+    state.scratch.endCall()
     return context.events
   }
 
@@ -306,9 +305,10 @@ public struct GeofenceEngine: Sendable {
       context.state = personState
       context.circles = lookup.circlesOfPerson[person]
       dropRecordsOfUnseenPlaces(&context, dropped: &state.droppedForRemovedPlaces)
-      settle(upTo: now, on: .server, &context)
+      settle(upTo: now, on: .server, &context, &state.scratch)
       store(&context.state, in: &state, waited: true)
     }
+    state.scratch.endCall()
     return context.events
   }
 

@@ -23,15 +23,36 @@ public struct GeofenceState: Sendable, Hashable, Codable {
 
   public init() {}
 
+  /// Handed to the engine's steps beside their context (not inside it: a
+  /// step that fills one of these lists while it changes the context would
+  /// otherwise move the list out of the context and back, per fix).
   struct Scratch: Sendable {
     /// A list whose storage has room for more than this many entries (a
     /// fix among about that many places) is dropped after its batch, not kept.
     static let largestKept = 4_096
+    /// The places a fix is tested against.
     var candidates: [Int] = []
+    /// Arrivals a fix confirmed, announced together.
     var crossings: [GeofenceEngine.Crossing] = []
+    /// Departures that began waiting on a fix.
     var started: [Int] = []
+    /// Decisions falling due at one deadline of a clock.
     var deadlineCrossings: [GeofenceEngine.Crossing] = []
+    /// Departures due at one moment.
     var dueDepartures: [GeofenceEngine.Crossing] = []
+
+    /// Empties every list at the end of a call, dropping one whose room
+    /// grew past `largestKept`. O(entries).
+    mutating func endCall() {
+      func clear<T>(_ list: inout [T]) {
+        if list.capacity > Self.largestKept { list = [] } else { list.empty() }
+      }
+      clear(&candidates)
+      clear(&crossings)
+      clear(&started)
+      clear(&deadlineCrossings)
+      clear(&dueDepartures)
+    }
   }
 
   public static func == (a: GeofenceState, b: GeofenceState) -> Bool {
