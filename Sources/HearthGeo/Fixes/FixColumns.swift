@@ -139,24 +139,40 @@ public struct FixColumns: Sendable, Hashable {
   /// in its own storage: a batch kept between calls gathers without
   /// allocating once its columns have room. O(indices.count).
   public mutating func select<C: Collection>(_ indices: C, from other: FixColumns) where C.Element == Int {
-    // The column filled at once, then written through pointers: an append
-    // per fix checked the buffer's uniqueness and room every time (about
-    // 16 instructions a value, 5 % of the ingest path). Each index is still
-    // checked against the source.
+    // Indices in contiguous storage (an array, a slice) are read in place;
+    // others are copied into an array first.
+    if indices.withContiguousStorageIfAvailable({ select($0, from: other) }) == nil {
+      Array(indices).withUnsafeBufferPointer { select($0, from: other) }
+    }
+  }
+
+  /// `select` on a buffer of indices: each index is checked once against
+  /// the batch (every column has `other.count` values, the type's
+  /// invariant), then every column is filled at once and written through
+  /// pointers with no check per value. A check per value and column cost
+  /// about 10 instructions a value (13 columns: about 3.5 % of the ingest
+  /// path); an append per value, about 16.
+  private mutating func select(_ indices: UnsafeBufferPointer<Int>, from other: FixColumns) {
+    let limit = UInt(other.count)
+    for index in indices {
+      precondition(
+        UInt(bitPattern: index) < limit,
+        "FixColumns.select: index \(index) outside the batch of \(other.count) fixes")
+    }
+    let n = indices.count
     func gather<T>(_ column: inout [T], _ source: [T]) {
       column.removeAll(keepingCapacity: true)
       guard let first = indices.first else { return }
-      column.append(contentsOf: repeatElement(source[first], count: indices.count))
+      column.append(contentsOf: repeatElement(source[first], count: n))
       source.withUnsafeBufferPointer { source in
         column.withUnsafeMutableBufferPointer { column in
-          var k = 0
-          for index in indices {
-            precondition(
-              UInt(bitPattern: index) < UInt(source.count) && k < column.count,
-              "FixColumns.select: index \(index) outside the batch, or more indices than counted")
-            column[k] = source[index]
-            k &+= 1
+          guard let from = source.baseAddress, let to = column.baseAddress, let at = indices.baseAddress
+          else {
+            return
           }
+          // Every index was checked against `source.count` above, and
+          // `column` holds exactly n values.
+          for k in 0..<n { to[k] = from[at[k]] }
         }
       }
     }

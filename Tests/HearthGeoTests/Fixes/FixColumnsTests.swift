@@ -53,6 +53,22 @@ struct FixColumnsTests {
     kept.select([], from: columns)
     #expect(kept.isEmpty && kept.user.isEmpty && kept.charging.isEmpty)
   }
+
+  @Test("select(_:from:) takes any collection of indices: in place (array, slice) or copied first")
+  func selectFromEveryKindOfCollection() {
+    let columns = FixColumns((0..<12).map(Self.sample))
+    let order = [11, 3, 3, 0, 7]
+    let expected = order.map(Self.sample)
+    #expect(columns.selecting(order).fixes == expected)
+    #expect(columns.selecting([-1, 11, 3, 3, 0, 7, 99][1..<6]).fixes == expected)  // a slice not at 0
+    #expect(columns.selecting(ContiguousArray(order)).fixes == expected)
+    #expect(columns.selecting(order.lazy.map { $0 }).fixes == expected)  // no contiguous storage
+    #expect(columns.selecting((2..<9).reversed()).fixes == (2..<9).reversed().map(Self.sample))
+    #expect(columns.selecting(4..<4).isEmpty)
+    var kept = FixColumns()
+    for _ in 0..<3 { kept.select(order.lazy.map { $0 }, from: columns) }
+    #expect(kept.fixes == expected)
+  }
 }
 
 @Suite("Unmeasured speed (SPEC §1)")
