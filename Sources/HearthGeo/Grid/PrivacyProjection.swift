@@ -62,12 +62,26 @@ public struct PrivacyProjection: Sendable {
   /// ``GridCell/none`` and a NaN coordinate; NaN accuracy becomes the
   /// minimum. O(1).
   public func project(_ fix: Fix) -> ApproximateFix {
+    frame(fix, cell: grid.cell(containing: fix.coordinate), slotStart: slotStart(of: fix.timeMilliseconds))
+  }
+
+  /// The projection of `fix` if a viewer who last saw `previous` must be
+  /// sent it, else nil: `changed(from: previous, to: project(fix)) ?
+  /// project(fix) : nil`, with the cell's centre worked out only when the
+  /// frame changed (most fixes stay in their cell and slot). O(1).
+  public func project(_ fix: Fix, ifChangedFrom previous: ApproximateFix?) -> ApproximateFix? {
     let cell = grid.cell(containing: fix.coordinate)
-    return ApproximateFix(
+    let slot = slotStart(of: fix.timeMilliseconds)
+    if let previous, previous.cell == cell, previous.timeMilliseconds == slot { return nil }
+    return frame(fix, cell: cell, slotStart: slot)
+  }
+
+  private func frame(_ fix: Fix, cell: GridCell, slotStart: Int64) -> ApproximateFix {
+    ApproximateFix(
       cell: cell,
       coordinate: grid.centre(of: cell),
       horizontalAccuracyMeters: widenedAccuracy(fix.horizontalAccuracyMeters),
-      timeMilliseconds: slotStart(of: fix.timeMilliseconds),
+      timeMilliseconds: slotStart,
       device: fix.device,
       user: fix.user)
   }

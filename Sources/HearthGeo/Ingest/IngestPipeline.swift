@@ -290,8 +290,7 @@ public struct IngestState: Sendable, Hashable, Codable {
     ) -> (PresenceDecision, ApproximateFix?) {
       let decision = presence.advance(with: fix, receivedAtMilliseconds: now)
       guard decision.didAdvance else { return (decision, nil) }
-      let frame = projection.project(fix)
-      guard projection.changed(from: sharedFrame, to: frame) else { return (decision, nil) }
+      guard let frame = projection.project(fix, ifChangedFrom: sharedFrame) else { return (decision, nil) }
       sharedFrame = frame
       return (decision, frame)
     }

@@ -99,6 +99,42 @@ struct PrivacyProjectionTests {
     #expect(projection.changed(from: first, to: otherCell))
   }
 
+  /// Equal, a NaN centre (a position off the domain) equal to itself.
+  static func same(_ a: ApproximateFix?, _ b: ApproximateFix?) -> Bool {
+    guard var a, var b else { return a == nil && b == nil }
+    let bits = { (c: Coordinate) in [c.latitudeDegrees.bitPattern, c.longitudeDegrees.bitPattern] }
+    guard bits(a.coordinate) == bits(b.coordinate) else { return false }
+    (a.coordinate, b.coordinate) = (Coordinate(latitudeDegrees: 0, longitudeDegrees: 0), a.coordinate)
+    b.coordinate = a.coordinate
+    return a == b
+  }
+
+  @Test("project(_:ifChangedFrom:) is the projection when changed(from:to:) says so, else nil")
+  func projectIfChanged() {
+    var generator = SeededGenerator(seed: 32)
+    // A walk of small steps and short waits (mostly the same cell and slot),
+    // with jumps, positions off the domain (no cell) and slot edges.
+    var previous: ApproximateFix? = nil
+    var (lat, lon, time) = (48.85, 2.29, Int64(10) * slot - 3)
+    var sent = 0
+    for i in 0..<3_000 {
+      if i % 97 == 0 { (lat, lon) = (generator.nextDouble(in: -90, 90), generator.nextDouble(in: -180, 180)) }
+      lat = min(90, max(-90, lat + generator.nextDouble(in: -0.002, 0.002)))
+      lon = min(180, max(-180, lon + generator.nextDouble(in: -0.002, 0.002)))
+      time += Int64(generator.nextDouble(in: 0, 20_000))
+      let position = i % 211 == 5 ? (Double.nan, lon) : (lat, lon)
+      let next = fix(position.0, position.1, time: time, accuracy: generator.nextDouble(in: 0, 2000))
+      let full = projection.project(next)
+      let expected = projection.changed(from: previous, to: full) ? full : nil
+      #expect(Self.same(projection.project(next, ifChangedFrom: previous), expected))
+      if let expected {
+        previous = expected
+        sent += 1
+      }
+    }
+    #expect(sent > 100 && sent < 2_500)  // both sides were seen
+  }
+
   @Test("batch projection equals fix-by-fix projection")
   func batch() {
     var generator = SeededGenerator(seed: 31)
