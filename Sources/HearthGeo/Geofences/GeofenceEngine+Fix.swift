@@ -82,9 +82,9 @@ extension GeofenceEngine {
       let known = context.state.records.count
       let r = context.state.recordIndex(place.id, watermark: t)
       // A new record is evaluated now (unless t is the earliest time there is).
+      // (`step` moves the watermark to t, in its one write of the record.)
       if context.state.records.count == known {
         guard t > context.state.records[r].watermarkMilliseconds else { continue }
-        context.state.records[r].watermarkMilliseconds = t
       } else if t == .min {
         continue
       }
@@ -174,12 +174,14 @@ extension GeofenceEngine {
   /// The membership rules for one place and one fix: `inside` within the
   /// radius; `clear` beyond the exit distance (the test of leaving, with
   /// the accuracy gate: radius + max(40 m, 2 × error of a network fix));
-  /// `network` a fix looser than 100 m; `device` sent the fix.
+  /// `network` a fix looser than 100 m; `device` sent the fix. The record
+  /// is read once and written back once, its watermark moved to `t`.
   private func step(
     _ r: Int, _ place: Geofence, inside: Bool, clear: Bool, network: Bool, speed: () -> Double?, at t: Int64,
     from device: DeviceID, _ crossings: inout [Crossing], _ started: inout [Int], _ context: inout Context
   ) {
     var record = context.state.records[r]
+    record.watermarkMilliseconds = t  // evaluated at t
     defer { context.state.records[r] = record }
     guard record.inside else {
       guard inside else { return }
