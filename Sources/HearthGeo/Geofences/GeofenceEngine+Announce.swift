@@ -10,12 +10,21 @@ extension GeofenceEngine {
   /// fast arrivals whose minute passed, and — once no fast arrival waits —
   /// departures whose minute passed or whose second clear fix came while
   /// they were held back. Each is decided at its deadline on that clock.
+  @inline(__always)
   func settle(
     upTo time: Int64, on clock: SettlingClock, _ context: inout Context,
     _ scratch: inout GeofenceState.Scratch
   ) {
-    // Most calls (every fix) find nothing waiting: no deadline to look for.
-    guard context.state.hasPending else { return }
+    // Most calls (every fix) find nothing waiting: no deadline to look for,
+    // and no call made.
+    if context.state.hasPending { settleWaiting(upTo: time, on: clock, &context, &scratch) }
+  }
+
+  @inline(never)
+  private func settleWaiting(
+    upTo time: Int64, on clock: SettlingClock, _ context: inout Context,
+    _ scratch: inout GeofenceState.Scratch
+  ) {
     while let deadline = context.state.nextDeadline(rules, on: clock), deadline <= time {
       scratch.deadlineCrossings.empty()
       // Waiting decisions are on records in use; only those can change.
