@@ -158,17 +158,34 @@ extension GeofenceEngine {
       if let i = lookup.position(records[r].place) { candidates.append(i) }
     }
     // Sorted, then repeats dropped in place: O(k log k) for k candidates
-    // (a person in many overlapping places), no allocation.
+    // (a person in many overlapping places), no allocation. A fix usually
+    // has two or three (the place it is in, found by the index and as a
+    // record in use): sorted by insertion there, where the general sort's
+    // set-up cost more than the sorting.
     guard candidates.count > 1 else { return }
-    candidates.sort()
+    if candidates.count <= 16 {
+      candidates.withUnsafeMutableBufferPointer { c in
+        for k in 1..<c.count {
+          let value = c[k]
+          var j = k
+          while j > 0 && c[j - 1] > value {
+            c[j] = c[j - 1]
+            j -= 1
+          }
+          c[j] = value
+        }
+      }
+    } else {
+      candidates.sort()
+    }
     var kept = 1
     for k in 1..<candidates.count where candidates[k] != candidates[kept - 1] {
       candidates[kept] = candidates[k]
       kept += 1
     }
-    // (Only when a repeat was dropped: the generic `removeLast(_:)` costs
-    // about 47 instructions even when it removes nothing.)
-    if kept < candidates.count { candidates.removeSubrange(kept...) }
+    // One by one: a repeat or two, and `removeLast()` is a few
+    // instructions where the ranged removals cost about 45 a call.
+    while candidates.count > kept { candidates.removeLast() }
   }
 
   /// The membership rules for one place and one fix: `inside` within the
