@@ -235,14 +235,13 @@ extension GreatCircle {
   static func refineNearAntipodes(
     _ distances: UnsafeMutablePointer<Double>, count: Int, recompute: (Int) -> Double
   ) {
-    // A count of the far distances, the second loop's own test: a compare
-    // and an add per lane in any vector unit (a max of the bit patterns
-    // needs 64-bit unsigned compares, which SSE2 lacks: scalar there).
-    let far = HaversineKernel.antipodalRefinementMeters
-    var farCount = 0
-    for i in 0..<count { farCount &+= distances[i] >= far ? 1 : 0 }
-    guard farCount > 0 else { return }
-    for i in 0..<count where distances[i] >= far {
+    // Non-negative doubles order like their bit patterns, so an integer max
+    // finds the largest distance without a floating-point reduction (NaN,
+    // whose pattern is larger still, only costs the second loop).
+    var largest: UInt64 = 0
+    for i in 0..<count { largest = max(largest, distances[i].bitPattern) }
+    guard largest >= HaversineKernel.antipodalRefinementMeters.bitPattern else { return }
+    for i in 0..<count where distances[i] >= HaversineKernel.antipodalRefinementMeters {
       distances[i] = recompute(i)
     }
   }
