@@ -80,14 +80,16 @@ public struct TripSummary: Sendable, Hashable, Codable {
     (pathMeters, maxAgreedSpeedMetersPerSecond, displacementMeters) = withUnsafeTemporaryAllocation(
       of: Double.self, capacity: 3 * n
     ) { scratch in
-      scratch.initialize(repeating: 0)
       let latitudes = UnsafeMutableBufferPointer(rebasing: scratch[0..<n])
       let longitudes = UnsafeMutableBufferPointer(rebasing: scratch[n..<(2 * n)])
       let distances = UnsafeMutableBufferPointer(rebasing: scratch[(2 * n)..<(3 * n)])
+      // Every coordinate is written here (Doubles: writing initialises);
+      // only the distances, which the kernels see as a span, are zeroed first.
       for (i, fix) in fixes.enumerated() {
-        latitudes[i] = fix.latitudeDegrees
-        longitudes[i] = fix.longitudeDegrees
+        latitudes.initializeElement(at: i, to: fix.latitudeDegrees)
+        longitudes.initializeElement(at: i, to: fix.longitudeDegrees)
       }
+      distances.initialize(repeating: 0)
       var steps = distances.mutableSpan
       GreatCircle.stepsMeters(
         latitudesDegrees: UnsafeBufferPointer(latitudes).span,
