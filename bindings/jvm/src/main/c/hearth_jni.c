@@ -67,18 +67,22 @@ typedef struct pinned {
   const char *failed;
 } pinned;
 
-/* A pointer to the elements of `array` (NULL for a null array); `written`:
-   copied back on release (an output), else released without copying.
-   `length`: the elements the call will read or write (-1: the array's own
-   length). The Java classes check that a call's columns have one length;
-   this side checks again, so that no caller of hearth.Native can make the
-   library read or write past an array. */
-static void *pin(JNIEnv *env, pinned *p, jarray array, int written, jsize length) {
-  if (array == NULL || p->failed) return NULL;
-  if (length >= 0 && (*env)->GetArrayLength(env, array) != length) {
+/* Refuses the call unless `array` (if any) holds `length` elements: the
+   count the library will read or write. The Java classes check that a
+   call's columns have one length; this side checks again, so that no caller
+   of hearth.Native can make the library read or write past an array. Every
+   array is checked before the first is pinned (no JNI call may come between
+   GetPrimitiveArrayCritical and its release). */
+static void expect_length(JNIEnv *env, pinned *p, jarray array, jsize length) {
+  if (array != NULL && !p->failed && (*env)->GetArrayLength(env, array) != length) {
     p->failed = "the arrays of one call differ in length";
-    return NULL;
   }
+}
+
+/* A pointer to the elements of `array` (NULL for a null array); `written`:
+   copied back on release (an output), else released without copying. */
+static void *pin(JNIEnv *env, pinned *p, jarray array, int written) {
+  if (array == NULL || p->failed) return NULL;
   if (p->count == MAX_PINNED) {
     p->failed = "more arrays than one call pins";
     return NULL;
@@ -188,9 +192,13 @@ JNIEXPORT void JNICALL Java_hearth_Native_distances(JNIEnv *env, jclass cls, jdo
   (void)cls;
   jsize count = length_of(env, out);
   pinned p = {0};
-  const double *a = pin(env, &p, lat1, 0, count), *b = pin(env, &p, lon1, 0, count),
-               *c = pin(env, &p, lat2, 0, count), *d = pin(env, &p, lon2, 0, count);
-  double *o = pin(env, &p, out, 1, count);
+  expect_length(env, &p, lat1, count);
+  expect_length(env, &p, lon1, count);
+  expect_length(env, &p, lat2, count);
+  expect_length(env, &p, lon2, count);
+  const double *a = pin(env, &p, lat1, 0), *b = pin(env, &p, lon1, 0), *c = pin(env, &p, lat2, 0),
+               *d = pin(env, &p, lon2, 0);
+  double *o = pin(env, &p, out, 1);
   int32_t status = p.failed ? HEARTH_ERROR_ARGUMENT : hearth_distances_m(count, a, b, c, d, o);
   unpin(env, &p, status, NULL);
 }
@@ -201,8 +209,10 @@ JNIEXPORT void JNICALL Java_hearth_Native_distancesFrom(JNIEnv *env, jclass cls,
   (void)cls;
   jsize count = length_of(env, out);
   pinned p = {0};
-  const double *a = pin(env, &p, lat, 0, count), *b = pin(env, &p, lon, 0, count);
-  double *o = pin(env, &p, out, 1, count);
+  expect_length(env, &p, lat, count);
+  expect_length(env, &p, lon, count);
+  const double *a = pin(env, &p, lat, 0), *b = pin(env, &p, lon, 0);
+  double *o = pin(env, &p, out, 1);
   int32_t status =
       p.failed ? HEARTH_ERROR_ARGUMENT : hearth_distances_from_m(origin_lat_deg, origin_lon_deg, count, a, b, o);
   unpin(env, &p, status, NULL);
@@ -224,9 +234,13 @@ JNIEXPORT void JNICALL Java_hearth_Native_gridSnap(JNIEnv *env, jclass cls, jlon
   (void)cls;
   jsize count = length_of(env, lat);
   pinned p = {0};
-  const double *a = pin(env, &p, lat, 0, count), *b = pin(env, &p, lon, 0, count);
-  int64_t *ids = pin(env, &p, cell_id, 1, count);
-  double *clat = pin(env, &p, centre_lat, 1, count), *clon = pin(env, &p, centre_lon, 1, count);
+  expect_length(env, &p, lon, count);
+  expect_length(env, &p, cell_id, count);
+  expect_length(env, &p, centre_lat, count);
+  expect_length(env, &p, centre_lon, count);
+  const double *a = pin(env, &p, lat, 0), *b = pin(env, &p, lon, 0);
+  int64_t *ids = pin(env, &p, cell_id, 1);
+  double *clat = pin(env, &p, centre_lat, 1), *clon = pin(env, &p, centre_lon, 1);
   int32_t status = p.failed ? HEARTH_ERROR_ARGUMENT : hearth_grid_snap(HANDLE(grid), count, a, b, ids, clat, clon);
   unpin(env, &p, status, HANDLE(grid));
 }
@@ -263,20 +277,29 @@ JNIEXPORT void JNICALL Java_hearth_Native_detectorFeed(JNIEnv *env, jclass cls, 
   pinned p = {0};
   const jsize acc = (jsize)batch.accelerometer_count, gyr = (jsize)batch.gyroscope_count,
               baro = (jsize)batch.barometer_count, fixes = (jsize)batch.fix_count;
-  batch.accelerometer_t_s = pin(env, &p, acc_t, 0, acc);
-  batch.accelerometer_x_mps2 = pin(env, &p, acc_x, 0, acc);
-  batch.accelerometer_y_mps2 = pin(env, &p, acc_y, 0, acc);
-  batch.accelerometer_z_mps2 = pin(env, &p, acc_z, 0, acc);
-  batch.gyroscope_t_s = pin(env, &p, gyr_t, 0, gyr);
-  batch.gyroscope_x_radps = pin(env, &p, gyr_x, 0, gyr);
-  batch.gyroscope_y_radps = pin(env, &p, gyr_y, 0, gyr);
-  batch.gyroscope_z_radps = pin(env, &p, gyr_z, 0, gyr);
-  batch.barometer_t_s = pin(env, &p, baro_t, 0, baro);
-  batch.barometer_hpa = pin(env, &p, baro_hpa, 0, baro);
-  batch.fix_t_s = pin(env, &p, fix_t, 0, fixes);
-  batch.fix_speed_mps = pin(env, &p, fix_speed, 0, fixes);
+  expect_length(env, &p, acc_x, acc);
+  expect_length(env, &p, acc_y, acc);
+  expect_length(env, &p, acc_z, acc);
+  expect_length(env, &p, gyr_x, gyr);
+  expect_length(env, &p, gyr_y, gyr);
+  expect_length(env, &p, gyr_z, gyr);
+  expect_length(env, &p, baro_hpa, baro);
+  expect_length(env, &p, fix_speed, fixes);
+  expect_length(env, &p, fix_accuracy, fixes);
+  batch.accelerometer_t_s = pin(env, &p, acc_t, 0);
+  batch.accelerometer_x_mps2 = pin(env, &p, acc_x, 0);
+  batch.accelerometer_y_mps2 = pin(env, &p, acc_y, 0);
+  batch.accelerometer_z_mps2 = pin(env, &p, acc_z, 0);
+  batch.gyroscope_t_s = pin(env, &p, gyr_t, 0);
+  batch.gyroscope_x_radps = pin(env, &p, gyr_x, 0);
+  batch.gyroscope_y_radps = pin(env, &p, gyr_y, 0);
+  batch.gyroscope_z_radps = pin(env, &p, gyr_z, 0);
+  batch.barometer_t_s = pin(env, &p, baro_t, 0);
+  batch.barometer_hpa = pin(env, &p, baro_hpa, 0);
+  batch.fix_t_s = pin(env, &p, fix_t, 0);
+  batch.fix_speed_mps = pin(env, &p, fix_speed, 0);
   /* With an accuracy column the speeds are the platform's raw ones (ABI 1.4); without, as given. */
-  const double *accuracy = pin(env, &p, fix_accuracy, 0, fixes);
+  const double *accuracy = pin(env, &p, fix_accuracy, 0);
   int32_t status = p.failed ? HEARTH_ERROR_ARGUMENT
                    : fix_accuracy ? hearth_detector_feed_with_accuracy(HANDLE(detector), &batch, accuracy)
                                   : hearth_detector_feed(HANDLE(detector), &batch);
@@ -437,7 +460,7 @@ JNIEXPORT jlong JNICALL Java_hearth_Native_incidentRestore(JNIEnv *env, jclass c
   (void)cls;
   jsize size = length_of(env, state);
   pinned p = {0};
-  const uint8_t *data = pin(env, &p, state, 0, -1);
+  const uint8_t *data = pin(env, &p, state, 0);
   if (p.failed) {
     unpin(env, &p, HEARTH_OK, NULL);
     return 0;
