@@ -97,43 +97,8 @@ public struct IngestPipeline: Sendable {
     case .success(let r): report = r
     }
     output.rejections = report.rejections
-
-    // The lists are the state's scratch, kept from batch to batch (taken
-    // out while the engines have the state, put back at the end).
-    var scratch = IngestState.Scratch()
-    swap(&scratch, &state.scratch)
-    defer {
-      // Kept unless this batch was unusually large (a whole history
-      // replayed at once): what the state holds between batches stays bounded.
-      if max(scratch.keys.capacity, scratch.accepted.capacity, scratch.sorter.bufferCapacity)
-        > IngestState.Scratch.largestKept
-      {
-        scratch = IngestState.Scratch()
-      }
-      swap(&scratch, &state.scratch)
-    }
-
-    // A server batch interleaves many phones. The engines give the same
-    // events either way (a test says so), but they pay per run of a
-    // person's fixes (a state lookup, a sort check), dedupe pays a table
-    // lookup per run of a device's fixes, and the shared vectorised
-    // neighbour speeds are only of use between a person's own consecutive
-    // fixes; so the accepted fixes are put in order of person, then
-    // position, before dedupe. One sort of packed (person, position) keys
-    // groups the people in upload order; each device keeps its own order
-    // (what dedupe's decisions depend on: a device's log is its own), and
-    // the new fixes come out of dedupe still grouped by person. (Positions
-    // fit 32 bits: a batch of 2³² fixes would not fit in memory.)
-    scratch.keys.removeAll(keepingCapacity: true)
-    for index in report.acceptedIndices {
-      scratch.keys.append(
-        UInt64(batch.user[index].rawValue) << 32 | UInt64(UInt32(truncatingIfNeeded: index)))
-    }
-    scratch.sorter.sort(&scratch.keys)
-    scratch.accepted.removeAll(keepingCapacity: true)
-    for key in scratch.keys { scratch.accepted.append(Int(key & 0xFFFF_FFFF)) }
     let dedupe = state.dedupe.insert(
-      batch, indices: scratch.accepted, retentionMilliseconds: validation.keysMatterMilliseconds)
+      batch, indices: report.acceptedIndices, retentionMilliseconds: validation.keysMatterMilliseconds)
     if !dedupe.forgottenIndices.isEmpty {
       // Only after the server's clock stepped back: too old on the clock
       // that accepted the device's newer fix (SPEC §1, *Validation*).
@@ -155,10 +120,8 @@ public struct IngestPipeline: Sendable {
       }
     }
     adoptStillReReports(&state, &output)
-    // In (person, position) order: dedupe lists a device's new fixes in the
-    // order it was given them.
+    guard !dedupe.insertedIndices.isEmpty else { return output }
     let inserted = dedupe.insertedIndices
-    guard !inserted.isEmpty else { return output }
     output.inserted = inserted.count
 
     // One person, several devices (SPEC §1): geofences, trips and the
@@ -172,21 +135,51 @@ public struct IngestPipeline: Sendable {
     // clock (a tablet at home while the phone is out). Presence takes each
     // person's new fixes in time order, fixes of one millisecond in
     // `Presence.sameTimeRank` order, so neither the row nor what reaches
-    // the engines depends on the order within the upload: one table lookup
-    // per person, and a sort by time only of a run that needs it.
+    // the engines depends on the order within the upload.
+    //
+    // A server batch interleaves many phones. The engines give the same
+    // events either way (a test says so), but they pay per run of a
+    // person's fixes (a state lookup, a sort check) and the shared
+    // vectorised neighbour speeds are only of use between a person's own
+    // consecutive fixes; so the batch is put in order of person, then
+    // time. One sort of packed (person, position) keys groups the people
+    // in upload order; then one table lookup per person, and a sort by
+    // time only of a run that needs it. (Positions fit 32 bits: a batch of
+    // 2³² fixes would not fit in memory.)
+    //
+    // The lists are the state's scratch, kept from batch to batch (taken
+    // out while the engines have the state, put back at the end).
+    var scratch = IngestState.Scratch()
+    swap(&scratch, &state.scratch)
+    defer {
+      // Kept unless this batch was unusually large (a whole history
+      // replayed at once): what the state holds between batches stays bounded.
+      if max(scratch.keys.capacity, scratch.sorter.bufferCapacity) > IngestState.Scratch.largestKept {
+        scratch = IngestState.Scratch()
+      }
+      swap(&scratch, &state.scratch)
+    }
+    scratch.keys.removeAll(keepingCapacity: true)
+    for index in inserted {
+      scratch.keys.append(
+        UInt64(batch.user[index].rawValue) << 32 | UInt64(UInt32(truncatingIfNeeded: index)))
+    }
+    scratch.sorter.sort(&scratch.keys)
+    let keys = scratch.keys
+    func position(_ key: UInt64) -> Int { Int(key & 0xFFFF_FFFF) }
     scratch.order.removeAll(keepingCapacity: true)
-    scratch.order.reserveCapacity(inserted.count)
-    scratch.run.reserveCapacity(inserted.count)
-    output.sharedFrames.reserveCapacity(inserted.count)
+    scratch.order.reserveCapacity(keys.count)
+    scratch.run.reserveCapacity(keys.count)
+    output.sharedFrames.reserveCapacity(keys.count)
     var start = 0
-    while start < inserted.count {
-      let user = batch.user[inserted[start]]
+    while start < keys.count {
+      let user = batch.user[position(keys[start])]
       var end = start + 1
-      while end < inserted.count && batch.user[inserted[end]] == user { end += 1 }
+      while end < keys.count && batch.user[position(keys[end])] == user { end += 1 }
       scratch.run.empty()
       var ordered = true
       for k in start..<end {
-        let index = inserted[k]
+        let index = position(keys[k])
         let entry = (
           time: batch.timeMilliseconds[index],
           rank: Presence.sameTimeRank(activity: batch.activity[index], device: batch.device[index]),
@@ -320,10 +313,8 @@ public struct IngestState: Sendable, Hashable, Codable {
     /// Lists for batches of more new fixes than this are dropped after the
     /// batch (14 columns of 64 Ki fixes: about 7 MB).
     static let largestKept = 65_536
-    /// (person, position) keys of the batch's accepted fixes, sorted.
+    /// (person, position) keys of the batch's new fixes, sorted.
     var keys: [UInt64] = []
-    /// The positions of those keys, in their order (what dedupe is given).
-    var accepted: [Int] = []
     /// What sorts `keys` (its buffer and `keys` may trade storage).
     var sorter = KeySorter()
     /// One person's new fixes in time order.
