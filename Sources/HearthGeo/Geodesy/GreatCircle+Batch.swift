@@ -131,6 +131,37 @@ extension GreatCircle {
     latitudesDegrees latitudes: Span<Double>, longitudesDegrees longitudes: Span<Double>,
     steps: inout MutableSpan<Double>
   ) {
+    stepsMeters(latitudesDegrees: latitudes, longitudesDegrees: longitudes, steps: &steps, fromFirst: nil)
+  }
+
+  /// ``stepsMeters(latitudesDegrees:longitudesDegrees:steps:)`` and, in the
+  /// same pass, `fromFirst[i]`: the distance from point 0 to point i, bit for
+  /// bit ``distancesMeters(from:toLatitudesDegrees:longitudesDegrees:into:)``
+  /// from point 0 (each point's cosine computed once for both; a trip's
+  /// summary needs both).
+  /// - Precondition: the four spans have the same count.
+  /// - Complexity: O(n); no heap allocation.
+  static func stepsAndDistancesFromFirstMeters(
+    latitudesDegrees latitudes: Span<Double>, longitudesDegrees longitudes: Span<Double>,
+    steps: inout MutableSpan<Double>, fromFirst: inout MutableSpan<Double>
+  ) {
+    precondition(
+      fromFirst.count == latitudes.count,
+      "stepsAndDistancesFromFirstMeters: every span must have the same count")
+    fromFirst.withUnsafeMutableBufferPointer { far in
+      stepsMeters(
+        latitudesDegrees: latitudes, longitudesDegrees: longitudes, steps: &steps, fromFirst: far.baseAddress)
+    }
+  }
+
+  /// The steps, and the distances from point 0 into `fromFirst` when given
+  /// (its count is the points'). Inlined into its two callers, so the steps
+  /// alone carry no trace of the second output.
+  @inline(__always)
+  private static func stepsMeters(
+    latitudesDegrees latitudes: Span<Double>, longitudesDegrees longitudes: Span<Double>,
+    steps: inout MutableSpan<Double>, fromFirst: UnsafeMutablePointer<Double>?
+  ) {
     let n = latitudes.count
     precondition(
       longitudes.count == n && steps.count == n, "trackDistancesMeters: every span must have the same count")
@@ -149,6 +180,19 @@ extension GreatCircle {
             let step = stepBuffer.baseAddress!
             let cosine = cosineBuffer.baseAddress!
             step[0] = 0
+            // Point 0's own terms, as `distancesMeters(from:)` computes them.
+            let (lat0, lon0) = (latitude[0], longitude[0])
+            let cos0 = HaversineKernel.cosineOfLatitude(lat0)
+            if let far = fromFirst {
+              let h = HaversineKernel.haversine(
+                latitude1: lat0, longitude1: lon0, cosine1: cos0, latitude2: lat0, longitude2: lon0,
+                cosine2: cos0)
+              far[0] = earthMeanRadiusMeters * HaversineKernel.centralAngle(haversine: h)
+              refineNearAntipodes(far, count: 1) { _ in
+                HaversineKernel.distanceNearAntipodeMeters(
+                  latitude1: lat0, longitude1: lon0, latitude2: lat0, longitude2: lon0)
+              }
+            }
             var start = 0  // first point of the block
             while start < n - 1 {
               let count = min(block, n - 1 - start)  // steps in this block
@@ -167,6 +211,20 @@ extension GreatCircle {
               refineNearAntipodes(out, count: count) { j in
                 HaversineKernel.distanceNearAntipodeMeters(
                   latitude1: a[j], longitude1: b[j], latitude2: a[j &+ 1], longitude2: b[j &+ 1])
+              }
+              if let far = fromFirst {
+                // Points start + 1 … start + count, from point 0.
+                let o = far + start + 1
+                for j in 0..<count {
+                  let h = HaversineKernel.haversine(
+                    latitude1: lat0, longitude1: lon0, cosine1: cos0,
+                    latitude2: a[j &+ 1], longitude2: b[j &+ 1], cosine2: cosine[j &+ 1])
+                  o[j] = earthMeanRadiusMeters * HaversineKernel.centralAngle(haversine: h)
+                }
+                refineNearAntipodes(o, count: count) { j in
+                  HaversineKernel.distanceNearAntipodeMeters(
+                    latitude1: lat0, longitude1: lon0, latitude2: a[j &+ 1], longitude2: b[j &+ 1])
+                }
               }
               start += count
             }

@@ -65,9 +65,9 @@ public struct TripSummary: Sendable, Hashable, Codable {
   public var durationMilliseconds: Int64 { endMilliseconds.saturatingSubtract(startMilliseconds) }
 
   /// The aggregates of `fixes` (time order); nil for no fixes. O(n): one
-  /// vectorised pass for the steps and one for the distances from the start,
-  /// in one scratch buffer (on the stack up to 42 fixes, else one heap
-  /// allocation). The top speed leaves loose pairs out (``AgreedSpeedRules``),
+  /// pass for the steps and the distances from the start (each point's
+  /// cosine once), in one scratch buffer (on the stack up to 32 fixes, else
+  /// one heap allocation). The top speed leaves loose pairs out (``AgreedSpeedRules``),
   /// as the speed alert does.
   public init?(_ fixes: [Fix], rules: AgreedSpeedRules = AgreedSpeedRules()) {
     guard let first = fixes.first, let last = fixes.last else { return nil }
@@ -76,24 +76,28 @@ public struct TripSummary: Sendable, Hashable, Codable {
     start = first.coordinate
     end = last.coordinate
     let n = fixes.count
-    let origin = start
     (pathMeters, maxAgreedSpeedMetersPerSecond, displacementMeters) = withUnsafeTemporaryAllocation(
-      of: Double.self, capacity: 3 * n
+      of: Double.self, capacity: 4 * n
     ) { scratch in
       let latitudes = UnsafeMutableBufferPointer(rebasing: scratch[0..<n])
       let longitudes = UnsafeMutableBufferPointer(rebasing: scratch[n..<(2 * n)])
       let distances = UnsafeMutableBufferPointer(rebasing: scratch[(2 * n)..<(3 * n)])
+      let fromStartBuffer = UnsafeMutableBufferPointer(rebasing: scratch[(3 * n)..<(4 * n)])
       // Every coordinate is written here (Doubles: writing initialises);
-      // only the distances, which the kernels see as a span, are zeroed first.
+      // only the distances, which the kernel sees as spans, are zeroed first.
       for (i, fix) in fixes.enumerated() {
         latitudes.initializeElement(at: i, to: fix.latitudeDegrees)
         longitudes.initializeElement(at: i, to: fix.longitudeDegrees)
       }
       distances.initialize(repeating: 0)
+      fromStartBuffer.initialize(repeating: 0)
+      // The steps and the distances from the start in one pass (each
+      // point's cosine once), bit for bit the two separate kernels.
       var steps = distances.mutableSpan
-      GreatCircle.stepsMeters(
+      var fromStart = fromStartBuffer.mutableSpan
+      GreatCircle.stepsAndDistancesFromFirstMeters(
         latitudesDegrees: UnsafeBufferPointer(latitudes).span,
-        longitudesDegrees: UnsafeBufferPointer(longitudes).span, steps: &steps)
+        longitudesDegrees: UnsafeBufferPointer(longitudes).span, steps: &steps, fromFirst: &fromStart)
       // The path as `trackDistancesMeters` adds it (bit-identical), and the
       // fastest neighbour agreement: `AgreedSpeed.pair` on the steps
       // already measured.
@@ -113,12 +117,8 @@ public struct TripSummary: Sendable, Hashable, Codable {
           fastest = v.metersPerSecond
         }
       }
-      var fromStart = distances.mutableSpan
-      GreatCircle.distancesMeters(
-        from: origin, toLatitudesDegrees: UnsafeBufferPointer(latitudes).span,
-        longitudesDegrees: UnsafeBufferPointer(longitudes).span, into: &fromStart)
       var farthest = 0.0
-      for d in distances where d > farthest { farthest = d }
+      for d in fromStartBuffer where d > farthest { farthest = d }
       return (path.value, fastest, farthest)
     }
     let seconds = Double(endMilliseconds.saturatingSubtract(startMilliseconds)) / 1000

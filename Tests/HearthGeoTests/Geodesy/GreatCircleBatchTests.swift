@@ -1,8 +1,9 @@
-import HearthGeo
 import Testing
 import _HearthTestSupport
 
 import struct HearthSim.SeededGenerator
+
+@testable import HearthGeo
 
 @Suite("GreatCircle batch kernels")
 struct GreatCircleBatchTests {
@@ -89,6 +90,39 @@ struct GreatCircleBatchTests {
     let firstNaN = steps.firstIndex { $0.isNaN }!
     #expect(path[..<firstNaN].allSatisfy { !$0.isNaN })
     #expect(path[firstNaN...].allSatisfy { $0.isNaN })
+  }
+
+  @Test(
+    "steps and distances from the first point in one pass: bit for bit the two kernels",
+    arguments: [1, 2, 127, 128, 129, 300, 2500])
+  func stepsAndDistancesFromFirstMatchTheTwoKernels(count: Int) {
+    // Block edges (127 steps a block), antipodes of the first point, NaN and
+    // out-of-domain points, a first point at a pole or NaN.
+    for seed: UInt64 in [5, 6, 7] {
+      var track = Self.mixedColumns(count: count, seed: seed)
+      if seed == 6 { (track.lat[0], track.lon[0]) = (90, 0) }
+      if seed == 7 && count > 3 { (track.lat[3], track.lon[3]) = (-track.lat[0], track.lon[0] - 180) }
+      var expectedSteps: [Double] = []
+      var path: [Double] = []
+      GreatCircle.trackDistancesMeters(
+        latitudesDegrees: track.lat, longitudesDegrees: track.lon, steps: &expectedSteps, cumulative: &path)
+      var expectedFromFirst: [Double] = []
+      GreatCircle.distancesMeters(
+        from: Coordinate(latitudeDegrees: track.lat[0], longitudeDegrees: track.lon[0]),
+        toLatitudesDegrees: track.lat, longitudesDegrees: track.lon, into: &expectedFromFirst)
+      var steps = [Double](repeating: -1, count: count)
+      var fromFirst = [Double](repeating: -1, count: count)
+      var stepSpan = steps.mutableSpan
+      var fromFirstSpan = fromFirst.mutableSpan
+      GreatCircle.stepsAndDistancesFromFirstMeters(
+        latitudesDegrees: track.lat.span, longitudesDegrees: track.lon.span, steps: &stepSpan,
+        fromFirst: &fromFirstSpan)
+      _ = consume stepSpan
+      _ = consume fromFirstSpan
+      #expect(steps.map(\.bitPattern) == expectedSteps.map(\.bitPattern), "steps, seed \(seed)")
+      #expect(
+        fromFirst.map(\.bitPattern) == expectedFromFirst.map(\.bitPattern), "from the first, seed \(seed)")
+    }
   }
 
   @Test("track path: compensated sum stays within 2 ulp of the exact sum over a million steps")
