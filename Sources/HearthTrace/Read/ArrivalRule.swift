@@ -30,11 +30,13 @@
 /// dated years ahead used to become the newest key, so every later row of
 /// the file was `tooLate` and a recording of an hour kept a second of it.
 ///
-/// The first row of a file is kept whatever its time: nothing before it says
-/// whether it strays (so a first row dated years ahead still makes the rest
-/// too late, and one dated 1900 is kept; review28 F1). A `limit` of infinity
-/// (a file kept in its own order) holds nothing and rejects nothing. Keys are
-/// finite: the readers reject other times first.
+/// The first row of a file is held as a jump is (nothing before it says yet
+/// whether it strays): a first row dated years ahead, followed by two rows in
+/// a row that go on from each other, is dropped, so it no longer makes the
+/// rest of the file too late. A first row dated 1900 is kept, since the row
+/// after it is a jump ahead of it, not behind (review28 F1). A `limit` of
+/// infinity (a file kept in its own order) holds nothing and rejects
+/// nothing. Keys are finite: the readers reject other times first.
 ///
 /// - Complexity: O(1) per row, no allocation; the rows held are the caller's
 ///   to keep, in the order they came: the jump, then its rival if there is one.
@@ -150,7 +152,9 @@ struct ArrivalRule: Sendable {
 
   @inline(__always)
   private mutating func judge(_ t: Double) -> Arrival {
-    if t > latest + limit && latest > -.infinity {  // never for an infinite limit
+    // The first row, and a row more than `limit` ahead of the newest kept,
+    // wait for the rows after them; never for an infinite limit.
+    if (t > latest + limit || latest == -.infinity) && limit < .infinity {
       jump = t
       return .held
     }

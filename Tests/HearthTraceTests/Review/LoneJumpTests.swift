@@ -89,10 +89,37 @@ struct LoneJumpTests {
     // review28 F1: a row dated far back among the first rows is the stray, not the rows before it.
     let third = Self.read([1000, 1001, 0] + Self.seconds(1002..<1020))
     #expect(third.kept == Self.seconds(1000..<1020) && third.rejectedLines == [4])
-    // The first row is kept whatever its time (nothing before it to judge it by): the rows
-    // after a first row years ahead are too late, as before.
-    let first = Self.read([3e9] + Self.seconds(0..<5))
-    #expect(first.kept == [3e9] && first.rejectedLines == Array(3..<8))
+  }
+
+  @Test(
+    "the first row is judged as a jump: years ahead of two rows that go on, it alone is rejected; 60 s ahead it is kept"
+  )
+  func firstRowAhead() {
+    // Before, the first row was kept whatever its time, and every row after one dated years
+    // ahead was too late: the file kept one row.
+    let yearsAhead = Self.read([3e9] + Self.seconds(0..<5))
+    #expect(yearsAhead.kept == Self.seconds(0..<5) && yearsAhead.rejectedLines == [2])
+    #expect(yearsAhead.earliestKey == 0)
+    // 60.001 s ahead of the two rows after it: dropped. Exactly 60 s: kept, the rows after it
+    // put before it.
+    let past60 = Self.read([60.001, 0, 0] + Self.seconds(1..<5))
+    #expect(past60.kept == [0, 0] + Self.seconds(1..<5) && past60.rejectedLines == [2])
+    let at60 = Self.read([60, 0, 0.5] + Self.seconds(1..<5))
+    #expect(
+      at60.kept == [0, 0.5] + Self.seconds(1..<5) + [60] && at60.rejectedLines.isEmpty && at60.reordered == 6)
+    // One row behind it alone overrules nothing: followed by a row near the first, or by the
+    // end, that row is the stray.
+    let alone = Self.read([3e9, 0, 3e9 + 1, 3e9 + 2])
+    #expect(alone.kept == [3e9, 3e9 + 1, 3e9 + 2] && alone.rejectedLines == [3])
+    #expect(Self.read([3e9, 0]).kept == [3e9])
+    #expect(Self.read([3e9]).kept == [3e9] && Self.read([3e9]).rejectedLines.isEmpty)
+    // A first row dated 1900 is behind the rows after it, not ahead: kept (review28 F1).
+    let old = Self.read([-2.2e9] + Self.seconds(0..<5))
+    #expect(old.kept == [-2.2e9] + Self.seconds(0..<5) && old.rejectedLines.isEmpty)
+    // Years ahead, then a glitch of its own: the second row far back alone is the stray, and
+    // the rows after it drop the first.
+    let both = Self.read([3e9, -3e9] + Self.seconds(0..<5))
+    #expect(both.kept == Self.seconds(0..<5) && both.rejectedLines == [2, 3])
   }
 
   @Test(
@@ -190,10 +217,12 @@ struct LoneJumpTests {
     #expect(outcome.kept == ms && outcome.rejectedLines == [22])
   }
 
-  @Test("a Sensor Logger recording with one row dated years ahead keeps every other row, whole and streamed")
-  func throughTheReader() throws {
+  @Test(
+    "a Sensor Logger recording with one row dated years ahead, mid-file or first, keeps every other row, whole and streamed",
+    arguments: [40, 0])
+  func throughTheReader(strayIndex: Int) throws {
     var rows = (0..<5000).map { Double($0) * 0.02 }
-    rows[40] = 2.3e9  // 2096
+    rows[strayIndex] = 2.3e9  // 2096
     let folder = ReorderHorizonTests.folder(seconds: rows)
     let (whole, wholeReport) = try TraceImport.read(path: folder.path)
     let stream = try TraceImport.stream(path: folder.path)
@@ -204,7 +233,7 @@ struct LoneJumpTests {
     let file = try #require(wholeReport.file(endingWith: "TotalAcceleration.csv"))
     #expect(
       file.rowsKept == 4999 && file.rejectedByReason == [.outOfOrder: 1]
-        && file.rejections.first?.location.line == 42)
+        && file.rejections.first?.location.line == strayIndex + 2)
     #expect(seconds == whole.accelerometer?.samples.seconds && streamedReport == wholeReport)
     #expect(seconds.count == 4999 && seconds.last.map { abs($0 - 99.98) < 1e-9 } == true)
   }
@@ -233,7 +262,7 @@ struct LoneJumpTests {
     var rejected: [Int] = []
     func newest() -> Double { kept.max() ?? -.infinity }
     func judge(_ i: Int) {
-      if !kept.isEmpty && keys[i] > newest() + limit {
+      if kept.isEmpty || keys[i] > newest() + limit {
         jump = i
       } else if keys[i] < newest() - limit {
         rejected.append(i)
@@ -290,6 +319,9 @@ struct LoneJumpTests {
         var keys: [Double] = []
         var t = 0.0
         let n = 1 + Int(random.nextUnit() * 80)
+        if random.nextUnit() < 0.15 {  // a first row ahead of the file, or far behind it
+          keys.append([61.0, 3e9, -61, -3e9][Int(random.nextUnit() * 4) % 4])
+        }
         while keys.count < n {
           let u = random.nextUnit()
           if u < 0.08 {  // a jump ahead, sometimes back again
