@@ -30,13 +30,14 @@
 /// dated years ahead used to become the newest key, so every later row of
 /// the file was `tooLate` and a recording of an hour kept a second of it.
 ///
-/// The first row of a file is held as a jump is (nothing before it says yet
-/// whether it strays): a first row dated years ahead, followed by two rows in
-/// a row that go on from each other, is dropped, so it no longer makes the
-/// rest of the file too late. A first row dated 1900 is kept, since the row
-/// after it is a jump ahead of it, not behind (review28 F1). A `limit` of
-/// infinity (a file kept in its own order) holds nothing and rejects
-/// nothing. Keys are finite: the readers reject other times first.
+/// The first row of a file has nothing before it to be judged against, so
+/// the rule starts from it (one dated 1900 is kept; review28 F1), with one
+/// exception decided before the rule runs (``firstRowStrays(_:limit:)``): a
+/// first row more than `limit` ahead of each of the
+/// ``firstRowWitnesses`` rows after it is rejected, and the rule starts from
+/// the second row. A `limit` of infinity (a file kept in its own order) holds
+/// nothing and rejects nothing. Keys are finite: the readers reject other
+/// times first.
 ///
 /// - Complexity: O(1) per row, no allocation; the rows held are the caller's
 ///   to keep, in the order they came: the jump, then its rival if there is one.
@@ -152,9 +153,7 @@ struct ArrivalRule: Sendable {
 
   @inline(__always)
   private mutating func judge(_ t: Double) -> Arrival {
-    // The first row, and a row more than `limit` ahead of the newest kept,
-    // wait for the rows after them; never for an infinite limit.
-    if (t > latest + limit || latest == -.infinity) && limit < .infinity {
+    if t > latest + limit && latest > -.infinity {  // never for an infinite limit
       jump = t
       return .held
     }
@@ -167,5 +166,28 @@ struct ArrivalRule: Sendable {
     deepestKept = max(deepestKept, latest - t)
     earliestKept = min(earliestKept, t)
     return .reordered
+  }
+}
+
+extension ArrivalRule {
+  /// How many rows after a file's first row must all lie more than the limit
+  /// behind it for the first row to be rejected as a stray stamp ahead.
+  /// Choice: 8. Two rows are not enough (review31): a log may open with a
+  /// good fix and then two cached fixes an hour old, or two placeholder rows
+  /// dated 1970, and those two rows are the strays. Eight rows in a row
+  /// behind the first, none coming back near it, are where the file's clock
+  /// is. A file of fewer than nine rows keeps its first row.
+  static let firstRowWitnesses = 8
+
+  /// Whether a file's first row is rejected before the rule runs: `opening`
+  /// is the file's first rows in file order (only the first
+  /// 1 + ``firstRowWitnesses`` are read). True when `limit` is finite, there
+  /// are that many rows, and each row after the first is more than `limit`
+  /// behind it; a corrupted first stamp years ahead then costs that row, not
+  /// every row after it (before, they were all too late). O(1).
+  static func firstRowStrays(_ opening: some Collection<Double>, limit: Double) -> Bool {
+    guard limit < .infinity, let first = opening.first else { return false }
+    let witnesses = opening.dropFirst().prefix(firstRowWitnesses)
+    return witnesses.count == firstRowWitnesses && witnesses.allSatisfy { $0 < first - limit }
   }
 }

@@ -124,6 +124,8 @@ enum DuplicateRule: Sendable, Hashable {
 
 /// How a file's rows are put in time order and cleared of repeats, the same
 /// whichever way the file is read:
+/// - a first row far ahead of the rows after it is rejected
+///   (``ArrivalRule/firstRowStrays(_:limit:)``);
 /// - rows are judged in file order by ``ArrivalRule``: a row behind the
 ///   newest key kept before it is counted in `reorderedRows`, unless it is
 ///   more than ``RowOrderer/maximumReorderSeconds`` behind: then it is
@@ -169,7 +171,14 @@ extension RowBlock {
       }
       held.removeAll(keepingCapacity: true)
     }
-    for (i, t) in keys.enumerated() {
+    var start = 0
+    if ArrivalRule.firstRowStrays(keys.prefix(ArrivalRule.firstRowWitnesses + 1), limit: limit) {
+      late.append(0)
+      report.rejectFirstAhead(line: lines[0])
+      start = 1
+    }
+    for i in start..<keys.count {
+      let t = keys[i]
       let arrival = arrivals.arrive(t)
       if arrivals.resolution != .none { settle() }
       switch arrival {
@@ -232,6 +241,18 @@ extension FileReport {
         location: SourceLocation(file: file, line: Int(line)), reason: .outOfOrder,
         detail:
           "a lone jump more than \(Int(RowOrderer.maximumReorderSeconds)) s ahead of the rows before and after"
+      ))
+  }
+
+  /// The file's first row lay more than the reorder horizon ahead of each
+  /// of the rows after it (``ArrivalRule/firstRowStrays(_:limit:)``).
+  mutating func rejectFirstAhead(line: UInt32) {
+    rowsKept -= 1
+    reject(
+      RowRejection(
+        location: SourceLocation(file: file, line: Int(line)), reason: .outOfOrder,
+        detail:
+          "the first row, more than \(Int(RowOrderer.maximumReorderSeconds)) s ahead of each of the \(ArrivalRule.firstRowWitnesses) rows after it"
       ))
   }
 

@@ -4,6 +4,9 @@
 struct FileSurvey: Sendable {
   var rows = 0
   private var rule: ArrivalRule
+  /// The file's first keys, until there are enough to judge the first row
+  /// (``ArrivalRule/firstRowStrays(_:limit:)``); nil once judged.
+  private var opening: [Double]? = []
 
   /// A survey by the rule the second pass orders by: rows more than
   /// `lateLimit` (key units) behind the newest key kept are too late, and a
@@ -14,22 +17,40 @@ struct FileSurvey: Sendable {
   /// a rejected row's time sets no origin (review26 F6: a rejected 1900 row
   /// made the origin 1900; F5: nor does a lone row dated years ahead).
   var earliestKey: Double? {
-    var settled = rule
-    settled.end()
+    let settled = self.settled
     return settled.earliestKept.isFinite ? settled.earliestKept : nil
   }
 
   /// The deepest a kept row came behind the newest key kept before it, key
   /// units: 0 for a file already in time order.
-  var horizon: Double {
+  var horizon: Double { settled.deepestKept }
+
+  /// The rule after the last row: a file that ended before its first row
+  /// could be judged keeps it.
+  private var settled: ArrivalRule {
     var settled = rule
+    if let opening {
+      for t in opening { _ = settled.arrive(t) }
+    }
     settled.end()
-    return settled.deepestKept
+    return settled
   }
 
   mutating func add(_ keys: [Double]) {
     rows += keys.count
-    for t in keys { _ = rule.arrive(t) }
+    var rest = keys[...]
+    if var first = opening {
+      let wanted = ArrivalRule.firstRowWitnesses + 1
+      let taken = min(wanted - first.count, rest.count)
+      first += rest.prefix(taken)
+      rest = rest.dropFirst(taken)
+      opening = first
+      guard first.count == wanted else { return }
+      let strays = ArrivalRule.firstRowStrays(first, limit: rule.limit)
+      for t in first.dropFirst(strays ? 1 : 0) { _ = rule.arrive(t) }
+      opening = nil
+    }
+    for t in rest { _ = rule.arrive(t) }
   }
 }
 
@@ -65,6 +86,9 @@ struct RowOrderer {
   private var held: RowBlock
   private var lastKept: RowBlock
   private var hasLast = false
+  /// The file's first rows, until the first row can be judged.
+  private var opening: RowBlock
+  private var openingJudged = false
 
   /// Keys count `keysPerSecond` per second (1000 for fix milliseconds).
   init(columnCount: Int, horizon: Double, rule: DuplicateRule, keysPerSecond: Double = 1) {
@@ -76,27 +100,25 @@ struct RowOrderer {
     pool = RowBlock(columnCount: columnCount)
     held = RowBlock(columnCount: columnCount)
     lastKept = RowBlock(columnCount: columnCount)
+    opening = RowBlock(columnCount: columnCount)
   }
 
   /// Rows of the next block in file order in; the rows now certain of their
   /// place out, in time order, repeats and rows out of order rejected into `report`.
   mutating func push(_ block: RowBlock, report: inout FileReport) -> RowBlock {
     var out = RowBlock(columnCount: block.columnCount)
-    for i in 0..<block.count {
-      let arrival = arrivals.arrive(block.keys[i])
-      if arrivals.resolution != .none { settleHeld(into: &out, report: &report) }
-      switch arrival {
-      case .inOrder: break
-      case .reordered: report.reorderedRows += 1
-      case .tooLate:
-        report.rejectLate(line: block.lines[i])
-        continue
-      case .held:
-        held.append(from: block, at: i)
-        continue
+    var start = 0
+    if !openingJudged {
+      // The file's first rows wait until the first row can be judged.
+      let wanted = ArrivalRule.firstRowWitnesses + 1
+      while opening.count < wanted && start < block.count {
+        opening.append(from: block, at: start)
+        start += 1
       }
-      enter(block, i, into: &out, report: &report)
+      guard opening.count == wanted else { return out }
+      judgeOpening(into: &out, report: &report)
     }
+    for i in start..<block.count { arrive(block, i, into: &out, report: &report) }
     if horizon == 0 { return out }
     // Any later row has key ≥ newest − horizon; the slack covers rounding.
     let latest = arrivals.latest
@@ -111,11 +133,47 @@ struct RowOrderer {
   /// Every row still waiting, in time order.
   mutating func finish(report: inout FileReport) -> RowBlock {
     var out = RowBlock(columnCount: pool.columnCount)
+    if !openingJudged { judgeOpening(into: &out, report: &report) }
     arrivals.end()
     if arrivals.resolution != .none { settleHeld(into: &out, report: &report) }
     while !heap.isEmpty { popTop(into: &out, report: &report) }
     pool.removeAll(keepingCapacity: false)
     return out
+  }
+
+  /// The first row rejected when it strays far ahead of the rows after it
+  /// (``ArrivalRule/firstRowStrays(_:limit:)``; a file that ended sooner
+  /// keeps it), then the opening rows judged as any.
+  private mutating func judgeOpening(into out: inout RowBlock, report: inout FileReport) {
+    openingJudged = true
+    var start = 0
+    if ArrivalRule.firstRowStrays(opening.keys, limit: limit) {
+      report.rejectFirstAhead(line: opening.lines[0])
+      start = 1
+    }
+    let rows = opening
+    opening = RowBlock(columnCount: rows.columnCount)
+    for i in start..<rows.count { arrive(rows, i, into: &out, report: &report) }
+  }
+
+  /// Row `i` of `block`, the next in file order, judged by the rule.
+  @inline(__always)
+  private mutating func arrive(
+    _ block: RowBlock, _ i: Int, into out: inout RowBlock, report: inout FileReport
+  ) {
+    let arrival = arrivals.arrive(block.keys[i])
+    if arrivals.resolution != .none { settleHeld(into: &out, report: &report) }
+    switch arrival {
+    case .inOrder: break
+    case .reordered: report.reorderedRows += 1
+    case .tooLate:
+      report.rejectLate(line: block.lines[i])
+      return
+    case .held:
+      held.append(from: block, at: i)
+      return
+    }
+    enter(block, i, into: &out, report: &report)
   }
 
   /// A kept row: out now in a file in order, else waiting in the heap.

@@ -9,8 +9,9 @@ import _HearthTestSupport
 /// A recording whose first row of a stream carries a corrupted stamp years
 /// ahead (both clocks): before, that row was kept whatever its time and every
 /// later row of the file was more than 60 s behind it, so a crash recording
-/// lost its accelerometer or its fixes and the detector missed the crash. The
-/// first row is now judged as any jump ahead (``ArrivalRule``).
+/// lost its accelerometer or its fixes and the detector missed the crash. A
+/// first row more than 60 s ahead of each of the eight rows after it is now
+/// rejected (``ArrivalRule/firstRowStrays(_:limit:)``).
 @Suite("A first row dated years ahead costs that row, not the crash")
 struct FirstRowAheadReplayTests {
   @Test(

@@ -92,34 +92,40 @@ struct LoneJumpTests {
   }
 
   @Test(
-    "the first row is judged as a jump: years ahead of two rows that go on, it alone is rejected; 60 s ahead it is kept"
+    "a first row more than 60 s ahead of each of the 8 rows after it is rejected; 60 s ahead, 7 rows, or one row near it keep it"
   )
   func firstRowAhead() {
+    let rest = Self.seconds(0..<20)
     // Before, the first row was kept whatever its time, and every row after one dated years
     // ahead was too late: the file kept one row.
-    let yearsAhead = Self.read([3e9] + Self.seconds(0..<5))
-    #expect(yearsAhead.kept == Self.seconds(0..<5) && yearsAhead.rejectedLines == [2])
-    #expect(yearsAhead.earliestKey == 0)
-    // 60.001 s ahead of the two rows after it: dropped. Exactly 60 s: kept, the rows after it
-    // put before it.
-    let past60 = Self.read([60.001, 0, 0] + Self.seconds(1..<5))
-    #expect(past60.kept == [0, 0] + Self.seconds(1..<5) && past60.rejectedLines == [2])
-    let at60 = Self.read([60, 0, 0.5] + Self.seconds(1..<5))
-    #expect(
-      at60.kept == [0, 0.5] + Self.seconds(1..<5) + [60] && at60.rejectedLines.isEmpty && at60.reordered == 6)
-    // One row behind it alone overrules nothing: followed by a row near the first, or by the
-    // end, that row is the stray.
-    let alone = Self.read([3e9, 0, 3e9 + 1, 3e9 + 2])
-    #expect(alone.kept == [3e9, 3e9 + 1, 3e9 + 2] && alone.rejectedLines == [3])
-    #expect(Self.read([3e9, 0]).kept == [3e9])
-    #expect(Self.read([3e9]).kept == [3e9] && Self.read([3e9]).rejectedLines.isEmpty)
+    let yearsAhead = Self.read([3e9] + rest)
+    #expect(yearsAhead.kept == rest && yearsAhead.rejectedLines == [2] && yearsAhead.earliestKey == 0)
+    // 60.001 s ahead of the eighth row after it (at 7): rejected. Exactly 60 s: kept, the rows
+    // within 60 s of it put before it, the ones further back too late as before.
+    let past60 = Self.read([67.001] + rest)
+    #expect(past60.kept == rest && past60.rejectedLines == [2])
+    let at60 = Self.read([67] + rest)
+    #expect(at60.kept == Self.seconds(7..<20) + [67] && at60.rejectedLines == Array(3..<10))
+    // Seven rows behind it, then one near it (review31: a good first fix, then cached fixes an
+    // hour old or placeholders dated 1970): the first row stays, those rows are too late.
+    let cached = [3600.0] + Array(repeating: 0, count: 7) + Self.seconds(3601..<3620)
+    let kept = Self.read(cached)
+    #expect(kept.kept == [3600] + Self.seconds(3601..<3620) && kept.rejectedLines == Array(3..<10))
+    let placeholders = Self.read([1.7e9, 0, 0] + (1..<20).map { 1.7e9 + Double($0) })
+    #expect(placeholders.rejectedLines == [3, 4] && placeholders.earliestKey == 1.7e9)
+    // A file of eight rows keeps its first row, whatever it says.
+    #expect(Self.read([3e9] + Self.seconds(0..<7)).kept == [3e9])
+    #expect(Self.read([3e9]).kept == [3e9] && Self.read([]).kept.isEmpty)
     // A first row dated 1900 is behind the rows after it, not ahead: kept (review28 F1).
-    let old = Self.read([-2.2e9] + Self.seconds(0..<5))
-    #expect(old.kept == [-2.2e9] + Self.seconds(0..<5) && old.rejectedLines.isEmpty)
-    // Years ahead, then a glitch of its own: the second row far back alone is the stray, and
-    // the rows after it drop the first.
-    let both = Self.read([3e9, -3e9] + Self.seconds(0..<5))
-    #expect(both.kept == Self.seconds(0..<5) && both.rejectedLines == [2, 3])
+    let old = Self.read([-2.2e9] + rest)
+    #expect(old.kept == [-2.2e9] + rest && old.rejectedLines.isEmpty)
+    // Years ahead, then a row far back among the witnesses: the first row goes, and the rule
+    // then judges the rest as a file of its own (its first row, 1900, kept, as above).
+    let both = Self.read([3e9, -3e9] + rest)
+    #expect(both.kept == [-3e9] + rest && both.rejectedLines == [2])
+    // Under an infinite limit (a file kept in its own order) nothing is rejected.
+    let unlimited = Self.read([3e9] + rest, limit: .infinity)
+    #expect(unlimited.kept == rest + [3e9] && unlimited.rejectedLines.isEmpty)
   }
 
   @Test(
@@ -261,8 +267,14 @@ struct LoneJumpTests {
     var rival: Int?
     var rejected: [Int] = []
     func newest() -> Double { kept.max() ?? -.infinity }
+    // The first row, more than `limit` ahead of each of the eight rows after it, goes first.
+    var start = 0
+    if keys.count >= 9 && keys[1...8].allSatisfy({ $0 < keys[0] - limit }) {
+      rejected.append(0)
+      start = 1
+    }
     func judge(_ i: Int) {
-      if kept.isEmpty || keys[i] > newest() + limit {
+      if !kept.isEmpty && keys[i] > newest() + limit {
         jump = i
       } else if keys[i] < newest() - limit {
         rejected.append(i)
@@ -270,7 +282,7 @@ struct LoneJumpTests {
         kept.append(keys[i])
       }
     }
-    for (i, t) in keys.enumerated() {
+    for (i, t) in keys.enumerated().dropFirst(start) {
       guard let j = jump else {
         judge(i)
         continue
