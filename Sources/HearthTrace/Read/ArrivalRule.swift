@@ -33,9 +33,10 @@
 /// The first row of a file has nothing before it to be judged against, so
 /// the rule starts from it (one dated 1900 is kept; review28 F1), with one
 /// exception decided before the rule runs (``firstRowStrays(_:limit:)``): a
-/// first row more than `limit` ahead of each of the
-/// ``firstRowWitnesses`` rows after it is rejected, and the rule starts from
-/// the second row. A `limit` of infinity (a file kept in its own order) holds
+/// first row more than `limit` ahead of every one of the
+/// ``firstRowLookahead`` rows after it (of all of them, in a shorter file of
+/// at least ``firstRowWitnesses``) is rejected, and the rule starts from the
+/// second row. A `limit` of infinity (a file kept in its own order) holds
 /// nothing and rejects nothing. Keys are finite: the readers reject other
 /// times first.
 ///
@@ -170,24 +171,31 @@ struct ArrivalRule: Sendable {
 }
 
 extension ArrivalRule {
-  /// How many rows after a file's first row must all lie more than the limit
-  /// behind it for the first row to be rejected as a stray stamp ahead.
-  /// Choice: 8. Two rows are not enough (review31): a log may open with a
-  /// good fix and then two cached fixes an hour old, or two placeholder rows
-  /// dated 1970, and those two rows are the strays. Eight rows in a row
-  /// behind the first, none coming back near it, are where the file's clock
-  /// is. A file of fewer than nine rows keeps its first row.
+  /// How many rows after a file's first row the first row is judged by.
+  /// Choice: 64. The first row is rejected only when every one of them (at
+  /// least ``firstRowWitnesses``) lies more than the limit behind it: a log
+  /// may open with a good fix and then a run of cached fixes an hour old, or
+  /// of placeholder rows dated 1970 (review31, review34), and a row after
+  /// that run that comes back near the first fix shows the run is the stray.
+  /// Only a run of 64 or more such rows still costs a good first row.
+  static let firstRowLookahead = 64
+  /// The fewest rows after the first row that may reject it. Choice: 8; a
+  /// file of fewer than nine rows keeps its first row.
   static let firstRowWitnesses = 8
 
   /// Whether a file's first row is rejected before the rule runs: `opening`
   /// is the file's first rows in file order (only the first
-  /// 1 + ``firstRowWitnesses`` are read). True when `limit` is finite, there
-  /// are that many rows, and each row after the first is more than `limit`
-  /// behind it; a corrupted first stamp years ahead then costs that row, not
-  /// every row after it (before, they were all too late). O(1).
+  /// 1 + ``firstRowLookahead`` are read). True when `limit` is finite and
+  /// the rows after the first — every one up to ``firstRowLookahead``, and
+  /// at least ``firstRowWitnesses`` — all lie more than `limit` behind it;
+  /// a corrupted first stamp years ahead then costs that row, not every row
+  /// after it (before, they were all too late). O(``firstRowLookahead``).
   static func firstRowStrays(_ opening: some Collection<Double>, limit: Double) -> Bool {
     guard limit < .infinity, let first = opening.first else { return false }
-    let witnesses = opening.dropFirst().prefix(firstRowWitnesses)
-    return witnesses.count == firstRowWitnesses && witnesses.allSatisfy { $0 < first - limit }
+    let after = opening.dropFirst().prefix(firstRowLookahead)
+    return after.count >= firstRowWitnesses && after.allSatisfy { $0 < first - limit }
   }
+
+  /// How many of a file's first rows ``firstRowStrays(_:limit:)`` reads.
+  static let openingRows = 1 + firstRowLookahead
 }

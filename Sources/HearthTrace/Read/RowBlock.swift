@@ -172,9 +172,10 @@ extension RowBlock {
       held.removeAll(keepingCapacity: true)
     }
     var start = 0
-    if ArrivalRule.firstRowStrays(keys.prefix(ArrivalRule.firstRowWitnesses + 1), limit: limit) {
+    let opening = keys.prefix(ArrivalRule.openingRows)
+    if ArrivalRule.firstRowStrays(opening, limit: limit) {
       late.append(0)
-      report.rejectFirstAhead(line: lines[0])
+      report.rejectFirstAhead(line: lines[0], rowsAfter: opening.count - 1)
       start = 1
     }
     for i in start..<keys.count {
@@ -245,14 +246,15 @@ extension FileReport {
   }
 
   /// The file's first row lay more than the reorder horizon ahead of each
-  /// of the rows after it (``ArrivalRule/firstRowStrays(_:limit:)``).
-  mutating func rejectFirstAhead(line: UInt32) {
+  /// of the `rowsAfter` rows after it that judged it
+  /// (``ArrivalRule/firstRowStrays(_:limit:)``).
+  mutating func rejectFirstAhead(line: UInt32, rowsAfter: Int) {
     rowsKept -= 1
     reject(
       RowRejection(
         location: SourceLocation(file: file, line: Int(line)), reason: .outOfOrder,
         detail:
-          "the first row, more than \(Int(RowOrderer.maximumReorderSeconds)) s ahead of each of the \(ArrivalRule.firstRowWitnesses) rows after it"
+          "the first row, more than \(Int(RowOrderer.maximumReorderSeconds)) s ahead of each of the \(rowsAfter) rows after it"
       ))
   }
 

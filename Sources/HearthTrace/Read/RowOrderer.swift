@@ -25,12 +25,13 @@ struct FileSurvey: Sendable {
   /// units: 0 for a file already in time order.
   var horizon: Double { settled.deepestKept }
 
-  /// The rule after the last row: a file that ended before its first row
-  /// could be judged keeps it.
+  /// The rule after the last row (a file that ended within its opening
+  /// rows has its first row judged by those it has).
   private var settled: ArrivalRule {
     var settled = rule
     if let opening {
-      for t in opening { _ = settled.arrive(t) }
+      let strays = ArrivalRule.firstRowStrays(opening, limit: rule.limit)
+      for t in opening.dropFirst(strays ? 1 : 0) { _ = settled.arrive(t) }
     }
     settled.end()
     return settled
@@ -40,7 +41,7 @@ struct FileSurvey: Sendable {
     rows += keys.count
     var rest = keys[...]
     if var first = opening {
-      let wanted = ArrivalRule.firstRowWitnesses + 1
+      let wanted = ArrivalRule.openingRows
       let taken = min(wanted - first.count, rest.count)
       first += rest.prefix(taken)
       rest = rest.dropFirst(taken)
@@ -110,7 +111,7 @@ struct RowOrderer {
     var start = 0
     if !openingJudged {
       // The file's first rows wait until the first row can be judged.
-      let wanted = ArrivalRule.firstRowWitnesses + 1
+      let wanted = ArrivalRule.openingRows
       while opening.count < wanted && start < block.count {
         opening.append(from: block, at: start)
         start += 1
@@ -142,13 +143,13 @@ struct RowOrderer {
   }
 
   /// The first row rejected when it strays far ahead of the rows after it
-  /// (``ArrivalRule/firstRowStrays(_:limit:)``; a file that ended sooner
-  /// keeps it), then the opening rows judged as any.
+  /// (``ArrivalRule/firstRowStrays(_:limit:)``, on the opening rows the file
+  /// has), then the opening rows judged as any.
   private mutating func judgeOpening(into out: inout RowBlock, report: inout FileReport) {
     openingJudged = true
     var start = 0
     if ArrivalRule.firstRowStrays(opening.keys, limit: limit) {
-      report.rejectFirstAhead(line: opening.lines[0])
+      report.rejectFirstAhead(line: opening.lines[0], rowsAfter: opening.count - 1)
       start = 1
     }
     let rows = opening

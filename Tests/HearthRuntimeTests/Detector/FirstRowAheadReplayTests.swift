@@ -10,7 +10,7 @@ import _HearthTestSupport
 /// ahead (both clocks): before, that row was kept whatever its time and every
 /// later row of the file was more than 60 s behind it, so a crash recording
 /// lost its accelerometer or its fixes and the detector missed the crash. A
-/// first row more than 60 s ahead of each of the eight rows after it is now
+/// first row more than 60 s ahead of every row of the 64 after it is now
 /// rejected (``ArrivalRule/firstRowStrays(_:limit:)``).
 @Suite("A first row dated years ahead costs that row, not the crash")
 struct FirstRowAheadReplayTests {

@@ -40,6 +40,17 @@ struct LoneJumpTests {
       reordered: wholeReport.reorderedRows, earliestKey: survey.earliestKey)
     #expect(outcome.earliestKey == whole.keys.min(), "keys \(keys)")
     for size in [1, 3, 64] {
+      // The survey fed in blocks (its opening rows split across them) says the same.
+      var split = FileSurvey(lateLimit: limit)
+      var next = 0
+      while next < keys.count {
+        split.add(Array(keys[next..<min(next + size, keys.count)]))
+        split.add([])
+        next += size
+      }
+      #expect(
+        split.earliestKey == survey.earliestKey && split.horizon == survey.horizon,
+        "survey in blocks of \(size), keys \(keys)")
       var orderer = RowOrderer(
         columnCount: 1, horizon: survey.horizon, rule: .sameKeyAndValues,
         keysPerSecond: limit / RowOrderer.maximumReorderSeconds)
@@ -92,35 +103,43 @@ struct LoneJumpTests {
   }
 
   @Test(
-    "a first row more than 60 s ahead of each of the 8 rows after it is rejected; 60 s ahead, 7 rows, or one row near it keep it"
+    "a first row more than 60 s ahead of every row of the 64 after it (of all, from 8 on) is rejected; one row near it keeps it"
   )
   func firstRowAhead() {
-    let rest = Self.seconds(0..<20)
+    let rest = Self.seconds(0..<100)
     // Before, the first row was kept whatever its time, and every row after one dated years
     // ahead was too late: the file kept one row.
     let yearsAhead = Self.read([3e9] + rest)
     #expect(yearsAhead.kept == rest && yearsAhead.rejectedLines == [2] && yearsAhead.earliestKey == 0)
-    // 60.001 s ahead of the eighth row after it (at 7): rejected. Exactly 60 s: kept, the rows
+    // 60.001 s ahead of the 64th row after it (at 63): rejected. Exactly 60 s: kept, the rows
     // within 60 s of it put before it, the ones further back too late as before.
-    let past60 = Self.read([67.001] + rest)
+    let past60 = Self.read([123.001] + rest)
     #expect(past60.kept == rest && past60.rejectedLines == [2])
-    let at60 = Self.read([67] + rest)
-    #expect(at60.kept == Self.seconds(7..<20) + [67] && at60.rejectedLines == Array(3..<10))
-    // Seven rows behind it, then one near it (review31: a good first fix, then cached fixes an
-    // hour old or placeholders dated 1970): the first row stays, those rows are too late.
-    let cached = [3600.0] + Array(repeating: 0, count: 7) + Self.seconds(3601..<3620)
-    let kept = Self.read(cached)
-    #expect(kept.kept == [3600] + Self.seconds(3601..<3620) && kept.rejectedLines == Array(3..<10))
-    let placeholders = Self.read([1.7e9, 0, 0] + (1..<20).map { 1.7e9 + Double($0) })
-    #expect(placeholders.rejectedLines == [3, 4] && placeholders.earliestKey == 1.7e9)
-    // A file of eight rows keeps its first row, whatever it says.
+    let at60 = Self.read([123] + rest)
+    #expect(at60.kept == Self.seconds(63..<100) + [123] && at60.rejectedLines == Array(3..<66))
+    // A good first fix, then a run of stale rows (cached fixes an hour old, placeholders dated
+    // 1970: review31, review34), then the file goes on near the first fix: the run is too late,
+    // the first fix stays. 63 stale rows and the 64th near it, or 8, or 2.
+    let good = Self.seconds(3601..<3700)
+    for run in [2, 8, 63] {
+      let cached = Self.read([3600] + Array(repeating: 0, count: run) + good)
+      #expect(cached.kept == [3600] + good && cached.rejectedLines == Array(3..<(3 + run)), "run of \(run)")
+      let placeholders = Self.read([1.7e9] + (0..<run).map(Double.init) + (1..<50).map { 1.7e9 + Double($0) })
+      #expect(placeholders.rejectedLines == Array(3..<(3 + run)) && placeholders.earliestKey == 1.7e9)
+    }
+    // 64 of them: the first row goes (the trade the 64-row look-ahead makes).
+    let long = Self.read([3600] + Self.seconds(0..<64) + good)
+    #expect(long.rejectedLines == [2] && long.earliestKey == 0)
+    // A file of nine rows is judged by its eight; of eight rows, it keeps its first row.
+    let nine = Self.read([3e9] + Self.seconds(0..<8))
+    #expect(nine.kept == Self.seconds(0..<8) && nine.rejectedLines == [2])
     #expect(Self.read([3e9] + Self.seconds(0..<7)).kept == [3e9])
     #expect(Self.read([3e9]).kept == [3e9] && Self.read([]).kept.isEmpty)
     // A first row dated 1900 is behind the rows after it, not ahead: kept (review28 F1).
     let old = Self.read([-2.2e9] + rest)
     #expect(old.kept == [-2.2e9] + rest && old.rejectedLines.isEmpty)
-    // Years ahead, then a row far back among the witnesses: the first row goes, and the rule
-    // then judges the rest as a file of its own (its first row, 1900, kept, as above).
+    // Years ahead, then a row far back among the rows after it: the first row goes, and the
+    // rule then judges the rest as a file of its own (its first row, 1900, kept, as above).
     let both = Self.read([3e9, -3e9] + rest)
     #expect(both.kept == [-3e9] + rest && both.rejectedLines == [2])
     // Under an infinite limit (a file kept in its own order) nothing is rejected.
@@ -267,9 +286,10 @@ struct LoneJumpTests {
     var rival: Int?
     var rejected: [Int] = []
     func newest() -> Double { kept.max() ?? -.infinity }
-    // The first row, more than `limit` ahead of each of the eight rows after it, goes first.
+    // The first row, more than `limit` ahead of every row of the 64 after it (of all of them,
+    // at least 8), goes first.
     var start = 0
-    if keys.count >= 9 && keys[1...8].allSatisfy({ $0 < keys[0] - limit }) {
+    if keys.count >= 9 && keys[1..<min(keys.count, 65)].allSatisfy({ $0 < keys[0] - limit }) {
       rejected.append(0)
       start = 1
     }
@@ -330,9 +350,14 @@ struct LoneJumpTests {
       generate: { random -> Keys in
         var keys: [Double] = []
         var t = 0.0
-        let n = 1 + Int(random.nextUnit() * 80)
-        if random.nextUnit() < 0.15 {  // a first row ahead of the file, or far behind it
+        let n = 1 + Int(random.nextUnit() * 120)
+        let opening = random.nextUnit()
+        if opening < 0.15 {  // a first row ahead of the file, or far behind it
           keys.append([61.0, 3e9, -61, -3e9][Int(random.nextUnit() * 4) % 4])
+        } else if opening < 0.3 {  // a good first row, then a run of stale rows, 5 to 70 of them
+          keys.append(0)
+          let stale = [-61.0, -3600, -1.7e9][Int(random.nextUnit() * 3) % 3]
+          for k in 0..<(5 + Int(random.nextUnit() * 66)) { keys.append(stale + Double(k) * 0.5) }
         }
         while keys.count < n {
           let u = random.nextUnit()
