@@ -193,7 +193,9 @@ public struct SuddenStopState: Sendable, Hashable, Codable {
 public struct SuddenStopEngine: Sendable {
   /// Every circle's places (`Geofence.circle` says whose): the index's.
   public var places: [Geofence] { index.places }
-  /// The circles each person is in; nil: every place counts for everyone.
+  /// The circles each person is in; nil: every place counts for everyone,
+  /// and so it does for a person the table does not list (as in
+  /// ``GeofenceEngine``).
   public let circlesOfPerson: [UserID: [CircleID]]?
   public let rules: SuddenStopRules
   /// Room the first event of a batch reserves (``Array/append(_:reservingOnFirst:)``).
@@ -205,7 +207,8 @@ public struct SuddenStopEngine: Sendable {
 
   /// `places`: every circle's places (`Geofence.circle` says whose);
   /// `circlesOfPerson`: the circles each person is in, so only their own
-  /// circles' places exclude a stop (nil: every place counts). A place
+  /// circles' places exclude a stop (nil, or a person it does not list:
+  /// every place counts). A place
   /// whose radius is not a positive finite number excludes nothing.
   public init(
     places: [Geofence] = [], circlesOfPerson: [UserID: [CircleID]]? = nil,
@@ -232,10 +235,11 @@ public struct SuddenStopEngine: Sendable {
         places: index.places, cellSizeMeters: index.grid.cellSizeMeters, exclusion: rules.exclusionDisc)
   }
 
-  /// Whether `point` lies in an excluded disc of one of `person`'s circles.
-  /// O(places near the point).
+  /// Whether `point` lies in an excluded disc of one of `person`'s circles;
+  /// a person the table does not list (or no table) is in every circle, as
+  /// in ``GeofenceEngine``. O(places near the point).
   func insidePlace(_ point: Coordinate, _ person: UserID) -> Bool {
-    let circles = circlesOfPerson.map { $0[person] ?? [] }
+    let circles = circlesOfPerson?[person]
     return index.anyExclusionHolds(point) { i in
       circles.map { $0.contains(index.places[i].circle) } ?? true
     }

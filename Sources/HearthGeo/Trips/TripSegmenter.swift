@@ -300,7 +300,8 @@ public struct TripSegmenter: Sendable {
   public let circlesOfPerson: [UserID: [CircleID]]?
 
   /// `places`: named places (`Geofence.circle` says whose); `circlesOfPerson`:
-  /// each person's circles (nil: every place counts for everyone).
+  /// each person's circles (nil: every place counts for everyone; a person
+  /// it does not list sees every place, as in ``GeofenceEngine``).
   public init(
     places: [Geofence] = [], circlesOfPerson: [UserID: [CircleID]]? = nil, rules: TripRules = TripRules(),
     cellSizeMeters: Double? = nil
@@ -583,10 +584,12 @@ public struct TripSegmenter: Sendable {
 
   // MARK: The rules
 
-  /// The smallest named place of the person's circles holding `point`.
+  /// The smallest named place of the person's circles holding `point`; a
+  /// person the table does not list (or no table) sees every circle's
+  /// places, as in ``GeofenceEngine``.
   func namedPlace(_ point: Coordinate, _ person: UserID) -> PlaceID? {
     guard let places else { return nil }
-    let circles = circlesOfPerson.map { $0[person] ?? [] }
+    let circles = circlesOfPerson?[person]
     var found: PlaceID?
     places.forEachContaining(point) { i in
       guard found == nil else { return }
