@@ -66,15 +66,26 @@ public struct ParkingDetector: Sendable, Hashable, Codable {
   /// ≥ 3 m/s in the last 3 min. A fix dated after `time` (the clock stepped
   /// back, or fixes came out of order) counts when it lies as close to
   /// `time` as the window's length. O(recent fixes).
-  public func journeyGuardActive(at time: Int64) -> Bool {
+  public func journeyGuardActive(at time: Int64) -> Bool { journeyGuardActive(at: time, arriving: nil) }
+
+  /// The same, with `fix` (dated `time`) counted too: the step from the
+  /// last fix offered to it and its own speed. The fix that says `still`
+  /// may itself be the 400th metre or the 3 m/s (specrev-phone F7).
+  private func journeyGuardActive(at time: Int64, arriving fix: Fix?) -> Bool {
     var travelled = 0.0
     for (a, b) in zip(recent, recent.dropFirst())
     where Self.within(rules.guardDistanceWindowMilliseconds, b.timeMilliseconds, of: time) {
       travelled += GreatCircle.distanceMeters(from: a.coordinate, to: b.coordinate)
     }
-    let fast = recent.contains {
+    var fast = recent.contains {
       Self.within(rules.guardSpeedWindowMilliseconds, $0.timeMilliseconds, of: time)
         && ($0.speedMetersPerSecond ?? 0) >= rules.guardSpeedMetersPerSecond
+    }
+    if let fix {
+      if let last = recent.last {
+        travelled += GreatCircle.distanceMeters(from: last.coordinate, to: fix.coordinate)
+      }
+      fast = fast || (fix.speedMetersPerSecond ?? 0) >= rules.guardSpeedMetersPerSecond
     }
     return travelled > rules.guardDistanceMeters || fast
   }
@@ -95,7 +106,7 @@ public struct ParkingDetector: Sendable, Hashable, Codable {
   /// phone's clock stepped back, drops those more than 10 min after it).
   public mutating func offer(_ fix: Fix) -> ParkingDecision {
     let time = fix.timeMilliseconds
-    let guardActive = journeyGuardActive(at: time)
+    let guardActive = journeyGuardActive(at: time, arriving: fix)
     recent.append(fix)
     recent.removeAll { !Self.within(rules.guardDistanceWindowMilliseconds, $0.timeMilliseconds, of: time) }
     if parked {
@@ -195,7 +206,7 @@ public struct ParkingDetector: Sendable, Hashable, Codable {
 /// when each was recorded.
 public struct ActivityTimeline: Sendable, Hashable, Codable {
   public var keepMilliseconds: Int64 = 3_600_000
-  private var verdicts: [Verdict] = []
+  private(set) var verdicts: [Verdict] = []
 
   struct Verdict: Sendable, Hashable, Codable {
     var time: Int64
@@ -204,20 +215,39 @@ public struct ActivityTimeline: Sendable, Hashable, Codable {
 
   public init() {}
 
-  /// Records a verdict (time order) and forgets those older than an hour before it.
+  /// Records a verdict dated `time`, and forgets every verdict dated before
+  /// the one in force an hour before `time` (that one still covers the
+  /// hour's start). By date, not by the order recorded, so a clock that
+  /// stepped back forgets nothing dated after it. At most
+  /// ``maximumVerdicts`` are kept (the earliest recorded go first), whatever
+  /// the clock does. O(verdicts kept).
   public mutating func record(_ activity: Activity, at time: Int64) {
     verdicts.append(Verdict(time: time, activity: activity))
     let horizon = time.saturatingSubtract(keepMilliseconds)
-    // Keep the last verdict before the horizon: it still covers the hour's start.
-    if let firstKept = verdicts.lastIndex(where: { $0.time <= horizon }), firstKept > 0 {
-      verdicts.removeFirst(firstKept)
+    var inForce: Int64?
+    for verdict in verdicts where verdict.time <= horizon {
+      inForce = max(inForce ?? verdict.time, verdict.time)
     }
+    if let inForce { verdicts.removeAll { $0.time < inForce } }
+    if verdicts.count > Self.maximumVerdicts { verdicts.removeFirst(verdicts.count - Self.maximumVerdicts) }
   }
 
-  /// The verdict in force at `time` (the latest at or before it), or
-  /// `.unknown` when none that old is kept.
+  /// The most verdicts a timeline keeps: an hour of a verdict a second.
+  public static let maximumVerdicts = 3_600
+
+  /// The verdict in force at `time`: the one dated latest at or before it
+  /// (of several at that time, the last recorded), or `.unknown` when none
+  /// that old is kept. By date, not by the order recorded: after the
+  /// phone's clock stepped back, a verdict recorded since is dated before
+  /// the older ones and rules only times before them (specrev-phone F3).
+  /// O(verdicts kept).
   public func activity(at time: Int64) -> Activity {
-    verdicts.last { $0.time <= time }?.activity ?? .unknown
+    var inForce: Verdict?
+    for verdict in verdicts where verdict.time <= time {
+      if let found = inForce, verdict.time < found.time { continue }
+      inForce = verdict
+    }
+    return inForce?.activity ?? .unknown
   }
 
   /// Labels a late batch: each fix gets the activity in force when it was recorded.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import _HearthTestSupport
+
 import struct HearthSim.SeededGenerator
 
 @testable import HearthGeo
@@ -217,6 +218,24 @@ struct ParkingTests {
     #expect(u.offer(s4).parked)
   }
 
+  /// Found by a review against the SPEC (specrev-phone F7): the guard was
+  /// read before the fix carrying the verdict was counted.
+  @Test("the fix that says still counts in the guard: its own step past 400 m, and its own 3 m/s")
+  func journeyGuardCountsTheVerdictsFix() {
+    func offer(_ stillAt: Double, speed: Double = 0) -> ParkingDecision.Reason {
+      var p = ParkingDetector()
+      _ = p.offer(W.fix(0, 0, speed: 1))
+      _ = p.offer(W.fix(399, 300, speed: 1))
+      var still = W.fix(stillAt, 310, speed: speed)
+      still.activity = .still
+      return p.offer(still).reason
+    }
+    #expect(offer(400.01) == .stillIgnoredJourneyGuard)
+    #expect(offer(399.99) == .parkedByStillVerdict)
+    #expect(offer(399, speed: 3) == .stillIgnoredJourneyGuard)
+    #expect(offer(399, speed: 2.99) == .parkedByStillVerdict)
+  }
+
   /// Found by a review: after a drive the journey guard ignores the
   /// arrival's `still` verdict, and an OS with a 60 m distance filter then
   /// sends nothing: the phone never parked and never got its park fix.
@@ -336,6 +355,28 @@ struct ParkingTests {
     // Older than the hour kept (the verdict before the horizon still covers it).
     #expect(timeline.activity(at: W.t0 + 700_000) == .automotive)
     #expect(timeline.activity(at: W.t0 - 1) == .unknown)
+  }
+
+  /// Found by a review against the SPEC (specrev-phone F3): the verdict in
+  /// force was the last one recorded at or before a time, so one recorded
+  /// after the clock stepped back ruled every fix from before the step.
+  @Test("after the clock steps back an hour, each late fix gets the verdict dated latest at or before it")
+  func timelineAfterTheClockStepsBack() {
+    var timeline = ActivityTimeline()
+    timeline.record(.automotive, at: W.t0)
+    timeline.record(.walking, at: W.t0 + 600_000)
+    timeline.record(.still, at: W.t0 - 3_000_000)  // the clock went back an hour
+    let late = FixColumns([W.fix(0, 300), W.fix(100, 660), W.fix(200, -2_700), W.fix(300, -3_300)])
+    #expect(timeline.label(late).activity == [.automotive, .walking, .still, .unknown])
+    // Two verdicts dated alike: the one recorded last.
+    timeline.record(.cycling, at: W.t0 + 600_000)
+    #expect(timeline.activity(at: W.t0 + 600_000) == .cycling)
+    #expect(timeline.activity(at: W.t0 + 599_999) == .automotive)
+    // A clock that steps back a second at every verdict: what is kept stays bounded.
+    var stepping = ActivityTimeline()
+    for k in 0..<5_000 { stepping.record(k % 2 == 0 ? .walking : .still, at: W.t0 - Int64(k) * 1_000) }
+    #expect(stepping.verdicts.count == ActivityTimeline.maximumVerdicts)
+    #expect(stepping.activity(at: W.t0 - 4_999_000) == .still)
   }
 }
 
