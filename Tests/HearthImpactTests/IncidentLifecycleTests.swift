@@ -92,6 +92,39 @@ struct IncidentLifecycleTests {
     #expect(waiting.check(now: Self.t0 + 3_600_000) == .finished(.droppedAfterAnHour))
   }
 
+  /// Found by a review against the SPEC (specrev-phone F5): the hour was
+  /// checked before the result, so an alert that got through was reported
+  /// as dropped.
+  @Test(
+    "an alert sent at 59:59 and taken at 60:00.5 is delivered; a 5xx or a silence then drops it; before sending, a 2xx changes nothing"
+  )
+  func deliveredAfterTheHour() {
+    func sentAt5959() -> IncidentState {
+      var s = fresh()
+      _ = s.check(now: Self.t0 + 1_000, .alertNow)
+      _ = s.check(now: Self.t0 + 2_000, .sendResult(.networkFailure))
+      #expect(s.check(now: Self.t0 + 3_599_000) == .send)
+      return s
+    }
+    var taken = sentAt5959()
+    #expect(
+      taken.check(now: Self.t0 + 3_600_500, .sendResult(.http(status: 204, tokensHeld: true)))
+        == .finished(.delivered))
+    var reported = sentAt5959()
+    #expect(reported.check(now: Self.t0 + 3_600_500, .sendResult(.delivered)) == .finished(.delivered))
+    var failed = sentAt5959()
+    #expect(
+      failed.check(now: Self.t0 + 3_600_500, .sendResult(.http(status: 503, tokensHeld: true)))
+        == .finished(.droppedAfterAnHour))
+    var silent = sentAt5959()
+    #expect(silent.check(now: Self.t0 + 3_600_500) == .finished(.droppedAfterAnHour))
+    // An incident that never sent (waiting for the person) is not delivered by a stray 2xx.
+    var waiting = fresh()
+    _ = waiting.check(now: Self.t0 + 400_000)
+    #expect(
+      waiting.check(now: Self.t0 + 3_600_500, .sendResult(.delivered)) == .finished(.droppedAfterAnHour))
+  }
+
   @Test("retries after 15 s, 30 s, 1 min, then every 2 min; at once after any successful upload")
   func ladder() {
     var s = fresh()

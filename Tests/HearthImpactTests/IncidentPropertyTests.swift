@@ -62,7 +62,11 @@ enum ReferenceIncident {
         inFlight = true
         answer = .send
       }
-      if t - v >= rules.dropMilliseconds {
+      if raised, case .sendResult(.delivered) = input {
+        finish(.delivered)  // got through, even when the news comes after the hour
+      } else if raised, case .sendResult(.http(let status, _)) = input, (200...299).contains(status) {
+        finish(.delivered)
+      } else if t - v >= rules.dropMilliseconds {
         finish(.droppedAfterAnHour)  // dropped after an hour, whatever it was doing
       } else if case .signedIn(let other) = input, !other.utf8.elementsEqual(account.utf8) {
         finish(.otherAccount)
@@ -81,10 +85,6 @@ enum ReferenceIncident {
           late = true
           answer = .waitUntil(onAppClock(v + rules.dropMilliseconds))
         }
-      } else if case .sendResult(.delivered) = input {
-        finish(.delivered)
-      } else if case .sendResult(.http(let status, _)) = input, (200...299).contains(status) {
-        finish(.delivered)  // the server took it
       } else if case .sendResult(let failure) = input {
         if retryable(failure) {
           due = t + wait(after: attempts)

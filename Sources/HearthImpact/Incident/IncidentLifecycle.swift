@@ -299,6 +299,10 @@ public struct IncidentState: Sendable, Hashable, Codable {
     /// A time on the incident's clock, on the app's.
     func onAppClock(_ time: Int64) -> Int64 { saturating(now, plus: saturating(time, minus: t)) }
     let age = saturating(t, minus: verdictMilliseconds)
+    // A 2xx status is the server taking the alert, however the app reports
+    // it; one that comes after the hour is a delivery too (the hour drops an
+    // alert still waiting for a signal, not one that got through).
+    if case .sending = phase, Self.isDelivery(input) { return finish(.delivered) }
     if age >= rules.dropMilliseconds { return finish(.droppedAfterAnHour) }
     // Accounts are told apart by their bytes: Swift's `==` takes canonically
     // equivalent text ("é" as one code point or as e + accent) as equal.
@@ -322,9 +326,6 @@ public struct IncidentState: Sendable, Hashable, Codable {
       return .waitUntil(onAppClock(saturating(verdictMilliseconds, plus: rules.dropMilliseconds)))
     case .sending(let attempts, let next):
       switch input {
-      case .sendResult(.delivered), .sendResult(.http(200...299, _)):
-        // A 2xx status is the server taking it, however the app reports it.
-        return finish(.delivered)
       case .sendResult(let failure):
         guard Self.retryable(failure) else { return finish(.refused) }
         let next = Self.retryTime(t, after: attempts, rules)
@@ -344,6 +345,14 @@ public struct IncidentState: Sendable, Hashable, Codable {
       }
     case .finished(let end):
       return .finished(end)
+    }
+  }
+
+  /// Whether `input` says the server took the alert (a 2xx status).
+  static func isDelivery(_ input: IncidentInput) -> Bool {
+    switch input {
+    case .sendResult(.delivered), .sendResult(.http(200...299, _)): true
+    default: false
     }
   }
 
