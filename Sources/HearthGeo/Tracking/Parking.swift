@@ -104,8 +104,17 @@ public struct ParkingDetector: Sendable, Hashable, Codable {
   /// classifier's verdict. O(recent fixes): those within the guard's 10 min
   /// of this one (a fix older than the last ones offered, as after the
   /// phone's clock stepped back, drops those more than 10 min after it).
+  /// A fix dated before the stay's start (the clock stepped back) starts
+  /// the stay's 5 min again from it, at the same anchor.
   public mutating func offer(_ fix: Fix) -> ParkingDecision {
     let time = fix.timeMilliseconds
+    // The phone's clock stepped back past the stay's start: how long the
+    // phone has stayed cannot be read across the step, so the stay counts
+    // again from it (before, parking waited for the clock to catch up).
+    if var anchor, !parked, time < anchor.timeMilliseconds {
+      anchor.timeMilliseconds = time
+      self.anchor = anchor
+    }
     let guardActive = journeyGuardActive(at: time, arriving: fix)
     recent.append(fix)
     recent.removeAll { !Self.within(rules.guardDistanceWindowMilliseconds, $0.timeMilliseconds, of: time) }
@@ -181,8 +190,12 @@ public struct ParkingDetector: Sendable, Hashable, Codable {
   /// SPEC §6 park fix: when the phone parked and no fresh fix came within
   /// 30 s, one is made up, once: from the newest real fix with its accuracy
   /// if under 2 min old, else from the anchor; dated `now`, `still`, source
-  /// `park`. Nil when none is due.
+  /// `park`. Nil when none is due. A `now` before the moment of parking
+  /// (the clock stepped back) moves that moment to `now`.
   public mutating func parkFix(now: Int64) -> Fix? {
+    // A clock stepped back past the moment of parking: the 30 s count
+    // again from the step.
+    if let parkedAt = parkedAtMilliseconds, now < parkedAt { parkedAtMilliseconds = now }
     guard parked, !parkFixMade, !freshFixSinceParking, let parkedAt = parkedAtMilliseconds,
       now.isLater(than: parkedAt, byMoreThan: rules.parkFixAfterMilliseconds.saturatingSubtract(1)),
       var base = anchor ?? recent.last

@@ -82,7 +82,9 @@ public struct Thinner: Sendable, Hashable, Codable {
 
   public var isDriving: Bool { driving }
 
-  /// Decides one fix (time order). `classifierSaysDriving`: the OS activity
+  /// Decides one fix (time order; a fix dated before the last kept one is
+  /// taken as the phone's clock stepping back: the driving interval and the
+  /// crawl count again from it). `classifierSaysDriving`: the OS activity
   /// verdict when there is one (nil: decide by speed alone); it can start a
   /// drive, but a single "not driving" verdict does not end one (SPEC §6: a
   /// drive ends after 3 min of crawling below road speed, or when the phone
@@ -132,7 +134,8 @@ public struct Thinner: Sendable, Hashable, Codable {
       if roadSpeed {
         crawlingSince = nil
       } else {
-        let since = crawlingSince ?? time
+        // A clock stepped back restarts the crawl's count at the step.
+        let since = min(crawlingSince ?? time, time)
         crawlingSince = since
         if time.saturatingSubtract(since) >= rules.crawlEndsDriveMilliseconds { driving = false }
       }
@@ -155,7 +158,12 @@ public struct Thinner: Sendable, Hashable, Codable {
     }
     if leftRoadSpeed { return keep(time, latitude, longitude, .firstOffRoadSpeed) }
     if driving {
-      guard elapsed >= rules.drivingIntervalEarliestMilliseconds else {
+      // A fix dated before the last kept one: the phone's clock stepped
+      // back, and the interval since that fix cannot be read. The distance
+      // gate decides, and the interval counts again from the fix kept
+      // (before, every fix was "too soon" until the clock caught up: a
+      // step back of an hour dropped an hour of driving).
+      guard elapsed >= rules.drivingIntervalEarliestMilliseconds || elapsed < 0 else {
         return ThinningDecision(kept: false, reason: .drivingTooSoon, driving: driving)
       }
       let moved = measured ?? separation(from: last, latitude, longitude)

@@ -109,6 +109,33 @@ struct ThinningTests {
     #expect(!t.isDriving)
   }
 
+  /// Found by a review against the SPEC (specrev-phone F1): after the
+  /// phone's clock stepped back an hour mid-drive, every fix was "too soon"
+  /// until the clock caught up, so an hour of driving kept no fix, and the
+  /// crawl's count stalled the same way.
+  @Test(
+    "after the clock steps back an hour mid-drive, one fix in 10 s is kept again from the step; the crawl counts 3 min from it"
+  )
+  func drivingAfterTheClockStepsBack() {
+    var t = Thinner()
+    let v = 28.0
+    for k in 0..<60 { _ = t.offer(W.fix(v * Double(k), Double(k), speed: v)) }
+    // The clock goes back an hour at 60 s; the drive goes on at 1 fix a second.
+    var kept: [Int] = []
+    for k in 60..<180 where t.offer(W.fix(v * Double(k), Double(k) - 3_600, speed: v)).kept { kept.append(k) }
+    #expect(kept == Array(stride(from: 60, to: 180, by: 10)))
+    // Crawling from before the step: the drive ends 3 min after the step, not 2:59.999.
+    var c = Thinner()
+    _ = c.offer(W.fix(0, 0, speed: 15))
+    _ = c.offer(W.fix(10, 10, speed: 1))
+    _ = c.offer(W.fix(20, 100, speed: 1))
+    _ = c.offer(W.fix(30, 100 - 3_600, speed: 1))
+    _ = c.offer(W.fix(40, 100 - 3_600 + 179.999, speed: 1))
+    #expect(c.isDriving)
+    _ = c.offer(W.fix(50, 100 - 3_600 + 180, speed: 1))
+    #expect(!c.isDriving)
+  }
+
   /// Issue 15 item 13: one "not driving" verdict mid-road ended the drive,
   /// and parking never did. SPEC §6: 3 min of crawling, or the phone parks.
   @Test("a single 'not driving' verdict does not end a drive; parking does")
@@ -337,6 +364,30 @@ struct ParkingTests {
       _ = falling.offer(W.fix(Double(k % 7), 10_000 - Double(k)))
       #expect(falling.recent.count == min(k + 1, 601))
     }
+  }
+
+  /// Found by a review against the SPEC (specrev-phone F2): after the
+  /// clock stepped back an hour, parking waited 65 min and the park fix an
+  /// hour and 30 s.
+  @Test(
+    "after the clock steps back an hour, a phone that stays parks 5 min after the step (not 4:59.999), and its park fix comes 30 s after a step"
+  )
+  func parkingAfterTheClockStepsBack() {
+    let back: Double = -3_600
+    var p = ParkingDetector()
+    _ = p.offer(W.fix(0, 0, speed: 0))
+    _ = p.offer(W.fix(2, 60, speed: 0))
+    // The clock goes back an hour at 90 s; the phone stays, a fix every 30 s.
+    let step = 90 + back
+    #expect(!p.offer(W.fix(1, step, speed: 0)).parked)
+    for k in 1..<10 { #expect(!p.offer(W.fix(1, step + Double(k) * 30, speed: 0)).parked) }
+    #expect(!p.offer(W.fix(1, step + 299.999, speed: 0)).parked)
+    #expect(p.offer(W.fix(1, step + 300, speed: 0)).reason == .parkedByPosition)
+    // Parked; the clock goes back an hour again before the park fix is due.
+    let parkedAt = W.t0 + Int64((step + 300) * 1000)
+    #expect(p.parkFix(now: parkedAt - 3_600_000) == nil)
+    #expect(p.parkFix(now: parkedAt - 3_600_000 + 29_999) == nil)
+    #expect(p.parkFix(now: parkedAt - 3_600_000 + 30_000)?.source == .park)
   }
 
   @Test("late batches keep the activity the tracker had, from a timeline kept for an hour")
