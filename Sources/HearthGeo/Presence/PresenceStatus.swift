@@ -114,7 +114,12 @@ public enum PresenceStatus {
     if phoneWentQuiet && level <= rules.batteryRanOutFraction { return .likelyRanOut }
     let threshold = circleThreshold.flatMap { (0...1).contains($0) ? $0 : nil } ?? rules.batteryLowFraction
     guard level <= threshold else { return .fine }
-    if let last = lastLowAlertMilliseconds, now.saturatingSubtract(last) < rules.batteryCooldownMilliseconds {
+    // Either side of `now`: an alert dated after `now` means the server's
+    // clock stepped back, and it cools down for 6 h from that date at most,
+    // not for as long as the step (specrev-phone F9).
+    if let last = lastLowAlertMilliseconds, now.saturatingSubtract(last) < rules.batteryCooldownMilliseconds,
+      last.saturatingSubtract(now) < rules.batteryCooldownMilliseconds
+    {
       return .lowButCoolingDown
     }
     return .low
@@ -159,21 +164,28 @@ public enum PresenceStatus {
   /// and more are quiet than reporting. A hold lasts 30 min after it was
   /// last justified. A server with a single phone cannot tell: it announces
   /// (but a running hold is handed back, so it goes on once more phones
-  /// count again).
+  /// count again). Times dated after `now` (the server's clock stepped
+  /// back) count for at most one window from `now`.
   public static func holdOfflineAlerts(
     phones: [PhoneView], lastPushFailureMilliseconds: Int64?, holdUntilMilliseconds: Int64?, now: Int64,
     rules: PresenceStatusRules = PresenceStatusRules()
   ) -> (hold: Bool, reason: OutageReason, holdUntilMilliseconds: Int64?) {
     let counting = phones.filter(\.counts)
     var reason: OutageReason?
+    // A clock stepped back: a failure dated more than the window after
+    // `now`, or a hold running more than its 30 min past `now`, cannot be
+    // read on this clock; each counts for at most one window from `now`, not
+    // for as long as the step (specrev-phone F9).
+    let holdUntil = holdUntilMilliseconds.map { min($0, now.saturatingAdd(rules.holdMilliseconds)) }
     if let failure = lastPushFailureMilliseconds,
-      now.saturatingSubtract(failure) <= rules.pushFailureWindowMilliseconds
+      now.saturatingSubtract(failure) <= rules.pushFailureWindowMilliseconds,
+      failure.saturatingSubtract(now) <= rules.pushFailureWindowMilliseconds
     {
       reason = .pushProviderUnreachable
     } else if counting.count <= 1 {
       // Cannot tell, so it announces; an earlier hold's 30 min still run
       // for when more phones count again (found by the outage model).
-      return (false, .singlePhoneCannotTell, holdUntilMilliseconds.flatMap { now < $0 ? $0 : nil })
+      return (false, .singlePhoneCannotTell, holdUntil.flatMap { now < $0 ? $0 : nil })
     } else if counting.count < rules.smallServerPhones {
       let quietUnannounced = counting.filter { $0.quiet && !$0.announced }.count
       if quietUnannounced >= rules.smallServerQuietPhones && !counting.contains(where: \.fresh) {
@@ -184,7 +196,7 @@ public enum PresenceStatus {
       if quiet > counting.count - quiet { reason = .moreQuietThanReporting }
     }
     if let reason { return (true, reason, now.saturatingAdd(rules.holdMilliseconds)) }
-    if let until = holdUntilMilliseconds, now < until { return (true, .stillHolding, until) }
+    if let until = holdUntil, now < until { return (true, .stillHolding, until) }
     return (false, .looksLikeThePhones, nil)
   }
 }

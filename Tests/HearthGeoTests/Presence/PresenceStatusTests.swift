@@ -152,6 +152,42 @@ struct PresenceStatusTests {
     #expect(r.holdUntilMilliseconds == now + 30 * Self.minute)
   }
 
+  /// Found by a review against the SPEC (specrev-phone F9): after the
+  /// server's clock stepped back a day, a hold kept returning stillHolding,
+  /// a push failure held, and a low battery cooled down, for the whole day.
+  @Test(
+    "after the server's clock steps back, a hold lasts 30 min from the step, a push failure and a battery alert count within their windows either side"
+  )
+  func clockSteppedBack() {
+    typealias P = PresenceStatus.PhoneView
+    let quiet = P(quiet: true, fresh: false)
+    let reporting = P(quiet: false, fresh: true)
+    let now: Int64 = 100 * Self.hour
+    let day = 24 * Self.hour
+    // A hold until a day + 30 min ahead: held now, until now + 30 min, not beyond.
+    let held = PresenceStatus.holdOfflineAlerts(
+      phones: [quiet, reporting], lastPushFailureMilliseconds: nil, holdUntilMilliseconds: now + day, now: now
+    )
+    #expect(held.hold && held.reason == .stillHolding && held.holdUntilMilliseconds == now + 30 * Self.minute)
+    let after = PresenceStatus.holdOfflineAlerts(
+      phones: [quiet, reporting], lastPushFailureMilliseconds: nil,
+      holdUntilMilliseconds: held.holdUntilMilliseconds, now: now + 30 * Self.minute)
+    #expect(!after.hold)
+    // A push failure 30 min after now still holds; 30 min and 1 ms after does not.
+    func push(_ failure: Int64) -> Bool {
+      PresenceStatus.holdOfflineAlerts(
+        phones: [quiet, reporting], lastPushFailureMilliseconds: failure, holdUntilMilliseconds: nil, now: now
+      ).hold
+    }
+    #expect(push(now + 30 * Self.minute) && !push(now + 30 * Self.minute + 1) && !push(now + day))
+    // A low-battery alert dated under 6 h after now cools down; 6 h after, or a day, does not.
+    func battery(_ last: Int64) -> PresenceStatus.BatteryVerdict {
+      PresenceStatus.battery(level: 0.1, charging: .notCharging, lastLowAlertMilliseconds: last, now: now)
+    }
+    #expect(battery(now + 6 * Self.hour - 1) == .lowButCoolingDown)
+    #expect(battery(now + 6 * Self.hour) == .low && battery(now + day) == .low)
+  }
+
   /// Issue 15 item 19: the outage rule's two regimes at their boundary.
   @Test("whose outage: exactly 7 counting phones use the small-server rule, exactly 8 the majority rule")
   func outageRuleAtExactlySevenAndEightPhones() {
