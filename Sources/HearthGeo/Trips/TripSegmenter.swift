@@ -626,6 +626,7 @@ public struct TripSegmenter: Sendable {
         from != to
       {
         continues = true  // a journey between two named places
+        if s.dwellAnchor == nil { startJourney(at: from, &s, person, &closed) }
       } else {
         let across =
           GreatCircle.distanceMeters(from: last.coordinate, to: fix.coordinate) / (Double(gap) / 1000)
@@ -690,6 +691,26 @@ public struct TripSegmenter: Sendable {
       s.segment = tail
       s.anchor = 0
     }
+  }
+
+  /// A journey from the named place `origin` goes on from the segment's
+  /// last fix (SPEC §7: the trip starts at the last fix at the origin). The
+  /// fixes before it are a segment of their own, closed (`.gap`) at the
+  /// first of the fixes at the origin that end it: the drive that came to
+  /// the origin, not part of the journey (specrev-geo F1: it was, so a trip
+  /// from home through school to work was one trip). A segment with no fix
+  /// before that run closes nothing. Not while staying: a stay already
+  /// ends the segment, and the journey starts where the phone last stood
+  /// still. O(segment) named-place checks, only on a journey.
+  private func startJourney(
+    at origin: PlaceID, _ s: inout TripSegmenterState.Person, _ person: UserID, _ closed: inout TripOutput
+  ) {
+    guard let last = s.segment.last else { return }
+    var first = s.segment.count - 1
+    while first > 0 && namedPlace(s.segment[first - 1].coordinate, person) == origin { first -= 1 }
+    if first + 1 < s.segment.count { s.segment.removeSubrange((first + 1)...) }
+    close(&s, person, .gap, &closed)
+    s.restart(at: last)
   }
 
   /// Whether the step from `a` to `b` is moving (where a stay ends and

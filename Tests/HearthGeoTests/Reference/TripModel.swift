@@ -285,6 +285,26 @@ struct TripModel {
     }
     for j in fixes.indices {
       let fix = fixes[j]
+      // A journey (a silence over 5 min, up to 45, from a named place to
+      // another) starts at the last fix at the origin: the fixes before the
+      // run of fixes at the origin are a segment of their own, closed at the
+      // run's first fix (not while staying).
+      if j > 0, stay == nil, let first = start,
+        fix.timeMilliseconds - fixes[j - 1].timeMilliseconds > Self.splitGap,
+        fix.timeMilliseconds - fixes[j - 1].timeMilliseconds <= Self.journeySilence,
+        let from = namedPlace(fixes[j - 1].coordinate, person, placesWhenConsidered(j)),
+        let to = namedPlace(fix.coordinate, person, placesWhenConsidered(j)), from != to
+      {
+        var runStart = j - 1
+        while runStart > first
+          && namedPlace(fixes[runStart - 1].coordinate, person, placesWhenConsidered(j)) == from
+        {
+          runStart -= 1
+        }
+        close(first, runStart, .gap, places: placesWhenConsidered(j))
+        start = j - 1
+        anchor = j - 1
+      }
       if j == 0 || (start == nil && stay == nil) {
         start = j
         anchor = j

@@ -247,6 +247,37 @@ struct TripSegmenterTests {
         .isEmpty)
   }
 
+  /// Found by a review against the SPEC (specrev-geo F1): a journey from a
+  /// place the phone had only passed through (no 5-min stay) went on from
+  /// the drive that came there, so home → school → work was one trip.
+  @Test(
+    "a journey starts at the last fix at its origin: the drive that came to the origin is a trip of its own, ending at its first fix there"
+  )
+  func journeyFromAPlaceWithoutAStay() {
+    let home = Geofence(id: 1, center: W.home, radiusMeters: 100)
+    let school = Geofence(id: 2, center: Self.away, radiusMeters: 100)
+    let workCenter = GreatCircle.destination(from: W.home, initialBearingDegrees: 90, distanceMeters: 6000)
+    let work = Geofence(id: 3, center: workCenter, radiusMeters: 100)
+    let atHome = Self.stay(at: 0, from: 0, to: 600)
+    let drive = Self.drive(fromMeters: 0, toMeters: 3000, start: 600)
+    let arrived = Double(drive[drive.count - 1].timeMilliseconds - W.t0) / 1000
+    let atSchool = [20.0, 40, 60].map { W.fix(3000, arrived + $0, accuracy: 10, speed: 0) }
+    func day(silence: Double) -> [TripSegment] {
+      let atWork = Self.stay(at: 6000, from: arrived + 60 + silence, to: arrived + 60 + silence + 600)
+      return run(atHome + drive + atSchool + atWork, places: [home, school, work])
+    }
+    let trips = day(silence: 1200).filter(\.isTrip)
+    #expect(trips.map(\.startPlace) == [1, 2] && trips.map(\.endPlace) == [2, 3])
+    // The drive ends at its first fix at school (the last fix of the drive is already inside
+    // it); the journey starts at the last fix at school.
+    #expect(trips.first?.summary.endMilliseconds == drive.last?.timeMilliseconds)
+    #expect(trips.last?.summary.startMilliseconds == atSchool.last?.timeMilliseconds)
+    #expect(trips.last?.reasons.contains(.journeyBetweenNamedPlaces) == true)
+    // Over 45 min the silence splits: no journey, the drive to school one trip.
+    let split = day(silence: 2700.001).filter(\.isTrip)
+    #expect(split.count == 1 && split.first?.endPlace == 2)
+  }
+
   @Test(
     "heartbeats and fixes looser than 100 m are skipped; late fixes within the idle gap are sorted in, older ones dropped"
   )
