@@ -77,14 +77,17 @@ public struct Thinner: Sendable, Hashable, Codable {
   private var driving = false
   private var atRoadSpeed = false
   private var crawlingSince: Int64?
+  /// Whether the clock stepped back (nil in a state saved before it was kept).
+  private var steps: ClockStepBack?
 
   public init(rules: ThinningRules = ThinningRules()) { self.rules = rules }
 
   public var isDriving: Bool { driving }
 
   /// Decides one fix (time order; a fix dated before the last kept one is
-  /// taken as the phone's clock stepping back: the driving interval and the
-  /// crawl count again from it). `classifierSaysDriving`: the OS activity
+  /// judged by the driving gate's distance alone, the interval then counting
+  /// from it if kept; two in a row dated before the newest are the clock
+  /// stepping back, and a crawl counts again from the first of them). `classifierSaysDriving`: the OS activity
   /// verdict when there is one (nil: decide by speed alone); it can start a
   /// drive, but a single "not driving" verdict does not end one (SPEC §6: a
   /// drive ends after 3 min of crawling below road speed, or when the phone
@@ -123,6 +126,12 @@ public struct Thinner: Sendable, Hashable, Codable {
       return ThinningDecision(kept: false, reason: .notAPosition, driving: driving)
     }
     let roadSpeed = speed >= rules.driveStartMetersPerSecond
+    // Two fixes in a row dated before the newest (``ClockStepBack``): the
+    // clock stepped back, and a crawl under way counts again from the step
+    // (before, it waited for the clock to catch up). One late fix does not.
+    var steps = self.steps ?? ClockStepBack()
+    if let back = steps.offer(time), let since = crawlingSince, back < since { crawlingSince = back }
+    self.steps = steps
     // Drive start and end.
     if phoneParked {
       driving = false
@@ -134,8 +143,7 @@ public struct Thinner: Sendable, Hashable, Codable {
       if roadSpeed {
         crawlingSince = nil
       } else {
-        // A clock stepped back restarts the crawl's count at the step.
-        let since = min(crawlingSince ?? time, time)
+        let since = crawlingSince ?? time
         crawlingSince = since
         if time.saturatingSubtract(since) >= rules.crawlEndsDriveMilliseconds { driving = false }
       }

@@ -134,6 +134,18 @@ struct ThinningTests {
     #expect(c.isDriving)
     _ = c.offer(W.fix(50, 100 - 3_600 + 180, speed: 1))
     #expect(!c.isDriving)
+    // One late fix alone (review35: it ended the drive at once) is no step: the crawl counts
+    // from 10 s as before.
+    var late = Thinner()
+    _ = late.offer(W.fix(0, 0, speed: 15))
+    _ = late.offer(W.fix(10, 10, speed: 1))
+    _ = late.offer(W.fix(5, -600, speed: 1))
+    _ = late.offer(W.fix(20, 20, speed: 1))
+    #expect(late.isDriving)
+    _ = late.offer(W.fix(30, 189.999, speed: 1))
+    #expect(late.isDriving)
+    _ = late.offer(W.fix(40, 190, speed: 1))
+    #expect(!late.isDriving)
   }
 
   /// Issue 15 item 13: one "not driving" verdict mid-road ended the drive,
@@ -261,6 +273,15 @@ struct ParkingTests {
     #expect(offer(399.99) == .parkedByStillVerdict)
     #expect(offer(399, speed: 3) == .stillIgnoredJourneyGuard)
     #expect(offer(399, speed: 2.99) == .parkedByStillVerdict)
+    // The step into the verdict's fix counts only from a fix within the 10 min (review35):
+    // 5 km from a fix 10 min before it is travel; from one 10 min and 1 ms before, it is not.
+    for (gap, guarded) in [(600.0, true), (600.001, false)] {
+      var p = ParkingDetector()
+      _ = p.offer(W.fix(0, 0, speed: 0))
+      var still = W.fix(5_000, gap, speed: 0)
+      still.activity = .still
+      #expect(p.offer(still).reason == (guarded ? .stillIgnoredJourneyGuard : .parkedByStillVerdict))
+    }
   }
 
   /// Found by a review: after a drive the journey guard ignores the
@@ -388,6 +409,15 @@ struct ParkingTests {
     #expect(p.parkFix(now: parkedAt - 3_600_000) == nil)
     #expect(p.parkFix(now: parkedAt - 3_600_000 + 29_999) == nil)
     #expect(p.parkFix(now: parkedAt - 3_600_000 + 30_000)?.source == .park)
+    // One late fix alone, inside the circle or loose outside it (review35: it parked the phone
+    // a second after it arrived), is no step: the stay counts from its anchor.
+    for late in [W.fix(1, -300, speed: 0), W.fix(150, -600, accuracy: 150, speed: 0)] {
+      var q = ParkingDetector()
+      _ = q.offer(W.fix(0, 0, speed: 0))
+      #expect(q.offer(late).reason != .parkedByPosition)
+      #expect(q.offer(W.fix(1, 1, speed: 0)).reason == .insideNotLongEnough)
+      #expect(!q.offer(W.fix(1, 299.999, speed: 0)).parked && q.offer(W.fix(1, 300, speed: 0)).parked)
+    }
   }
 
   @Test("late batches keep the activity the tracker had, from a timeline kept for an hour")
@@ -423,6 +453,15 @@ struct ParkingTests {
     timeline.record(.cycling, at: W.t0 + 600_000)
     #expect(timeline.activity(at: W.t0 + 600_000) == .cycling)
     #expect(timeline.activity(at: W.t0 + 599_999) == .automotive)
+    // A verdict a second for over an hour, changing every ten minutes: the whole hour is kept
+    // (review35: the cap dropped the verdict in force at the hour's start).
+    var steady = ActivityTimeline()
+    let cycle: [Activity] = [.automotive, .walking, .still]
+    for k in 0...3_700 { steady.record(cycle[(k / 600) % 3], at: W.t0 + Int64(k) * 1_000) }
+    #expect(steady.verdicts.count <= 8)
+    #expect(steady.activity(at: W.t0 + 3_700_000 - 3_600_000) == .automotive)  // the hour's start
+    #expect(steady.activity(at: W.t0 - 1) == .unknown)
+    #expect(steady.activity(at: W.t0 + 1_300_000) == .still)
     // A clock that steps back a second at every verdict: what is kept stays bounded.
     var stepping = ActivityTimeline()
     for k in 0..<5_000 { stepping.record(k % 2 == 0 ? .walking : .still, at: W.t0 - Int64(k) * 1_000) }
