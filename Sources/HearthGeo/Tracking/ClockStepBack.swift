@@ -5,29 +5,37 @@
 /// where the clock is now: it stepped back at the first of them. One late
 /// fix alone (an OS handing over an older fix) changes no timer: counting
 /// from it would make a stay or a crawl look longer than it was. A plain
-/// `Codable` value; O(1) per fix.
+/// `Codable` value; O(1) per fix, one comparison for a fix in time order.
 struct ClockStepBack: Sendable, Hashable, Codable {
-  /// The newest fix time seen on the clock as it now stands, ms.
-  private(set) var newestMilliseconds: Int64?
+  /// The newest fix time seen on the clock as it now stands, ms (`.min`
+  /// before the first).
+  private(set) var newestMilliseconds = Int64.min
   /// A fix dated before the newest, waiting for the next to say whether
-  /// the clock stepped back to it.
-  private var candidateMilliseconds: Int64?
+  /// the clock stepped back to it (`.min`: none).
+  private var candidateMilliseconds = Int64.min
 
   /// Takes the next fix's time (in the order the fixes come); returns the
   /// time the clock stepped back to when this fix confirms a step (the
-  /// first fix of the two on the earlier clock), else nil.
+  /// earlier of the two fixes on the earlier clock), else nil.
+  @inline(__always)
   mutating func offer(_ time: Int64) -> Int64? {
-    guard let newest = newestMilliseconds, time < newest else {
+    if time >= newestMilliseconds {
       newestMilliseconds = time
-      candidateMilliseconds = nil
+      candidateMilliseconds = .min
       return nil
     }
-    guard let candidate = candidateMilliseconds else {
+    return behind(time)
+  }
+
+  /// A fix dated before the newest: held as the candidate, or confirming it.
+  private mutating func behind(_ time: Int64) -> Int64? {
+    guard candidateMilliseconds != .min else {
       candidateMilliseconds = time
       return nil
     }
-    candidateMilliseconds = nil
+    let back = min(candidateMilliseconds, time)
+    candidateMilliseconds = .min
     newestMilliseconds = time
-    return min(candidate, time)
+    return back
   }
 }

@@ -77,17 +77,32 @@ public struct Thinner: Sendable, Hashable, Codable {
   private var driving = false
   private var atRoadSpeed = false
   private var crawlingSince: Int64?
-  /// Whether the clock stepped back (nil in a state saved before it was kept).
-  private var steps: ClockStepBack?
+  /// Whether the clock stepped back (a state saved before it was kept
+  /// starts a fresh one).
+  private var steps = ClockStepBack()
+
+  private enum CodingKeys: String, CodingKey {
+    case rules, lastKept, driving, atRoadSpeed, crawlingSince, steps
+  }
 
   public init(rules: ThinningRules = ThinningRules()) { self.rules = rules }
 
+  /// A saved thinner; one saved before `steps` was kept reads as before.
+  public init(from decoder: any Decoder) throws {
+    let c = try decoder.container(keyedBy: CodingKeys.self)
+    rules = try c.decode(ThinningRules.self, forKey: .rules)
+    lastKept = try c.decodeIfPresent(Kept.self, forKey: .lastKept)
+    driving = try c.decode(Bool.self, forKey: .driving)
+    atRoadSpeed = try c.decode(Bool.self, forKey: .atRoadSpeed)
+    crawlingSince = try c.decodeIfPresent(Int64.self, forKey: .crawlingSince)
+    steps = try c.decodeIfPresent(ClockStepBack.self, forKey: .steps) ?? ClockStepBack()
+  }
+
   public var isDriving: Bool { driving }
 
-  /// Decides one fix (time order; a fix dated before the last kept one is
-  /// judged by the driving gate's distance alone, the interval then counting
-  /// from it if kept; two in a row dated before the newest are the clock
-  /// stepping back, and a crawl counts again from the first of them). `classifierSaysDriving`: the OS activity
+  /// Decides one fix (time order; two fixes in a row dated before the newest
+  /// are the clock stepping back, and the driving interval and a crawl count
+  /// again from the first of them; one late fix changes neither). `classifierSaysDriving`: the OS activity
   /// verdict when there is one (nil: decide by speed alone); it can start a
   /// drive, but a single "not driving" verdict does not end one (SPEC §6: a
   /// drive ends after 3 min of crawling below road speed, or when the phone
@@ -127,11 +142,11 @@ public struct Thinner: Sendable, Hashable, Codable {
     }
     let roadSpeed = speed >= rules.driveStartMetersPerSecond
     // Two fixes in a row dated before the newest (``ClockStepBack``): the
-    // clock stepped back, and a crawl under way counts again from the step
-    // (before, it waited for the clock to catch up). One late fix does not.
-    var steps = self.steps ?? ClockStepBack()
-    if let back = steps.offer(time), let since = crawlingSince, back < since { crawlingSince = back }
-    self.steps = steps
+    // clock stepped back, and the driving interval and a crawl under way
+    // count again from the step (before, every fix was "too soon" and the
+    // crawl stalled until the clock caught up: a step back of an hour
+    // dropped an hour of driving). One late fix changes neither.
+    if let back = steps.offer(time) { steppedBack(to: back) }
     // Drive start and end.
     if phoneParked {
       driving = false
@@ -166,12 +181,7 @@ public struct Thinner: Sendable, Hashable, Codable {
     }
     if leftRoadSpeed { return keep(time, latitude, longitude, .firstOffRoadSpeed) }
     if driving {
-      // A fix dated before the last kept one: the phone's clock stepped
-      // back, and the interval since that fix cannot be read. The distance
-      // gate decides, and the interval counts again from the fix kept
-      // (before, every fix was "too soon" until the clock caught up: a
-      // step back of an hour dropped an hour of driving).
-      guard elapsed >= rules.drivingIntervalEarliestMilliseconds || elapsed < 0 else {
+      guard elapsed >= rules.drivingIntervalEarliestMilliseconds else {
         return ThinningDecision(kept: false, reason: .drivingTooSoon, driving: driving)
       }
       let moved = measured ?? separation(from: last, latitude, longitude)
@@ -185,6 +195,16 @@ public struct Thinner: Sendable, Hashable, Codable {
       return ThinningDecision(kept: false, reason: .withinDistanceFilter, driving: driving)
     }
     return keep(time, latitude, longitude, .movedDistanceFilter)
+  }
+
+  /// The clock stepped back to `back`: the interval since the last kept
+  /// fix and a crawl under way count from it.
+  private mutating func steppedBack(to back: Int64) {
+    if var last = lastKept, back < last.time {
+      last.time = back
+      lastKept = last
+    }
+    if let since = crawlingSince, back < since { crawlingSince = back }
   }
 
   @inline(__always)
