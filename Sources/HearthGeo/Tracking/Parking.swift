@@ -59,8 +59,6 @@ public struct ParkingDetector: Sendable, Hashable, Codable {
   /// Recent fixes for the journey guard (time, position, speed): those
   /// within 10 min of the last fix offered, either side of it.
   private(set) var recent: [Fix] = []
-  /// Whether the clock stepped back (nil in a state saved before it was kept).
-  private var steps: ClockStepBack?
 
   public init(rules: ParkingRules = ParkingRules()) { self.rules = rules }
 
@@ -108,21 +106,12 @@ public struct ParkingDetector: Sendable, Hashable, Codable {
   /// classifier's verdict. O(recent fixes): those within the guard's 10 min
   /// of this one (a fix older than the last ones offered, as after the
   /// phone's clock stepped back, drops those more than 10 min after it).
-  /// Two fixes in a row dated before the stay's start (the clock stepped
-  /// back) start the stay's 5 min again from the first of them, at the same
-  /// anchor; one late fix alone does not.
+  /// After the phone's clock steps back past the stay's start, the stay
+  /// waits for the clock to pass that start again: fixes cannot tell a step
+  /// from a batch of late fixes, and counting the stay from a late fix would
+  /// park a phone that has not stayed (review36).
   public mutating func offer(_ fix: Fix) -> ParkingDecision {
     let time = fix.timeMilliseconds
-    // The phone's clock stepped back past the stay's start (two fixes in a
-    // row say so, ``ClockStepBack``): how long the phone has stayed cannot
-    // be read across the step, so the stay counts again from it (before,
-    // parking waited for the clock to catch up). One late fix changes nothing.
-    var steps = self.steps ?? ClockStepBack()
-    if let back = steps.offer(time), var anchor, !parked, back < anchor.timeMilliseconds {
-      anchor.timeMilliseconds = back
-      self.anchor = anchor
-    }
-    self.steps = steps
     let guardActive = journeyGuardActive(at: time, arriving: fix)
     recent.append(fix)
     recent.removeAll { !Self.within(rules.guardDistanceWindowMilliseconds, $0.timeMilliseconds, of: time) }
@@ -241,12 +230,8 @@ public struct ActivityTimeline: Sendable, Hashable, Codable {
   /// hour's start). By date, not by the order recorded, so a clock that
   /// stepped back forgets nothing dated after it. At most
   /// ``maximumVerdicts`` are kept (the earliest recorded go first), whatever
-  /// the clock does; a verdict that repeats the one in force at its time is
-  /// not kept (it changes no answer), so an hour of verdicts a second that
-  /// change less often fits. O(verdicts kept).
+  /// the clock does. O(verdicts kept).
   public mutating func record(_ activity: Activity, at time: Int64) {
-    // A verdict that repeats the one in force at its time changes no answer.
-    if self.activity(at: time) == activity && verdicts.contains(where: { $0.time <= time }) { return }
     verdicts.append(Verdict(time: time, activity: activity))
     let horizon = time.saturatingSubtract(keepMilliseconds)
     var inForce: Int64?
@@ -257,8 +242,9 @@ public struct ActivityTimeline: Sendable, Hashable, Codable {
     if verdicts.count > Self.maximumVerdicts { verdicts.removeFirst(verdicts.count - Self.maximumVerdicts) }
   }
 
-  /// The most verdicts a timeline keeps: an hour of a verdict a second.
-  public static let maximumVerdicts = 3_600
+  /// The most verdicts a timeline keeps: an hour of two verdicts a second
+  /// (an OS classifier reports at most about one a second).
+  public static let maximumVerdicts = 7_200
 
   /// The verdict in force at `time`: the one dated latest at or before it
   /// (of several at that time, the last recorded), or `.unknown` when none

@@ -95,14 +95,18 @@ public struct Thinner: Sendable, Hashable, Codable {
     driving = try c.decode(Bool.self, forKey: .driving)
     atRoadSpeed = try c.decode(Bool.self, forKey: .atRoadSpeed)
     crawlingSince = try c.decodeIfPresent(Int64.self, forKey: .crawlingSince)
-    steps = try c.decodeIfPresent(ClockStepBack.self, forKey: .steps) ?? ClockStepBack()
+    // A thinner saved before the detector was kept: its newest fix is the
+    // last one kept (so a step back across the upgrade is still seen).
+    steps =
+      try c.decodeIfPresent(ClockStepBack.self, forKey: .steps)
+      ?? ClockStepBack(newestMilliseconds: lastKept?.time ?? .min)
   }
 
   public var isDriving: Bool { driving }
 
   /// Decides one fix (time order; two fixes in a row dated before the newest
-  /// are the clock stepping back, and the driving interval and a crawl count
-  /// again from the first of them; one late fix changes neither). `classifierSaysDriving`: the OS activity
+  /// are the clock stepping back, and the driving interval counts again from
+  /// the step; one late fix does not move it). `classifierSaysDriving`: the OS activity
   /// verdict when there is one (nil: decide by speed alone); it can start a
   /// drive, but a single "not driving" verdict does not end one (SPEC §6: a
   /// drive ends after 3 min of crawling below road speed, or when the phone
@@ -142,10 +146,10 @@ public struct Thinner: Sendable, Hashable, Codable {
     }
     let roadSpeed = speed >= rules.driveStartMetersPerSecond
     // Two fixes in a row dated before the newest (``ClockStepBack``): the
-    // clock stepped back, and the driving interval and a crawl under way
-    // count again from the step (before, every fix was "too soon" and the
-    // crawl stalled until the clock caught up: a step back of an hour
-    // dropped an hour of driving). One late fix changes neither.
+    // clock stepped back, and the driving interval counts again from the
+    // step (before, every fix was "too soon" until the clock caught up: a
+    // step back of an hour dropped an hour of driving). One late fix does
+    // not move it.
     if let back = steps.offer(time) { steppedBack(to: back) }
     // Drive start and end.
     if phoneParked {
@@ -198,13 +202,14 @@ public struct Thinner: Sendable, Hashable, Codable {
   }
 
   /// The clock stepped back to `back`: the interval since the last kept
-  /// fix and a crawl under way count from it.
+  /// fix counts from it. (Not the crawl: two late fixes in a row look the
+  /// same as a step, and a crawl counted from them would end a drive that
+  /// has not crawled, review36; at worst a false step keeps one extra fix.)
   private mutating func steppedBack(to back: Int64) {
     if var last = lastKept, back < last.time {
       last.time = back
       lastKept = last
     }
-    if let since = crawlingSince, back < since { crawlingSince = back }
   }
 
   @inline(__always)
