@@ -19,9 +19,9 @@ struct ClockStepBack: Sendable, Hashable, Codable {
   init(newestMilliseconds: Int64 = .min) { self.newestMilliseconds = newestMilliseconds }
 
   /// Takes the next fix's time (in the order the fixes come); returns the
-  /// time the clock stepped back to when this fix confirms a step (the later
-  /// of the two fixes on the earlier clock, so one stale fix held before a
-  /// real step does not reach further back), else nil.
+  /// time the clock stepped back to when this fix confirms a step (this
+  /// fix's own time: a stale or slightly late fix held before a real step
+  /// says nothing of where the clock went), else nil.
   @inline(__always)
   mutating func offer(_ time: Int64) -> Int64? {
     if time >= newestMilliseconds {
@@ -38,9 +38,8 @@ struct ClockStepBack: Sendable, Hashable, Codable {
       candidateMilliseconds = time
       return nil
     }
-    let back = max(candidateMilliseconds, time)
     candidateMilliseconds = .min
     newestMilliseconds = time
-    return back
+    return time
   }
 }

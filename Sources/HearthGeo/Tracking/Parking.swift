@@ -85,7 +85,10 @@ public struct ParkingDetector: Sendable, Hashable, Codable {
       if let last = recent.last,
         Self.within(rules.guardDistanceWindowMilliseconds, last.timeMilliseconds, of: time)
       {
-        travelled += GreatCircle.distanceMeters(from: last.coordinate, to: fix.coordinate)
+        // A fix that is not a position adds nothing (a NaN would make the
+        // sum, and so the guard, false).
+        let step = GreatCircle.distanceMeters(from: last.coordinate, to: fix.coordinate)
+        if step.isFinite { travelled += step }
       }
       fast = fast || (fix.speedMetersPerSecond ?? 0) >= rules.guardSpeedMetersPerSecond
     }

@@ -126,12 +126,22 @@ struct ThinningTests {
     // The fix at the step is one alone (it could be late): too soon. The next confirms the step,
     // and the interval counts from it: one fix in 10 s from 71 on.
     #expect(kept == Array(stride(from: 71, to: 180, by: 10)))
-    // One late fix alone keeps nothing and moves nothing: the next kept fix is 10 s after 59.
+    // One late fix alone keeps nothing and moves nothing: the next kept fix is 10 s after the
+    // one kept at 50 (were the interval counted from the late fix, 56 would be kept).
     var late = Thinner()
-    for k in 0..<60 { _ = late.offer(W.fix(v * Double(k), Double(k), speed: v)) }
+    for k in 0..<56 { _ = late.offer(W.fix(v * Double(k), Double(k), speed: v)) }
     #expect(!late.offer(W.fix(v * 30, 30 - 3_600, speed: v)).kept)
-    let after = (60..<80).filter { late.offer(W.fix(v * Double($0), Double($0), speed: v)).kept }
+    let after = (56..<80).filter { late.offer(W.fix(v * Double($0), Double($0), speed: v)).kept }
     #expect(after == [60, 70])
+    // A fix 1 ms late just before a real step (review37): the step is still seen, from the
+    // fix after the late one.
+    var slightly = Thinner()
+    for k in 0..<60 { _ = slightly.offer(W.fix(v * Double(k), Double(k), speed: v)) }
+    _ = slightly.offer(W.fix(v * 59, 58.999, speed: v))
+    let stepped = (60..<180).filter {
+      slightly.offer(W.fix(v * Double($0), Double($0) - 3_600, speed: v)).kept
+    }
+    #expect(stepped == Array(stride(from: 70, to: 180, by: 10)))
     // A crawl is not moved by late fixes, one or two in a row (review35, review36: they ended
     // the drive after 10 s of crawling): it ends 3 min after it began, not 2:59.999.
     for lateFixes in [[-600.0], [-300, -299]] {
@@ -294,6 +304,15 @@ struct ParkingTests {
     #expect(offer(399.99) == .parkedByStillVerdict)
     #expect(offer(399, speed: 3) == .stillIgnoredJourneyGuard)
     #expect(offer(399, speed: 2.99) == .parkedByStillVerdict)
+    // A verdict's fix that is not a position adds no step (review37: its NaN made the sum false
+    // and let a guarded phone park): 500 m before it still hold the guard.
+    var guarded = ParkingDetector()
+    _ = guarded.offer(W.fix(0, 0, speed: 1))
+    _ = guarded.offer(W.fix(500, 300, speed: 1))
+    var nowhere = W.fix(500, 310, speed: 0)
+    nowhere.latitudeDegrees = .nan
+    nowhere.activity = .still
+    #expect(guarded.offer(nowhere).reason == .stillIgnoredJourneyGuard)
     // The step into the verdict's fix counts only from a fix within the 10 min (review35):
     // 5 km from a fix 10 min before it is travel; from one 10 min and 1 ms before, it is not.
     for (gap, guarded) in [(600.0, true), (600.001, false)] {
