@@ -226,44 +226,38 @@ extension RowBlock {
 extension FileReport {
   /// A kept row turned out to repeat the one before it.
   mutating func rejectDuplicate(line: UInt32) {
-    rowsKept -= 1
-    reject(
-      RowRejection(
-        location: SourceLocation(file: file, line: Int(line)), reason: .duplicate,
-        detail: "repeats the row before it in time order"))
+    unkeep(line: line, .duplicate, "repeats the row before it in time order")
   }
 
   /// A row held as a jump ahead, and two rows in a row after it went on
   /// from before it (``ArrivalRule``).
   mutating func rejectAhead(line: UInt32) {
-    rowsKept -= 1
-    reject(
-      RowRejection(
-        location: SourceLocation(file: file, line: Int(line)), reason: .outOfOrder,
-        detail:
-          "a lone jump more than \(Int(RowOrderer.maximumReorderSeconds)) s ahead of the rows before and after"
-      ))
+    unkeep(
+      line: line, .outOfOrder,
+      "a lone jump more than \(Int(RowOrderer.maximumReorderSeconds)) s ahead of the rows before and after")
   }
 
   /// The file's first row lay more than the reorder horizon ahead of each
   /// of the `rowsAfter` rows after it that judged it
   /// (``ArrivalRule/firstRowStrays(_:limit:)``).
   mutating func rejectFirstAhead(line: UInt32, rowsAfter: Int) {
-    rowsKept -= 1
-    reject(
-      RowRejection(
-        location: SourceLocation(file: file, line: Int(line)), reason: .outOfOrder,
-        detail:
-          "the first row, more than \(Int(RowOrderer.maximumReorderSeconds)) s ahead of each of the \(rowsAfter) rows after it"
-      ))
+    unkeep(
+      line: line, .outOfOrder,
+      "the first row, more than \(Int(RowOrderer.maximumReorderSeconds)) s ahead of each of the \(rowsAfter) rows after it"
+    )
   }
 
   /// A kept row came further behind a row before it than the reorder horizon.
   mutating func rejectLate(line: UInt32) {
+    unkeep(
+      line: line, .outOfOrder,
+      "more than \(Int(RowOrderer.maximumReorderSeconds)) s behind a row before it in the file")
+  }
+
+  /// A row counted as kept is rejected after all, for `reason`.
+  private mutating func unkeep(line: UInt32, _ reason: RowRejection.Reason, _ detail: String) {
     rowsKept -= 1
     reject(
-      RowRejection(
-        location: SourceLocation(file: file, line: Int(line)), reason: .outOfOrder,
-        detail: "more than \(Int(RowOrderer.maximumReorderSeconds)) s behind a row before it in the file"))
+      RowRejection(location: SourceLocation(file: file, line: Int(line)), reason: reason, detail: detail))
   }
 }
