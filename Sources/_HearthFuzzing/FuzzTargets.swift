@@ -340,8 +340,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
 /// /dev/shm when there is one: a memory file system keeps the file writes
 /// of every input cheap).
 final class FuzzScratch: @unchecked Sendable {
-  // Only touched from one thread at a time (libFuzzer and the tests run
-  // targets sequentially within a process).
+  // Only touched from one thread at a time: libFuzzer runs targets one
+  // after another, and the corpus replay test is `.serialized` (its cases
+  // ran in parallel before, and raced on `madeFolders`).
   static let shared = FuzzScratch()
   let root: String
 

@@ -10,7 +10,11 @@ import _HearthTestSupport
 struct FuzzCorpusTests {
   static let root = TestPaths.repositoryRoot.appendingPathComponent("Tests/Fuzz")
 
-  @Test("every corpus and regression input passes its target", arguments: FuzzTarget.allCases)
+  /// Serialized: the targets share one scratch folder (``FuzzScratch``),
+  /// which is not safe to use from two threads; the test runner runs the
+  /// cases of a parameterized test in parallel otherwise (a data race on the
+  /// scratch's folder set crashed a CI run, 2026-12-07).
+  @Test("every corpus and regression input passes its target", .serialized, arguments: FuzzTarget.allCases)
   func replay(target: FuzzTarget) throws {
     var inputs = 0
     for kind in ["Corpus", "Regressions"] {
