@@ -78,7 +78,7 @@ public struct Thinner: Sendable, Hashable, Codable {
   private var atRoadSpeed = false
   private var crawlingSince: Int64?
   /// Whether the clock stepped back (a state saved before it was kept
-  /// starts a fresh one).
+  /// seeds it from its last kept fix).
   private var steps = ClockStepBack()
 
   private enum CodingKeys: String, CodingKey {
