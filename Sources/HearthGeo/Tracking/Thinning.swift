@@ -19,6 +19,13 @@ public struct ThinningRules: Sendable, Hashable, Codable {
   /// A drive ends after this long crawling (below road speed), ms.
   public var crawlEndsDriveMilliseconds: Int64 = 3 * 60_000
 
+  /// A fix with no measured speed (SPEC §1: iOS's −1, Android's 0 on a fix
+  /// looser than 30 m, NaN) takes its ground speed from the fix offered just
+  /// before it, when that fix is at most this long before it, ms; it is
+  /// never measured from further back (an hour's average says nothing about
+  /// the speed now), and with no such fix it counts as below road speed.
+  public static let speedNeighbourMilliseconds: Int64 = 60_000
+
   public init() {}
 
   /// The least time after the last kept fix at which a driving fix may be
@@ -74,6 +81,15 @@ public struct Thinner: Sendable, Hashable, Codable {
     var longitude: Double
   }
   private var lastKept: Kept?
+  /// The fix offered just before (kept or not), for deriving the speed of
+  /// a fix that has none measured.
+  private var neighbour: Neighbour?
+  private struct Neighbour: Sendable, Hashable, Codable {
+    var time: Int64
+    var latitude: Double
+    var longitude: Double
+    var accuracy: Double
+  }
   private var driving = false
   private var atRoadSpeed = false
   private var crawlingSince: Int64?
@@ -82,16 +98,19 @@ public struct Thinner: Sendable, Hashable, Codable {
   private var steps = ClockStepBack()
 
   private enum CodingKeys: String, CodingKey {
-    case rules, lastKept, driving, atRoadSpeed, crawlingSince, steps
+    case rules, lastKept, neighbour, driving, atRoadSpeed, crawlingSince, steps
   }
 
   public init(rules: ThinningRules = ThinningRules()) { self.rules = rules }
 
-  /// A saved thinner; one saved before `steps` was kept reads as before.
+  /// A saved thinner; one saved before `steps` or `neighbour` was kept
+  /// reads as before (with no neighbour, the next fix without a measured
+  /// speed counts as below road speed).
   public init(from decoder: any Decoder) throws {
     let c = try decoder.container(keyedBy: CodingKeys.self)
     rules = try c.decode(ThinningRules.self, forKey: .rules)
     lastKept = try c.decodeIfPresent(Kept.self, forKey: .lastKept)
+    neighbour = try c.decodeIfPresent(Neighbour.self, forKey: .neighbour)
     driving = try c.decode(Bool.self, forKey: .driving)
     atRoadSpeed = try c.decode(Bool.self, forKey: .atRoadSpeed)
     crawlingSince = try c.decodeIfPresent(Int64.self, forKey: .crawlingSince)
@@ -111,14 +130,17 @@ public struct Thinner: Sendable, Hashable, Codable {
   /// drive, but a single "not driving" verdict does not end one (SPEC §6: a
   /// drive ends after 3 min of crawling below road speed, or when the phone
   /// parks). `phoneParked`: the parking detector's verdict for this fix
-  /// (``ParkingDetector``); a parked phone is not driving. O(1).
+  /// (``ParkingDetector``); a parked phone is not driving. A fix with no
+  /// measured speed (nil, negative, or Android's 0 on a fix looser than
+  /// 30 m: ``SpeedReading``) is judged at its ground speed from the fix
+  /// offered before it (``ThinningRules/speedNeighbourMilliseconds``). O(1).
   public mutating func offer(
     _ fix: Fix, classifierSaysDriving: Bool? = nil, phoneParked: Bool = false
   ) -> ThinningDecision {
     offer(
       time: fix.timeMilliseconds, latitude: fix.latitudeDegrees, longitude: fix.longitudeDegrees,
-      speed: fix.speedMetersPerSecond ?? 0, classifierSaysDriving: classifierSaysDriving,
-      phoneParked: phoneParked)
+      accuracy: fix.horizontalAccuracyMeters, speed: fix.speedMetersPerSecond ?? .nan,
+      classifierSaysDriving: classifierSaysDriving, phoneParked: phoneParked)
   }
 
   /// The batch form: every decision for `fixes` in order, identical to
@@ -127,23 +149,29 @@ public struct Thinner: Sendable, Hashable, Codable {
     let time = fixes.timeMilliseconds
     let latitude = fixes.latitudeDegrees
     let longitude = fixes.longitudeDegrees
+    let accuracy = fixes.horizontalAccuracyMeters
     let speed = fixes.speedMetersPerSecond
     return (0..<fixes.count).map { i in
       offer(
-        time: time[i], latitude: latitude[i], longitude: longitude[i], speed: speed[i].isNaN ? 0 : speed[i],
+        time: time[i], latitude: latitude[i], longitude: longitude[i], accuracy: accuracy[i], speed: speed[i],
         classifierSaysDriving: nil, phoneParked: false)
     }
   }
 
-  /// The rule on plain values (`speed`: m/s, 0 when unmeasured).
+  /// The rule on plain values (`speed`: the platform's reading, m/s; NaN
+  /// when the phone gave none; `accuracy`: m, NaN when unknown).
   @inline(__always)
   private mutating func offer(
-    time: Int64, latitude: Double, longitude: Double, speed: Double, classifierSaysDriving: Bool?,
-    phoneParked: Bool
+    time: Int64, latitude: Double, longitude: Double, accuracy: Double, speed reading: Double,
+    classifierSaysDriving: Bool?, phoneParked: Bool
   ) -> ThinningDecision {
     guard abs(latitude) <= 90, abs(longitude) <= 180 else {  // false for NaN too
       return ThinningDecision(kept: false, reason: .notAPosition, driving: driving)
     }
+    let speed =
+      SpeedReading.speedMetersPerSecond(raw: reading, horizontalAccuracyMeters: accuracy)
+      ?? derivedSpeed(time, latitude, longitude, accuracy)
+    neighbour = Neighbour(time: time, latitude: latitude, longitude: longitude, accuracy: accuracy)
     let roadSpeed = speed >= rules.driveStartMetersPerSecond
     // Two fixes in a row dated before the newest (``ClockStepBack``): the
     // clock stepped back, and the driving interval counts again from the
@@ -199,6 +227,29 @@ public struct Thinner: Sendable, Hashable, Codable {
       return ThinningDecision(kept: false, reason: .withinDistanceFilter, driving: driving)
     }
     return keep(time, latitude, longitude, .movedDistanceFilter)
+  }
+
+  /// The ground speed of a fix with no measured speed, m/s (SPEC §1: derived
+  /// from its neighbours): from the fix offered just before it, as
+  /// ``AgreedSpeed`` derives a pair with neither speed measured (the
+  /// distance over the time; a pair with a fix looser than 30 m first takes
+  /// both accuracies off the distance, so a network fix's jitter is no
+  /// speed). 0 (below road speed) when that fix is more than
+  /// ``ThinningRules/speedNeighbourMilliseconds`` before it, under 0.5 s
+  /// before it, after it (a clock stepped back), or there is none. O(1).
+  /// Outlined: most fixes carry a speed.
+  @inline(never)
+  private func derivedSpeed(_ time: Int64, _ latitude: Double, _ longitude: Double, _ accuracy: Double)
+    -> Double
+  {
+    guard let n = neighbour, time.saturatingSubtract(n.time) <= ThinningRules.speedNeighbourMilliseconds,
+      let pair = AgreedSpeed.pair(
+        timeA: n.time, Coordinate(latitudeDegrees: n.latitude, longitudeDegrees: n.longitude), n.accuracy,
+        nil,
+        timeB: time, Coordinate(latitudeDegrees: latitude, longitudeDegrees: longitude), accuracy, nil,
+        rules: AgreedSpeedRules())
+    else { return 0 }
+    return pair.metersPerSecond
   }
 
   /// The clock stepped back to `back`: the interval since the last kept

@@ -109,6 +109,57 @@ struct ThinningTests {
     #expect(!t.isDriving)
   }
 
+  /// Found by a review against the SPEC (specrev-phone F4): a fix with no
+  /// measured speed counted as standing still, so a phone whose fixes came
+  /// without speeds never started a drive without the classifier, and a
+  /// drive the classifier started "crawled" to its end after 3 min at
+  /// 70 km/h (SPEC §1: an unmeasured speed is derived from the neighbours).
+  @Test(
+    "a fix with no measured speed takes its ground speed from the fix before: 6 m/s starts a drive, 5.99 does not; a neighbour 60 s back counts, 60.001 s does not"
+  )
+  func unmeasuredSpeedIsDerived() {
+    func startsADrive(_ second: Fix) -> Bool {
+      var t = Thinner()
+      _ = t.offer(W.fix(0, 0, accuracy: 5, speed: nil))
+      _ = t.offer(second)
+      return t.isDriving
+    }
+    // Sharp fixes: the distance over the time.
+    #expect(startsADrive(W.fix(60.01, 10, accuracy: 5, speed: nil)))
+    #expect(!startsADrive(W.fix(59.9, 10, accuracy: 5, speed: nil)))
+    // iOS's −1 and Android's 0 on a fix looser than 30 m are unmeasured; a 0 at 30 m is a stop.
+    #expect(startsADrive(W.fix(600, 10, accuracy: 5, speed: -1)))
+    #expect(startsADrive(W.fix(600, 10, accuracy: 30.01, speed: 0)))
+    #expect(!startsADrive(W.fix(600, 10, accuracy: 30, speed: 0)))
+    // A loose pair takes both accuracies off: 150 m between two 100 m fixes is jitter.
+    var jitter = Thinner()
+    _ = jitter.offer(W.fix(0, 0, accuracy: 100, speed: nil))
+    _ = jitter.offer(W.fix(150, 10, accuracy: 100, speed: nil))
+    #expect(!jitter.isDriving)
+    // The neighbour must be within 60 s, and at least 0.5 s before.
+    #expect(startsADrive(W.fix(600, 60, accuracy: 5, speed: nil)))
+    #expect(!startsADrive(W.fix(600, 60.001, accuracy: 5, speed: nil)))
+    #expect(startsADrive(W.fix(5, 0.5, accuracy: 5, speed: nil)))
+    #expect(!startsADrive(W.fix(5, 0.499, accuracy: 5, speed: nil)))
+    // A neighbour dated after the fix (the clock stepped back) derives nothing.
+    var back = Thinner()
+    _ = back.offer(W.fix(0, 100, accuracy: 5, speed: nil))
+    _ = back.offer(W.fix(600, 90, accuracy: 5, speed: nil))
+    #expect(!back.isDriving)
+    // A 70 km/h drive with no speeds: driving throughout (no crawl ends it), one fix in 10 s,
+    // the same fix by fix and as a batch.
+    let v = 70 / 3.6
+    let drive = (0..<300).map { W.fix(v * Double($0), Double($0), accuracy: 5, speed: nil) }
+    var single = Thinner()
+    let decisions = drive.map { single.offer($0) }
+    #expect(decisions.dropFirst().allSatisfy { $0.driving })
+    #expect(
+      decisions.enumerated().filter(\.element.kept).map(\.offset) == Array(stride(from: 0, to: 300, by: 10)))
+    var batch = Thinner()
+    #expect(batch.offer(FixColumns(drive)) == decisions)
+    #expect(batch == single)
+  }
+
   /// Found by a review against the SPEC (specrev-phone F1): after the
   /// phone's clock stepped back an hour mid-drive, every fix was "too soon"
   /// until the clock caught up, so an hour of driving kept no fix, and the
@@ -204,6 +255,7 @@ struct ThinningTests {
     var object = try #require(
       try JSONSerialization.jsonObject(with: JSONEncoder().encode(t)) as? [String: Any])
     #expect(object.removeValue(forKey: "steps") != nil)
+    #expect(object.removeValue(forKey: "neighbour") != nil)
     let old = try JSONDecoder().decode(Thinner.self, from: JSONSerialization.data(withJSONObject: object))
     var fresh = Thinner()
     _ = fresh.offer(W.fix(0, 0, speed: 15))
@@ -217,6 +269,18 @@ struct ThinningTests {
       legacy.offer(W.fix(15 * Double($0), Double($0) - 3_600, speed: 15)).kept
     }
     #expect(keptAfterStep == [12, 22, 32])
+    // Saved before the neighbour was kept: the next fix without a speed has none to derive from.
+    var slow = Thinner()
+    _ = slow.offer(W.fix(0, 0, speed: 3))
+    var saved = try #require(
+      try JSONSerialization.jsonObject(with: JSONEncoder().encode(slow)) as? [String: Any])
+    #expect(saved.removeValue(forKey: "neighbour") != nil)
+    var noNeighbour = try JSONDecoder().decode(
+      Thinner.self, from: JSONSerialization.data(withJSONObject: saved))
+    var withNeighbour = slow
+    _ = noNeighbour.offer(W.fix(600, 10, accuracy: 5, speed: nil))
+    _ = withNeighbour.offer(W.fix(600, 10, accuracy: 5, speed: nil))
+    #expect(!noNeighbour.isDriving && withNeighbour.isDriving)
   }
 }
 
