@@ -260,6 +260,46 @@ struct DetectorRuleTests {
     #expect(vetoed.conditions.contains { $0.name == .freeFallVeto && $0.held })
   }
 
+  /// Found by a review (specrev-impact F2, F4): with stamps in whole
+  /// milliseconds on a clock far from 0, a fall of six 50 Hz samples measured
+  /// 0.11999999999999744 s on some clocks, and a fall ending exactly 0.3 s
+  /// before the jolt fell just outside, so the veto held or not by the
+  /// clock's value (a dropped phone's spin then raised an alarm).
+  @Test(
+    "a free fall of exactly 0.12 s, or ending exactly 0.3 s before the jolt, vetoes on every clock; 0.10 s, or 0.32 s before, does not"
+  )
+  func freeFallEdgesOnEveryClock() {
+    /// The drive with every time in whole milliseconds from `base` ms.
+    func onClock(_ drive: Drive, _ base: Int64) -> ImpactBatch {
+      func at(_ seconds: Double) -> Double { Double(base + Int64((seconds * 1000).rounded())) / 1000 }
+      var b = drive.batch
+      b.accelerometer = b.accelerometer.map { Sample3(at($0.seconds), $0.x, $0.y, $0.z) }
+      b.gyroscope = b.gyroscope.map { Sample3(at($0.seconds), $0.x, $0.y, $0.z) }
+      b.barometer = b.barometer.map { Sample1(at($0.seconds), $0.value) }
+      b.fixes = b.fixes.map { Sample1(at($0.seconds), $0.value) }
+      return b
+    }
+    let clocks: [Int64] = [0, 7, 20, 1_000_003, 86_400_013, 1_700_000_000_123, 1_712_345_678_901]
+      .flatMap { base in stride(from: base, to: base + 400, by: 20) }
+    var wrong: [String] = []
+    for base in clocks {
+      for (drive, vetoed) in [
+        (Drive(freeFallSeconds: 0.12), true), (Drive(freeFallSeconds: 0.10), false),
+        (Drive(freeFallSeconds: 0.2, freeFallEndsBeforeSeconds: 0.3), true),
+        (Drive(freeFallSeconds: 0.2, freeFallEndsBeforeSeconds: 0.32), false),
+      ] {
+        let verdicts = ImpactDetector.replay(onClock(drive, base))
+        if verdicts.map(\.outcome) != [vetoed ? .silent : .possibleImpact] {
+          wrong.append(
+            "clock \(base) ms, fall \(drive.freeFallSeconds) s ending \(drive.freeFallEndsBeforeSeconds) s before: "
+              + "\(verdicts.map(\.outcome)), measured \(verdicts.first?.measurement?.freeFallSeconds ?? .nan) s"
+          )
+        }
+      }
+    }
+    #expect(wrong.isEmpty, "\(wrong.count) wrong: \(wrong.prefix(4))")
+  }
+
   @Test("gate off: no verdict; one verdict per incident, then 60 s of suppression")
   func gateAndSuppression() {
     #expect(Drive(gate: false).verdicts().isEmpty)

@@ -199,7 +199,11 @@ enum ReferenceDetector {
       if s.t - newest > c.joltChainSeconds || s.t - incident > c.verdictDeadlineSeconds { incident = s.t }
       newest = s.t
       let fall =
-        falls.filter { $0.end <= s.t && $0.end >= s.t - c.freeFallEndsBeforeJoltSeconds }
+        falls.filter {
+          $0.end <= s.t
+            && $0.end >= s.t
+              - (c.freeFallEndsBeforeJoltSeconds + ImpactConfiguration.freeFallToleranceSeconds)
+        }
         .map { $0.end - $0.start }.max() ?? 0
       jolts.append(Jolt(t: s.t, incident: incident, peak: dynamic[i], clipped: clipped, fall: fall))
     }
@@ -317,7 +321,7 @@ enum ReferenceDetector {
         baro.filter { inWindow($0.t, t + c.pressureBaselineFromSeconds, t + c.pressureBaselineToSeconds) }
           .map(\.p))
       let rise = peakPressure - baseline
-      let vetoed = j.fall >= c.freeFallSeconds
+      let vetoed = j.fall >= c.freeFallSeconds - ImpactConfiguration.freeFallToleranceSeconds
       let spun = spin >= c.spinRadiansPerSecond
       let pressed = rise >= c.pressureRiseHectopascals
       cond[.spin] = (spun && !vetoed, spin)

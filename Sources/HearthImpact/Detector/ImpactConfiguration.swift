@@ -133,6 +133,17 @@ public struct ImpactConfiguration: Sendable, Hashable {
   public var freeFallSeconds = 0.12
   public var freeFallEndsBeforeJoltSeconds = 0.3
 
+  /// How far a free fall's length and its end may fall short of
+  /// `freeFallSeconds` and `freeFallEndsBeforeJoltSeconds` and still count,
+  /// s (half a millisecond). Stamps are whole milliseconds held as seconds,
+  /// so a length or an offset is a difference of two rounded values: a run of
+  /// six 50 Hz samples read 0.11999999999999744 s on some clocks and
+  /// 0.12 s on others, and the veto held or not by the clock's value
+  /// (specrev-impact F2). Half a millisecond is far above that rounding
+  /// (about 2.4·10⁻⁷ s at today's epoch in seconds) and below any step
+  /// between two stamps.
+  public static let freeFallToleranceSeconds = 0.000_5
+
   // MARK: D9, D10 verdict timing
 
   /// Every window after the jolt ends by t + 10 s (D9); the verdict is

@@ -38,7 +38,8 @@ public enum ImpactDecision {
     }
     add(
       ImpactCondition(
-        .jolt, held: joltHeld, measured: m.peakMetersPerSecondSquared, threshold: c.joltMetersPerSecondSquared,
+        .jolt, held: joltHeld, measured: m.peakMetersPerSecondSquared,
+        threshold: c.joltMetersPerSecondSquared,
         note: joltNote))
 
     // Moving before.
@@ -91,7 +92,7 @@ public enum ImpactDecision {
     }
 
     // Corroboration: the veto takes away the spin's word only.
-    let vetoed = m.freeFallSeconds >= c.freeFallSeconds
+    let vetoed = m.freeFallSeconds >= c.freeFallSeconds - ImpactConfiguration.freeFallToleranceSeconds
     let spun = m.spinPeakRadiansPerSecond >= c.spinRadiansPerSecond
     let pressed = m.pressureRiseHectopascals >= c.pressureRiseHectopascals
     conditions.append(

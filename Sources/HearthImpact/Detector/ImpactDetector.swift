@@ -510,7 +510,9 @@ public struct ImpactDetector: Sendable {
     if s.magnitude < c.freeFallMetersPerSecondSquared {
       if fallStart == nil { fallStart = t }
     } else if let start = fallStart {
-      falls.add(end: t, length: t - start, keepingSince: t - c.freeFallEndsBeforeJoltSeconds)
+      falls.add(
+        end: t, length: t - start,
+        keepingSince: t - (c.freeFallEndsBeforeJoltSeconds + ImpactConfiguration.freeFallToleranceSeconds))
       fallStart = nil
     }
     // The jolt.
@@ -534,7 +536,7 @@ public struct ImpactDetector: Sendable {
       incidentSeconds = t
     }
     newestJoltSeconds = t
-    let since = t - c.freeFallEndsBeforeJoltSeconds
+    let since = t - (c.freeFallEndsBeforeJoltSeconds + ImpactConfiguration.freeFallToleranceSeconds)
     pending.append(
       Candidate(
         joltSeconds: t, incidentSeconds: incidentSeconds, peak: dynamic, clipped: clipped,
@@ -715,7 +717,8 @@ public struct ImpactDetector: Sendable {
         }
       } else {
         let freeFall = configuration.freeFallMetersPerSecondSquared
-        let endsBefore = configuration.freeFallEndsBeforeJoltSeconds
+        let endsBefore =
+          configuration.freeFallEndsBeforeJoltSeconds + ImpactConfiguration.freeFallToleranceSeconds
         var fallStart = self.fallStart
         for k in 0..<m {
           let m2 = magnitudeSquared[k]
