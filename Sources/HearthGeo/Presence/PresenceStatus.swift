@@ -40,14 +40,18 @@ public struct PresenceStatusRules: Sendable, Hashable, Codable {
 
 public enum PresenceStatus {
   /// Parked: the last fix said `still`, or the person is inside a named
-  /// place, or the fix is under 1 m/s with accuracy ≤ 250 m. A negative or
-  /// non-finite speed (iOS's raw −1) is unmeasured, as SPEC §1 reads it:
-  /// it says nothing about parking.
+  /// place, or the fix is under 1 m/s with accuracy ≤ 250 m. A speed SPEC §1
+  /// reads as unmeasured (``SpeedReading``: iOS's raw −1, any negative or
+  /// non-finite speed, Android's 0 on a fix looser than 30 m) says nothing
+  /// about parking.
   public static func isParked(
     lastFix: Fix, insideNamedPlace: Bool, rules: PresenceStatusRules = PresenceStatusRules()
   ) -> Bool {
     if lastFix.activity == .still || insideNamedPlace { return true }
-    guard let speed = lastFix.speedMetersPerSecond, speed >= 0, speed.isFinite else { return false }
+    guard let raw = lastFix.speedMetersPerSecond,
+      let speed = SpeedReading.speedMetersPerSecond(
+        raw: raw, horizontalAccuracyMeters: lastFix.horizontalAccuracyMeters)
+    else { return false }
     return speed < rules.parkedBelowMetersPerSecond
       && lastFix.horizontalAccuracyMeters <= rules.parkedAccuracyMeters
   }

@@ -32,6 +32,14 @@ struct PresenceStatusTests {
     }
     fix.speedMetersPerSecond = 0
     #expect(PresenceStatus.isParked(lastFix: fix, insideNamedPlace: false))
+    // Android's 0 on a fix looser than 30 m is unmeasured too, not a stop (specrev-server F3):
+    // a driving phone's network fix would have had the 12 h cutoff of a parked one.
+    fix.horizontalAccuracyMeters = 30
+    #expect(PresenceStatus.isParked(lastFix: fix, insideNamedPlace: false))
+    fix.horizontalAccuracyMeters = 30.01
+    #expect(!PresenceStatus.isParked(lastFix: fix, insideNamedPlace: false))
+    fix.speedMetersPerSecond = 0.5
+    #expect(PresenceStatus.isParked(lastFix: fix, insideNamedPlace: false))
   }
 
   @Test("offline after 1 h; 12 h parked; 100 min parked on an Android-only account; two unanswered wakes")
