@@ -93,7 +93,10 @@ public struct ImpactStream: Sendable {
         barometer.append(
           seconds: b.seconds, hectopascals: b.hectopascals, relativeAltitudeMeters: b.relativeAltitudeMeters)
       }
-      fixes += t.fixes.speedSamples(originMilliseconds: originMilliseconds)
+      // In time order, as the whole feed puts them: a trace folder's fixes
+      // come whole in the first chunk in file order (a history of uploads),
+      // and unsorted the batch cutter would stall behind the first of them.
+      fixes += TimeOrder.sorted(t.fixes.speedSamples(originMilliseconds: originMilliseconds), by: \.seconds)
     }
     for sample in t.activities { gate(sample) }
     complete = chunk.completeBeforeSeconds

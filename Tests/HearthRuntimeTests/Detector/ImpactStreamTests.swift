@@ -60,6 +60,27 @@ struct ImpactStreamTests {
     #expect(replay.verdicts == ImpactFeed(trace: whole, gate: .on)?.verdicts())
   }
 
+  /// Found by a review (specrev-impact F3): a trace folder keeps its fixes
+  /// in file order (a history of uploads), and the streamed bridge handed
+  /// them on unsorted, so the batch cutter stalled behind the first fix and
+  /// the earlier ones reached the detector late, "not newer". Catalogue C4b
+  /// was silent whole and a possible impact streamed.
+  @Test(
+    "a trace folder whose fixes are out of time order: streamed == whole, batches and verdicts",
+    arguments: [("C1", UInt64(7)), ("C4b", 1), ("C4b", 7)])
+  func fixesOutOfOrder(id: String, seed: UInt64) throws {
+    let folder = TemporaryFolder()
+    var trace = try #require(ScenarioCatalogue.scenario(id)).generate(seed: seed).trace
+    let n = trace.fixes.count
+    trace.fixes = trace.fixes.selecting(Array(n / 2..<n) + Array(0..<n / 2))
+    try TraceFolder.write(trace, to: folder.path("t"))
+    try expectSame(folder.path("t"), gate: .on, label: "\(id) seed \(seed)")
+    let replay = try ImpactReplay.run(TraceImport.stream(path: folder.path("t")), path: "t", gate: .on)
+    let (whole, _) = try TraceImport.read(path: folder.path("t"))
+    #expect(replay.verdicts == ImpactFeed(trace: whole, gate: .on)?.verdicts())
+    #expect(replay.session.detector.counters.fixes.notNewer == 0)
+  }
+
   @Test(
     "gravity-free acceleration plus a slower gravity stream: gravity added by time across chunk boundaries")
   func gravityByTimeAcrossChunks() throws {
