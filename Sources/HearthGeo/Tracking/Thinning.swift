@@ -168,9 +168,11 @@ public struct Thinner: Sendable, Hashable, Codable {
     guard abs(latitude) <= 90, abs(longitude) <= 180 else {  // false for NaN too
       return ThinningDecision(kept: false, reason: .notAPosition, driving: driving)
     }
+    // A positive finite reading is a measured speed (``SpeedReading``); any
+    // other is read there and, when unmeasured, derived.
     let speed =
-      SpeedReading.speedMetersPerSecond(raw: reading, horizontalAccuracyMeters: accuracy)
-      ?? derivedSpeed(time, latitude, longitude, accuracy)
+      reading > 0 && reading.isFinite
+      ? reading : speedFromAnyOtherReading(reading, time, latitude, longitude, accuracy)
     neighbour = Neighbour(time: time, latitude: latitude, longitude: longitude, accuracy: accuracy)
     let roadSpeed = speed >= rules.driveStartMetersPerSecond
     // Two fixes in a row dated before the newest (``ClockStepBack``): the
@@ -239,9 +241,12 @@ public struct Thinner: Sendable, Hashable, Codable {
   /// before it, after it (a clock stepped back), or there is none. O(1).
   /// Outlined: most fixes carry a speed.
   @inline(never)
-  private func derivedSpeed(_ time: Int64, _ latitude: Double, _ longitude: Double, _ accuracy: Double)
-    -> Double
-  {
+  private func speedFromAnyOtherReading(
+    _ reading: Double, _ time: Int64, _ latitude: Double, _ longitude: Double, _ accuracy: Double
+  ) -> Double {
+    if let measured = SpeedReading.speedMetersPerSecond(raw: reading, horizontalAccuracyMeters: accuracy) {
+      return measured
+    }
     guard let n = neighbour, time.saturatingSubtract(n.time) <= ThinningRules.speedNeighbourMilliseconds,
       let pair = AgreedSpeed.pair(
         timeA: n.time, Coordinate(latitudeDegrees: n.latitude, longitudeDegrees: n.longitude), n.accuracy,
