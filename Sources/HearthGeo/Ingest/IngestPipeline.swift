@@ -84,13 +84,34 @@ public struct IngestPipeline: Sendable {
     return (output, advance(to: now, state: &state))
   }
 
+  /// `upload` with every fix stored by it that a `still` re-report in the
+  /// same upload adopted (SPEC §1, *Dedupe*) saying `still`: presence and
+  /// the engines then judge the stored fix as it now reads, whichever of
+  /// the two came first (before, the fix followed by its re-report was
+  /// judged as it first said, and a tablet's walking fix with its `still`
+  /// re-report took the row from a fresh phone; the other order was
+  /// overruled; specrev-server F2). The same batch, uncopied, when no
+  /// re-report adopted anything. O(n) then; O(1) otherwise.
+  static func adoptingStillReReports(_ upload: FixColumns, _ dedupe: DedupeOutcome) -> FixColumns {
+    guard !dedupe.stillAdoptionIndices.isEmpty else { return upload }
+    func key(_ i: Int) -> FixKey {
+      FixKey(user: upload.user[i], device: upload.device[i], timeMilliseconds: upload.timeMilliseconds[i])
+    }
+    let adopted = Set(dedupe.stillAdoptionIndices.map(key))
+    var batch = upload
+    for index in dedupe.insertedIndices where adopted.contains(key(index)) {
+      batch.setActivity(.still, at: index)
+    }
+    return batch
+  }
+
   /// The batch itself, before the clock advance.
   private func take(
-    _ batch: FixColumns, receivedAtMilliseconds now: Int64, state: inout IngestState
+    _ upload: FixColumns, receivedAtMilliseconds now: Int64, state: inout IngestState
   ) -> IngestOutput {
     var output = IngestOutput()
     let report: ValidationReport
-    switch FixValidation.validate(batch, nowMilliseconds: now, rules: validation) {
+    switch FixValidation.validate(upload, nowMilliseconds: now, rules: validation) {
     case .failure(let error):
       output.schemaError = error
       return output
@@ -98,7 +119,8 @@ public struct IngestPipeline: Sendable {
     }
     output.rejections = report.rejections
     let dedupe = state.dedupe.insert(
-      batch, indices: report.acceptedIndices, retentionMilliseconds: validation.keysMatterMilliseconds)
+      upload, indices: report.acceptedIndices, retentionMilliseconds: validation.keysMatterMilliseconds)
+    let batch = Self.adoptingStillReReports(upload, dedupe)
     if !dedupe.forgottenIndices.isEmpty {
       // Only after the server's clock stepped back: too old on the clock
       // that accepted the device's newer fix (SPEC §1, *Validation*).
@@ -106,20 +128,16 @@ public struct IngestPipeline: Sendable {
       output.rejections.sort { $0.index < $1.index }
     }
     output.duplicates = dedupe.duplicateIndices.count + dedupe.stillAdoptionIndices.count
-    // A `still` re-report is adopted by presence too (stale at 35 min):
-    // here for a fix that holds the row already, and again below for one
-    // that takes it in this very upload (the stored fix says `still` now,
-    // SPEC §1). Adopting twice changes nothing.
-    func adoptStillReReports(_ state: inout IngestState, _ output: inout IngestOutput) {
-      for index in dedupe.stillAdoptionIndices {
-        if state.people[batch.user[index]]?.presence.adoptStill(
-          device: batch.device[index], timeMilliseconds: batch.timeMilliseconds[index]) == true
-        {
-          output.stillAdopted += 1
-        }
+    // A `still` re-report is adopted by presence too (stale at 35 min) for a
+    // fix that holds the row already; a fix stored by this very upload is
+    // judged as `still` from the start (`adoptingStillReReports`).
+    for index in dedupe.stillAdoptionIndices {
+      if state.people[batch.user[index]]?.presence.adoptStill(
+        device: batch.device[index], timeMilliseconds: batch.timeMilliseconds[index]) == true
+      {
+        output.stillAdopted += 1
       }
     }
-    adoptStillReReports(&state, &output)
     guard !dedupe.insertedIndices.isEmpty else { return output }
     let inserted = dedupe.insertedIndices
     output.inserted = inserted.count
@@ -206,7 +224,6 @@ public struct IngestPipeline: Sendable {
       }
       start = end
     }
-    adoptStillReReports(&state, &output)
     let order = scratch.order
     guard !order.isEmpty else { return output }
     let fixes: FixColumns
@@ -403,7 +420,9 @@ public struct IngestOutput: Sendable {
   public var rejections: [Rejection] = []
   /// Fixes already stored (a retried upload), including `still` re-reports.
   public var duplicates = 0
-  /// `still` re-reports of the fix that holds a presence row: the row became `still`.
+  /// `still` re-reports of the fix that holds a presence row: the row became
+  /// `still`. (A re-report in the upload that stored its fix makes that fix
+  /// `still` before presence judges it, and counts among the duplicates only.)
   public var stillAdopted = 0
   /// New fixes stored: `presenceAdvanced + notNewer + overruled`.
   public var inserted = 0

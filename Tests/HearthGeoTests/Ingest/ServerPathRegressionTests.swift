@@ -324,7 +324,8 @@ struct ServerPathRegressionTests {
     still.activity = .still
     let first = pipeline.ingest(
       FixColumns([phone, still]), receivedAtMilliseconds: Self.t0 + 1_000, state: &state)
-    #expect(first.inserted == 1 && first.duplicates == 1 && first.stillAdopted == 1)
+    // The fix is judged as `still` from the start (specrev-server F2), so no row needs adopting.
+    #expect(first.inserted == 1 && first.duplicates == 1 && first.stillAdopted == 0)
     #expect(state.people[UserID(1)]?.presence.row?.activity == .still)
     // The same upload retried changes nothing.
     let retried = pipeline.ingest(
@@ -342,6 +343,38 @@ struct ServerPathRegressionTests {
     var other = IngestState()
     _ = pipeline.ingest(FixColumns([still, phone]), receivedAtMilliseconds: Self.t0 + 1_000, state: &other)
     #expect(other.people[UserID(1)]?.presence.row == state.people[UserID(1)]?.presence.row)
+  }
+
+  /// Found by a review (specrev-server F2): a second device's fix followed,
+  /// in the same upload, by its own `still` re-report was judged as it
+  /// first said (walking), took the row from the fresh phone and announced
+  /// an arrival home while the person was 3 km away; the other order was
+  /// overruled.
+  @Test(
+    "a tablet's fix and its own still re-report in one upload: overruled while the phone is fresh, in either order"
+  )
+  func aSecondDevicesStillReReportInItsOwnUpload() {
+    let home = IngestPipeline(
+      places: [Geofence(id: 1, circle: 7, center: W.home, radiusMeters: 100)],
+      circlesOfPerson: [UserID(1): [7]])
+    var phone = W.fix(3_000, 0)
+    phone.activity = .walking
+    var walking = W.fix(0, 60)
+    walking.device = DeviceID(2)
+    walking.activity = .walking
+    var still = walking
+    still.activity = .still
+    var rows: [PresenceRow?] = []
+    for upload in [[walking, still], [still, walking]] {
+      var state = IngestState()
+      _ = home.ingest(FixColumns([phone]), receivedAtMilliseconds: Self.t0 + 1_000, state: &state)
+      let out = home.ingest(FixColumns(upload), receivedAtMilliseconds: Self.t0 + 61_000, state: &state)
+      #expect(out.inserted == 1 && out.duplicates == 1 && out.overruled == 1 && out.presenceAdvanced == 0)
+      #expect(out.geofenceEvents.isEmpty && out.trips.segments.isEmpty)
+      #expect(state.people[UserID(1)]?.presence.row?.device == phone.device)
+      rows.append(state.people[UserID(1)]?.presence.row)
+    }
+    #expect(rows[0] == rows[1])
   }
 
   @Test(

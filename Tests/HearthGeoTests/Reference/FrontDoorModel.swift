@@ -11,7 +11,8 @@ import Foundation
 /// lower device id); a fix goes on only if it takes the person's row: it is
 /// newer than the row, and it is not a `still` fix from another device than
 /// the holder's while the holder is fresh at the receipt (15 min; 35 min
-/// after `still`, also when a re-report of the holder's fix said `still`).
+/// after `still`, also when a re-report of the holder's fix said `still`;
+/// a fix whose `still` re-report comes in its own upload is judged as `still`).
 /// Kept-out fixes are counted by reason, as the pipeline counts them.
 struct FrontDoorModel {
   var seen = Set<String>()
@@ -23,24 +24,27 @@ struct FrontDoorModel {
   /// (person, then time).
   mutating func forwarded(_ fixes: [Fix], received: Int64) -> [Fix] {
     var new: [Fix] = []
-    var stillRereports: [Fix] = []
+    var newByKey: [String: Int] = [:]
     for fix in fixes {
       let t = fix.timeMilliseconds
       guard t - received <= 5 * 60_000, received - t <= 7 * 86_400_000,
         fix.horizontalAccuracyMeters >= 0, fix.horizontalAccuracyMeters.isFinite
       else { continue }
-      guard seen.insert("\(fix.user) \(fix.device) \(t)").inserted else {
-        // SPEC §1 dedupe: a re-report saying `still` adopts it; when the
-        // holder is that very fix it goes stale at 35 min from now on.
-        if fix.activity == .still, var holder = holders[fix.user], holder.device == fix.device,
-          holder.timeMilliseconds == t
-        {
+      let key = "\(fix.user) \(fix.device) \(t)"
+      guard seen.insert(key).inserted else {
+        // SPEC §1 dedupe: a re-report saying `still` adopts it. A fix stored
+        // by this upload is judged as `still` from the start; when the holder
+        // is that very fix it goes stale at 35 min from now on.
+        guard fix.activity == .still else { continue }
+        if let k = newByKey[key] {
+          new[k].activity = .still
+        } else if var holder = holders[fix.user], holder.device == fix.device, holder.timeMilliseconds == t {
           holder.activity = .still
           holders[fix.user] = holder
         }
-        if fix.activity == .still { stillRereports.append(fix) }
         continue
       }
+      newByKey[key] = new.count
       new.append(fix)
     }
     func order(_ f: Fix) -> (UInt32, Int64, Int, UInt32) {
@@ -63,15 +67,6 @@ struct FrontDoorModel {
       }
       holders[fix.user] = fix
       out.append(fix)
-    }
-    // A re-report of a fix that took the row in this upload adopts `still` too.
-    for fix in stillRereports {
-      if var holder = holders[fix.user], holder.device == fix.device,
-        holder.timeMilliseconds == fix.timeMilliseconds
-      {
-        holder.activity = .still
-        holders[fix.user] = holder
-      }
     }
     return out
   }
