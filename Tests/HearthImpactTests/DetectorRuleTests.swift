@@ -298,6 +298,12 @@ struct DetectorRuleTests {
       }
     }
     #expect(wrong.isEmpty, "\(wrong.count) wrong: \(wrong.prefix(4))")
+    // No fall vetoes nothing, even with a setting under the tolerance (review38).
+    for seconds in [0, 0.0004, 0.0005, 0.0006] {
+      var configuration = ImpactConfiguration()
+      configuration.freeFallSeconds = seconds
+      #expect(Drive().reported(configuration), "\(seconds) s")
+    }
   }
 
   @Test("gate off: no verdict; one verdict per incident, then 60 s of suppression")

@@ -321,7 +321,7 @@ enum ReferenceDetector {
         baro.filter { inWindow($0.t, t + c.pressureBaselineFromSeconds, t + c.pressureBaselineToSeconds) }
           .map(\.p))
       let rise = peakPressure - baseline
-      let vetoed = j.fall >= c.freeFallSeconds - ImpactConfiguration.freeFallToleranceSeconds
+      let vetoed = j.fall > 0 && j.fall >= c.freeFallSeconds - ImpactConfiguration.freeFallToleranceSeconds
       let spun = spin >= c.spinRadiansPerSecond
       let pressed = rise >= c.pressureRiseHectopascals
       cond[.spin] = (spun && !vetoed, spin)

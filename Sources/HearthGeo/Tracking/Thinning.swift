@@ -20,10 +20,10 @@ public struct ThinningRules: Sendable, Hashable, Codable {
   public var crawlEndsDriveMilliseconds: Int64 = 3 * 60_000
 
   /// A fix with no measured speed (SPEC §1: iOS's −1, Android's 0 on a fix
-  /// looser than 30 m, NaN) takes its ground speed from the fix offered just
-  /// before it, when that fix is at most this long before it, ms; it is
-  /// never measured from further back (an hour's average says nothing about
-  /// the speed now), and with no such fix it counts as below road speed.
+  /// looser than 30 m, NaN) is judged by the speeds it and the newest fix
+  /// before it prove, when that fix is at most this long before it, ms; it
+  /// is never measured from further back (an hour's average says nothing
+  /// about the speed now), and with no such fix its speed is unknown.
   public static let speedNeighbourMilliseconds: Int64 = 60_000
 
   public init() {}
@@ -81,14 +81,15 @@ public struct Thinner: Sendable, Hashable, Codable {
     var longitude: Double
   }
   private var lastKept: Kept?
-  /// The fix offered just before (kept or not), for deriving the speed of
-  /// a fix that has none measured.
+  /// The newest fix offered so far (kept or not; since the clock last
+  /// stepped back), for deriving the speed of a fix that has none measured.
   private var neighbour: Neighbour?
   private struct Neighbour: Sendable, Hashable, Codable {
     var time: Int64
     var latitude: Double
     var longitude: Double
-    var accuracy: Double
+    /// m; nil when the fix gave none that is a finite number ≥ 0.
+    var accuracy: Double?
   }
   private var driving = false
   private var atRoadSpeed = false
@@ -104,8 +105,8 @@ public struct Thinner: Sendable, Hashable, Codable {
   public init(rules: ThinningRules = ThinningRules()) { self.rules = rules }
 
   /// A saved thinner; one saved before `steps` or `neighbour` was kept
-  /// reads as before (with no neighbour, the next fix without a measured
-  /// speed counts as below road speed).
+  /// reads as before (with no neighbour, the speed of the next fix without
+  /// a measured one is unknown).
   public init(from decoder: any Decoder) throws {
     let c = try decoder.container(keyedBy: CodingKeys.self)
     rules = try c.decode(ThinningRules.self, forKey: .rules)
@@ -132,8 +133,10 @@ public struct Thinner: Sendable, Hashable, Codable {
   /// parks). `phoneParked`: the parking detector's verdict for this fix
   /// (``ParkingDetector``); a parked phone is not driving. A fix with no
   /// measured speed (nil, negative, or Android's 0 on a fix looser than
-  /// 30 m: ``SpeedReading``) is judged at its ground speed from the fix
-  /// offered before it (``ThinningRules/speedNeighbourMilliseconds``). O(1).
+  /// 30 m: ``SpeedReading``) is judged by the speeds it and the newest fix
+  /// before it prove (``ThinningRules/speedNeighbourMilliseconds``); where
+  /// they prove neither road speed nor less, its speed is unknown: it
+  /// starts no drive and no crawl, and leaves the drive as it was. O(1).
   public mutating func offer(
     _ fix: Fix, classifierSaysDriving: Bool? = nil, phoneParked: Bool = false
   ) -> ThinningDecision {
@@ -168,37 +171,47 @@ public struct Thinner: Sendable, Hashable, Codable {
     guard abs(latitude) <= 90, abs(longitude) <= 180 else {  // false for NaN too
       return ThinningDecision(kept: false, reason: .notAPosition, driving: driving)
     }
-    // A positive finite reading is a measured speed (``SpeedReading``); any
-    // other is read there and, when unmeasured, derived.
-    let speed =
-      reading > 0 && reading.isFinite
-      ? reading : speedFromAnyOtherReading(reading, time, latitude, longitude, accuracy)
-    neighbour = Neighbour(time: time, latitude: latitude, longitude: longitude, accuracy: accuracy)
-    let roadSpeed = speed >= rules.driveStartMetersPerSecond
     // Two fixes in a row dated before the newest (``ClockStepBack``): the
     // clock stepped back, and the driving interval counts again from the
     // step (before, every fix was "too soon" until the clock caught up: a
     // step back of an hour dropped an hour of driving). One late fix does
-    // not move it.
-    if let back = steps.offer(time) { steppedBack(to: back) }
-    // Drive start and end.
+    // not move it. The neighbour from before the step is no neighbour.
+    if let back = steps.offer(time) {
+      steppedBack(to: back)
+      neighbour = nil
+    }
+    // A positive finite reading is a measured speed (``SpeedReading``); any
+    // other is read there and, when unmeasured, derived (nil: unknown).
+    let speed: Double?
+    let roadSpeed: Bool?
+    if reading > 0 && reading.isFinite {
+      (speed, roadSpeed) = (reading, reading >= rules.driveStartMetersPerSecond)
+    } else {
+      (speed, roadSpeed) = speedFromAnyOtherReading(reading, time, latitude, longitude, accuracy)
+    }
+    if time > neighbour?.time ?? .min {
+      neighbour = Neighbour(
+        time: time, latitude: latitude, longitude: longitude,
+        accuracy: accuracy >= 0 && accuracy.isFinite ? accuracy : nil)
+    }
+    // Drive start and end (a fix of unknown speed starts neither a drive nor
+    // a crawl; a crawl already running still ends the drive at 3 min).
     if phoneParked {
       driving = false
       crawlingSince = nil
-    } else if !driving && (classifierSaysDriving ?? roadSpeed) {
+    } else if !driving && (classifierSaysDriving ?? roadSpeed ?? false) {
       driving = true
       crawlingSince = nil
     } else if driving {
-      if roadSpeed {
+      if roadSpeed == true {
         crawlingSince = nil
-      } else {
-        let since = crawlingSince ?? time
+      } else if let since = roadSpeed == false ? crawlingSince ?? time : crawlingSince {
         crawlingSince = since
         if time.saturatingSubtract(since) >= rules.crawlEndsDriveMilliseconds { driving = false }
       }
     }
-    let leftRoadSpeed = driving && atRoadSpeed && !roadSpeed
-    atRoadSpeed = driving && roadSpeed
+    let leftRoadSpeed = driving && atRoadSpeed && roadSpeed == false
+    atRoadSpeed = driving && (roadSpeed ?? atRoadSpeed)
     guard let last = lastKept else { return keep(time, latitude, longitude, .first) }
     let elapsed = time.saturatingSubtract(last.time)
     // The separation from the last kept fix is measured only when a rule
@@ -219,7 +232,7 @@ public struct Thinner: Sendable, Hashable, Codable {
         return ThinningDecision(kept: false, reason: .drivingTooSoon, driving: driving)
       }
       let moved = measured ?? separation(from: last, latitude, longitude)
-      guard moved.isAtLeast(rules.gateMeters(atMetersPerSecond: speed)) else {
+      guard moved.isAtLeast(rules.gateMeters(atMetersPerSecond: speed ?? 0)) else {
         return ThinningDecision(kept: false, reason: .drivingWithinGate, driving: driving)
       }
       return keep(time, latitude, longitude, .drivingGatePassed)
@@ -231,30 +244,42 @@ public struct Thinner: Sendable, Hashable, Codable {
     return keep(time, latitude, longitude, .movedDistanceFilter)
   }
 
-  /// The ground speed of a fix with no measured speed, m/s (SPEC §1: derived
-  /// from its neighbours): from the fix offered just before it, as
-  /// ``AgreedSpeed`` derives a pair with neither speed measured (the
-  /// distance over the time; a pair with a fix looser than 30 m first takes
-  /// both accuracies off the distance, so a network fix's jitter is no
-  /// speed). 0 (below road speed) when that fix is more than
-  /// ``ThinningRules/speedNeighbourMilliseconds`` before it, under 0.5 s
-  /// before it, after it (a clock stepped back), or there is none. O(1).
-  /// Outlined: most fixes carry a speed.
+  /// The speed of a fix whose reading is not a positive finite number, m/s,
+  /// and whether it is at road speed (nil: unknown). Where ``SpeedReading``
+  /// takes the reading as measured, the reading. Else it is derived from the
+  /// neighbour (SPEC §1): each fix may lie up to its accuracy off, so the
+  /// two prove a speed between (distance − both accuracies) / time (at
+  /// least 0) and (distance + both accuracies) / time. At road speed when
+  /// the least is; below it when the most is; unknown in between (a phone
+  /// standing still whose fixes scatter within their accuracy proves
+  /// nothing, and 1 s between fixes proves little either way). The speed
+  /// is the least. Both nil when either accuracy is not a finite number ≥ 0,
+  /// or the neighbour is more than ``ThinningRules/speedNeighbourMilliseconds``
+  /// or under 0.5 s before the fix (``AgreedSpeedRules``' shortest pair), or
+  /// not before it, or there is none. O(1). Outlined: most fixes carry a
+  /// speed.
   @inline(never)
   private func speedFromAnyOtherReading(
     _ reading: Double, _ time: Int64, _ latitude: Double, _ longitude: Double, _ accuracy: Double
-  ) -> Double {
+  ) -> (speed: Double?, roadSpeed: Bool?) {
+    let road = rules.driveStartMetersPerSecond
     if let measured = SpeedReading.speedMetersPerSecond(raw: reading, horizontalAccuracyMeters: accuracy) {
-      return measured
+      return (measured, measured >= road)
     }
-    guard let n = neighbour, time.saturatingSubtract(n.time) <= ThinningRules.speedNeighbourMilliseconds,
-      let pair = AgreedSpeed.pair(
-        timeA: n.time, Coordinate(latitudeDegrees: n.latitude, longitudeDegrees: n.longitude), n.accuracy,
-        nil,
-        timeB: time, Coordinate(latitudeDegrees: latitude, longitudeDegrees: longitude), accuracy, nil,
-        rules: AgreedSpeedRules())
-    else { return 0 }
-    return pair.metersPerSecond
+    guard let n = neighbour, let neighbourAccuracy = n.accuracy, accuracy >= 0, accuracy.isFinite else {
+      return (nil, nil)
+    }
+    let interval = time.saturatingSubtract(n.time)
+    guard interval >= AgreedSpeedRules().minimumIntervalMilliseconds,
+      interval <= ThinningRules.speedNeighbourMilliseconds
+    else { return (nil, nil) }
+    let seconds = Double(interval) / 1000
+    let distance = GreatCircle.distanceMeters(
+      latitude1Degrees: n.latitude, longitude1Degrees: n.longitude, latitude2Degrees: latitude,
+      longitude2Degrees: longitude)
+    let least = max(0, distance - neighbourAccuracy - accuracy) / seconds
+    let most = (distance + neighbourAccuracy + accuracy) / seconds
+    return (least, least >= road ? true : most < road ? false : nil)
   }
 
   /// The clock stepped back to `back`: the interval since the last kept

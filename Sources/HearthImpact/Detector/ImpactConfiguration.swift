@@ -140,8 +140,10 @@ public struct ImpactConfiguration: Sendable, Hashable {
   /// six 50 Hz samples read 0.11999999999999744 s on some clocks and
   /// 0.12 s on others, and the veto held or not by the clock's value
   /// (specrev-impact F2). Half a millisecond is far above that rounding
-  /// (about 2.4·10⁻⁷ s at today's epoch in seconds) and below any step
-  /// between two stamps.
+  /// (about 2.4·10⁻⁷ s at today's epoch in seconds) and below the step
+  /// between two millisecond stamps (with finer stamps a fall up to half a
+  /// millisecond short counts too: the SPEC's "about 0.12 s"). No fall
+  /// vetoes nothing, whatever the setting.
   public static let freeFallToleranceSeconds = 0.000_5
 
   // MARK: D9, D10 verdict timing

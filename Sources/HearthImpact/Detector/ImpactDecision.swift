@@ -92,7 +92,10 @@ public enum ImpactDecision {
     }
 
     // Corroboration: the veto takes away the spin's word only.
-    let vetoed = m.freeFallSeconds >= c.freeFallSeconds - ImpactConfiguration.freeFallToleranceSeconds
+    // (No fall, no veto: a setting under the tolerance must not veto every spin.)
+    let vetoed =
+      m.freeFallSeconds > 0
+      && m.freeFallSeconds >= c.freeFallSeconds - ImpactConfiguration.freeFallToleranceSeconds
     let spun = m.spinPeakRadiansPerSecond >= c.spinRadiansPerSecond
     let pressed = m.pressureRiseHectopascals >= c.pressureRiseHectopascals
     conditions.append(

@@ -115,33 +115,42 @@ struct ThinningTests {
   /// drive the classifier started "crawled" to its end after 3 min at
   /// 70 km/h (SPEC §1: an unmeasured speed is derived from the neighbours).
   @Test(
-    "a fix with no measured speed takes its ground speed from the fix before: 6 m/s starts a drive, 5.99 does not; a neighbour 60 s back counts, 60.001 s does not"
+    "a fix with no measured speed is judged by what it and the fix before prove: at least 6 m/s starts a drive, 5.99 does not; at most 5.99 is slow; a neighbour 60 s back counts, 60.001 s does not"
   )
   func unmeasuredSpeedIsDerived() {
-    func startsADrive(_ second: Fix) -> Bool {
+    func startsADrive(_ second: Fix, firstAccuracy: Double = 5) -> Bool {
       var t = Thinner()
-      _ = t.offer(W.fix(0, 0, accuracy: 5, speed: nil))
+      _ = t.offer(W.fix(0, 0, accuracy: firstAccuracy, speed: nil))
       _ = t.offer(second)
       return t.isDriving
     }
-    // Sharp fixes: the distance over the time.
-    #expect(startsADrive(W.fix(60.01, 10, accuracy: 5, speed: nil)))
-    #expect(!startsADrive(W.fix(59.9, 10, accuracy: 5, speed: nil)))
+    // Road speed when the distance less both accuracies, over the time, is.
+    #expect(startsADrive(W.fix(70.01, 10, accuracy: 5, speed: nil)))
+    #expect(!startsADrive(W.fix(69.9, 10, accuracy: 5, speed: nil)))
+    #expect(startsADrive(W.fix(60.01, 10, accuracy: 0, speed: nil), firstAccuracy: 0))
     // iOS's −1 and Android's 0 on a fix looser than 30 m are unmeasured; a 0 at 30 m is a stop.
     #expect(startsADrive(W.fix(600, 10, accuracy: 5, speed: -1)))
     #expect(startsADrive(W.fix(600, 10, accuracy: 30.01, speed: 0)))
     #expect(!startsADrive(W.fix(600, 10, accuracy: 30, speed: 0)))
-    // A loose pair takes both accuracies off: 150 m between two 100 m fixes is jitter.
-    var jitter = Thinner()
-    _ = jitter.offer(W.fix(0, 0, accuracy: 100, speed: nil))
-    _ = jitter.offer(W.fix(150, 10, accuracy: 100, speed: nil))
-    #expect(!jitter.isDriving)
+    // 150 m between two 100 m fixes is jitter; an accuracy that is not a number proves nothing.
+    #expect(!startsADrive(W.fix(150, 10, accuracy: 100, speed: nil), firstAccuracy: 100))
+    #expect(!startsADrive(W.fix(600, 10, accuracy: .nan, speed: nil)))
+    #expect(!startsADrive(W.fix(600, 10, accuracy: 5, speed: nil), firstAccuracy: .infinity))
     // The neighbour must be within 60 s, and at least 0.5 s before.
     #expect(startsADrive(W.fix(600, 60, accuracy: 5, speed: nil)))
     #expect(!startsADrive(W.fix(600, 60.001, accuracy: 5, speed: nil)))
-    #expect(startsADrive(W.fix(5, 0.5, accuracy: 5, speed: nil)))
-    #expect(!startsADrive(W.fix(5, 0.499, accuracy: 5, speed: nil)))
-    // A neighbour dated after the fix (the clock stepped back) derives nothing.
+    #expect(startsADrive(W.fix(5, 0.5, accuracy: 0, speed: nil), firstAccuracy: 0))
+    #expect(!startsADrive(W.fix(5, 0.499, accuracy: 0, speed: nil), firstAccuracy: 0))
+    // Below road speed only when proven: (distance + both accuracies) / time under 6 m/s.
+    func afterADrive(_ meters: Double) -> ThinningDecision {
+      var t = Thinner()
+      _ = t.offer(W.fix(0, 0, accuracy: 5, speed: 20))
+      _ = t.offer(W.fix(200, 10, accuracy: 5, speed: 20))
+      return t.offer(W.fix(200 + meters, 20, accuracy: 5, speed: nil))
+    }
+    #expect(afterADrive(49.9).reason == .firstOffRoadSpeed)
+    #expect(afterADrive(50.1).reason == .drivingGatePassed && afterADrive(50.1).driving)
+    // A neighbour dated after the fix (a late fix) derives nothing.
     var back = Thinner()
     _ = back.offer(W.fix(0, 100, accuracy: 5, speed: nil))
     _ = back.offer(W.fix(600, 90, accuracy: 5, speed: nil))
@@ -158,6 +167,57 @@ struct ThinningTests {
     var batch = Thinner()
     #expect(batch.offer(FixColumns(drive)) == decisions)
     #expect(batch == single)
+  }
+
+  /// Found by a review of the fix above (review38): GPS scatter of a phone
+  /// standing still derived 6 m/s and more between 1 s fixes and kept
+  /// hundreds of fixes an hour as a "drive"; a late fix, one 0.4 s after
+  /// another or the first after a clock step read as 0 m/s, "left road
+  /// speed" and was kept, and a late fix became the next one's neighbour;
+  /// an unknown accuracy made the thinner unsavable and unequal to itself.
+  @Test(
+    "no speeds: a phone standing still is no drive; late, crowded and stepped fixes keep what measured speeds keep; an unknown accuracy saves"
+  )
+  func unmeasuredSpeedEdges() throws {
+    // Ten minutes at 1 Hz within 4 m of one spot, accuracies 5 to 20 m, iOS's −1.
+    var generator = SeededGenerator(seed: 38)
+    var still = Thinner()
+    let scatter = (0..<600).map { k in
+      W.fix(
+        4 * generator.nextDouble(in: 0, 1), Double(k), bearing: generator.nextDouble(in: 0, 360),
+        accuracy: generator.nextDouble(in: 5, 20), speed: -1)
+    }
+    let decisions = scatter.map { still.offer($0) }
+    #expect(!decisions.contains { $0.driving } && decisions.filter(\.kept).count == 1)
+    // A drive at 20 m/s, 1 Hz, without speeds and with 20 m/s measured, with a fix 185 s late
+    // after the 100th, one 0.4 s after the 130th, and a clock stepped back an hour at the 200th:
+    // the same fixes kept, the same drive.
+    func drive(_ speed: Double?) -> [ThinningDecision] {
+      var fixes: [Fix] = []
+      for k in 0..<300 {
+        let seconds = Double(k) - (k >= 200 ? 3_600 : 0)
+        fixes.append(W.fix(20 * Double(k), seconds, accuracy: 5, speed: speed))
+        if k == 100 { fixes.append(W.fix(20 * (Double(k) - 185), seconds - 185, accuracy: 5, speed: speed)) }
+        if k == 130 { fixes.append(W.fix(20 * Double(k) + 8, seconds + 0.4, accuracy: 5, speed: speed)) }
+      }
+      var t = Thinner()
+      return fixes.map { t.offer($0) }
+    }
+    let measured = drive(20)
+    let derived = drive(nil)
+    // (The first fix has no neighbour: its speed is unknown, so the drive starts at the second.)
+    let differ = derived.indices.filter {
+      derived[$0].kept != measured[$0].kept || ($0 > 0 && derived[$0].driving != measured[$0].driving)
+    }
+    #expect(differ.isEmpty, "\(differ.map { ($0, derived[$0], measured[$0]) })")
+    #expect(derived.dropFirst().allSatisfy { $0.driving })
+    // An unknown or infinite accuracy: the state saves, restores and equals itself.
+    for accuracy in [Double.nan, .infinity] {
+      var t = Thinner()
+      _ = t.offer(W.fix(0, 0, accuracy: accuracy, speed: 3))
+      #expect(t == t)
+      #expect(try JSONDecoder().decode(Thinner.self, from: JSONEncoder().encode(t)) == t)
+    }
   }
 
   /// Found by a review against the SPEC (specrev-phone F1): after the
