@@ -85,22 +85,23 @@ public struct IngestPipeline: Sendable {
   }
 
   /// `upload` with every fix stored by it that a `still` re-report in the
-  /// same upload adopted (SPEC §1, *Dedupe*) saying `still`: presence and
-  /// the engines then judge the stored fix as it now reads, whichever of
-  /// the two came first (before, the fix followed by its re-report was
-  /// judged as it first said, and a tablet's walking fix with its `still`
-  /// re-report took the row from a fresh phone; the other order was
-  /// overruled; specrev-server F2). The same batch, uncopied, when no
-  /// re-report adopted anything. O(n) then; O(1) otherwise.
-  static func adoptingStillReReports(_ upload: FixColumns, _ dedupe: DedupeOutcome) -> FixColumns {
-    guard !dedupe.stillAdoptionIndices.isEmpty else { return upload }
+  /// same upload adopted (SPEC §1, *Dedupe*) saying `still`, so that presence
+  /// and the engines judge the stored fix as it now reads, whichever of the
+  /// two came first (before, the fix followed by its re-report was judged as
+  /// it first said, and a tablet's walking fix with its `still` re-report
+  /// took the row from a fresh phone; the other order was overruled;
+  /// specrev-server F2). Nil when no re-report adopted a fix of this upload.
+  /// O(n) when a re-report adopted anything; O(1) otherwise.
+  static func adoptingStillReReports(_ upload: FixColumns, _ dedupe: DedupeOutcome) -> FixColumns? {
+    guard !dedupe.stillAdoptionIndices.isEmpty else { return nil }
     func key(_ i: Int) -> FixKey {
       FixKey(user: upload.user[i], device: upload.device[i], timeMilliseconds: upload.timeMilliseconds[i])
     }
     let adopted = Set(dedupe.stillAdoptionIndices.map(key))
-    var batch = upload
+    var batch: FixColumns?
     for index in dedupe.insertedIndices where adopted.contains(key(index)) {
-      batch.setActivity(.still, at: index)
+      if batch == nil { batch = upload }
+      batch?.setActivity(.still, at: index)
     }
     return batch
   }
@@ -120,7 +121,6 @@ public struct IngestPipeline: Sendable {
     output.rejections = report.rejections
     let dedupe = state.dedupe.insert(
       upload, indices: report.acceptedIndices, retentionMilliseconds: validation.keysMatterMilliseconds)
-    let batch = Self.adoptingStillReReports(upload, dedupe)
     if !dedupe.forgottenIndices.isEmpty {
       // Only after the server's clock stepped back: too old on the clock
       // that accepted the device's newer fix (SPEC §1, *Validation*).
@@ -132,15 +132,30 @@ public struct IngestPipeline: Sendable {
     // fix that holds the row already; a fix stored by this very upload is
     // judged as `still` from the start (`adoptingStillReReports`).
     for index in dedupe.stillAdoptionIndices {
-      if state.people[batch.user[index]]?.presence.adoptStill(
-        device: batch.device[index], timeMilliseconds: batch.timeMilliseconds[index]) == true
+      if state.people[upload.user[index]]?.presence.adoptStill(
+        device: upload.device[index], timeMilliseconds: upload.timeMilliseconds[index]) == true
       {
         output.stillAdopted += 1
       }
     }
     guard !dedupe.insertedIndices.isEmpty else { return output }
-    let inserted = dedupe.insertedIndices
-    output.inserted = inserted.count
+    output.inserted = dedupe.insertedIndices.count
+    if let adopted = Self.adoptingStillReReports(upload, dedupe) {
+      takeNew(
+        adopted, inserted: dedupe.insertedIndices, receivedAtMilliseconds: now, state: &state, into: &output)
+    } else {
+      takeNew(
+        upload, inserted: dedupe.insertedIndices, receivedAtMilliseconds: now, state: &state, into: &output)
+    }
+    return output
+  }
+
+  /// The fixes `inserted` (indices into `batch`) of an upload already
+  /// validated and deduplicated: presence, then every engine, into `output`.
+  private func takeNew(
+    _ batch: FixColumns, inserted: [Int], receivedAtMilliseconds now: Int64, state: inout IngestState,
+    into output: inout IngestOutput
+  ) {
 
     // One person, several devices (SPEC §1): geofences, trips and the
     // speed rules follow the person, so a fix reaches the engines only if
@@ -225,7 +240,7 @@ public struct IngestPipeline: Sendable {
       start = end
     }
     let order = scratch.order
-    guard !order.isEmpty else { return output }
+    guard !order.isEmpty else { return }
     let fixes: FixColumns
     if order.count == batch.count && order.elementsEqual(0..<batch.count) {
       fixes = batch
@@ -243,7 +258,6 @@ public struct IngestPipeline: Sendable {
     output.speedAlerts = speedAlerts.process(agreed, receivedAtMilliseconds: now, state: &state.speedAlerts)
     output.suddenStops = suddenStops.process(agreed, state: &state.suddenStops)
     output.trips = trips.process(fixes, now: now, state: &state.trips)
-    return output
   }
 
   /// Moves every clock to `now` with no new fixes (the server's timer, and
