@@ -20,11 +20,17 @@ public struct ThinningRules: Sendable, Hashable, Codable {
   public var crawlEndsDriveMilliseconds: Int64 = 3 * 60_000
 
   /// A fix with no measured speed (SPEC §1: iOS's −1, Android's 0 on a fix
-  /// looser than 30 m, NaN) is judged by the speeds it and the newest fix
-  /// before it prove, when that fix is at most this long before it, ms; it
-  /// is never measured from further back (an hour's average says nothing
-  /// about the speed now), and with no such fix its speed is unknown.
+  /// looser than 30 m, NaN) is judged by the least speed it and an earlier
+  /// fix prove, when that fix is at most this long before it, ms; it is
+  /// never measured from further back (an hour's average says nothing about
+  /// the speed now).
   public static let speedNeighbourMilliseconds: Int64 = 60_000
+  /// The fixes kept to derive from are at least this far apart, ms: a fix
+  /// becomes the neighbour once it is this long after the last one, which
+  /// becomes the earlier fix. For a phone's 1 Hz feed a fix is then judged
+  /// against one 10 to 20 s back (over 1 s, two fixes 5 m accurate prove
+  /// nothing below 10 m/s). Below road speed only over at least this long.
+  public static let speedBaselineMilliseconds: Int64 = 10_000
 
   public init() {}
 
@@ -81,9 +87,12 @@ public struct Thinner: Sendable, Hashable, Codable {
     var longitude: Double
   }
   private var lastKept: Kept?
-  /// The newest fix offered so far (kept or not; since the clock last
-  /// stepped back), for deriving the speed of a fix that has none measured.
+  /// Fixes offered before (kept or not; since the clock last stepped back),
+  /// for deriving the speed of a fix that has none measured: the first one
+  /// at least ``ThinningRules/speedBaselineMilliseconds`` after `earlier`,
+  /// and `earlier` (the neighbour before it).
   private var neighbour: Neighbour?
+  private var earlier: Neighbour?
   private struct Neighbour: Sendable, Hashable, Codable {
     var time: Int64
     var latitude: Double
@@ -99,12 +108,12 @@ public struct Thinner: Sendable, Hashable, Codable {
   private var steps = ClockStepBack()
 
   private enum CodingKeys: String, CodingKey {
-    case rules, lastKept, neighbour, driving, atRoadSpeed, crawlingSince, steps
+    case rules, lastKept, neighbour, earlier, driving, atRoadSpeed, crawlingSince, steps
   }
 
   public init(rules: ThinningRules = ThinningRules()) { self.rules = rules }
 
-  /// A saved thinner; one saved before `steps` or `neighbour` was kept
+  /// A saved thinner; one saved before `steps` or the neighbours were kept
   /// reads as before (with no neighbour, the speed of the next fix without
   /// a measured one is unknown).
   public init(from decoder: any Decoder) throws {
@@ -112,6 +121,7 @@ public struct Thinner: Sendable, Hashable, Codable {
     rules = try c.decode(ThinningRules.self, forKey: .rules)
     lastKept = try c.decodeIfPresent(Kept.self, forKey: .lastKept)
     neighbour = try c.decodeIfPresent(Neighbour.self, forKey: .neighbour)
+    earlier = try c.decodeIfPresent(Neighbour.self, forKey: .earlier)
     driving = try c.decode(Bool.self, forKey: .driving)
     atRoadSpeed = try c.decode(Bool.self, forKey: .atRoadSpeed)
     crawlingSince = try c.decodeIfPresent(Int64.self, forKey: .crawlingSince)
@@ -133,10 +143,11 @@ public struct Thinner: Sendable, Hashable, Codable {
   /// parks). `phoneParked`: the parking detector's verdict for this fix
   /// (``ParkingDetector``); a parked phone is not driving. A fix with no
   /// measured speed (nil, negative, or Android's 0 on a fix looser than
-  /// 30 m: ``SpeedReading``) is judged by the speeds it and the newest fix
-  /// before it prove (``ThinningRules/speedNeighbourMilliseconds``); where
-  /// they prove neither road speed nor less, its speed is unknown: it
-  /// starts no drive and no crawl, and leaves the drive as it was. O(1).
+  /// 30 m: ``SpeedReading``) is judged by the least speed it and an earlier
+  /// fix prove (``ThinningRules/speedNeighbourMilliseconds``,
+  /// ``ThinningRules/speedBaselineMilliseconds``); where that proves neither
+  /// road speed nor less, its speed is unknown: it starts no drive and no
+  /// crawl, and leaves the drive as it was. O(1).
   public mutating func offer(
     _ fix: Fix, classifierSaysDriving: Bool? = nil, phoneParked: Bool = false
   ) -> ThinningDecision {
@@ -175,10 +186,10 @@ public struct Thinner: Sendable, Hashable, Codable {
     // clock stepped back, and the driving interval counts again from the
     // step (before, every fix was "too soon" until the clock caught up: a
     // step back of an hour dropped an hour of driving). One late fix does
-    // not move it. The neighbour from before the step is no neighbour.
+    // not move it. Neighbours from before the step are none.
     if let back = steps.offer(time) {
       steppedBack(to: back)
-      neighbour = nil
+      (neighbour, earlier) = (nil, nil)
     }
     // A positive finite reading is a measured speed (``SpeedReading``); any
     // other is read there and, when unmeasured, derived (nil: unknown).
@@ -189,7 +200,9 @@ public struct Thinner: Sendable, Hashable, Codable {
     } else {
       (speed, roadSpeed) = speedFromAnyOtherReading(reading, time, latitude, longitude, accuracy)
     }
-    if time > neighbour?.time ?? .min {
+    if neighbour.map({ time.saturatingSubtract($0.time) >= ThinningRules.speedBaselineMilliseconds }) ?? true
+    {
+      earlier = neighbour
       neighbour = Neighbour(
         time: time, latitude: latitude, longitude: longitude,
         accuracy: accuracy >= 0 && accuracy.isFinite ? accuracy : nil)
@@ -246,18 +259,18 @@ public struct Thinner: Sendable, Hashable, Codable {
 
   /// The speed of a fix whose reading is not a positive finite number, m/s,
   /// and whether it is at road speed (nil: unknown). Where ``SpeedReading``
-  /// takes the reading as measured, the reading. Else it is derived from the
-  /// neighbour (SPEC §1): each fix may lie up to its accuracy off, so the
-  /// two prove a speed between (distance − both accuracies) / time (at
-  /// least 0) and (distance + both accuracies) / time. At road speed when
-  /// the least is; below it when the most is; unknown in between (a phone
-  /// standing still whose fixes scatter within their accuracy proves
-  /// nothing, and 1 s between fixes proves little either way). The speed
-  /// is the least. Both nil when either accuracy is not a finite number ≥ 0,
-  /// or the neighbour is more than ``ThinningRules/speedNeighbourMilliseconds``
-  /// or under 0.5 s before the fix (``AgreedSpeedRules``' shortest pair), or
-  /// not before it, or there is none. O(1). Outlined: most fixes carry a
-  /// speed.
+  /// takes the reading as measured, the reading. Else it is derived from an
+  /// earlier fix (SPEC §1), `earlier` when it is usable, else `neighbour`:
+  /// each fix may lie up to its accuracy off, so the two prove at least
+  /// (distance − both accuracies) / time (never below 0), and that is the
+  /// speed. At road speed when it is; below it when it is not over at least
+  /// ``ThinningRules/speedBaselineMilliseconds`` (over less, a phone
+  /// standing still among its own scatter and one driving slowly look the
+  /// same); unknown otherwise. A fix is usable when it is 0.5 s
+  /// (``AgreedSpeedRules``' shortest pair) to
+  /// ``ThinningRules/speedNeighbourMilliseconds`` before this one and both
+  /// accuracies are finite numbers ≥ 0; with none, both are nil. O(1).
+  /// Outlined: most fixes carry a speed.
   @inline(never)
   private func speedFromAnyOtherReading(
     _ reading: Double, _ time: Int64, _ latitude: Double, _ longitude: Double, _ accuracy: Double
@@ -266,20 +279,23 @@ public struct Thinner: Sendable, Hashable, Codable {
     if let measured = SpeedReading.speedMetersPerSecond(raw: reading, horizontalAccuracyMeters: accuracy) {
       return (measured, measured >= road)
     }
-    guard let n = neighbour, let neighbourAccuracy = n.accuracy, accuracy >= 0, accuracy.isFinite else {
-      return (nil, nil)
+    guard accuracy >= 0, accuracy.isFinite else { return (nil, nil) }
+    func interval(_ n: Neighbour?) -> Int64? {
+      guard let n, n.accuracy != nil else { return nil }
+      let interval = time.saturatingSubtract(n.time)
+      return interval >= AgreedSpeedRules().minimumIntervalMilliseconds
+        && interval <= ThinningRules.speedNeighbourMilliseconds ? interval : nil
     }
-    let interval = time.saturatingSubtract(n.time)
-    guard interval >= AgreedSpeedRules().minimumIntervalMilliseconds,
-      interval <= ThinningRules.speedNeighbourMilliseconds
+    guard
+      let (n, interval) = interval(earlier).map({ (earlier, $0) })
+        ?? interval(neighbour).map({ (neighbour, $0) }),
+      let n, let neighbourAccuracy = n.accuracy
     else { return (nil, nil) }
-    let seconds = Double(interval) / 1000
     let distance = GreatCircle.distanceMeters(
       latitude1Degrees: n.latitude, longitude1Degrees: n.longitude, latitude2Degrees: latitude,
       longitude2Degrees: longitude)
-    let least = max(0, distance - neighbourAccuracy - accuracy) / seconds
-    let most = (distance + neighbourAccuracy + accuracy) / seconds
-    return (least, least >= road ? true : most < road ? false : nil)
+    let least = max(0, distance - neighbourAccuracy - accuracy) / (Double(interval) / 1000)
+    return (least, least >= road ? true : interval >= ThinningRules.speedBaselineMilliseconds ? false : nil)
   }
 
   /// The clock stepped back to `back`: the interval since the last kept

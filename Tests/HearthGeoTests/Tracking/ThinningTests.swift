@@ -115,7 +115,7 @@ struct ThinningTests {
   /// drive the classifier started "crawled" to its end after 3 min at
   /// 70 km/h (SPEC §1: an unmeasured speed is derived from the neighbours).
   @Test(
-    "a fix with no measured speed is judged by what it and the fix before prove: at least 6 m/s starts a drive, 5.99 does not; at most 5.99 is slow; a neighbour 60 s back counts, 60.001 s does not"
+    "a fix with no measured speed is judged by the least speed it and an earlier fix prove: 6 m/s starts a drive, 5.99 does not, and is slow over 10 s or more; a neighbour 60 s back counts, 60.001 s does not"
   )
   func unmeasuredSpeedIsDerived() {
     func startsADrive(_ second: Fix, firstAccuracy: Double = 5) -> Bool {
@@ -141,15 +141,21 @@ struct ThinningTests {
     #expect(!startsADrive(W.fix(600, 60.001, accuracy: 5, speed: nil)))
     #expect(startsADrive(W.fix(5, 0.5, accuracy: 0, speed: nil), firstAccuracy: 0))
     #expect(!startsADrive(W.fix(5, 0.499, accuracy: 0, speed: nil), firstAccuracy: 0))
-    // Below road speed only when proven: (distance + both accuracies) / time under 6 m/s.
+    // Over 10 s or more, below road speed when the least speed is: a drive at 10 m/s, then a fix
+    // without a speed 20 s after the first, judged against it.
     func afterADrive(_ meters: Double) -> ThinningDecision {
       var t = Thinner()
-      _ = t.offer(W.fix(0, 0, accuracy: 5, speed: 20))
-      _ = t.offer(W.fix(200, 10, accuracy: 5, speed: 20))
-      return t.offer(W.fix(200 + meters, 20, accuracy: 5, speed: nil))
+      _ = t.offer(W.fix(0, 0, accuracy: 5, speed: 10))
+      _ = t.offer(W.fix(100, 10, accuracy: 5, speed: 10))
+      return t.offer(W.fix(meters, 20, accuracy: 5, speed: nil))
     }
-    #expect(afterADrive(49.9).reason == .firstOffRoadSpeed)
-    #expect(afterADrive(50.1).reason == .drivingGatePassed && afterADrive(50.1).driving)
+    #expect(afterADrive(129.9).reason == .firstOffRoadSpeed)
+    #expect(afterADrive(130.01).reason == .drivingWithinGate && afterADrive(130.01).driving)
+    // Over less than 10 s a slow reading proves nothing: 1 s after a 20 m/s fix, 9 m on.
+    var shortly = Thinner()
+    _ = shortly.offer(W.fix(0, 0, accuracy: 5, speed: 20))
+    #expect(shortly.offer(W.fix(9, 1, accuracy: 5, speed: nil)).reason == .drivingTooSoon)
+    #expect(shortly.isDriving)
     // A neighbour dated after the fix (a late fix) derives nothing.
     var back = Thinner()
     _ = back.offer(W.fix(0, 100, accuracy: 5, speed: nil))
@@ -211,6 +217,43 @@ struct ThinningTests {
     }
     #expect(differ.isEmpty, "\(differ.map { ($0, derived[$0], measured[$0]) })")
     #expect(derived.dropFirst().allSatisfy { $0.driving })
+    // review39: a drive at 20 m/s, then half an hour parked within 2 m with no speeds (iOS −1
+    // at 5 m, 1 Hz; Android 0 at 40 m every 5 s; −1 at 65 m every 10 s): the drive ends within
+    // 3 min 20 s, as with a measured 0, and few fixes are kept.
+    for (accuracy, every, reading) in [(5.0, 1.0, -1.0), (40, 5, 0), (65, 10, -1)] {
+      var t = Thinner()
+      for k in 0..<60 { _ = t.offer(W.fix(20 * Double(k), Double(k), accuracy: 5, speed: 20)) }
+      let end = GreatCircle.destination(from: W.home, initialBearingDegrees: 90, distanceMeters: 1_200)
+      var parked: [ThinningDecision] = []
+      var seconds = 60.0
+      while seconds < 60 + 1_800 {
+        parked.append(
+          t.offer(
+            W.fix(
+              2 * generator.nextDouble(in: 0, 1), seconds, bearing: generator.nextDouble(in: 0, 360),
+              accuracy: accuracy, speed: reading, from: end)))
+        seconds += every
+      }
+      let lastDriving = parked.lastIndex { $0.driving }.map { Double($0) * every } ?? 0
+      #expect(lastDriving < 200 && !t.isDriving, "accuracy \(accuracy) m every \(every) s")
+      #expect(parked.filter(\.kept).count < 30, "accuracy \(accuracy) m every \(every) s")
+    }
+    // review39: drives at 8 to 20 m/s, 1 Hz, no speeds, 5 and 10 m accuracy: a drive within
+    // 20 s, kept as the same drive with measured speeds keeps it, give or take its first 20 s.
+    for (v, accuracy) in [(8.0, 5.0), (12, 5), (15, 5), (20, 5), (20, 10), (13.9, 10)] {
+      func kept(_ speed: Double?) -> (kept: Int, driving: Int) {
+        var t = Thinner()
+        let decisions = (0..<600).map {
+          t.offer(W.fix(v * Double($0), Double($0), accuracy: accuracy, speed: speed))
+        }
+        return (decisions.filter(\.kept).count, decisions.filter(\.driving).count)
+      }
+      let (measuredKept, _) = kept(v)
+      let (derivedKept, derivedDriving) = kept(nil)
+      #expect(derivedDriving >= 580, "\(v) m/s at \(accuracy) m: driving on \(derivedDriving) of 600")
+      #expect(
+        abs(derivedKept - measuredKept) <= 4, "\(v) m/s at \(accuracy) m: \(derivedKept) vs \(measuredKept)")
+    }
     // An unknown or infinite accuracy: the state saves, restores and equals itself.
     for accuracy in [Double.nan, .infinity] {
       var t = Thinner()
