@@ -25,11 +25,12 @@ public struct ThinningRules: Sendable, Hashable, Codable {
   /// never measured from further back (an hour's average says nothing about
   /// the speed now).
   public static let speedNeighbourMilliseconds: Int64 = 60_000
-  /// The fixes kept to derive from are at least this far apart, ms: a fix
-  /// becomes the neighbour once it is this long after the last one, which
-  /// becomes the earlier fix. For a phone's 1 Hz feed a fix is then judged
-  /// against one 10 to 20 s back (over 1 s, two fixes 5 m accurate prove
-  /// nothing below 10 m/s). Below road speed only over at least this long.
+  /// A fix without a speed is judged only against a fix at least this long
+  /// before it, ms (over 1 s, two fixes 5 m accurate show nothing below
+  /// 10 m/s, and a still phone's scatter can look like a drive). The fixes
+  /// kept to judge by are this far apart: a fix becomes the neighbour once
+  /// it is this long after the last one, which becomes the earlier fix, so
+  /// for a phone's 1 Hz feed a fix is judged against one 10 to 20 s back.
   public static let speedBaselineMilliseconds: Int64 = 10_000
 
   public init() {}
@@ -143,11 +144,13 @@ public struct Thinner: Sendable, Hashable, Codable {
   /// parks). `phoneParked`: the parking detector's verdict for this fix
   /// (``ParkingDetector``); a parked phone is not driving. A fix with no
   /// measured speed (nil, negative, or Android's 0 on a fix looser than
-  /// 30 m: ``SpeedReading``) is judged by the least speed it and an earlier
-  /// fix prove (``ThinningRules/speedNeighbourMilliseconds``,
-  /// ``ThinningRules/speedBaselineMilliseconds``); where that proves neither
-  /// road speed nor less, its speed is unknown: it starts no drive and no
-  /// crawl, and leaves the drive as it was. O(1).
+  /// 30 m: ``SpeedReading``) is judged against an earlier fix 10 to 60 s
+  /// before it (``ThinningRules/speedBaselineMilliseconds``,
+  /// ``ThinningRules/speedNeighbourMilliseconds``): at road speed when the
+  /// least speed the two show is, below it when the most is not; a drive
+  /// starts only at road speed, leaves it only when shown below it, and
+  /// crawls on anything less than road speed; with no such earlier fix the
+  /// fix starts no drive and no crawl. O(1).
   public mutating func offer(
     _ fix: Fix, classifierSaysDriving: Bool? = nil, phoneParked: Bool = false
   ) -> ThinningDecision {
@@ -194,11 +197,11 @@ public struct Thinner: Sendable, Hashable, Codable {
     // A positive finite reading is a measured speed (``SpeedReading``); any
     // other is read there and, when unmeasured, derived (nil: unknown).
     let speed: Double?
-    let roadSpeed: Bool?
+    let road: RoadSpeed
     if reading > 0 && reading.isFinite {
-      (speed, roadSpeed) = (reading, reading >= rules.driveStartMetersPerSecond)
+      (speed, road) = (reading, reading >= rules.driveStartMetersPerSecond ? .at : .below)
     } else {
-      (speed, roadSpeed) = speedFromAnyOtherReading(reading, time, latitude, longitude, accuracy)
+      (speed, road) = speedFromAnyOtherReading(reading, time, latitude, longitude, accuracy)
     }
     if neighbour.map({ time.saturatingSubtract($0.time) >= ThinningRules.speedBaselineMilliseconds }) ?? true
     {
@@ -207,24 +210,26 @@ public struct Thinner: Sendable, Hashable, Codable {
         time: time, latitude: latitude, longitude: longitude,
         accuracy: accuracy >= 0 && accuracy.isFinite ? accuracy : nil)
     }
-    // Drive start and end (a fix of unknown speed starts neither a drive nor
-    // a crawl; a crawl already running still ends the drive at 3 min).
+    // Drive start and end: only road speed starts a drive (or the
+    // classifier); anything short of it runs the crawl, except a fix that
+    // says nothing, which only lets a crawl already running end the drive.
     if phoneParked {
       driving = false
       crawlingSince = nil
-    } else if !driving && (classifierSaysDriving ?? roadSpeed ?? false) {
+    } else if !driving && (classifierSaysDriving ?? (road == .at)) {
       driving = true
       crawlingSince = nil
     } else if driving {
-      if roadSpeed == true {
+      if road == .at {
         crawlingSince = nil
-      } else if let since = roadSpeed == false ? crawlingSince ?? time : crawlingSince {
+      } else if let since = road == .unknown ? crawlingSince : crawlingSince ?? time {
         crawlingSince = since
         if time.saturatingSubtract(since) >= rules.crawlEndsDriveMilliseconds { driving = false }
       }
     }
-    let leftRoadSpeed = driving && atRoadSpeed && roadSpeed == false
-    atRoadSpeed = driving && (roadSpeed ?? atRoadSpeed)
+    // Left road speed only when shown to be below it; unproven keeps the state.
+    let leftRoadSpeed = driving && atRoadSpeed && road == .below
+    atRoadSpeed = driving && (road == .at || (road != .below && atRoadSpeed))
     guard let last = lastKept else { return keep(time, latitude, longitude, .first) }
     let elapsed = time.saturatingSubtract(last.time)
     // The separation from the last kept fix is measured only when a rule
@@ -257,45 +262,52 @@ public struct Thinner: Sendable, Hashable, Codable {
     return keep(time, latitude, longitude, .movedDistanceFilter)
   }
 
+  /// What a fix says about road speed: at it, below it, neither shown
+  /// (`unproven`: the fixes allow both), or nothing (`unknown`: no fix far
+  /// enough back to judge by).
+  private enum RoadSpeed { case at, below, unproven, unknown }
+
   /// The speed of a fix whose reading is not a positive finite number, m/s,
-  /// and whether it is at road speed (nil: unknown). Where ``SpeedReading``
-  /// takes the reading as measured, the reading. Else it is derived from an
-  /// earlier fix (SPEC §1), `earlier` when it is usable, else `neighbour`:
-  /// each fix may lie up to its accuracy off, so the two prove at least
-  /// (distance − both accuracies) / time (never below 0), and that is the
-  /// speed. At road speed when it is; below it when it is not over at least
-  /// ``ThinningRules/speedBaselineMilliseconds`` (over less, a phone
-  /// standing still among its own scatter and one driving slowly look the
-  /// same); unknown otherwise. A fix is usable when it is 0.5 s
-  /// (``AgreedSpeedRules``' shortest pair) to
-  /// ``ThinningRules/speedNeighbourMilliseconds`` before this one and both
-  /// accuracies are finite numbers ≥ 0; with none, both are nil. O(1).
-  /// Outlined: most fixes carry a speed.
+  /// and what it says about road speed. Where ``SpeedReading`` takes the
+  /// reading as measured, the reading. Else it is derived from an earlier
+  /// fix (SPEC §1), `earlier` when it is usable, else `neighbour`: usable
+  /// when it is ``ThinningRules/speedBaselineMilliseconds`` to
+  /// ``ThinningRules/speedNeighbourMilliseconds`` before this one (over
+  /// less, a phone standing still among its own scatter can look like a
+  /// drive) and both accuracies are finite numbers ≥ 0. Each fix may lie up
+  /// to its accuracy off, so the two show a speed of at least (distance −
+  /// both accuracies) / time (never below 0; that is the speed) and at most
+  /// (distance + both accuracies) / time: at road speed when the least is,
+  /// below it when the most is not, unproven in between. With no usable
+  /// fix the speed is nil and road speed unknown. O(1). Outlined: most
+  /// fixes carry a speed.
   @inline(never)
   private func speedFromAnyOtherReading(
     _ reading: Double, _ time: Int64, _ latitude: Double, _ longitude: Double, _ accuracy: Double
-  ) -> (speed: Double?, roadSpeed: Bool?) {
-    let road = rules.driveStartMetersPerSecond
+  ) -> (speed: Double?, road: RoadSpeed) {
+    let roadSpeed = rules.driveStartMetersPerSecond
     if let measured = SpeedReading.speedMetersPerSecond(raw: reading, horizontalAccuracyMeters: accuracy) {
-      return (measured, measured >= road)
+      return (measured, measured >= roadSpeed ? .at : .below)
     }
-    guard accuracy >= 0, accuracy.isFinite else { return (nil, nil) }
-    func interval(_ n: Neighbour?) -> Int64? {
-      guard let n, n.accuracy != nil else { return nil }
+    guard accuracy >= 0, accuracy.isFinite else { return (nil, .unknown) }
+    func usable(_ n: Neighbour?) -> (Neighbour, Double, Int64)? {
+      guard let n, let neighbourAccuracy = n.accuracy else { return nil }
       let interval = time.saturatingSubtract(n.time)
-      return interval >= AgreedSpeedRules().minimumIntervalMilliseconds
-        && interval <= ThinningRules.speedNeighbourMilliseconds ? interval : nil
+      guard interval >= ThinningRules.speedBaselineMilliseconds,
+        interval <= ThinningRules.speedNeighbourMilliseconds
+      else { return nil }
+      return (n, neighbourAccuracy, interval)
     }
-    guard
-      let (n, interval) = interval(earlier).map({ (earlier, $0) })
-        ?? interval(neighbour).map({ (neighbour, $0) }),
-      let n, let neighbourAccuracy = n.accuracy
-    else { return (nil, nil) }
+    guard let (n, neighbourAccuracy, interval) = usable(earlier) ?? usable(neighbour) else {
+      return (nil, .unknown)
+    }
+    let seconds = Double(interval) / 1000
     let distance = GreatCircle.distanceMeters(
       latitude1Degrees: n.latitude, longitude1Degrees: n.longitude, latitude2Degrees: latitude,
       longitude2Degrees: longitude)
-    let least = max(0, distance - neighbourAccuracy - accuracy) / (Double(interval) / 1000)
-    return (least, least >= road ? true : interval >= ThinningRules.speedBaselineMilliseconds ? false : nil)
+    let least = max(0, distance - neighbourAccuracy - accuracy) / seconds
+    let most = (distance + neighbourAccuracy + accuracy) / seconds
+    return (least, least >= roadSpeed ? .at : most < roadSpeed ? .below : .unproven)
   }
 
   /// The clock stepped back to `back`: the interval since the last kept
