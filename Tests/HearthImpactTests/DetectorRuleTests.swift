@@ -8,6 +8,8 @@ struct Drive {
   var joltSeconds = 30.0
   /// Dynamic acceleration of the jolt sample along x, m/s².
   var joltMetersPerSecondSquared = 6 * g
+  /// Further jolt samples, by their offset from the jolt, s (the same size).
+  var laterJolts: [Double] = []
   /// Vertical vibration amplitude (sine, so RMS = amplitude / √2) before and after the jolt.
   var vibrationBefore = 0.6
   var vibrationAfter = 0.05
@@ -27,6 +29,7 @@ struct Drive {
   var spinPeak = 5.0
   var spinAtSeconds = 0.3
   var pressureStep = 0.0
+  var pressureAtSeconds = 0.5
   /// Free fall (|a| ≈ 0) for this long, ending this long before the jolt.
   var freeFallSeconds = 0.0
   var freeFallEndsBeforeSeconds = 0.0
@@ -42,7 +45,9 @@ struct Drive {
       let amplitude = t < t0 ? vibrationBefore : vibrationAfter
       var z = Self.g + amplitude * sinApprox(2 * .pi * 12 * t)
       var x = 0.0
-      if abs(t - t0) < 0.001 { x = joltMetersPerSecondSquared }
+      if abs(t - t0) < 0.001 || laterJolts.contains(where: { abs(t - t0 - $0) < 0.001 }) {
+        x = joltMetersPerSecondSquared
+      }
       let fallEnd = t0 - freeFallEndsBeforeSeconds
       if freeFallSeconds > 0 && t < fallEnd - 0.001 && t >= fallEnd - freeFallSeconds - 0.001 { z = 0.1 }
       b.accelerometer.append(Sample3(t, x, 0, z))
@@ -55,7 +60,7 @@ struct Drive {
     }
     for k in 0...Int(duration * 5) {
       let t = Double(k) * 0.2
-      b.barometer.append(Sample1(t, 1013 + (t >= t0 + 0.5 ? pressureStep : 0)))
+      b.barometer.append(Sample1(t, 1013 + (t >= t0 + pressureAtSeconds - 0.001 ? pressureStep : 0)))
     }
     if gps {
       for t in fixTimes ?? (0...Int(duration)).map(Double.init) {  // whole seconds; the jolt is at one too
@@ -72,6 +77,23 @@ struct Drive {
   func verdicts(_ configuration: ImpactConfiguration = ImpactConfiguration()) -> [ImpactVerdict] {
     ImpactDetector.replay(batch, configuration: configuration)
   }
+
+  /// The drive with every time in whole milliseconds from `base` ms, held as
+  /// seconds, as a phone's or a logger's stamps reach the detector.
+  func batch(onClock base: Int64) -> ImpactBatch {
+    func at(_ seconds: Double) -> Double { Double(base + Int64((seconds * 1000).rounded())) / 1000 }
+    var b = batch
+    b.accelerometer = b.accelerometer.map { Sample3(at($0.seconds), $0.x, $0.y, $0.z) }
+    b.gyroscope = b.gyroscope.map { Sample3(at($0.seconds), $0.x, $0.y, $0.z) }
+    b.barometer = b.barometer.map { Sample1(at($0.seconds), $0.value) }
+    b.fixes = b.fixes.map { Sample1(at($0.seconds), $0.value) }
+    return b
+  }
+
+  /// Clocks, ms: near 0, a day, and today's epoch, each at 20 offsets (the
+  /// rounding of a sum or difference of stamps held as seconds varies with them).
+  static let clocks: [Int64] = [0, 7, 20, 1_000_003, 86_400_013, 1_700_000_000_123, 1_712_345_678_901]
+    .flatMap { base in stride(from: base, to: base + 400, by: 20) }
 
   func reported(_ configuration: ImpactConfiguration = ImpactConfiguration()) -> Bool {
     verdicts(configuration).contains { $0.outcome == .possibleImpact }
@@ -269,26 +291,14 @@ struct DetectorRuleTests {
     "a free fall of exactly 0.12 s, or ending exactly 0.3 s before the jolt, vetoes on every clock; 0.10 s, or 0.32 s before, does not"
   )
   func freeFallEdgesOnEveryClock() {
-    /// The drive with every time in whole milliseconds from `base` ms.
-    func onClock(_ drive: Drive, _ base: Int64) -> ImpactBatch {
-      func at(_ seconds: Double) -> Double { Double(base + Int64((seconds * 1000).rounded())) / 1000 }
-      var b = drive.batch
-      b.accelerometer = b.accelerometer.map { Sample3(at($0.seconds), $0.x, $0.y, $0.z) }
-      b.gyroscope = b.gyroscope.map { Sample3(at($0.seconds), $0.x, $0.y, $0.z) }
-      b.barometer = b.barometer.map { Sample1(at($0.seconds), $0.value) }
-      b.fixes = b.fixes.map { Sample1(at($0.seconds), $0.value) }
-      return b
-    }
-    let clocks: [Int64] = [0, 7, 20, 1_000_003, 86_400_013, 1_700_000_000_123, 1_712_345_678_901]
-      .flatMap { base in stride(from: base, to: base + 400, by: 20) }
     var wrong: [String] = []
-    for base in clocks {
+    for base in Drive.clocks {
       for (drive, vetoed) in [
         (Drive(freeFallSeconds: 0.12), true), (Drive(freeFallSeconds: 0.10), false),
         (Drive(freeFallSeconds: 0.2, freeFallEndsBeforeSeconds: 0.3), true),
         (Drive(freeFallSeconds: 0.2, freeFallEndsBeforeSeconds: 0.32), false),
       ] {
-        let verdicts = ImpactDetector.replay(onClock(drive, base))
+        let verdicts = ImpactDetector.replay(drive.batch(onClock: base))
         if verdicts.map(\.outcome) != [vetoed ? .silent : .possibleImpact] {
           wrong.append(
             "clock \(base) ms, fall \(drive.freeFallSeconds) s ending \(drive.freeFallEndsBeforeSeconds) s before: "
@@ -304,6 +314,108 @@ struct DetectorRuleTests {
       configuration.freeFallSeconds = seconds
       #expect(Drive().reported(configuration), "\(seconds) s")
     }
+  }
+
+  @Test(
+    "every window's edge holds on every clock: a sample exactly on it is in, one a step past it out (whole-ms stamps)"
+  )
+  func windowEdgesOnEveryClock() {
+    let noSpin = 0.01
+    let whole = (0...60).map(Double.init)
+    let withoutStay = (0...31).map(Double.init) + [33, 34]
+    var unchained = ImpactConfiguration()
+    unchained.suppressionSeconds = 0  // every jolt judged, so its incident can be read
+    func outcomes(_ v: [ImpactVerdict]) -> [ImpactVerdict.Outcome] { v.map(\.outcome) }
+    // (what, drive, configuration, what the verdicts must show)
+    let cases: [(String, Drive, ImpactConfiguration, ([ImpactVerdict]) -> Bool)] = [
+      ("spin only at t − 200 ms", Drive(spinAtSeconds: -0.2), .init(), { outcomes($0) == [.possibleImpact] }),
+      ("spin only at t − 300 ms", Drive(spinAtSeconds: -0.3), .init(), { outcomes($0) == [.silent] }),
+      ("spin only at t + 1 s", Drive(spinAtSeconds: 1.0), .init(), { outcomes($0) == [.possibleImpact] }),
+      ("spin only at t + 1.1 s", Drive(spinAtSeconds: 1.1), .init(), { outcomes($0) == [.silent] }),
+      (
+        "pressure step at t + 2 s", Drive(spinPeak: noSpin, pressureStep: 3, pressureAtSeconds: 2.0), .init(),
+        { outcomes($0) == [.possibleImpact] }
+      ),
+      (
+        "pressure step at t + 2.2 s", Drive(spinPeak: noSpin, pressureStep: 3, pressureAtSeconds: 2.2),
+        .init(),
+        { outcomes($0) == [.silent] }
+      ),
+      (
+        "first fix at rest at t + 5 s", Drive(restAfterSeconds: 5), .init(),
+        {
+          $0.first?.measurement?.restAfterSeconds.isNaN == false && $0.first?.measurement?.stopSource == .gps
+        }
+      ),
+      (
+        "first fix at rest at t + 6 s", Drive(restAfterSeconds: 6), .init(),
+        { $0.first?.measurement?.restAfterSeconds.isNaN == true && outcomes($0) == [.silent] }
+      ),
+      (
+        "third fix after the rest at rest + 5 s",
+        Drive(fixTimes: withoutStay + Array(36...60).map(Double.init)),
+        .init(), { $0.first?.measurement?.stopSource == .gps && $0.first?.measurement?.fixesAfterRest == 3 }
+      ),
+      (
+        "third fix after the rest at rest + 5.001 s",
+        Drive(fixTimes: withoutStay + [36.001] + Array(37...60).map(Double.init)), .init(),
+        { $0.first?.measurement?.stopSource == .vibration }
+      ),
+      (
+        "the fix at the jolt only at t − 2 s", Drive(fixTimes: whole.filter { $0 != 29 }), .init(),
+        { $0.first?.measurement?.movingSource == .gps }
+      ),
+      (
+        "the fix at the jolt only at t − 2.001 s",
+        Drive(fixTimes: whole.filter { $0 != 29 && $0 != 28 } + [27.999]), .init(),
+        { $0.first?.measurement?.movingSource == .vibration }
+      ),
+      (
+        "the fixes before only at t − 10 s",
+        Drive(fixTimes: Array(0...20).map(Double.init) + [28.2] + whole[30...]),
+        .init(), { $0.first?.measurement?.movingSource == .gps }
+      ),
+      (
+        "the fixes before only at t − 10.001 s",
+        Drive(fixTimes: Array(0...19).map(Double.init) + [19.999, 28.2] + whole[30...]), .init(),
+        { $0.first?.measurement?.movingSource == .vibration }
+      ),
+      ("a jolt sample 0.5 s after: its peak", Drive(laterJolts: [0.5]), .init(), { $0.count == 1 }),
+      (
+        "a jolt sample 0.52 s after: a jolt of its own", Drive(laterJolts: [0.52]), .init(),
+        { outcomes($0) == [.possibleImpact, .suppressed] }
+      ),
+      (
+        "a jolt 1 s after: chained", Drive(laterJolts: [1.0]), unchained,
+        { $0.count == 2 && $0[1].measurement?.incidentSeconds == $0[0].joltSeconds }
+      ),
+      (
+        "a jolt 1.02 s after: an incident of its own", Drive(laterJolts: [1.02]), unchained,
+        { $0.count == 2 && $0[1].measurement?.incidentSeconds == $0[1].joltSeconds }
+      ),
+    ]
+    var wrong: [String] = []
+    for base in Drive.clocks.enumerated().filter({ $0.offset % 2 == 0 }).map(\.element) {
+      for (what, drive, configuration, holds) in cases {
+        let verdicts = ImpactDetector.replay(drive.batch(onClock: base), configuration: configuration)
+        if !holds(verdicts) { wrong.append("clock \(base) ms, \(what): \(verdicts.map(\.explanation))") }
+      }
+      // A jolt exactly 60 s after a report is judged; 59.98 s after, suppressed.
+      for (offset, expected) in [
+        (Int64(60_000), ImpactVerdict.Outcome.possibleImpact), (59_980, .suppressed),
+      ] {
+        var detector = ImpactDetector()
+        let first = detector.process(Drive().batch(onClock: base))
+        let second =
+          detector.process(
+            Drive().batch(onClock: base + offset).trimmed(after: Double(base + 60_000) / 1000))
+          + detector.finish()
+        if first.map(\.outcome) != [.possibleImpact] || second.map(\.outcome) != [expected] {
+          wrong.append("clock \(base) ms, a jolt \(offset) ms after a report: \(second.map(\.outcome))")
+        }
+      }
+    }
+    #expect(wrong.isEmpty, "\(wrong.count) wrong: \(wrong.prefix(4))")
   }
 
   @Test("gate off: no verdict; one verdict per incident, then 60 s of suppression")

@@ -186,9 +186,11 @@ enum ReferenceDetector {
     var jolts: [Jolt] = []
     var newest = -Double.infinity
     var incident = -Double.infinity
+    // Every closed end and every length half a millisecond wider.
+    let e = ImpactConfiguration.timeToleranceSeconds
     for (i, s) in acc.enumerated() where dynamic[i] >= c.joltMetersPerSecondSquared {
       let clipped = max(abs(s.x), abs(s.y), abs(s.z)) >= c.clipMetersPerSecondSquared
-      if s.t - newest <= c.joltPeakWindowSeconds {
+      if s.t - newest <= c.joltPeakWindowSeconds + e {
         if let last = jolts.indices.last, jolts[last].t == newest {
           jolts[last].peak = max(jolts[last].peak, dynamic[i])
           jolts[last].clipped = jolts[last].clipped || clipped
@@ -196,13 +198,14 @@ enum ReferenceDetector {
         continue
       }
       guard s.gate else { continue }
-      if s.t - newest > c.joltChainSeconds || s.t - incident > c.verdictDeadlineSeconds { incident = s.t }
+      if s.t - newest > c.joltChainSeconds + e || s.t - incident > c.verdictDeadlineSeconds + e {
+        incident = s.t
+      }
       newest = s.t
       let fall =
         falls.filter {
           $0.end <= s.t
-            && $0.end >= s.t
-              - (c.freeFallEndsBeforeJoltSeconds + ImpactConfiguration.freeFallToleranceSeconds)
+            && $0.end >= s.t - (c.freeFallEndsBeforeJoltSeconds + e)
         }
         .map { $0.end - $0.start }.max() ?? 0
       jolts.append(Jolt(t: s.t, incident: incident, peak: dynamic[i], clipped: clipped, fall: fall))
@@ -215,7 +218,7 @@ enum ReferenceDetector {
     for j in jolts {
       let t = j.t
       let a = j.incident
-      if let r = lastReport, t - r.t < c.suppressionSeconds {
+      if let r = lastReport, t - r.t < c.suppressionSeconds - e {
         out.append(
           Verdict(
             outcome: .suppressed, joltSeconds: t, incidentSeconds: a,
@@ -226,7 +229,7 @@ enum ReferenceDetector {
       var cond: [ImpactCondition.Name: (held: Bool, measured: Double)] = [:]
       cond[.jolt] = (true, j.peak)
       var decided = max(t + c.joltPeakWindowSeconds, t + c.spinToSeconds, t + c.pressureAfterSeconds)
-      func inWindow(_ x: Double, _ from: Double, _ to: Double) -> Bool { x >= from && x <= to }
+      func inWindow(_ x: Double, _ from: Double, _ to: Double) -> Bool { x >= from - e && x <= to + e }
       // GPS reads "moving before" only with a fix in both of its windows.
       let current =
         speeds.contains { inWindow($0.t, t - c.currentFixAgeSeconds, t + c.movingAtJoltToSeconds) }
@@ -250,9 +253,10 @@ enum ReferenceDetector {
         cond[.movingAtJoltGPS] = (atJolt >= c.movingAtJoltMetersPerSecond, atJolt)
         moving = before >= c.movingMedianMetersPerSecond && atJolt >= c.movingAtJoltMetersPerSecond
         let restEnd = t + c.restWithinSeconds
-        if let rest = speeds.first(where: { $0.t > t && $0.t <= restEnd && $0.v <= c.stoppedMetersPerSecond })
-        {
-          let after = speeds.filter { $0.t > rest.t && $0.t <= rest.t + c.stayStoppedSeconds }.map(\.v)
+        if let rest = speeds.first(where: {
+          $0.t > t && $0.t <= restEnd + e && $0.v <= c.stoppedMetersPerSecond
+        }) {
+          let after = speeds.filter { $0.t > rest.t && $0.t <= rest.t + c.stayStoppedSeconds + e }.map(\.v)
           let fastest = after.max() ?? .nan
           decided = max(decided, rest.t + c.stayStoppedSeconds)
           // Moving again on clear evidence only (one fast fix, or most of at
@@ -321,7 +325,7 @@ enum ReferenceDetector {
         baro.filter { inWindow($0.t, t + c.pressureBaselineFromSeconds, t + c.pressureBaselineToSeconds) }
           .map(\.p))
       let rise = peakPressure - baseline
-      let vetoed = j.fall > 0 && j.fall >= c.freeFallSeconds - ImpactConfiguration.freeFallToleranceSeconds
+      let vetoed = j.fall > 0 && j.fall >= c.freeFallSeconds - e
       let spun = spin >= c.spinRadiansPerSecond
       let pressed = rise >= c.pressureRiseHectopascals
       cond[.spin] = (spun && !vetoed, spin)

@@ -133,18 +133,30 @@ public struct ImpactConfiguration: Sendable, Hashable {
   public var freeFallSeconds = 0.12
   public var freeFallEndsBeforeJoltSeconds = 0.3
 
-  /// How far a free fall's length and its end may fall short of
-  /// `freeFallSeconds` and `freeFallEndsBeforeJoltSeconds` and still count,
-  /// s (half a millisecond). Stamps are whole milliseconds held as seconds,
-  /// so a length or an offset is a difference of two rounded values: a run of
-  /// six 50 Hz samples read 0.11999999999999744 s on some clocks and
-  /// 0.12 s on others, and the veto held or not by the clock's value
-  /// (specrev-impact F2). Half a millisecond is far above that rounding
-  /// (about 2.4·10⁻⁷ s at today's epoch in seconds) and below the step
-  /// between two millisecond stamps (with finer stamps a fall up to half a
-  /// millisecond short counts too: the SPEC's "about 0.12 s"). No fall
-  /// vetoes nothing, whatever the setting.
-  public static let freeFallToleranceSeconds = 0.000_5
+  /// How far a time may miss an edge of the detector's windows and still
+  /// count as on it, s (half a millisecond). Stamps are whole milliseconds
+  /// held as seconds, so an offset from a jolt (t − 0.2 s, t + 2 s, t + 5 s)
+  /// or a length (a 0.12 s free fall) is a sum or difference of rounded
+  /// values: a run of six 50 Hz samples read 0.11999999999999744 s on some
+  /// clocks and 0.12 s on others, and a spin sample exactly 200 ms before
+  /// the jolt was in the window on some clocks and out on others
+  /// (specrev-impact F2, F4). So every closed window is read half a
+  /// millisecond wider at each closed end (the spin's, the pressure's and its
+  /// baseline's, the fixes' before, at and after the jolt, the rest's and
+  /// the stay's); a stream is complete up to a window's end only at its
+  /// widened end; a free fall counts half a millisecond short in length and
+  /// in its end; a jolt sample up to the peak window plus the tolerance after
+  /// the incident's jolt is its peak, and one at the chain or the deadline
+  /// plus the tolerance still chains; a jolt the suppression less the
+  /// tolerance after a report is no longer suppressed. Ends that exclude a
+  /// time itself (the rest is after the jolt, the stay after the rest) stay
+  /// exact, and so do the vibration bins, which lie on whole seconds (a whole
+  /// second is exact as a double). Half a millisecond is far above the
+  /// rounding (about 2.4·10⁻⁷ s at today's epoch in seconds) and below the
+  /// step between two millisecond stamps; with finer stamps a time up to half
+  /// a millisecond past an edge counts too. No fall vetoes nothing, whatever
+  /// the setting.
+  public static let timeToleranceSeconds = 0.000_5
 
   // MARK: D9, D10 verdict timing
 

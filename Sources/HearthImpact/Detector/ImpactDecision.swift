@@ -95,7 +95,7 @@ public enum ImpactDecision {
     // (No fall, no veto: a setting under the tolerance must not veto every spin.)
     let vetoed =
       m.freeFallSeconds > 0
-      && m.freeFallSeconds >= c.freeFallSeconds - ImpactConfiguration.freeFallToleranceSeconds
+      && m.freeFallSeconds >= c.freeFallSeconds - ImpactConfiguration.timeToleranceSeconds
     let spun = m.spinPeakRadiansPerSecond >= c.spinRadiansPerSecond
     let pressed = m.pressureRiseHectopascals >= c.pressureRiseHectopascals
     conditions.append(

@@ -512,13 +512,14 @@ public struct ImpactDetector: Sendable {
     } else if let start = fallStart {
       falls.add(
         end: t, length: t - start,
-        keepingSince: t - (c.freeFallEndsBeforeJoltSeconds + ImpactConfiguration.freeFallToleranceSeconds))
+        keepingSince: t - (c.freeFallEndsBeforeJoltSeconds + ImpactConfiguration.timeToleranceSeconds))
       fallStart = nil
     }
     // The jolt.
     guard dynamic >= c.joltMetersPerSecondSquared else { return }
     let clipped = max(abs(s.x), abs(s.y), abs(s.z)) >= c.clipMetersPerSecondSquared
-    if t - newestJoltSeconds <= c.joltPeakWindowSeconds {
+    let tolerance = ImpactConfiguration.timeToleranceSeconds
+    if t - newestJoltSeconds <= c.joltPeakWindowSeconds + tolerance {
       if let last = pending.indices.last, pending[last].joltSeconds == newestJoltSeconds {
         pending[last].peak = max(pending[last].peak, dynamic)
         pending[last].clipped = pending[last].clipped || clipped
@@ -532,11 +533,13 @@ public struct ImpactDetector: Sendable {
     // A jolt soon after the last one continues its incident (a rollover's
     // impacts, a crash's secondary blows): the car's motion is read once,
     // from the incident's first jolt.
-    if t - newestJoltSeconds > c.joltChainSeconds || t - incidentSeconds > c.verdictDeadlineSeconds {
+    if t - newestJoltSeconds > c.joltChainSeconds + tolerance
+      || t - incidentSeconds > c.verdictDeadlineSeconds + tolerance
+    {
       incidentSeconds = t
     }
     newestJoltSeconds = t
-    let since = t - (c.freeFallEndsBeforeJoltSeconds + ImpactConfiguration.freeFallToleranceSeconds)
+    let since = t - (c.freeFallEndsBeforeJoltSeconds + tolerance)
     pending.append(
       Candidate(
         joltSeconds: t, incidentSeconds: incidentSeconds, peak: dynamic, clipped: clipped,
@@ -718,7 +721,7 @@ public struct ImpactDetector: Sendable {
       } else {
         let freeFall = configuration.freeFallMetersPerSecondSquared
         let endsBefore =
-          configuration.freeFallEndsBeforeJoltSeconds + ImpactConfiguration.freeFallToleranceSeconds
+          configuration.freeFallEndsBeforeJoltSeconds + ImpactConfiguration.timeToleranceSeconds
         var fallStart = self.fallStart
         for k in 0..<m {
           let m2 = magnitudeSquared[k]
@@ -829,12 +832,15 @@ public struct ImpactDetector: Sendable {
   /// (`force`: with whatever data there are).
   private mutating func decideReady(_ verdicts: inout [ImpactVerdict], force: Bool = false) {
     let c = configuration
+    let tolerance = ImpactConfiguration.timeToleranceSeconds
     while let first = pending.first {
-      if let report = lastReport, first.joltSeconds - report.joltSeconds < c.suppressionSeconds {
+      if let report = lastReport, first.joltSeconds - report.joltSeconds < c.suppressionSeconds - tolerance {
         // Once its peak window is complete, so that the peak it quotes is
         // the same however the samples were batched.
         let peakEnd = first.joltSeconds + c.joltPeakWindowSeconds
-        guard force || accelerometerSeconds >= peakEnd || dataSeconds >= peakEnd + c.lateDataSeconds else {
+        let peakComplete = peakEnd + tolerance
+        guard force || accelerometerSeconds >= peakComplete || dataSeconds >= peakComplete + c.lateDataSeconds
+        else {
           break
         }
         verdicts.append(
@@ -888,16 +894,24 @@ public struct ImpactDetector: Sendable {
     let a = candidate.incidentSeconds
     let late = c.lateDataSeconds
     let data = dataSeconds
-    func complete(_ clock: Double, _ x: Double) -> Bool { force || clock >= x || data >= x + late }
+    // Every closed end read half a millisecond wider (see
+    // `ImpactConfiguration.timeToleranceSeconds`): `e` before a start, after an end.
+    let e = ImpactConfiguration.timeToleranceSeconds
+    // Complete up to a window's (widened) end.
+    func complete(_ clock: Double, _ end: Double) -> Bool {
+      force || clock >= end + e || data >= end + e + late
+    }
     guard complete(accelerometerSeconds, t + c.joltPeakWindowSeconds),
       complete(gyroscopeSeconds, t + c.spinToSeconds),
       complete(barometerSeconds, t + c.pressureAfterSeconds), complete(fixSeconds, t)
     else { return nil }
+    let atJolt = (from: t - c.currentFixAgeSeconds - e, to: t + c.movingAtJoltToSeconds + e)
+    let before = (from: a + c.movingFromSeconds - e, to: a + c.movingToSeconds + e)
     // GPS speaks for "moving before" only with a fix in both of its windows
     // (the median's and the one at the jolt); otherwise the vibration does.
     let current =
-      speeds.last(from: t - c.currentFixAgeSeconds, to: t + c.movingAtJoltToSeconds) != nil
-      && speeds.last(from: a + c.movingFromSeconds, to: a + c.movingToSeconds) != nil
+      speeds.last(from: atJolt.from, to: atJolt.to) != nil
+      && speeds.last(from: before.from, to: before.to) != nil
     // Before the windows' medians (most of a look's cost, and a pending jolt
     // is looked at every batch): waits that end in nil below whatever the
     // windows hold. With a current fix, both ways the GPS stop is read wait
@@ -923,28 +937,27 @@ public struct ImpactDetector: Sendable {
       ),
       stopSource: .vibration, stopped: false, stopReason: "", restAfterSeconds: .nan,
       fastestAfterRestMetersPerSecond: .nan, fixesAfterRest: 0, vibrationStopRatio: .nan,
-      spinPeakRadiansPerSecond: spin.maximum(from: t + c.spinFromSeconds, to: t + c.spinToSeconds) ?? .nan,
-      pressureRiseHectopascals: (pressure.maximum(from: t, to: t + c.pressureAfterSeconds) ?? .nan)
+      spinPeakRadiansPerSecond: spin.maximum(from: t + c.spinFromSeconds - e, to: t + c.spinToSeconds + e)
+        ?? .nan,
+      pressureRiseHectopascals: (pressure.maximum(from: t - e, to: t + c.pressureAfterSeconds + e) ?? .nan)
         - median(
-          pressure.values(from: t + c.pressureBaselineFromSeconds, to: t + c.pressureBaselineToSeconds)),
+          pressure.values(
+            from: t + c.pressureBaselineFromSeconds - e, to: t + c.pressureBaselineToSeconds + e)),
       freeFallSeconds: candidate.freeFallSeconds, decidedSeconds: .nan,
-      truncated: candidate.fallsTruncated || spin.truncated(from: t + c.spinFromSeconds)
-        || pressure.truncated(from: t + c.pressureBaselineFromSeconds)
+      truncated: candidate.fallsTruncated || spin.truncated(from: t + c.spinFromSeconds - e)
+        || pressure.truncated(from: t + c.pressureBaselineFromSeconds - e)
         || bins.truncated(from: a + min(c.vibrationMovingFromSeconds, c.vibrationMovingAtJoltFromSeconds)))
     var needVibration = !current
     if current {
-      m.speedBeforeMetersPerSecond = median(
-        speeds.values(from: a + c.movingFromSeconds, to: a + c.movingToSeconds))
-      m.speedAtJoltMetersPerSecond =
-        speeds.last(from: t - c.currentFixAgeSeconds, to: t + c.movingAtJoltToSeconds)?.1 ?? .nan
-      m.truncated =
-        m.truncated || speeds.truncated(from: a + min(c.movingFromSeconds, -c.currentFixAgeSeconds))
+      m.speedBeforeMetersPerSecond = median(speeds.values(from: before.from, to: before.to))
+      m.speedAtJoltMetersPerSecond = speeds.last(from: atJolt.from, to: atJolt.to)?.1 ?? .nan
+      m.truncated = m.truncated || speeds.truncated(from: min(before.from, atJolt.from))
       // GPS decides the stop only on evidence.
       let restEnd = t + c.restWithinSeconds
-      if let rest = speeds.first(from: t.nextUp, to: restEnd, where: { $1 <= c.stoppedMetersPerSecond }) {
+      if let rest = speeds.first(from: t.nextUp, to: restEnd + e, where: { $1 <= c.stoppedMetersPerSecond }) {
         let stayEnd = rest.0 + c.stayStoppedSeconds
         guard complete(fixSeconds, stayEnd) else { return nil }
-        let after = speeds.values(from: rest.0.nextUp, to: stayEnd)
+        let after = speeds.values(from: rest.0.nextUp, to: stayEnd + e)
         let fastest = after.max() ?? .nan
         let over = after.count { $0 > c.stoppedMetersPerSecond }
         m.restAfterSeconds = rest.0 - t
@@ -972,14 +985,14 @@ public struct ImpactDetector: Sendable {
       } else {
         guard complete(fixSeconds, restEnd) else { return nil }
         decided = max(decided, restEnd)
-        if let moving = speeds.last(from: restEnd - c.currentFixAgeSeconds, to: restEnd) {
+        if let moving = speeds.last(from: restEnd - c.currentFixAgeSeconds - e, to: restEnd + e) {
           (m.stopSource, m.stopped) = (.gps, false)
           m.stopReason =
             "no rest within \(c.restWithinSeconds) s: \(short(moving.1)) m/s \(short(moving.0 - t)) s after"
         } else {
           needVibration = true
           let why =
-            speeds.last(from: t.nextUp, to: restEnd) == nil
+            speeds.last(from: t.nextUp, to: restEnd + e) == nil
             ? "no measured speed after the jolt"
             : "no measured speed in the last \(c.currentFixAgeSeconds) s of the rest window"
           m.stopReason = "GPS could not decide (\(why)): the vibration half rule decided"
