@@ -167,21 +167,6 @@ public struct ImpactConfiguration: Sendable, Hashable {
   /// past it (fixes arrive about 1 s late).
   public var verdictDeadlineSeconds = 10.0
   public var lateDataSeconds = 2.0
-  /// How far a sample may lie after every sample taken before it (of any
-  /// stream) and still be taken at once, s. One further ahead is held until
-  /// its own stream's next sample: at or after it, both are taken (the held
-  /// one first); before it, the held one was stamped astray and is dropped
-  /// (counted as a bad time). So one sample stamped in the future cannot move
-  /// its stream's clock and the data's newest time ahead, which would leave
-  /// every later sample of its stream "not newer" and judge the next jolt at
-  /// once, before its data (specrev-impact F1: a missed crash). While the
-  /// phone streams, samples of some stream come every 0.2 s or sooner, so a
-  /// real one is held only after a pause of every stream (and the first of
-  /// all), until its stream's next sample; a held one left at ``ImpactDetector/finish()``
-  /// is taken. Two seconds, the default late-data wait: a sample further
-  /// ahead would make every other stream late.
-  public static let heldAheadSeconds = 2.0
-
   /// After a reported impact, jolts this soon after it are suppressed, s (D10).
   public var suppressionSeconds = 60.0
 

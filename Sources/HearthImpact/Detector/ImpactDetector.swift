@@ -72,36 +72,6 @@ public struct ImpactDetector: Sendable {
   private var fallStart: Double?
   private var falls = FallRuns()
 
-  /// A sample as it arrives, of one of the four streams (with the batch's
-  /// gate for the accelerometer's).
-  private enum Arrival: Sendable {
-    case fix(Sample1)
-    case pressure(Sample1)
-    case rotation(Sample3)
-    case acceleration(Sample3, gate: Bool)
-
-    var seconds: Double {
-      switch self {
-      case .fix(let s), .pressure(let s): s.seconds
-      case .rotation(let s), .acceleration(let s, _): s.seconds
-      }
-    }
-    /// The stream's index in `held`, in the merge's order for ties.
-    var stream: Int {
-      switch self {
-      case .fix: 0
-      case .pressure: 1
-      case .rotation: 2
-      case .acceleration: 3
-      }
-    }
-  }
-  /// Per stream (fixes, barometer, gyroscope, accelerometer), a sample
-  /// further than `ImpactConfiguration.heldAheadSeconds` after every sample
-  /// taken, held until its stream's next sample says whether it was real.
-  private var held: [Arrival?] = [nil, nil, nil, nil]
-  private var holding: Bool { held[0] != nil || held[1] != nil || held[2] != nil || held[3] != nil }
-
   /// A jolt waiting for its verdict.
   private struct Candidate: Sendable {
     var joltSeconds: Double
@@ -162,22 +132,13 @@ public struct ImpactDetector: Sendable {
           batch.fixes.withUnsafeBufferPointer { fixes in
             // The accelerometer's order is left to its first block where
             // the fast path surely reaches one (see `take`).
-            // (A sample far ahead of the one before it in its stream, or a
-            // held one, sends the batch through the copies, where a sample
-            // ahead of every other is held; see `heldAheadSeconds`.)
-            let ahead = ImpactConfiguration.heldAheadSeconds
             let folded =
               pending.isEmpty && takesBlocks && filtersStarted
-              && (accelerometer.first.map {
-                $0.seconds > accelerometerSeconds && $0.seconds <= accelerometerSeconds + ahead
-              } ?? false)
-            if !holding
-              && (folded
-                ? Self.bounded(accelerometer, bound, latest)
-                : Self.inOrder(accelerometer, bound, latest, after: accelerometerSeconds))
-              && Self.inOrder(gyroscope, bound, latest, after: gyroscopeSeconds)
-              && Self.inOrder(barometer, bound, latest, after: barometerSeconds)
-              && Self.inOrder(fixes, bound, latest, after: fixSeconds)
+              && (accelerometer.first.map { $0.seconds > accelerometerSeconds } ?? false)
+            if (folded
+              ? Self.bounded(accelerometer, bound, latest) : Self.inOrder(accelerometer, bound, latest))
+              && Self.inOrder(gyroscope, bound, latest) && Self.inOrder(barometer, bound, latest)
+              && Self.inOrder(fixes, bound, latest)
               && take(
                 accelerometer, gyroscope, barometer, fixes, gate: gate, checkingOrder: folded,
                 verdicts: &verdicts)
@@ -195,21 +156,17 @@ public struct ImpactDetector: Sendable {
   }
 
   /// Whether every time in `samples` is usable (finite, within ±`bound`, at
-  /// or before `latest`), the times never decrease, and none is further than
-  /// `heldAheadSeconds` after the one before it (the first: after the
-  /// stream's `clock`), so that none can be ahead of every sample taken
-  /// before it: then, in order, the first and the last time settle the
-  /// bounds, and a NaN fails the order.
+  /// or before `latest`) and the times never decrease: then, in order, the
+  /// first and the last time settle the bounds, and a NaN fails the order.
   /// - Complexity: O(n), no branch per sample.
   @inline(__always)
   private static func inOrder<T: TimedSample>(
-    _ samples: UnsafeBufferPointer<T>, _ bound: Double, _ latest: Double, after clock: Double
+    _ samples: UnsafeBufferPointer<T>, _ bound: Double, _ latest: Double
   )
     -> Bool
   {
     guard bounded(samples, bound, latest), let p = samples.baseAddress else { return samples.isEmpty }
-    return p[0].seconds <= clock + ImpactConfiguration.heldAheadSeconds
-      && ordered(p, from: 0, to: samples.count)
+    return ordered(p, from: 0, to: samples.count)
   }
 
   /// Whether the first and the last time of `samples` are within ±`bound`
@@ -223,17 +180,15 @@ public struct ImpactDetector: Sendable {
     return abs(first.seconds) <= bound && abs(last.seconds) <= bound && last.seconds <= latest
   }
 
-  /// Whether the times of `p[start..<end]` never decrease (NaN fails) and
-  /// never step further than `heldAheadSeconds`; true when the range is
-  /// empty. No branch per sample.
+  /// Whether the times of `p[start..<end]` never decrease (NaN fails);
+  /// true when the range is empty. No branch per sample.
   @inline(__always)
   private static func ordered<T: TimedSample>(_ p: UnsafePointer<T>, from start: Int, to end: Int) -> Bool {
     guard start < end else { return true }
-    let ahead = ImpactConfiguration.heldAheadSeconds
     var disorder = 0
     var previous = p[start].seconds
     for i in start..<end {
-      disorder |= flaw(p[i].seconds >= previous) | flaw(p[i].seconds <= previous + ahead)
+      disorder |= flaw(p[i].seconds >= previous)
       previous = p[i].seconds
     }
     return disorder == 0
@@ -252,128 +207,13 @@ public struct ImpactDetector: Sendable {
       gyroscope.withUnsafeBufferPointer { gyroscope in
         barometer.withUnsafeBufferPointer { barometer in
           fixes.withUnsafeBufferPointer { fixes in
-            if !holding && Self.inOrder(accelerometer, bound, latest, after: accelerometerSeconds)
-              && Self.inOrder(gyroscope, bound, latest, after: gyroscopeSeconds)
-              && Self.inOrder(barometer, bound, latest, after: barometerSeconds)
-              && Self.inOrder(fixes, bound, latest, after: fixSeconds)
-            {
-              _ = take(
-                accelerometer, gyroscope, barometer, fixes, gate: batch.vehicleGate, checkingOrder: false,
-                verdicts: &verdicts)
-            } else {
-              takeOneByOne(
-                accelerometer, gyroscope, barometer, fixes, gate: batch.vehicleGate, verdicts: &verdicts)
-            }
+            _ = take(
+              accelerometer, gyroscope, barometer, fixes, gate: batch.vehicleGate, checkingOrder: false,
+              verdicts: &verdicts)
           }
         }
       }
     }
-  }
-
-  /// Takes a batch's samples (every stream in time order with usable times)
-  /// one by one in time order across the streams (ties: fixes, barometer,
-  /// gyroscope, then accelerometer, as in `take`), where a sample may lie
-  /// further than `heldAheadSeconds` after every sample taken before it:
-  /// such a one is held until its stream's next newer sample, which takes it
-  /// first (at or after it) or shows it astray (before it: dropped and
-  /// counted as a bad time). Only batches with a stream stepping that far,
-  /// or a sample held, come here. O(n), the per-sample path throughout.
-  private mutating func takeOneByOne(
-    _ accelerometer: UnsafeBufferPointer<Sample3>, _ gyroscope: UnsafeBufferPointer<Sample3>,
-    _ barometer: UnsafeBufferPointer<Sample1>, _ fixes: UnsafeBufferPointer<Sample1>, gate: Bool,
-    verdicts: inout [ImpactVerdict]
-  ) {
-    var (a, g, b, f) = (0, 0, 0, 0)
-    // Each pass takes one sample of one stream: at most n passes.
-    while true {
-      let ta = a < accelerometer.count ? accelerometer[a].seconds : .infinity
-      let tg = g < gyroscope.count ? gyroscope[g].seconds : .infinity
-      let tb = b < barometer.count ? barometer[b].seconds : .infinity
-      let tf = f < fixes.count ? fixes[f].seconds : .infinity
-      let next = min(ta, tg, tb, tf)
-      guard next < .infinity else { break }
-      let arrival: Arrival
-      if tf == next {
-        arrival = .fix(fixes[f])
-        f += 1
-      } else if tb == next {
-        arrival = .pressure(barometer[b])
-        b += 1
-      } else if tg == next {
-        arrival = .rotation(gyroscope[g])
-        g += 1
-      } else {
-        arrival = .acceleration(accelerometer[a], gate: gate)
-        a += 1
-      }
-      arrive(arrival, verdicts: &verdicts)
-    }
-  }
-
-  /// One sample through the hold (see ``takeOneByOne(_:_:_:_:gate:verdicts:)``).
-  private mutating func arrive(_ x: Arrival, verdicts: inout [ImpactVerdict]) {
-    // A bad value is skipped and counted as ever, as if absent: it neither
-    // speaks for a held sample nor is held.
-    guard isValid(x) else {
-      takeOne(x, verdicts: &verdicts)
-      return
-    }
-    let i = x.stream
-    // Only a sample newer than its stream's clock speaks for or against the
-    // held one (a repeat or a late one is skipped as ever).
-    if let h = held[i], x.seconds > clock(of: i) {
-      held[i] = nil
-      if x.seconds >= h.seconds {
-        takeOne(h, verdicts: &verdicts)
-      } else {
-        switch h {
-        case .fix: counters.fixes.badTime += 1
-        case .pressure: counters.barometer.badTime += 1
-        case .rotation: counters.gyroscope.badTime += 1
-        case .acceleration: counters.accelerometer.badTime += 1
-        }
-      }
-    }
-    // (−∞ before any data: the first sample of all waits for its stream's next.)
-    if x.seconds > dataSeconds + ImpactConfiguration.heldAheadSeconds {
-      held[i] = x
-    } else {
-      takeOne(x, verdicts: &verdicts)
-    }
-  }
-
-  /// The clock of stream `i` (the order of `held`).
-  private func clock(of i: Int) -> Double {
-    switch i {
-    case 0: fixSeconds
-    case 1: barometerSeconds
-    case 2: gyroscopeSeconds
-    default: accelerometerSeconds
-    }
-  }
-
-  /// Takes one sample through its stream's per-sample path, then decides
-  /// what falls due.
-  private mutating func takeOne(_ x: Arrival, verdicts: inout [ImpactVerdict]) {
-    let none3 = UnsafeBufferPointer<Sample3>(start: nil, count: 0)
-    let none1 = UnsafeBufferPointer<Sample1>(start: nil, count: 0)
-    switch x {
-    case .acceleration(let s, let gate):
-      take(acceleration: s, gate: gate)
-    case .rotation(let s):
-      _ = [s].withUnsafeBufferPointer {
-        takeSlower($0, none1, none1, from: (0, 0, 0), before: (1, 0, 0), through: .infinity)
-      }
-    case .pressure(let s):
-      _ = [s].withUnsafeBufferPointer {
-        takeSlower(none3, $0, none1, from: (0, 0, 0), before: (0, 1, 0), through: .infinity)
-      }
-    case .fix(let s):
-      _ = [s].withUnsafeBufferPointer {
-        takeSlower(none3, none1, $0, from: (0, 0, 0), before: (0, 0, 1), through: .infinity)
-      }
-    }
-    if dataSeconds >= nextCheckSeconds { decideReady(&verdicts) }
   }
 
   /// Takes a batch's samples, every stream in time order with usable times,
@@ -479,15 +319,9 @@ public struct ImpactDetector: Sendable {
     return detector.process(batch) + detector.finish()
   }
 
-  /// Decides every waiting jolt with whatever data there are (end of a
-  /// recording). A sample still held (see
-  /// `ImpactConfiguration.heldAheadSeconds`) is taken first: nothing came
-  /// to show it astray.
+  /// Decides every waiting jolt with whatever data there are (end of a recording).
   public mutating func finish() -> [ImpactVerdict] {
     var verdicts: [ImpactVerdict] = []
-    let waiting = held.compactMap { $0 }.sorted { ($0.seconds, $0.stream) < ($1.seconds, $1.stream) }
-    held = [nil, nil, nil, nil]
-    for x in waiting { takeOne(x, verdicts: &verdicts) }
     decideReady(&verdicts, force: true)
     return verdicts
   }
@@ -549,7 +383,7 @@ public struct ImpactDetector: Sendable {
     return Self.takeRun(
       samples, from: start, before: end, through: until, clock: &fixSeconds, data: &dataSeconds,
       skipped: &counters.fixes, ring: &speedRing, entries: entries,
-      valid: { Self.validSpeed($0.value, fastest) }, kept: { $0.value >= 0 },
+      valid: { $0.value.isNaN || ($0.value > -.infinity && $0.value <= fastest) }, kept: { $0.value >= 0 },
       value: { $0.value })
   }
 
@@ -566,34 +400,8 @@ public struct ImpactDetector: Sendable {
     return Self.takeRun(
       samples, from: start, before: end, through: until, clock: &barometerSeconds, data: &dataSeconds,
       skipped: &counters.barometer, ring: &pressureRing, entries: entries,
-      valid: { Self.validPressure($0.value, lowest, highest) },
+      valid: { $0.value >= lowest && $0.value <= highest },
       kept: { _ in true }, value: { $0.value })
-  }
-
-  /// Whether a fix's speed can be used: NaN or negative (unmeasured), or
-  /// up to `fastest`; never infinite.
-  @inline(__always)
-  private static func validSpeed(_ v: Double, _ fastest: Double) -> Bool {
-    v.isNaN || (v > -.infinity && v <= fastest)
-  }
-
-  /// Whether a pressure is within the barometer's range (NaN is not).
-  @inline(__always)
-  private static func validPressure(_ v: Double, _ lowest: Double, _ highest: Double) -> Bool {
-    v >= lowest && v <= highest
-  }
-
-  /// Whether `x`'s value is one its stream's take keeps (a bad value is
-  /// skipped and counted there, and changes nothing).
-  private func isValid(_ x: Arrival) -> Bool {
-    let c = configuration
-    switch x {
-    case .fix(let s): return Self.validSpeed(s.value, c.maximumSpeedMetersPerSecond)
-    case .pressure(let s):
-      return Self.validPressure(s.value, c.minimumPressureHectopascals, c.maximumPressureHectopascals)
-    case .rotation(let s): return Self.outside(s, c.maximumRotationRadiansPerSecond) == 0
-    case .acceleration(let s, _): return Self.outside(s, c.maximumAccelerationMetersPerSecondSquared) == 0
-    }
   }
 
   /// Takes the gyroscope samples `start..<end` timed at or before `until`
@@ -842,18 +650,13 @@ public struct ImpactDetector: Sendable {
       var (x0, y0, z0) = (gravityX, gravityY, gravityZ)
       var (x1, y1, z1) = (lowPassX, lowPassY, lowPassZ)
       var previous = accelerometerSeconds
-      // (A step further than this ends the block: see `ordered`.)
-      let ahead = ImpactConfiguration.heldAheadSeconds
       var m = 0
       // The loop twice: with no limit (no jolt waiting, the usual case) the
       // test against it is left out (usable times are finite).
       @inline(__always) func recur(limited: Bool) {
         while m < count {
           let s = p[m]
-          guard s.seconds > previous && s.seconds <= previous + ahead && (!limited || s.seconds < limit)
-          else {
-            break
-          }
+          guard s.seconds > previous && (!limited || s.seconds < limit) else { break }
           let dt = min(1, s.seconds - previous)
           let a = Self.smoothing(dt, tauSlow)
           let b = Self.smoothing(dt, tauFast)

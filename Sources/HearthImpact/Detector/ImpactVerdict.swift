@@ -194,9 +194,7 @@ public struct ImpactCounters: Sendable, Hashable, Codable {
   /// Samples of one stream skipped, by reason.
   public struct Skipped: Sendable, Hashable, Codable {
     /// Time NaN, infinite, beyond ±`maximumAbsoluteTimeSeconds`, or after the
-    /// batch's `receivedSeconds`; or stamped more than
-    /// `ImpactConfiguration.heldAheadSeconds` after every sample taken and
-    /// shown astray by its stream's next sample, which came before it.
+    /// batch's `receivedSeconds`.
     public var badTime = 0
     /// A value NaN, infinite or beyond the configuration's physical bounds.
     public var badValue = 0
