@@ -74,9 +74,9 @@ extern "C" {
 /* Version, status, handles                                                 */
 
 #define HEARTH_ABI_VERSION_MAJOR 1
-#define HEARTH_ABI_VERSION_MINOR 6
+#define HEARTH_ABI_VERSION_MINOR 7
 #define HEARTH_ABI_VERSION_PATCH 0
-#define HEARTH_ABI_VERSION 0x010600
+#define HEARTH_ABI_VERSION 0x010700
 
 /** The loaded library's ABI version, (major << 16) | (minor << 8) | patch. A constant. */
 uint32_t hearth_abi_version(void);
@@ -647,6 +647,26 @@ int32_t hearth_detector_feed(hearth_detector *detector, const hearth_sensor_batc
  */
 int32_t hearth_detector_feed_with_accuracy(
     hearth_detector *detector, const hearth_sensor_batch *batch, const double *fix_accuracy_m);
+
+/**
+ * Feeds one batch with the time it was received (ABI 1.7): received_s, s, read
+ * from the clock the samples are stamped on, after the batch arrived (Android:
+ * SystemClock.elapsedRealtimeNanos() / 1e9, the clock of SensorEvent.timestamp
+ * and Location.getElapsedRealtimeNanos(); iOS: ProcessInfo.systemUptime, the
+ * clock of CMLogItem.timestamp). A sample stamped after it cannot have been
+ * measured yet: it is skipped and counted (hearth_detector_counters) as a bad
+ * time. Without it, one sample stamped in the future moves its stream's clock
+ * ahead, every later sample of that stream is skipped as not newer, and the
+ * next jolt is judged before its data arrive (a missed crash). NaN: not known
+ * (as hearth_detector_feed); an infinite received_s is HEARTH_ERROR_ARGUMENT.
+ * Pass it only when the samples' clock is the one read: on another clock every
+ * sample may lie after it and be skipped (the counters say so).
+ * fix_accuracy_m: NULL takes the fix speeds as given (as hearth_detector_feed);
+ * a column of fix_count accuracies, m, judges them as the platform's raw
+ * readings (as hearth_detector_feed_with_accuracy, NaN an unknown accuracy).
+ */
+int32_t hearth_detector_feed_received(
+    hearth_detector *detector, const hearth_sensor_batch *batch, const double *fix_accuracy_m, double received_s);
 
 /**
  * Feeds a whole recording as `hearth impact detect` does: 250 ms batches,

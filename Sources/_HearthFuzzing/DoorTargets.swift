@@ -279,9 +279,10 @@ enum DoorTargets {
     }
   }
 
-  /// `hearth_detector_create` and `hearth_detector_feed` or
+  /// `hearth_detector_create` and `hearth_detector_feed`,
   /// `hearth_detector_feed_with_accuracy` (no accuracy column, or one around
-  /// the 30 m line): batches of fuzzed columns (times around a running
+  /// the 30 m line) or `hearth_detector_feed_received` (a receipt time near
+  /// the clock or any bit pattern): batches of fuzzed columns (times around a running
   /// clock, sometimes any bit pattern), then `finish`; the verdicts and
   /// conditions fit their counts and every verdict's conditions are within
   /// the list.
@@ -327,7 +328,15 @@ enum DoorTargets {
         gyroscope_x_radps: c[5], gyroscope_y_radps: c[6], gyroscope_z_radps: c[7], barometer_count: Int64(nb),
         barometer_t_s: c[8], barometer_hpa: c[9], fix_count: Int64(nf), fix_t_s: c[10], fix_speed_mps: c[11],
         vehicle_gate: Int32(truncatingIfNeeded: gateWord % 3))
-      if feed == 0 {
+      if (gateWord >> 40) & 3 == 3 {
+        // With a receipt time (read last: any bit pattern half the time),
+        // speeds as given or with the accuracy column.
+        let received = w.value(near: clock + 1.3, spread: 4)
+        _ = checked(
+          hearth_detector_feed_received(
+            detector, &batch, feed == 2 ? accuracy.pointers.first ?? nil : nil, received),
+          "hearth_detector_feed_received")
+      } else if feed == 0 {
         _ = checked(hearth_detector_feed(detector, &batch), "hearth_detector_feed")
       } else {
         _ = checked(

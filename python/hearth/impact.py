@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import io
 import json
+import math
 import os
 import warnings
 from typing import Any, Iterable, Union
@@ -373,7 +374,7 @@ class Detector:
         self._handle = created(lib.hearth_detector_create, text(_configuration_json(config), "config"))
 
     def feed(self, accelerometer: Stream = None, gyroscope: Stream = None, barometer: Stream = None, fixes: Stream = None, *,
-             vehicle_gate: bool = True) -> "Detector":
+             vehicle_gate: bool = True, received_s: float | None = None) -> "Detector":
         """One batch: accelerometer (t_s, x_mps2, y_mps2, z_mps2; gravity
         included), gyroscope (t_s, x_radps, y_radps, z_radps), barometer
         (t_s, pressure_hpa), fixes (t_s, speed_mps and optionally
@@ -395,6 +396,15 @@ class Detector:
         accuracy column the speeds are taken as given (negative or NaN =
         unmeasured, a 0 is a stop), as before: a phone's raw speeds should
         come with their accuracy, or an Android 0 reads as a stopped car.
+
+        `received_s`: when the batch was received, s, read from the clock its
+        samples are stamped on (hearth_detector_feed_received). A sample
+        stamped after it cannot have been measured yet and is skipped as a
+        bad time (counters()); without it, one sample stamped in the future
+        makes every later sample of its stream look old and the next jolt is
+        judged before its data. None or NaN: not known; infinite: a
+        ValueError. Give it only for samples on the clock it was read
+        from.
 
         Example:
 
@@ -421,10 +431,9 @@ class Detector:
         b.fix_count = len(fix[0])
         b.fix_t_s, b.fix_speed_mps = (pointer(a, "double") for a in fix)
         b.vehicle_gate = 1 if vehicle_gate else 0
-        if accuracy is None:
-            raise_for(lib.hearth_detector_feed(self._handle, b), self._handle)
-        else:
-            raise_for(lib.hearth_detector_feed_with_accuracy(self._handle, b, pointer(accuracy, "double")), self._handle)
+        received = math.nan if received_s is None else float(received_s)
+        accuracies = ffi.NULL if accuracy is None else pointer(accuracy, "double")
+        raise_for(lib.hearth_detector_feed_received(self._handle, b, accuracies, received), self._handle)
         return self
 
     def feed_trace(self, trace: Trace, *, vehicle_gate: str = "recording", mapping: str | None = None) -> "Detector":

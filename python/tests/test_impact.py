@@ -315,6 +315,50 @@ def test_accuracy_columns_are_checked_as_the_other_columns_are():
         hearth.Detector().feed(KNOCK, fixes=(FIX_T, np.zeros(30), np.zeros(30, dtype=np.float32)))
 
 
+# MARK: the receipt time (hearth_detector_feed_received)
+
+
+def _knock_fed_in_seconds(received_lag_s):
+    """The knock fed a second at a time with one sample stamped 5 000 s ahead
+    in the first second, each second received `received_lag_s` after its end
+    (None: no receipt time)."""
+    d = hearth.Detector()
+    for start in range(30):
+        part = KNOCK[(KNOCK.t_s >= start) & (KNOCK.t_s < start + 1)]
+        if start == 0:
+            part = pd.concat([part, pd.DataFrame({"t_s": [5000.0], "x_mps2": [0.0], "y_mps2": [0.0], "z_mps2": [9.81]})])
+        received = None if received_lag_s is None else start + 1 + received_lag_s
+        d.feed(part, received_s=received)
+    return d.finish()
+
+
+def test_a_sample_stamped_after_its_receipt_is_skipped_and_the_knock_still_judged():
+    guarded = _knock_fed_in_seconds(0.05)
+    assert guarded.counters()["skipped_samples"] == 1
+    assert len(guarded.verdicts()) == 1
+    # Without a receipt time the stray is taken: every later sample is old, the knock never seen.
+    blind = _knock_fed_in_seconds(None)
+    assert blind.counters()["skipped_samples"] == len(KNOCK) - 50
+    assert len(blind.verdicts()) == 0
+    assert _knock_fed_in_seconds(float("nan")).counters()["skipped_samples"] == len(KNOCK) - 50
+
+
+@pytest.mark.parametrize("received", [float("inf"), float("-inf")])
+def test_an_infinite_receipt_time_is_refused_by_name(received):
+    with pytest.raises(ValueError, match="received_s"):
+        hearth.Detector().feed(KNOCK, received_s=received)
+
+
+def test_the_receipt_time_keeps_the_speeds_as_the_columns_say():
+    """With a receipt time, fixes without an accuracy column are taken as
+    given and with one are judged as raw readings, as without it."""
+    zeros = (FIX_T, np.zeros(len(FIX_T)))
+    assert hearth.Detector().feed(KNOCK, fixes=zeros, received_s=31.0).finish().verdicts().moving_from.tolist() == ["gps"]
+    loose = (FIX_T, np.zeros(len(FIX_T)), np.full(len(FIX_T), 65.0))
+    assert hearth.Detector().feed(KNOCK, fixes=loose, received_s=31.0).finish().verdicts().moving_from.tolist() == [
+        "vibration"]
+
+
 def test_a_crash_after_loose_android_zeros_is_reported_with_their_accuracy(scenario):
     """The generated crash with every fix before the jolt made an Android
     network fix (speed 0, never measured, 65 m): taken as given the zeros say

@@ -163,6 +163,25 @@ private func feedable(_ pointer: OpaquePointer?) -> (DetectorHandle?, Int32) {
   }
 }
 
+@c public func hearth_detector_feed_received(
+  _ detector: OpaquePointer?, _ batch: UnsafePointer<hearth_sensor_batch>?,
+  _ fix_accuracy_m: UnsafePointer<Double>?, _ received_s: Double
+) -> Int32 {
+  let (handle, status) = feedable(detector)
+  guard let h = handle else { return status }
+  return guarded(h) { () throws(ArgumentError) in
+    guard let batch else { throw ArgumentError(reason: "batch is NULL") }
+    guard !received_s.isInfinite else {
+      throw ArgumentError(reason: "received_s is \(received_s): a receipt time is finite (NaN: not known)")
+    }
+    var b = try ImpactBatch(
+      batch.pointee, speeds: fix_accuracy_m.map { .withAccuracy($0) } ?? .asGiven)
+    b.receivedSeconds = received_s.isNaN ? nil : received_s
+    h.session.feed(b)
+    return h.succeed()
+  }
+}
+
 /// The gate policy of a HEARTH_GATE_* code.
 func gatePolicy(_ code: Int32) -> VehicleGatePolicy? {
   switch code {

@@ -265,7 +265,7 @@ JNIEXPORT void JNICALL Java_hearth_Native_detectorFeed(JNIEnv *env, jclass cls, 
                                                        jdoubleArray gyr_z, jdoubleArray baro_t,
                                                        jdoubleArray baro_hpa, jdoubleArray fix_t,
                                                        jdoubleArray fix_speed, jdoubleArray fix_accuracy,
-                                                       jboolean vehicle_gate) {
+                                                       jboolean vehicle_gate, jdouble received_s) {
   (void)cls;
   hearth_sensor_batch batch;
   memset(&batch, 0, sizeof batch);
@@ -298,11 +298,12 @@ JNIEXPORT void JNICALL Java_hearth_Native_detectorFeed(JNIEnv *env, jclass cls, 
   batch.barometer_hpa = pin(env, &p, baro_hpa, 0);
   batch.fix_t_s = pin(env, &p, fix_t, 0);
   batch.fix_speed_mps = pin(env, &p, fix_speed, 0);
-  /* With an accuracy column the speeds are the platform's raw ones (ABI 1.4); without, as given. */
+  /* With an accuracy column the speeds are the platform's raw ones; without (NULL), as given.
+     The receipt time (ABI 1.7): NaN when not known. */
   const double *accuracy = pin(env, &p, fix_accuracy, 0);
-  int32_t status = p.failed ? HEARTH_ERROR_ARGUMENT
-                   : fix_accuracy ? hearth_detector_feed_with_accuracy(HANDLE(detector), &batch, accuracy)
-                                  : hearth_detector_feed(HANDLE(detector), &batch);
+  int32_t status =
+      p.failed ? HEARTH_ERROR_ARGUMENT
+               : hearth_detector_feed_received(HANDLE(detector), &batch, fix_accuracy ? accuracy : NULL, received_s);
   unpin(env, &p, status, HANDLE(detector));
 }
 

@@ -49,7 +49,7 @@ public final class Detector extends Handle {
   /** Feeds one batch; returns the verdicts it completed. O(samples). */
   public synchronized List<Verdict> feed(SensorBatch b) {
     Native.detectorFeed(handle(), b.accT, b.accX, b.accY, b.accZ, b.gyrT, b.gyrX, b.gyrY, b.gyrZ, b.baroT,
-        b.baroHpa, b.fixT, b.fixSpeed, b.fixAccuracy, b.vehicleGate);
+        b.baroHpa, b.fixT, b.fixSpeed, b.fixAccuracy, b.vehicleGate, b.receivedS);
     return fresh();
   }
 

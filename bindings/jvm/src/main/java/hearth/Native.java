@@ -50,7 +50,7 @@ final class Native {
       double[] gyrT, double[] gyrX, double[] gyrY, double[] gyrZ,
       double[] baroT, double[] baroHpa,
       double[] fixT, double[] fixSpeed, double[] fixAccuracy,
-      boolean vehicleGate);
+      boolean vehicleGate, double receivedS);
 
   static native void detectorFinish(long detector);
 

@@ -13,6 +13,7 @@ public final class SensorBatch {
   double[] baroT, baroHpa;
   double[] fixT, fixSpeed, fixAccuracy;
   boolean vehicleGate;
+  double receivedS = Double.NaN;
 
   public SensorBatch accelerometer(double[] tS, double[] xMps2, double[] yMps2, double[] zMps2) {
     Columns.same(tS.length, "accelerometer tS", xMps2, "accelerometer xMps2", yMps2, "accelerometer yMps2",
@@ -74,6 +75,22 @@ public final class SensorBatch {
     fixT = tS;
     fixSpeed = speedMps;
     fixAccuracy = accuracyM;
+    return this;
+  }
+
+  /**
+   * When the batch was received, s, read from the clock its samples are
+   * stamped on ({@code SystemClock.elapsedRealtimeNanos() / 1e9}, the clock of
+   * {@code SensorEvent.timestamp} and {@code Location.getElapsedRealtimeNanos()};
+   * hearth_detector_feed_received). A sample stamped after it cannot have been
+   * measured yet and is skipped as a bad time ({@link Detector#skippedSamples});
+   * without it, one sample stamped in the future makes every later sample of
+   * its stream look old and the next jolt is judged before its data. NaN (the
+   * default): not known. Infinite: a {@link HearthException} with status
+   * ARGUMENT when fed. Give it only for samples on the clock it was read from.
+   */
+  public SensorBatch receivedAt(double receivedS) {
+    this.receivedS = receivedS;
     return this;
   }
 

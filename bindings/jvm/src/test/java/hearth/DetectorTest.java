@@ -180,6 +180,51 @@ class DetectorTest {
   }
 
   /**
+   * Feeds the knock a second at a time, the first second with one sample
+   * stamped 5 000 s ahead, each second received {@code lag} s after its end
+   * (NaN: not known); returns the verdicts and leaves the counters.
+   */
+  static List<Verdict> knockWithAGlitch(Detector detector, double lag) {
+    List<Verdict> verdicts = new ArrayList<>();
+    for (int second = 0; second < 30; second++) {
+      int n = second == 0 ? 51 : 50;
+      double[] t = new double[n], zero = new double[n], z = new double[n];
+      for (int i = 0; i < 50; i++) {
+        t[i] = second + i * 0.02;
+        z[i] = second * 50 + i == 500 ? 60 : 9.81;
+      }
+      if (second == 0) {
+        t[50] = 5000;
+        z[50] = 9.81;
+      }
+      SensorBatch batch = new SensorBatch().accelerometer(t, zero, zero, z).vehicleGate(true)
+          .receivedAt(second + 1 + lag);
+      verdicts.addAll(detector.feed(batch));
+    }
+    verdicts.addAll(detector.finish());
+    return verdicts;
+  }
+
+  @Test
+  void aSampleStampedAfterItsReceiptIsSkipped() {
+    try (Detector detector = new Detector()) {
+      assertEquals(1, knockWithAGlitch(detector, 0.05).size());
+      assertEquals(1, detector.skippedSamples());
+    }
+    // Not known: the glitch is taken, every later sample is old and the knock is never seen.
+    try (Detector detector = new Detector()) {
+      assertEquals(0, knockWithAGlitch(detector, Double.NaN).size());
+      assertEquals(1450, detector.skippedSamples());
+    }
+    try (Detector detector = new Detector()) {
+      SensorBatch batch = new SensorBatch().vehicleGate(true).receivedAt(Double.POSITIVE_INFINITY);
+      HearthException e = assertThrows(HearthException.class, () -> detector.feed(batch));
+      assertEquals(HearthException.Status.ARGUMENT, e.status());
+      assertTrue(e.getMessage().contains("received_s"), e.getMessage());
+    }
+  }
+
+  /**
    * Feeds 30 s of a still phone with a 5 g knock at 10 s, and a fix every
    * second of {@code speed} at {@code accuracy}, then finishes; the verdicts.
    */

@@ -49,16 +49,16 @@ class NativeTest {
     try (Detector detector = new Detector()) {
       double[] t = {0.00, 0.01, 0.02}, short1 = {0}, three = new double[3];
       refused(() -> Native.detectorFeed(detector.handle(), t, three, short1, three, null, null, null, null,
-          null, null, null, null, null, true));
+          null, null, null, null, null, true, Double.NaN));
       refused(() -> Native.detectorFeed(detector.handle(), null, null, null, null, t, three, three, short1,
-          null, null, null, null, null, true));
+          null, null, null, null, null, true, Double.NaN));
       refused(() -> Native.detectorFeed(detector.handle(), null, null, null, null, null, null, null, null,
-          t, short1, null, null, null, true));
+          t, short1, null, null, null, true, Double.NaN));
       refused(() -> Native.detectorFeed(detector.handle(), null, null, null, null, null, null, null, null,
-          null, null, t, three, short1, true));
+          null, null, t, three, short1, true, Double.NaN));
       // Nothing reached the detector: the same samples are still taken, in order.
       Native.detectorFeed(detector.handle(), t, three, three, three, null, null, null, null, null, null, null,
-          null, null, true);
+          null, null, true, Double.NaN);
       assertEquals(0, detector.skippedSamples());
     }
   }
