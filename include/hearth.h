@@ -658,12 +658,17 @@ int32_t hearth_detector_feed_with_accuracy(
  * time. Without it, one sample stamped in the future moves its stream's clock
  * ahead, every later sample of that stream is skipped as not newer, and the
  * next jolt is judged before its data arrive (a missed crash). NaN: not known
- * (as hearth_detector_feed); an infinite received_s is HEARTH_ERROR_ARGUMENT.
- * Pass it only when the samples' clock is the one read: on another clock every
- * sample may lie after it and be skipped (the counters say so).
- * fix_accuracy_m: NULL takes the fix speeds as given (as hearth_detector_feed);
- * a column of fix_count accuracies, m, judges them as the platform's raw
- * readings (as hearth_detector_feed_with_accuracy, NaN an unknown accuracy).
+ * (as hearth_detector_feed); infinite, or beyond the samples' own bound
+ * (±maximumAbsoluteTimeSeconds, 1e10 s by default: a receipt in nanoseconds
+ * not divided by 1e9 is) is HEARTH_ERROR_ARGUMENT naming received_s. Pass it
+ * only when the samples' clock is the one read: on another clock every sample
+ * may lie after it and be skipped (the counters say so).
+ * fix_accuracy_m: a column of fix_count accuracies, m, judges the speeds as the
+ * platform's raw readings (as hearth_detector_feed_with_accuracy; NaN: that
+ * fix's accuracy unknown). NULL takes the speeds as given, as
+ * hearth_detector_feed does: NOT as hearth_detector_feed_with_accuracy's NULL
+ * (every accuracy unknown); for raw speeds of unknown accuracy pass a column
+ * of NaN, or an Android 0 reads as a stop.
  */
 int32_t hearth_detector_feed_received(
     hearth_detector *detector, const hearth_sensor_batch *batch, const double *fix_accuracy_m, double received_s);

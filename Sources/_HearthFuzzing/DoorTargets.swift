@@ -279,10 +279,11 @@ enum DoorTargets {
     }
   }
 
-  /// `hearth_detector_create` and `hearth_detector_feed`,
+  /// `hearth_detector_create` and `hearth_detector_feed` or
   /// `hearth_detector_feed_with_accuracy` (no accuracy column, or one around
-  /// the 30 m line) or `hearth_detector_feed_received` (a receipt time near
-  /// the clock or any bit pattern): batches of fuzzed columns (times around a running
+  /// the 30 m line), then, for half the inputs, one batch more through
+  /// `hearth_detector_feed_received` (a receipt time near the clock or any bit
+  /// pattern; one beyond ±10¹⁰ s must be refused): batches of fuzzed columns (times around a running
   /// clock, sometimes any bit pattern), then `finish`; the verdicts and
   /// conditions fit their counts and every verdict's conditions are within
   /// the list.
@@ -294,7 +295,12 @@ enum DoorTargets {
     }
     defer { hearth_release(UnsafeMutableRawPointer(detector)) }
     var clock = 0.0
-    for _ in 0..<(1 + w.small(8)) {
+    let batches = 1 + w.small(8)
+    // The receipt's batch comes after the ones an input always fed, so their
+    // words read as they did before it existed.
+    for k in 0...batches {
+      let withReceipt = k == batches
+      if withReceipt && w.word() & 1 == 0 { break }
       func column(_ count: Int, near typical: Double, spread: Double) -> [Double] {
         (0..<count).map { _ in w.value(near: typical, spread: spread) }
       }
@@ -328,14 +334,18 @@ enum DoorTargets {
         gyroscope_x_radps: c[5], gyroscope_y_radps: c[6], gyroscope_z_radps: c[7], barometer_count: Int64(nb),
         barometer_t_s: c[8], barometer_hpa: c[9], fix_count: Int64(nf), fix_t_s: c[10], fix_speed_mps: c[11],
         vehicle_gate: Int32(truncatingIfNeeded: gateWord % 3))
-      if (gateWord >> 40) & 3 == 3 {
-        // With a receipt time (read last: any bit pattern half the time),
-        // speeds as given or with the accuracy column.
+      if withReceipt {
+        // As given (NULL), raw of unknown accuracy (a column of NaN) or the column.
         let received = w.value(near: clock + 1.3, spread: 4)
-        _ = checked(
-          hearth_detector_feed_received(
-            detector, &batch, feed == 2 ? accuracy.pointers.first ?? nil : nil, received),
-          "hearth_detector_feed_received")
+        let unknown = FuzzColumns(feed == 1 ? [[Double](repeating: .nan, count: nf)] : [])
+        defer { unknown.deallocate() }
+        let column =
+          feed == 2 ? accuracy.pointers.first ?? nil : feed == 1 ? unknown.pointers.first ?? nil : nil
+        let status = checked(
+          hearth_detector_feed_received(detector, &batch, column, received), "hearth_detector_feed_received")
+        precondition(
+          received.isNaN || abs(received) <= 1e10 || status == HEARTH_ERROR_ARGUMENT,
+          "a receipt time beyond the samples' bound was taken")
       } else if feed == 0 {
         _ = checked(hearth_detector_feed(detector, &batch), "hearth_detector_feed")
       } else {

@@ -333,11 +333,15 @@ def real(value, name: str) -> float:
     """A scalar argument the library takes as a double, as a Python float: an
     int or a float (NaN and ±inf pass; the library decides about them). A
     bool or a string raises ValueError naming `name` (float("1") and
-    float(True) would make numbers of them)."""
+    float(True) would make numbers of them), and so does an int too large
+    for a double."""
     why = _not_a_number(value)
     if why is not None:
         raise _refuse(name, None, value, why)
-    return float(value)
+    try:
+        return float(value)
+    except OverflowError:  # an int beyond the doubles (10**400)
+        raise _refuse(name, None, value, "is too large for a double") from None
 
 
 def column(values, name: str, dtype=np.float64) -> np.ndarray:

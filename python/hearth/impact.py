@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 import io
 import json
-import math
 import os
 import warnings
 from typing import Any, Iterable, Union
@@ -18,7 +17,7 @@ from ._codes import CONDITIONS
 from ._codes import ENDS as _ENDS
 from ._codes import OUTCOMES as _OUTCOMES
 from ._types import Stream, Trace, Traces
-from ._ffi import BadInputError, column, created, ffi, lib, pointer, raise_for, same_length, take_bytes, text, whole
+from ._ffi import BadInputError, column, created, ffi, lib, pointer, raise_for, real, same_length, take_bytes, text, whole
 from .trace import recording_name, trace_handle
 
 STANDARD_GRAVITY = 9.80665  # m/s² per g
@@ -402,9 +401,10 @@ class Detector:
         stamped after it cannot have been measured yet and is skipped as a
         bad time (counters()); without it, one sample stamped in the future
         makes every later sample of its stream look old and the next jolt is
-        judged before its data. None or NaN: not known; infinite: a
-        ValueError. Give it only for samples on the clock it was read
-        from.
+        judged before its data. None or NaN: not known; infinite, beyond
+        ±1e10 s (the samples' bound) or not a number: a ValueError naming
+        it. Give it only for samples on the clock it was read from (ABI 1.7;
+        without it the older feeds are called).
 
         Example:
 
@@ -431,9 +431,17 @@ class Detector:
         b.fix_count = len(fix[0])
         b.fix_t_s, b.fix_speed_mps = (pointer(a, "double") for a in fix)
         b.vehicle_gate = 1 if vehicle_gate else 0
-        received = math.nan if received_s is None else float(received_s)
-        accuracies = ffi.NULL if accuracy is None else pointer(accuracy, "double")
-        raise_for(lib.hearth_detector_feed_received(self._handle, b, accuracies, received), self._handle)
+        if received_s is not None:
+            received = real(received_s, "received_s")
+            feed_received = getattr(lib, "hearth_detector_feed_received", None)
+            if feed_received is None:
+                raise ValueError(f"received_s needs libhearth ABI 1.7 or later; this library is {lib.hearth_abi_version():#x}")
+            accuracies = ffi.NULL if accuracy is None else pointer(accuracy, "double")
+            raise_for(feed_received(self._handle, b, accuracies, received), self._handle)
+        elif accuracy is None:
+            raise_for(lib.hearth_detector_feed(self._handle, b), self._handle)
+        else:
+            raise_for(lib.hearth_detector_feed_with_accuracy(self._handle, b, pointer(accuracy, "double")), self._handle)
         return self
 
     def feed_trace(self, trace: Trace, *, vehicle_gate: str = "recording", mapping: str | None = None) -> "Detector":

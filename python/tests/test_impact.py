@@ -343,10 +343,16 @@ def test_a_sample_stamped_after_its_receipt_is_skipped_and_the_knock_still_judge
     assert _knock_fed_in_seconds(float("nan")).counters()["skipped_samples"] == len(KNOCK) - 50
 
 
-@pytest.mark.parametrize("received", [float("inf"), float("-inf")])
-def test_an_infinite_receipt_time_is_refused_by_name(received):
+@pytest.mark.parametrize("received", [float("inf"), float("-inf"), 1.7e18, -1e10 * (1 + 1e-15), "31", True, 10**400])
+def test_a_receipt_time_that_is_no_time_is_refused_by_name(received):
+    """Infinite, beyond the samples' ±1e10 s (a receipt in nanoseconds), or not a number."""
     with pytest.raises(ValueError, match="received_s"):
         hearth.Detector().feed(KNOCK, received_s=received)
+
+
+def test_a_receipt_time_may_be_any_real_number_within_the_bound():
+    for received in (np.float64(31.0), 31, np.int64(31), 1e10):
+        assert len(hearth.Detector().feed(KNOCK, received_s=received).finish().verdicts()) == 1
 
 
 def test_the_receipt_time_keeps_the_speeds_as_the_columns_say():

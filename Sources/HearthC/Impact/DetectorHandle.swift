@@ -171,8 +171,15 @@ private func feedable(_ pointer: OpaquePointer?) -> (DetectorHandle?, Int32) {
   guard let h = handle else { return status }
   return guarded(h) { () throws(ArgumentError) in
     guard let batch else { throw ArgumentError(reason: "batch is NULL") }
-    guard !received_s.isInfinite else {
-      throw ArgumentError(reason: "received_s is \(received_s): a receipt time is finite (NaN: not known)")
+    // As the samples' times: within ±maximumAbsoluteTimeSeconds (a receipt
+    // in nanoseconds, not divided by 10⁹, is far beyond and would silently
+    // bound nothing); NaN: not known.
+    let bound = h.session.configuration.maximumAbsoluteTimeSeconds
+    guard received_s.isNaN || abs(received_s) <= bound else {
+      throw ArgumentError(
+        reason:
+          "received_s is \(received_s): a receipt time is seconds on the samples' clock, within ±\(bound) s (NaN: not known; nanoseconds not divided by 10⁹?)"
+      )
     }
     var b = try ImpactBatch(
       batch.pointee, speeds: fix_accuracy_m.map { .withAccuracy($0) } ?? .asGiven)

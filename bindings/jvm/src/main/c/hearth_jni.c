@@ -19,6 +19,7 @@
  * released by its close(); Java owns nothing this side frees, and the reverse.
  */
 #include <jni.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -298,12 +299,16 @@ JNIEXPORT void JNICALL Java_hearth_Native_detectorFeed(JNIEnv *env, jclass cls, 
   batch.barometer_hpa = pin(env, &p, baro_hpa, 0);
   batch.fix_t_s = pin(env, &p, fix_t, 0);
   batch.fix_speed_mps = pin(env, &p, fix_speed, 0);
-  /* With an accuracy column the speeds are the platform's raw ones; without (NULL), as given.
-     The receipt time (ABI 1.7): NaN when not known. */
+  /* With an accuracy column the speeds are the platform's raw ones (ABI 1.4); without, as given.
+     With a receipt time (not NaN) through hearth_detector_feed_received (ABI 1.7), which takes
+     the same two forms (NULL: as given); without one, the older calls. */
   const double *accuracy = pin(env, &p, fix_accuracy, 0);
-  int32_t status =
-      p.failed ? HEARTH_ERROR_ARGUMENT
-               : hearth_detector_feed_received(HANDLE(detector), &batch, fix_accuracy ? accuracy : NULL, received_s);
+  int32_t status = p.failed ? HEARTH_ERROR_ARGUMENT
+                   : !isnan(received_s)
+                       ? hearth_detector_feed_received(HANDLE(detector), &batch, fix_accuracy ? accuracy : NULL,
+                                                       received_s)
+                   : fix_accuracy ? hearth_detector_feed_with_accuracy(HANDLE(detector), &batch, accuracy)
+                                  : hearth_detector_feed(HANDLE(detector), &batch);
   unpin(env, &p, status, HANDLE(detector));
 }
 

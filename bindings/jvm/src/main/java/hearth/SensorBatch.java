@@ -86,8 +86,12 @@ public final class SensorBatch {
    * measured yet and is skipped as a bad time ({@link Detector#skippedSamples});
    * without it, one sample stamped in the future makes every later sample of
    * its stream look old and the next jolt is judged before its data. NaN (the
-   * default): not known. Infinite: a {@link HearthException} with status
-   * ARGUMENT when fed. Give it only for samples on the clock it was read from.
+   * default): not known. Infinite or beyond ±1e10 s (nanoseconds not divided
+   * by 10⁹): a {@link HearthException} with status ARGUMENT when fed. The value
+   * stays with this batch until set again: a batch object reused for the next
+   * delivery needs its new receipt ({@code receivedAt(Double.NaN)} clears it).
+   * Give it only for samples on the clock it was read from (needs libhearth
+   * ABI 1.7; without a receipt the older calls are made).
    */
   public SensorBatch receivedAt(double receivedS) {
     this.receivedS = receivedS;

@@ -216,11 +216,14 @@ class DetectorTest {
       assertEquals(0, knockWithAGlitch(detector, Double.NaN).size());
       assertEquals(1450, detector.skippedSamples());
     }
-    try (Detector detector = new Detector()) {
-      SensorBatch batch = new SensorBatch().vehicleGate(true).receivedAt(Double.POSITIVE_INFINITY);
-      HearthException e = assertThrows(HearthException.class, () -> detector.feed(batch));
-      assertEquals(HearthException.Status.ARGUMENT, e.status());
-      assertTrue(e.getMessage().contains("received_s"), e.getMessage());
+    // Infinite, or beyond the samples' bound (nanoseconds not divided by 1e9): refused by name.
+    for (double bad : new double[] {Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY, 1.7e18}) {
+      try (Detector detector = new Detector()) {
+        SensorBatch batch = new SensorBatch().vehicleGate(true).receivedAt(bad);
+        HearthException e = assertThrows(HearthException.class, () -> detector.feed(batch));
+        assertEquals(HearthException.Status.ARGUMENT, e.status());
+        assertTrue(e.getMessage().contains("received_s"), e.getMessage());
+      }
     }
   }
 
