@@ -244,6 +244,15 @@ extension ImpactConfiguration {
   /// slip (a value in m/s² given as g), never a setting.
   public static let maximumJoltMetersPerSecondSquared = 64 * standardGravity
 
+  /// The furthest before a jolt (or its incident's first jolt) that any
+  /// window of a configuration that validates reads, s: every window offset
+  /// is at least −60 s and the current fix's age at most 60 s (``domains``).
+  /// A sample further back than this before every jolt is read by no
+  /// window (it only moves its stream's clock and the counters), so a feed
+  /// may leave such samples out: the runtime's feed does, for the samples of
+  /// the other streams long before the first accelerometer sample.
+  public static let longestLookBackSeconds = 60.0
+
   /// The domain of one setting: an interval, each end open or closed
   /// (±∞: unbounded), and the unit it is written in.
   struct Domain {
@@ -296,8 +305,9 @@ extension ImpactConfiguration {
   /// from the jolt lie within ±60 s, lengths after it within 60 s (the
   /// deadline bounds them further, below).
   var domains: [(name: String, value: Double, domain: Domain)] {
-    let offset = Domain.closed(-60, 60, "s")
+    let offset = Domain.closed(-Self.longestLookBackSeconds, 60, "s")
     let length = Domain.closed(0, 60, "s")
+    let age = Domain.closed(0, Self.longestLookBackSeconds, "s")
     let timeConstant = Domain.aboveZero(upTo: 60, "s")
     let g = ImpactConfiguration.standardGravity
     var jolt = Domain.aboveZero(upTo: Self.maximumJoltMetersPerSecondSquared, "m/s²")
@@ -310,7 +320,7 @@ extension ImpactConfiguration {
       ("joltMetersPerSecondSquared", joltMetersPerSecondSquared, jolt),
       ("joltPeakWindowSeconds", joltPeakWindowSeconds, .closed(0.05, 5, "s")),
       ("joltChainSeconds", joltChainSeconds, .closed(0, 10, "s")),
-      ("currentFixAgeSeconds", currentFixAgeSeconds, length),
+      ("currentFixAgeSeconds", currentFixAgeSeconds, age),
       ("movingMedianMetersPerSecond", movingMedianMetersPerSecond, .nonNegative("m/s")),
       ("movingFromSeconds", movingFromSeconds, offset), ("movingToSeconds", movingToSeconds, offset),
       ("movingAtJoltMetersPerSecond", movingAtJoltMetersPerSecond, .nonNegative("m/s")),

@@ -144,16 +144,31 @@ public struct ImpactFeed: Sendable {
   public init?(trace: Trace, gate policy: VehicleGatePolicy, batchSeconds: Double = 0.25) {
     guard let acceleration = trace.accelerationIncludingGravity(), !acceleration.isEmpty else { return nil }
     accelerometer = acceleration.inTimeOrder()
-    gyroscope = (trace.gyroscope ?? VectorStream()).inTimeOrder()
-    barometer = (trace.barometer ?? PressureStream()).inTimeOrder()
-    fixes = TimeOrder.sorted(
-      trace.fixes.speedSamples(originMilliseconds: trace.metadata.timeOriginMilliseconds ?? 0), by: \.seconds)
-    gate = VehicleGateTimeline(policy: policy, activities: trace.activities)
-    self.batchSeconds = batchSeconds > 0 && batchSeconds.isFinite ? batchSeconds : 0.25
     // The grid starts at the earliest sample handed out (after sorting, so
     // a hand-built trace out of order has no sample before its first window).
-    originSeconds = accelerometer.seconds.first(where: \.isFinite) ?? 0
+    let origin = accelerometer.seconds.first(where: \.isFinite) ?? 0
+    originSeconds = origin
+    let kept = origin - Self.historyBeforeAccelerometerSeconds
+    gyroscope = (trace.gyroscope ?? VectorStream()).inTimeOrder().dropping(before: kept)
+    barometer = (trace.barometer ?? PressureStream()).inTimeOrder().dropping(before: kept)
+    fixes = TimeOrder.sorted(
+      trace.fixes.speedSamples(originMilliseconds: trace.metadata.timeOriginMilliseconds ?? 0), by: \.seconds
+    ).dropping(before: kept)
+    gate = VehicleGateTimeline(policy: policy, activities: trace.activities)
+    self.batchSeconds = batchSeconds > 0 && batchSeconds.isFinite ? batchSeconds : 0.25
   }
+
+  /// How long before the first accelerometer sample the other streams'
+  /// samples (gyroscope, barometer, fixes) are handed to the detector, s;
+  /// earlier ones are left out, not counted anywhere. Every jolt is an
+  /// accelerometer sample, so they lie more than
+  /// ``ImpactConfiguration/longestLookBackSeconds`` before every jolt, where
+  /// no window of any valid configuration reads: the verdicts are the ones
+  /// they would be with them. Choice: 120 s, twice that reach. Without it a
+  /// recording whose accelerometer starts late, or never, held every other
+  /// sample in memory until its first one (specrev-impact F5), and a week
+  /// of GPS before it passed through the detector for nothing.
+  public static let historyBeforeAccelerometerSeconds = 2 * ImpactConfiguration.longestLookBackSeconds
 
   /// A feed of some of a recording's samples, windows on the grid from `origin`.
   init(
@@ -328,6 +343,16 @@ struct BatchGrid: Sendable, Hashable {
 }
 
 extension VectorStream {
+  /// This stream without its samples before `seconds` (NaN times kept):
+  /// itself when it has none. O(n).
+  func dropping(before seconds: Double) -> VectorStream {
+    guard self.seconds.contains(where: { $0 < seconds }) else { return self }
+    let keep = self.seconds.indices.filter { !(self.seconds[$0] < seconds) }
+    return VectorStream(
+      seconds: keep.map { self.seconds[$0] }, x: keep.map { x[$0] }, y: keep.map { y[$0] },
+      z: keep.map { z[$0] })
+  }
+
   package var samples3: [Sample3] { seconds.indices.map { Sample3(seconds[$0], x[$0], y[$0], z[$0]) } }
 
   /// This stream stably sorted by time (NaN first); itself when already sorted.
@@ -340,6 +365,16 @@ extension VectorStream {
 }
 
 extension PressureStream {
+  /// This stream without its samples before `seconds` (NaN times kept):
+  /// itself when it has none. O(n).
+  func dropping(before seconds: Double) -> PressureStream {
+    guard self.seconds.contains(where: { $0 < seconds }) else { return self }
+    let keep = self.seconds.indices.filter { !(self.seconds[$0] < seconds) }
+    return PressureStream(
+      seconds: keep.map { self.seconds[$0] }, hectopascals: keep.map { hectopascals[$0] },
+      relativeAltitudeMeters: keep.map { relativeAltitudeMeters[$0] })
+  }
+
   /// This stream stably sorted by time (NaN first); itself when already sorted.
   func inTimeOrder() -> PressureStream {
     guard let order = TimeOrder.permutation(seconds) else { return self }
@@ -374,6 +409,13 @@ enum TimeOrder {
   static func sorted<T>(_ values: [T], by time: (T) -> Double) -> [T] {
     guard let order = permutation(values.map(time)) else { return values }
     return order.map { values[$0] }
+  }
+}
+
+extension [Sample1] {
+  /// These samples without those before `seconds` (NaN times kept). O(n).
+  func dropping(before seconds: Double) -> [Sample1] {
+    contains(where: { $0.seconds < seconds }) ? filter { !($0.seconds < seconds) } : self
   }
 }
 

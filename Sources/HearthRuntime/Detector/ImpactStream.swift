@@ -5,9 +5,10 @@ import HearthTrace
 /// ``ImpactFeed`` built chunk by chunk from a ``TraceStream``: the same
 /// phone-sized batches (the same windows, gate, and gravity added by time)
 /// as the whole recording gives, in memory that does not grow with the
-/// recording (the chunk, the samples of the window being filled, and any
+/// recording (the chunk, the samples of the window being filled, any
 /// gravity-free samples waiting for the next gravity sample to be added by
-/// time).
+/// time, and, until the first accelerometer sample, the other streams' last
+/// ``ImpactFeed/historyBeforeAccelerometerSeconds``).
 ///
 /// A window is handed out once it is complete: every stream has delivered
 /// its samples up to the window's end (the chunk's
@@ -217,9 +218,25 @@ public struct ImpactStream: Sendable {
     if policy == .recording { timeline.follow(sample) }
   }
 
+  /// Drops the other streams' samples more than
+  /// ``ImpactFeed/historyBeforeAccelerometerSeconds`` before the first
+  /// accelerometer sample, as the whole feed leaves them out. Before that
+  /// sample has arrived, before the earliest time it can still have: the
+  /// frontier (every later sample of a stream is at or after `complete`, and
+  /// a gravity-free sample waiting for gravity is at or after the first one
+  /// waiting), so memory stays bounded when the accelerometer starts late,
+  /// or never. O(samples held).
+  private mutating func forgetHistory() {
+    let kept = (origin ?? frontier) - ImpactFeed.historyBeforeAccelerometerSeconds
+    gyroscope = gyroscope.dropping(before: kept)
+    barometer = barometer.dropping(before: kept)
+    fixes = fixes.dropping(before: kept)
+  }
+
   /// Every window whose end is at most `limit`, in order: ``ImpactFeed``'s
   /// own cut, over the samples not yet handed out.
   private mutating func windows(upTo limit: Double) -> [ImpactBatch] {
+    forgetHistory()
     guard let origin else { return [] }
     let pending = ImpactFeed(
       accelerometer: accelerometer, gyroscope: gyroscope, barometer: barometer, fixes: fixes, gate: timeline,

@@ -1,0 +1,183 @@
+import Foundation
+import HearthGeo
+import HearthImpact
+import HearthSim
+import HearthTrace
+import Testing
+import _HearthTestSupport
+
+@testable import HearthRuntime
+
+/// specrev-impact F5: the other streams' samples long before the first
+/// accelerometer sample (``ImpactFeed/historyBeforeAccelerometerSeconds``)
+/// are left out of the feed, whole or streamed, so a recording whose
+/// accelerometer starts late, or never, is not held in memory, and the
+/// verdicts are the ones every sample gives.
+@Suite("The feed leaves out what lies long before the first accelerometer sample")
+struct ImpactFeedHistoryTests {
+  /// Rows of a Sensor Logger vector file at `hertz` over [from, to) s.
+  static func rows(from: Double, to: Double, hertz: Double, z: Double) -> String {
+    var text = "time,seconds_elapsed,z,y,x\n"
+    let count = Int(((to - from) * hertz).rounded())
+    for i in 0..<count { text += "0,\(from + Double(i) / hertz),\(z),0.01,0\n" }
+    return text
+  }
+
+  /// An hour of 50 Hz gyroscope and 5 Hz barometer; an accelerometer
+  /// (gravity included, 50 Hz) over its last `accelerometerSeconds` (none at 0).
+  static func lateAccelerometer(_ accelerometerSeconds: Double) -> TemporaryFolder {
+    let folder = TemporaryFolder()
+    folder.write("Gyroscope.csv", rows(from: 0, to: 3_600, hertz: 50, z: 0.001))
+    var barometer = "time,seconds_elapsed,relativeAltitude,pressure\n"
+    for i in 0..<18_000 { barometer += "0,\(Double(i) * 0.2),0,1013.25\n" }
+    folder.write("Barometer.csv", barometer)
+    if accelerometerSeconds > 0 {
+      folder.write(
+        "TotalAcceleration.csv", rows(from: 3_600 - accelerometerSeconds, to: 3_600, hertz: 50, z: 9.85))
+    }
+    return folder
+  }
+
+  @Test(
+    "regression 2026-12-07 (specrev-impact F5): an accelerometer an hour late, or none, no longer holds the other streams",
+    arguments: [0.0, 60.0])
+  func memoryWithALateAccelerometer(accelerometerSeconds: Double) throws {
+    let folder = Self.lateAccelerometer(accelerometerSeconds)
+    let (held, batches) = try ImpactStreamGravityTests.mostHeld(folder, samples: 1_000)
+    // 120 s of the 55 Hz of gyroscope and barometer, and a chunk of each
+    // stream (before: 195 000 samples, the whole hour).
+    #expect(held <= 10_000, "held \(held) samples")
+    guard accelerometerSeconds > 0 else {
+      #expect(batches.isEmpty)
+      return
+    }
+    let (trace, _) = try TraceImport.read(path: folder.path)
+    let whole = try #require(ImpactFeed(trace: trace, gate: .off))
+    #expect(batches == Array(whole.batches()))
+    // What is handed out starts 120 s before the first accelerometer sample.
+    let first = batches.flatMap(\.gyroscope).map(\.seconds).min()
+    #expect(first == 3_600 - accelerometerSeconds - ImpactFeed.historyBeforeAccelerometerSeconds)
+  }
+
+  /// A trace with fixes at `times` s and 10 s of accelerometer from `origin` s.
+  static func fixesBefore(origin: Double, times: [Double]) -> Trace {
+    var trace = Trace(metadata: TraceMetadata(timeOriginMilliseconds: 0, format: "test"))
+    var a = VectorStream()
+    for i in 0..<500 { a.append(seconds: origin + Double(i) * 0.02, x: 0, y: 0, z: 9.81) }
+    trace.accelerometer = AccelerationStream(samples: a, content: .includesGravity)
+    trace.fixes = FixColumns(
+      times.map { t in
+        Fix(
+          timeMilliseconds: Int64((t * 1000).rounded()), latitudeDegrees: 51, longitudeDegrees: 0,
+          horizontalAccuracyMeters: 5, speedMetersPerSecond: 10)
+      })
+    return trace
+  }
+
+  @Test("a fix exactly 120 s before the first accelerometer sample is handed out; 1 ms earlier, not")
+  func edgeOfTheHistory() throws {
+    let trace = Self.fixesBefore(origin: 1_000, times: [500, 879.999, 880, 990])
+    let feed = try #require(ImpactFeed(trace: trace, gate: .on))
+    #expect(feed.fixes.map(\.seconds) == [880, 990])
+    let handed = Array(feed.batches()).flatMap(\.fixes).map(\.seconds)
+    #expect(handed == [880, 990])
+  }
+
+  /// The configuration whose windows reach furthest back: every window
+  /// offset at −60 s, the current fix's age 60 s.
+  static var furthestReach: ImpactConfiguration {
+    var c = ImpactConfiguration()
+    let reach = -ImpactConfiguration.longestLookBackSeconds
+    c.currentFixAgeSeconds = -reach
+    c.movingFromSeconds = reach
+    c.spinFromSeconds = reach
+    c.pressureBaselineFromSeconds = reach
+    c.vibrationMovingFromSeconds = reach
+    c.vibrationMovingAtJoltFromSeconds = reach
+    return c
+  }
+
+  @Test("the reach is the configurations' own bound: 60 s validates, a millisecond more does not")
+  func reachIsTheDomainsBound() {
+    #expect(Self.furthestReach.problems.isEmpty, "\(Self.furthestReach.problems)")
+    var age = Self.furthestReach
+    age.currentFixAgeSeconds = 60.001
+    #expect(age.problems.count == 1)
+    var offset = Self.furthestReach
+    offset.pressureBaselineFromSeconds = -60.001
+    #expect(offset.problems.count == 1)
+  }
+
+  /// A catalogue crash whose accelerometer is cut to start `lead` s before
+  /// its jolt, its other streams led in by 300 s more of changing values (a
+  /// gyroscope at 50 Hz, a barometer at 5 Hz, fixes at 1 Hz); and the jolt.
+  static func crashWithLateAccelerometer(lead: Double) throws -> (Trace, Double) {
+    var trace = try #require(ScenarioCatalogue.scenario("C1")).generate(seed: 5).trace
+    let jolt = try #require(ImpactFeed(trace: trace, gate: .on)?.verdicts().first).joltSeconds
+    var a = try #require(trace.accelerometer)
+    let keep = a.samples.seconds.indices.filter { a.samples.seconds[$0] >= jolt - lead }
+    a.samples = VectorStream(
+      seconds: keep.map { a.samples.seconds[$0] }, x: keep.map { a.samples.x[$0] },
+      y: keep.map { a.samples.y[$0] }, z: keep.map { a.samples.z[$0] })
+    trace.accelerometer = a
+    let g = try #require(trace.gyroscope)
+    var gyroscope = VectorStream()
+    for i in 0..<15_000 {
+      let t = g.seconds[0] - 300 + Double(i) * 0.02
+      gyroscope.append(seconds: t, x: 0.2 + 0.01 * sin(t), y: 0.1, z: 0)
+    }
+    for i in 0..<g.count { gyroscope.append(seconds: g.seconds[i], x: g.x[i], y: g.y[i], z: g.z[i]) }
+    trace.gyroscope = gyroscope
+    let b = try #require(trace.barometer)
+    let pressure = (0..<1_500).map { 1_000 + Double($0) / 100 }
+    trace.barometer = PressureStream(
+      seconds: (0..<1_500).map { b.seconds[0] - 300 + Double($0) * 0.2 } + b.seconds,
+      hectopascals: pressure + b.hectopascals)
+    let origin = trace.metadata.timeOriginMilliseconds ?? 0
+    let first = trace.fixes.timeMilliseconds.first ?? origin
+    var fixes = FixColumns(
+      (0..<300).map { i in
+        Fix(
+          timeMilliseconds: first - Int64(300 - i) * 1000, latitudeDegrees: 51, longitudeDegrees: 0,
+          horizontalAccuracyMeters: 5, speedMetersPerSecond: 10 + Double(i) / 10)
+      })
+    fixes.append(contentsOf: trace.fixes)
+    trace.fixes = fixes
+    return (trace, jolt)
+  }
+
+  /// `trace`'s feed with the other streams cut `history` s before the origin
+  /// (every sample: `.infinity`), as the whole feed cuts them.
+  static func feed(_ trace: Trace, history: Double, gate: VehicleGatePolicy = .on) throws -> ImpactFeed {
+    let cut = try #require(ImpactFeed(trace: trace, gate: gate))
+    let all = ImpactFeed(
+      accelerometer: cut.accelerometer, gyroscope: try #require(trace.gyroscope),
+      barometer: try #require(trace.barometer),
+      fixes: trace.fixes.speedSamples(originMilliseconds: trace.metadata.timeOriginMilliseconds ?? 0),
+      gate: cut.gate, batchSeconds: cut.batchSeconds, origin: cut.originSeconds)
+    let kept = cut.originSeconds - history
+    return ImpactFeed(
+      accelerometer: all.accelerometer, gyroscope: all.gyroscope.dropping(before: kept),
+      barometer: all.barometer.dropping(before: kept), fixes: all.fixes.dropping(before: kept),
+      gate: all.gate, batchSeconds: all.batchSeconds, origin: all.originSeconds)
+  }
+
+  @Test("a crash read 60 s back from a late accelerometer: the same verdicts as with every sample")
+  func verdictsAsWithEverySample() throws {
+    let (trace, jolt) = try Self.crashWithLateAccelerometer(lead: 1)
+    let c = Self.furthestReach
+    // The scenario has fixes, gyroscope and barometer well before the cut.
+    let start = try #require(trace.gyroscope?.seconds.first)
+    let origin = try #require(trace.accelerometer?.samples.seconds.first)
+    #expect(start < origin - ImpactFeed.historyBeforeAccelerometerSeconds, "gyroscope from \(start) s")
+    let everything = try Self.feed(trace, history: .infinity).verdicts(configuration: c)
+    let cut = try #require(ImpactFeed(trace: trace, gate: .on))
+    let gyroscope = try #require(trace.gyroscope)
+    #expect(cut.fixes.count < trace.fixes.count && cut.gyroscope.count < gyroscope.count)
+    let verdicts = cut.verdicts(configuration: c)
+    #expect(!verdicts.isEmpty && verdicts.first?.joltSeconds == jolt)
+    #expect(verdicts == everything)
+    // The test reads that far: with 50 s of history kept, the windows lose samples.
+    #expect(try Self.feed(trace, history: 50).verdicts(configuration: c) != everything)
+  }
+}
