@@ -7,7 +7,11 @@
  * of this header: a new major breaks callers (a changed signature, struct
  * layout or constant); a new minor only adds functions, constants or enum
  * values; a patch changes no declaration. A caller checks
- * (hearth_abi_version() >> 16) == HEARTH_ABI_VERSION_MAJOR before anything else.
+ * (hearth_abi_version() >> 16) == HEARTH_ABI_VERSION_MAJOR before anything else,
+ * and a caller that links every function of this header (a binding) also that
+ * the loaded minor is at least HEARTH_ABI_VERSION_MINOR: an older library
+ * lacks the newer functions, and a lazily bound call of one ends the process
+ * ("symbol lookup error") instead of failing.
  *
  * SHAPE. Structure of arrays in (`const double *` columns with an int64_t
  * count), caller-allocated arrays out. Every function that can fail returns an

@@ -1770,10 +1770,21 @@ static bool define_class(napi_env env, napi_value exports, const char *name, nap
 #define METHOD(name, fn) {name, NULL, fn, NULL, NULL, NULL, napi_default_method, NULL}
 
 static napi_value init(napi_env env, napi_value exports) {
+  /* The same major, and a minor at least the header's: an older minor lacks
+     functions this module calls, and the first call of one would end the
+     process ("symbol lookup error"). */
   uint32_t loaded = hearth_abi_version();
-  if ((loaded >> 16) != HEARTH_ABI_VERSION_MAJOR) {
-    char text[128];
-    snprintf(text, sizeof text, "libhearth ABI %#x is not major version %d", loaded, HEARTH_ABI_VERSION_MAJOR);
+  uint32_t minor = (loaded >> 8) & 0xFF;
+  if ((loaded >> 16) != HEARTH_ABI_VERSION_MAJOR || minor < HEARTH_ABI_VERSION_MINOR) {
+    char text[192];
+    if ((loaded >> 16) != HEARTH_ABI_VERSION_MAJOR)
+      snprintf(text, sizeof text, "libhearth ABI %#x, built against %#x: not major version %d", loaded,
+               HEARTH_ABI_VERSION, HEARTH_ABI_VERSION_MAJOR);
+    else
+      snprintf(text, sizeof text,
+               "libhearth ABI %#x, built against %#x: minor version %u is older than %d (install the "
+               "libhearth this module came with)",
+               loaded, HEARTH_ABI_VERSION, minor, HEARTH_ABI_VERSION_MINOR);
     napi_throw_error(env, "HEARTH_ABI", text);
     return NULL;
   }

@@ -164,10 +164,10 @@ JNIEXPORT jint JNICALL Java_hearth_Native_abiVersion(JNIEnv *env, jclass cls) {
   return (jint)hearth_abi_version();
 }
 
-JNIEXPORT jint JNICALL Java_hearth_Native_abiMajor(JNIEnv *env, jclass cls) {
+JNIEXPORT jint JNICALL Java_hearth_Native_abiCompiled(JNIEnv *env, jclass cls) {
   (void)env;
   (void)cls;
-  return HEARTH_ABI_VERSION_MAJOR;
+  return HEARTH_ABI_VERSION;
 }
 
 JNIEXPORT jbyteArray JNICALL Java_hearth_Native_statusName(JNIEnv *env, jclass cls, jint status) {

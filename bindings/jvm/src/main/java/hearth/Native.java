@@ -9,24 +9,42 @@ package hearth;
  * libhearth_jni.so on {@code java.library.path} (desktop) or in the app's
  * native library folder (Android); libhearth is found beside it under the soname
  * it records (libhearth.so.1 on the desktop, libhearth.so on Android). The
- * library's ABI major version is checked once, here.
+ * library's ABI version is checked once, here ({@link #mismatch}).
  */
 final class Native {
   private Native() {}
 
   static {
     System.loadLibrary("hearth_jni");
-    int loaded = abiVersion();
-    if ((loaded >>> 16) != abiMajor()) {
-      throw new UnsatisfiedLinkError(
-          "libhearth ABI 0x" + Integer.toHexString(loaded) + " is not major version " + abiMajor());
+    String why = mismatch(abiVersion(), abiCompiled());
+    if (why != null) {
+      throw new UnsatisfiedLinkError(why);
     }
+  }
+
+  /**
+   * Why a libhearth of ABI {@code loaded} cannot serve a JNI library compiled
+   * against ABI {@code compiled}, or null when it can: the same major, and a
+   * minor at least the compiled one (an older minor lacks functions the JNI
+   * library calls, and the first call of one would end the process).
+   */
+  static String mismatch(int loaded, int compiled) {
+    String versions = "libhearth ABI 0x" + Integer.toHexString(loaded) + ", built against 0x"
+        + Integer.toHexString(compiled);
+    if ((loaded >>> 16) != (compiled >>> 16)) {
+      return versions + ": not major version " + (compiled >>> 16);
+    }
+    if (((loaded >>> 8) & 0xFF) < ((compiled >>> 8) & 0xFF)) {
+      return versions + ": minor version " + ((loaded >>> 8) & 0xFF) + " is older than "
+          + ((compiled >>> 8) & 0xFF) + " (install the libhearth this binding came with)";
+    }
+    return null;
   }
 
   static native int abiVersion();
 
-  /** HEARTH_ABI_VERSION_MAJOR of the header the JNI library was compiled against. */
-  static native int abiMajor();
+  /** HEARTH_ABI_VERSION of the header the JNI library was compiled against. */
+  static native int abiCompiled();
 
   static native byte[] statusName(int status);
 
