@@ -245,12 +245,14 @@ extension ImpactConfiguration {
   public static let maximumJoltMetersPerSecondSquared = 64 * standardGravity
 
   /// The furthest before a jolt (or its incident's first jolt) that any
-  /// window of a configuration that validates reads, s: every window offset
-  /// is at least −60 s and the current fix's age at most 60 s (``domains``).
-  /// A sample further back than this before every jolt is read by no
+  /// window of a configuration that validates reaches, s: every window
+  /// offset is at least −60 s and the current fix's age at most 60 s
+  /// (``domains``); a window's closed end is read ``timeToleranceSeconds``
+  /// wider. A sample further back than both before every jolt is read by no
   /// window (it only moves its stream's clock and the counters), so a feed
   /// may leave such samples out: the runtime's feed does, for the samples of
-  /// the other streams long before the first accelerometer sample.
+  /// the other streams long before the first accelerometer sample
+  /// (``ImpactDetector/earliestReadSeconds`` for a detector already fed).
   public static let longestLookBackSeconds = 60.0
 
   /// The domain of one setting: an interval, each end open or closed

@@ -48,6 +48,21 @@ public struct ImpactDetector: Sendable {
   /// where the data end when ``finish()`` decides with what there is.
   public var lastDataSeconds: Double { dataSeconds }
 
+  /// The earliest sample time a window of this detector may still read, s:
+  /// the first jolt of the latest incident (a later jolt may chain to it)
+  /// and of every jolt waiting for its verdict, less
+  /// ``ImpactConfiguration/longestLookBackSeconds`` and the tolerance; +∞
+  /// before the first jolt, when only a later jolt opens a window. A feed
+  /// that leaves out samples long before its own first accelerometer sample
+  /// keeps those after this (a second recording fed to a detector still
+  /// judging the first one's jolt). O(jolts waiting).
+  public var earliestReadSeconds: Double {
+    let first = pending.reduce(incidentSeconds.isFinite ? incidentSeconds : .infinity) {
+      min($0, $1.incidentSeconds)
+    }
+    return first - ImpactConfiguration.longestLookBackSeconds - ImpactConfiguration.timeToleranceSeconds
+  }
+
   // Accelerometer features: the slow gravity estimate (the jolt's reference)
   // and the fast one (the vibration band's lower edge).
   private var filtersStarted = false

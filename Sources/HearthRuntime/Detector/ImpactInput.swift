@@ -163,8 +163,11 @@ public struct ImpactFeed: Sendable {
   /// earlier ones are left out, not counted anywhere. Every jolt is an
   /// accelerometer sample, so they lie more than
   /// ``ImpactConfiguration/longestLookBackSeconds`` before every jolt, where
-  /// no window of any valid configuration reads: the verdicts are the ones
-  /// they would be with them. Choice: 120 s, twice that reach. Without it a
+  /// no window of any valid configuration reads: a fresh detector reaches
+  /// the verdicts it would reach with them. (A detector fed before may still
+  /// read them for a jolt of its own: ``ImpactSession`` streams with
+  /// ``ImpactStream/keepingFrom`` at its ``ImpactDetector/earliestReadSeconds``.)
+  /// Choice: 120 s, twice that reach. Without it a
   /// recording whose accelerometer starts late, or never, held every other
   /// sample in memory until its first one (specrev-impact F5), and a week
   /// of GPS before it passed through the detector for nothing.

@@ -65,7 +65,9 @@ public struct ImpactSession: Sendable {
   public mutating func feed(_ stream: TraceStream, name: String, gate policy: VehicleGatePolicy) throws
     -> ImportReport
   {
-    var windows = ImpactStream(gate: policy)
+    // A detector fed before may still read this recording's samples from
+    // before its first accelerometer sample (a jolt of the last one waits).
+    var windows = ImpactStream(gate: policy, keepingFrom: detector.earliestReadSeconds)
     let report = try stream.forEachChunk { chunk in
       for batch in windows.add(chunk) { feed(batch) }
     }

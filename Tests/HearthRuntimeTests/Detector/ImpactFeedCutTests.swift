@@ -283,11 +283,22 @@ struct ImpactFeedCutTests {
           fixes: feed.fixes, vehicleGate: true)
         var whole = ImpactDetector()
         let once = whole.process(all) + whole.finish()
-        if windowed != once {
-          return "verdicts differ: \(windowed.count) windowed vs \(once.count) in one batch"
-        }
         if detector.counters != whole.counters {
           return "counters differ: \(detector.counters) vs \(whole.counters)"
+        }
+        // The verdicts are those of every sample, history included.
+        var every = ImpactDetector()
+        var unfiltered = all
+        unfiltered.gyroscope = trace.gyroscope?.samples3 ?? []
+        unfiltered.barometer = zip(trace.barometer?.seconds ?? [], trace.barometer?.hectopascals ?? []).map {
+          Sample1($0, $1)
+        }
+        unfiltered.fixes = trace.fixes.speedSamples(
+          originMilliseconds: trace.metadata.timeOriginMilliseconds ?? 0)
+        let withHistory = every.process(unfiltered) + every.finish()
+        if windowed != once || windowed != withHistory {
+          return
+            "verdicts differ: \(windowed.count) windowed vs \(once.count) in one batch, \(withHistory.count) with every sample"
         }
         return nil
       })

@@ -56,7 +56,7 @@ struct ImpactFeedHistoryTests {
     #expect(batches == Array(whole.batches()))
     // What is handed out starts 120 s before the first accelerometer sample.
     let first = batches.flatMap(\.gyroscope).map(\.seconds).min()
-    #expect(first == 3_600 - accelerometerSeconds - ImpactFeed.historyBeforeAccelerometerSeconds)
+    #expect(first == 3_600 - accelerometerSeconds - 120)
   }
 
   /// A trace with fixes at `times` s and 10 s of accelerometer from `origin` s.
@@ -179,5 +179,88 @@ struct ImpactFeedHistoryTests {
     #expect(verdicts == everything)
     // The test reads that far: with 50 s of history kept, the windows lose samples.
     #expect(try Self.feed(trace, history: 50).verdicts(configuration: c) != everything)
+  }
+
+  @Test(
+    "streamed: a gravity-free accelerometer 10 min late, its gravity 100 s later still: the whole feed's batches"
+  )
+  func lateAccelerometerWaitingForGravity() throws {
+    let folder = TemporaryFolder()
+    folder.write("Gyroscope.csv", Self.rows(from: 0, to: 1_000, hertz: 50, z: 0.001))
+    folder.write("Accelerometer.csv", Self.rows(from: 600, to: 1_000, hertz: 50, z: 0.05))
+    folder.write("Gravity.csv", Self.rows(from: 700, to: 1_000, hertz: 50, z: 9.80665))
+    let (trace, _) = try TraceImport.read(path: folder.path)
+    let whole = Array(try #require(ImpactFeed(trace: trace, gate: .off)).batches())
+    let earliest = whole.flatMap(\.gyroscope).map(\.seconds).min() ?? .nan
+    #expect(earliest == 480)
+    for samples in [17, 1_000] {
+      let (held, batches) = try ImpactStreamGravityTests.mostHeld(folder, samples: samples)
+      #expect(batches == whole, "chunks of \(samples): \(batches.count) vs \(whole.count) batches")
+      // The samples waiting for gravity (100 s) and the history before them.
+      #expect(held <= 20_000, "held \(held) samples")
+    }
+  }
+
+  @Test(
+    "a fresh detector reads nothing before any jolt; after one, from its incident less 60 s and the tolerance"
+  )
+  func earliestRead() throws {
+    #expect(ImpactDetector().earliestReadSeconds == .infinity)
+    let (trace, jolt) = try Self.crashWithLateAccelerometer(lead: 1)
+    var detector = ImpactDetector()
+    for batch in try #require(ImpactFeed(trace: trace, gate: .on)).batches() {
+      _ = detector.process(batch)
+      if batch.accelerometer.last.map({ $0.seconds >= jolt }) == true { break }
+    }
+    #expect(detector.earliestReadSeconds == jolt - 60 - ImpactConfiguration.timeToleranceSeconds)
+  }
+
+  /// Found by review43: a second recording fed to a session whose detector
+  /// still judged the first one's jolt lost the fixes after that jolt when
+  /// its own accelerometer started 200 s later, and a crash went silent.
+  @Test("regression 2026-12-07: a second recording keeps what a jolt of the first still reads")
+  func secondRecordingKeepsWhatAPendingJoltReads() throws {
+    let (full, jolt) = try Self.crashWithLateAccelerometer(lead: 30)
+    let split = jolt + 0.3
+    func part(_ keep: (Double) -> Bool, accelerometer: VectorStream?) -> Trace {
+      var t = Trace(metadata: full.metadata)
+      if let accelerometer {
+        t.accelerometer = AccelerationStream(samples: accelerometer, content: .includesGravity)
+      }
+      let g = full.gyroscope ?? VectorStream()
+      var gyroscope = VectorStream()
+      for i in 0..<g.count where keep(g.seconds[i]) {
+        gyroscope.append(seconds: g.seconds[i], x: g.x[i], y: g.y[i], z: g.z[i])
+      }
+      t.gyroscope = gyroscope
+      let b = full.barometer ?? PressureStream()
+      let kept = b.seconds.indices.filter { keep(b.seconds[$0]) }
+      t.barometer = PressureStream(
+        seconds: kept.map { b.seconds[$0] }, hectopascals: kept.map { b.hectopascals[$0] })
+      let origin = full.metadata.timeOriginMilliseconds ?? 0
+      t.fixes = FixColumns(
+        (0..<full.fixes.count).map { full.fixes[$0] }.filter {
+          keep(Double($0.timeMilliseconds - origin) / 1000)
+        })
+      return t
+    }
+    let a = try #require(full.accelerometer).samples
+    var before = VectorStream()
+    for i in 0..<a.count where a.seconds[i] < split {
+      before.append(seconds: a.seconds[i], x: a.x[i], y: a.y[i], z: a.z[i])
+    }
+    var later = VectorStream()
+    for i in 0..<500 { later.append(seconds: jolt + 200 + Double(i) * 0.02, x: 0, y: 0, z: 9.81) }
+    let folder = TemporaryFolder()
+    try TraceFolder.write(part({ $0 < split }, accelerometer: before), to: folder.path("a"))
+    try TraceFolder.write(part({ $0 >= split }, accelerometer: later), to: folder.path("b"))
+    var session = ImpactSession()
+    try session.feed(TraceImport.stream(path: folder.path("a")), name: "a", gate: .on)
+    try session.feed(TraceImport.stream(path: folder.path("b")), name: "b", gate: .on)
+    session.finish()
+    let verdict = try #require(session.verdicts.first)
+    #expect(verdict.joltSeconds == jolt)
+    #expect(verdict.outcome == .possibleImpact, "\(verdict)")
+    #expect(verdict.measurement?.stopSource == .gps && verdict.measurement?.stopped == true)
   }
 }
