@@ -252,7 +252,7 @@ extension ImpactConfiguration {
   /// window (it only moves its stream's clock and the counters), so a feed
   /// may leave such samples out: the runtime's feed does, for the samples of
   /// the other streams long before the first accelerometer sample
-  /// (``ImpactDetector/earliestReadSeconds`` for a detector already fed).
+  /// (``ImpactDetector/pendingReadSeconds`` for a detector already fed).
   public static let longestLookBackSeconds = 60.0
 
   /// The domain of one setting: an interval, each end open or closed

@@ -48,19 +48,24 @@ public struct ImpactDetector: Sendable {
   /// where the data end when ``finish()`` decides with what there is.
   public var lastDataSeconds: Double { dataSeconds }
 
-  /// The earliest sample time a window of this detector may still read, s:
-  /// the first jolt of the latest incident (a later jolt may chain to it)
-  /// and of every jolt waiting for its verdict, less
-  /// ``ImpactConfiguration/longestLookBackSeconds`` and the tolerance; +∞
-  /// before the first jolt, when only a later jolt opens a window. A feed
-  /// that leaves out samples long before its own first accelerometer sample
-  /// keeps those after this (a second recording fed to a detector still
-  /// judging the first one's jolt). O(jolts waiting).
-  public var earliestReadSeconds: Double {
-    let first = pending.reduce(incidentSeconds.isFinite ? incidentSeconds : .infinity) {
-      min($0, $1.incidentSeconds)
-    }
-    return first - ImpactConfiguration.longestLookBackSeconds - ImpactConfiguration.timeToleranceSeconds
+  /// The sample times the windows of the jolts waiting for their verdicts
+  /// may still read, s: from their incidents' first jolt less
+  /// ``ImpactConfiguration/longestLookBackSeconds`` and the tolerance, to
+  /// the latest of them plus the deadline, the late-data wait and the
+  /// tolerance (past which a sample only moves the clocks that decide them);
+  /// nil with none waiting. A later jolt's windows, even one chained to the
+  /// latest incident, read nothing more than 2 × (60 s + the tolerance)
+  /// before it (a jolt chains to an incident at most the deadline, ≤ 60 s,
+  /// after its first jolt). A feed that leaves out samples long before its
+  /// own first accelerometer sample keeps these (a second recording fed to a
+  /// detector still judging the first one's jolt). O(jolts waiting).
+  public var pendingReadSeconds: ClosedRange<Double>? {
+    guard let last = pending.last else { return nil }
+    let e = ImpactConfiguration.timeToleranceSeconds
+    let first = pending.reduce(Double.infinity) { min($0, $1.incidentSeconds) }
+    let lower = first - ImpactConfiguration.longestLookBackSeconds - e
+    let upper = last.joltSeconds + configuration.verdictDeadlineSeconds + configuration.lateDataSeconds + e
+    return lower <= upper ? lower...upper : nil
   }
 
   // Accelerometer features: the slow gravity estimate (the jolt's reference)

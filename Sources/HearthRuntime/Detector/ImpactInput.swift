@@ -161,17 +161,19 @@ public struct ImpactFeed: Sendable {
   /// How long before the first accelerometer sample the other streams'
   /// samples (gyroscope, barometer, fixes) are handed to the detector, s;
   /// earlier ones are left out, not counted anywhere. Every jolt is an
-  /// accelerometer sample, so they lie more than
-  /// ``ImpactConfiguration/longestLookBackSeconds`` before every jolt, where
-  /// no window of any valid configuration reads: a fresh detector reaches
-  /// the verdicts it would reach with them. (A detector fed before may still
-  /// read them for a jolt of its own: ``ImpactSession`` streams with
-  /// ``ImpactStream/keepingFrom`` at its ``ImpactDetector/earliestReadSeconds``.)
-  /// Choice: 120 s, twice that reach. Without it a
-  /// recording whose accelerometer starts late, or never, held every other
-  /// sample in memory until its first one (specrev-impact F5), and a week
-  /// of GPS before it passed through the detector for nothing.
-  public static let historyBeforeAccelerometerSeconds = 2 * ImpactConfiguration.longestLookBackSeconds
+  /// accelerometer sample; a window reads at most
+  /// ``ImpactConfiguration/longestLookBackSeconds`` (and the half-millisecond
+  /// tolerance) before its incident's first jolt, and a jolt chains to an
+  /// incident at most the deadline (≤ 60 s, and the tolerance) after that
+  /// jolt, so no window of any valid configuration reads them: a fresh
+  /// detector reaches the verdicts it would reach with them. (A detector fed
+  /// before may still read some for a jolt of its own: ``ImpactSession``
+  /// streams keeping its ``ImpactDetector/pendingReadSeconds``.) Choice:
+  /// 121 s, those two 60 s and a second. Without it a recording whose
+  /// accelerometer starts late, or never, held every other sample in memory
+  /// until its first one (specrev-impact F5), and a week of GPS before it
+  /// passed through the detector for nothing.
+  public static let historyBeforeAccelerometerSeconds = 2 * ImpactConfiguration.longestLookBackSeconds + 1
 
   /// A feed of some of a recording's samples, windows on the grid from `origin`.
   init(
@@ -346,11 +348,12 @@ struct BatchGrid: Sendable, Hashable {
 }
 
 extension VectorStream {
-  /// This stream without its samples before `seconds` (NaN times kept):
-  /// itself when it has none. O(n).
-  func dropping(before seconds: Double) -> VectorStream {
-    guard self.seconds.contains(where: { $0 < seconds }) else { return self }
-    let keep = self.seconds.indices.filter { !(self.seconds[$0] < seconds) }
+  /// This stream without its samples before `seconds` (NaN times kept)
+  /// outside `keeping`: itself when it has none. O(n).
+  func dropping(before seconds: Double, keeping: ClosedRange<Double>? = nil) -> VectorStream {
+    let drop = { (t: Double) in t < seconds && keeping?.contains(t) != true }
+    guard self.seconds.contains(where: drop) else { return self }
+    let keep = self.seconds.indices.filter { !drop(self.seconds[$0]) }
     return VectorStream(
       seconds: keep.map { self.seconds[$0] }, x: keep.map { x[$0] }, y: keep.map { y[$0] },
       z: keep.map { z[$0] })
@@ -368,11 +371,12 @@ extension VectorStream {
 }
 
 extension PressureStream {
-  /// This stream without its samples before `seconds` (NaN times kept):
-  /// itself when it has none. O(n).
-  func dropping(before seconds: Double) -> PressureStream {
-    guard self.seconds.contains(where: { $0 < seconds }) else { return self }
-    let keep = self.seconds.indices.filter { !(self.seconds[$0] < seconds) }
+  /// This stream without its samples before `seconds` (NaN times kept)
+  /// outside `keeping`: itself when it has none. O(n).
+  func dropping(before seconds: Double, keeping: ClosedRange<Double>? = nil) -> PressureStream {
+    let drop = { (t: Double) in t < seconds && keeping?.contains(t) != true }
+    guard self.seconds.contains(where: drop) else { return self }
+    let keep = self.seconds.indices.filter { !drop(self.seconds[$0]) }
     return PressureStream(
       seconds: keep.map { self.seconds[$0] }, hectopascals: keep.map { hectopascals[$0] },
       relativeAltitudeMeters: keep.map { relativeAltitudeMeters[$0] })
@@ -416,9 +420,11 @@ enum TimeOrder {
 }
 
 extension [Sample1] {
-  /// These samples without those before `seconds` (NaN times kept). O(n).
-  func dropping(before seconds: Double) -> [Sample1] {
-    contains(where: { $0.seconds < seconds }) ? filter { !($0.seconds < seconds) } : self
+  /// These samples without those before `seconds` (NaN times kept) outside
+  /// `keeping`. O(n).
+  func dropping(before seconds: Double, keeping: ClosedRange<Double>? = nil) -> [Sample1] {
+    let drop = { (s: Sample1) in s.seconds < seconds && keeping?.contains(s.seconds) != true }
+    return contains(where: drop) ? filter { !drop($0) } : self
   }
 }
 

@@ -67,7 +67,7 @@ public struct ImpactSession: Sendable {
   {
     // A detector fed before may still read this recording's samples from
     // before its first accelerometer sample (a jolt of the last one waits).
-    var windows = ImpactStream(gate: policy, keepingFrom: detector.earliestReadSeconds)
+    var windows = ImpactStream(gate: policy, keeping: detector.pendingReadSeconds)
     let report = try stream.forEachChunk { chunk in
       for batch in windows.add(chunk) { feed(batch) }
     }

@@ -25,8 +25,8 @@ import HearthTrace
 public struct ImpactStream: Sendable {
   public let policy: VehicleGatePolicy
   public let batchSeconds: Double
-  /// Nothing at or after this is left out as history, s.
-  public let keepingFrom: Double
+  /// Nothing within this is left out as history, s.
+  public let keeping: ClosedRange<Double>?
   private var originMilliseconds: Int64 = 0
   private var content: AccelerationContent?
   private var hasGravityStream = false
@@ -53,13 +53,15 @@ public struct ImpactStream: Sendable {
   // Accelerometer samples (with gravity) accepted.
   private var accelerometerCount = 0
 
-  /// Samples at or after `keepingFrom` (s on the trace's clock) are never
-  /// left out as history (``ImpactFeed/historyBeforeAccelerometerSeconds``):
-  /// pass the detector's ``ImpactDetector/earliestReadSeconds`` when it was
-  /// fed before (``ImpactSession`` does); +∞ for a fresh one.
-  public init(gate policy: VehicleGatePolicy, batchSeconds: Double = 0.25, keepingFrom: Double = .infinity) {
+  /// Samples within `keeping` (s on the trace's clock) are never left out
+  /// as history (``ImpactFeed/historyBeforeAccelerometerSeconds``): pass
+  /// the detector's ``ImpactDetector/pendingReadSeconds`` when it was fed
+  /// before (``ImpactSession`` does); nil for a fresh one.
+  public init(
+    gate policy: VehicleGatePolicy, batchSeconds: Double = 0.25, keeping: ClosedRange<Double>? = nil
+  ) {
     self.policy = policy
-    self.keepingFrom = keepingFrom
+    self.keeping = keeping
     self.batchSeconds = batchSeconds > 0 && batchSeconds.isFinite ? batchSeconds : 0.25
     timeline = VehicleGateTimeline(policy: policy, hasActivityStream: false)
   }
@@ -232,12 +234,12 @@ public struct ImpactStream: Sendable {
   /// frontier (every later sample of a stream is at or after `complete`, and
   /// a gravity-free sample waiting for gravity is at or after the first one
   /// waiting), so memory stays bounded when the accelerometer starts late,
-  /// or never. Never at or after ``keepingFrom``. O(samples held).
+  /// or never. Never within ``keeping``. O(samples held).
   private mutating func forgetHistory() {
-    let kept = min((origin ?? frontier) - ImpactFeed.historyBeforeAccelerometerSeconds, keepingFrom)
-    gyroscope = gyroscope.dropping(before: kept)
-    barometer = barometer.dropping(before: kept)
-    fixes = fixes.dropping(before: kept)
+    let kept = (origin ?? frontier) - ImpactFeed.historyBeforeAccelerometerSeconds
+    gyroscope = gyroscope.dropping(before: kept, keeping: keeping)
+    barometer = barometer.dropping(before: kept, keeping: keeping)
+    fixes = fixes.dropping(before: kept, keeping: keeping)
   }
 
   /// Every window whose end is at most `limit`, in order: ``ImpactFeed``'s

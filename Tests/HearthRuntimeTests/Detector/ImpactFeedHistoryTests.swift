@@ -23,17 +23,19 @@ struct ImpactFeedHistoryTests {
     return text
   }
 
-  /// An hour of 50 Hz gyroscope and 5 Hz barometer; an accelerometer
-  /// (gravity included, 50 Hz) over its last `accelerometerSeconds` (none at 0).
-  static func lateAccelerometer(_ accelerometerSeconds: Double) -> TemporaryFolder {
+  /// An hour of 50 Hz gyroscope and 5 Hz barometer from `start` s; an
+  /// accelerometer (gravity included, 50 Hz) over its last
+  /// `accelerometerSeconds` (none at 0).
+  static func lateAccelerometer(_ accelerometerSeconds: Double, from start: Double = 0) -> TemporaryFolder {
     let folder = TemporaryFolder()
-    folder.write("Gyroscope.csv", rows(from: 0, to: 3_600, hertz: 50, z: 0.001))
+    folder.write("Gyroscope.csv", rows(from: start, to: start + 3_600, hertz: 50, z: 0.001))
     var barometer = "time,seconds_elapsed,relativeAltitude,pressure\n"
-    for i in 0..<18_000 { barometer += "0,\(Double(i) * 0.2),0,1013.25\n" }
+    for i in 0..<18_000 { barometer += "0,\(start + Double(i) * 0.2),0,1013.25\n" }
     folder.write("Barometer.csv", barometer)
     if accelerometerSeconds > 0 {
+      let end = start + 3_600
       folder.write(
-        "TotalAcceleration.csv", rows(from: 3_600 - accelerometerSeconds, to: 3_600, hertz: 50, z: 9.85))
+        "TotalAcceleration.csv", rows(from: end - accelerometerSeconds, to: end, hertz: 50, z: 9.85))
     }
     return folder
   }
@@ -44,7 +46,7 @@ struct ImpactFeedHistoryTests {
   func memoryWithALateAccelerometer(accelerometerSeconds: Double) throws {
     let folder = Self.lateAccelerometer(accelerometerSeconds)
     let (held, batches) = try ImpactStreamGravityTests.mostHeld(folder, samples: 1_000)
-    // 120 s of the 55 Hz of gyroscope and barometer, and a chunk of each
+    // 121 s of the 55 Hz of gyroscope and barometer, and a chunk of each
     // stream (before: 195 000 samples, the whole hour).
     #expect(held <= 10_000, "held \(held) samples")
     guard accelerometerSeconds > 0 else {
@@ -54,9 +56,9 @@ struct ImpactFeedHistoryTests {
     let (trace, _) = try TraceImport.read(path: folder.path)
     let whole = try #require(ImpactFeed(trace: trace, gate: .off))
     #expect(batches == Array(whole.batches()))
-    // What is handed out starts 120 s before the first accelerometer sample.
+    // What is handed out starts 121 s before the first accelerometer sample.
     let first = batches.flatMap(\.gyroscope).map(\.seconds).min()
-    #expect(first == 3_600 - accelerometerSeconds - 120)
+    #expect(first == 3_600 - accelerometerSeconds - 121)
   }
 
   /// A trace with fixes at `times` s and 10 s of accelerometer from `origin` s.
@@ -74,13 +76,13 @@ struct ImpactFeedHistoryTests {
     return trace
   }
 
-  @Test("a fix exactly 120 s before the first accelerometer sample is handed out; 1 ms earlier, not")
+  @Test("a fix exactly 121 s before the first accelerometer sample is handed out; 1 ms earlier, not")
   func edgeOfTheHistory() throws {
-    let trace = Self.fixesBefore(origin: 1_000, times: [500, 879.999, 880, 990])
+    let trace = Self.fixesBefore(origin: 1_000, times: [500, 878.999, 879, 990])
     let feed = try #require(ImpactFeed(trace: trace, gate: .on))
-    #expect(feed.fixes.map(\.seconds) == [880, 990])
+    #expect(feed.fixes.map(\.seconds) == [879, 990])
     let handed = Array(feed.batches()).flatMap(\.fixes).map(\.seconds)
-    #expect(handed == [880, 990])
+    #expect(handed == [879, 990])
   }
 
   /// The configuration whose windows reach furthest back: every window
@@ -192,7 +194,7 @@ struct ImpactFeedHistoryTests {
     let (trace, _) = try TraceImport.read(path: folder.path)
     let whole = Array(try #require(ImpactFeed(trace: trace, gate: .off)).batches())
     let earliest = whole.flatMap(\.gyroscope).map(\.seconds).min() ?? .nan
-    #expect(earliest == 480)
+    #expect(earliest == 479)
     for samples in [17, 1_000] {
       let (held, batches) = try ImpactStreamGravityTests.mostHeld(folder, samples: samples)
       #expect(batches == whole, "chunks of \(samples): \(batches.count) vs \(whole.count) batches")
@@ -202,17 +204,45 @@ struct ImpactFeedHistoryTests {
   }
 
   @Test(
-    "a fresh detector reads nothing before any jolt; after one, from its incident less 60 s and the tolerance"
-  )
-  func earliestRead() throws {
-    #expect(ImpactDetector().earliestReadSeconds == .infinity)
+    "what waiting jolts read: none fresh; incident − 60 s to jolt + deadline + late data; none once decided")
+  func pendingRead() throws {
+    #expect(ImpactDetector().pendingReadSeconds == nil)
     let (trace, jolt) = try Self.crashWithLateAccelerometer(lead: 1)
     var detector = ImpactDetector()
-    for batch in try #require(ImpactFeed(trace: trace, gate: .on)).batches() {
+    var batches = try #require(ImpactFeed(trace: trace, gate: .on)).batches()
+    while let batch = batches.next() {
       _ = detector.process(batch)
       if batch.accelerometer.last.map({ $0.seconds >= jolt }) == true { break }
     }
-    #expect(detector.earliestReadSeconds == jolt - 60 - ImpactConfiguration.timeToleranceSeconds)
+    let e = ImpactConfiguration.timeToleranceSeconds
+    #expect(detector.pendingReadSeconds == (jolt - 60 - e)...(jolt + 10 + 2 + e))
+    while let batch = batches.next() { _ = detector.process(batch) }
+    _ = detector.finish()
+    #expect(detector.pendingReadSeconds == nil)
+  }
+
+  @Test("a session fed again after a jolt, decided or waiting, still leaves out the history it will not read")
+  func memoryOfAReusedSession() throws {
+    let (full, jolt) = try Self.crashWithLateAccelerometer(lead: 30)
+    for waiting in [false, true] {
+      var detector = ImpactDetector()
+      for batch in try #require(ImpactFeed(trace: full, gate: .on)).batches() {
+        if waiting && batch.accelerometer.contains(where: { $0.seconds > jolt + 0.3 }) { break }
+        _ = detector.process(batch)
+      }
+      if !waiting { _ = detector.finish() }
+      #expect((detector.pendingReadSeconds != nil) == waiting)
+      // An hour more of gyroscope and barometer from 1 000 s after the jolt,
+      // the accelerometer in its last minute.
+      let folder = Self.lateAccelerometer(60, from: jolt + 1_000)
+      var stream = ImpactStream(gate: .off, keeping: detector.pendingReadSeconds)
+      var most = 0
+      _ = try TraceImport.stream(path: folder.path).forEachChunk(samples: 1_000) { chunk in
+        _ = stream.add(chunk)
+        most = max(most, stream.heldSampleCount)
+      }
+      #expect(most <= 10_000, "waiting \(waiting): held \(most) samples")
+    }
   }
 
   /// Found by review43: a second recording fed to a session whose detector
