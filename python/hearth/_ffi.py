@@ -52,12 +52,20 @@ def _library_path(name: str = "libhearth.so", variable: str = "HEARTH_LIBRARY", 
 
 #: The ABI major version this package was written for: the header's HEARTH_ABI_VERSION_MAJOR.
 ABI_MAJOR = constants(HEADER)["HEARTH_ABI_VERSION_MAJOR"]
+#: The oldest minor of that major it takes: the header's HEARTH_ABI_VERSION_MINOR (it calls
+#: every function of its header, and an older library lacks the newer ones).
+ABI_MINOR = constants(HEADER)["HEARTH_ABI_VERSION_MINOR"]
 
 
 def _open(path: str):
     library = ffi.dlopen(path)
-    if library.hearth_abi_version() >> 16 != ABI_MAJOR:
-        raise ImportError(f"{path}: ABI {library.hearth_abi_version():#x} is not major version {ABI_MAJOR}")
+    loaded = library.hearth_abi_version()
+    if loaded >> 16 != ABI_MAJOR:
+        raise ImportError(f"{path}: ABI {loaded:#x} is not major version {ABI_MAJOR}")
+    if (loaded >> 8) & 0xFF < ABI_MINOR:
+        raise ImportError(
+            f"{path}: ABI {loaded:#x}: minor version {(loaded >> 8) & 0xFF} is older than {ABI_MINOR}, "
+            "which this package calls (install the libhearth it came with)")
     return library
 
 

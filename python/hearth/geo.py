@@ -175,10 +175,8 @@ def _say_why(check: str, *arguments) -> None:
     """After HEARTH_ERROR_ARGUMENT from a call with no handle for its reason
     (hearth_validate, hearth_privacy_project): asks the library's check
     `check` (ABI 1.6), which raises ValueError with the reason. Returns when
-    the check takes the arguments, or a library before 1.6 has no check."""
-    function = getattr(lib, check, None)
-    if function is not None:
-        take_bytes(function, *arguments)
+    the check takes the arguments."""
+    take_bytes(getattr(lib, check), *arguments)
 
 
 _privacy_grid: Grid | None = None

@@ -433,11 +433,8 @@ class Detector:
         b.vehicle_gate = 1 if vehicle_gate else 0
         if received_s is not None:
             received = real(received_s, "received_s")
-            feed_received = getattr(lib, "hearth_detector_feed_received", None)
-            if feed_received is None:
-                raise ValueError(f"received_s needs libhearth ABI 1.7 or later; this library is {lib.hearth_abi_version():#x}")
             accuracies = ffi.NULL if accuracy is None else pointer(accuracy, "double")
-            raise_for(feed_received(self._handle, b, accuracies, received), self._handle)
+            raise_for(lib.hearth_detector_feed_received(self._handle, b, accuracies, received), self._handle)
         elif accuracy is None:
             raise_for(lib.hearth_detector_feed(self._handle, b), self._handle)
         else:

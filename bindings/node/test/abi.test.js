@@ -1,7 +1,8 @@
 'use strict';
 // The module refuses, with a reason, a libhearth whose ABI cannot serve it: another major, or an
-// older minor, which lacks functions the module calls (the first call of one would end the
-// process with "symbol lookup error" instead of failing).
+// older minor than the header it was built against (the policy of every binding: an older minor
+// lacks that header's newer functions, and the first call of one would end the process with
+// "symbol lookup error" instead of failing).
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
@@ -26,7 +27,11 @@ function besideAStub(version) {
 function load(folder) {
   const script = `try { console.log(require(${JSON.stringify(path.join(folder, 'hearth.node'))}).abiVersion()); }
     catch (e) { console.log(e.code + ': ' + e.message); process.exit(3); }`;
-  return spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
+  // Without the caller's LD_LIBRARY_PATH or LD_PRELOAD, which would win over the RUNPATH ($ORIGIN).
+  const env = { ...process.env };
+  delete env.LD_LIBRARY_PATH;
+  delete env.LD_PRELOAD;
+  return spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', env });
 }
 
 test('the version this module was built against, and a newer minor, load', () => {
