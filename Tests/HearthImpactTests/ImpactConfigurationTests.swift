@@ -53,6 +53,7 @@ struct ImpactConfigurationTests {
       (#"{"supportedGyroscopeHertz": 1e9}"#, "supportedGyroscopeHertz"),
       (#"{"verdictDeadlineSeconds": -1}"#, "verdictDeadlineSeconds"),
       (#"{"stayStoppedMinimumFixes": -3}"#, "stayStoppedMinimumFixes"),
+      (#"{"movingAtJoltToSeconds": 0.001}"#, "movingAtJoltToSeconds: 0.001 s ends after the jolt"),
     ] {
       do {
         _ = try Self.decode(json)
@@ -148,6 +149,33 @@ struct ImpactThresholdDomainTests {
       } catch {
         Issue.record("\(key): \(error)")
       }
+    }
+  }
+
+  /// Found by review45: `movingAtJoltToSeconds` 30 s validated with a 10 s
+  /// deadline, and the window read fixes after the jolt that no
+  /// completeness check waited for (the speed at the jolt depended on the
+  /// batching).
+  @Test(
+    "regression 2026-12-07: a window before or at the jolt ends at the jolt at the latest: 0 s valid, 1 ms after not"
+  )
+  func windowsBeforeTheJoltEndByIt() {
+    let ends: [(String, WritableKeyPath<ImpactConfiguration, Double>)] = [
+      ("movingToSeconds", \.movingToSeconds), ("movingAtJoltToSeconds", \.movingAtJoltToSeconds),
+      ("vibrationMovingToSeconds", \.vibrationMovingToSeconds),
+      ("vibrationMovingAtJoltToSeconds", \.vibrationMovingAtJoltToSeconds),
+      ("pressureBaselineToSeconds", \.pressureBaselineToSeconds),
+    ]
+    for (name, end) in ends {
+      var atJolt = ImpactConfiguration()
+      atJolt[keyPath: end] = 0
+      #expect(atJolt.problems.isEmpty, "\(name) 0: \(atJolt.problems)")
+      var after = ImpactConfiguration()
+      after[keyPath: end] = 0.001
+      #expect(
+        after.problems == [
+          "\(name): 0.001 s ends after the jolt (a window before the jolt ends at 0 s at the latest)"
+        ])
     }
   }
 }

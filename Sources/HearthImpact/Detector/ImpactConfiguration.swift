@@ -375,7 +375,9 @@ extension ImpactConfiguration {
   /// bin in [0.05, 10] s; the jolt in (0, 64 g] (``maximumJoltMetersPerSecondSquared``);
   /// the other thresholds ≥ 0 (the input bounds > 0); the peak window in
   /// [0.05, 5] s; window offsets within ±60 s and each window's from ≤ to;
-  /// every window after the jolt ending by the deadline; the deadline in
+  /// the windows before and at the jolt (moving, its vibration, the pressure
+  /// baseline) ending by the jolt; every window after the jolt ending by
+  /// the deadline; the deadline in
   /// (0, 60] s; late data in [0, 30] s; at most 1 000 fixes to stay
   /// stopped; the moving-again speed at least the stopped one; supported
   /// rates in (0, 2 000] Hz; the time bound in (0, 10³⁰⁰] s. The one rule
@@ -414,6 +416,22 @@ extension ImpactConfiguration {
       check(
         from <= to,
         "\(name) window: from \(Self.settingText(from)) s is after to \(Self.settingText(to)) s")
+    }
+    // The motion before and at the jolt is read from windows that end at
+    // the jolt at the latest: no completeness check waits for data after
+    // it, so a window reaching past it read whatever had arrived by then
+    // (a verdict that depended on the batching; review45).
+    let before: [(String, Double)] = [
+      ("movingToSeconds", movingToSeconds), ("movingAtJoltToSeconds", movingAtJoltToSeconds),
+      ("vibrationMovingToSeconds", vibrationMovingToSeconds),
+      ("vibrationMovingAtJoltToSeconds", vibrationMovingAtJoltToSeconds),
+      ("pressureBaselineToSeconds", pressureBaselineToSeconds),
+    ]
+    for (name, end) in before {
+      check(
+        end <= 0,
+        "\(name): \(Self.settingText(end)) s ends after the jolt (a window before the jolt ends at 0 s at the latest)"
+      )
     }
     let after: [(String, Double)] = [
       ("joltPeakWindowSeconds", joltPeakWindowSeconds), ("spinToSeconds", spinToSeconds),
