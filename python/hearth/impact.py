@@ -404,7 +404,8 @@ class Detector:
         judged before its data. None or NaN: not known; infinite, beyond
         ±1e10 s (the samples' bound) or not a number: a ValueError naming
         it. Give it only for samples on the clock it was read from (ABI 1.7;
-        without it the older feeds are called).
+        a batch without one goes through hearth_detector_feed or
+        hearth_detector_feed_with_accuracy, as before).
 
         Example:
 

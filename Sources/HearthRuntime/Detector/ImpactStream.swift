@@ -56,7 +56,9 @@ public struct ImpactStream: Sendable {
   /// Samples within `keeping` (s on the trace's clock) are never left out
   /// as history (``ImpactFeed/historyBeforeAccelerometerSeconds``): pass
   /// the detector's ``ImpactDetector/pendingReadSeconds`` when it was fed
-  /// before (``ImpactSession`` does); nil for a fresh one.
+  /// before (``ImpactSession`` does); nil for a fresh one. Taken once: a
+  /// jolt of this recording waits on its own samples, which the history
+  /// (from 121 s before the first accelerometer sample) already keeps.
   public init(
     gate policy: VehicleGatePolicy, batchSeconds: Double = 0.25, keeping: ClosedRange<Double>? = nil
   ) {
