@@ -5,8 +5,10 @@
  * VERSIONING. hearth_abi_version() returns HEARTH_ABI_VERSION of the library
  * that was loaded: (major << 16) | (minor << 8) | patch. Semantic versioning
  * of this header: a new major breaks callers (a changed signature, struct
- * layout or constant); a new minor only adds functions, constants or enum
- * values; a patch changes no declaration. A caller checks
+ * layout or constant); a new minor adds functions, constants or enum values,
+ * and may refuse input an older library took where that input broke a rule
+ * of the specification (1.5 rejects a fix's values out of range, which 1.4
+ * stored); a patch changes no declaration. A caller checks
  * (hearth_abi_version() >> 16) == HEARTH_ABI_VERSION_MAJOR before anything else,
  * and a caller that links every function of this header (a binding) also that
  * the loaded minor is at least HEARTH_ABI_VERSION_MINOR: an older library

@@ -301,61 +301,127 @@ enum DoorTargets {
     for k in 0...batches {
       let withReceipt = k == batches
       if withReceipt && w.word() & 1 == 0 { break }
-      func column(_ count: Int, near typical: Double, spread: Double) -> [Double] {
-        (0..<count).map { _ in w.value(near: typical, spread: spread) }
-      }
-      func times(_ count: Int, _ rate: Double) -> [Double] {
-        (0..<count).map { i in
-          let word = w.word()
-          return word & 7 == 0 ? Double(bitPattern: word) : clock + Double(i) / rate
-        }
-      }
-      let (na, ng, nb, nf) = (w.small(64), w.small(16), w.small(4), w.small(3))
-      // The batch's columns, held in memory that outlives the call.
-      let columns = FuzzColumns([
-        times(na, 50), column(na, near: 0, spread: 200), column(na, near: 0, spread: 200),
-        column(na, near: 9.8, spread: 200), times(ng, 10), column(ng, near: 0, spread: 40),
-        column(ng, near: 0, spread: 40), column(ng, near: 0, spread: 40), times(nb, 5),
-        column(nb, near: 1013, spread: 20), times(nf, 1), column(nf, near: 15, spread: 20),
-      ])
-      defer { columns.deallocate() }
-      // The gate, and from the same word's high bits which feed: as given,
-      // with accuracy unknown (NULL), or with an accuracy column read last
-      // (so the words before it read as they did before that feed existed).
-      let gateWord = w.word()
-      let feed = (gateWord >> 32) % 3
-      let accuracy = FuzzColumns(feed == 2 ? [column(nf, near: 30, spread: 60)] : [])
-      defer { accuracy.deallocate() }
-      let c = columns.pointers
-      var batch = hearth_sensor_batch(
-        accelerometer_count: Int64(na), accelerometer_t_s: c[0], accelerometer_x_mps2: c[1],
-        accelerometer_y_mps2: c[2], accelerometer_z_mps2: c[3], gyroscope_count: Int64(ng),
-        gyroscope_t_s: c[4],
-        gyroscope_x_radps: c[5], gyroscope_y_radps: c[6], gyroscope_z_radps: c[7], barometer_count: Int64(nb),
-        barometer_t_s: c[8], barometer_hpa: c[9], fix_count: Int64(nf), fix_t_s: c[10], fix_speed_mps: c[11],
-        vehicle_gate: Int32(truncatingIfNeeded: gateWord % 3))
-      if withReceipt {
-        // As given (NULL), raw of unknown accuracy (a column of NaN) or the column.
-        let received = w.value(near: clock + 1.3, spread: 4)
-        let unknown = FuzzColumns(feed == 1 ? [[Double](repeating: .nan, count: nf)] : [])
-        defer { unknown.deallocate() }
-        let column =
-          feed == 2 ? accuracy.pointers.first ?? nil : feed == 1 ? unknown.pointers.first ?? nil : nil
-        let status = checked(
-          hearth_detector_feed_received(detector, &batch, column, received), "hearth_detector_feed_received")
-        precondition(
-          received.isNaN || abs(received) <= 1e10 || status == HEARTH_ERROR_ARGUMENT,
-          "a receipt time beyond the samples' bound was taken")
-      } else if feed == 0 {
-        _ = checked(hearth_detector_feed(detector, &batch), "hearth_detector_feed")
-      } else {
-        _ = checked(
-          hearth_detector_feed_with_accuracy(detector, &batch, accuracy.pointers.first ?? nil),
-          "hearth_detector_feed_with_accuracy")
-      }
-      clock += 1.28
+      feedBatch(detector, &w, clock: &clock, withReceipt: withReceipt)
     }
     _ = checked(hearth_detector_finish(detector), "hearth_detector_finish")
+    _ = verdictsChecked(detector)
+  }
+
+  /// `hearth_detector_feed_trace` on a session already fed: 0–2 fuzzed
+  /// batches (as `detectorFeed`), a fuzzed recording (as `traceColumns`) fed
+  /// once or twice, 0–2 batches more, then `finish`. The verdicts and
+  /// conditions fit their counts, and the recording alone fed to two fresh
+  /// detectors gives the same verdicts and conditions, bit for bit.
+  static func detectorTrace(_ bytes: [UInt8]) {
+    var w = FuzzWords(bytes)
+    guard let trace = fuzzTrace(&w) else { return }
+    defer { hearth_release(UnsafeMutableRawPointer(trace)) }
+    // 3 is no gate: refused by name.
+    let gate = Int32(truncatingIfNeeded: w.word() % 4)
+    func fresh() -> OpaquePointer? {
+      var detector: OpaquePointer?
+      precondition(hearth_detector_create(nil, &detector) == HEARTH_OK, "a default detector was refused")
+      return detector
+    }
+    let detector = fresh()
+    defer { hearth_release(UnsafeMutableRawPointer(detector)) }
+    var clock = 0.0
+    func batches() {
+      for _ in 0..<w.small(3) {
+        let withReceipt = w.word() & 1 == 0
+        feedBatch(detector, &w, clock: &clock, withReceipt: withReceipt)
+      }
+    }
+    batches()
+    for _ in 0...(w.small(2)) {
+      let status = checked(hearth_detector_feed_trace(detector, trace, gate), "hearth_detector_feed_trace")
+      precondition(gate != 3 || status == HEARTH_ERROR_ARGUMENT, "an unknown gate was taken")
+    }
+    batches()
+    _ = checked(hearth_detector_finish(detector), "hearth_detector_finish")
+    _ = verdictsChecked(detector)
+    let alone = (fresh(), fresh())
+    defer {
+      hearth_release(UnsafeMutableRawPointer(alone.0))
+      hearth_release(UnsafeMutableRawPointer(alone.1))
+    }
+    let first = hearth_detector_feed_trace(alone.0, trace, gate)
+    precondition(
+      hearth_detector_feed_trace(alone.1, trace, gate) == first, "one recording fed twice: statuses differ")
+    precondition(hearth_detector_finish(alone.0) == HEARTH_OK && hearth_detector_finish(alone.1) == HEARTH_OK)
+    let (a, b) = (verdictsChecked(alone.0), verdictsChecked(alone.1))
+    precondition(a == b, "one recording fed to two fresh detectors: verdicts differ")
+  }
+
+  /// One batch of fuzzed columns (times around `clock`, sometimes any bit
+  /// pattern) through `hearth_detector_feed` or `_feed_with_accuracy` (no
+  /// accuracy column, or one around the 30 m line), or with `withReceipt`
+  /// through `hearth_detector_feed_received` (a receipt time near the clock
+  /// or any bit pattern; one beyond ±10¹⁰ s must be refused). Advances
+  /// `clock` by 1.28 s.
+  private static func feedBatch(
+    _ detector: OpaquePointer?, _ w: inout FuzzWords, clock: inout Double, withReceipt: Bool
+  ) {
+    let now = clock
+    func column(_ count: Int, near typical: Double, spread: Double) -> [Double] {
+      (0..<count).map { _ in w.value(near: typical, spread: spread) }
+    }
+    func times(_ count: Int, _ rate: Double) -> [Double] {
+      (0..<count).map { i in
+        let word = w.word()
+        return word & 7 == 0 ? Double(bitPattern: word) : now + Double(i) / rate
+      }
+    }
+    let (na, ng, nb, nf) = (w.small(64), w.small(16), w.small(4), w.small(3))
+    // The batch's columns, held in memory that outlives the call.
+    let columns = FuzzColumns([
+      times(na, 50), column(na, near: 0, spread: 200), column(na, near: 0, spread: 200),
+      column(na, near: 9.8, spread: 200), times(ng, 10), column(ng, near: 0, spread: 40),
+      column(ng, near: 0, spread: 40), column(ng, near: 0, spread: 40), times(nb, 5),
+      column(nb, near: 1013, spread: 20), times(nf, 1), column(nf, near: 15, spread: 20),
+    ])
+    defer { columns.deallocate() }
+    // The gate, and from the same word's high bits which feed: as given,
+    // with accuracy unknown (NULL), or with an accuracy column read last
+    // (so the words before it read as they did before that feed existed).
+    let gateWord = w.word()
+    let feed = (gateWord >> 32) % 3
+    let accuracy = FuzzColumns(feed == 2 ? [column(nf, near: 30, spread: 60)] : [])
+    defer { accuracy.deallocate() }
+    let c = columns.pointers
+    var batch = hearth_sensor_batch(
+      accelerometer_count: Int64(na), accelerometer_t_s: c[0], accelerometer_x_mps2: c[1],
+      accelerometer_y_mps2: c[2], accelerometer_z_mps2: c[3], gyroscope_count: Int64(ng),
+      gyroscope_t_s: c[4],
+      gyroscope_x_radps: c[5], gyroscope_y_radps: c[6], gyroscope_z_radps: c[7], barometer_count: Int64(nb),
+      barometer_t_s: c[8], barometer_hpa: c[9], fix_count: Int64(nf), fix_t_s: c[10], fix_speed_mps: c[11],
+      vehicle_gate: Int32(truncatingIfNeeded: gateWord % 3))
+    if withReceipt {
+      // As given (NULL), raw of unknown accuracy (a column of NaN) or the column.
+      let received = w.value(near: clock + 1.3, spread: 4)
+      let unknown = FuzzColumns(feed == 1 ? [[Double](repeating: .nan, count: nf)] : [])
+      defer { unknown.deallocate() }
+      let column =
+        feed == 2 ? accuracy.pointers.first ?? nil : feed == 1 ? unknown.pointers.first ?? nil : nil
+      let status = checked(
+        hearth_detector_feed_received(detector, &batch, column, received), "hearth_detector_feed_received")
+      precondition(
+        received.isNaN || abs(received) <= 1e10 || status == HEARTH_ERROR_ARGUMENT,
+        "a receipt time beyond the samples' bound was taken")
+    } else if feed == 0 {
+      _ = checked(hearth_detector_feed(detector, &batch), "hearth_detector_feed")
+    } else {
+      _ = checked(
+        hearth_detector_feed_with_accuracy(detector, &batch, accuracy.pointers.first ?? nil),
+        "hearth_detector_feed_with_accuracy")
+    }
+    clock += 1.28
+  }
+
+  /// The detector's verdicts and conditions, checked: they fit their
+  /// counts, every verdict's conditions lie within the list, and the
+  /// counters are not negative. Returns their bytes.
+  private static func verdictsChecked(_ detector: OpaquePointer?) -> [UInt8] {
     var (verdicts, conditions) = (Int64(0), Int64(0))
     precondition(hearth_detector_count(detector, &verdicts, &conditions) == HEARTH_OK)
     var v = [hearth_verdict](repeating: hearth_verdict(), count: Int(verdicts))
@@ -372,6 +438,8 @@ enum DoorTargets {
     var (skipped, gateOff) = (Int64(0), Int64(0))
     precondition(
       hearth_detector_counters(detector, &skipped, &gateOff) == HEARTH_OK && skipped >= 0 && gateOff >= 0)
+    return v.withUnsafeBytes { Array($0) } + c.withUnsafeBytes { Array($0) }
+      + [skipped, gateOff].withUnsafeBytes { Array($0) }
   }
 
   /// `hearth_incident_restore` (then `check` and `save`): the input as saved
@@ -414,30 +482,8 @@ enum DoorTargets {
   /// report reconciles every row appended (kept + rejected = read).
   static func traceColumns(_ bytes: [UInt8]) {
     var w = FuzzWords(bytes)
-    var trace: OpaquePointer?
-    let origin = w.word() & 1 == 0 ? w.int64() : start
-    guard
-      checked(hearth_trace_create("{\"timeOriginMs\": \(origin)}", &trace), "hearth_trace_create")
-        == HEARTH_OK
-    else {
-      hearth_release(UnsafeMutableRawPointer(trace))
-      return
-    }
+    guard let trace = fuzzTrace(&w) else { return }
     defer { hearth_release(UnsafeMutableRawPointer(trace)) }
-    for _ in 0..<(1 + w.small(6)) {
-      let stream = Int32(truncatingIfNeeded: w.word() % 6)
-      if stream == 5 {
-        let fixes = FuzzFixColumns(&w, rows: w.small(16), aroundMilliseconds: origin)
-        _ = checked(fixes.withFixes { hearth_trace_append_fixes(trace, $0) }, "hearth_trace_append_fixes")
-        continue
-      }
-      let n = w.small(32)
-      let t = (0..<n).map { i in w.word() & 3 == 0 ? w.double() : Double(i) / 50 }
-      let x = (0..<n).map { _ in w.value(near: 0, spread: 20) }
-      let y = (0..<n).map { _ in w.value(near: 0, spread: 20) }
-      let z = (0..<n).map { _ in w.value(near: 9.8, spread: 20) }
-      _ = checked(hearth_trace_append(trace, stream, Int64(n), t, x, y, z), "hearth_trace_append")
-    }
     var info: OpaquePointer?
     guard checked(hearth_trace_info(trace, &info), "hearth_trace_info") == HEARTH_OK else { return }
     defer { hearth_release(UnsafeMutableRawPointer(info)) }
@@ -452,6 +498,36 @@ enum DoorTargets {
       precondition(
         read == kept + rejected, "\(file["file"] ?? "?"): \(read) read ≠ \(kept) kept + \(rejected) rejected")
     }
+  }
+
+  /// A recording created with a fuzzed time origin (or a usual one) and
+  /// 1–6 appends of fuzzed columns to fuzzed streams (a code past the last
+  /// stream for fixes); nil when creating it was refused.
+  private static func fuzzTrace(_ w: inout FuzzWords) -> OpaquePointer? {
+    var trace: OpaquePointer?
+    let origin = w.word() & 1 == 0 ? w.int64() : start
+    guard
+      checked(hearth_trace_create("{\"timeOriginMs\": \(origin)}", &trace), "hearth_trace_create")
+        == HEARTH_OK
+    else {
+      hearth_release(UnsafeMutableRawPointer(trace))
+      return nil
+    }
+    for _ in 0..<(1 + w.small(6)) {
+      let stream = Int32(truncatingIfNeeded: w.word() % 6)
+      if stream == 5 {
+        let fixes = FuzzFixColumns(&w, rows: w.small(16), aroundMilliseconds: origin)
+        _ = checked(fixes.withFixes { hearth_trace_append_fixes(trace, $0) }, "hearth_trace_append_fixes")
+        continue
+      }
+      let n = w.small(32)
+      let t = (0..<n).map { i in w.word() & 3 == 0 ? w.double() : Double(i) / 50 }
+      let x = (0..<n).map { _ in w.value(near: 0, spread: 20) }
+      let y = (0..<n).map { _ in w.value(near: 0, spread: 20) }
+      let z = (0..<n).map { _ in w.value(near: 9.8, spread: 20) }
+      _ = checked(hearth_trace_append(trace, stream, Int64(n), t, x, y, z), "hearth_trace_append")
+    }
+    return trace
   }
 
   /// `hearth_distances_m`, `hearth_distances_from_m` and

@@ -29,7 +29,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
   case columns
   /// C ABI entry points that take data (DoorTargets.swift; docs/fuzzing.md's table).
   case ingestBatch, ingestRestore, privacyProject, detectorFeed, incidentRestore, traceColumns
-  case distances, validateDedupe
+  case distances, validateDedupe, detectorTrace
 
   /// Between the files of one input (folder targets).
   public static let separator: [UInt8] = [0x1E, 0x1D]
@@ -153,6 +153,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case .traceColumns: DoorTargets.traceColumns(bytes)
     case .distances: DoorTargets.distances(bytes)
     case .validateDedupe: DoorTargets.validateDedupe(bytes)
+    case .detectorTrace: DoorTargets.detectorTrace(bytes)
     }
   }
 

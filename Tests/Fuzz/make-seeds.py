@@ -90,7 +90,7 @@ def words(seed, count):
     return struct.pack("<%dQ" % count, *out)
 
 
-for i, target in enumerate(["ingestBatch", "privacyProject", "detectorFeed", "traceColumns", "distances", "validateDedupe"]):
+for i, target in enumerate(["ingestBatch", "privacyProject", "detectorFeed", "traceColumns", "distances", "validateDedupe", "detectorTrace"]):
     write(target, "seed-words", words(i + 1, 256))
 write("ingestRestore", "seed-state", open(os.path.join(ROOT, "ingestState", "seed-state"), "rb").read())
 # The same state as format version 3 with a last speed alert kept with its
