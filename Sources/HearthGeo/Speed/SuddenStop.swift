@@ -299,7 +299,8 @@ public struct SuddenStopEngine: Sendable {
     return events
   }
 
-  /// One fix; false when it is not newer than the last one (skipped).
+  /// One fix; false when it is not newer than the last one (skipped) or
+  /// too close after it to be a reading (passed over): `s.last` stays.
   /// `point` is fix `i` of `batch`; `s.last` is fix `lastIndex` when it is in the batch.
   private func step(
     _ point: TrackPoint, at i: Int, of batch: AgreedSpeedBatch, lastIndex: Int, _ person: UserID,
@@ -323,6 +324,12 @@ public struct SuddenStopEngine: Sendable {
     // A stop fix without a speed that the car has clearly left was no stop.
     var leftProvisionalStop = false
     if s.candidate != nil { leftProvisionalStop = watch(point, person, &s, &events) }
+    // Under half a second after the last fix, the pair agrees on no speed:
+    // as a reading the fix is passed over (the last fix stays, so a second
+    // device in the car or a fix delivered twice cannot cut the cruise
+    // before a stop; review46 F1). As a position it counted above; and when
+    // it withdrew a provisional stop, it is the fix after that stop.
+    if let last = s.last, rules.agreed.tooClose(last.time, point.time), !leftProvisionalStop { return false }
     // A new stop after cruising?
     var agreed: (metersPerSecond: Double, loose: Bool)?
     if let last = s.last {

@@ -73,6 +73,41 @@ struct SuddenStopTests {
     #expect(events[1].decidedMilliseconds - events[1].stopMilliseconds == 300_000)
   }
 
+  /// A pair under half a second agrees on no speed, and it used to take the
+  /// cruise away: the stop after it was no longer "the very next fix after
+  /// cruising", and a crash went unraised (review46 F1). Such a fix is now
+  /// passed over as a reading; at 0.5 s it is a pair like any other.
+  @Test(
+    "a fix under half a second after the last (delivered twice, or a second device) keeps the cruise: the crash is raised"
+  )
+  func fixesJustAfterTheLastKeepTheCruise() {
+    let crash = Self.scenario(speed: 20, stopAt: 6000)
+    #expect(outcomes(run(crash, advanceBy: 600_000)).last?.hasPrefix("raised") == true)
+    let stop = crash.firstIndex { $0.speedMetersPerSecond == 0 } ?? 0
+    for offset: Int64 in [1, 300, 499, 500] {
+      // One extra cruising fix just after the last cruising one.
+      var twice = crash
+      var extra = crash[stop - 1]
+      extra.timeMilliseconds += offset
+      twice.insert(extra, at: stop)
+      // A watch beside the phone: every fix again, `offset` ms later.
+      let watch = crash.map { fix -> Fix in
+        var f = fix
+        f.timeMilliseconds += offset
+        f.device = DeviceID(2)
+        return f
+      }
+      let both = (crash + watch).sorted { $0.timeMilliseconds < $1.timeMilliseconds }
+      for fixes in [twice, both] {
+        let events = run(fixes, advanceBy: 600_000)
+        #expect(
+          outcomes(events) == [
+            "pending [\"cruisedThenStopped\"]", "raised [\"cruisedThenStopped\", \"stillForFiveMinutes\"]",
+          ], "\(offset) ms after")
+      }
+    }
+  }
+
   @Test("a clock at either end of Int64 with a stop pending: no overflow trap; the far future raises it")
   func extremeClocks() {
     // A tick from a door can be any Int64; the engine saturates its clock arithmetic.
