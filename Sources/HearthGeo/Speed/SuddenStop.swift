@@ -334,6 +334,9 @@ public struct SuddenStopEngine: Sendable {
     var agreed: (metersPerSecond: Double, loose: Bool)?
     if let last = s.last {
       agreed = batch.speed(from: last, at: lastIndex, to: point, at: i)
+      if let a = agreed, !a.loose, last.speed == nil, point.speed == nil {
+        agreed = (Self.groundBeyondAccuracy(a.metersPerSecond, last, point), false)
+      }
       let stopped = point.speed.map({ $0 <= rules.stoppedMetersPerSecond }) ?? true
       let live = point.time.saturatingSubtract(last.time) <= rules.liveIntervalMilliseconds
       // Only after a cruising reading, or for a stop that may follow a cruise
@@ -372,6 +375,20 @@ public struct SuddenStopEngine: Sendable {
     // A loose pair is no cruising reading.
     s.lastAgreed = agreed.flatMap { $0.loose ? nil : $0.metersPerSecond }
     return true
+  }
+
+  /// The cruising reading of a pair of sharp fixes that measured no speed:
+  /// their ground speed `ground` (m/s) less both accuracies over the
+  /// interval, at least 0, what the ground shows for certain (as the phone's
+  /// thinner judges such a pair). A parked phone's fixes 1 s apart, 12 m
+  /// apart within 8 m each, read 0, not 12 m/s (review46 F2: at Live
+  /// cadence such jitter cruised, "stopped" and raised an incident). An
+  /// accuracy that is not finite and positive takes nothing off. O(1).
+  @inline(__always)
+  static func groundBeyondAccuracy(_ ground: Double, _ a: TrackPoint, _ b: TrackPoint) -> Double {
+    func allowance(_ accuracy: Double) -> Double { accuracy.isFinite && accuracy > 0 ? accuracy : 0 }
+    let seconds = Double(b.time.saturatingSubtract(a.time)) / 1000
+    return max(0, ground - (allowance(a.accuracy) + allowance(b.accuracy)) / seconds)
   }
 
   /// A new stop after cruising? `point` follows `last`; returns whether

@@ -267,10 +267,17 @@ struct SuddenStopModel {
         decidedMilliseconds: at))
   }
 
-  /// The agreed speed into track[i] when it is not loose.
+  /// The agreed speed into track[i] when it is not loose; between two fixes
+  /// that measured no speed, what the ground shows beyond both accuracies.
   static func into(_ track: [Fix], _ i: Int) -> Double? {
     guard i >= 1, let pair = SpeedModel.agreed(track[i - 1], track[i]), !pair.loose else { return nil }
-    return pair.speed
+    let (a, b) = (track[i - 1], track[i])
+    guard a.speedMetersPerSecond == nil && b.speedMetersPerSecond == nil else { return pair.speed }
+    func off(_ f: Fix) -> Double {
+      f.horizontalAccuracyMeters.isFinite && f.horizontalAccuracyMeters > 0 ? f.horizontalAccuracyMeters : 0
+    }
+    let seconds = Double(b.timeMilliseconds - a.timeMilliseconds) / 1000
+    return max(0, pair.speed - (off(a) + off(b)) / seconds)
   }
 
   mutating func process(_ fixes: [Fix]) {
