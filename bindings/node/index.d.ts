@@ -3,10 +3,12 @@
 // every name: _deg degrees, _m metres, _ms milliseconds since the Unix epoch,
 // _mps m/s). Typed arrays are read and written in place by the synchronous
 // calls; the …Async calls copy them, so the caller may change, transfer or
-// detach them meanwhile (an output array is filled when the promise settles;
+// detach them meanwhile (Ingest.batchAsync copies its columns when called, though it
+// may start later; an output array is filled when the promise settles;
 // one detached or shrunk by then is left alone and the promise rejects with a
 // TypeError naming it). Plain arrays of numbers are accepted where a column is
-// read and converted (null = NaN).
+// read and converted (null = NaN). An options object with a key the call does
+// not take is a TypeError with code HEARTH_ERROR_ARGUMENT naming it.
 
 /** The loaded library's ABI version, (major << 16) | (minor << 8) | patch. */
 export declare const abiVersion: number;

@@ -40,6 +40,54 @@ function description(value) {
   return typeof value === 'object' && value !== null ? JSON.stringify(value) : value;
 }
 
+/** A TypeError with the library's code for a bad argument. */
+function argumentError(message) {
+  const error = new TypeError(message);
+  error.code = 'HEARTH_ERROR_ARGUMENT';
+  return error;
+}
+
+/**
+ * Refuses an options object with a key the call does not take (a typo such
+ * as `httpStatus` for `http_status` would otherwise pass as the default).
+ * Anything but a plain object of known keys is named.
+ */
+function checkOptions(call, options, known) {
+  if (options === undefined) return {};
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    throw argumentError(`${call}: options must be an object (${known.join(', ')})`);
+  }
+  for (const key of Object.keys(options)) {
+    if (!known.includes(key)) throw argumentError(`${call}: unknown option '${key}' (the options are ${known.join(', ')})`);
+  }
+  return options;
+}
+
+/**
+ * The columns of `fixes` as they are now, each typed array or Array copied,
+ * for a call the queue starts later: what is ingested is what the caller
+ * passed, whatever it does with its arrays meanwhile (index.d.ts). The keys
+ * are those the addon reads (enumerable, inherited included); anything but
+ * an object goes on as it is, for the addon to name.
+ */
+function columnsNow(fixes) {
+  if (typeof fixes !== 'object' || fixes === null) return fixes;
+  const copy = Object.create(null);
+  for (const key in fixes) {
+    const value = fixes[key];
+    if (ArrayBuffer.isView(value) && !(value instanceof DataView)) {
+      try {
+        copy[key] = value.slice();
+      } catch {
+        throw argumentError(`fixes.${key}: its buffer is detached (transferred)`);
+      }
+    } else {
+      copy[key] = Array.isArray(value) ? value.slice() : value;
+    }
+  }
+  return copy;
+}
+
 /**
  * One async call at a time per handle, in call order; synchronous calls are
  * refused while any is queued or running (they would overtake it).
@@ -89,7 +137,8 @@ class Grid {
   }
 
   project(fixes, options = {}) {
-    return this._native.project(fixes, options.min_accuracy_m, options.slot_ms);
+    const { min_accuracy_m, slot_ms } = checkOptions('Grid.project', options, ['min_accuracy_m', 'slot_ms']);
+    return this._native.project(fixes, min_accuracy_m, slot_ms);
   }
 
   close() {
@@ -114,8 +163,14 @@ class Ingest {
   }
 
   batchAsync(fixes, received_ms) {
+    let now;
+    try {
+      now = columnsNow(fixes);
+    } catch (error) {
+      return Promise.reject(error);
+    }
     return this._queue
-      .run(() => this._native.batchAsync(fixes, received_ms))
+      .run(() => this._native.batchAsync(now, received_ms))
       .then(ingestOutput, (error) => Promise.reject(withParsedResult(error)));
   }
 
@@ -155,7 +210,11 @@ class Incident {
   }
 
   check(now_ms, input, options = {}) {
-    const { http_status = 0, tokens_held = 0, account = null } = options;
+    const {
+      http_status = 0,
+      tokens_held = 0,
+      account = null,
+    } = checkOptions('Incident.check', options, ['http_status', 'tokens_held', 'account']);
     return this._native.check(now_ms, input, http_status, tokens_held, account);
   }
 
@@ -169,10 +228,13 @@ class Incident {
 }
 
 function validate(fixes, options = {}) {
-  return native.validate(fixes, options.now_ms, options.max_future_ms, options.max_age_ms);
+  const { now_ms, max_future_ms, max_age_ms } = checkOptions('validate', options, ['now_ms', 'max_future_ms', 'max_age_ms']);
+  return native.validate(fixes, now_ms, max_future_ms, max_age_ms);
 }
 
-function detectArguments(recording, options) {
+function detectArguments(recording, given) {
+  const known = ['mapping', 'configuration', 'gate', 'format', 'file_name'];
+  const options = checkOptions('detect', given, known);
   const configuration = options.configuration;
   return [
     recording,

@@ -775,12 +775,18 @@ static bool read_fixes(napi_env env, napi_value object, bool copy, holder *h, he
     throw_napi_failure(env);
     return false;
   }
-  napi_get_array_length(env, keys, &key_count);
+  if (napi_get_array_length(env, keys, &key_count) != napi_ok) {
+    throw_napi_failure(env);
+    return false;
+  }
   for (uint32_t k = 0; k < key_count; k++) {
     napi_value key;
     char text[64];
     size_t length = 0;
-    napi_get_element(env, keys, k, &key);
+    if (napi_get_element(env, keys, k, &key) != napi_ok) {
+      throw_napi_failure(env);
+      return false;
+    }
     if (napi_get_value_string_utf8(env, key, text, sizeof text, &length) != napi_ok) continue;
     if (strlen(text) != length) {
       throw_type(env, "fixes: a column named with a NUL character after '%s'%s", text, NULL);
@@ -802,9 +808,17 @@ static bool read_fixes(napi_env env, napi_value object, bool copy, holder *h, he
   for (size_t c = 0; c < COUNT_OF(fix_columns); c++) {
     napi_value value;
     bool has = false;
-    napi_has_named_property(env, object, fix_columns[c].name, &has);
+    /* A getter or a Proxy trap of the caller's may throw: its exception
+       stays pending and nothing more is read (value would be unset). */
+    if (napi_has_named_property(env, object, fix_columns[c].name, &has) != napi_ok) {
+      throw_napi_failure(env);
+      return false;
+    }
     if (!has) continue;
-    napi_get_named_property(env, object, fix_columns[c].name, &value);
+    if (napi_get_named_property(env, object, fix_columns[c].name, &value) != napi_ok) {
+      throw_napi_failure(env);
+      return false;
+    }
     if (is_nullish(env, value)) continue;
     char label[64];
     snprintf(label, sizeof label, "fixes.%s", fix_columns[c].name);
@@ -1279,6 +1293,67 @@ static napi_value grid_new(napi_env env, napi_callback_info info) {
   return wrap_handle(env, c.self, grid) ? c.self : NULL;
 }
 
+/* The bytes of a typed array the caller gave (none for anything else: the
+   addon converts it into memory of its own), for the library's rule that
+   outputs may not overlap inputs or each other. An async call copies every
+   array, so the library cannot see an overlap there; the door checks it for
+   both forms, so they refuse alike and name the columns. */
+typedef struct span {
+  const char *name;
+  uintptr_t start, end;
+} span;
+
+static span typed_span(napi_env env, napi_value value, const char *name) {
+  span out = {name, 0, 0};
+  bool typed = false;
+  napi_typedarray_type type;
+  size_t length = 0;
+  void *data = NULL;
+  if (value == NULL || napi_is_typedarray(env, value, &typed) != napi_ok || !typed ||
+      napi_get_typedarray_info(env, value, &type, &length, &data, NULL, NULL) != napi_ok || data == NULL) {
+    return out;
+  }
+  size_t size = 8;
+  switch (type) {
+    case napi_int8_array:
+    case napi_uint8_array:
+    case napi_uint8_clamped_array: size = 1; break;
+    case napi_int16_array:
+    case napi_uint16_array: size = 2; break;
+    case napi_int32_array:
+    case napi_uint32_array:
+    case napi_float32_array: size = 4; break;
+    default: size = 8; break;
+  }
+  out.start = (uintptr_t)data;
+  out.end = out.start + length * size;
+  return out;
+}
+
+static bool spans_overlap(span a, span b) {
+  return a.start < a.end && b.start < b.end && a.start < b.end && b.start < a.end;
+}
+
+/* HEARTH_ERROR_ARGUMENT naming the first output that overlaps an input or an
+   earlier output, as the library words it; true when all lie apart. */
+static bool outputs_apart(napi_env env, const span *outputs, size_t n_out, const span *inputs, size_t n_in) {
+  for (size_t k = 0; k < n_out; k++) {
+    const span *other = NULL;
+    for (size_t i = 0; i < n_in && !other; i++)
+      if (spans_overlap(outputs[k], inputs[i])) other = &inputs[i];
+    for (size_t i = 0; i < k && !other; i++)
+      if (spans_overlap(outputs[k], outputs[i])) other = &outputs[i];
+    if (other) {
+      char text[256];
+      snprintf(text, sizeof text, "%s overlaps %s: outputs may not overlap inputs or each other", outputs[k].name,
+               other->name);
+      napi_throw(env, status_error(env, HEARTH_ERROR_ARGUMENT, text));
+      return false;
+    }
+  }
+  return true;
+}
+
 /* grid.snap(lat_deg, lon_deg, out?) → {cell_id, centre_lat_deg, centre_lon_deg} */
 static napi_value grid_snap_common(napi_env env, napi_callback_info info, bool async) {
   call c;
@@ -1299,6 +1374,10 @@ static napi_value grid_snap_common(napi_env env, napi_callback_info info, bool a
   } else {
     given_ids = given_lat = given_lon = given;
   }
+  const span inputs[] = {typed_span(env, c.args[0], "lat_deg"), typed_span(env, c.args[1], "lon_deg")};
+  const span outputs[] = {typed_span(env, given_ids, "cell_id"), typed_span(env, given_lat, "centre_lat_deg"),
+                          typed_span(env, given_lon, "centre_lon_deg")};
+  if (!outputs_apart(env, outputs, COUNT_OF(outputs), inputs, COUNT_OF(inputs))) return NULL;
   /* A grid is immutable: any number of snaps may run on it at once. */
   box *b = open_box(env, c.self, "Grid", true);
   if (!b) return NULL;
@@ -1368,6 +1447,25 @@ static napi_value grid_project(napi_env env, napi_callback_info info) {
       !(b = open_box(env, c.self, "Grid", true)) || !take_late_columns(env, &h)) {
     holder_free(env, &h);
     return NULL;
+  }
+  /* The library refuses a missing column without a reason it can keep (a
+     grid holds no message): named here. */
+  const struct {
+    const void *data;
+    const char *name;
+  } needed[] = {{fixes.time_ms, "fixes.time_ms"},
+                {fixes.latitude_deg, "fixes.latitude_deg"},
+                {fixes.longitude_deg, "fixes.longitude_deg"},
+                {fixes.horizontal_accuracy_m, "fixes.horizontal_accuracy_m"}};
+  for (size_t k = 0; k < COUNT_OF(needed) && count > 0; k++) {
+    if (needed[k].data == NULL) {
+      char text[160];
+      snprintf(text, sizeof text, "%s is missing with %zu fixes (project needs time, position and accuracy)",
+               needed[k].name, count);
+      holder_free(env, &h);
+      napi_throw(env, status_error(env, HEARTH_ERROR_ARGUMENT, text));
+      return NULL;
+    }
   }
   int32_t status =
       hearth_privacy_project(b->handle, min_accuracy_m, slot_ms, fixes.count, fixes.time_ms, fixes.latitude_deg,
