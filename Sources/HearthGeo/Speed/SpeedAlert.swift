@@ -315,11 +315,6 @@ public struct SpeedAlertEngine: Sendable {
         return
       }
       guard current.time > before.time else { return }
-      // Under half a second after the previous fix, a pair agrees on no
-      // speed: the fix is passed over and the previous one stays, so a
-      // second device in the car or a fix delivered twice cannot cut a
-      // stretch (review46 F1).
-      guard !batch.rules.tooClose(before.time, current.time) else { return }
       let agreed = batch.speed(from: before, at: previousIndex, to: current, at: i)
       (previous, previousIndex) = (current, i)
       if openRuns == 0 {
@@ -382,12 +377,7 @@ public struct SpeedAlertEngine: Sendable {
       let loose = batch.neighbourIsLoose
       let lowest = lowestLimit
       var i = start
-      // (NaN: not over.) A pair too close in time stops the loop: `step`
-      // passes that fix over and keeps the one before.
-      let rules = batch.rules
-      while i < end && time[i] > time[i - 1] && !rules.tooClose(time[i - 1], time[i])
-        && (loose[i] || !(speed[i] > lowest))
-      {
+      while i < end && time[i] > time[i - 1] && (loose[i] || !(speed[i] > lowest)) {  // (NaN: not over)
         i += 1
       }
       if i > start { (previous, previousIndex) = (TrackPoint(batch.fixes, i - 1), i - 1) }
@@ -396,8 +386,8 @@ public struct SpeedAlertEngine: Sendable {
 
     /// The time of the stretch's newest fix in this batch: from the fix at
     /// `i`, on through the person's later fixes while each next pair is
-    /// still over `limit` (fixes not newer than the one before, or too close
-    /// after it, are skipped, as `step` skips them). Asked only when a decision is announced or
+    /// still over `limit` (fixes not newer than the one before are skipped,
+    /// as `step` skips them). Asked only when a decision is announced or
     /// fed, so O(the stretch's fixes) once per alert.
     private func newestOfStretch(
       from current: TrackPoint, at i: Int, over limit: Double, _ batch: AgreedSpeedBatch
@@ -406,7 +396,7 @@ public struct SpeedAlertEngine: Sendable {
       var j = i + 1
       while j < runEnd {
         let next = TrackPoint(batch.fixes, j)
-        if next.time > before.time && !batch.rules.tooClose(before.time, next.time) {
+        if next.time > before.time {
           guard let (speed, loose) = batch.speed(from: before, at: beforeIndex, to: next, at: j), !loose,
             speed > limit
           else { break }

@@ -299,8 +299,7 @@ public struct SuddenStopEngine: Sendable {
     return events
   }
 
-  /// One fix; false when it is not newer than the last one (skipped) or
-  /// too close after it to be a reading (passed over): `s.last` stays.
+  /// One fix; false when it is not newer than the last one (skipped).
   /// `point` is fix `i` of `batch`; `s.last` is fix `lastIndex` when it is in the batch.
   private func step(
     _ point: TrackPoint, at i: Int, of batch: AgreedSpeedBatch, lastIndex: Int, _ person: UserID,
@@ -324,19 +323,10 @@ public struct SuddenStopEngine: Sendable {
     // A stop fix without a speed that the car has clearly left was no stop.
     var leftProvisionalStop = false
     if s.candidate != nil { leftProvisionalStop = watch(point, person, &s, &events) }
-    // Under half a second after the last fix, the pair agrees on no speed:
-    // as a reading the fix is passed over (the last fix stays, so a second
-    // device in the car or a fix delivered twice cannot cut the cruise
-    // before a stop; review46 F1). As a position it counted above; and when
-    // it withdrew a provisional stop, it is the fix after that stop.
-    if let last = s.last, rules.agreed.tooClose(last.time, point.time), !leftProvisionalStop { return false }
     // A new stop after cruising?
     var agreed: (metersPerSecond: Double, loose: Bool)?
     if let last = s.last {
       agreed = batch.speed(from: last, at: lastIndex, to: point, at: i)
-      if let a = agreed, !a.loose, last.speed == nil, point.speed == nil {
-        agreed = (Self.groundBeyondAccuracy(a.metersPerSecond, last, point), false)
-      }
       let stopped = point.speed.map({ $0 <= rules.stoppedMetersPerSecond }) ?? true
       let live = point.time.saturatingSubtract(last.time) <= rules.liveIntervalMilliseconds
       // Only after a cruising reading, or for a stop that may follow a cruise
@@ -375,20 +365,6 @@ public struct SuddenStopEngine: Sendable {
     // A loose pair is no cruising reading.
     s.lastAgreed = agreed.flatMap { $0.loose ? nil : $0.metersPerSecond }
     return true
-  }
-
-  /// The cruising reading of a pair of sharp fixes that measured no speed:
-  /// their ground speed `ground` (m/s) less both accuracies over the
-  /// interval, at least 0, what the ground shows for certain (as the phone's
-  /// thinner judges such a pair). A parked phone's fixes 1 s apart, 12 m
-  /// apart within 8 m each, read 0, not 12 m/s (review46 F2: at Live
-  /// cadence such jitter cruised, "stopped" and raised an incident). An
-  /// accuracy that is not finite and positive takes nothing off. O(1).
-  @inline(__always)
-  static func groundBeyondAccuracy(_ ground: Double, _ a: TrackPoint, _ b: TrackPoint) -> Double {
-    func allowance(_ accuracy: Double) -> Double { accuracy.isFinite && accuracy > 0 ? accuracy : 0 }
-    let seconds = Double(b.time.saturatingSubtract(a.time)) / 1000
-    return max(0, ground - (allowance(a.accuracy) + allowance(b.accuracy)) / seconds)
   }
 
   /// A new stop after cruising? `point` follows `last`; returns whether

@@ -39,8 +39,8 @@ enum SpeedModel {
 
   /// The speed alert over batches: `batches` in the order received, each
   /// with its receipt time; every person's fixes are taken in time order
-  /// within a batch, a fix no newer than the person's last accepted one, or
-  /// under half a second after it, is skipped. An alert is late (feed only) when the newest fix of its
+  /// within a batch, a fix no newer than the person's last accepted one is
+  /// skipped. An alert is late (feed only) when the newest fix of its
   /// stretch in the batch that decided it (the over-limit pairs going on
   /// past the deciding fix, within that batch) was more than 15 min old at
   /// receipt. The circle's 30 min cooldown runs from the last announced
@@ -108,10 +108,6 @@ enum SpeedModel {
         for (k, fix) in ordered.enumerated() {
           let person = fix.user
           guard fix.timeMilliseconds > (accepted[person]?.last?.timeMilliseconds ?? .min) else { continue }
-          // Under half a second after the last accepted fix: no reading.
-          if let last = accepted[person]?.last, fix.timeMilliseconds - last.timeMilliseconds < 500 {
-            continue
-          }
           accepted[person, default: []].append(fix)
           let track = accepted[person] ?? []
           guard track.count >= 2 else { continue }
@@ -144,7 +140,7 @@ enum SpeedModel {
               // The stretch as far as this batch shows it.
               var newest = track[track.count - 1]
               for next in ordered[(k + 1)...]
-              where next.user == person && next.timeMilliseconds >= newest.timeMilliseconds + 500 {
+              where next.user == person && next.timeMilliseconds > newest.timeMilliseconds {
                 guard let pair = agreed(newest, next), !pair.loose, pair.speed > limit else { break }
                 newest = next
               }
@@ -267,17 +263,10 @@ struct SuddenStopModel {
         decidedMilliseconds: at))
   }
 
-  /// The agreed speed into track[i] when it is not loose; between two fixes
-  /// that measured no speed, what the ground shows beyond both accuracies.
+  /// The agreed speed into track[i] when it is not loose.
   static func into(_ track: [Fix], _ i: Int) -> Double? {
     guard i >= 1, let pair = SpeedModel.agreed(track[i - 1], track[i]), !pair.loose else { return nil }
-    let (a, b) = (track[i - 1], track[i])
-    guard a.speedMetersPerSecond == nil && b.speedMetersPerSecond == nil else { return pair.speed }
-    func off(_ f: Fix) -> Double {
-      f.horizontalAccuracyMeters.isFinite && f.horizontalAccuracyMeters > 0 ? f.horizontalAccuracyMeters : 0
-    }
-    let seconds = Double(b.timeMilliseconds - a.timeMilliseconds) / 1000
-    return max(0, pair.speed - (off(a) + off(b)) / seconds)
+    return pair.speed
   }
 
   mutating func process(_ fixes: [Fix]) {
@@ -374,9 +363,6 @@ struct SuddenStopModel {
         p.candidate = c
       }
     }
-    // Under half a second after the last fix: no reading (a position only,
-    // above), unless it withdrew a provisional stop.
-    if let last = p.track.last, t - last.timeMilliseconds < 500, !leftProvisional { return }
     p.track.append(fix)
     let track = p.track
     let i = track.count - 1

@@ -73,41 +73,6 @@ struct SuddenStopTests {
     #expect(events[1].decidedMilliseconds - events[1].stopMilliseconds == 300_000)
   }
 
-  /// A pair under half a second agrees on no speed, and it used to take the
-  /// cruise away: the stop after it was no longer "the very next fix after
-  /// cruising", and a crash went unraised (review46 F1). Such a fix is now
-  /// passed over as a reading; at 0.5 s it is a pair like any other.
-  @Test(
-    "a fix under half a second after the last (delivered twice, or a second device) keeps the cruise: the crash is raised"
-  )
-  func fixesJustAfterTheLastKeepTheCruise() {
-    let crash = Self.scenario(speed: 20, stopAt: 6000)
-    #expect(outcomes(run(crash, advanceBy: 600_000)).last?.hasPrefix("raised") == true)
-    let stop = crash.firstIndex { $0.speedMetersPerSecond == 0 } ?? 0
-    for offset: Int64 in [1, 300, 499, 500] {
-      // One extra cruising fix just after the last cruising one.
-      var twice = crash
-      var extra = crash[stop - 1]
-      extra.timeMilliseconds += offset
-      twice.insert(extra, at: stop)
-      // A watch beside the phone: every fix again, `offset` ms later.
-      let watch = crash.map { fix -> Fix in
-        var f = fix
-        f.timeMilliseconds += offset
-        f.device = DeviceID(2)
-        return f
-      }
-      let both = (crash + watch).sorted { $0.timeMilliseconds < $1.timeMilliseconds }
-      for fixes in [twice, both] {
-        let events = run(fixes, advanceBy: 600_000)
-        #expect(
-          outcomes(events) == [
-            "pending [\"cruisedThenStopped\"]", "raised [\"cruisedThenStopped\", \"stillForFiveMinutes\"]",
-          ], "\(offset) ms after")
-      }
-    }
-  }
-
   @Test("a clock at either end of Int64 with a stop pending: no overflow trap; the far future raises it")
   func extremeClocks() {
     // A tick from a door can be any Int64; the engine saturates its clock arithmetic.
@@ -702,36 +667,6 @@ struct SuddenStopTests {
     // At Live cadence a parked phone's stray fix is no last cruising fix either.
     let live = (0...600).map { k in W.fix(k == 300 ? 300 : 0, Double(k), accuracy: 8, speed: nil) }
     #expect(!run(live, advanceBy: 300_000).contains { $0.outcome == .raised })
-  }
-
-  /// A parked iPhone at Live cadence reports no speed (−1) on sharp fixes;
-  /// its jitter of 10–66 m (within the stray test's 50 m + accuracies) made a
-  /// pair "cruise" on the ground alone, the next fix "stopped" it and the
-  /// incident was raised (review46 F2). Between two fixes that measured no
-  /// speed the cruise is what the ground shows beyond both accuracies.
-  @Test(
-    "two fixes without a measured speed cruise only by the ground beyond both accuracies: parked jitter raises nothing"
-  )
-  func unmeasuredCruiseIsTheGroundBeyondTheAccuracies() {
-    // Parked at 1 fix/s, 8 m: one fix 15 m off and back, or a 12 m drift that stays.
-    let jitter = (0...600).map { k in W.fix(k == 300 ? 15 : 0, Double(k), accuracy: 8, speed: nil) }
-    let drift = (0...600).map { k in W.fix(k >= 300 ? 12 : 0, Double(k), accuracy: 8, speed: nil) }
-    #expect(run(jitter, advanceBy: 300_000).isEmpty)
-    #expect(run(drift, advanceBy: 300_000).isEmpty)
-    // A drive without measured speeds, 8 m fixes every 10 s, then a measured
-    // stop: it cruised when (step − 16 m) / 10 s ≥ 35 km/h, a step of 113.22 m.
-    func drive(step: Double) -> [Fix] {
-      var fixes = (0...20).map { W.fix(Double($0) * step, Double($0) * 10, accuracy: 8, speed: nil) }
-      let stop = W.fix(20 * step + 20, 210, accuracy: 8, speed: 0)
-      fixes.append(stop)
-      fixes += (1...6).map { W.fix(2, 210 + Double($0) * 60, accuracy: 8, speed: 0, from: stop.coordinate) }
-      return fixes
-    }
-    let raised = run(drive(step: 113.3), advanceBy: 300_000).filter { $0.outcome == .raised }
-    #expect(raised.count == 1)
-    // The quoted cruise is the certain one: 113.3 m less 16 m over 10 s.
-    #expect(abs((raised.first?.cruisingMetersPerSecond ?? 0) - 9.73) < 1e-6)
-    #expect(run(drive(step: 113.1), advanceBy: 300_000).isEmpty)
   }
 
   /// Issue 15 item 19: the Live test only had a car that stopped in one fix.
