@@ -57,11 +57,25 @@ function checkOptions(call, options, known) {
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
     throw argumentError(`${call}: options must be an object (${known.join(', ')})`);
   }
-  for (const key of Object.keys(options)) {
-    if (!known.includes(key)) throw argumentError(`${call}: unknown option '${key}' (the options are ${known.join(', ')})`);
+  // Every string key up the prototype chain short of Object.prototype, as a
+  // read by name would see it (inherited keys and a class's getters too).
+  for (let o = options; o !== null && o !== Object.prototype; o = Object.getPrototypeOf(o)) {
+    for (const key of Object.getOwnPropertyNames(o)) {
+      if (key === 'constructor' && o !== options) continue;
+      if (!known.includes(key)) throw argumentError(`${call}: unknown option '${key}' (the options are ${known.join(', ')})`);
+    }
   }
   return options;
 }
+
+/** The built-in typed array constructors by their internal name. */
+const typedArrays = new Map(
+  [Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array, Uint32Array, Float32Array,
+    Float64Array, BigInt64Array, BigUint64Array].map((type) => [type.name, type]));
+/** %TypedArray%.prototype's [Symbol.toStringTag] getter: a view's own kind, whatever its class says. */
+const typedArrayName = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), Symbol.toStringTag).get;
+/** The fix columns the addon reads, in its order. */
+const fixColumnNames = native.fixColumnNames();
 
 /**
  * The columns of `fixes` as they are now, each typed array or Array copied,
@@ -73,16 +87,27 @@ function checkOptions(call, options, known) {
 function columnsNow(fixes) {
   if (typeof fixes !== 'object' || fixes === null) return fixes;
   const copy = Object.create(null);
-  for (const key in fixes) {
+  // The columns the addon looks up by name (inherited and non-enumerable
+  // ones too), then every other enumerable key, which it refuses by name.
+  const keys = fixColumnNames.filter((name) => name in fixes);
+  for (const key in fixes) if (!keys.includes(key)) keys.push(key);
+  for (const key of keys) {
     const value = fixes[key];
-    if (ArrayBuffer.isView(value) && !(value instanceof DataView)) {
+    const kind = ArrayBuffer.isView(value) ? typedArrayName.call(value) : undefined;
+    if (kind !== undefined) {
+      // By the built-in constructor, not `slice` (a Buffer's is a view, a subclass's follows its species).
       try {
-        copy[key] = value.slice();
+        copy[key] = new (typedArrays.get(kind))(value);
       } catch {
         throw argumentError(`fixes.${key}: its buffer is detached (transferred)`);
       }
+    } else if (Array.isArray(value)) {
+      // Element by element, holes kept (slice would follow a subclass's species).
+      const array = new Array(value.length);
+      for (let i = 0; i < value.length; i++) if (i in value) array[i] = value[i];
+      copy[key] = array;
     } else {
-      copy[key] = Array.isArray(value) ? value.slice() : value;
+      copy[key] = value;
     }
   }
   return copy;

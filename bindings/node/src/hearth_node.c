@@ -1858,6 +1858,21 @@ static napi_value abi_version(napi_env env, napi_callback_info info) {
   return out;
 }
 
+/* The names of the fix columns, in the reader's order: index.js copies
+   exactly these (and any other key, for the reader to refuse) when an async
+   ingest is queued, so the list lives in one place. */
+static napi_value fix_column_names(napi_env env, napi_callback_info info) {
+  (void)info;
+  napi_value out;
+  CHECK(env, napi_create_array_with_length(env, COUNT_OF(fix_columns), &out));
+  for (size_t c = 0; c < COUNT_OF(fix_columns); c++) {
+    napi_value name;
+    CHECK(env, napi_create_string_utf8(env, fix_columns[c].name, NAPI_AUTO_LENGTH, &name));
+    CHECK(env, napi_set_element(env, out, (uint32_t)c, name));
+  }
+  return out;
+}
+
 static bool define_class(napi_env env, napi_value exports, const char *name, napi_callback constructor,
                          const napi_property_descriptor *methods, size_t count) {
   napi_value cls;
@@ -1888,6 +1903,7 @@ static napi_value init(napi_env env, napi_value exports) {
   }
   napi_property_descriptor functions[] = {
       METHOD("abiVersion", abi_version),
+      METHOD("fixColumnNames", fix_column_names),
       METHOD("distances", distances),
       METHOD("distancesAsync", distances_async),
       METHOD("distancesFrom", distances_from),

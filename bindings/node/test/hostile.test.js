@@ -60,6 +60,38 @@ test('Ingest.batchAsync copies the columns when called: arrays reused at once do
   const later = second.batchAsync(again, T0 + 1000);
   structuredClone(again.latitude_deg.buffer, { transfer: [again.latitude_deg.buffer] });
   assert.deepEqual(await later, expected);
+  // A Buffer's slice is a view, and a subclass's follows its species: copied all the same (review48).
+  const buffer = oneFix(52.52);
+  buffer.source = Buffer.from([0]);
+  const third = new hearth.Ingest({});
+  const viaBuffer = third.batchAsync(buffer, T0 + 1000);
+  buffer.source.fill(9);
+  assert.deepEqual(await viaBuffer, expected);
+  let shared;
+  class Shared extends Float64Array {
+    static get [Symbol.species]() {
+      return function () { return new Float64Array(shared.buffer); }; // a "copy" over the same memory
+    }
+  }
+  const species = oneFix(52.52);
+  species.latitude_deg = shared = new Shared([52.52]);
+  const fourth = new hearth.Ingest({});
+  const viaSpecies = fourth.batchAsync(species, T0 + 1000);
+  species.latitude_deg[0] = 48.85;
+  assert.deepEqual(await viaSpecies, expected);
+  // Columns a class gives as getters (not enumerable) are read as batch reads them.
+  class Upload {
+    get time_ms() { return [T0]; }
+    get latitude_deg() { return [52.52]; }
+    get longitude_deg() { return [13.405]; }
+    get horizontal_accuracy_m() { return [10]; }
+    get user() { return [42]; }
+    get device() { return [1]; }
+  }
+  assert.deepEqual(await new hearth.Ingest({}).batchAsync(new Upload(), T0 + 1000), expected);
+  assert.deepEqual(new hearth.Ingest({}).batch(new Upload(), T0 + 1000), expected);
+  third.close();
+  fourth.close();
   // Already detached when called: refused by name.
   const detached = oneFix(52.52);
   structuredClone(detached.longitude_deg.buffer, { transfer: [detached.longitude_deg.buffer] });
@@ -105,6 +137,10 @@ test('an option the call does not take is refused by name: a typo cannot turn a 
   // Before: {httpStatus: 500} passed as http_status 0 and finished the incident ("refused").
   assert.throws(() => incident.check(verdict + 32000, 'http', { httpStatus: 500 }), argumentError(/^Incident\.check: unknown option 'httpStatus'/));
   assert.throws(() => incident.check(verdict + 32000, 'http', null), argumentError(/^Incident\.check: options must be an object/));
+  // Inherited, or a class's getter: a read by name would see it, so the check does (review48).
+  assert.throws(() => incident.check(verdict + 32000, 'http', Object.create({ httpStatus: 500 })), argumentError(/unknown option 'httpStatus'/));
+  class Options { get httpStatus() { return 500; } }
+  assert.throws(() => incident.check(verdict + 32000, 'http', new Options()), argumentError(/unknown option 'httpStatus'/));
   assert.equal(incident.check(verdict + 32000, 'http', { http_status: 500 }).action, 'waitUntil');
   const drop = path.join(support.datasets, 'phone-drop-freefall', 'raw_data', 'fall_1');
   assert.throws(() => hearth.detect(drop, { fromat: 'json' }), argumentError(/^detect: unknown option 'fromat'/));
