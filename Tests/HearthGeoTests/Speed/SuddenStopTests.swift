@@ -73,6 +73,87 @@ struct SuddenStopTests {
     #expect(events[1].decidedMilliseconds - events[1].stopMilliseconds == 300_000)
   }
 
+  /// A pair under half a second agrees on no speed, and it used to take the
+  /// cruise away: the stop after it was no longer "the very next fix after
+  /// cruising", and a crash went unraised (review46 F1). Such a fix, not
+  /// stopped, now carries the reading into the fix before it; at 0.5 s it is
+  /// a pair like any other.
+  @Test(
+    "a fix under half a second after the last (delivered twice, or a second device) keeps the cruise: the crash is raised"
+  )
+  func fixesJustAfterTheLastKeepTheCruise() {
+    let crash = Self.scenario(speed: 20, stopAt: 6000)
+    #expect(outcomes(run(crash, advanceBy: 600_000)).last?.hasPrefix("raised") == true)
+    let stop = crash.firstIndex { $0.speedMetersPerSecond == 0 } ?? 0
+    for offset: Int64 in [1, 300, 499, 500] {
+      // One extra cruising fix just after the last cruising one.
+      var twice = crash
+      var extra = crash[stop - 1]
+      extra.timeMilliseconds += offset
+      twice.insert(extra, at: stop)
+      // A watch beside the phone: every fix again, `offset` ms later.
+      let watch = crash.map { fix -> Fix in
+        var f = fix
+        f.timeMilliseconds += offset
+        f.device = DeviceID(2)
+        return f
+      }
+      let both = (crash + watch).sorted { $0.timeMilliseconds < $1.timeMilliseconds }
+      for fixes in [twice, both] {
+        let events = run(fixes, advanceBy: 600_000)
+        #expect(
+          outcomes(events) == [
+            "pending [\"cruisedThenStopped\"]", "raised [\"cruisedThenStopped\", \"stillForFiveMinutes\"]",
+          ], "\(offset) ms after")
+      }
+    }
+  }
+
+  /// Review48, against a first form that passed such a fix over (the fix
+  /// before it stayed the last): a stopped fix just after another device's
+  /// cruising one was skipped, and it was the only sign of the crash; and a
+  /// slowing at a jittery 1.1 s cadence lost its Live chain (the pair around
+  /// the skipped fix was 1.55 s). Both raise, as with the phone alone.
+  @Test(
+    "a stop fix 0.3 s after a watch's cruising fix is judged; a Live slowing with a watch fix between keeps its chain"
+  )
+  func stopAndLiveChainAroundACloseFix() {
+    func watch(_ f: Fix) -> Fix {
+      var f = f
+      f.device = DeviceID(2)
+      return f
+    }
+    func raised(_ fixes: [Fix]) -> Int {
+      let ordered = fixes.sorted { ($0.timeMilliseconds, $0.device) < ($1.timeMilliseconds, $1.device) }
+      return run(ordered, advanceBy: 400_000).filter { $0.outcome == .raised }.count
+    }
+    // Phone at 1 fix/s and 20 m/s; a watch every 4 s at +0.7 s, its last at 20.7 s still
+    // cruising; the phone's stop fix at 21.0 s, then only heartbeats, or nothing.
+    var phone = (0...20).map { k in W.fix(20 * Double(k), Double(k), accuracy: 5, speed: 20) }
+    let watches = (0...5).map { k in
+      watch(W.fix(20 * (4 * Double(k) + 0.7), 4 * Double(k) + 0.7, accuracy: 5, speed: 20))
+    }
+    phone.append(W.fix(418, 21.0, accuracy: 5, speed: 0))
+    let beats = (1...7).map { k -> Fix in
+      var f = W.fix(418, 21 + 60 * Double(k), accuracy: 5, speed: 0)
+      f.source = .heartbeat
+      return f
+    }
+    #expect(raised(phone + beats) == 1)
+    #expect(raised(phone + watches + beats) == 1)
+    #expect(raised(phone + watches) == 1)
+    // 20 m/s at 1.1 s, then 12, 4, 0 m/s (5.45 m/s² from the last cruising fix); a watch
+    // fix at 7.3 m/s 0.45 s before the phone's 4 m/s fix.
+    var slowing = (0...20).map { k in W.fix(20 * 1.1 * Double(k), 1.1 * Double(k), accuracy: 5, speed: 20) }
+    slowing += [
+      W.fix(457.6, 23.1, accuracy: 5, speed: 12), W.fix(466.4, 24.2, accuracy: 5, speed: 4),
+      W.fix(468.6, 25.3, accuracy: 5, speed: 0),
+    ]
+    slowing += (1...7).map { W.fix(469, 25.3 + 60 * Double($0), accuracy: 5, speed: 0) }
+    #expect(raised(slowing) == 1)
+    #expect(raised(slowing + [watch(W.fix(463, 23.75, accuracy: 5, speed: 7.3))]) == 1)
+  }
+
   @Test("a clock at either end of Int64 with a stop pending: no overflow trap; the far future raises it")
   func extremeClocks() {
     // A tick from a door can be any Int64; the engine saturates its clock arithmetic.
