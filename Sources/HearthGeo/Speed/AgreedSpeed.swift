@@ -30,16 +30,6 @@ public struct AgreedSpeedRules: Sendable, Hashable, Codable {
   public var minimumIntervalMilliseconds: Int64 = 500
 
   public init() {}
-
-  /// Whether a fix at `later` ms is too close after one at `earlier` for
-  /// their pair to agree on a speed (under `minimumIntervalMilliseconds`;
-  /// `later` is after `earlier`). In the speed alert and the sudden-stop
-  /// check such a fix carries the previous pair's reading (a stopped one
-  /// excepted in the sudden stop), so it cuts no stretch and no cruise. O(1).
-  @inline(__always)
-  public func tooClose(_ earlier: Int64, _ later: Int64) -> Bool {
-    later.saturatingSubtract(earlier) < minimumIntervalMilliseconds
-  }
 }
 
 public enum AgreedSpeed {
@@ -83,8 +73,8 @@ public enum AgreedSpeed {
     timeA: Int64, _ a: Coordinate, _ accuracyA: Double, _ speedA: Double?,
     timeB: Int64, _ b: Coordinate, _ accuracyB: Double, _ speedB: Double?, rules: AgreedSpeedRules
   ) -> (metersPerSecond: Double, source: Source)? {
-    guard !rules.tooClose(timeA, timeB) else { return nil }
     let interval = timeB.saturatingSubtract(timeA)
+    guard interval >= rules.minimumIntervalMilliseconds else { return nil }
     return pair(
       intervalMilliseconds: interval, distanceMeters: GreatCircle.distanceMeters(from: a, to: b),
       accuracyA, speedA, accuracyB, speedB, rules: rules)

@@ -317,14 +317,6 @@ public struct SpeedAlertEngine: Sendable {
       guard current.time > before.time else { return }
       let agreed = batch.speed(from: before, at: previousIndex, to: current, at: i)
       (previous, previousIndex) = (current, i)
-      if agreed == nil && batch.rules.tooClose(before.time, current.time) {
-        // Under half a second apart the pair agrees on no speed: the fix
-        // carries the previous pair's reading, so a second device in the
-        // car or a fix delivered twice does not cut a stretch (review46
-        // F1). A stretch that the previous pair extended reaches it.
-        for c in circles where slots[c].run?.end == before.time { slots[c].run?.end = current.time }
-        return
-      }
       if openRuns == 0 {
         // Nothing open: only a pair over some circle's limit can open a stretch.
         guard let (speed, loose) = agreed, !loose, speed > lowestLimit else { return }
@@ -404,9 +396,7 @@ public struct SpeedAlertEngine: Sendable {
       var j = i + 1
       while j < runEnd {
         let next = TrackPoint(batch.fixes, j)
-        if next.time > before.time && batch.rules.tooClose(before.time, next.time) {
-          (before, beforeIndex) = (next, j)  // carries the reading, as in `step`
-        } else if next.time > before.time {
+        if next.time > before.time {
           guard let (speed, loose) = batch.speed(from: before, at: beforeIndex, to: next, at: j), !loose,
             speed > limit
           else { break }

@@ -328,17 +328,7 @@ public struct SuddenStopEngine: Sendable {
     if let last = s.last {
       agreed = batch.speed(from: last, at: lastIndex, to: point, at: i)
       let stopped = point.speed.map({ $0 <= rules.stoppedMetersPerSecond }) ?? true
-      let sinceLast = point.time.saturatingSubtract(last.time)
-      let live = sinceLast <= rules.liveIntervalMilliseconds
-      if agreed == nil && !stopped && sinceLast < rules.agreed.minimumIntervalMilliseconds {
-        // Under half a second after the last fix the pair agrees on no
-        // speed; a fix not stopped carries the reading into the last one,
-        // so a second device in the car, or a fix delivered twice, does
-        // not take the cruise from before a stop (review46 F1). A stopped
-        // one is judged as any stop (review48: it may be the only sign of
-        // the crash).
-        agreed = s.lastAgreed.map { ($0, false) }
-      }
+      let live = point.time.saturatingSubtract(last.time) <= rules.liveIntervalMilliseconds
       // Only after a cruising reading, or for a stop that may follow a cruise
       // a few fixes back, is there anything to look at (kept out of `step`).
       let mayStop = s.candidate == nil && stopped

@@ -86,9 +86,7 @@ extension ServerScenario {
         if !batch.isEmpty { uploads.append((receipt(after: newest, windowEnd: windowEnd), batch)) }
       }
       if r.chance(0.3) {  // a second device going where the phone goes
-        // Sometimes a fraction of a second behind or ahead, either side of
-        // the half second under which a pair agrees on no speed.
-        let skew = r.chance(0.3) ? 0 : r.chance(0.3) ? Int64(r.int(-700, 700)) : offset()
+        let skew = r.chance(0.3) ? 0 : offset()
         let step = r.int(1, 4)
         var carried: [(real: Int64, fix: Fix)] = []
         for (k, fix) in own.enumerated() where k % step == 0 && fix.source != .heartbeat {

@@ -70,8 +70,6 @@ enum SpeedModel {
   static func stretch(_ track: [Fix], over limit: Double) -> (first: Int, unconfirmed: Bool)? {
     var current: (first: Int, unconfirmed: Bool)?
     for j in track.indices.dropFirst() {
-      // Under half a second apart: the fix carries the previous pair's reading.
-      if track[j].timeMilliseconds - track[j - 1].timeMilliseconds < 500 { continue }
       guard let pair = agreed(track[j - 1], track[j]), !pair.loose, pair.speed > limit else {
         current = nil
         continue
@@ -113,8 +111,6 @@ enum SpeedModel {
           accepted[person, default: []].append(fix)
           let track = accepted[person] ?? []
           guard track.count >= 2 else { continue }
-          // A fix under half a second after the one before decides nothing.
-          if fix.timeMilliseconds - track[track.count - 2].timeMilliseconds < 500 { continue }
           for circle in (circlesOfPerson[person] ?? []).sorted() {
             guard let limit = limits[circle]?.metersPerSecond else { continue }
             // The stretch of consecutive over-limit pairs ending at the newest pair.
@@ -145,9 +141,7 @@ enum SpeedModel {
               var newest = track[track.count - 1]
               for next in ordered[(k + 1)...]
               where next.user == person && next.timeMilliseconds > newest.timeMilliseconds {
-                if next.timeMilliseconds - newest.timeMilliseconds >= 500 {
-                  guard let pair = agreed(newest, next), !pair.loose, pair.speed > limit else { break }
-                }
+                guard let pair = agreed(newest, next), !pair.loose, pair.speed > limit else { break }
                 newest = next
               }
               if batch.received - newest.timeMilliseconds > 15 * 60_000 {
@@ -380,11 +374,7 @@ struct SuddenStopModel {
     let stray =
       i >= 2 && (p.readings[i - 1] ?? 0) >= Self.cruising && (p.readings[i - 2] ?? 0) < Self.cruising
       && SpeedModel.outAndBack(track[i - 2], track[i - 1], fix)
-    // Under half a second after the fix before, a fix not stopped carries
-    // that fix's reading; a stopped one has none (it may be the stop).
-    let carries =
-      i >= 1 && t - track[i - 1].timeMilliseconds < 500 && (fix.speedMetersPerSecond.map { $0 > 1 } ?? false)
-    p.readings.append(stray ? nil : carries ? p.readings[i - 1] : Self.into(track, i))
+    p.readings.append(stray ? nil : Self.into(track, i))
     if stray { p.readings = p.readings.map { _ in nil } }
     guard i >= 1 else { return }
     let previous = track[i - 1]

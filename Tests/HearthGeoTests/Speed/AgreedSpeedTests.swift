@@ -50,10 +50,6 @@ struct AgreedSpeedTests {
   func tooClose() {
     #expect(AgreedSpeed.pair(W.fix(0, 0, speed: 5), W.fix(1, 0.499, speed: 5)) == nil)
     #expect(AgreedSpeed.pair(W.fix(0, 0, speed: 5), W.fix(1, 0.5, speed: 5)) != nil)
-    // The engines' test for passing such a fix over, on the same line.
-    let rules = AgreedSpeedRules()
-    #expect(rules.tooClose(W.t0, W.t0 + 499) && !rules.tooClose(W.t0, W.t0 + 500))
-    #expect(rules.tooClose(W.t0, W.t0) && rules.tooClose(.max, .min) && !rules.tooClose(.min, .max))
   }
   @Test(
     "a stray fix out and back: neighbours within 50 m + their accuracies, it beyond 50 m + its own + the larger"
