@@ -81,8 +81,9 @@ const fixColumnNames = native.fixColumnNames();
  * The columns of `fixes` as they are now, each typed array or Array copied,
  * for a call the queue starts later: what is ingested is what the caller
  * passed, whatever it does with its arrays meanwhile (index.d.ts). The keys
- * are those the addon reads (enumerable, inherited included); anything but
- * an object goes on as it is, for the addon to name.
+ * are the columns the addon looks up by name and every other enumerable key
+ * (which it refuses by name); anything but an object goes on as it is, for
+ * the addon to name.
  */
 function columnsNow(fixes) {
   if (typeof fixes !== 'object' || fixes === null) return fixes;
@@ -98,8 +99,8 @@ function columnsNow(fixes) {
       // By the built-in constructor, not `slice` (a Buffer's is a view, a subclass's follows its species).
       try {
         copy[key] = new (typedArrays.get(kind))(value);
-      } catch {
-        throw argumentError(`fixes.${key}: its buffer is detached (transferred)`);
+      } catch (error) {
+        throw argumentError(`fixes.${key}: could not be copied (${error.message})`);
       }
     } else if (Array.isArray(value)) {
       // Element by element, holes kept (slice would follow a subclass's species).
